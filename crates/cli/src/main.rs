@@ -1,0 +1,60 @@
+//! `artifactflow-cli`: a thin terminal shell over the ArtifactFlow engine.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use engine::context::AppContext;
+
+mod status_cmd;
+
+/// Headless ArtifactFlow: the same engine, config folder and database as the desktop app.
+#[derive(Debug, Parser)]
+#[command(name = "artifactflow-cli", version, about, long_about = None)]
+struct Cli {
+    /// Put config, data and logs under DIR (default: $ARTIFACTFLOW_HOME, else the platform's folders).
+    #[arg(long, global = true, value_name = "DIR")]
+    home: Option<PathBuf>,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Show version, folders, database and how many tools and agents loaded.
+    Status {
+        /// Print JSON (keys: app_version, config_dir, database, schema_version, log_dir, tools_loaded, agents_loaded, config_errors).
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Status { json } => {
+            let ctx = open(cli.home)?;
+            status_cmd::run(&ctx, json)
+        }
+    }
+}
+
+/// Open the engine state and start logging into its log folder.
+fn open(home: Option<PathBuf>) -> anyhow::Result<AppContext> {
+    let paths = engine::paths::AppPaths::resolve(home.as_deref())?;
+    paths.prepare()?;
+    // The guard lives for the whole process: the CLI is short-lived.
+    std::mem::forget(engine::logging::init(&paths.log_dir, "cli", false));
+    Ok(AppContext::open_at(paths)?)
+}

@@ -1,0 +1,374 @@
+//! Loading the config folder into a [`ConfigSnapshot`].
+//!
+//! Loading never fails as a whole: every file that cannot be read becomes a located
+//! [`ConfigError`] (file, line, field) and the other files still load.
+//!
+//! This module reads agents (`agents/*.md`) and the headers of HTTP tool files
+//! (`tools/*.md`, files starting with `_` ignored). The full HTTP tool definition is the tools
+//! module's job; here a tool file counts as loaded when its frontmatter parses and names it.
+
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::frontmatter;
+
+/// A tool's permission level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub enum Permission {
+    /// Runs without asking.
+    Auto,
+    /// Asks the user before every run (unless always allowed in the conversation).
+    Confirm,
+}
+
+/// An agent definition from `config/agents/*.md`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgentDef {
+    /// Unique agent name.
+    pub name: String,
+    /// One-line description (shown to agents that may hand over to this one).
+    #[serde(default)]
+    pub description: String,
+    /// Name of the model profile in `models.yaml`.
+    #[serde(default)]
+    pub model: Option<String>,
+    /// Tools this agent may call, with the agent's permission for each.
+    #[serde(default)]
+    pub tools: BTreeMap<String, Permission>,
+    /// Internal agents cannot be the target of `call_subagent`.
+    #[serde(default)]
+    pub internal: bool,
+    /// Upper bound of tool rounds in one run.
+    #[serde(default = "default_max_tool_rounds")]
+    pub max_tool_rounds: u32,
+    /// The role prompt (the Markdown body).
+    #[serde(skip)]
+    pub role_prompt: String,
+    /// The file it came from.
+    #[serde(skip)]
+    pub source: PathBuf,
+}
+
+fn default_max_tool_rounds() -> u32 {
+    20
+}
+
+/// The header of an HTTP tool file: enough to count and list it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolFile {
+    /// Tool name from the frontmatter.
+    pub name: String,
+    /// The file it came from.
+    pub source: PathBuf,
+}
+
+/// A problem in one config file, located as precisely as known.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct ConfigError {
+    /// The file.
+    pub file: PathBuf,
+    /// 1-based line in the file, if known.
+    pub line: Option<u32>,
+    /// The field at fault, if known.
+    pub field: Option<String>,
+    /// What is wrong and what to do.
+    pub message: String,
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.file.display())?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+        }
+        if let Some(field) = &self.field {
+            write!(f, ": field `{field}`")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// Everything loaded from one config folder.
+#[derive(Debug, Clone, Default)]
+pub struct ConfigSnapshot {
+    /// Agents that loaded, sorted by name.
+    pub agents: Vec<AgentDef>,
+    /// HTTP tool files that loaded, sorted by name.
+    pub tools: Vec<ToolFile>,
+    /// Problems found, in file order.
+    pub errors: Vec<ConfigError>,
+}
+
+/// Load agents and tool headers from `config_dir`.
+pub fn load(config_dir: &Path) -> ConfigSnapshot {
+    let mut snap = ConfigSnapshot::default();
+    for path in markdown_files(&config_dir.join("agents"), &mut snap.errors) {
+        match load_agent(&path) {
+            Ok(agent) => snap.agents.push(agent),
+            Err(e) => snap.errors.push(e),
+        }
+    }
+    for path in markdown_files(&config_dir.join("tools"), &mut snap.errors) {
+        match load_tool_header(&path) {
+            Ok(tool) => snap.tools.push(tool),
+            Err(e) => snap.errors.push(e),
+        }
+    }
+    dedupe(&mut snap.agents, |a| &a.name, |a| &a.source, &mut snap.errors);
+    dedupe(&mut snap.tools, |t| &t.name, |t| &t.source, &mut snap.errors);
+    snap
+}
+
+fn dedupe<T>(
+    items: &mut Vec<T>,
+    name: impl Fn(&T) -> &String,
+    source: impl Fn(&T) -> &PathBuf,
+    errors: &mut Vec<ConfigError>,
+) {
+    let mut seen: BTreeMap<String, PathBuf> = BTreeMap::new();
+    items.retain(|item| match seen.get(name(item)) {
+        Some(first) => {
+            errors.push(ConfigError {
+                file: source(item).clone(),
+                line: None,
+                field: Some("name".into()),
+                message: format!(
+                    "name `{}` is already used by {}; names must be unique",
+                    name(item),
+                    first.display()
+                ),
+            });
+            false
+        }
+        None => {
+            seen.insert(name(item).clone(), source(item).clone());
+            true
+        }
+    });
+    items.sort_by(|a, b| name(a).cmp(name(b)));
+}
+
+/// `*.md` files in `dir` not starting with `_`, sorted. A missing folder is simply empty.
+fn markdown_files(dir: &Path, errors: &mut Vec<ConfigError>) -> Vec<PathBuf> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Vec::new(),
+        Err(e) => {
+            errors.push(ConfigError {
+                file: dir.to_path_buf(),
+                line: None,
+                field: None,
+                message: format!("cannot read folder: {e}"),
+            });
+            return Vec::new();
+        }
+    };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            name.ends_with(".md") && !name.starts_with('_') && p.is_file()
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+fn read_document(path: &Path) -> Result<String, ConfigError> {
+    std::fs::read_to_string(path).map_err(|e| ConfigError {
+        file: path.to_path_buf(),
+        line: None,
+        field: None,
+        message: format!("cannot read file: {e}"),
+    })
+}
+
+fn yaml_error(path: &Path, first_line: usize, e: crate::yaml::YamlError) -> ConfigError {
+    // serde_yaml names the field in messages like "name: invalid type ..." or "missing field `x`".
+    let field = e
+        .message
+        .split_once("missing field `")
+        .and_then(|(_, rest)| rest.split_once('`'))
+        .map(|(f, _)| f.to_string())
+        .or_else(|| {
+            e.message
+                .split_once(": ")
+                .map(|(f, _)| f)
+                .filter(|f| {
+                    !f.is_empty()
+                        && f.chars()
+                            .all(|c| c.is_ascii_alphanumeric() || "_.[]".contains(c))
+                })
+                .map(|f| f.to_string())
+        });
+    ConfigError {
+        file: path.to_path_buf(),
+        line: e.line.map(|l| (l + first_line - 1) as u32),
+        field,
+        message: e.message,
+    }
+}
+
+fn split_document<'a>(path: &Path, text: &'a str) -> Result<frontmatter::Document<'a>, ConfigError> {
+    frontmatter::split(text).map_err(|e| ConfigError {
+        file: path.to_path_buf(),
+        line: Some(1),
+        field: None,
+        message: e.to_string(),
+    })
+}
+
+/// Load one agent file.
+pub fn load_agent(path: &Path) -> Result<AgentDef, ConfigError> {
+    let text = read_document(path)?;
+    let doc = split_document(path, &text)?;
+    let mut agent: AgentDef = crate::yaml::from_str(doc.yaml)
+        .map_err(|e| yaml_error(path, doc.yaml_first_line, e))?;
+    if agent.name.trim().is_empty() {
+        return Err(ConfigError {
+            file: path.to_path_buf(),
+            line: Some(doc.yaml_first_line as u32),
+            field: Some("name".into()),
+            message: "an agent needs a non-empty `name`".into(),
+        });
+    }
+    agent.role_prompt = doc.body.to_string();
+    agent.source = path.to_path_buf();
+    Ok(agent)
+}
+
+#[derive(Deserialize)]
+struct ToolHeader {
+    name: Option<String>,
+}
+
+/// Load the header (name) of one HTTP tool file.
+pub fn load_tool_header(path: &Path) -> Result<ToolFile, ConfigError> {
+    let text = read_document(path)?;
+    let doc = split_document(path, &text)?;
+    let header: ToolHeader = crate::yaml::from_str(doc.yaml)
+        .map_err(|e| yaml_error(path, doc.yaml_first_line, e))?;
+    match header.name.filter(|n| !n.trim().is_empty()) {
+        Some(name) => Ok(ToolFile {
+            name,
+            source: path.to_path_buf(),
+        }),
+        None => Err(ConfigError {
+            file: path.to_path_buf(),
+            line: Some(doc.yaml_first_line as u32),
+            field: Some("name".into()),
+            message: "a tool needs a non-empty `name`".into(),
+        }),
+    }
+}
+
+/// Write `contents` to `path` atomically: a temporary file in the same folder, flushed to disk,
+/// then renamed over the target. A crash leaves either the old or the new file, never half.
+pub fn write_atomically(path: &Path, contents: &[u8]) -> io::Result<()> {
+    let dir = path.parent().unwrap_or_else(|| Path::new("."));
+    let mut tmp = tempfile_in(dir)?;
+    tmp.1.write_all(contents)?;
+    tmp.1.sync_all()?;
+    drop(tmp.1);
+    std::fs::rename(&tmp.0, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp.0);
+    })
+}
+
+fn tempfile_in(dir: &Path) -> io::Result<(PathBuf, std::fs::File)> {
+    let pid = std::process::id();
+    for attempt in 0..100u32 {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let candidate = dir.join(format!(".artifactflow-{pid}-{nanos}-{attempt}.tmp"));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&candidate)
+        {
+            Ok(file) => return Ok((candidate, file)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(io::Error::other("cannot create a temporary file"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, rel: &str, text: &str) -> PathBuf {
+        let p = dir.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    #[test]
+    fn bundled_config_loads_without_errors() {
+        let tmp = tempfile::tempdir().unwrap();
+        crate::paths::seed_config(tmp.path()).unwrap();
+        let snap = load(tmp.path());
+        assert!(snap.errors.is_empty(), "{:?}", snap.errors);
+        let names: Vec<_> = snap.agents.iter().map(|a| a.name.as_str()).collect();
+        assert_eq!(names, ["crawl_agent", "lead_agent", "search_agent"]);
+        let lead = &snap.agents[1];
+        assert_eq!(lead.tools.get("call_subagent"), Some(&Permission::Auto));
+        assert!(!lead.role_prompt.is_empty());
+        assert!(snap.tools.is_empty(), "only _example.md ships, and it is ignored");
+    }
+
+    #[test]
+    fn a_broken_file_is_located_and_the_others_still_load() {
+        let tmp = tempfile::tempdir().unwrap();
+        write(tmp.path(), "agents/good.md", "---\nname: good\n---\nHi\n");
+        let bad = write(
+            tmp.path(),
+            "agents/bad.md",
+            "---\nname: bad\nmax_tool_rounds: many\n---\n",
+        );
+        write(tmp.path(), "tools/ok.md", "---\nname: ok_tool\n---\n");
+        write(tmp.path(), "tools/_off.md", "---\nname: off\n---\n");
+        let nameless = write(tmp.path(), "tools/nameless.md", "---\nendpoint: x\n---\n");
+        let snap = load(tmp.path());
+        assert_eq!(snap.agents.len(), 1);
+        assert_eq!(snap.tools.len(), 1);
+        assert_eq!(snap.errors.len(), 2, "{:?}", snap.errors);
+        let e = snap.errors.iter().find(|e| e.file == bad).unwrap();
+        assert_eq!(e.line, Some(3));
+        assert_eq!(e.field.as_deref(), Some("max_tool_rounds"));
+        let e = snap.errors.iter().find(|e| e.file == nameless).unwrap();
+        assert_eq!(e.field.as_deref(), Some("name"));
+    }
+
+    #[test]
+    fn duplicate_names_are_reported() {
+        let tmp = tempfile::tempdir().unwrap();
+        write(tmp.path(), "agents/a.md", "---\nname: same\n---\n");
+        let b = write(tmp.path(), "agents/b.md", "---\nname: same\n---\n");
+        let snap = load(tmp.path());
+        assert_eq!(snap.agents.len(), 1);
+        assert_eq!(snap.errors[0].file, b);
+        assert!(snap.errors[0].message.contains("already used"));
+    }
+
+    #[test]
+    fn atomic_write_replaces_content() {
+        let tmp = tempfile::tempdir().unwrap();
+        let p = tmp.path().join("f.md");
+        write_atomically(&p, b"one").unwrap();
+        write_atomically(&p, b"two").unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "two");
+        assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 1, "no temp files left");
+    }
+}

@@ -1,0 +1,182 @@
+//! The one SQLite database: conversations, messages (and, in later migrations, artifacts).
+//!
+//! Opened with bundled SQLite in WAL mode with `synchronous=NORMAL` (durable across an app
+//! crash or kill; a power loss may lose only the last transactions), foreign keys on and a busy
+//! timeout, so the desktop app and the CLI can use the same file at the same time.
+//! The schema is versioned with `PRAGMA user_version` through [`rusqlite_migration`]: each entry
+//! of [`MIGRATIONS`] is applied once, in order, inside a transaction.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::Connection;
+use rusqlite_migration::{Migrations, M};
+
+/// Every schema migration, oldest first. Never edit a shipped entry; append a new one.
+pub const MIGRATIONS_SQL: &[&str] = &[
+    // 1: conversations and their messages.
+    "CREATE TABLE conversations (
+        id TEXT PRIMARY KEY NOT NULL,
+        title TEXT NOT NULL DEFAULT '',
+        agent TEXT NOT NULL DEFAULT '',
+        always_allowed_tools TEXT NOT NULL DEFAULT '[]',
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
+        updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
+    ) STRICT;
+    CREATE TABLE messages (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+        role TEXT NOT NULL CHECK (role IN ('system','user','assistant','tool')),
+        agent TEXT NOT NULL DEFAULT '',
+        content TEXT NOT NULL,
+        prompt_tokens INTEGER,
+        completion_tokens INTEGER,
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
+    ) STRICT;
+    CREATE INDEX messages_by_conversation ON messages(conversation_id, id);",
+];
+
+/// The migration set built from [`MIGRATIONS_SQL`].
+pub fn migrations() -> Migrations<'static> {
+    Migrations::new(MIGRATIONS_SQL.iter().map(|sql| M::up(sql)).collect())
+}
+
+/// The schema version a fully migrated database has.
+pub fn latest_version() -> usize {
+    MIGRATIONS_SQL.len()
+}
+
+/// Errors opening or migrating the database.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DbError {
+    /// SQLite refused to open or configure the file.
+    #[error("cannot open database {path}: {source}")]
+    Open {
+        /// The database file.
+        path: PathBuf,
+        /// The SQLite error.
+        #[source]
+        source: rusqlite::Error,
+    },
+    /// A migration failed; the database is left at its previous version.
+    #[error("cannot migrate database {path}: {source}")]
+    Migrate {
+        /// The database file.
+        path: PathBuf,
+        /// The migration error.
+        #[source]
+        source: rusqlite_migration::Error,
+    },
+    /// The file was written by a newer ArtifactFlow whose schema this build does not know.
+    #[error("database {path} has schema version {found}, newer than this build's {supported}; update ArtifactFlow")]
+    TooNew {
+        /// The database file.
+        path: PathBuf,
+        /// Version found in the file.
+        found: usize,
+        /// Newest version this build knows.
+        supported: usize,
+    },
+}
+
+/// Open (creating if needed) and migrate the database at `path`.
+pub fn open(path: &Path) -> Result<Connection, DbError> {
+    let open_err = |source| DbError::Open {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut conn = Connection::open(path).map_err(open_err)?;
+    conn.busy_timeout(Duration::from_secs(5)).map_err(open_err)?;
+    conn.pragma_update(None, "journal_mode", "WAL")
+        .map_err(open_err)?;
+    conn.pragma_update(None, "synchronous", "NORMAL")
+        .map_err(open_err)?;
+    conn.pragma_update(None, "foreign_keys", "ON")
+        .map_err(open_err)?;
+    let found = schema_version(&conn).map_err(open_err)?;
+    if found > latest_version() {
+        return Err(DbError::TooNew {
+            path: path.to_path_buf(),
+            found,
+            supported: latest_version(),
+        });
+    }
+    migrations()
+        .to_latest(&mut conn)
+        .map_err(|source| DbError::Migrate {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    Ok(conn)
+}
+
+/// The schema version stored in the database (`PRAGMA user_version`).
+pub fn schema_version(conn: &Connection) -> rusqlite::Result<usize> {
+    conn.query_row("PRAGMA user_version", [], |row| row.get::<_, i64>(0))
+        .map(|v| v.max(0) as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn migrations_are_valid() {
+        migrations().validate().unwrap();
+    }
+
+    #[test]
+    fn opens_a_new_file_in_wal_mode_at_the_latest_version() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("a.db");
+        let conn = open(&path).unwrap();
+        let mode: String = conn
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(mode, "wal");
+        assert_eq!(schema_version(&conn).unwrap(), latest_version());
+        let fk: i64 = conn
+            .query_row("PRAGMA foreign_keys", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(fk, 1);
+    }
+
+    #[test]
+    fn reopening_keeps_data_and_migrates_from_every_earlier_version() {
+        let tmp = tempfile::tempdir().unwrap();
+        for start in 0..latest_version() {
+            let path = tmp.path().join(format!("v{start}.db"));
+            {
+                let mut conn = Connection::open(&path).unwrap();
+                migrations().to_version(&mut conn, start).unwrap();
+                assert_eq!(schema_version(&conn).unwrap(), start);
+            }
+            let conn = open(&path).unwrap();
+            assert_eq!(schema_version(&conn).unwrap(), latest_version());
+        }
+        let path = tmp.path().join("keep.db");
+        open(&path)
+            .unwrap()
+            .execute("INSERT INTO conversations (id, title) VALUES ('c1', 'kept')", [])
+            .unwrap();
+        let title: String = open(&path)
+            .unwrap()
+            .query_row("SELECT title FROM conversations WHERE id='c1'", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(title, "kept");
+    }
+
+    #[test]
+    fn refuses_a_database_from_a_newer_build() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("new.db");
+        Connection::open(&path)
+            .unwrap()
+            .pragma_update(None, "user_version", 999)
+            .unwrap();
+        let err = open(&path).unwrap_err();
+        assert!(matches!(err, DbError::TooNew { found: 999, .. }), "{err}");
+        assert!(err.to_string().contains("update ArtifactFlow"));
+    }
+}

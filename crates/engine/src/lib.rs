@@ -1,0 +1,28 @@
+//! # ArtifactFlow engine
+//!
+//! The product's core, with no dependency on any UI toolkit: the desktop shell (Tauri) and the
+//! command-line binary are thin adapters over this crate.
+//!
+//! How it fits together:
+//! - [`paths`] decides where configuration, the database and logs live (platform folders, or
+//!   `ARTIFACTFLOW_HOME` for tests and portable use) and seeds the config folder from the
+//!   bundled defaults on first run.
+//! - [`db`] opens the one SQLite database (WAL, versioned migrations).
+//! - [`config`] reads `config/agents/*.md` and `config/tools/*.md` into a snapshot, collecting
+//!   located errors instead of failing.
+//! - [`context`] opens all of that at once as an [`context::AppContext`].
+//! - [`status`] gathers the facts the app's status area and `artifactflow-cli status` show.
+//! - [`logging`] sets up `tracing` with a rotating file in the log folder.
+#![warn(missing_docs)]
+
+pub mod config;
+pub mod context;
+pub mod db;
+pub mod frontmatter;
+pub mod logging;
+pub mod paths;
+pub mod status;
+pub mod yaml;
+
+/// The engine's version, which is also the app's version (one workspace version).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

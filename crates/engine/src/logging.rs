@@ -1,0 +1,79 @@
+//! Logging with `tracing` to a daily-rotating file in the log folder (7 files kept) and, when
+//! asked, to stderr. The level comes from `ARTIFACTFLOW_LOG` (an `EnvFilter` directive such as
+//! `debug` or `engine=trace`), default `info`.
+
+use std::path::Path;
+
+use tracing_appender::non_blocking::WorkerGuard;
+use tracing_appender::rolling::{RollingFileAppender, Rotation};
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
+use tracing_subscriber::{fmt, EnvFilter, Layer, Registry};
+
+/// Environment variable with the log filter.
+pub const LOG_ENV: &str = "ARTIFACTFLOW_LOG";
+
+/// Keeps the background log writer alive; logs are flushed when it is dropped.
+pub struct LogGuard {
+    _guard: WorkerGuard,
+}
+
+/// Start logging into `log_dir/<prefix>.YYYY-MM-DD.log`. Returns `None` (and logs only to stderr,
+/// if enabled) when the folder cannot be written, so logging never stops the app.
+pub fn init(log_dir: &Path, prefix: &str, also_stderr: bool) -> Option<LogGuard> {
+    type BoxedLayer = Box<dyn Layer<Registry> + Send + Sync>;
+    let filter = || EnvFilter::try_from_env(LOG_ENV).unwrap_or_else(|_| EnvFilter::new("info"));
+    let mut layers: Vec<BoxedLayer> = Vec::new();
+    if also_stderr {
+        layers.push(
+            fmt::layer()
+                .with_writer(std::io::stderr)
+                .with_target(false)
+                .with_filter(filter())
+                .boxed(),
+        );
+    }
+    let appender = RollingFileAppender::builder()
+        .rotation(Rotation::DAILY)
+        .filename_prefix(prefix)
+        .filename_suffix("log")
+        .max_log_files(7)
+        .build(log_dir);
+    let (guard, failure) = match appender {
+        Ok(appender) => {
+            let (writer, guard) = tracing_appender::non_blocking(appender);
+            layers.push(
+                fmt::layer()
+                    .with_writer(writer)
+                    .with_ansi(false)
+                    .with_filter(filter())
+                    .boxed(),
+            );
+            (Some(LogGuard { _guard: guard }), None)
+        }
+        Err(e) => (None, Some(e)),
+    };
+    let _ = tracing_subscriber::registry().with(layers).try_init();
+    if let Some(e) = failure {
+        tracing::warn!("cannot write logs to {}: {e}", log_dir.display());
+    }
+    guard
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn writes_a_log_file_in_the_log_folder() {
+        let tmp = tempfile::tempdir().unwrap();
+        let guard = super::init(tmp.path(), "test", false);
+        assert!(guard.is_some());
+        tracing::info!("hello from the logging test");
+        drop(guard);
+        let files: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().map(|e| e.unwrap().path()).collect();
+        assert_eq!(files.len(), 1, "{files:?}");
+        let name = files[0].file_name().unwrap().to_str().unwrap().to_string();
+        assert!(name.starts_with("test.") && name.ends_with(".log"), "{name}");
+        let text = std::fs::read_to_string(&files[0]).unwrap();
+        assert!(text.contains("hello from the logging test"), "{text}");
+    }
+}
