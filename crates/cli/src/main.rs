@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use engine::context::AppContext;
 
+mod parse_cmd;
 mod status_cmd;
 
 /// Headless ArtifactFlow: the same engine, config folder and database as the desktop app.
@@ -28,6 +29,14 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Parse one model response from stdin and print its tool calls as JSON.
+    ///
+    /// Prints {"tool_calls":[{"name":..,"params":{..}}, {"name":"__malformed__","params":{},"error":".."}]}.
+    Parse {
+        /// Read JSON lines {"input": ".."} and print one result object per line.
+        #[arg(long)]
+        jsonl: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -47,6 +56,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let ctx = open(cli.home)?;
             status_cmd::run(&ctx, json)
         }
+        Command::Parse { jsonl } => parse_cmd::run(jsonl),
     }
 }
 

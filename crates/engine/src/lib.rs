@@ -20,6 +20,7 @@ pub mod context;
 pub mod db;
 pub mod frontmatter;
 pub mod logging;
+pub mod parser;
 pub mod paths;
 pub mod status;
 pub mod yaml;

@@ -1,0 +1,1 @@
+//! The tolerant `<tool_call>` parser (being written; see issue 3).
