@@ -23,6 +23,7 @@ pub mod logging;
 pub mod parser;
 pub mod paths;
 pub mod status;
+pub mod tool_spec;
 pub mod yaml;
 
 /// The engine's version, which is also the app's version (one workspace version).

@@ -1,1 +1,166 @@
-//! The tolerant `<tool_call>` parser (being written; see issue 3).
+//! The tolerant `<tool_call>` parser, the tool-result formatter and the tool-instruction
+//! generator.
+//!
+//! # Parsing
+//!
+//! [`parse`] takes one complete model response and returns its tool calls in order, following
+//! the behaviour contract `corpus/RULES.md` exactly (rule numbers in the code refer to it). A
+//! call block that cannot be recovered comes back in its place as a [`ToolCall`] named
+//! [`MALFORMED`] with an error written for the model; a call is never dropped silently, and no
+//! input makes the parser panic.
+//!
+//! How it works, in passes that are each linear in the input:
+//! 1. [`think`]: reasoning regions are cut out (rule 1).
+//! 2. [`scan`]: the rest is tokenized into tags, closing tags, CDATA sections and `<name=x>`
+//!    forms; everything else is text. Unterminated CDATA follows D5.
+//! 3. [`blocks`]: `<tool_call>` blocks and bare `<tool><params>` calls are located (rules 2, 4).
+//! 4. [`call`]: each block is read — standard layout first, then the repairs of the seed's
+//!    table where the standard layout does not fit (name as tag, equals-sign name, missing
+//!    closing tags, scattered parameters), JSON calls and JSON containers through a strict
+//!    [`json`] reader, and finally a `__malformed__` call with the reason.
+//!
+//! The layers of the original design (standard parse → repair → regex fallback → malformed)
+//! are folded into this one tolerant scanner: the repairs are decisions the reader makes as it
+//! meets a token, not rewrites of the text followed by a re-parse, which keeps every input —
+//! damaged or not — to a single linear pass. (quick-xml was considered for the standard layer
+//! but RULES.md demands behaviour an XML reader does not give: case-insensitive tag matching,
+//! raw markup kept inside plain values, CDATA sections that end at a later closing tag.)
+//!
+//! [`StreamParser`] does the same on a token stream and reports calls as they start and finish.
+//!
+//! # Results and instructions
+//!
+//! [`format_result`] frames a tool's output for the model so that nothing in it can end the frame
+//! or forge a call; [`tool_instructions`] writes the `<tool_instructions>` block of the system
+//! prompt from [`ToolSpec`](crate::tool_spec::ToolSpec)s.
+
+mod blocks;
+mod call;
+mod format;
+mod instructions;
+mod json;
+mod scan;
+mod stream;
+mod think;
+mod value;
+
+use indexmap::IndexMap;
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
+
+pub use format::{format_result, neutralise};
+pub use instructions::{tool_instructions, xml_example};
+pub use stream::{StreamEvent, StreamParser};
+
+/// The name of the call returned in place of a block that cannot be recovered.
+pub const MALFORMED: &str = "__malformed__";
+
+/// Parameters of a call: name → raw string value, in document order.
+pub type Params = IndexMap<String, String>;
+
+/// One tool call found in a model response.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolCall {
+    /// The tool name, exactly as written; [`MALFORMED`] for a call that could not be read.
+    pub name: String,
+    /// Parameter values as strings (type coercion happens later), in document order.
+    pub params: Params,
+    /// Why the call could not be read; `Some` exactly when `name` is [`MALFORMED`].
+    pub error: Option<String>,
+}
+
+impl ToolCall {
+    /// A well-formed call.
+    pub fn new(name: impl Into<String>, params: Params) -> Self {
+        ToolCall {
+            name: name.into(),
+            params,
+            error: None,
+        }
+    }
+
+    /// A call that could not be read, with a reason for the model.
+    pub fn malformed(error: impl Into<String>) -> Self {
+        let mut error = error.into();
+        if error.is_empty() {
+            error = "the tool call could not be read".into();
+        }
+        ToolCall {
+            name: MALFORMED.into(),
+            params: Params::new(),
+            error: Some(error),
+        }
+    }
+
+    /// Is this the placeholder for an unreadable call?
+    pub fn is_malformed(&self) -> bool {
+        self.error.is_some()
+    }
+}
+
+/// Serialises as `{"name": .., "params": {..}}` plus `"error"` for a malformed call, keeping the
+/// parameters in document order.
+impl Serialize for ToolCall {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("name", &self.name)?;
+        m.serialize_entry("params", &self.params)?;
+        if let Some(e) = &self.error {
+            m.serialize_entry("error", e)?;
+        }
+        m.end()
+    }
+}
+
+/// Parse one complete model response into its tool calls, in order.
+///
+/// ```
+/// use engine::parser::parse;
+/// let calls = parse("Searching.\n<tool_call><name>web_search</name><params>\
+///                    <query><![CDATA[rust]]></query></params></tool_call>");
+/// assert_eq!(calls[0].name, "web_search");
+/// assert_eq!(calls[0].params["query"], "rust");
+/// ```
+pub fn parse(text: &str) -> Vec<ToolCall> {
+    let text = think::strip(text);
+    parse_clean(&text)
+}
+
+/// Parse a response whose reasoning has already been removed.
+fn parse_clean(text: &str) -> Vec<ToolCall> {
+    let toks = scan::tokenize(text);
+    let reader = call::Reader::new(text, &toks);
+    blocks::find(text, &toks)
+        .into_iter()
+        .filter_map(|b| blocks::read(&reader, b))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(text: &str) -> Vec<String> {
+        parse(text).into_iter().map(|c| c.name).collect()
+    }
+
+    #[test]
+    fn rules_examples() {
+        assert_eq!(
+            names("I will wrap it in <tool_call> tags."),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            names("<tool_call><name>a</name>\n<tool_call><name>b</name>"),
+            ["a", "b"]
+        );
+        let c = &parse("<tool_call><name>w</name><params><c><![CDATA[a\n</c>\n</params>")[0];
+        assert_eq!(c.params["c"], "a\n");
+        let c = &parse(
+            "<tool_call><name>w</name><params><c><![CDATA[a</c><d>b</d></params></tool_call>",
+        )[0];
+        assert_eq!(c.params["c"], "a</c><d>b</d></params></tool_call>");
+        let c = &parse("<tool_call><name>t</name><q>  a &lt; b &amp;&amp; R&D </q>")[0];
+        assert_eq!(c.params["q"], "a < b && R&D");
+    }
+}

@@ -1,0 +1,373 @@
+//! Strict JSON (RFC 8259) for rules 14 and 15, with numbers kept exactly as written.
+//!
+//! A small recursive-descent reader: values nested deeper than [`MAX_DEPTH`] are rejected rather
+//! than risking the stack. Parameter maps are flat: strings give their decoded text, numbers their
+//! literal characters, booleans `"true"`/`"false"`, `null` removes the member.
+
+use super::Params;
+
+/// Deepest nesting accepted (deeper input is reported as invalid).
+const MAX_DEPTH: usize = 128;
+
+/// A parsed JSON value.
+#[derive(Debug)]
+pub(crate) enum Value<'a> {
+    Str(String),
+    /// The number exactly as written.
+    Num(&'a str),
+    Bool(bool),
+    Null,
+    Obj(Vec<(String, Value<'a>)>),
+    Arr,
+}
+
+impl Value<'_> {
+    fn kind(&self) -> &'static str {
+        match self {
+            Value::Str(_) => "a string",
+            Value::Num(_) => "a number",
+            Value::Bool(_) => "a boolean",
+            Value::Null => "null",
+            Value::Obj(_) => "an object",
+            Value::Arr => "an array",
+        }
+    }
+}
+
+/// Parse one complete JSON text (surrounding whitespace allowed, nothing else).
+pub(crate) fn parse(text: &str) -> Result<Value<'_>, String> {
+    let mut p = P {
+        s: text.as_bytes(),
+        text,
+        i: 0,
+    };
+    p.ws();
+    let v = p.value(0)?;
+    p.ws();
+    if p.i != p.s.len() {
+        return Err(format!(
+            "unexpected text after the JSON value at byte {}",
+            p.i
+        ));
+    }
+    Ok(v)
+}
+
+/// Rule 14: a flat object's members as parameters.
+pub(crate) fn flat_params(v: Value<'_>, out: &mut Params) -> Result<(), String> {
+    let Value::Obj(members) = v else {
+        return Err(format!("expected a JSON object, found {}", v.kind()));
+    };
+    for (k, v) in members {
+        let s = match v {
+            Value::Str(s) => s,
+            Value::Num(n) => n.to_string(),
+            Value::Bool(b) => b.to_string(),
+            Value::Null => {
+                out.shift_remove(&k);
+                continue;
+            }
+            other => {
+                return Err(format!(
+                    "parameter `{k}` is {}; parameter values must be strings, numbers or booleans",
+                    other.kind()
+                ))
+            }
+        };
+        out.insert(k, s);
+    }
+    Ok(())
+}
+
+/// Rule 14: the text of a JSON container.
+pub(crate) fn container_params(text: &str, out: &mut Params) -> Result<(), String> {
+    flat_params(parse(text)?, out)
+}
+
+/// Rule 15: a JSON call `{"name": .., "arguments": ..}` → (name, params).
+pub(crate) fn call(text: &str) -> Result<(String, Params), String> {
+    let Value::Obj(members) = parse(text)? else {
+        return Err("a JSON tool call must be one object".into());
+    };
+    let mut name = None;
+    let mut arguments = None;
+    let mut parameters = None;
+    for (k, v) in members {
+        match k.as_str() {
+            "name" => name = Some(v),
+            "arguments" => arguments = Some(v),
+            "parameters" => parameters = Some(v),
+            _ => {}
+        }
+    }
+    let name = match name {
+        Some(Value::Str(s)) if super::scan::is_valid_tool_name(&s) => s,
+        Some(Value::Str(s)) => {
+            return Err(format!(
+                "`{s}` is not a valid tool name (use letters, digits, _ - . : only)"
+            ))
+        }
+        Some(v) => return Err(format!("member \"name\" is {}, not a string", v.kind())),
+        None => return Err("the JSON tool call has no \"name\" member".into()),
+    };
+    let mut params = Params::new();
+    match arguments.or(parameters) {
+        None | Some(Value::Null) => {}
+        Some(v @ Value::Obj(_)) => flat_params(v, &mut params)?,
+        Some(Value::Str(s)) => container_params(&s, &mut params)
+            .map_err(|e| format!("the arguments string does not hold a flat JSON object: {e}"))?,
+        Some(v) => return Err(format!("the arguments are {}, not an object", v.kind())),
+    }
+    Ok((name, params))
+}
+
+struct P<'a> {
+    s: &'a [u8],
+    text: &'a str,
+    i: usize,
+}
+
+impl<'a> P<'a> {
+    fn ws(&mut self) {
+        while self.i < self.s.len() && matches!(self.s[self.i], b' ' | b'\t' | b'\n' | b'\r') {
+            self.i += 1;
+        }
+    }
+
+    fn err<T>(&self, what: &str) -> Result<T, String> {
+        Err(format!("invalid JSON at byte {}: {what}", self.i))
+    }
+
+    fn value(&mut self, depth: usize) -> Result<Value<'a>, String> {
+        if depth > MAX_DEPTH {
+            return self.err("nested too deeply");
+        }
+        match self.s.get(self.i) {
+            None => self.err("unexpected end"),
+            Some(b'{') => self.object(depth),
+            Some(b'[') => {
+                self.i += 1;
+                self.ws();
+                if self.s.get(self.i) == Some(&b']') {
+                    self.i += 1;
+                    return Ok(Value::Arr);
+                }
+                loop {
+                    self.value(depth + 1)?;
+                    self.ws();
+                    match self.s.get(self.i) {
+                        Some(b',') => {
+                            self.i += 1;
+                            self.ws();
+                        }
+                        Some(b']') => {
+                            self.i += 1;
+                            return Ok(Value::Arr);
+                        }
+                        _ => return self.err("expected `,` or `]`"),
+                    }
+                }
+            }
+            Some(b'"') => Ok(Value::Str(self.string()?)),
+            Some(b't') => self.literal("true", Value::Bool(true)),
+            Some(b'f') => self.literal("false", Value::Bool(false)),
+            Some(b'n') => self.literal("null", Value::Null),
+            Some(b'-' | b'0'..=b'9') => self.number(),
+            Some(_) => self.err("unexpected character"),
+        }
+    }
+
+    fn object(&mut self, depth: usize) -> Result<Value<'a>, String> {
+        self.i += 1;
+        self.ws();
+        let mut members = Vec::new();
+        if self.s.get(self.i) == Some(&b'}') {
+            self.i += 1;
+            return Ok(Value::Obj(members));
+        }
+        loop {
+            if self.s.get(self.i) != Some(&b'"') {
+                return self.err("expected a member name in double quotes");
+            }
+            let k = self.string()?;
+            self.ws();
+            if self.s.get(self.i) != Some(&b':') {
+                return self.err("expected `:`");
+            }
+            self.i += 1;
+            self.ws();
+            let v = self.value(depth + 1)?;
+            members.push((k, v));
+            self.ws();
+            match self.s.get(self.i) {
+                Some(b',') => {
+                    self.i += 1;
+                    self.ws();
+                }
+                Some(b'}') => {
+                    self.i += 1;
+                    return Ok(Value::Obj(members));
+                }
+                _ => return self.err("expected `,` or `}`"),
+            }
+        }
+    }
+
+    fn literal(&mut self, word: &str, v: Value<'a>) -> Result<Value<'a>, String> {
+        if self.s[self.i..].starts_with(word.as_bytes()) {
+            self.i += word.len();
+            Ok(v)
+        } else {
+            self.err("unknown literal")
+        }
+    }
+
+    fn digits(&mut self) -> usize {
+        let start = self.i;
+        while self.i < self.s.len() && self.s[self.i].is_ascii_digit() {
+            self.i += 1;
+        }
+        self.i - start
+    }
+
+    fn number(&mut self) -> Result<Value<'a>, String> {
+        let start = self.i;
+        if self.s[self.i] == b'-' {
+            self.i += 1;
+        }
+        match self.s.get(self.i) {
+            Some(b'0') => self.i += 1,
+            Some(b'1'..=b'9') => {
+                self.digits();
+            }
+            _ => return self.err("bad number"),
+        }
+        if self.s.get(self.i) == Some(&b'.') {
+            self.i += 1;
+            if self.digits() == 0 {
+                return self.err("bad number: digits expected after `.`");
+            }
+        }
+        if matches!(self.s.get(self.i), Some(b'e' | b'E')) {
+            self.i += 1;
+            if matches!(self.s.get(self.i), Some(b'+' | b'-')) {
+                self.i += 1;
+            }
+            if self.digits() == 0 {
+                return self.err("bad number: digits expected in the exponent");
+            }
+        }
+        Ok(Value::Num(&self.text[start..self.i]))
+    }
+
+    fn hex4(&mut self) -> Result<u32, String> {
+        let Some(h) = self.s.get(self.i..self.i + 4) else {
+            return self.err("short \\u escape");
+        };
+        let h = std::str::from_utf8(h).map_err(|_| "bad \\u escape".to_string())?;
+        let v =
+            u32::from_str_radix(h, 16).map_err(|_| format!("bad \\u escape at byte {}", self.i))?;
+        if !h.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return self.err("bad \\u escape");
+        }
+        self.i += 4;
+        Ok(v)
+    }
+
+    fn string(&mut self) -> Result<String, String> {
+        self.i += 1;
+        let mut out = String::new();
+        loop {
+            let start = self.i;
+            while self.i < self.s.len() && !matches!(self.s[self.i], b'"' | b'\\' | 0..=0x1f) {
+                self.i += 1;
+            }
+            out.push_str(&self.text[start..self.i]);
+            match self.s.get(self.i) {
+                None => return self.err("unterminated string"),
+                Some(b'"') => {
+                    self.i += 1;
+                    return Ok(out);
+                }
+                Some(b'\\') => {
+                    self.i += 1;
+                    let Some(&e) = self.s.get(self.i) else {
+                        return self.err("unterminated escape");
+                    };
+                    self.i += 1;
+                    match e {
+                        b'"' => out.push('"'),
+                        b'\\' => out.push('\\'),
+                        b'/' => out.push('/'),
+                        b'b' => out.push('\u{8}'),
+                        b'f' => out.push('\u{c}'),
+                        b'n' => out.push('\n'),
+                        b'r' => out.push('\r'),
+                        b't' => out.push('\t'),
+                        b'u' => {
+                            let hi = self.hex4()?;
+                            let c = if (0xD800..0xDC00).contains(&hi)
+                                && self.s[self.i..].starts_with(b"\\u")
+                            {
+                                let save = self.i;
+                                self.i += 2;
+                                let lo = self.hex4()?;
+                                if (0xDC00..0xE000).contains(&lo) {
+                                    char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00))
+                                } else {
+                                    self.i = save;
+                                    None
+                                }
+                            } else {
+                                char::from_u32(hi)
+                            };
+                            // A lone surrogate is legal JSON text but not a char.
+                            out.push(c.unwrap_or('\u{FFFD}'));
+                        }
+                        _ => {
+                            self.i -= 1;
+                            return self.err("unknown escape");
+                        }
+                    }
+                }
+                Some(_) => return self.err("control character in a string"),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flat_values() {
+        let mut p = Params::new();
+        container_params(
+            r#"{"a": 1E3, "b": true, "c": null, "d": "x\u00e9\ud83d\ude00"}"#,
+            &mut p,
+        )
+        .unwrap();
+        assert_eq!(p["a"], "1E3");
+        assert_eq!(p["b"], "true");
+        assert!(!p.contains_key("c"));
+        assert_eq!(p["d"], "xé😀");
+    }
+
+    #[test]
+    fn rejects() {
+        let mut p = Params::new();
+        for bad in [
+            r#"{"x": "1",}"#,
+            r#"{"f": {"a": 1}}"#,
+            "{} x",
+            "[1]",
+            "{\"a\": 01}",
+            "{'a': 1}",
+        ] {
+            assert!(container_params(bad, &mut p).is_err(), "{bad}");
+        }
+        let deep = "[".repeat(10_000);
+        assert!(parse(&deep).is_err());
+    }
+}
