@@ -1,0 +1,151 @@
+//! No input makes the parser panic; pathological inputs give the results the rules say.
+//!
+//! (Speed on these inputs is measured by `benches/parser.rs`, not asserted here.)
+
+use engine::parser::{parse, MALFORMED};
+use proptest::prelude::*;
+
+use crate::stream::{check_stream, split_at_fractions};
+
+/// Markup-dense text: the pieces the parser reacts to, mixed with filler.
+fn markup() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        Just("<tool_call>"),
+        Just("</tool_call>"),
+        Just("<tool_call name=\"t\">"),
+        Just("<tool_call/>"),
+        Just("<name>"),
+        Just("</name>"),
+        Just("<name=x>"),
+        Just("<name=\"y\""),
+        Just("<params>"),
+        Just("</params>"),
+        Just("<arguments/>"),
+        Just("<q>"),
+        Just("</q>"),
+        Just("<Q>"),
+        Just("<w>"),
+        Just("</w>"),
+        Just("<![CDATA["),
+        Just("]]>"),
+        Just("]]"),
+        Just("<think>"),
+        Just("</think>"),
+        Just("<think/>"),
+        Just("{"),
+        Just("}"),
+        Just("\"name\": \"j\""),
+        Just("\"arguments\":"),
+        Just(","),
+        Just("```json\n"),
+        Just("```"),
+        Just("&lt;"),
+        Just("&#x41;"),
+        Just("&"),
+        Just("<"),
+        Just(">"),
+        Just("/"),
+        Just("="),
+        Just(" "),
+        Just("\n"),
+        Just("\r\n"),
+        Just("a"),
+        Just("é"),
+        Just("中"),
+        Just("😀"),
+        Just("\u{3000}"),
+    ];
+    proptest::collection::vec(piece, 0..60).prop_map(|v| v.concat())
+}
+
+fn check_invariants(text: &str) {
+    for call in parse(text) {
+        if call.name == MALFORMED {
+            assert!(call.error.as_deref().is_some_and(|e| !e.is_empty()));
+            assert!(call.params.is_empty());
+        } else {
+            assert!(!call.name.is_empty());
+            assert!(call
+                .name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':')));
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn markup_soup_never_panics_and_streams_agree(
+        text in markup(),
+        fractions in proptest::collection::vec(0.0f64..1.0, 0..12),
+    ) {
+        check_invariants(&text);
+        let chunks = split_at_fractions(&text, &fractions);
+        if let Err(e) = check_stream(&chunks) {
+            prop_assert!(false, "{:?}: {}", text, e);
+        }
+    }
+
+    #[test]
+    fn arbitrary_strings_never_panic(text in any::<String>()) {
+        check_invariants(&text);
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
+        check_invariants(&String::from_utf8_lossy(&bytes));
+    }
+}
+
+const MB: usize = 1_000_000;
+
+fn repeat_to(piece: &str, size: usize) -> String {
+    piece.repeat(size / piece.len() + 1)
+}
+
+#[test]
+fn thousands_of_unclosed_tags_are_prose() {
+    assert!(parse(&repeat_to("<a>", MB)).is_empty());
+    assert!(parse(&repeat_to("<a><b x='1'>text ", MB)).is_empty());
+}
+
+#[test]
+fn thousands_of_tool_call_openers_without_tags_give_nothing() {
+    assert!(parse(&repeat_to("<tool_call>", MB)).is_empty());
+}
+
+#[test]
+fn thousands_of_unclosed_params_are_one_call_each() {
+    let text = repeat_to("<tool_call><name>t</name><q>v", MB);
+    let calls = parse(&text);
+    assert_eq!(calls.len(), text.matches("<tool_call>").count());
+    assert_eq!(calls[0].params["q"], "v");
+}
+
+#[test]
+fn thousands_of_name_equals_fragments() {
+    // `<name=` with no name after it is plain text (rule 6 needs a name), so the block has no
+    // tag at all (rule 3).
+    assert!(parse(&format!("<tool_call>{}", repeat_to("<name=", MB))).is_empty());
+    let calls = parse(&format!("<tool_call>{}", repeat_to("<name=x ", MB)));
+    assert_eq!(calls[0].name, "x");
+}
+
+#[test]
+fn thousands_of_unterminated_cdata_openers() {
+    let text = format!(
+        "<tool_call><name>w</name><params><c>{}",
+        repeat_to("<![CDATA[x", MB)
+    );
+    let calls = parse(&text);
+    assert_eq!(calls.len(), 1);
+    assert!(calls[0].params["c"].starts_with("x<![CDATA[x"));
+}
+
+#[test]
+fn thousands_of_think_openers() {
+    assert!(parse(&repeat_to("<think>", MB)).is_empty());
+    assert!(parse(&repeat_to("</think><tool_call>", MB)).is_empty());
+}

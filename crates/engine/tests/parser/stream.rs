@@ -1,0 +1,171 @@
+//! Streaming and one-shot parsing agree, for every corpus case and any chunking.
+
+use engine::parser::{parse, StreamEvent, StreamParser};
+use proptest::prelude::*;
+
+use crate::support::corpus;
+
+/// Feed `chunks`, then check the events against the one-shot result of the whole text.
+pub fn check_stream(chunks: &[&str]) -> Result<(), String> {
+    let text: String = chunks.concat();
+    let mut p = StreamParser::new();
+    let mut events = Vec::new();
+    for c in chunks {
+        events.extend(p.feed(c));
+    }
+    let oneshot = parse(&text);
+    let finished = p.finish();
+    if finished != oneshot {
+        return Err(format!("finish() {finished:?} != parse() {oneshot:?}"));
+    }
+    let from = events
+        .iter()
+        .rposition(|e| *e == StreamEvent::Reset)
+        .map_or(0, |i| i + 1);
+    let mut started = 0;
+    let mut completed = vec![false; oneshot.len()];
+    for e in &events[from..] {
+        match e {
+            StreamEvent::CallStarted { index } => {
+                if *index != started {
+                    return Err(format!("CallStarted {index}, expected {started}"));
+                }
+                started += 1;
+            }
+            StreamEvent::NameKnown { index, .. } => {
+                if *index >= started {
+                    return Err(format!("NameKnown {index} before its CallStarted"));
+                }
+            }
+            StreamEvent::CallComplete { index, call } => {
+                if *index >= started || *index >= oneshot.len() {
+                    return Err(format!("CallComplete {index} out of range"));
+                }
+                if completed[*index] {
+                    return Err(format!("CallComplete {index} twice"));
+                }
+                completed[*index] = true;
+                if *call != oneshot[*index] {
+                    return Err(format!(
+                        "streamed {call:?} != one-shot {:?}",
+                        oneshot[*index]
+                    ));
+                }
+            }
+            StreamEvent::Reset => unreachable!(),
+        }
+    }
+    if started > oneshot.len() {
+        return Err(format!("{started} calls started, {} parsed", oneshot.len()));
+    }
+    Ok(())
+}
+
+/// Split `text` at the given fractions (snapped to char boundaries).
+pub fn split_at_fractions<'t>(text: &'t str, fractions: &[f64]) -> Vec<&'t str> {
+    let mut cuts: Vec<usize> = fractions
+        .iter()
+        .map(|f| {
+            let mut i = ((text.len() as f64) * f) as usize;
+            while i < text.len() && !text.is_char_boundary(i) {
+                i += 1;
+            }
+            i.min(text.len())
+        })
+        .collect();
+    cuts.sort_unstable();
+    let mut out = Vec::new();
+    let mut at = 0;
+    for c in cuts {
+        out.push(&text[at..c]);
+        at = c;
+    }
+    out.push(&text[at..]);
+    out
+}
+
+#[test]
+fn every_case_fed_char_by_char() {
+    for case in corpus().iter().filter(|c| c.input.len() < 20_000) {
+        let chunks: Vec<&str> = case
+            .input
+            .char_indices()
+            .map(|(i, c)| &case.input[i..i + c.len_utf8()])
+            .collect();
+        check_stream(&chunks).unwrap_or_else(|e| panic!("{}: {e}", case.id));
+    }
+}
+
+#[test]
+fn every_case_in_one_chunk_and_with_empty_chunks() {
+    for case in corpus() {
+        check_stream(&[&case.input]).unwrap_or_else(|e| panic!("{}: {e}", case.id));
+        check_stream(&["", &case.input, ""]).unwrap_or_else(|e| panic!("{}: {e}", case.id));
+    }
+}
+
+#[test]
+fn reports_start_name_and_completion_as_they_arrive() {
+    let mut p = StreamParser::new();
+    assert!(p.feed("Let me search.\n<tool_call>\n  <na").is_empty());
+    let e = p.feed("me>web_search</name>\n  <params><query><![CDATA[ru");
+    assert_eq!(
+        e,
+        vec![
+            StreamEvent::CallStarted { index: 0 },
+            StreamEvent::NameKnown {
+                index: 0,
+                name: "web_search".into()
+            }
+        ]
+    );
+    assert!(p.feed("st]]></query></params>\n").is_empty());
+    let e = p.feed("</tool_call>");
+    assert!(
+        matches!(&e[..], [StreamEvent::CallComplete { index: 0, call }] if call.params["query"] == "rust")
+    );
+    let e = p.feed("<web_fetch><params><url>u</url>");
+    assert_eq!(
+        e,
+        vec![
+            StreamEvent::CallStarted { index: 1 },
+            StreamEvent::NameKnown {
+                index: 1,
+                name: "web_fetch".into()
+            }
+        ]
+    );
+    assert_eq!(p.finish().len(), 2);
+}
+
+#[test]
+fn late_think_close_resets() {
+    let mut p = StreamParser::new();
+    let e = p.feed("<tool_call><name>a</name></tool_call>");
+    assert!(e
+        .iter()
+        .any(|e| matches!(e, StreamEvent::CallComplete { .. })));
+    let e = p.feed(" hmm</think><tool_call><name>b</name></tool_call>");
+    assert_eq!(e[0], StreamEvent::Reset);
+    assert!(
+        matches!(&e.last(), Some(StreamEvent::CallComplete { index: 0, call }) if call.name == "b")
+    );
+    assert_eq!(p.finish()[0].name, "b");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn any_chunking_of_any_case_agrees(
+        case in 0usize..1000,
+        fractions in proptest::collection::vec(0.0f64..1.0, 0..40),
+    ) {
+        let cases = corpus();
+        let case = &cases[case % cases.len()];
+        let chunks = split_at_fractions(&case.input, &fractions);
+        if let Err(e) = check_stream(&chunks) {
+            prop_assert!(false, "{}: {}", case.id, e);
+        }
+    }
+}

@@ -1,0 +1,86 @@
+//! Shared helpers: loading JSON-lines fixtures and comparing calls.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use engine::parser::{ToolCall, MALFORMED};
+use serde_json::Value;
+
+/// One corpus case.
+pub struct Case {
+    pub id: String,
+    pub input: String,
+    pub expected: Value,
+}
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/parser")
+        .join(name)
+}
+
+/// Load `tests/fixtures/parser/<name>` (JSON lines with id, input, expected).
+pub fn load(name: &str) -> Vec<Case> {
+    let text = std::fs::read_to_string(fixture(name)).expect("fixture readable");
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).expect("fixture line is JSON");
+            Case {
+                id: v["id"].as_str().expect("id").to_string(),
+                input: v["input"].as_str().expect("input").to_string(),
+                expected: v["expected"].clone(),
+            }
+        })
+        .collect()
+}
+
+/// The public corpus.
+pub fn corpus() -> Vec<Case> {
+    load("parser_cases.jsonl")
+}
+
+/// Calls as comparable values: (name, sorted params); `__malformed__` compares by name only.
+pub fn normalise_calls(calls: &[ToolCall]) -> Vec<(String, BTreeMap<String, String>)> {
+    calls
+        .iter()
+        .map(|c| {
+            let params = if c.name == MALFORMED {
+                BTreeMap::new()
+            } else {
+                c.params
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect()
+            };
+            (c.name.clone(), params)
+        })
+        .collect()
+}
+
+/// The expected list of a case in the same comparable form.
+pub fn normalise_expected(expected: &Value) -> Vec<(String, BTreeMap<String, String>)> {
+    expected
+        .as_array()
+        .expect("expected is a list")
+        .iter()
+        .map(|c| {
+            let name = c["name"].as_str().expect("name").to_string();
+            let params = if name == MALFORMED {
+                BTreeMap::new()
+            } else {
+                c.get("params")
+                    .and_then(Value::as_object)
+                    .map(|m| {
+                        m.iter()
+                            .map(|(k, v)| {
+                                (k.clone(), v.as_str().expect("string value").to_string())
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default()
+            };
+            (name, params)
+        })
+        .collect()
+}
