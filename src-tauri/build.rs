@@ -1,1 +1,14 @@
-fn main(){}
+fn main() {
+    // build.rs lives in src-tauri/ while the package root is the repository root, so the
+    // capability path must be given explicitly, or capabilities are silently ignored.
+    let attributes = tauri_build::Attributes::new()
+        .capabilities_path_pattern("./src-tauri/capabilities/**/*")
+        .app_manifest(tauri_build::AppManifest::new().commands(artifactflow_commands()));
+    tauri_build::try_build(attributes).expect("tauri-build failed");
+}
+
+/// Every command the web view may invoke; each gets an `allow-<name>` permission that the
+/// capability files grant explicitly.
+fn artifactflow_commands() -> &'static [&'static str] {
+    &["get_status", "reload_config"]
+}

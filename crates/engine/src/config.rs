@@ -69,7 +69,7 @@ pub struct ToolFile {
 }
 
 /// A problem in one config file, located as precisely as known.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct ConfigError {
     /// The file.
@@ -121,8 +121,18 @@ pub fn load(config_dir: &Path) -> ConfigSnapshot {
             Err(e) => snap.errors.push(e),
         }
     }
-    dedupe(&mut snap.agents, |a| &a.name, |a| &a.source, &mut snap.errors);
-    dedupe(&mut snap.tools, |t| &t.name, |t| &t.source, &mut snap.errors);
+    dedupe(
+        &mut snap.agents,
+        |a| &a.name,
+        |a| &a.source,
+        &mut snap.errors,
+    );
+    dedupe(
+        &mut snap.tools,
+        |t| &t.name,
+        |t| &t.source,
+        &mut snap.errors,
+    );
     snap
 }
 
@@ -216,7 +226,10 @@ fn yaml_error(path: &Path, first_line: usize, e: crate::yaml::YamlError) -> Conf
     }
 }
 
-fn split_document<'a>(path: &Path, text: &'a str) -> Result<frontmatter::Document<'a>, ConfigError> {
+fn split_document<'a>(
+    path: &Path,
+    text: &'a str,
+) -> Result<frontmatter::Document<'a>, ConfigError> {
     frontmatter::split(text).map_err(|e| ConfigError {
         file: path.to_path_buf(),
         line: Some(1),
@@ -229,8 +242,8 @@ fn split_document<'a>(path: &Path, text: &'a str) -> Result<frontmatter::Documen
 pub fn load_agent(path: &Path) -> Result<AgentDef, ConfigError> {
     let text = read_document(path)?;
     let doc = split_document(path, &text)?;
-    let mut agent: AgentDef = crate::yaml::from_str(doc.yaml)
-        .map_err(|e| yaml_error(path, doc.yaml_first_line, e))?;
+    let mut agent: AgentDef =
+        crate::yaml::from_str(doc.yaml).map_err(|e| yaml_error(path, doc.yaml_first_line, e))?;
     if agent.name.trim().is_empty() {
         return Err(ConfigError {
             file: path.to_path_buf(),
@@ -253,8 +266,8 @@ struct ToolHeader {
 pub fn load_tool_header(path: &Path) -> Result<ToolFile, ConfigError> {
     let text = read_document(path)?;
     let doc = split_document(path, &text)?;
-    let header: ToolHeader = crate::yaml::from_str(doc.yaml)
-        .map_err(|e| yaml_error(path, doc.yaml_first_line, e))?;
+    let header: ToolHeader =
+        crate::yaml::from_str(doc.yaml).map_err(|e| yaml_error(path, doc.yaml_first_line, e))?;
     match header.name.filter(|n| !n.trim().is_empty()) {
         Some(name) => Ok(ToolFile {
             name,
@@ -325,7 +338,10 @@ mod tests {
         let lead = &snap.agents[1];
         assert_eq!(lead.tools.get("call_subagent"), Some(&Permission::Auto));
         assert!(!lead.role_prompt.is_empty());
-        assert!(snap.tools.is_empty(), "only _example.md ships, and it is ignored");
+        assert!(
+            snap.tools.is_empty(),
+            "only _example.md ships, and it is ignored"
+        );
     }
 
     #[test]
@@ -369,6 +385,10 @@ mod tests {
         write_atomically(&p, b"one").unwrap();
         write_atomically(&p, b"two").unwrap();
         assert_eq!(std::fs::read_to_string(&p).unwrap(), "two");
-        assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 1, "no temp files left");
+        assert_eq!(
+            std::fs::read_dir(tmp.path()).unwrap().count(),
+            1,
+            "no temp files left"
+        );
     }
 }

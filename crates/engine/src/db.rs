@@ -87,7 +87,8 @@ pub fn open(path: &Path) -> Result<Connection, DbError> {
         source,
     };
     let mut conn = Connection::open(path).map_err(open_err)?;
-    conn.busy_timeout(Duration::from_secs(5)).map_err(open_err)?;
+    conn.busy_timeout(Duration::from_secs(5))
+        .map_err(open_err)?;
     conn.pragma_update(None, "journal_mode", "WAL")
         .map_err(open_err)?;
     conn.pragma_update(None, "synchronous", "NORMAL")
@@ -158,11 +159,16 @@ mod tests {
         let path = tmp.path().join("keep.db");
         open(&path)
             .unwrap()
-            .execute("INSERT INTO conversations (id, title) VALUES ('c1', 'kept')", [])
+            .execute(
+                "INSERT INTO conversations (id, title) VALUES ('c1', 'kept')",
+                [],
+            )
             .unwrap();
         let title: String = open(&path)
             .unwrap()
-            .query_row("SELECT title FROM conversations WHERE id='c1'", [], |r| r.get(0))
+            .query_row("SELECT title FROM conversations WHERE id='c1'", [], |r| {
+                r.get(0)
+            })
             .unwrap();
         assert_eq!(title, "kept");
     }

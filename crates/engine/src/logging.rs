@@ -69,10 +69,16 @@ mod tests {
         assert!(guard.is_some());
         tracing::info!("hello from the logging test");
         drop(guard);
-        let files: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().map(|e| e.unwrap().path()).collect();
+        let files: Vec<_> = std::fs::read_dir(tmp.path())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
         assert_eq!(files.len(), 1, "{files:?}");
         let name = files[0].file_name().unwrap().to_str().unwrap().to_string();
-        assert!(name.starts_with("test.") && name.ends_with(".log"), "{name}");
+        assert!(
+            name.starts_with("test.") && name.ends_with(".log"),
+            "{name}"
+        );
         let text = std::fs::read_to_string(&files[0]).unwrap();
         assert!(text.contains("hello from the logging test"), "{text}");
     }

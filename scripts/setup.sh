@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Installs whatever ArtifactFlow needs and is missing, on Debian/Ubuntu. Idempotent: a second
+# run installs nothing. Usage: scripts/setup.sh [--test]   (--test adds what the tests need)
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+
+want_test=0
+[ "${1:-}" = "--test" ] && want_test=1
+
+say() { printf '\033[1m== %s\033[0m\n' "$*"; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+# System libraries for building a Tauri 2 app (WebKitGTK 4.1 and friends).
+packages=(build-essential pkg-config curl file libssl-dev libwebkit2gtk-4.1-dev libsoup-3.0-dev
+  libjavascriptcoregtk-4.1-dev libgtk-3-dev librsvg2-dev libayatana-appindicator3-dev libxdo-dev
+  dbus dbus-x11 gnome-keyring libsecret-1-dev)
+# Headless end-to-end tests: a virtual display, WebKit's WebDriver, the keyring tools, screenshots.
+[ $want_test -eq 1 ] && packages+=(xvfb xauth webkit2gtk-driver libsecret-tools imagemagick)
+python3 -m venv --help >/dev/null 2>&1 || packages+=(python3 python3-venv)
+command -v node >/dev/null 2>&1 || packages+=(nodejs npm)
+
+if command -v apt-get >/dev/null 2>&1; then
+  missing=()
+  for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    say "Installing system packages: ${missing[*]}"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  fi
+else
+  say "Not a Debian/Ubuntu system: install the Tauri prerequisites yourself (see README)"
+fi
+
+# Toolchains.
+command -v cargo >/dev/null 2>&1 || die "Rust is missing: install it from https://rustup.rs, then run this again"
+node_version=$(node -p 'process.versions.node' 2>/dev/null || echo 0)
+node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>22||(a===22&&b>=12)||(a===20&&b>=19)||a===21?0:1)' 2>/dev/null ||
+  die "Node.js $node_version is too old: ArtifactFlow's UI needs Node.js 20.19+ or 22.12+ (https://nodejs.org)"
+if [ $want_test -eq 1 ]; then
+  rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy rustfmt
+fi
+
+# Front-end dependencies, exactly as locked.
+if [ ! -d ui/node_modules ] || [ ui/package-lock.json -nt ui/node_modules/.package-lock.json ]; then
+  say "Installing UI dependencies (npm ci)"
+  (cd ui && npm ci --no-audit --no-fund)
+fi
+
+if [ $want_test -eq 1 ]; then
+  # The WebDriver bridge for Tauri apps.
+  if ! command -v tauri-driver >/dev/null 2>&1 && [ ! -x "$HOME/.cargo/bin/tauri-driver" ]; then
+    say "Installing tauri-driver"
+    cargo install tauri-driver --version '^2' --locked
+  fi
+  # Python packages for the end-to-end tests, in a project-local virtual environment.
+  if [ ! -x .venv/bin/pytest ] || [ tests/e2e/requirements.txt -nt .venv/.installed ]; then
+    say "Installing end-to-end test packages into .venv"
+    python3 -m venv .venv
+    .venv/bin/pip install --quiet --disable-pip-version-check -r tests/e2e/requirements.txt
+    touch .venv/.installed
+  fi
+fi

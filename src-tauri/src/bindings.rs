@@ -1,0 +1,34 @@
+//! The typed IPC surface: every command and event, from which `ui/src/bindings.ts` is generated.
+
+use specta_typescript::Typescript;
+use tauri_specta::{collect_commands, collect_events, Builder};
+
+use crate::{commands, events};
+
+/// The command and event registry shared by the app and the bindings generator.
+pub fn builder() -> Builder<tauri::Wry> {
+    Builder::<tauri::Wry>::new()
+        .commands(collect_commands![
+            commands::get_status,
+            commands::reload_config
+        ])
+        .events(collect_events![events::StatusChanged])
+}
+
+/// Render the TypeScript bindings as text.
+pub fn typescript() -> Result<String, String> {
+    let dir = std::env::temp_dir().join(format!("artifactflow-bindings-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let file = dir.join("bindings.ts");
+    builder()
+        .export(
+            Typescript::default()
+                .header("// Generated from Rust by tauri-specta (src-tauri/src/bindings.rs). Do not edit.\n// Regenerate: UPDATE_BINDINGS=1 cargo test --test bindings\n/* eslint-disable */\n// @ts-nocheck\n")
+                .bigint(specta_typescript::BigIntExportBehavior::Number),
+            &file,
+        )
+        .map_err(|e| e.to_string())?;
+    let text = std::fs::read_to_string(&file).map_err(|e| e.to_string())?;
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(text)
+}

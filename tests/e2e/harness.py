@@ -1,0 +1,160 @@
+"""Reusable end-to-end harness: the real built app under tauri-driver + WebKitWebDriver.
+
+A scenario asks for the ``app`` fixture (see conftest.py) and gets an :class:`App`: a running
+ArtifactFlow window with its own temporary home folder, a Selenium driver, and helpers to find
+elements by ``data-testid``, wait for text, take screenshots and run the CLI on the same home.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+from selenium import webdriver
+from selenium.common.exceptions import WebDriverException
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.options import ArgOptions
+from selenium.webdriver.remote.client_config import ClientConfig
+from selenium.webdriver.remote.remote_connection import RemoteConnection
+from selenium.webdriver.remote.webelement import WebElement
+from selenium.webdriver.support.ui import WebDriverWait
+
+ROOT = Path(__file__).resolve().parents[2]
+APP_BINARY = Path(os.environ.get("ARTIFACTFLOW_APP", ROOT / "target/debug/artifactflow-desktop"))
+CLI_BINARY = Path(os.environ.get("ARTIFACTFLOW_CLI", ROOT / "target/debug/artifactflow-cli"))
+SHOTS = ROOT / ".artifacts" / "e2e"
+TIMEOUT = 20.0
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_port(port: int, proc: subprocess.Popen, timeout: float = TIMEOUT) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"tauri-driver exited early with code {proc.returncode}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise TimeoutError(f"nothing listens on 127.0.0.1:{port} after {timeout}s")
+
+
+def app_env(home: Path) -> dict[str, str]:
+    """The environment of an app under test: everything under ``home``, nothing in the real profile."""
+    env = dict(os.environ)
+    env.update(
+        ARTIFACTFLOW_HOME=str(home),
+        XDG_CONFIG_HOME=str(home / "xdg-config"),
+        XDG_DATA_HOME=str(home / "xdg-data"),
+        XDG_CACHE_HOME=str(home / "xdg-cache"),
+        WEBKIT_DISABLE_COMPOSITING_MODE="1",
+    )
+    return env
+
+
+class App:
+    """A running app window driven through WebDriver."""
+
+    def __init__(self, home: Path, name: str):
+        self.home = home
+        self.name = name
+        self.env = app_env(home)
+        port, native_port = free_port(), free_port()
+        driver_bin = os.environ.get("TAURI_DRIVER", "tauri-driver")
+        self.log = open(home / "tauri-driver.log", "wb")
+        self.proc = subprocess.Popen(
+            [driver_bin, "--port", str(port), "--native-port", str(native_port)],
+            env=self.env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            wait_for_port(port, self.proc)
+            wait_for_port(native_port, self.proc)
+            options = ArgOptions()
+            options.set_capability("browserName", "wry")
+            options.set_capability("tauri:options", {"application": str(APP_BINARY)})
+            # Every WebDriver request gets a deadline, so a stuck driver fails the test instead of hanging CI.
+            config = ClientConfig(remote_server_addr=f"http://127.0.0.1:{port}", timeout=60)
+            self.driver = webdriver.Remote(
+                command_executor=RemoteConnection(client_config=config), options=options
+            )
+        except Exception:
+            self.stop()
+            raise
+
+    # -- finding things -------------------------------------------------------------------
+    def by_testid(self, testid: str, timeout: float = TIMEOUT) -> WebElement:
+        """Wait for an element with ``data-testid=testid`` and return it."""
+        return self.wait(
+            lambda d: d.find_element(By.CSS_SELECTOR, f'[data-testid="{testid}"]'),
+            f"element [data-testid={testid}]",
+            timeout,
+        )
+
+    def text_of(self, testid: str) -> str:
+        return self.by_testid(testid).text.strip()
+
+    def wait(self, condition, what: str, timeout: float = TIMEOUT):
+        try:
+            return WebDriverWait(self.driver, timeout, ignored_exceptions=(WebDriverException,)).until(condition)
+        except Exception as e:
+            shot = self.screenshot("timeout")
+            raise AssertionError(f"timed out waiting for {what}; screenshot: {shot}") from e
+
+    def heading(self) -> str:
+        return self.driver.find_element(By.TAG_NAME, "h1").text.strip()
+
+    def js(self, script: str, *args):
+        return self.driver.execute_script(script, *args)
+
+    # -- evidence ---------------------------------------------------------------------------
+    def screenshot(self, label: str) -> Path:
+        """Capture the virtual display. (WebKitWebDriver's own screenshot hangs under Xvfb.)"""
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        path = SHOTS / f"{self.name}-{label}.png"
+        try:
+            subprocess.run(["import", "-window", "root", str(path)], timeout=20, capture_output=True)
+        except Exception:  # a screenshot must never hide the real failure
+            pass
+        return path
+
+    # -- the CLI on the same home -------------------------------------------------------------
+    def cli(self, *args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [str(CLI_BINARY), "--home", str(self.home), *args],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+    def cli_json(self, *args: str):
+        out = self.cli(*args, "--json")
+        assert out.returncode == 0, out.stderr
+        return json.loads(out.stdout)
+
+    def stop(self) -> None:
+        driver = getattr(self, "driver", None)
+        if driver is not None:
+            try:
+                driver.quit()
+            except Exception:
+                pass
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+        self.log.close()

@@ -1,0 +1,74 @@
+"""The app starts to a real shell whose status area shows what the backend reports."""
+
+from __future__ import annotations
+
+import subprocess
+
+from harness import APP_BINARY, App
+
+
+def test_status_area_shows_what_the_backend_reports(app: App):
+    version = app.text_of("status-version")
+    # The same facts, from the same engine, through the CLI on the same home folder.
+    status = app.cli_json("status")
+    assert version == status["app_version"]
+    assert app.text_of("status-tools") == str(status["tools_loaded"])
+    assert app.text_of("status-agents") == str(status["agents_loaded"]) == "3"
+    assert app.by_testid("status-config-dir").get_attribute("title") == status["config_dir"]
+    assert app.by_testid("status-database").get_attribute("title") == status["database"]
+    # First run seeded the config folder and created the database under the test home.
+    assert status["config_dir"] == str(app.home / "config")
+    assert (app.home / "config" / "tools" / "_example.md").is_file()
+    assert (app.home / "data" / "artifactflow.db").is_file()
+    assert list((app.home / "logs").glob("app.*.log")), "the app writes a log file"
+    app.screenshot("status")
+
+
+def test_navigation_keyboard_and_dark_theme(app: App):
+    app.by_testid("status-area")
+    assert app.heading() == "Chat"
+    app.by_testid("nav-tools").click()
+    app.wait(lambda d: app.heading() == "Tools", "the Tools screen")
+    assert app.by_testid("nav-tools").get_attribute("aria-current") == "page"
+
+    app.js(
+        "window.dispatchEvent(new KeyboardEvent('keydown', {key: '4', ctrlKey: true, bubbles: true}))"
+    )
+    app.wait(lambda d: app.heading() == "Settings", "Ctrl+4 to open Settings")
+
+    app.driver.find_element("css selector", "input[name=theme][value=dark]").click()
+    app.wait(lambda d: app.js("return document.documentElement.dataset.theme") == "dark", "dark theme")
+    background = app.js("return getComputedStyle(document.body).backgroundColor")
+    assert background == "rgb(23, 24, 28)", background
+    app.screenshot("settings-dark")
+
+
+def test_config_problems_are_located_in_the_ui(home):
+    bad = home / "config" / "agents" / "broken.md"
+    bad.parent.mkdir(parents=True)
+    bad.write_text("---\nname: broken\nmax_tool_rounds: lots\n---\nRole.\n")
+    app = App(home, "config_problems")
+    try:
+        assert "1 config file has problems" in app.text_of("status-problems")
+        assert app.text_of("status-agents") == "0", "a user's non-empty config folder is not seeded"
+        app.by_testid("nav-tools").click()
+        errors = app.text_of("config-errors")
+        assert f"{bad}:3" in errors and "max_tool_rounds" in errors, errors
+
+        # Fix the file and reload from the UI: the status area follows.
+        bad.write_text("---\nname: broken\nmax_tool_rounds: 3\n---\nRole.\n")
+        app.driver.find_element("xpath", "//button[text()='Reload config folder']").click()
+        app.by_testid("no-config-errors")
+        assert app.text_of("status-agents") == "1"
+    finally:
+        app.stop()
+
+
+def test_a_second_launch_exits_and_leaves_the_first_running(app: App):
+    app.by_testid("status-area")
+    # The single-instance guard makes the second process hand over and exit (instead of
+    # opening a second window on the same database); a hang would hit the timeout.
+    second = subprocess.run([str(APP_BINARY)], env=app.env, capture_output=True, timeout=60)
+    assert second.returncode == 0, second.stderr
+    # The first instance still answers.
+    assert app.text_of("status-version")

@@ -1,0 +1,106 @@
+import { act, render, screen, waitFor } from "@testing-library/react";
+import { emit } from "@tauri-apps/api/event";
+import userEvent from "@testing-library/user-event";
+import { mockIPC } from "@tauri-apps/api/mocks";
+import { App } from "./App";
+import type { Status } from "./bindings";
+
+const STATUS: Status = {
+  app_version: "9.8.7",
+  config_dir: "/home/u/.config/artifactflow",
+  database: "/home/u/.local/share/artifactflow/artifactflow.db",
+  schema_version: 1,
+  log_dir: "/home/u/.local/share/artifactflow/logs",
+  tools_loaded: 2,
+  agents_loaded: 3,
+  config_errors: [
+    { file: "/c/tools/bad.md", line: 4, field: "method", message: "unknown method `FETCH`" },
+  ],
+};
+
+function backend(overrides: Partial<Record<string, () => unknown>> = {}) {
+  const calls: string[] = [];
+  mockIPC(
+    (cmd) => {
+      calls.push(cmd);
+      const handler = overrides[cmd];
+      if (handler) return handler();
+      if (cmd === "get_status" || cmd === "reload_config") return STATUS;
+      throw new Error(`unexpected command ${cmd}`);
+    },
+    { shouldMockEvents: true },
+  );
+  return calls;
+}
+
+describe("App shell", () => {
+  it("shows the backend's status in the status area", async () => {
+    backend();
+    render(<App />);
+    expect(await screen.findByTestId("status-version")).toHaveTextContent("9.8.7");
+    expect(screen.getByTestId("status-tools")).toHaveTextContent("2");
+    expect(screen.getByTestId("status-agents")).toHaveTextContent("3");
+    expect(screen.getByTestId("status-config-dir")).toHaveAttribute("title", STATUS.config_dir);
+    expect(screen.getByTestId("status-config-dir")).toHaveTextContent("…/u/.config/artifactflow");
+    expect(screen.getByTestId("status-database")).toHaveAttribute("title", STATUS.database);
+    expect(screen.getByTestId("status-database")).toHaveTextContent("…/artifactflow.db");
+    expect(screen.getByTestId("status-problems")).toHaveTextContent("1 config file has problems");
+  });
+
+  it("follows status-changed events from the backend", async () => {
+    backend();
+    render(<App />);
+    expect(await screen.findByTestId("status-tools")).toHaveTextContent("2");
+    await act(() =>
+      emit("status-changed", { status: { ...STATUS, tools_loaded: 5, config_errors: [] } }),
+    );
+    expect(screen.getByTestId("status-tools")).toHaveTextContent("5");
+    expect(screen.queryByTestId("status-problems")).toBeNull();
+  });
+
+  it("shows the backend's error code message when the engine is unavailable", async () => {
+    backend({
+      get_status: () => {
+        throw { code: "engine_unavailable", message: "database is from a newer version" };
+      },
+    });
+    render(<App />);
+    expect(await screen.findByRole("alert")).toHaveTextContent("database is from a newer version");
+  });
+
+  it("navigates with clicks and with Ctrl+number, marking the current page", async () => {
+    backend();
+    const user = userEvent.setup();
+    render(<App />);
+    expect(screen.getByRole("heading", { level: 1 })).toHaveTextContent("Chat");
+    await user.click(screen.getByTestId("nav-tools"));
+    expect(screen.getByRole("heading", { level: 1 })).toHaveTextContent("Tools");
+    expect(screen.getByTestId("nav-tools")).toHaveAttribute("aria-current", "page");
+    expect(await screen.findByTestId("config-errors")).toHaveTextContent(
+      "/c/tools/bad.md:4 field method: unknown method `FETCH`",
+    );
+    await user.keyboard("{Control>}4{/Control}");
+    expect(screen.getByRole("heading", { level: 1 })).toHaveTextContent("Settings");
+    await user.keyboard("{Control>}3{/Control}");
+    expect(screen.getByRole("heading", { level: 1 })).toHaveTextContent("Artifacts");
+  });
+
+  it("switches to dark theme from Settings and remembers it", async () => {
+    backend();
+    const user = userEvent.setup();
+    render(<App />);
+    await user.click(screen.getByTestId("nav-settings"));
+    await user.click(screen.getByRole("radio", { name: "Dark" }));
+    expect(document.documentElement.dataset.theme).toBe("dark");
+    expect(localStorage.getItem("artifactflow.theme")).toBe("dark");
+  });
+
+  it("reloads the config folder through the backend", async () => {
+    const calls = backend();
+    const user = userEvent.setup();
+    render(<App />);
+    await user.click(screen.getByTestId("nav-tools"));
+    await user.click(await screen.findByRole("button", { name: "Reload config folder" }));
+    await waitFor(() => expect(calls).toContain("reload_config"));
+  });
+});

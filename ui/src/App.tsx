@@ -1,0 +1,46 @@
+import { useEffect, useState } from "react";
+import { Sidebar, SCREENS, type ScreenId } from "./shell/Sidebar";
+import { StatusArea } from "./shell/StatusArea";
+import { useStatus } from "./ipc/useStatus";
+import { useTheme } from "./theme/useTheme";
+import { ChatScreen } from "./screens/chat/ChatScreen";
+import { ToolsScreen } from "./screens/tools/ToolsScreen";
+import { ArtifactsScreen } from "./screens/artifacts/ArtifactsScreen";
+import { SettingsScreen } from "./screens/settings/SettingsScreen";
+
+export function App() {
+  const [screen, setScreen] = useState<ScreenId>("chat");
+  const [theme, setTheme] = useTheme();
+  const status = useStatus();
+
+  // Ctrl/Cmd + 1..4 switches screens.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (!(e.ctrlKey || e.metaKey) || e.altKey || e.shiftKey) return;
+      const index = Number.parseInt(e.key, 10) - 1;
+      const target = SCREENS[index];
+      if (target) {
+        e.preventDefault();
+        setScreen(target.id);
+      }
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, []);
+
+  return (
+    <div className="app">
+      <Sidebar current={screen} onSelect={setScreen}>
+        <StatusArea state={status} />
+      </Sidebar>
+      <main className="content" aria-labelledby="screen-title">
+        {screen === "chat" && <ChatScreen />}
+        {screen === "tools" && <ToolsScreen state={status} />}
+        {screen === "artifacts" && <ArtifactsScreen />}
+        {screen === "settings" && (
+          <SettingsScreen theme={theme} onThemeChange={setTheme} state={status} />
+        )}
+      </main>
+    </div>
+  );
+}

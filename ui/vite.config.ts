@@ -1,0 +1,16 @@
+/// <reference types="vitest/config" />
+import { defineConfig } from "vite";
+import react from "@vitejs/plugin-react";
+
+// The Tauri window loads this dev server in `tauri dev` and the built `dist/` otherwise.
+export default defineConfig({
+  plugins: [react()],
+  clearScreen: false,
+  server: { port: 1420, strictPort: true, host: "localhost" },
+  build: { target: "es2022", sourcemap: false },
+  test: {
+    environment: "jsdom",
+    globals: true,
+    setupFiles: ["./src/test/setup.ts"],
+  },
+});
