@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use engine::context::AppContext;
 
+mod artifacts_cmd;
 mod parse_cmd;
 mod status_cmd;
 
@@ -29,6 +30,9 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// List, show, search and export artifacts.
+    #[command(subcommand)]
+    Artifacts(artifacts_cmd::ArtifactsCommand),
     /// Parse one model response from stdin and print its tool calls as JSON.
     ///
     /// Prints {"tool_calls":[{"name":..,"params":{..}}, {"name":"__malformed__","params":{},"error":".."}]}.
@@ -57,6 +61,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             status_cmd::run(&ctx, json)
         }
         Command::Parse { jsonl } => parse_cmd::run(jsonl),
+        Command::Artifacts(cmd) => {
+            let ctx = open(cli.home)?;
+            artifacts_cmd::run(&ctx, cmd)
+        }
     }
 }
 

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::frontmatter;
+use crate::tools::http::HttpToolDef;
 
 /// A tool's permission level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -59,15 +60,6 @@ fn default_max_tool_rounds() -> u32 {
     20
 }
 
-/// The header of an HTTP tool file: enough to count and list it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ToolFile {
-    /// Tool name from the frontmatter.
-    pub name: String,
-    /// The file it came from.
-    pub source: PathBuf,
-}
-
 /// A problem in one config file, located as precisely as known.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
@@ -100,13 +92,15 @@ impl std::fmt::Display for ConfigError {
 pub struct ConfigSnapshot {
     /// Agents that loaded, sorted by name.
     pub agents: Vec<AgentDef>,
-    /// HTTP tool files that loaded, sorted by name.
-    pub tools: Vec<ToolFile>,
+    /// HTTP tools that loaded, sorted by name.
+    pub tools: Vec<HttpToolDef>,
+    /// Settings from `settings.yaml` (defaults when absent or broken).
+    pub settings: Settings,
     /// Problems found, in file order.
     pub errors: Vec<ConfigError>,
 }
 
-/// Load agents and tool headers from `config_dir`.
+/// Load agents, HTTP tools and settings from `config_dir`.
 pub fn load(config_dir: &Path) -> ConfigSnapshot {
     let mut snap = ConfigSnapshot::default();
     for path in markdown_files(&config_dir.join("agents"), &mut snap.errors) {
@@ -115,11 +109,12 @@ pub fn load(config_dir: &Path) -> ConfigSnapshot {
             Err(e) => snap.errors.push(e),
         }
     }
-    for path in markdown_files(&config_dir.join("tools"), &mut snap.errors) {
-        match load_tool_header(&path) {
-            Ok(tool) => snap.tools.push(tool),
-            Err(e) => snap.errors.push(e),
-        }
+    let (tools, errors) = crate::tools::http::load_dir(&config_dir.join("tools"));
+    snap.tools = tools;
+    snap.errors.extend(errors);
+    match Settings::load(config_dir) {
+        Ok(settings) => snap.settings = settings,
+        Err(e) => snap.errors.push(e),
     }
     dedupe(
         &mut snap.agents,
@@ -129,7 +124,7 @@ pub fn load(config_dir: &Path) -> ConfigSnapshot {
     );
     dedupe(
         &mut snap.tools,
-        |t| &t.name,
+        |t| &t.spec.name,
         |t| &t.source,
         &mut snap.errors,
     );
@@ -166,7 +161,7 @@ fn dedupe<T>(
 }
 
 /// `*.md` files in `dir` not starting with `_`, sorted. A missing folder is simply empty.
-fn markdown_files(dir: &Path, errors: &mut Vec<ConfigError>) -> Vec<PathBuf> {
+pub(crate) fn markdown_files(dir: &Path, errors: &mut Vec<ConfigError>) -> Vec<PathBuf> {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Vec::new(),
@@ -200,7 +195,7 @@ fn read_document(path: &Path) -> Result<String, ConfigError> {
     })
 }
 
-fn yaml_error(path: &Path, first_line: usize, e: crate::yaml::YamlError) -> ConfigError {
+pub(crate) fn yaml_error(path: &Path, first_line: usize, e: crate::yaml::YamlError) -> ConfigError {
     // serde_yaml names the field in messages like "name: invalid type ..." or "missing field `x`".
     let field = e
         .message
@@ -257,28 +252,71 @@ pub fn load_agent(path: &Path) -> Result<AgentDef, ConfigError> {
     Ok(agent)
 }
 
-#[derive(Deserialize)]
-struct ToolHeader {
-    name: Option<String>,
+/// Is `name` a valid tool name: one or more ASCII letters, digits, `_`, `-`, `.`, `:`?
+pub fn is_valid_tool_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':'))
 }
 
-/// Load the header (name) of one HTTP tool file.
-pub fn load_tool_header(path: &Path) -> Result<ToolFile, ConfigError> {
-    let text = read_document(path)?;
-    let doc = split_document(path, &text)?;
-    let header: ToolHeader =
-        crate::yaml::from_str(doc.yaml).map_err(|e| yaml_error(path, doc.yaml_first_line, e))?;
-    match header.name.filter(|n| !n.trim().is_empty()) {
-        Some(name) => Ok(ToolFile {
-            name,
-            source: path.to_path_buf(),
-        }),
-        None => Err(ConfigError {
-            file: path.to_path_buf(),
-            line: Some(doc.yaml_first_line as u32),
-            field: Some("name".into()),
-            message: "a tool needs a non-empty `name`".into(),
-        }),
+/// Optional app settings from `config/settings.yaml`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Settings {
+    /// The Bocha web-search API used by `web_search`.
+    pub web_search: ServiceSettings,
+    /// The Jina Reader API used by `web_fetch`.
+    pub web_fetch: ServiceSettings,
+    /// Seconds a permission request waits for an answer before it counts as denied.
+    pub permission_timeout_secs: u64,
+}
+
+/// Where a built-in web tool sends its requests.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServiceSettings {
+    /// Base URL or full endpoint.
+    pub endpoint: String,
+    /// Secret template for the API key, e.g. `{{BOCHA_API_KEY}}`.
+    #[serde(default)]
+    pub api_key: Option<String>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            web_search: ServiceSettings {
+                endpoint: "https://api.bochaai.com/v1/web-search".into(),
+                api_key: Some("{{BOCHA_API_KEY}}".into()),
+            },
+            web_fetch: ServiceSettings {
+                endpoint: "https://r.jina.ai/".into(),
+                api_key: Some("{{JINA_API_KEY}}".into()),
+            },
+            permission_timeout_secs: 120,
+        }
+    }
+}
+
+impl Settings {
+    /// The settings file name inside the config folder.
+    pub const FILE: &'static str = "settings.yaml";
+
+    /// Read `config_dir/settings.yaml`; a missing file gives the defaults.
+    pub fn load(config_dir: &Path) -> Result<Settings, ConfigError> {
+        let path = config_dir.join(Self::FILE);
+        match std::fs::read_to_string(&path) {
+            Ok(text) if text.trim().is_empty() => Ok(Settings::default()),
+            Ok(text) => crate::yaml::from_str(&text).map_err(|e| yaml_error(&path, 1, e)),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Settings::default()),
+            Err(e) => Err(ConfigError {
+                file: path,
+                line: None,
+                field: None,
+                message: format!("cannot read file: {e}"),
+            }),
+        }
     }
 }
 
@@ -353,9 +391,17 @@ mod tests {
             "agents/bad.md",
             "---\nname: bad\nmax_tool_rounds: many\n---\n",
         );
-        write(tmp.path(), "tools/ok.md", "---\nname: ok_tool\n---\n");
+        write(
+            tmp.path(),
+            "tools/ok.md",
+            "---\nname: ok_tool\nendpoint: http://127.0.0.1:9/\n---\n",
+        );
         write(tmp.path(), "tools/_off.md", "---\nname: off\n---\n");
-        let nameless = write(tmp.path(), "tools/nameless.md", "---\nendpoint: x\n---\n");
+        let nameless = write(
+            tmp.path(),
+            "tools/nameless.md",
+            "---\nendpoint: http://x\n---\n",
+        );
         let snap = load(tmp.path());
         assert_eq!(snap.agents.len(), 1);
         assert_eq!(snap.tools.len(), 1);

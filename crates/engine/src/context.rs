@@ -1,7 +1,7 @@
 //! [`AppContext`]: the opened engine state one process works with (paths, database, config).
 
 use std::path::Path;
-use std::sync::{Mutex, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 
 use rusqlite::Connection;
 
@@ -26,7 +26,7 @@ pub enum OpenError {
 /// loaded configuration.
 pub struct AppContext {
     paths: AppPaths,
-    db: Mutex<Connection>,
+    db: Arc<Mutex<Connection>>,
     config: RwLock<ConfigSnapshot>,
 }
 
@@ -48,7 +48,7 @@ impl AppContext {
         }
         Ok(AppContext {
             paths,
-            db: Mutex::new(conn),
+            db: Arc::new(Mutex::new(conn)),
             config: RwLock::new(config),
         })
     }
@@ -62,6 +62,11 @@ impl AppContext {
     pub fn with_db<T>(&self, f: impl FnOnce(&Connection) -> T) -> T {
         let conn = self.db.lock().unwrap_or_else(|p| p.into_inner());
         f(&conn)
+    }
+
+    /// A shared handle to the database connection (for stores that live beside the context).
+    pub fn db_handle(&self) -> Arc<Mutex<Connection>> {
+        Arc::clone(&self.db)
     }
 
     /// Re-read the config folder.

@@ -22,7 +22,9 @@ pub mod frontmatter;
 pub mod logging;
 pub mod parser;
 pub mod paths;
+pub mod secrets;
 pub mod status;
+pub mod tools;
 pub mod tool_spec;
 pub mod yaml;
 

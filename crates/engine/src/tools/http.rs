@@ -1,0 +1,548 @@
+//! Declarative HTTP tools: `config/tools/*.md` files with YAML frontmatter (seed 001, path A).
+//!
+//! ```yaml
+//! name: query_stock_price          # required; a valid tool name
+//! description: "…"                 # default ""; the Markdown body is appended to it
+//! type: http                       # default http; the only type
+//! permission: confirm              # auto | confirm, default confirm
+//! endpoint: "https://…/{{HOST}}"   # required; {{VAR}} / <<VAR>> filled from keyring → env → .env
+//! method: POST                     # default GET; POST/PUT/PATCH send params as a JSON body,
+//!                                  # the others as a query string
+//! headers: {Authorization: "Bearer {{KEY}}"}   # default {}
+//! timeout: 30                      # seconds, default 30
+//! response_extract: "$.data.price" # optional RFC 9535 JSONPath
+//! parameters: [{name, type, description, required (default true), default, enum}]
+//! ```
+//!
+//! Loading never fails as a whole: a broken file becomes a [`ConfigError`] naming the file, the
+//! line and the field, and the other files still load.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+use serde_json::Value;
+use serde_json_path::JsonPath;
+
+use super::pipeline::value_text;
+use super::{Params, Permission, Tool, ToolContext, ToolResult, ToolSource, ToolSpec};
+use crate::config::ConfigError;
+use crate::secrets::{Redactor, SecretResolver};
+use crate::tool_spec::ParamSpec;
+
+/// Largest response body read from an HTTP tool's endpoint.
+pub const MAX_RESPONSE_BYTES: usize = 8 * 1024 * 1024;
+/// Redirects followed before giving up.
+pub const MAX_REDIRECTS: usize = 5;
+/// Characters of an error response body shown to the model.
+pub const ERROR_BODY_CHARS: usize = 500;
+
+const METHODS: [&str; 7] = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"];
+
+/// The frontmatter of an HTTP tool file, as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawDef {
+    name: String,
+    #[serde(default)]
+    description: String,
+    #[serde(default = "default_type", rename = "type")]
+    kind: String,
+    #[serde(default = "default_permission")]
+    permission: Permission,
+    endpoint: String,
+    #[serde(default = "default_method")]
+    method: String,
+    #[serde(default)]
+    headers: BTreeMap<String, String>,
+    #[serde(default = "default_timeout")]
+    timeout: u64,
+    #[serde(default)]
+    response_extract: Option<String>,
+    #[serde(default)]
+    parameters: Vec<ParamSpec>,
+}
+
+fn default_type() -> String {
+    "http".into()
+}
+fn default_permission() -> Permission {
+    Permission::Confirm
+}
+fn default_method() -> String {
+    "GET".into()
+}
+fn default_timeout() -> u64 {
+    30
+}
+
+/// A loaded, validated HTTP tool definition.
+#[derive(Debug, Clone)]
+pub struct HttpToolDef {
+    /// What the model sees (description includes the Markdown body).
+    pub spec: ToolSpec,
+    /// Default permission.
+    pub permission: Permission,
+    /// URL template.
+    pub endpoint: String,
+    /// Upper-case HTTP method.
+    pub method: String,
+    /// Header templates.
+    pub headers: BTreeMap<String, String>,
+    /// Request timeout.
+    pub timeout: Duration,
+    /// The JSONPath expression as written, if any.
+    pub response_extract: Option<String>,
+    /// The file it came from.
+    pub source: PathBuf,
+}
+
+impl HttpToolDef {
+    /// Do the params travel in a JSON body (POST/PUT/PATCH) rather than the query string?
+    pub fn sends_body(&self) -> bool {
+        matches!(self.method.as_str(), "POST" | "PUT" | "PATCH")
+    }
+}
+
+/// Parse and validate one HTTP tool file's text. `path` is used for error locations only.
+pub fn parse_definition(path: &Path, text: &str) -> Result<HttpToolDef, ConfigError> {
+    let doc = crate::frontmatter::split(text).map_err(|e| ConfigError {
+        file: path.to_path_buf(),
+        line: Some(1),
+        field: None,
+        message: e.to_string(),
+    })?;
+    let first = doc.yaml_first_line;
+    let raw: RawDef = crate::yaml::from_str(doc.yaml)
+        .map_err(|e| crate::config::yaml_error(path, first, e))?;
+    let at = |field: &str, message: String| ConfigError {
+        file: path.to_path_buf(),
+        line: line_of(doc.yaml, field).map(|l| (l + first - 1) as u32),
+        field: Some(field.to_string()),
+        message,
+    };
+    if !crate::config::is_valid_tool_name(&raw.name) {
+        return Err(at(
+            "name",
+            format!(
+                "`{}` is not a valid tool name: use letters, digits, `_`, `-`, `.`, `:`",
+                raw.name
+            ),
+        ));
+    }
+    if raw.kind != "http" {
+        return Err(at(
+            "type",
+            format!("unsupported tool type `{}`; only `http` is supported", raw.kind),
+        ));
+    }
+    let method = raw.method.to_ascii_uppercase();
+    if !METHODS.contains(&method.as_str()) {
+        return Err(at(
+            "method",
+            format!(
+                "unknown HTTP method `{}`; use one of {}",
+                raw.method,
+                METHODS.join(", ")
+            ),
+        ));
+    }
+    let endpoint = raw.endpoint.trim().to_string();
+    let scheme_ok = endpoint.starts_with("http://")
+        || endpoint.starts_with("https://")
+        || endpoint.starts_with("{{")
+        || endpoint.starts_with("<<");
+    if !scheme_ok {
+        return Err(at(
+            "endpoint",
+            format!("`{endpoint}` is not a full URL: it must start with http:// or https://"),
+        ));
+    }
+    if raw.timeout == 0 {
+        return Err(at("timeout", "timeout must be at least 1 second".into()));
+    }
+    if let Some(expr) = &raw.response_extract {
+        if let Err(e) = JsonPath::parse(expr) {
+            return Err(at(
+                "response_extract",
+                format!("`{expr}` is not a valid JSONPath (RFC 9535): {e}"),
+            ));
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    for (i, p) in raw.parameters.iter().enumerate() {
+        let field = format!("parameters[{i}]");
+        let locate = |sub: &str, message: String| ConfigError {
+            file: path.to_path_buf(),
+            line: param_line(doc.yaml, i, sub).map(|l| (l + first - 1) as u32),
+            field: Some(format!("{field}.{sub}")),
+            message,
+        };
+        if p.name.trim().is_empty() || p.name.contains(|c: char| c.is_whitespace() || c == '<' || c == '>') {
+            return Err(locate("name", format!("`{}` is not a usable parameter name", p.name)));
+        }
+        if !seen.insert(p.name.clone()) {
+            return Err(locate("name", format!("parameter `{}` is declared twice", p.name)));
+        }
+        if let Some(values) = &p.enum_values {
+            if values.is_empty() {
+                return Err(locate("enum", "enum must list at least one value".into()));
+            }
+        }
+        if let Some(default) = p.default.as_ref().filter(|d| !d.is_null()) {
+            let text = value_text(default);
+            let coerced = super::pipeline::coerce_value(p.kind, &text);
+            let mut probe = Params::new();
+            probe.insert(p.name.clone(), coerced);
+            if let Err(e) = super::pipeline::validate(std::slice::from_ref(p), &probe) {
+                return Err(locate(
+                    "default",
+                    format!("default `{text}` does not fit the parameter: {}", e.trim_start_matches("invalid parameters: ")),
+                ));
+            }
+        }
+    }
+    let description = match (raw.description.trim(), doc.body.trim()) {
+        (d, "") => d.to_string(),
+        ("", b) => b.to_string(),
+        (d, b) => format!("{d}\n{b}"),
+    };
+    Ok(HttpToolDef {
+        spec: ToolSpec {
+            name: raw.name,
+            description,
+            params: raw.parameters,
+        },
+        permission: raw.permission,
+        endpoint,
+        method,
+        headers: raw.headers,
+        timeout: Duration::from_secs(raw.timeout),
+        response_extract: raw.response_extract,
+        source: path.to_path_buf(),
+    })
+}
+
+/// The 1-based line (within `yaml`) of a top-level key.
+fn line_of(yaml: &str, key: &str) -> Option<usize> {
+    yaml.lines().position(|l| {
+        l.strip_prefix(key)
+            .is_some_and(|rest| rest.trim_start().starts_with(':'))
+    })
+    .map(|i| i + 1)
+}
+
+/// The 1-based line of field `sub` of the `index`-th item under `parameters:`.
+fn param_line(yaml: &str, index: usize, sub: &str) -> Option<usize> {
+    let lines: Vec<&str> = yaml.lines().collect();
+    let start = line_of(yaml, "parameters")?;
+    let mut item = None;
+    let mut count = 0;
+    for (i, line) in lines.iter().enumerate().skip(start) {
+        let t = line.trim_start();
+        if !line.starts_with(' ') && !line.starts_with('-') && !t.is_empty() {
+            break;
+        }
+        if t.starts_with("- ") || t == "-" {
+            if count == index {
+                item = Some(i);
+                break;
+            }
+            count += 1;
+        }
+    }
+    let item = item?;
+    for (i, line) in lines.iter().enumerate().skip(item) {
+        if i > item && line.trim_start().starts_with("- ") {
+            break;
+        }
+        let t = line.trim_start().trim_start_matches("- ").trim_start();
+        if t.strip_prefix(sub).is_some_and(|r| r.trim_start().starts_with(':')) {
+            return Some(i + 1);
+        }
+    }
+    Some(item + 1)
+}
+
+/// Load every `*.md` not starting with `_` in `dir`. Returns the tools and the located errors.
+pub fn load_dir(dir: &Path) -> (Vec<HttpToolDef>, Vec<ConfigError>) {
+    let mut errors = Vec::new();
+    let mut defs = Vec::new();
+    for path in crate::config::markdown_files(dir, &mut errors) {
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) => {
+                errors.push(ConfigError {
+                    file: path.clone(),
+                    line: None,
+                    field: None,
+                    message: format!("cannot read file: {e}"),
+                });
+                continue;
+            }
+        };
+        match parse_definition(&path, &text) {
+            Ok(def) => defs.push(def),
+            Err(e) => errors.push(e),
+        }
+    }
+    (defs, errors)
+}
+
+/// An HTTP tool ready to run.
+pub struct HttpTool {
+    def: HttpToolDef,
+    extract: Option<JsonPath>,
+    client: reqwest::Client,
+}
+
+/// What the permission dialog shows: the request that will be sent, secrets masked.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct RequestPreview {
+    /// HTTP method.
+    pub method: String,
+    /// URL with the query string; secret templates left as `{{NAME}}`.
+    pub url: String,
+    /// Headers; secret templates left as `{{NAME}}`.
+    pub headers: BTreeMap<String, String>,
+    /// JSON body, if the method sends one.
+    pub body: Option<Value>,
+}
+
+impl HttpTool {
+    /// Build a runnable tool from a definition.
+    pub fn new(def: HttpToolDef) -> Self {
+        let extract = def
+            .response_extract
+            .as_deref()
+            .and_then(|e| JsonPath::parse(e).ok());
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::limited(MAX_REDIRECTS))
+            .timeout(def.timeout)
+            .user_agent(concat!("ArtifactFlow/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .unwrap_or_default();
+        HttpTool {
+            def,
+            extract,
+            client,
+        }
+    }
+
+    /// The definition.
+    pub fn definition(&self) -> &HttpToolDef {
+        &self.def
+    }
+
+    /// The request that `params` would send, with secrets masked (templates shown by name).
+    pub fn preview(&self, params: &Params) -> RequestPreview {
+        let (url, body) = self.url_and_body(&self.def.endpoint, params);
+        RequestPreview {
+            method: self.def.method.clone(),
+            url,
+            headers: self.def.headers.clone(),
+            body,
+        }
+    }
+
+    fn url_and_body(&self, endpoint: &str, params: &Params) -> (String, Option<Value>) {
+        if self.def.sends_body() {
+            (endpoint.to_string(), Some(Value::Object(params.clone())))
+        } else if params.is_empty() {
+            (endpoint.to_string(), None)
+        } else {
+            let query = params
+                .iter()
+                .map(|(k, v)| format!("{}={}", encode_component(k), encode_component(&value_text(v))))
+                .collect::<Vec<_>>()
+                .join("&");
+            let sep = if endpoint.contains('?') { '&' } else { '?' };
+            (format!("{endpoint}{sep}{query}"), None)
+        }
+    }
+
+    async fn fill(&self, ctx: &ToolContext) -> (String, BTreeMap<String, String>, Redactor) {
+        let mut templates = vec![self.def.endpoint.clone()];
+        templates.extend(self.def.headers.values().cloned());
+        let filled = match &ctx.secrets {
+            Some(resolver) => resolver.fill_async(templates).await,
+            None => Arc::new(SecretResolver::new(None, None))
+                .fill_async(templates)
+                .await,
+        };
+        let redactor = Redactor::new(filled.iter().flat_map(|f| f.values.clone()));
+        let mut iter = filled.into_iter().map(|f| f.text);
+        let endpoint = iter.next().unwrap_or_default();
+        let headers = self.def.headers.keys().cloned().zip(iter).collect();
+        (endpoint, headers, redactor)
+    }
+}
+
+fn encode_component(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+#[async_trait::async_trait]
+impl Tool for HttpTool {
+    fn spec(&self) -> &ToolSpec {
+        &self.def.spec
+    }
+
+    fn permission(&self) -> Permission {
+        self.def.permission
+    }
+
+    fn source(&self) -> ToolSource {
+        ToolSource::Http {
+            file: self.def.source.clone(),
+        }
+    }
+
+    async fn execute(&self, params: Params, ctx: &ToolContext) -> ToolResult {
+        let started = Instant::now();
+        let preview = self.preview(&params);
+        let (endpoint, headers, redactor) = self.fill(ctx).await;
+        let (url, body) = self.url_and_body(&endpoint, &params);
+        let method = reqwest::Method::from_bytes(self.def.method.as_bytes())
+            .unwrap_or(reqwest::Method::GET);
+        let mut request = self.client.request(method, &url);
+        for (k, v) in &headers {
+            request = request.header(k, v);
+        }
+        if let Some(body) = &body {
+            request = request.json(body);
+        }
+        let meta = |r: ToolResult, status: Option<u16>| {
+            r.with_meta("request", serde_json::to_value(&preview).unwrap_or_default())
+                .with_meta("status", status.map_or(Value::Null, Value::from))
+                .with_meta("elapsed_ms", started.elapsed().as_millis() as u64)
+        };
+        let response = match request.send().await {
+            Ok(r) => r,
+            Err(e) => {
+                let reason = describe_request_error(&e);
+                let message = format!(
+                    "could not reach {} {}: {reason}",
+                    self.def.method, preview.url
+                );
+                return meta(ToolResult::fail(redactor.redact(&message)), None);
+            }
+        };
+        let status = response.status();
+        let body = match read_capped(response, MAX_RESPONSE_BYTES).await {
+            Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            Err(message) => {
+                return meta(ToolResult::fail(redactor.redact(&message)), Some(status.as_u16()))
+            }
+        };
+        let body = redactor.redact(&body);
+        if !status.is_success() {
+            let message = format!(
+                "HTTP {status} from {} {}: {}",
+                self.def.method,
+                preview.url,
+                trim_chars(&body, ERROR_BODY_CHARS)
+            );
+            return meta(ToolResult::fail(message), Some(status.as_u16()));
+        }
+        let result = match (&self.extract, &self.def.response_extract) {
+            (Some(path), Some(expr)) => extract(path, expr, &body),
+            _ => ToolResult::ok(body),
+        };
+        meta(result, Some(status.as_u16()))
+    }
+}
+
+/// Apply `response_extract`: one match → the value (strings unquoted), several → a JSON array.
+pub fn extract(path: &JsonPath, expr: &str, body: &str) -> ToolResult {
+    let json: Value = match serde_json::from_str(body) {
+        Ok(v) => v,
+        Err(_) => {
+            return ToolResult::fail(format!(
+                "the response is not JSON, so response_extract `{expr}` cannot apply; it starts with: {}",
+                trim_chars(body, 200)
+            ))
+        }
+    };
+    let nodes = path.query(&json).all();
+    match nodes.as_slice() {
+        [] => ToolResult::fail(format!(
+            "response_extract `{expr}` matched nothing in the response; {}",
+            describe_shape(&json)
+        )),
+        [one] => ToolResult::ok(value_text(one)),
+        many => ToolResult::ok(Value::Array(many.iter().map(|v| (*v).clone()).collect()).to_string()),
+    }
+}
+
+/// A short description of a JSON value's top level, to explain a JSONPath that matched nothing.
+pub fn describe_shape(json: &Value) -> String {
+    match json {
+        Value::Object(map) => {
+            let keys: Vec<_> = map.keys().take(20).map(|k| format!("`{k}`")).collect();
+            format!("the response is an object with keys {}", keys.join(", "))
+        }
+        Value::Array(items) => format!("the response is an array of {} items", items.len()),
+        other => format!("the response is a single value: {}", trim_chars(&other.to_string(), 100)),
+    }
+}
+
+pub(crate) fn describe_request_error(e: &reqwest::Error) -> String {
+    if e.is_timeout() {
+        "the request timed out".into()
+    } else if e.is_redirect() {
+        format!("too many redirects (more than {MAX_REDIRECTS})")
+    } else if e.is_connect() {
+        "connection failed (is the server running and the address right?)".into()
+    } else {
+        // Without the URL: it may contain a secret; the caller names the masked URL itself.
+        let mut text = e.to_string();
+        if let Some(url) = e.url() {
+            text = text.replace(url.as_str(), "<url>");
+        }
+        text
+    }
+}
+
+pub(crate) async fn read_capped(mut response: reqwest::Response, cap: usize) -> Result<Vec<u8>, String> {
+    if let Some(len) = response.content_length() {
+        if len as usize > cap {
+            return Err(format!(
+                "the response is {len} bytes, more than the {cap}-byte limit for HTTP tools"
+            ));
+        }
+    }
+    let mut body = Vec::new();
+    loop {
+        match response.chunk().await {
+            Ok(Some(chunk)) => {
+                if body.len() + chunk.len() > cap {
+                    return Err(format!(
+                        "the response is larger than the {cap}-byte limit for HTTP tools"
+                    ));
+                }
+                body.extend_from_slice(&chunk);
+            }
+            Ok(None) => return Ok(body),
+            Err(e) => return Err(format!("reading the response failed: {}", describe_request_error(&e))),
+        }
+    }
+}
+
+/// At most `max` characters of `s`, with a note when cut.
+pub fn trim_chars(s: &str, max: usize) -> String {
+    let s = s.trim();
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{}… [{} more characters]", &s[..i], s[i..].chars().count()),
+        None => s.to_string(),
+    }
+}

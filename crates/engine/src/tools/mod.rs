@@ -1,0 +1,132 @@
+//! Tools: the [`Tool`] trait, the one execution [`pipeline`], the [`registry`], declarative
+//! [`http`] tools and the built-in tools.
+//!
+//! # How a call runs
+//! Every call, whatever the tool, goes through [`pipeline::run`]:
+//! string params from the parser → coerced to the declared types (`true/1/yes`, `false/0/no`;
+//! a failed coercion keeps the string) → defaults filled → validated (required, unknown, enum,
+//! type) → [`Tool::execute`] → any error or panic wrapped as a failed [`ToolResult`].
+//! Nothing in the pipeline returns an error or panics at its caller: the model always gets a
+//! result it can act on.
+//!
+//! # Adding a tool in Rust
+//! Implement [`Tool`] (a [`ToolSpec`] describing the parameters, a default [`Permission`] and an
+//! async `execute` that only does the work — coercion, defaults and validation are already
+//! done), then register an instance in [`builtin::builtin_tools`]. Agents only see it once
+//! their `tools:` list names it. See `crates/engine/tests/tools/custom_tool.rs` for a complete
+//! example with a test.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+pub use crate::config::Permission;
+pub use crate::tool_spec::{ParamSpec, ParamType, ToolSpec};
+
+pub mod builtin;
+pub mod http;
+pub mod pipeline;
+pub mod registry;
+
+/// Parameters after coercion and defaults: name → typed JSON value, in the order given.
+pub type Params = Map<String, Value>;
+
+/// Default cap on a successful result's size before it is stored as an artifact.
+pub const DEFAULT_MAX_RESULT_SIZE_CHARS: usize = 50_000;
+
+/// The outcome of one tool call.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ToolResult {
+    /// Did the tool do what was asked?
+    pub success: bool,
+    /// The output for the model (text; structured data serialised in a model-friendly way).
+    pub data: String,
+    /// Why it failed, written for the model: what was wrong and what to do next.
+    pub error: Option<String>,
+    /// Extra facts for the UI and the engine (never shown to the model).
+    pub metadata: Map<String, Value>,
+}
+
+impl ToolResult {
+    /// A successful result.
+    pub fn ok(data: impl Into<String>) -> Self {
+        ToolResult {
+            success: true,
+            data: data.into(),
+            ..Default::default()
+        }
+    }
+
+    /// A failed result.
+    pub fn fail(error: impl Into<String>) -> Self {
+        ToolResult {
+            success: false,
+            error: Some(error.into()),
+            ..Default::default()
+        }
+    }
+
+    /// Add a metadata entry.
+    pub fn with_meta(mut self, key: &str, value: impl Into<Value>) -> Self {
+        self.metadata.insert(key.to_string(), value.into());
+        self
+    }
+}
+
+/// Where a tool comes from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ToolSource {
+    /// Built into ArtifactFlow.
+    Builtin,
+    /// One of the per-conversation artifact tools.
+    Artifact,
+    /// A declarative HTTP tool from a Markdown file.
+    Http {
+        /// The file it was loaded from.
+        file: std::path::PathBuf,
+    },
+}
+
+/// What a tool may use while it runs.
+#[derive(Clone, Default)]
+pub struct ToolContext {
+    /// The conversation the call belongs to, if any.
+    pub conversation_id: Option<String>,
+    /// Secret lookup for `{{VAR}}` templates.
+    pub secrets: Option<Arc<crate::secrets::SecretResolver>>,
+}
+
+/// One tool, as the engine and the model see it.
+///
+/// Required: [`Tool::spec`] (name, description, parameters), [`Tool::permission`] and
+/// [`Tool::execute`]. The others have defaults. `execute` receives parameters that are already
+/// coerced, defaulted and validated against the spec; it should return failures as
+/// [`ToolResult::fail`] with a message the model can act on (a panic is caught and wrapped too,
+/// but loses context).
+#[async_trait::async_trait]
+pub trait Tool: Send + Sync {
+    /// Name, description and parameters.
+    fn spec(&self) -> &ToolSpec;
+
+    /// The default permission; an agent's own setting for the tool overrides it.
+    fn permission(&self) -> Permission;
+
+    /// Results longer than this are stored as an artifact and replaced by a preview.
+    /// `None` means never (read_artifact, to avoid a read → store → read loop).
+    fn max_result_size_chars(&self) -> Option<usize> {
+        Some(DEFAULT_MAX_RESULT_SIZE_CHARS)
+    }
+
+    /// Where the tool comes from.
+    fn source(&self) -> ToolSource {
+        ToolSource::Builtin
+    }
+
+    /// Do the work.
+    async fn execute(&self, params: Params, ctx: &ToolContext) -> ToolResult;
+}
+
+/// A shared handle to a tool.
+pub type ToolRef = Arc<dyn Tool>;

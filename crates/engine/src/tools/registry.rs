@@ -1,0 +1,106 @@
+//! The tool registry: built-in, artifact (reserved names) and custom tools merged by name.
+//!
+//! A custom tool whose name clashes with a built-in tool, a reserved artifact tool name or an
+//! earlier custom tool is not registered; the clash becomes a located [`ConfigError`] and every
+//! other tool still loads.
+
+use std::sync::Arc;
+
+use indexmap::IndexMap;
+
+use super::http::{HttpTool, HttpToolDef};
+use super::{ToolRef, ToolSource};
+use crate::config::ConfigError;
+
+/// Names reserved for the per-conversation artifact tools.
+pub const RESERVED_ARTIFACT_TOOLS: [&str; 5] = [
+    "create_artifact",
+    "update_artifact",
+    "rewrite_artifact",
+    "read_artifact",
+    "grep_artifact",
+];
+
+/// Tools by name, in registration order (built-ins first).
+#[derive(Clone, Default)]
+pub struct Registry {
+    tools: IndexMap<String, ToolRef>,
+    /// Clashes found while building.
+    pub errors: Vec<ConfigError>,
+}
+
+impl Registry {
+    /// Merge built-in tools and HTTP tool definitions.
+    pub fn build(builtins: Vec<ToolRef>, custom: &[HttpToolDef]) -> Registry {
+        let mut registry = Registry::default();
+        for tool in builtins {
+            registry.tools.insert(tool.spec().name.clone(), tool);
+        }
+        for def in custom {
+            let name = &def.spec.name;
+            let clash = if RESERVED_ARTIFACT_TOOLS.contains(&name.as_str()) {
+                Some(format!(
+                    "`{name}` is reserved for the artifact tools; choose another name"
+                ))
+            } else {
+                registry.tools.get(name).map(|existing| match existing.source() {
+                    ToolSource::Http { file } => format!(
+                        "`{name}` is already defined by {}; tool names must be unique",
+                        file.display()
+                    ),
+                    _ => format!("`{name}` is a built-in tool; choose another name"),
+                })
+            };
+            match clash {
+                Some(message) => registry.errors.push(ConfigError {
+                    file: def.source.clone(),
+                    line: name_line(&def.source),
+                    field: Some("name".into()),
+                    message,
+                }),
+                None => {
+                    registry
+                        .tools
+                        .insert(name.clone(), Arc::new(HttpTool::new(def.clone())));
+                }
+            }
+        }
+        registry
+    }
+
+    /// Add per-conversation tools (the artifact tools), replacing any of the same name.
+    pub fn with_tools(&self, extra: impl IntoIterator<Item = ToolRef>) -> Registry {
+        let mut r = self.clone();
+        for tool in extra {
+            r.tools.insert(tool.spec().name.clone(), tool);
+        }
+        r
+    }
+
+    /// The tool called `name`.
+    pub fn get(&self, name: &str) -> Option<&ToolRef> {
+        self.tools.get(name)
+    }
+
+    /// Every tool, in registration order.
+    pub fn iter(&self) -> impl Iterator<Item = &ToolRef> {
+        self.tools.values()
+    }
+
+    /// Number of tools.
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// No tools at all?
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+}
+
+fn name_line(file: &std::path::Path) -> Option<u32> {
+    let text = std::fs::read_to_string(file).ok()?;
+    text.lines()
+        .position(|l| l.strip_prefix("name").is_some_and(|r| r.trim_start().starts_with(':')))
+        .map(|i| i as u32 + 1)
+}
