@@ -169,15 +169,8 @@ impl<'a> Reader<'a> {
             if j - i < 3 {
                 return None;
             }
-            let line_end = memchr::memchr(b'\n', &bytes[j..span.b1]).map_or(span.b1, |k| j + k);
-            let lang = trim_ws(&self.text[j..line_end]);
-            if !lang
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'+' | b'.' | b'#'))
-            {
-                return None;
-            }
-            i = line_end;
+            // The fence line (with its language, or whatever else) runs to the end of the line.
+            i = memchr::memchr(b'\n', &bytes[j..span.b1]).map_or(span.b1, |k| j + k);
             while i < span.b1 && is_ws(bytes[i]) {
                 i += 1;
             }
@@ -242,8 +235,9 @@ impl<'a> Reader<'a> {
                         }
                         continue;
                     }
-                    if name.eq_ignore_ascii_case("tool_call") || name.eq_ignore_ascii_case("think")
-                    {
+                    // A `<tool_call>` here can only be the ignored self-closing form (rule 2). A
+                    // `<think>` that survived rule 1 (joined from pieces) is an ordinary element.
+                    if name.eq_ignore_ascii_case("tool_call") {
                         k += 1;
                         continue;
                     }

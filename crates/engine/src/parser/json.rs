@@ -53,18 +53,22 @@ pub(crate) fn parse(text: &str) -> Result<Value<'_>, String> {
     Ok(v)
 }
 
-/// Rule 14: a flat object's members as parameters.
+/// Rule 14: a flat object's members as parameters, merged into `out`.
+///
+/// The object is read on its own first (duplicate keys: last wins, then a `null` member is
+/// omitted), so a `null` never removes a parameter that came from elsewhere in the block.
 pub(crate) fn flat_params(v: Value<'_>, out: &mut Params) -> Result<(), String> {
     let Value::Obj(members) = v else {
         return Err(format!("expected a JSON object, found {}", v.kind()));
     };
+    let mut own = Params::new();
     for (k, v) in members {
         let s = match v {
             Value::Str(s) => s,
             Value::Num(n) => n.to_string(),
             Value::Bool(b) => b.to_string(),
             Value::Null => {
-                out.shift_remove(&k);
+                own.shift_remove(&k);
                 continue;
             }
             other => {
@@ -74,8 +78,9 @@ pub(crate) fn flat_params(v: Value<'_>, out: &mut Params) -> Result<(), String> 
                 ))
             }
         };
-        out.insert(k, s);
+        own.insert(k, s);
     }
+    out.extend(own);
     Ok(())
 }
 

@@ -147,28 +147,90 @@ impl Tail {
 
 /// Try to read a closing tag `</name ws* >` at `lt`. Ok(None): not a closing tag; Err: cut off.
 fn closing_tag_at(bytes: &[u8], lt: usize, fin: bool) -> Result<Option<(usize, usize)>, ()> {
+    closing_tag_from(bytes, lt, fin, CloseProgress::Name { upto: lt + 2 }).map_err(|_| ())
+}
+
+/// How far the reading of a closing tag cut off by the end of the buffer got.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CloseProgress {
+    /// `bytes[lt + 2..upto]` are name characters; the name may still grow.
+    Name { upto: usize },
+    /// The name ended at `name_end`; `bytes[name_end..upto]` are whitespace.
+    Ws { name_end: usize, upto: usize },
+}
+
+/// [`closing_tag_at`], resumed from `from` (what an earlier, cut-off attempt already read), so
+/// that a long name or a long run of whitespace is read once however often it is resumed.
+fn closing_tag_from(
+    bytes: &[u8],
+    lt: usize,
+    fin: bool,
+    from: CloseProgress,
+) -> Result<Option<(usize, usize)>, CloseProgress> {
     let n = bytes.len();
-    let mut j = lt + 2;
-    if j >= n {
-        return if fin { Ok(None) } else { Err(()) };
-    }
-    if !is_name_start(bytes[j]) {
-        return Ok(None);
-    }
-    while j < n && is_name_char(bytes[j]) {
-        j += 1;
-    }
-    let name_end = j;
+    let cut = |p: CloseProgress| if fin { Ok(None) } else { Err(p) };
+    let (name_end, mut j) = match from {
+        CloseProgress::Ws { name_end, upto } => (name_end, upto),
+        CloseProgress::Name { upto } => {
+            let mut j = upto;
+            if j == lt + 2 {
+                if j >= n {
+                    return cut(CloseProgress::Name { upto: j });
+                }
+                if !is_name_start(bytes[j]) {
+                    return Ok(None);
+                }
+            }
+            while j < n && is_name_char(bytes[j]) {
+                j += 1;
+            }
+            if j >= n {
+                return cut(CloseProgress::Name { upto: j });
+            }
+            (j, j)
+        }
+    };
     while j < n && is_ws(bytes[j]) {
         j += 1;
     }
     if j >= n {
-        return if fin { Ok(None) } else { Err(()) };
+        return cut(CloseProgress::Ws { name_end, upto: j });
     }
     if bytes[j] == b'>' {
         Ok(Some((name_end, j + 1)))
     } else {
         Ok(None)
+    }
+}
+
+/// What the scanner already knows about a construct at `lt` that the end of the buffer cut off
+/// (streaming): resuming from it keeps every byte of a pending construct read a bounded number of
+/// times, whatever the chunk sizes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cut {
+    /// A closing tag.
+    Close { lt: usize, progress: CloseProgress },
+    /// An opening tag: `bytes[lt + 1..upto]` are name characters, the name may still grow.
+    OpenName { lt: usize, upto: usize },
+    /// An opening tag whose name ends at `name_end` and is not the equals-sign name form;
+    /// the search for its `>` resumes from [`Scanner::resume`].
+    OpenAttrs { lt: usize, name_end: usize },
+    /// The equals-sign name form after `<name` (ending at `name_end`), matched so far.
+    NameEq {
+        lt: usize,
+        name_end: usize,
+        state: NameEqState,
+    },
+}
+
+impl Cut {
+    fn lt(&self) -> usize {
+        match *self {
+            Cut::Close { lt, .. }
+            | Cut::OpenName { lt, .. }
+            | Cut::OpenAttrs { lt, .. }
+            | Cut::NameEq { lt, .. } => lt,
+        }
     }
 }
 
@@ -183,6 +245,8 @@ pub(crate) struct Scanner {
     last_end: usize,
     last_open: Option<(usize, usize)>,
     tail: Option<Tail>,
+    /// Progress on the cut-off construct at `pos`, if any.
+    cut: Option<Cut>,
 }
 
 impl Scanner {
@@ -192,6 +256,7 @@ impl Scanner {
         self.resume = pos;
         self.last_end = pos;
         self.last_open = None;
+        self.cut = None;
     }
 
     /// The next token at or after `pos`, or `None` at the end of the text (or, when `fin` is
@@ -237,6 +302,7 @@ impl Scanner {
         let bytes = text.as_bytes();
         let n = bytes.len();
         let rest = &bytes[lt..];
+        let cut = self.cut.take().filter(|c| c.lt() == lt);
         // A prefix of `<![CDATA[` cut by the end of the buffer may still become one.
         if rest.len() < CDATA_OPEN.len() && CDATA_OPEN.starts_with(rest) && !fin {
             return At::NeedMore { resume: lt };
@@ -252,7 +318,11 @@ impl Scanner {
             };
         }
         if rest[1] == b'/' {
-            return match closing_tag_at(bytes, lt, fin) {
+            let from = match cut {
+                Some(Cut::Close { progress, .. }) => progress,
+                _ => CloseProgress::Name { upto: lt + 2 },
+            };
+            return match closing_tag_from(bytes, lt, fin, from) {
                 Ok(Some((name_end, end))) => At::Token(Token {
                     kind: Kind::Close,
                     start: lt,
@@ -261,26 +331,45 @@ impl Scanner {
                     b: name_end,
                 }),
                 Ok(None) => At::Text,
-                Err(()) => At::NeedMore { resume: lt },
+                Err(progress) => {
+                    self.cut = Some(Cut::Close { lt, progress });
+                    At::NeedMore { resume: lt }
+                }
             };
         }
         if !is_name_start(rest[1]) {
             return At::Text;
         }
-        let mut j = lt + 1;
+        let (mut j, name_eq) = match cut {
+            Some(Cut::OpenName { upto, .. }) => (upto, None),
+            Some(Cut::OpenAttrs { name_end, .. }) => (name_end, Some(None)),
+            Some(Cut::NameEq {
+                name_end, state, ..
+            }) => (name_end, Some(Some(state))),
+            _ => (lt + 1, None),
+        };
         while j < n && is_name_char(bytes[j]) {
             j += 1;
         }
         let name_end = j;
         if j >= n {
-            return if fin {
-                At::Text
-            } else {
-                At::NeedMore { resume: lt }
-            };
+            if fin {
+                return At::Text;
+            }
+            self.cut = Some(Cut::OpenName { lt, upto: j });
+            return At::NeedMore { resume: lt };
         }
-        if bytes[lt + 1..name_end].eq_ignore_ascii_case(b"name") {
-            match name_equals_at(bytes, name_end, fin) {
+        // `name_eq`: None — not tried yet; Some(None) — decided: not the form; Some(Some(s)) —
+        // resume the match from `s`.
+        let name_eq = match name_eq {
+            Some(known) => known,
+            None if bytes[lt + 1..name_end].eq_ignore_ascii_case(b"name") => {
+                Some(NameEqState::new(name_end))
+            }
+            None => None,
+        };
+        if let Some(state) = name_eq {
+            match name_equals_at(bytes, state, fin) {
                 NameEq::Match { a, b, end } => {
                     return At::Token(Token {
                         kind: Kind::NameEq,
@@ -290,7 +379,14 @@ impl Scanner {
                         b,
                     })
                 }
-                NameEq::NeedMore => return At::NeedMore { resume: lt },
+                NameEq::NeedMore(state) => {
+                    self.cut = Some(Cut::NameEq {
+                        lt,
+                        name_end,
+                        state,
+                    });
+                    return At::NeedMore { resume: lt };
+                }
                 NameEq::No => {}
             }
         }
@@ -303,13 +399,17 @@ impl Scanner {
                 b: name_end,
             })
         };
+        let mut wait = |resume: usize| {
+            self.cut = Some(Cut::OpenAttrs { lt, name_end });
+            At::NeedMore { resume }
+        };
         match bytes[j] {
             b'>' => open(j + 1, false),
             b'/' => match bytes.get(j + 1) {
                 Some(b'>') => open(j + 2, true),
                 Some(_) => At::Text,
                 None if fin => At::Text,
-                None => At::NeedMore { resume: lt },
+                None => wait(lt),
             },
             b if is_ws(b) => {
                 // Attributes: anything but '<' and '>' up to the '>'.
@@ -321,7 +421,7 @@ impl Scanner {
                     }
                     Some(_) => At::Text,
                     None if fin => At::Text,
-                    None => At::NeedMore { resume: n },
+                    None => wait(n),
                 }
             }
             _ => At::Text,
@@ -375,97 +475,152 @@ impl Scanner {
 enum NameEq {
     Match { a: usize, b: usize, end: usize },
     No,
-    NeedMore,
+    NeedMore(NameEqState),
 }
 
-/// Rule 6, by hand: after `<name` at `i`, match
-/// `\s*=\s*["']?([A-Za-z0-9_.:-]+)["']?\s*/?>?(\s*</name\s*>)?`.
-fn name_equals_at(bytes: &[u8], mut i: usize, fin: bool) -> NameEq {
+/// How far the match of rule 6's expression got when the end of the buffer cut it (streaming).
+/// Resuming from it reads every byte of the form once, whatever the chunk sizes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct NameEqState {
+    /// 0: `\s*=`; 1: `\s*["']?` and the first name byte; 2: the name; 4: `\s*/?>?` after the
+    /// closing quote; 5: `\s*</name`; 6: `\s*>`.
+    phase: u8,
+    /// Where to continue.
+    i: usize,
+    /// The captured name `a..b` (from phase 2 on).
+    a: usize,
+    b: usize,
+    /// End of the match without the optional `\s*</name\s*>` (from phase 5 on).
+    matched: usize,
+}
+
+impl NameEqState {
+    fn new(name_end: usize) -> Self {
+        NameEqState {
+            phase: 0,
+            i: name_end,
+            a: 0,
+            b: 0,
+            matched: 0,
+        }
+    }
+}
+
+/// Rule 6, by hand: after `<name`, match
+/// `\s*=\s*["']?([A-Za-z0-9_.:-]+)["']?\s*/?>?(\s*</name\s*>)?` (from `state`). In streaming
+/// mode the greedy optional parts may still grow, so it waits for a decisive byte.
+fn name_equals_at(bytes: &[u8], state: NameEqState, fin: bool) -> NameEq {
     let n = bytes.len();
-    // In streaming mode the greedy optional parts may still grow: wait for a decisive byte.
-    macro_rules! need {
+    let NameEqState {
+        mut phase,
+        mut i,
+        mut a,
+        mut b,
+        mut matched,
+    } = state;
+    let is_quote = |c: u8| matches!(c, b'"' | b'\'');
+    let is_group = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b':' | b'-');
+    // The end of the buffer at `at`: the match is `$done` if the text is complete, otherwise
+    // wait, resuming this phase at `resume`.
+    macro_rules! at_end {
+        ($at:expr, $resume:expr, $done:expr) => {
+            if $at >= n {
+                return if fin {
+                    $done
+                } else {
+                    NameEq::NeedMore(NameEqState {
+                        phase,
+                        i: $resume,
+                        a,
+                        b,
+                        matched,
+                    })
+                };
+            }
+        };
+    }
+    macro_rules! skip_ws {
         () => {
-            if i >= n {
-                return if fin { NameEq::No } else { NameEq::NeedMore };
+            while i < n && is_ws(bytes[i]) {
+                i += 1;
             }
         };
     }
-    macro_rules! more_or_done {
-        ($done:expr) => {
-            if i >= n {
-                return if fin { $done } else { NameEq::NeedMore };
+    let done = |a: usize, b: usize, end: usize| NameEq::Match { a, b, end };
+    loop {
+        match phase {
+            0 => {
+                skip_ws!();
+                at_end!(i, i, NameEq::No);
+                if bytes[i] != b'=' {
+                    return NameEq::No;
+                }
+                i += 1;
+                phase = 1;
             }
-        };
-    }
-    while i < n && is_ws(bytes[i]) {
-        i += 1;
-    }
-    need!();
-    if bytes[i] != b'=' {
-        return NameEq::No;
-    }
-    i += 1;
-    while i < n && is_ws(bytes[i]) {
-        i += 1;
-    }
-    need!();
-    if matches!(bytes[i], b'"' | b'\'') {
-        i += 1;
-    }
-    need!();
-    let a = i;
-    while i < n
-        && (bytes[i].is_ascii_alphanumeric() || matches!(bytes[i], b'_' | b'.' | b':' | b'-'))
-    {
-        i += 1;
-    }
-    let b = i;
-    if a == b {
-        return NameEq::No;
-    }
-    let done = |end: usize| NameEq::Match { a, b, end };
-    more_or_done!(done(i));
-    if matches!(bytes[i], b'"' | b'\'') {
-        i += 1;
-    }
-    while i < n && is_ws(bytes[i]) {
-        i += 1;
-    }
-    more_or_done!(done(i));
-    if bytes[i] == b'/' {
-        i += 1;
-    }
-    more_or_done!(done(i));
-    if bytes[i] == b'>' {
-        i += 1;
-    }
-    let matched = i;
-    // Optional `\s*</name\s*>`.
-    while i < n && is_ws(bytes[i]) {
-        i += 1;
-    }
-    more_or_done!(done(matched));
-    if bytes[i] != b'<' {
-        return done(matched);
-    }
-    let lt = i;
-    let want = b"</name";
-    let avail = &bytes[lt..n.min(lt + want.len())];
-    if !want[..avail.len()].eq_ignore_ascii_case(avail) {
-        return done(matched);
-    }
-    if avail.len() < want.len() {
-        return if fin { done(matched) } else { NameEq::NeedMore };
-    }
-    i = lt + want.len();
-    while i < n && is_ws(bytes[i]) {
-        i += 1;
-    }
-    more_or_done!(done(matched));
-    if bytes[i] == b'>' {
-        done(i + 1)
-    } else {
-        done(matched)
+            1 => {
+                skip_ws!();
+                at_end!(i, i, NameEq::No);
+                let p = if is_quote(bytes[i]) { i + 1 } else { i };
+                at_end!(p, i, NameEq::No);
+                a = p;
+                i = p;
+                phase = 2;
+            }
+            2 => {
+                while i < n && is_group(bytes[i]) {
+                    i += 1;
+                }
+                if i == a {
+                    return NameEq::No;
+                }
+                b = i;
+                at_end!(i, i, done(a, b, i));
+                if is_quote(bytes[i]) {
+                    i += 1;
+                }
+                phase = 4;
+            }
+            4 => {
+                skip_ws!();
+                at_end!(i, i, done(a, b, i));
+                let mut p = i;
+                if bytes[p] == b'/' {
+                    p += 1;
+                    at_end!(p, i, done(a, b, p));
+                }
+                if bytes[p] == b'>' {
+                    p += 1;
+                }
+                matched = p;
+                i = p;
+                phase = 5;
+            }
+            5 => {
+                skip_ws!();
+                at_end!(i, i, done(a, b, matched));
+                if bytes[i] != b'<' {
+                    return done(a, b, matched);
+                }
+                let want = b"</name";
+                let avail = &bytes[i..n.min(i + want.len())];
+                if !want[..avail.len()].eq_ignore_ascii_case(avail) {
+                    return done(a, b, matched);
+                }
+                at_end!(i + avail.len(), i, done(a, b, matched));
+                i += want.len();
+                phase = 6;
+            }
+            _ => {
+                skip_ws!();
+                at_end!(i, i, done(a, b, matched));
+                return if bytes[i] == b'>' {
+                    done(a, b, i + 1)
+                } else {
+                    done(a, b, matched)
+                };
+            }
+        }
     }
 }
 

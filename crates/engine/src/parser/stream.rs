@@ -65,6 +65,9 @@ struct OpenBlock {
     name_attempts: u32,
     /// Next token to examine for the end of the block.
     scan: usize,
+    /// Until the first non-whitespace byte of a `<tool_call>` block has arrived: where to look
+    /// for it (so a long run of leading whitespace is read once).
+    json_probe: Option<usize>,
 }
 
 /// Incremental tool-call parser. See the [module docs](self).
@@ -161,6 +164,7 @@ impl StreamParser {
                 name_known: false,
                 name_attempts: 0,
                 scan: open + 1,
+                json_probe: (!bare).then(|| self.toks[open].end),
             });
             if bare {
                 let index = start_call(&mut self.calls, events);
@@ -182,12 +186,16 @@ impl StreamParser {
         let text = &self.clean;
         let name = self.toks[b.open].inner(text).to_string();
         // A `<tool_call>` whose content starts with `{` is a JSON call: it produces one entry.
-        if b.index.is_none() && !b.bare {
+        if let Some(from) = b.json_probe {
             let bytes = text.as_bytes();
-            let from = self.toks[b.open].end;
-            let first = bytes[from..].iter().position(|&c| !is_ws(c));
-            if first.is_some_and(|i| bytes[from + i] == b'{') {
-                b.index = Some(start_call(&mut self.calls, events));
+            match bytes[from..].iter().position(|&c| !is_ws(c)) {
+                Some(i) => {
+                    b.json_probe = None;
+                    if bytes[from + i] == b'{' && b.index.is_none() {
+                        b.index = Some(start_call(&mut self.calls, events));
+                    }
+                }
+                None => b.json_probe = Some(bytes.len()),
             }
         }
         let mut end = None;

@@ -12,7 +12,7 @@ use super::scan::{is_ws, Kind, Scanner};
 pub(crate) struct ThinkFilter {
     scanner: Scanner,
     /// Inside a region: where to continue the search for `</think>`.
-    in_region: Option<usize>,
+    in_region: Option<Resume>,
     /// Has any think tag been seen yet?
     seen_think: bool,
     /// Raw text before this offset has been copied or deleted.
@@ -73,7 +73,10 @@ impl ThinkFilter {
                 } => {
                     out.push_str(&raw[self.copied..tok.start]);
                     self.copied = tok.end;
-                    self.in_region = Some(tok.end);
+                    self.in_region = Some(Resume {
+                        at: tok.end,
+                        ws_to: None,
+                    });
                 }
                 _ => {
                     out.push_str(&raw[self.copied..tok.start]);
@@ -84,30 +87,47 @@ impl ThinkFilter {
     }
 }
 
+/// Where the search for `</think>` continues in a growing buffer.
+#[derive(Debug, Clone, Copy)]
+struct Resume {
+    /// The next byte to look at (a `</think` cut off by the end of the buffer when `ws_to` is set).
+    at: usize,
+    /// With `</think` at `at`: the whitespace after it was already read up to here.
+    ws_to: Option<usize>,
+}
+
 enum Search {
     /// End of the `</think>` tag.
     Found(usize),
     /// Not found yet; resume the search here.
-    NotYet(usize),
+    NotYet(Resume),
 }
 
-/// Plain search for `</think ws* >` (case-insensitive) from `from`.
-fn find_think_close(bytes: &[u8], from: usize, fin: bool) -> Search {
+/// Plain search for `</think ws* >` (case-insensitive) from `from`. A `</think` followed by
+/// whitespace up to the end of the buffer is resumed after that whitespace, so feeding a long run
+/// of whitespace in small chunks reads it once.
+fn find_think_close(bytes: &[u8], from: Resume, fin: bool) -> Search {
     let n = bytes.len();
-    let mut i = from;
+    let want = b"</think";
+    let mut i = from.at;
     while let Some(off) = memchr::memchr(b'<', &bytes[i..]) {
         let lt = i + off;
-        let want = b"</think";
         let avail = &bytes[lt..n.min(lt + want.len())];
         if want[..avail.len()].eq_ignore_ascii_case(avail) {
             if avail.len() < want.len() {
                 return if fin {
                     Search::Found(n)
                 } else {
-                    Search::NotYet(lt)
+                    Search::NotYet(Resume {
+                        at: lt,
+                        ws_to: None,
+                    })
                 };
             }
-            let mut j = lt + want.len();
+            let mut j = match from.ws_to {
+                Some(w) if lt == from.at => w,
+                _ => lt + want.len(),
+            };
             while j < n && is_ws(bytes[j]) {
                 j += 1;
             }
@@ -115,7 +135,10 @@ fn find_think_close(bytes: &[u8], from: usize, fin: bool) -> Search {
                 return if fin {
                     Search::Found(n)
                 } else {
-                    Search::NotYet(lt)
+                    Search::NotYet(Resume {
+                        at: lt,
+                        ws_to: Some(j),
+                    })
                 };
             }
             if bytes[j] == b'>' {
@@ -127,7 +150,7 @@ fn find_think_close(bytes: &[u8], from: usize, fin: bool) -> Search {
     if fin {
         Search::Found(n)
     } else {
-        Search::NotYet(n)
+        Search::NotYet(Resume { at: n, ws_to: None })
     }
 }
 

@@ -24,6 +24,9 @@ pub(crate) fn decode_plain(text: &str, from: usize, to: usize, cdata: &[Token]) 
 }
 
 /// Single-pass decoding of the five XML entities and numeric references; anything else stays.
+///
+/// Each reference is read structurally from its `&` (a short name, or `#` and a run of digits),
+/// so the work is linear however many `&` there are and however long a digit run is.
 pub(crate) fn decode_entities(s: &str, out: &mut String) {
     let bytes = s.as_bytes();
     let mut at = 0;
@@ -31,42 +34,49 @@ pub(crate) fn decode_entities(s: &str, out: &mut String) {
     while let Some(off) = memchr::memchr(b'&', &bytes[search..]) {
         let amp = search + off;
         search = amp + 1;
-        let Some(len) = bytes[amp + 1..].iter().take(32).position(|&b| b == b';') else {
-            continue;
-        };
-        let name = &s[amp + 1..amp + 1 + len];
-        let decoded = match name {
-            "lt" => Some('<'),
-            "gt" => Some('>'),
-            "amp" => Some('&'),
-            "quot" => Some('"'),
-            "apos" => Some('\''),
-            _ => numeric(name),
-        };
-        if let Some(c) = decoded {
+        if let Some((c, end)) = reference_at(bytes, amp + 1) {
             out.push_str(&s[at..amp]);
             out.push(c);
-            at = amp + len + 2;
-            search = at;
+            at = end;
+            search = end;
         }
     }
     out.push_str(&s[at..]);
 }
 
-fn numeric(name: &str) -> Option<char> {
-    let digits = name.strip_prefix('#')?;
-    let (digits, radix) = match digits.strip_prefix(['x', 'X']) {
-        Some(h) => (h, 16),
-        None => (digits, 10),
-    };
-    let ok = match radix {
-        16 => digits.bytes().all(|b| b.is_ascii_hexdigit()),
-        _ => digits.bytes().all(|b| b.is_ascii_digit()),
-    };
-    if digits.is_empty() || !ok {
-        return None;
+/// The character of the reference whose text starts after an `&` at `i`, and the end of the
+/// reference (after its `;`).
+fn reference_at(bytes: &[u8], i: usize) -> Option<(char, usize)> {
+    if bytes.get(i) == Some(&b'#') {
+        // `&#N;` and `&#xH;` (lower-case `x` only, as RULES.md writes it).
+        let (from, radix) = match bytes.get(i + 1) {
+            Some(b'x') => (i + 2, 16),
+            _ => (i + 1, 10),
+        };
+        let mut j = from;
+        let mut value: u32 = 0;
+        while let Some(d) = bytes.get(j).and_then(|&b| (b as char).to_digit(radix)) {
+            // Saturate: anything past U+10FFFF is an invalid code point either way.
+            value = value.saturating_mul(radix).saturating_add(d);
+            j += 1;
+        }
+        if j == from || bytes.get(j) != Some(&b';') {
+            return None;
+        }
+        return char::from_u32(value).map(|c| (c, j + 1));
     }
-    char::from_u32(u32::from_str_radix(digits, radix).ok()?)
+    const NAMED: [(&[u8], char); 5] = [
+        (b"lt;", '<'),
+        (b"gt;", '>'),
+        (b"amp;", '&'),
+        (b"quot;", '"'),
+        (b"apos;", '\''),
+    ];
+    let rest = &bytes[i..];
+    NAMED
+        .iter()
+        .find(|(name, _)| rest.starts_with(name))
+        .map(|&(name, c)| (c, i + name.len()))
 }
 
 #[cfg(test)]
@@ -83,9 +93,15 @@ mod tests {
     fn entities() {
         assert_eq!(dec("a &lt; b &amp;&amp; R&D"), "a < b && R&D");
         assert_eq!(
-            dec("&#65;&#x42;&#X43;&nbsp;&#xD800;&#;&amp;lt;"),
-            "ABC&nbsp;&#xD800;&#;&lt;"
+            dec("&#65;&#x42;&#X43;&nbsp;&#xD800;&#;&#x;&amp;lt;&#1114112;"),
+            "AB&#X43;&nbsp;&#xD800;&#;&#x;&lt;&#1114112;"
         );
         assert_eq!(dec("& &amp"), "& &amp");
+        let long = format!("&#{}65;&#x{}41;", "0".repeat(64), "0".repeat(64));
+        assert_eq!(dec(&long), "AA");
+        assert_eq!(
+            dec(&format!("&#{};", "9".repeat(64))),
+            format!("&#{};", "9".repeat(64))
+        );
     }
 }

@@ -1,15 +1,20 @@
 //! Cases kept from reading RULES.md closely and from robustness runs
-//! (`fixtures/parser/regressions.jsonl`, same format as the public corpus).
+//! (`fixtures/parser/regressions.jsonl`), and the rule-by-rule review set
+//! (`fixtures/parser/rules_review.jsonl`, one or more cases per definition, rule and example of
+//! RULES.md, each citing its rule in `note`). Same format as the public corpus; every case is
+//! checked one-shot and streamed character by character.
 
 use engine::parser::parse;
 
 use crate::stream::check_stream;
 use crate::support::{load, normalise_calls, normalise_expected};
 
-#[test]
-fn every_regression_case_passes() {
+/// Check every case of a fixture file, one-shot and streamed, reporting all failures at once.
+fn check_fixture(name: &str) {
+    let cases = load(name);
+    assert!(!cases.is_empty(), "{name} is empty");
     let mut failures = Vec::new();
-    for case in load("regressions.jsonl") {
+    for case in &cases {
         let got = parse(&case.input);
         if normalise_calls(&got) != normalise_expected(&case.expected) {
             failures.push(format!(
@@ -25,6 +30,24 @@ fn every_regression_case_passes() {
         if let Err(e) = check_stream(&chars) {
             failures.push(format!("{} (streamed): {e}", case.id));
         }
+        if let Err(e) = check_stream(&[&case.input]) {
+            failures.push(format!("{} (one chunk): {e}", case.id));
+        }
     }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{name}: {} failing case(s):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn every_regression_case_passes() {
+    check_fixture("regressions.jsonl");
+}
+
+#[test]
+fn every_rules_review_case_passes() {
+    check_fixture("rules_review.jsonl");
 }

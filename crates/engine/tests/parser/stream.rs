@@ -3,7 +3,7 @@
 use engine::parser::{parse, StreamEvent, StreamParser};
 use proptest::prelude::*;
 
-use crate::support::corpus;
+use crate::support::{all_cases, corpus};
 
 /// Feed `chunks`, then check the events against the one-shot result of the whole text.
 pub fn check_stream(chunks: &[&str]) -> Result<(), String> {
@@ -158,14 +158,54 @@ proptest! {
 
     #[test]
     fn any_chunking_of_any_case_agrees(
-        case in 0usize..1000,
+        case in 0usize..10_000,
         fractions in proptest::collection::vec(0.0f64..1.0, 0..40),
     ) {
-        let cases = corpus();
+        let cases = all_cases();
         let case = &cases[case % cases.len()];
         let chunks = split_at_fractions(&case.input, &fractions);
         if let Err(e) = check_stream(&chunks) {
             prop_assert!(false, "{}: {}", case.id, e);
         }
     }
+}
+
+/// Feed `text` one character at a time and check agreement with the one-shot parser.
+fn char_by_char(text: &str) {
+    let chunks: Vec<&str> = text
+        .char_indices()
+        .map(|(i, c)| &text[i..i + c.len_utf8()])
+        .collect();
+    check_stream(&chunks).unwrap_or_else(|e| panic!("{}: {e}", &text[..40.min(text.len())]));
+}
+
+/// Constructs that stay undecided while a long run arrives in tiny chunks: each must be resumed
+/// where the previous attempt stopped, not re-read from its `<` (which would make feeding
+/// quadratic; at this size that would not finish in any reasonable time).
+#[test]
+fn long_cut_constructs_fed_char_by_char_are_resumed() {
+    const N: usize = 200_000;
+    let ws = " \t\r\n".repeat(N / 4);
+    let long = "a".repeat(N);
+    let texts = [
+        // `</think` then whitespace: a stray (or leading) closing think tag, outside a region…
+        format!("x</think{ws}>\n<tool_call><name>a</name></tool_call>"),
+        // …and inside a region (plain search for `</think>`).
+        format!("<think>r</think{ws}>\n<tool_call><name>a</name></tool_call>"),
+        format!("<think>r</THINK{ws}"),
+        // Any closing tag with a long name or long whitespace.
+        format!("<tool_call><name>a</name><q>v</q{ws}></tool_call>"),
+        format!("<tool_call><name>a</name><q>v</{long}{ws}></tool_call>"),
+        // An opening tag with a long name, then attributes.
+        format!("<tool_call><name>a</name><{long}{ws}x='1'{ws}/></tool_call>"),
+        // The equals-sign name form with long runs in every part.
+        format!("<tool_call><name{ws}={ws}'{long}'{ws}/>{ws}</name{ws}></tool_call>"),
+        // A `<tool_call>` block whose content starts with a long run of whitespace.
+        format!("<tool_call>{ws}{{\"name\": \"a\"}}</tool_call>"),
+    ];
+    for text in &texts {
+        char_by_char(text);
+    }
+    assert_eq!(parse(&texts[0])[0].name, "a");
+    assert_eq!(parse(&texts[6])[0].name, long);
 }

@@ -40,6 +40,14 @@ pub fn corpus() -> Vec<Case> {
     load("parser_cases.jsonl")
 }
 
+/// Every fixture case: the public corpus, the regressions and the rules review set.
+pub fn all_cases() -> Vec<Case> {
+    let mut cases = corpus();
+    cases.extend(load("regressions.jsonl"));
+    cases.extend(load("rules_review.jsonl"));
+    cases
+}
+
 /// Calls as comparable values: (name, sorted params); `__malformed__` compares by name only.
 pub fn normalise_calls(calls: &[ToolCall]) -> Vec<(String, BTreeMap<String, String>)> {
     calls
