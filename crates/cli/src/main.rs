@@ -7,8 +7,11 @@ use clap::{Parser, Subcommand};
 use engine::context::AppContext;
 
 mod artifacts_cmd;
+mod check_cmd;
 mod parse_cmd;
+mod secrets_cmd;
 mod status_cmd;
+mod tools_cmd;
 
 /// Headless ArtifactFlow: the same engine, config folder and database as the desktop app.
 #[derive(Debug, Parser)]
@@ -30,6 +33,14 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// List, show and call tools.
+    #[command(subcommand)]
+    Tools(tools_cmd::ToolsCommand),
+    /// Validate the whole config folder; exit 1 listing every problem with file and line.
+    Check,
+    /// Manage secrets in the OS keyring (names only are ever shown).
+    #[command(subcommand)]
+    Secrets(secrets_cmd::SecretsCommand),
     /// List, show, search and export artifacts.
     #[command(subcommand)]
     Artifacts(artifacts_cmd::ArtifactsCommand),
@@ -61,6 +72,18 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             status_cmd::run(&ctx, json)
         }
         Command::Parse { jsonl } => parse_cmd::run(jsonl),
+        Command::Tools(cmd) => {
+            let ctx = open(cli.home)?;
+            tools_cmd::run(&ctx, cmd)
+        }
+        Command::Check => {
+            let ctx = open(cli.home)?;
+            check_cmd::run(&ctx)
+        }
+        Command::Secrets(cmd) => {
+            let ctx = open(cli.home)?;
+            secrets_cmd::run(&ctx, cmd)
+        }
         Command::Artifacts(cmd) => {
             let ctx = open(cli.home)?;
             artifacts_cmd::run(&ctx, cmd)

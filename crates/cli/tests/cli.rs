@@ -49,7 +49,7 @@ fn status_json_with_home_flag_seeds_and_reports_folders() {
     );
     assert_eq!(s["log_dir"], home.join("logs").to_str().unwrap());
     assert_eq!(s["agents_loaded"], 3);
-    assert_eq!(s["tools_loaded"], 0);
+    assert_eq!(s["tools_loaded"], 8, "3 built-in + 5 artifact tools");
     assert_eq!(s["app_version"], engine::VERSION);
     for seeded in ["tools/_example.md", "agents/lead_agent.md", "models.yaml"] {
         assert!(
@@ -127,5 +127,215 @@ fn parse_prints_calls_as_json() {
     assert_eq!(
         v,
         serde_json::json!({"tool_calls": [{"name": "web_search", "params": {"query": "a\r\nb"}}]})
+    );
+}
+
+/// A one-shot HTTP server on 127.0.0.1 answering every request with `body` as JSON.
+fn json_server(body: &'static str) -> String {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { break };
+            let mut buf = [0u8; 8192];
+            let _ = stream.read(&mut buf);
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    format!("http://{addr}")
+}
+
+fn home_cli(home: &Path) -> Command {
+    let mut c = cli();
+    c.arg("--home").arg(home);
+    c.env(
+        "ARTIFACTFLOW_KEYRING_SERVICE",
+        format!("artifactflow-cli-test-{}", std::process::id()),
+    );
+    c
+}
+
+#[test]
+fn tools_list_show_and_call() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path();
+    let base = json_server(r#"{"data":{"price":42.5}}"#);
+    ok(home_cli(home).arg("status").output().unwrap());
+    std::fs::write(
+        home.join("config/tools/price.md"),
+        format!("---\nname: price\nendpoint: {base}/p\nresponse_extract: $.data.price\nparameters:\n  - name: symbol\n    type: string\n---\nGet a price.\n"),
+    )
+    .unwrap();
+
+    let list = ok(home_cli(home).args(["tools", "list"]).output().unwrap());
+    for expected in [
+        "web_search",
+        "web_fetch",
+        "call_subagent",
+        "price",
+        "price.md",
+        "symbol: string",
+    ] {
+        assert!(list.contains(expected), "{expected} in {list}");
+    }
+    let json: serde_json::Value = serde_json::from_str(&ok(home_cli(home)
+        .args(["tools", "list", "--json"])
+        .output()
+        .unwrap()))
+    .unwrap();
+    let price = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "price")
+        .unwrap();
+    assert_eq!(price["permission"], "confirm");
+
+    let show = ok(home_cli(home)
+        .args(["tools", "show", "price"])
+        .output()
+        .unwrap());
+    assert!(
+        show.contains("<tool name=\"price\">") && show.contains("Get a price."),
+        "{show}"
+    );
+
+    // A confirm tool with no terminal and no --yes does not run.
+    let denied = home_cli(home)
+        .args(["tools", "call", "price", "symbol=AAPL"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(denied.status.code(), Some(1));
+    let out = String::from_utf8_lossy(&denied.stdout);
+    assert!(
+        out.contains("<tool_result name=\"price\" success=\"false\">")
+            && out.contains("did not allow"),
+        "{out}"
+    );
+
+    let approved = ok(home_cli(home)
+        .args(["tools", "call", "price", "symbol=AAPL", "--yes"])
+        .output()
+        .unwrap());
+    assert_eq!(
+        approved.trim(),
+        "<tool_result name=\"price\" success=\"true\">\n<data>\n42.5\n</data>\n</tool_result>"
+    );
+
+    // An auto tool runs without asking; a failed result exits 1.
+    let routed = ok(home_cli(home)
+        .args([
+            "tools",
+            "call",
+            "call_subagent",
+            "agent_name=search_agent",
+            "instruction=find it",
+        ])
+        .output()
+        .unwrap());
+    assert!(routed.contains("success=\"true\""), "{routed}");
+    let bad = home_cli(home)
+        .args([
+            "tools",
+            "call",
+            "call_subagent",
+            "agent_name=nobody",
+            "instruction=x",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(1));
+    let unknown = home_cli(home)
+        .args(["tools", "call", "no_such_tool"])
+        .output()
+        .unwrap();
+    assert_eq!(unknown.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&unknown.stdout).contains("there is no tool `no_such_tool`"));
+}
+
+#[test]
+fn check_lists_every_problem_with_file_and_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path();
+    let clean = ok(home_cli(home).arg("check").output().unwrap());
+    assert!(clean.contains("OK (8 tools, 3 agents)"), "{clean}");
+    let tools = home.join("config/tools");
+    std::fs::write(
+        tools.join("clash.md"),
+        "---\nname: web_fetch\nendpoint: http://x\n---\n",
+    )
+    .unwrap();
+    std::fs::write(
+        tools.join("broken.md"),
+        "---\nname: b\nendpoint: http://x\nmethod: FETCH\n---\n",
+    )
+    .unwrap();
+    let out = home_cli(home).arg("check").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "{}:2: field `name`: `web_fetch` is a built-in tool",
+            tools.join("clash.md").display()
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!(
+            "{}:4: field `method`",
+            tools.join("broken.md").display()
+        )),
+        "{err}"
+    );
+    assert!(err.contains("2 problems"), "{err}");
+}
+
+#[test]
+fn secrets_set_list_delete_never_print_values() {
+    use std::io::Write;
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path();
+    let mut child = home_cli(home)
+        .args(["secrets", "set", "AF_CLI_TEST_KEY"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"cli-secret-value-77\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let printed = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!printed.contains("cli-secret-value-77"));
+    assert_eq!(
+        ok(home_cli(home).args(["secrets", "list"]).output().unwrap()).trim(),
+        "AF_CLI_TEST_KEY"
+    );
+    ok(home_cli(home)
+        .args(["secrets", "delete", "AF_CLI_TEST_KEY"])
+        .output()
+        .unwrap());
+    assert_eq!(
+        ok(home_cli(home).args(["secrets", "list"]).output().unwrap()).trim(),
+        ""
     );
 }

@@ -5,10 +5,14 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use rusqlite::Connection;
 
-use crate::config::{self, ConfigSnapshot};
+use crate::config::{self, ConfigError, ConfigSnapshot};
 use crate::db::{self, DbError};
 use crate::paths::{AppPaths, PathsError};
+use crate::secrets::{SecretResolver, SecretStore};
 use crate::status::Status;
+use crate::tools::builtin::{builtin_tools, AgentRoute};
+use crate::tools::registry::{Registry, RESERVED_ARTIFACT_TOOLS};
+use crate::tools::ToolContext;
 
 /// Errors opening the engine state.
 #[derive(Debug, thiserror::Error)]
@@ -75,9 +79,77 @@ impl AppContext {
         *self.config.write().unwrap_or_else(|p| p.into_inner()) = snap;
     }
 
+    /// The loaded configuration.
+    pub fn config(&self) -> std::sync::RwLockReadGuard<'_, ConfigSnapshot> {
+        self.config.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The OS keyring store for this installation's secrets.
+    pub fn secret_store(&self) -> SecretStore {
+        SecretStore::for_data_dir(&self.paths.data_dir)
+    }
+
+    /// Resolves `{{VAR}}` templates: keyring, then environment, then `config/.env`.
+    pub fn secret_resolver(&self) -> Arc<SecretResolver> {
+        Arc::new(SecretResolver::new(
+            Some(self.secret_store()),
+            Some(self.paths.config_dir.join(".env")),
+        ))
+    }
+
+    /// The context a tool runs with in `conversation_id`.
+    pub fn tool_context(&self, conversation_id: Option<&str>) -> ToolContext {
+        ToolContext {
+            conversation_id: conversation_id.map(str::to_string),
+            secrets: Some(self.secret_resolver()),
+        }
+    }
+
+    /// Built-in and custom tools from the current configuration (artifact tools are added per
+    /// conversation). Name clashes are in the registry's `errors`.
+    pub fn tool_registry(&self) -> Registry {
+        let config = self.config();
+        let routes = config
+            .agents
+            .iter()
+            .map(|a| AgentRoute {
+                name: a.name.clone(),
+                internal: a.internal,
+            })
+            .collect();
+        let builtins = builtin_tools(&config.settings, Arc::new(RwLock::new(routes)));
+        Registry::build(builtins, &config.tools)
+    }
+
+    /// Every problem in the config folder: file errors, tool-name clashes, and agents that list
+    /// tools or hand-over targets that do not exist.
+    pub fn config_problems(&self) -> Vec<ConfigError> {
+        let registry = self.tool_registry();
+        let config = self.config();
+        let mut problems = config.errors.clone();
+        problems.extend(registry.errors.iter().cloned());
+        for agent in &config.agents {
+            for tool in agent.tools.keys() {
+                let known = registry.get(tool).is_some()
+                    || RESERVED_ARTIFACT_TOOLS.contains(&tool.as_str());
+                if !known {
+                    problems.push(ConfigError {
+                        file: agent.source.clone(),
+                        line: line_of_tool(&agent.source, tool),
+                        field: Some(format!("tools.{tool}")),
+                        message: format!("agent `{}` lists tool `{tool}`, which does not exist (or failed to load)", agent.name),
+                    });
+                }
+            }
+        }
+        problems
+    }
+
     /// The facts for the status area.
     pub fn status(&self) -> Status {
-        let config = self.config.read().unwrap_or_else(|p| p.into_inner());
+        let registry_len = self.tool_registry().len();
+        let problems = self.config_problems();
+        let config = self.config();
         let schema_version = self.with_db(|c| db::schema_version(c).unwrap_or(0)) as u32;
         Status {
             app_version: crate::VERSION.to_string(),
@@ -85,11 +157,22 @@ impl AppContext {
             database: self.paths.database.clone(),
             schema_version,
             log_dir: self.paths.log_dir.clone(),
-            tools_loaded: config.tools.len() as u32,
+            tools_loaded: (registry_len + RESERVED_ARTIFACT_TOOLS.len()) as u32,
             agents_loaded: config.agents.len() as u32,
-            config_errors: config.errors.clone(),
+            config_errors: problems,
         }
     }
+}
+
+fn line_of_tool(file: &Path, tool: &str) -> Option<u32> {
+    let text = std::fs::read_to_string(file).ok()?;
+    text.lines()
+        .position(|l| {
+            l.trim_start()
+                .strip_prefix(tool)
+                .is_some_and(|r| r.trim_start().starts_with(':'))
+        })
+        .map(|i| i as u32 + 1)
 }
 
 #[cfg(test)]
@@ -105,7 +188,8 @@ mod tests {
         assert_eq!(s.database, tmp.path().join("data/artifactflow.db"));
         assert!(s.database.is_file());
         assert_eq!(s.agents_loaded, 3);
-        assert_eq!(s.tools_loaded, 0);
+        assert_eq!(s.tools_loaded, 8, "3 built-in + 5 artifact tools");
+        assert!(s.config_errors.is_empty(), "{:?}", s.config_errors);
         assert_eq!(s.schema_version as usize, db::latest_version());
 
         std::fs::write(
@@ -114,6 +198,27 @@ mod tests {
         )
         .unwrap();
         ctx.reload_config();
-        assert_eq!(ctx.status().tools_loaded, 1);
+        assert_eq!(ctx.status().tools_loaded, 9);
+
+        // An agent that lists a missing tool, and a custom tool that clashes with a built-in.
+        std::fs::write(
+            tmp.path().join("config/agents/x.md"),
+            "---\nname: x\ntools:\n  nope: auto\n---\n",
+        )
+        .unwrap();
+        std::fs::write(
+            tmp.path().join("config/tools/clash.md"),
+            "---\nname: web_search\nendpoint: http://127.0.0.1:1/\n---\n",
+        )
+        .unwrap();
+        ctx.reload_config();
+        let problems = ctx.status().config_errors;
+        assert_eq!(problems.len(), 2, "{problems:?}");
+        assert!(problems
+            .iter()
+            .any(|p| p.message.contains("is a built-in tool") && p.line == Some(2)));
+        assert!(problems
+            .iter()
+            .any(|p| p.field.as_deref() == Some("tools.nope") && p.line == Some(4)));
     }
 }

@@ -17,15 +17,17 @@
 
 pub mod config;
 pub mod context;
+pub mod conversations;
 pub mod db;
 pub mod frontmatter;
 pub mod logging;
 pub mod parser;
 pub mod paths;
+pub mod permissions;
 pub mod secrets;
 pub mod status;
-pub mod tools;
 pub mod tool_spec;
+pub mod tools;
 pub mod yaml;
 
 /// The engine's version, which is also the app's version (one workspace version).

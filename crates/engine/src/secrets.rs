@@ -18,6 +18,9 @@ use regex::Regex;
 /// The keyring service name entries are stored under.
 pub const KEYRING_SERVICE: &str = "app.artifactflow.desktop";
 
+/// Environment variable overriding [`KEYRING_SERVICE`].
+pub const SERVICE_ENV: &str = "ARTIFACTFLOW_KEYRING_SERVICE";
+
 /// What replaces a secret value in any text that leaves the engine.
 pub const MASK: &str = "••••••";
 
@@ -33,7 +36,11 @@ fn template_regex() -> &'static Regex {
 pub fn template_names(text: &str) -> Vec<String> {
     template_regex()
         .captures_iter(text)
-        .filter_map(|c| c.get(1).or_else(|| c.get(2)).map(|m| m.as_str().to_string()))
+        .filter_map(|c| {
+            c.get(1)
+                .or_else(|| c.get(2))
+                .map(|m| m.as_str().to_string())
+        })
         .collect()
 }
 
@@ -49,7 +56,9 @@ pub fn is_valid_name(name: &str) -> bool {
 #[non_exhaustive]
 pub enum SecretError {
     /// The name has characters that cannot appear in a template.
-    #[error("`{0}` is not a valid secret name: use letters, digits and `_`, not starting with a digit")]
+    #[error(
+        "`{0}` is not a valid secret name: use letters, digits and `_`, not starting with a digit"
+    )]
     InvalidName(String),
     /// The keyring refused.
     #[error("the system keyring failed: {0}")]
@@ -92,9 +101,14 @@ impl SecretStore {
         }
     }
 
-    /// The app's store for a data folder.
+    /// The app's store for a data folder. `ARTIFACTFLOW_KEYRING_SERVICE` overrides the service
+    /// name (tests use it so they never touch a user's real entries).
     pub fn for_data_dir(data_dir: &Path) -> Self {
-        Self::new(KEYRING_SERVICE, data_dir.join("secret-names.json"))
+        let service = std::env::var(SERVICE_ENV)
+            .ok()
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| KEYRING_SERVICE.to_string());
+        Self::new(service, data_dir.join("secret-names.json"))
     }
 
     fn entry(&self, name: &str) -> Result<keyring::Entry, SecretError> {
@@ -212,7 +226,10 @@ impl SecretResolver {
                     value
                 }
                 None => {
-                    tracing::warn!(variable = name, "template variable not found in keyring, environment or .env; left as is");
+                    tracing::warn!(
+                        variable = name,
+                        "template variable not found in keyring, environment or .env; left as is"
+                    );
                     filled.unresolved.push(name.to_string());
                     c[0].to_string()
                 }
@@ -298,7 +315,11 @@ mod tests {
     fn env_then_dotenv_and_unresolved_stay_literal() {
         let tmp = tempfile::tempdir().unwrap();
         let dotenv = tmp.path().join(".env");
-        std::fs::write(&dotenv, "# comment\nAF_TEST_DOTENV_ONLY=from-dotenv\nexport AF_TEST_BOTH=\"dotenv-loses\"\n").unwrap();
+        std::fs::write(
+            &dotenv,
+            "# comment\nAF_TEST_DOTENV_ONLY=from-dotenv\nexport AF_TEST_BOTH=\"dotenv-loses\"\n",
+        )
+        .unwrap();
         std::env::set_var("AF_TEST_BOTH", "env-wins");
         let r = SecretResolver::new(None, Some(dotenv));
         let f = r.fill("a={{AF_TEST_DOTENV_ONLY}} b=<<AF_TEST_BOTH>> c={{AF_TEST_MISSING}}");

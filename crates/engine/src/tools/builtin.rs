@@ -42,7 +42,9 @@ pub fn builtin_tools(settings: &Settings, agents: AgentRoutes) -> Vec<ToolRef> {
 
 fn client(timeout: Duration) -> reqwest::Client {
     reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::limited(super::http::MAX_REDIRECTS))
+        .redirect(reqwest::redirect::Policy::limited(
+            super::http::MAX_REDIRECTS,
+        ))
         .timeout(timeout)
         .user_agent(concat!("ArtifactFlow/", env!("CARGO_PKG_VERSION")))
         .build()
@@ -192,7 +194,12 @@ impl Tool for WebSearch {
         let api_message = envelope
             .as_ref()
             .and_then(|e| e.msg.clone().or_else(|| e.message.clone()));
-        if !status.is_success() || envelope.as_ref().and_then(|e| e.code).is_some_and(|c| c != 200) {
+        if !status.is_success()
+            || envelope
+                .as_ref()
+                .and_then(|e| e.code)
+                .is_some_and(|c| c != 200)
+        {
             let hint = match status.as_u16() {
                 401 | 403 => " (check the Bocha API key)",
                 429 => " (rate limited: wait before searching again)",
@@ -226,7 +233,12 @@ fn format_results(query: &str, pages: &[BochaPage]) -> String {
     }
     let mut out = format!("Search results for \"{query}\" ({}):\n", pages.len());
     for (i, p) in pages.iter().enumerate() {
-        out.push_str(&format!("\n{}. {}\n   URL: {}\n", i + 1, p.name.trim(), p.url));
+        out.push_str(&format!(
+            "\n{}. {}\n   URL: {}\n",
+            i + 1,
+            p.name.trim(),
+            p.url
+        ));
         if let Some(site) = p.site_name.as_deref().filter(|s| !s.is_empty()) {
             out.push_str(&format!("   Site: {site}\n"));
         }
@@ -289,7 +301,11 @@ impl Tool for WebFetch {
     }
 
     async fn execute(&self, params: Params, ctx: &ToolContext) -> ToolResult {
-        let url = params["url"].as_str().unwrap_or_default().trim().to_string();
+        let url = params["url"]
+            .as_str()
+            .unwrap_or_default()
+            .trim()
+            .to_string();
         if !(url.starts_with("http://") || url.starts_with("https://")) {
             return ToolResult::fail(format!(
                 "parameter `url` must be a full http:// or https:// URL; you sent `{url}`"
@@ -385,13 +401,29 @@ impl Tool for CallSubagent {
     }
 
     async fn execute(&self, params: Params, _ctx: &ToolContext) -> ToolResult {
-        let target = params["agent_name"].as_str().unwrap_or_default().trim().to_string();
-        let instruction = params["instruction"].as_str().unwrap_or_default().trim().to_string();
+        let target = params["agent_name"]
+            .as_str()
+            .unwrap_or_default()
+            .trim()
+            .to_string();
+        let instruction = params["instruction"]
+            .as_str()
+            .unwrap_or_default()
+            .trim()
+            .to_string();
         if instruction.is_empty() {
             return ToolResult::fail("parameter `instruction` is empty; tell the agent what to do");
         }
-        let agents = self.agents.read().unwrap_or_else(|p| p.into_inner()).clone();
-        let callable: Vec<_> = agents.iter().filter(|a| !a.internal).map(|a| format!("`{}`", a.name)).collect();
+        let agents = self
+            .agents
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        let callable: Vec<_> = agents
+            .iter()
+            .filter(|a| !a.internal)
+            .map(|a| format!("`{}`", a.name))
+            .collect();
         match agents.iter().find(|a| a.name == target) {
             Some(a) if !a.internal => ToolResult::ok(format!("Routing to agent `{target}`."))
                 .with_meta("subagent", Value::String(target))
@@ -402,7 +434,11 @@ impl Tool for CallSubagent {
             )),
             None => ToolResult::fail(format!(
                 "there is no agent `{target}`; callable agents: {}",
-                if callable.is_empty() { "none".to_string() } else { callable.join(", ") }
+                if callable.is_empty() {
+                    "none".to_string()
+                } else {
+                    callable.join(", ")
+                }
             )),
         }
     }

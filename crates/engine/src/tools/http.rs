@@ -115,8 +115,8 @@ pub fn parse_definition(path: &Path, text: &str) -> Result<HttpToolDef, ConfigEr
         message: e.to_string(),
     })?;
     let first = doc.yaml_first_line;
-    let raw: RawDef = crate::yaml::from_str(doc.yaml)
-        .map_err(|e| crate::config::yaml_error(path, first, e))?;
+    let raw: RawDef =
+        crate::yaml::from_str(doc.yaml).map_err(|e| crate::config::yaml_error(path, first, e))?;
     let at = |field: &str, message: String| ConfigError {
         file: path.to_path_buf(),
         line: line_of(doc.yaml, field).map(|l| (l + first - 1) as u32),
@@ -135,7 +135,10 @@ pub fn parse_definition(path: &Path, text: &str) -> Result<HttpToolDef, ConfigEr
     if raw.kind != "http" {
         return Err(at(
             "type",
-            format!("unsupported tool type `{}`; only `http` is supported", raw.kind),
+            format!(
+                "unsupported tool type `{}`; only `http` is supported",
+                raw.kind
+            ),
         ));
     }
     let method = raw.method.to_ascii_uppercase();
@@ -180,11 +183,20 @@ pub fn parse_definition(path: &Path, text: &str) -> Result<HttpToolDef, ConfigEr
             field: Some(format!("{field}.{sub}")),
             message,
         };
-        if p.name.trim().is_empty() || p.name.contains(|c: char| c.is_whitespace() || c == '<' || c == '>') {
-            return Err(locate("name", format!("`{}` is not a usable parameter name", p.name)));
+        if p.name.trim().is_empty()
+            || p.name
+                .contains(|c: char| c.is_whitespace() || c == '<' || c == '>')
+        {
+            return Err(locate(
+                "name",
+                format!("`{}` is not a usable parameter name", p.name),
+            ));
         }
         if !seen.insert(p.name.clone()) {
-            return Err(locate("name", format!("parameter `{}` is declared twice", p.name)));
+            return Err(locate(
+                "name",
+                format!("parameter `{}` is declared twice", p.name),
+            ));
         }
         if let Some(values) = &p.enum_values {
             if values.is_empty() {
@@ -199,7 +211,10 @@ pub fn parse_definition(path: &Path, text: &str) -> Result<HttpToolDef, ConfigEr
             if let Err(e) = super::pipeline::validate(std::slice::from_ref(p), &probe) {
                 return Err(locate(
                     "default",
-                    format!("default `{text}` does not fit the parameter: {}", e.trim_start_matches("invalid parameters: ")),
+                    format!(
+                        "default `{text}` does not fit the parameter: {}",
+                        e.trim_start_matches("invalid parameters: ")
+                    ),
                 ));
             }
         }
@@ -227,11 +242,12 @@ pub fn parse_definition(path: &Path, text: &str) -> Result<HttpToolDef, ConfigEr
 
 /// The 1-based line (within `yaml`) of a top-level key.
 fn line_of(yaml: &str, key: &str) -> Option<usize> {
-    yaml.lines().position(|l| {
-        l.strip_prefix(key)
-            .is_some_and(|rest| rest.trim_start().starts_with(':'))
-    })
-    .map(|i| i + 1)
+    yaml.lines()
+        .position(|l| {
+            l.strip_prefix(key)
+                .is_some_and(|rest| rest.trim_start().starts_with(':'))
+        })
+        .map(|i| i + 1)
 }
 
 /// The 1-based line of field `sub` of the `index`-th item under `parameters:`.
@@ -259,7 +275,9 @@ fn param_line(yaml: &str, index: usize, sub: &str) -> Option<usize> {
             break;
         }
         let t = line.trim_start().trim_start_matches("- ").trim_start();
-        if t.strip_prefix(sub).is_some_and(|r| r.trim_start().starts_with(':')) {
+        if t.strip_prefix(sub)
+            .is_some_and(|r| r.trim_start().starts_with(':'))
+        {
             return Some(i + 1);
         }
     }
@@ -355,7 +373,13 @@ impl HttpTool {
         } else {
             let query = params
                 .iter()
-                .map(|(k, v)| format!("{}={}", encode_component(k), encode_component(&value_text(v))))
+                .map(|(k, v)| {
+                    format!(
+                        "{}={}",
+                        encode_component(k),
+                        encode_component(&value_text(v))
+                    )
+                })
                 .collect::<Vec<_>>()
                 .join("&");
             let sep = if endpoint.contains('?') { '&' } else { '?' };
@@ -368,9 +392,11 @@ impl HttpTool {
         templates.extend(self.def.headers.values().cloned());
         let filled = match &ctx.secrets {
             Some(resolver) => resolver.fill_async(templates).await,
-            None => Arc::new(SecretResolver::new(None, None))
-                .fill_async(templates)
-                .await,
+            None => {
+                Arc::new(SecretResolver::new(None, None))
+                    .fill_async(templates)
+                    .await
+            }
         };
         let redactor = Redactor::new(filled.iter().flat_map(|f| f.values.clone()));
         let mut iter = filled.into_iter().map(|f| f.text);
@@ -407,13 +433,17 @@ impl Tool for HttpTool {
         }
     }
 
+    fn request_preview(&self, params: &Params) -> Option<Value> {
+        serde_json::to_value(self.preview(params)).ok()
+    }
+
     async fn execute(&self, params: Params, ctx: &ToolContext) -> ToolResult {
         let started = Instant::now();
         let preview = self.preview(&params);
         let (endpoint, headers, redactor) = self.fill(ctx).await;
         let (url, body) = self.url_and_body(&endpoint, &params);
-        let method = reqwest::Method::from_bytes(self.def.method.as_bytes())
-            .unwrap_or(reqwest::Method::GET);
+        let method =
+            reqwest::Method::from_bytes(self.def.method.as_bytes()).unwrap_or(reqwest::Method::GET);
         let mut request = self.client.request(method, &url);
         for (k, v) in &headers {
             request = request.header(k, v);
@@ -422,9 +452,12 @@ impl Tool for HttpTool {
             request = request.json(body);
         }
         let meta = |r: ToolResult, status: Option<u16>| {
-            r.with_meta("request", serde_json::to_value(&preview).unwrap_or_default())
-                .with_meta("status", status.map_or(Value::Null, Value::from))
-                .with_meta("elapsed_ms", started.elapsed().as_millis() as u64)
+            r.with_meta(
+                "request",
+                serde_json::to_value(&preview).unwrap_or_default(),
+            )
+            .with_meta("status", status.map_or(Value::Null, Value::from))
+            .with_meta("elapsed_ms", started.elapsed().as_millis() as u64)
         };
         let response = match request.send().await {
             Ok(r) => r,
@@ -441,7 +474,10 @@ impl Tool for HttpTool {
         let body = match read_capped(response, MAX_RESPONSE_BYTES).await {
             Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
             Err(message) => {
-                return meta(ToolResult::fail(redactor.redact(&message)), Some(status.as_u16()))
+                return meta(
+                    ToolResult::fail(redactor.redact(&message)),
+                    Some(status.as_u16()),
+                )
             }
         };
         let body = redactor.redact(&body);
@@ -480,7 +516,9 @@ pub fn extract(path: &JsonPath, expr: &str, body: &str) -> ToolResult {
             describe_shape(&json)
         )),
         [one] => ToolResult::ok(value_text(one)),
-        many => ToolResult::ok(Value::Array(many.iter().map(|v| (*v).clone()).collect()).to_string()),
+        many => {
+            ToolResult::ok(Value::Array(many.iter().map(|v| (*v).clone()).collect()).to_string())
+        }
     }
 }
 
@@ -492,7 +530,10 @@ pub fn describe_shape(json: &Value) -> String {
             format!("the response is an object with keys {}", keys.join(", "))
         }
         Value::Array(items) => format!("the response is an array of {} items", items.len()),
-        other => format!("the response is a single value: {}", trim_chars(&other.to_string(), 100)),
+        other => format!(
+            "the response is a single value: {}",
+            trim_chars(&other.to_string(), 100)
+        ),
     }
 }
 
@@ -513,7 +554,10 @@ pub(crate) fn describe_request_error(e: &reqwest::Error) -> String {
     }
 }
 
-pub(crate) async fn read_capped(mut response: reqwest::Response, cap: usize) -> Result<Vec<u8>, String> {
+pub(crate) async fn read_capped(
+    mut response: reqwest::Response,
+    cap: usize,
+) -> Result<Vec<u8>, String> {
     if let Some(len) = response.content_length() {
         if len as usize > cap {
             return Err(format!(
@@ -533,7 +577,12 @@ pub(crate) async fn read_capped(mut response: reqwest::Response, cap: usize) -> 
                 body.extend_from_slice(&chunk);
             }
             Ok(None) => return Ok(body),
-            Err(e) => return Err(format!("reading the response failed: {}", describe_request_error(&e))),
+            Err(e) => {
+                return Err(format!(
+                    "reading the response failed: {}",
+                    describe_request_error(&e)
+                ))
+            }
         }
     }
 }

@@ -25,6 +25,7 @@ pub use crate::config::Permission;
 pub use crate::tool_spec::{ParamSpec, ParamType, ToolSpec};
 
 pub mod builtin;
+pub mod direct;
 pub mod http;
 pub mod pipeline;
 pub mod registry;
@@ -122,6 +123,12 @@ pub trait Tool: Send + Sync {
     /// Where the tool comes from.
     fn source(&self) -> ToolSource {
         ToolSource::Builtin
+    }
+
+    /// For the permission dialog: exactly what will be sent (HTTP tools: method, URL, headers
+    /// and body, with secrets masked). `None` when the parameters say it all.
+    fn request_preview(&self, _params: &Params) -> Option<serde_json::Value> {
+        None
     }
 
     /// Do the work.

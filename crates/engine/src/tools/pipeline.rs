@@ -253,7 +253,10 @@ mod tests {
         assert!(err.contains("missing required parameter `query`"), "{err}");
         let err = prepare(&specs(), &raw(&[("query", "x"), ("colour", "red")])).unwrap_err();
         assert!(err.contains("unknown parameter `colour`"), "{err}");
-        assert!(err.contains("`query`, `freshness`, `count`, `exact`"), "{err}");
+        assert!(
+            err.contains("`query`, `freshness`, `count`, `exact`"),
+            "{err}"
+        );
         let err = prepare(&specs(), &raw(&[("query", "x"), ("freshness", "1d")])).unwrap_err();
         assert!(
             err.contains("`freshness` must be one of `noLimit`, `oneDay`; you sent `1d`"),

@@ -43,13 +43,16 @@ impl Registry {
                     "`{name}` is reserved for the artifact tools; choose another name"
                 ))
             } else {
-                registry.tools.get(name).map(|existing| match existing.source() {
-                    ToolSource::Http { file } => format!(
-                        "`{name}` is already defined by {}; tool names must be unique",
-                        file.display()
-                    ),
-                    _ => format!("`{name}` is a built-in tool; choose another name"),
-                })
+                registry
+                    .tools
+                    .get(name)
+                    .map(|existing| match existing.source() {
+                        ToolSource::Http { file } => format!(
+                            "`{name}` is already defined by {}; tool names must be unique",
+                            file.display()
+                        ),
+                        _ => format!("`{name}` is a built-in tool; choose another name"),
+                    })
             };
             match clash {
                 Some(message) => registry.errors.push(ConfigError {
@@ -101,6 +104,9 @@ impl Registry {
 fn name_line(file: &std::path::Path) -> Option<u32> {
     let text = std::fs::read_to_string(file).ok()?;
     text.lines()
-        .position(|l| l.strip_prefix("name").is_some_and(|r| r.trim_start().starts_with(':')))
+        .position(|l| {
+            l.strip_prefix("name")
+                .is_some_and(|r| r.trim_start().starts_with(':'))
+        })
         .map(|i| i as u32 + 1)
 }

@@ -1,0 +1,100 @@
+//! Calling one tool directly, outside an agent run: the CLI's `tools call` and the tool
+//! editor's test panel. Same pipeline and permission decision as a run, with no agent.
+
+use indexmap::IndexMap;
+
+use super::{pipeline, ToolResult};
+use crate::context::AppContext;
+use crate::permissions::{self, Answer, Decision, PermissionInput, PermissionRequest};
+
+/// What happened to a direct call.
+#[derive(Debug, Clone)]
+pub struct DirectCall {
+    /// The tool's result (a denial or an unknown tool is a failed result).
+    pub result: ToolResult,
+    /// The result exactly as the model would see it.
+    pub formatted: String,
+}
+
+/// Run tool `name` with string `params` in `conversation`. `ask` is called only when the
+/// permission decision is to ask; anything but an approval means the tool does not run.
+pub async fn call(
+    ctx: &AppContext,
+    name: &str,
+    params: &IndexMap<String, String>,
+    conversation: &str,
+    ask: impl FnOnce(&PermissionRequest) -> Answer,
+) -> DirectCall {
+    let registry = ctx.tool_registry();
+    let result = match registry.get(name) {
+        None => {
+            let mut names: Vec<_> = registry.iter().map(|t| t.spec().name.clone()).collect();
+            names.sort();
+            ToolResult::fail(format!(
+                "there is no tool `{name}`; available: {}",
+                names.join(", ")
+            ))
+        }
+        Some(tool) => match pipeline::prepare(&tool.spec().params, params) {
+            Err(message) => ToolResult::fail(message),
+            Ok(typed) => {
+                let always = ctx
+                    .with_db(|c| crate::conversations::always_allowed(c, conversation))
+                    .map(|set| set.contains(name))
+                    .unwrap_or(false);
+                let decision = permissions::decide(PermissionInput {
+                    tool: name,
+                    tool_default: tool.permission(),
+                    agent: None,
+                    always_allowed: always,
+                });
+                let allowed = match decision {
+                    Decision::Allow => Ok(()),
+                    Decision::Deny(why) => Err(why),
+                    Decision::Ask => {
+                        let request = PermissionRequest {
+                            tool: name.to_string(),
+                            permission: crate::config::Permission::Confirm,
+                            params: typed.clone(),
+                            request: tool.request_preview(&typed),
+                        };
+                        match ask(&request) {
+                            Answer::Approve => Ok(()),
+                            Answer::ApproveAlways => {
+                                if let Err(e) = ctx.with_db(|c| {
+                                    crate::conversations::set_always_allowed(
+                                        c,
+                                        conversation,
+                                        name,
+                                        true,
+                                    )
+                                }) {
+                                    tracing::warn!("cannot remember always-allow: {e}");
+                                }
+                                Ok(())
+                            }
+                            Answer::Deny => Err(permissions::denied_message(name, "denied")),
+                        }
+                    }
+                };
+                match allowed {
+                    Ok(()) => {
+                        let tool_ctx = ctx.tool_context(Some(conversation));
+                        pipeline::execute_guarded(tool.as_ref(), typed, &tool_ctx).await
+                    }
+                    Err(message) => ToolResult::fail(message),
+                }
+            }
+        },
+    };
+    let formatted = crate::parser::format_result(
+        name,
+        result.success,
+        if result.success {
+            &result.data
+        } else {
+            result.error.as_deref().unwrap_or("")
+        },
+    );
+    DirectCall { result, formatted }
+}

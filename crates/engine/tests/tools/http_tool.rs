@@ -1,0 +1,203 @@
+use std::path::Path;
+use std::sync::Arc;
+
+use engine::secrets::SecretResolver;
+use engine::tools::http::{parse_definition, HttpTool};
+use engine::tools::{pipeline, Tool, ToolContext};
+use indexmap::IndexMap;
+use serde_json::{json, Value};
+
+use crate::servers;
+
+pub fn tool(text: &str) -> HttpTool {
+    HttpTool::new(parse_definition(Path::new("test.md"), text).unwrap())
+}
+
+pub fn params(pairs: &[(&str, &str)]) -> IndexMap<String, String> {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+fn ctx() -> ToolContext {
+    ToolContext {
+        conversation_id: None,
+        secrets: Some(Arc::new(SecretResolver::new(None, None))),
+    }
+}
+
+const PARAMS: &str = "parameters:
+  - name: q
+    type: string
+  - name: n
+    type: integer
+    required: false
+    default: 3
+  - name: exact
+    type: boolean
+    required: false
+";
+
+#[tokio::test]
+async fn get_sends_params_as_a_query_string() {
+    let server = servers::json_api().await;
+    let t = tool(&format!(
+        "---\nname: g\nendpoint: {}/echo\n{PARAMS}---\n",
+        server.base
+    ));
+    let r = pipeline::run(&t, &params(&[("q", "a b&c"), ("exact", "yes")]), &ctx()).await;
+    assert!(r.success, "{r:?}");
+    let seen = &server.requests()[0];
+    assert_eq!(seen.method, "GET");
+    assert_eq!(
+        seen.uri, "/echo?q=a%20b%26c&exact=true&n=3",
+        "every param, defaults included"
+    );
+    assert_eq!(seen.body, "");
+    assert_eq!(r.metadata["status"], 200);
+}
+
+#[tokio::test]
+async fn post_put_patch_send_a_typed_json_body() {
+    let server = servers::json_api().await;
+    for method in ["POST", "PUT", "PATCH"] {
+        let t = tool(&format!(
+            "---\nname: p\nmethod: {method}\nendpoint: {}/echo\n{PARAMS}---\n",
+            server.base
+        ));
+        let r = pipeline::run(
+            &t,
+            &params(&[("q", "x"), ("n", "7"), ("exact", "0")]),
+            &ctx(),
+        )
+        .await;
+        assert!(r.success, "{r:?}");
+        let echoed: Value = serde_json::from_str(&r.data).unwrap();
+        assert_eq!(echoed["method"], method);
+        assert_eq!(echoed["uri"], "/echo");
+        assert_eq!(echoed["body"], json!({"q": "x", "n": 7, "exact": false}));
+    }
+    let delete = tool(&format!(
+        "---\nname: d\nmethod: delete\nendpoint: {}/echo?x=1\n{PARAMS}---\n",
+        server.base
+    ));
+    let r = pipeline::run(&delete, &params(&[("q", "z")]), &ctx()).await;
+    let echoed: Value = serde_json::from_str(&r.data).unwrap();
+    assert_eq!(
+        echoed["uri"], "/echo?x=1&q=z&n=3",
+        "other methods use the query string"
+    );
+}
+
+#[tokio::test]
+async fn response_extract_one_many_none_and_not_json() {
+    let server = servers::json_api().await;
+    let run = |expr: &str, path: &str| {
+        let t = tool(&format!(
+            "---\nname: x\nendpoint: {}{path}\nresponse_extract: \"{expr}\"\n---\n",
+            server.base
+        ));
+        async move { pipeline::run(&t, &params(&[]), &ctx()).await }
+    };
+    assert_eq!(run("$.data.price", "/price").await.data, "189.5");
+    assert_eq!(
+        run("$.data.symbol", "/price").await.data,
+        "AAPL",
+        "strings unquoted"
+    );
+    assert_eq!(run("$.data.items[1].name", "/price").await.data, "b");
+    assert_eq!(run("$", "/price").await.data.len() > 20, true);
+    // RFC 9535 beyond the seed: wildcards, filters, descendants → several matches → a JSON array.
+    assert_eq!(
+        run("$.data.items[*].name", "/price").await.data,
+        r#"["a","b","c"]"#
+    );
+    assert_eq!(
+        run("$.data.items[?@.qty > 2].name", "/price").await.data,
+        r#"["b","c"]"#
+    );
+    assert_eq!(run("$..qty", "/price").await.data, "[1,5,9]");
+    let none = run("$.data.cost", "/price").await;
+    assert!(!none.success);
+    let e = none.error.unwrap();
+    assert!(
+        e.contains("matched nothing") && e.contains("keys `code`, `data`"),
+        "{e}"
+    );
+    let not_json = run("$.a", "/text").await;
+    assert!(not_json.error.unwrap().contains("not JSON"));
+}
+
+#[tokio::test]
+async fn failures_are_results_with_a_reason() {
+    let server = servers::json_api().await;
+    let call = |path: &str, extra: &str| {
+        let t = tool(&format!(
+            "---\nname: f\nendpoint: {}{path}\n{extra}---\n",
+            server.base
+        ));
+        async move { pipeline::run(&t, &params(&[]), &ctx()).await }
+    };
+    let r = call("/fail", "").await;
+    assert!(!r.success);
+    let e = r.error.unwrap();
+    assert!(e.starts_with("HTTP 401 Unauthorized from GET "), "{e}");
+    assert!(
+        e.contains("more characters]"),
+        "long bodies are trimmed: {e}"
+    );
+    assert!(e.len() < 1000);
+    assert_eq!(r.metadata["status"], 401);
+
+    let e = call("/redirect", "").await.error.unwrap();
+    assert!(e.contains("too many redirects"), "{e}");
+    let e = call("/big", "").await.error.unwrap();
+    assert!(e.contains("byte limit"), "{e}");
+    let e = call("/slow", "timeout: 1\n").await.error.unwrap();
+    assert!(e.contains("timed out"), "{e}");
+
+    let closed = tool("---\nname: c\nendpoint: http://127.0.0.1:9/nothing\n---\n");
+    let e = pipeline::run(&closed, &params(&[]), &ctx())
+        .await
+        .error
+        .unwrap();
+    assert!(
+        e.contains("could not reach GET http://127.0.0.1:9/nothing: connection failed"),
+        "{e}"
+    );
+}
+
+#[tokio::test]
+async fn validation_runs_before_any_request() {
+    let server = servers::json_api().await;
+    let t = tool(&format!(
+        "---\nname: v\nendpoint: {}/echo\n{PARAMS}---\n",
+        server.base
+    ));
+    let r = pipeline::run(&t, &params(&[("n", "many")]), &ctx()).await;
+    let e = r.error.unwrap();
+    assert!(
+        e.contains("missing required parameter `q`") && e.contains("`n` must be an integer"),
+        "{e}"
+    );
+    assert!(
+        server.requests().is_empty(),
+        "no request for an invalid call"
+    );
+}
+
+#[test]
+fn preview_shows_the_request_with_templates_not_values() {
+    let t = tool(
+        "---\nname: pv\nmethod: POST\nendpoint: https://{{HOST}}/v1\nheaders:\n  Authorization: Bearer {{KEY}}\n---\n",
+    );
+    let mut p = engine::tools::Params::new();
+    p.insert("q".into(), json!("x"));
+    let preview = t.request_preview(&p).unwrap();
+    assert_eq!(
+        preview,
+        json!({"method": "POST", "url": "https://{{HOST}}/v1",
+               "headers": {"Authorization": "Bearer {{KEY}}"}, "body": {"q": "x"}})
+    );
+}

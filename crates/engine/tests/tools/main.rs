@@ -1,0 +1,9 @@
+//! Integration tests of the tools: real HTTP servers on 127.0.0.1, real SQLite files, and the
+//! real OS keyring (run under `scripts/with-session.sh` on Linux, as `scripts/test.sh` does).
+
+mod builtins; // web_search, web_fetch, call_subagent against their stand-ins
+mod custom_tool;
+mod http_tool; // HTTP tool calls: query vs body, headers, JSONPath, errors, caps
+mod loading; // HTTP tool files: every field and default, located errors, registry clashes
+mod secrets; // keyring → env → .env, and no secret in any output
+mod servers; // axum stand-ins: a JSON API, Bocha web search, Jina Reader // adding a tool in Rust (seed 001 path B), called through the pipeline

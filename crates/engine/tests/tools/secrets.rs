@@ -1,0 +1,174 @@
+use std::path::Path;
+use std::process::Command;
+
+use engine::context::AppContext;
+use engine::permissions::Answer;
+use engine::secrets::{SecretResolver, SecretSource, SecretStore, MASK};
+
+use crate::http_tool::params;
+use crate::servers;
+
+fn unique(prefix: &str) -> String {
+    format!("{prefix}-{}-{}", std::process::id(), rand_suffix())
+}
+
+fn rand_suffix() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos()
+}
+
+const NO_KEYRING: &str = "the OS keyring is not reachable: run the tests through scripts/test.sh \
+     (or scripts/with-session.sh cargo test), which starts D-Bus and an unlocked gnome-keyring";
+
+#[test]
+fn the_os_keyring_is_used_for_real_and_wins_over_env_and_dotenv() {
+    let tmp = tempfile::tempdir().unwrap();
+    let service = unique("artifactflow-test");
+    let store = SecretStore::new(&service, tmp.path().join("names.json"));
+    let name = "AF_TEST_ORDER_KEY";
+    store.set(name, "from-keyring").expect(NO_KEYRING);
+
+    // Really in the Secret Service, not an in-memory mock: the desktop's own tool finds it.
+    if cfg!(target_os = "linux") {
+        let out = Command::new("secret-tool")
+            .args(["lookup", "service", &service, "username", name])
+            .output()
+            .expect("secret-tool (libsecret-tools) is installed by scripts/setup.sh --test");
+        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "from-keyring");
+    }
+    assert_eq!(store.names().into_iter().collect::<Vec<_>>(), [name]);
+
+    let dotenv = tmp.path().join(".env");
+    std::fs::write(&dotenv, format!("{name}=from-dotenv\n")).unwrap();
+    std::env::set_var(name, "from-env");
+    let resolver = SecretResolver::new(Some(store.clone()), Some(dotenv));
+    assert_eq!(
+        resolver.resolve(name),
+        Some(("from-keyring".into(), SecretSource::Keyring))
+    );
+
+    store.delete(name).unwrap();
+    store.delete(name).expect("deleting twice is fine");
+    assert!(store.names().is_empty());
+    assert_eq!(
+        resolver.resolve(name),
+        Some(("from-env".into(), SecretSource::Environment))
+    );
+    std::env::remove_var(name);
+    assert_eq!(
+        resolver.resolve(name),
+        Some(("from-dotenv".into(), SecretSource::DotEnv))
+    );
+    assert!(store
+        .set("bad-name", "x")
+        .unwrap_err()
+        .to_string()
+        .contains("not a valid secret name"));
+}
+
+fn file_contains(path: &Path, needle: &str) -> bool {
+    std::fs::read(path)
+        .map(|bytes| bytes.windows(needle.len()).any(|w| w == needle.as_bytes()))
+        .unwrap_or(false)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_secret_value_never_reaches_the_model_the_logs_or_the_database() {
+    let secret = "s3cr3t-value-Zq81";
+    let home = tempfile::tempdir().unwrap();
+    let service = unique("artifactflow-leak-test");
+    std::env::set_var(engine::secrets::SERVICE_ENV, &service);
+    std::env::set_var(engine::logging::LOG_ENV, "debug");
+    let ctx = AppContext::open(Some(home.path())).unwrap();
+    let _logs = engine::logging::init(&ctx.paths().log_dir, "leak-test", false);
+    ctx.secret_store()
+        .set("LEAK_KEY", secret)
+        .expect(NO_KEYRING);
+
+    let server = servers::json_api().await;
+    let tools = ctx.paths().config_dir.join("tools");
+    // The secret goes in a header and in the URL; the servers echo what they receive.
+    for (name, path) in [("leak_echo", "/echo"), ("leak_fail", "/fail")] {
+        std::fs::write(
+            tools.join(format!("{name}.md")),
+            format!(
+                "---\nname: {name}\npermission: confirm\nendpoint: \"{}{path}?key={{{{LEAK_KEY}}}}\"\nheaders:\n  Authorization: \"Bearer <<LEAK_KEY>>\"\nparameters:\n  - name: q\n    type: string\n---\nUses a key.\n",
+                server.base
+            ),
+        )
+        .unwrap();
+    }
+    std::fs::write(
+        tools.join("leak_down.md"),
+        "---\nname: leak_down\nendpoint: \"http://127.0.0.1:9/{{LEAK_KEY}}\"\n---\n",
+    )
+    .unwrap();
+    ctx.reload_config();
+
+    let mut seen_by_model = Vec::new();
+    let registry = ctx.tool_registry();
+    for name in ["leak_echo", "leak_fail", "leak_down"] {
+        let spec = registry.get(name).unwrap().spec().clone();
+        seen_by_model.push(engine::parser::tool_instructions(&[spec]));
+        let mut asked = None;
+        let args = if name == "leak_down" {
+            params(&[])
+        } else {
+            params(&[("q", "hi")])
+        };
+        let out = engine::tools::direct::call(&ctx, name, &args, "conv-1", |req| {
+            asked = Some(serde_json::to_string(req).unwrap());
+            Answer::ApproveAlways
+        })
+        .await;
+        seen_by_model.push(out.formatted.clone());
+        seen_by_model.push(serde_json::to_string(&out.result).unwrap());
+        if let Some(request) = asked {
+            assert!(
+                request.contains("{{LEAK_KEY}}"),
+                "the dialog shows the template: {request}"
+            );
+            seen_by_model.push(request);
+        }
+    }
+    // The server did get the real value (the tool works) …
+    assert!(server
+        .requests()
+        .iter()
+        .any(|r| r.header("authorization") == Some(&format!("Bearer {secret}"))));
+    // … but nothing the model, the dialog or the UI sees contains it.
+    let all = seen_by_model.join("\n");
+    assert!(!all.contains(secret), "secret leaked into: {all}");
+    assert!(all.contains(MASK), "the echoed values were masked: {all}");
+    assert!(
+        all.contains("could not reach GET http://127.0.0.1:9/{{LEAK_KEY}}"),
+        "{all}"
+    );
+
+    drop(_logs);
+    for entry in std::fs::read_dir(&ctx.paths().log_dir).unwrap() {
+        let path = entry.unwrap().path();
+        assert!(
+            !file_contains(&path, secret),
+            "secret in log {}",
+            path.display()
+        );
+    }
+    let db = &ctx.paths().database;
+    for path in [db.clone(), db.with_extension("db-wal")] {
+        assert!(
+            !file_contains(&path, secret),
+            "secret in {}",
+            path.display()
+        );
+    }
+    assert!(
+        ctx.with_db(|c| engine::conversations::always_allowed(c, "conv-1"))
+            .unwrap()
+            .contains("leak_echo"),
+        "approve-and-always-allow was persisted with the conversation"
+    );
+    ctx.secret_store().delete("LEAK_KEY").unwrap();
+}
