@@ -15,6 +15,10 @@
 //!
 //! One situation rewrites history: a `</think>` with no `<think>` before it means everything
 //! so far was reasoning (rule 1). The parser then emits [`StreamEvent::Reset`] and starts over.
+//! The one case no stream can foresee: that `</think>` hidden behind a CDATA section whose `]]>`
+//! never comes, where only the end of the response shows (by D5's exception) that the section
+//! ended before the closing tags of the tail, among them that `</think>`. Calls reported before
+//! it are then not in [`StreamParser::finish`]'s list (which is still exactly `parse`'s).
 
 use super::blocks::{is_bare_start, is_tool_call_start};
 use super::call::{Reader, Span};

@@ -2,7 +2,7 @@
 
 use engine::parser::{parse, MALFORMED};
 
-use crate::support::{corpus, normalise_calls, normalise_expected};
+use crate::support::{all_cases, corpus, normalise_calls, normalise_expected};
 
 #[test]
 fn every_public_case_passes() {
@@ -28,7 +28,7 @@ fn every_public_case_passes() {
 
 #[test]
 fn malformed_calls_always_carry_an_error() {
-    for case in corpus() {
+    for case in all_cases() {
         for call in parse(&case.input) {
             if call.name == MALFORMED {
                 assert!(
