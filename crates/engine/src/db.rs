@@ -34,6 +34,41 @@ pub const MIGRATIONS_SQL: &[&str] = &[
         created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
     ) STRICT;
     CREATE INDEX messages_by_conversation ON messages(conversation_id, id);",
+    // 2: artifacts, their immutable versions and a full-text index over title + latest content.
+    // `pk` is internal; an artifact is named by (conversation_id, id). Each version keeps a
+    // sparse line index (the byte offset of every 1024th line start, u64 little-endian) so one
+    // page of a long artifact is read without loading the rest.
+    "CREATE TABLE artifacts (
+        pk INTEGER PRIMARY KEY,
+        conversation_id TEXT NOT NULL,
+        id TEXT NOT NULL,
+        title TEXT NOT NULL DEFAULT '',
+        content_type TEXT NOT NULL DEFAULT 'text/markdown',
+        source TEXT NOT NULL CHECK (source IN ('agent','tool','user')),
+        current_version INTEGER NOT NULL DEFAULT 1,
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
+        updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
+        UNIQUE (conversation_id, id)
+    ) STRICT;
+    CREATE INDEX artifacts_by_updated ON artifacts(updated_at);
+    CREATE TABLE artifact_versions (
+        artifact_pk INTEGER NOT NULL REFERENCES artifacts(pk) ON DELETE CASCADE,
+        version INTEGER NOT NULL,
+        content TEXT NOT NULL,
+        size_chars INTEGER NOT NULL,
+        line_count INTEGER NOT NULL,
+        line_index BLOB NOT NULL,
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
+        UNIQUE (artifact_pk, version)
+    ) STRICT;
+    CREATE VIRTUAL TABLE artifacts_fts USING fts5(
+        title, content, content='', contentless_delete=1, tokenize='unicode61'
+    );
+    CREATE TRIGGER conversations_delete_artifacts AFTER DELETE ON conversations BEGIN
+        DELETE FROM artifacts_fts WHERE rowid IN
+            (SELECT pk FROM artifacts WHERE conversation_id = OLD.id);
+        DELETE FROM artifacts WHERE conversation_id = OLD.id;
+    END;",
 ];
 
 /// The migration set built from [`MIGRATIONS_SQL`].
@@ -171,6 +206,49 @@ mod tests {
             })
             .unwrap();
         assert_eq!(title, "kept");
+    }
+
+    #[test]
+    fn migrating_from_v1_with_data_keeps_conversations_and_adds_artifacts() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("v1.db");
+        {
+            let mut conn = Connection::open(&path).unwrap();
+            migrations().to_version(&mut conn, 1).unwrap();
+            conn.execute_batch(
+                "INSERT INTO conversations (id, title) VALUES ('c1', 'old chat');
+                 INSERT INTO messages (conversation_id, role, content) VALUES ('c1', 'user', 'hi');",
+            )
+            .unwrap();
+        }
+        let conn = open(&path).unwrap();
+        assert_eq!(schema_version(&conn).unwrap(), latest_version());
+        let (title, content): (String, String) = conn
+            .query_row(
+                "SELECT c.title, m.content FROM conversations c JOIN messages m ON m.conversation_id = c.id",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap();
+        assert_eq!((title.as_str(), content.as_str()), ("old chat", "hi"));
+        conn.execute_batch(
+            "INSERT INTO artifacts (conversation_id, id, source) VALUES ('c1', 'a', 'agent');
+             INSERT INTO artifact_versions (artifact_pk, version, content, size_chars, line_count, line_index)
+                 VALUES (1, 1, 'x', 1, 1, x'');
+             INSERT INTO artifacts_fts (rowid, title, content) VALUES (1, '', 'x');",
+        )
+        .unwrap();
+        conn.execute("DELETE FROM conversations WHERE id = 'c1'", [])
+            .unwrap();
+        let left: i64 = conn
+            .query_row(
+                "SELECT (SELECT count(*) FROM artifacts) + (SELECT count(*) FROM artifact_versions)
+                      + (SELECT count(*) FROM artifacts_fts WHERE artifacts_fts MATCH 'x')",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(left, 0, "deleting a conversation deletes its artifacts");
     }
 
     #[test]

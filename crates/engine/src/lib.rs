@@ -15,10 +15,12 @@
 //! - [`logging`] sets up `tracing` with a rotating file in the log folder.
 #![warn(missing_docs)]
 
+pub mod artifacts;
 pub mod config;
 pub mod context;
 pub mod conversations;
 pub mod db;
+pub mod events;
 pub mod frontmatter;
 pub mod logging;
 pub mod parser;

@@ -1,0 +1,2 @@
+//! Artifact benchmarks (being written).
+fn main() {}

@@ -1,0 +1,41 @@
+//! Artifacts: the documents agents and users work on, stored with every version in the app's
+//! SQLite database, and the five per-conversation tools that create, change, read and search
+//! them.
+//!
+//! # How it fits together
+//! - [`store`]: [`ArtifactStore`], a cloneable handle over the shared connection. Artifacts are
+//!   named by (conversation, id); every change is a new immutable version written in one
+//!   transaction; an FTS5 index covers titles and latest content for the library's search.
+//! - [`tools`]: [`artifact_tools`] builds `create_artifact`, `update_artifact`,
+//!   `rewrite_artifact`, `read_artifact` and `grep_artifact` bound to one conversation; add them
+//!   with [`Registry::with_tools`](crate::tools::registry::Registry::with_tools).
+//! - [`matching`] finds `update_artifact`'s `old_str` (exact → normalised → fuzzy), with
+//!   [`normalize`] mapping normalised positions back to the original text.
+//! - [`grep`] is `grep_artifact`'s search on ripgrep's crates; [`slice`] renders the
+//!   `<artifact_slice>` envelope; [`lines`] the line index that keeps page reads cheap.
+//! - [`persist`]: [`persist_oversized`] stores a too-long successful tool result as an artifact
+//!   and hands the model a preview instead.
+//!
+//! ```
+//! use engine::artifacts::{artifact_tools, ArtifactStore};
+//! let dir = tempfile::tempdir().unwrap();
+//! let store = ArtifactStore::open(&dir.path().join("app.db")).unwrap();
+//! let tools = artifact_tools(store, "conversation-1");
+//! assert_eq!(tools.len(), 5);
+//! ```
+
+pub mod grep;
+pub mod lines;
+pub mod matching;
+pub mod normalize;
+pub mod persist;
+pub mod slice;
+pub mod store;
+pub mod tools;
+
+pub use persist::persist_oversized;
+pub use store::{
+    Artifact, ArtifactPage, ArtifactSource, ArtifactStore, ArtifactSummary, ListFilter,
+    NewArtifact, StoreError, VersionInfo,
+};
+pub use tools::{artifact_tools, snapshot};

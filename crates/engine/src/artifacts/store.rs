@@ -1,0 +1,685 @@
+//! [`ArtifactStore`]: artifacts and their immutable versions in the app's SQLite database.
+//!
+//! Every write is one `BEGIN IMMEDIATE` transaction (artifact row, new version, full-text row),
+//! so a killed process leaves either the whole change or none of it. Reads of one page go
+//! through the version's sparse line index and SQLite's incremental blob I/O, so they cost what
+//! the page costs, not what the artifact costs.
+
+use std::io::{BufRead, BufReader, Seek, SeekFrom};
+use std::path::Path;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior, MAIN_DB};
+use serde::{Deserialize, Serialize};
+
+use super::lines::{self, LINE_INDEX_STRIDE};
+use crate::db::{self, DbError};
+
+/// Who made an artifact.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "lowercase")]
+pub enum ArtifactSource {
+    /// Written by an agent through the artifact tools.
+    Agent,
+    /// An oversized tool result stored by the engine.
+    Tool,
+    /// Created or edited by the user.
+    User,
+}
+
+impl ArtifactSource {
+    /// The name stored in the database and shown to users.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ArtifactSource::Agent => "agent",
+            ArtifactSource::Tool => "tool",
+            ArtifactSource::User => "user",
+        }
+    }
+
+    /// Parse a stored or typed name.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "agent" => Some(ArtifactSource::Agent),
+            "tool" => Some(ArtifactSource::Tool),
+            "user" => Some(ArtifactSource::User),
+            _ => None,
+        }
+    }
+}
+
+/// An artifact's metadata at one version (usually the latest).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct Artifact {
+    /// The id the model uses, unique within its conversation.
+    pub id: String,
+    /// The conversation it belongs to.
+    pub conversation_id: String,
+    /// Human title.
+    pub title: String,
+    /// MIME type, e.g. `text/markdown`.
+    pub content_type: String,
+    /// Who made it.
+    pub source: ArtifactSource,
+    /// The version these facts describe (the latest unless a version was asked for).
+    pub version: i64,
+    /// When it was created (UTC, RFC 3339).
+    pub created_at: String,
+    /// When its latest version was made (UTC, RFC 3339).
+    pub updated_at: String,
+}
+
+/// An artifact with the size of its latest version, as listed in the library.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct ArtifactSummary {
+    /// The artifact.
+    #[serde(flatten)]
+    pub artifact: Artifact,
+    /// Characters in the latest version.
+    pub size_chars: i64,
+    /// Lines in the latest version.
+    pub line_count: i64,
+}
+
+/// One page of a listing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct ArtifactPage {
+    /// The artifacts on this page.
+    pub items: Vec<ArtifactSummary>,
+    /// How many match the filter in all.
+    pub total: i64,
+}
+
+/// One version in an artifact's history.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct VersionInfo {
+    /// 1 for the first version, then +1 per change.
+    pub version: i64,
+    /// Characters in this version.
+    pub size_chars: i64,
+    /// Lines in this version.
+    pub line_count: i64,
+    /// When it was made (UTC, RFC 3339).
+    pub created_at: String,
+}
+
+/// What to list. Empty fields do not filter.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct ListFilter {
+    /// Only this conversation's artifacts.
+    pub conversation_id: Option<String>,
+    /// Only this content type.
+    pub content_type: Option<String>,
+    /// Only artifacts from this source.
+    pub source: Option<ArtifactSource>,
+    /// Full-text words over title and latest content (each word must occur; the last one may
+    /// be a prefix). Results are then ranked by relevance instead of recency.
+    pub query: Option<String>,
+}
+
+/// A new artifact.
+#[derive(Debug, Clone, Copy)]
+pub struct NewArtifact<'a> {
+    /// The conversation it belongs to.
+    pub conversation_id: &'a str,
+    /// Its id (unique within the conversation).
+    pub id: &'a str,
+    /// Human title.
+    pub title: &'a str,
+    /// MIME type.
+    pub content_type: &'a str,
+    /// Who made it.
+    pub source: ArtifactSource,
+    /// The first version's content.
+    pub content: &'a str,
+}
+
+/// Why a page of lines stopped where it did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Truncation {
+    /// Nothing was left out after the page.
+    None,
+    /// The requested number of lines was reached.
+    Limit,
+    /// The character cap was reached.
+    MaxChars,
+}
+
+impl Truncation {
+    /// The name used in `<artifact_slice>`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Truncation::None => "none",
+            Truncation::Limit => "limit",
+            Truncation::MaxChars => "max_chars",
+        }
+    }
+}
+
+/// A page of lines read from one version.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LinePage {
+    /// The artifact, with `version` set to the version read.
+    pub artifact: Artifact,
+    /// Lines in that version.
+    pub total_lines: usize,
+    /// First line shown (1-based); meaningful when `lines_shown > 0`.
+    pub first_line: usize,
+    /// How many lines are shown (a line cut by the character cap counts as shown).
+    pub lines_shown: usize,
+    /// The raw text of those lines, exactly as stored.
+    pub text: String,
+    /// Why the page ended.
+    pub truncated_by: Truncation,
+    /// The shown line that was cut because it alone exceeds the character cap, if any.
+    pub cut_line: Option<usize>,
+}
+
+impl LinePage {
+    /// Are there lines after this page?
+    pub fn has_more(&self) -> bool {
+        self.lines_shown > 0 && self.first_line + self.lines_shown - 1 < self.total_lines
+    }
+
+    /// The line to continue from.
+    pub fn next_offset(&self) -> usize {
+        self.first_line + self.lines_shown
+    }
+}
+
+/// Errors from the store. Messages are written to be shown to a model or a user as they are.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// The database could not be opened.
+    #[error(transparent)]
+    Open(#[from] DbError),
+    /// SQLite failed.
+    #[error("artifact database error: {0}")]
+    Db(#[from] rusqlite::Error),
+    /// Reading a stored version failed.
+    #[error("cannot read artifact content: {0}")]
+    Io(#[from] std::io::Error),
+    /// No artifact with that id in that conversation.
+    #[error("no artifact with id '{id}' in this conversation")]
+    NotFound {
+        /// The conversation searched.
+        conversation_id: String,
+        /// The id asked for.
+        id: String,
+    },
+    /// The id is taken.
+    #[error("an artifact with id '{id}' already exists in this conversation; choose another id, or change it with update_artifact / rewrite_artifact")]
+    Exists {
+        /// The conversation.
+        conversation_id: String,
+        /// The id.
+        id: String,
+    },
+    /// The artifact exists but not at that version.
+    #[error("artifact '{id}' has no version {version}; its versions are 1 to {latest}")]
+    VersionNotFound {
+        /// The artifact.
+        id: String,
+        /// The version asked for.
+        version: i64,
+        /// Its latest version.
+        latest: i64,
+    },
+}
+
+/// The artifact store: a cheap, cloneable handle over a shared SQLite connection.
+#[derive(Clone)]
+pub struct ArtifactStore {
+    conn: Arc<Mutex<Connection>>,
+}
+
+const META_COLUMNS: &str =
+    "a.id, a.conversation_id, a.title, a.content_type, a.source, a.current_version, a.created_at, a.updated_at";
+
+fn meta_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Artifact> {
+    let source: String = row.get(4)?;
+    Ok(Artifact {
+        id: row.get(0)?,
+        conversation_id: row.get(1)?,
+        title: row.get(2)?,
+        content_type: row.get(3)?,
+        source: ArtifactSource::parse(&source).unwrap_or(ArtifactSource::User),
+        version: row.get(5)?,
+        created_at: row.get(6)?,
+        updated_at: row.get(7)?,
+    })
+}
+
+/// The outcome of [`ArtifactStore::modify`] when the change function declines.
+#[derive(Debug)]
+pub enum ModifyError<E> {
+    /// The store failed (or the artifact does not exist).
+    Store(StoreError),
+    /// The change function returned this error; nothing was written.
+    Rejected(E),
+}
+
+impl<E> From<StoreError> for ModifyError<E> {
+    fn from(e: StoreError) -> Self {
+        ModifyError::Store(e)
+    }
+}
+
+impl<E> From<rusqlite::Error> for ModifyError<E> {
+    fn from(e: rusqlite::Error) -> Self {
+        ModifyError::Store(StoreError::Db(e))
+    }
+}
+
+impl ArtifactStore {
+    /// A store over an already opened and migrated connection (e.g.
+    /// [`AppContext::db_handle`](crate::context::AppContext::db_handle)).
+    pub fn new(conn: Arc<Mutex<Connection>>) -> Self {
+        ArtifactStore { conn }
+    }
+
+    /// Open (creating and migrating if needed) the database file at `path`.
+    pub fn open(path: &Path) -> Result<Self, StoreError> {
+        Ok(Self::new(Arc::new(Mutex::new(db::open(path)?))))
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Connection> {
+        self.conn.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Create an artifact at version 1.
+    pub fn create(&self, new: &NewArtifact<'_>) -> Result<Artifact, StoreError> {
+        let mut conn = self.lock();
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        if find_pk(&tx, new.conversation_id, new.id)?.is_some() {
+            return Err(StoreError::Exists {
+                conversation_id: new.conversation_id.to_string(),
+                id: new.id.to_string(),
+            });
+        }
+        tx.execute(
+            "INSERT INTO artifacts (conversation_id, id, title, content_type, source) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![new.conversation_id, new.id, new.title, new.content_type, new.source.as_str()],
+        )?;
+        let pk = tx.last_insert_rowid();
+        insert_version(&tx, pk, 1, new.content)?;
+        tx.execute(
+            "INSERT INTO artifacts_fts (rowid, title, content) VALUES (?1, ?2, ?3)",
+            params![pk, new.title, new.content],
+        )?;
+        let artifact = load_meta(&tx, pk)?;
+        tx.commit()?;
+        Ok(artifact)
+    }
+
+    /// Make a new version from the latest one, atomically: `change` gets the artifact and its
+    /// latest content and returns the new content (plus anything the caller wants back), or
+    /// an error that leaves the artifact untouched. Other writers wait meanwhile.
+    pub fn modify<T, E>(
+        &self,
+        conversation_id: &str,
+        id: &str,
+        change: impl FnOnce(&Artifact, &str) -> Result<(String, T), E>,
+    ) -> Result<(Artifact, String, T), ModifyError<E>> {
+        let mut conn = self.lock();
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let pk = find_pk(&tx, conversation_id, id)?.ok_or_else(|| StoreError::NotFound {
+            conversation_id: conversation_id.to_string(),
+            id: id.to_string(),
+        })?;
+        let current = load_meta(&tx, pk)?;
+        let content: String = tx.query_row(
+            "SELECT content FROM artifact_versions WHERE artifact_pk = ?1 AND version = ?2",
+            params![pk, current.version],
+            |r| r.get(0),
+        )?;
+        let (new_content, extra) = change(&current, &content).map_err(ModifyError::Rejected)?;
+        drop(content);
+        let version = current.version + 1;
+        insert_version(&tx, pk, version, &new_content)?;
+        tx.execute(
+            "UPDATE artifacts SET current_version = ?1, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE pk = ?2",
+            params![version, pk],
+        )?;
+        tx.execute("DELETE FROM artifacts_fts WHERE rowid = ?1", [pk])?;
+        tx.execute(
+            "INSERT INTO artifacts_fts (rowid, title, content) VALUES (?1, ?2, ?3)",
+            params![pk, current.title, new_content],
+        )?;
+        let artifact = load_meta(&tx, pk)?;
+        tx.commit()?;
+        Ok((artifact, new_content, extra))
+    }
+
+    /// Replace the whole content (a new version).
+    pub fn rewrite(
+        &self,
+        conversation_id: &str,
+        id: &str,
+        content: &str,
+    ) -> Result<Artifact, StoreError> {
+        self.modify::<(), StoreError>(conversation_id, id, |_, _| Ok((content.to_string(), ())))
+            .map(|(a, _, _)| a)
+            .map_err(|e| match e {
+                ModifyError::Store(e) | ModifyError::Rejected(e) => e,
+            })
+    }
+
+    /// The artifact's latest metadata, if it exists.
+    pub fn get(&self, conversation_id: &str, id: &str) -> Result<Option<Artifact>, StoreError> {
+        let conn = self.lock();
+        match find_pk(&conn, conversation_id, id)? {
+            Some(pk) => Ok(Some(load_meta(&conn, pk)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// Every artifact with this id, in any conversation (for the CLI).
+    pub fn find_by_id(&self, id: &str) -> Result<Vec<Artifact>, StoreError> {
+        let conn = self.lock();
+        let mut stmt = conn.prepare(&format!(
+            "SELECT {META_COLUMNS} FROM artifacts a WHERE a.id = ?1 ORDER BY a.updated_at DESC"
+        ))?;
+        let rows = stmt.query_map([id], meta_from_row)?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The content of one version (`None` = latest), with the metadata at that version.
+    pub fn content(
+        &self,
+        conversation_id: &str,
+        id: &str,
+        version: Option<i64>,
+    ) -> Result<(Artifact, String), StoreError> {
+        let conn = self.lock();
+        let (mut artifact, pk) = require(&conn, conversation_id, id)?;
+        let version = check_version(&artifact, version)?;
+        let content: String = conn.query_row(
+            "SELECT content FROM artifact_versions WHERE artifact_pk = ?1 AND version = ?2",
+            params![pk, version],
+            |r| r.get(0),
+        )?;
+        artifact.version = version;
+        Ok((artifact, content))
+    }
+
+    /// The artifact's history, oldest first.
+    pub fn versions(
+        &self,
+        conversation_id: &str,
+        id: &str,
+    ) -> Result<Vec<VersionInfo>, StoreError> {
+        let conn = self.lock();
+        let (_, pk) = require(&conn, conversation_id, id)?;
+        let mut stmt = conn.prepare(
+            "SELECT version, size_chars, line_count, created_at FROM artifact_versions WHERE artifact_pk = ?1 ORDER BY version",
+        )?;
+        let rows = stmt.query_map([pk], |r| {
+            Ok(VersionInfo {
+                version: r.get(0)?,
+                size_chars: r.get(1)?,
+                line_count: r.get(2)?,
+                created_at: r.get(3)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Delete an artifact and all its versions. `false` when there was none.
+    pub fn delete(&self, conversation_id: &str, id: &str) -> Result<bool, StoreError> {
+        let mut conn = self.lock();
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let Some(pk) = find_pk(&tx, conversation_id, id)? else {
+            return Ok(false);
+        };
+        tx.execute("DELETE FROM artifacts_fts WHERE rowid = ?1", [pk])?;
+        tx.execute("DELETE FROM artifact_versions WHERE artifact_pk = ?1", [pk])?;
+        tx.execute("DELETE FROM artifacts WHERE pk = ?1", [pk])?;
+        tx.commit()?;
+        Ok(true)
+    }
+
+    /// One page of artifacts matching `filter`: most recently updated first, or by relevance
+    /// when the filter has a query.
+    pub fn list(
+        &self,
+        filter: &ListFilter,
+        limit: usize,
+        offset: usize,
+    ) -> Result<ArtifactPage, StoreError> {
+        let conn = self.lock();
+        let mut clauses = Vec::new();
+        let mut args: Vec<String> = Vec::new();
+        let mut from = String::from(
+            "artifacts a JOIN artifact_versions v ON v.artifact_pk = a.pk AND v.version = a.current_version",
+        );
+        let mut order = "a.updated_at DESC, a.pk DESC";
+        if let Some(q) = filter.query.as_deref().and_then(fts_query) {
+            args.push(q);
+            from.push_str(&format!(
+                " JOIN (SELECT rowid, rank FROM artifacts_fts WHERE artifacts_fts MATCH ?{}) f ON f.rowid = a.pk",
+                args.len()
+            ));
+            order = "f.rank, a.updated_at DESC";
+        }
+        if let Some(c) = &filter.conversation_id {
+            args.push(c.clone());
+            clauses.push(format!("a.conversation_id = ?{}", args.len()));
+        }
+        if let Some(t) = &filter.content_type {
+            args.push(t.clone());
+            clauses.push(format!("a.content_type = ?{}", args.len()));
+        }
+        if let Some(s) = filter.source {
+            args.push(s.as_str().to_string());
+            clauses.push(format!("a.source = ?{}", args.len()));
+        }
+        let where_sql = if clauses.is_empty() {
+            String::new()
+        } else {
+            format!(" WHERE {}", clauses.join(" AND "))
+        };
+        let total: i64 = conn.query_row(
+            &format!("SELECT count(*) FROM {from}{where_sql}"),
+            rusqlite::params_from_iter(args.iter()),
+            |r| r.get(0),
+        )?;
+        let sql = format!(
+            "SELECT {META_COLUMNS}, v.size_chars, v.line_count FROM {from}{where_sql} ORDER BY {order} LIMIT {} OFFSET {}",
+            limit.min(i64::MAX as usize),
+            offset.min(i64::MAX as usize)
+        );
+        let mut stmt = conn.prepare(&sql)?;
+        let rows = stmt.query_map(rusqlite::params_from_iter(args.iter()), |r| {
+            Ok(ArtifactSummary {
+                artifact: meta_from_row(r)?,
+                size_chars: r.get(8)?,
+                line_count: r.get(9)?,
+            })
+        })?;
+        Ok(ArtifactPage {
+            items: rows.collect::<Result<_, _>>()?,
+            total,
+        })
+    }
+
+    /// Visit the latest content of artifacts, ordered by conversation then id: one artifact
+    /// when `id` is given, else every artifact of `conversation_id` (or of all conversations).
+    /// `visit` returns `false` to stop early.
+    pub fn for_each_latest(
+        &self,
+        conversation_id: Option<&str>,
+        id: Option<&str>,
+        mut visit: impl FnMut(&Artifact, &str) -> bool,
+    ) -> Result<(), StoreError> {
+        let conn = self.lock();
+        let mut stmt = conn.prepare(&format!(
+            "SELECT {META_COLUMNS}, v.content FROM artifacts a
+             JOIN artifact_versions v ON v.artifact_pk = a.pk AND v.version = a.current_version
+             WHERE (?1 IS NULL OR a.conversation_id = ?1) AND (?2 IS NULL OR a.id = ?2)
+             ORDER BY a.conversation_id, a.id"
+        ))?;
+        let mut rows = stmt.query(params![conversation_id, id])?;
+        while let Some(row) = rows.next()? {
+            let artifact = meta_from_row(row)?;
+            let content = row.get_ref(8)?.as_str().map_err(rusqlite::Error::from)?;
+            if !visit(&artifact, content) {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Read lines `offset..` (1-based) of one version (`None` = latest): at most `limit`
+    /// lines and at most `max_chars` characters, cut at a line boundary (a single line longer
+    /// than `max_chars` is cut inside and reported in [`LinePage::cut_line`]).
+    pub fn read_lines(
+        &self,
+        conversation_id: &str,
+        id: &str,
+        version: Option<i64>,
+        offset: usize,
+        limit: Option<usize>,
+        max_chars: usize,
+    ) -> Result<LinePage, StoreError> {
+        let conn = self.lock();
+        let (mut artifact, pk) = require(&conn, conversation_id, id)?;
+        let version = check_version(&artifact, version)?;
+        artifact.version = version;
+        let offset = offset.max(1);
+        let checkpoint = (offset - 1) / LINE_INDEX_STRIDE;
+        let (rowid, total_lines, start): (i64, i64, Vec<u8>) = conn.query_row(
+            "SELECT rowid, line_count, substr(line_index, ?3, 8) FROM artifact_versions WHERE artifact_pk = ?1 AND version = ?2",
+            params![pk, version, (checkpoint * 8 + 1) as i64],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )?;
+        let total_lines = total_lines.max(0) as usize;
+        let mut page = LinePage {
+            artifact,
+            total_lines,
+            first_line: offset,
+            lines_shown: 0,
+            text: String::new(),
+            truncated_by: Truncation::None,
+            cut_line: None,
+        };
+        if offset > total_lines || limit == Some(0) {
+            if limit == Some(0) && offset <= total_lines {
+                page.truncated_by = Truncation::Limit;
+            }
+            return Ok(page);
+        }
+        let start_byte = lines::decode_offset(&start);
+        let mut blob = conn.blob_open(MAIN_DB, c"artifact_versions", c"content", rowid, true)?;
+        blob.seek(SeekFrom::Start(start_byte))?;
+        let mut reader = BufReader::with_capacity(64 * 1024, blob);
+        let mut line = Vec::new();
+        for _ in 0..(offset - 1 - checkpoint * LINE_INDEX_STRIDE) {
+            line.clear();
+            reader.read_until(b'\n', &mut line)?;
+        }
+        let mut chars = 0usize;
+        let mut number = offset;
+        while number <= total_lines {
+            if limit.is_some_and(|l| page.lines_shown >= l) {
+                page.truncated_by = Truncation::Limit;
+                break;
+            }
+            line.clear();
+            if reader.read_until(b'\n', &mut line)? == 0 {
+                break;
+            }
+            let text = String::from_utf8_lossy(&line);
+            let n = text.chars().count();
+            if chars + n > max_chars {
+                page.truncated_by = Truncation::MaxChars;
+                if page.lines_shown == 0 {
+                    let cut: String = text.chars().take(max_chars).collect();
+                    page.text.push_str(&cut);
+                    page.lines_shown = 1;
+                    page.cut_line = Some(number);
+                }
+                break;
+            }
+            chars += n;
+            page.text.push_str(&text);
+            page.lines_shown += 1;
+            number += 1;
+        }
+        if !page.has_more() && page.cut_line.is_none() {
+            page.truncated_by = Truncation::None;
+        }
+        Ok(page)
+    }
+}
+
+/// Turn user words into a safe FTS5 query: each word quoted, all required, the last a prefix.
+pub fn fts_query(user: &str) -> Option<String> {
+    let words: Vec<String> = user
+        .split_whitespace()
+        .map(|w| format!("\"{}\"", w.replace('"', "\"\"")))
+        .collect();
+    if words.is_empty() {
+        return None;
+    }
+    Some(format!("{}*", words.join(" ")))
+}
+
+fn find_pk(conn: &Connection, conversation_id: &str, id: &str) -> rusqlite::Result<Option<i64>> {
+    conn.query_row(
+        "SELECT pk FROM artifacts WHERE conversation_id = ?1 AND id = ?2",
+        params![conversation_id, id],
+        |r| r.get(0),
+    )
+    .optional()
+}
+
+fn load_meta(conn: &Connection, pk: i64) -> rusqlite::Result<Artifact> {
+    conn.query_row(
+        &format!("SELECT {META_COLUMNS} FROM artifacts a WHERE a.pk = ?1"),
+        [pk],
+        meta_from_row,
+    )
+}
+
+fn require(
+    conn: &Connection,
+    conversation_id: &str,
+    id: &str,
+) -> Result<(Artifact, i64), StoreError> {
+    let pk = find_pk(conn, conversation_id, id)?.ok_or_else(|| StoreError::NotFound {
+        conversation_id: conversation_id.to_string(),
+        id: id.to_string(),
+    })?;
+    Ok((load_meta(conn, pk)?, pk))
+}
+
+fn check_version(artifact: &Artifact, version: Option<i64>) -> Result<i64, StoreError> {
+    match version {
+        None => Ok(artifact.version),
+        Some(v) if (1..=artifact.version).contains(&v) => Ok(v),
+        Some(v) => Err(StoreError::VersionNotFound {
+            id: artifact.id.clone(),
+            version: v,
+            latest: artifact.version,
+        }),
+    }
+}
+
+fn insert_version(conn: &Connection, pk: i64, version: i64, content: &str) -> rusqlite::Result<()> {
+    let (line_count, index) = lines::line_index(content);
+    conn.execute(
+        "INSERT INTO artifact_versions (artifact_pk, version, content, size_chars, line_count, line_index)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        params![pk, version, content, content.chars().count() as i64, line_count as i64, index],
+    )?;
+    Ok(())
+}
