@@ -171,6 +171,13 @@ impl Grep {
             return false;
         }
         if sink.matches == 0 {
+            if sink.capped {
+                self.outcome.incomplete = Some(format!(
+                    "{} matching lines were found, the most one search shows",
+                    self.limits.max_total_matches
+                ));
+                return false;
+            }
             return true;
         }
         if self.options.max_count > 0 && sink.matches >= self.options.max_count && !sink.capped {
@@ -184,7 +191,7 @@ impl Grep {
         out.body.push('\n');
         let mut last: Option<u64> = None;
         for (number, is_match, line) in &sink.lines {
-            if last.is_some_and(|l| *number > l + 1) {
+            if self.options.context > 0 && last.is_some_and(|l| *number > l + 1) {
                 out.body.push_str("--\n");
             }
             last = Some(*number);
