@@ -1,13 +1,211 @@
-//! `artifactflow-cli artifacts …` (being written; see issue 5).
+//! `artifactflow-cli artifacts …`: list, show, search and export artifacts.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
+use anyhow::{bail, Context};
+use engine::artifacts::grep::{Grep, GrepLimits, GrepOptions};
+use engine::artifacts::{Artifact, ArtifactStore, ListFilter};
 use engine::context::AppContext;
 
 /// Artifact subcommands.
 #[derive(Debug, clap::Subcommand)]
-pub enum ArtifactsCommand {}
+pub enum ArtifactsCommand {
+    /// List artifacts, most recently updated first.
+    List {
+        /// Only this conversation's artifacts.
+        #[arg(long, value_name = "ID")]
+        conversation: Option<String>,
+        /// Print JSON ({"items":[..],"total":N}).
+        #[arg(long)]
+        json: bool,
+        /// At most this many.
+        #[arg(long, default_value_t = 100)]
+        limit: usize,
+    },
+    /// Print an artifact's content (latest version unless --version).
+    Show {
+        /// The artifact id.
+        id: String,
+        /// A past version.
+        #[arg(long, value_name = "N")]
+        version: Option<i64>,
+        /// The conversation, when the id exists in several.
+        #[arg(long, value_name = "ID")]
+        conversation: Option<String>,
+    },
+    /// Search artifacts' latest content (ripgrep semantics); exit 1 when nothing matches.
+    Grep {
+        /// A regex, or a literal with -F.
+        pattern: String,
+        /// Only this conversation's artifacts.
+        #[arg(long, value_name = "ID")]
+        conversation: Option<String>,
+        /// Case-insensitive.
+        #[arg(short = 'i', long)]
+        ignore_case: bool,
+        /// Treat the pattern as a literal string.
+        #[arg(short = 'F', long)]
+        fixed_strings: bool,
+        /// Lines of context around each match.
+        #[arg(short = 'C', long, default_value_t = 0, value_name = "N")]
+        context: usize,
+        /// Most matching lines per artifact.
+        #[arg(short = 'm', long, default_value_t = 20, value_name = "N")]
+        max_count: usize,
+    },
+    /// Write an artifact's content to FILE.
+    Export {
+        /// The artifact id.
+        id: String,
+        /// Where to write it.
+        file: PathBuf,
+        /// A past version.
+        #[arg(long, value_name = "N")]
+        version: Option<i64>,
+        /// The conversation, when the id exists in several.
+        #[arg(long, value_name = "ID")]
+        conversation: Option<String>,
+    },
+}
 
-pub fn run(_ctx: &AppContext, cmd: ArtifactsCommand) -> anyhow::Result<ExitCode> {
-    match cmd {}
+/// Run one artifacts subcommand.
+pub fn run(ctx: &AppContext, cmd: ArtifactsCommand) -> anyhow::Result<ExitCode> {
+    let store = ArtifactStore::new(ctx.db_handle());
+    match cmd {
+        ArtifactsCommand::List {
+            conversation,
+            json,
+            limit,
+        } => {
+            let filter = ListFilter {
+                conversation_id: conversation,
+                ..Default::default()
+            };
+            let page = store.list(&filter, limit, 0)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&page)?);
+            } else if page.items.is_empty() {
+                println!("No artifacts.");
+            } else {
+                for s in &page.items {
+                    let a = &s.artifact;
+                    println!(
+                        "{}\t{}\t{}\t{}\tv{}\t{} lines\t{}\t{}",
+                        a.conversation_id,
+                        a.id,
+                        a.content_type,
+                        a.source.as_str(),
+                        a.version,
+                        s.line_count,
+                        a.updated_at,
+                        a.title
+                    );
+                }
+                if page.total as usize > page.items.len() {
+                    println!(
+                        "({} of {} shown; use --limit)",
+                        page.items.len(),
+                        page.total
+                    );
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        ArtifactsCommand::Show {
+            id,
+            version,
+            conversation,
+        } => {
+            let a = resolve(&store, &id, conversation.as_deref())?;
+            let (_, content) = store.content(&a.conversation_id, &id, version)?;
+            print!("{content}");
+            Ok(ExitCode::SUCCESS)
+        }
+        ArtifactsCommand::Export {
+            id,
+            file,
+            version,
+            conversation,
+        } => {
+            let a = resolve(&store, &id, conversation.as_deref())?;
+            let (a, content) = store.content(&a.conversation_id, &id, version)?;
+            std::fs::write(&file, &content)
+                .with_context(|| format!("cannot write {}", file.display()))?;
+            eprintln!(
+                "Exported '{}' version {} ({} bytes) to {}",
+                a.id,
+                a.version,
+                content.len(),
+                file.display()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        ArtifactsCommand::Grep {
+            pattern,
+            conversation,
+            ignore_case,
+            fixed_strings,
+            context,
+            max_count,
+        } => {
+            let mut grep = Grep::new(
+                GrepOptions {
+                    pattern: pattern.clone(),
+                    fixed_strings,
+                    ignore_case,
+                    context,
+                    max_count,
+                },
+                GrepLimits {
+                    max_total_matches: usize::MAX,
+                    max_output_chars: usize::MAX,
+                    ..GrepLimits::default()
+                },
+            )
+            .map_err(anyhow::Error::msg)?;
+            let one_conversation = conversation.is_some();
+            store.for_each_latest(conversation.as_deref(), None, |a, text| {
+                let heading = if one_conversation {
+                    a.id.clone()
+                } else {
+                    format!("{}/{}", a.conversation_id, a.id)
+                };
+                grep.search(&heading, text)
+            })?;
+            let outcome = grep.finish();
+            println!("{}", outcome.render(&pattern));
+            Ok(if outcome.matches > 0 {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
+        }
+    }
+}
+
+/// The one artifact called `id` (in `conversation` if given).
+fn resolve(
+    store: &ArtifactStore,
+    id: &str,
+    conversation: Option<&str>,
+) -> anyhow::Result<Artifact> {
+    if let Some(c) = conversation {
+        return store
+            .get(c, id)?
+            .with_context(|| format!("no artifact '{id}' in conversation '{c}'"));
+    }
+    let mut found = store.find_by_id(id)?;
+    match found.len() {
+        0 => bail!("no artifact with id '{id}'"),
+        1 => Ok(found.remove(0)),
+        _ => bail!(
+            "artifact id '{id}' exists in several conversations ({}); pass --conversation",
+            found
+                .iter()
+                .map(|a| a.conversation_id.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
 }
