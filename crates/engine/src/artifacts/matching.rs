@@ -421,10 +421,7 @@ fn nearest_lines(text: &str, old: &str) -> Vec<Candidate> {
     let want = bigrams(&first);
     let len = first.chars().count();
     let mut best: Vec<Candidate> = Vec::new();
-    let mut pos = 0usize;
     for (i, line) in text.split('\n').enumerate().take(500_000) {
-        let start = pos;
-        pos += line.len() + 1;
         let l = line.trim();
         let n = l.chars().count();
         if n == 0 || n * 3 < len || n > len * 3 + 10 {
@@ -434,7 +431,6 @@ fn nearest_lines(text: &str, old: &str) -> Vec<Candidate> {
         let common = want.iter().filter(|b| got.binary_search(b).is_ok()).count();
         let score = 2.0 * common as f64 / (want.len() + got.len()).max(1) as f64;
         if score >= 0.3 {
-            let _ = start;
             best.push(Candidate {
                 line: i + 1,
                 text: shorten(line),

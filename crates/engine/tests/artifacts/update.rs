@@ -93,7 +93,7 @@ async fn fuzzy_match_says_so_with_similarity() {
     assert!(r.success, "{r:?}");
     assert_eq!(r.metadata["match"], "fuzzy");
     let sim = r.metadata["similarity"].as_f64().unwrap();
-    assert!(sim >= 0.9 && sim < 1.0, "{sim}");
+    assert!((0.9..1.0).contains(&sim), "{sim}");
     assert!(
         r.data.contains("similarity") && r.data.contains("line 6"),
         "{}",
