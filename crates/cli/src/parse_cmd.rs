@@ -14,7 +14,12 @@ fn result_json(calls: &[ToolCall]) -> anyhow::Result<String> {
     struct Out<'a> {
         tool_calls: &'a [ToolCall],
     }
-    Ok(serde_json::to_string(&Out { tool_calls: calls })?)
+    let json = serde_json::to_string(&Out { tool_calls: calls })?;
+    // U+2028/U+2029 are valid raw in JSON but many line readers split on them; escape them so
+    // one result is always one line.
+    Ok(json
+        .replace('\u{2028}', "\\u2028")
+        .replace('\u{2029}', "\\u2029"))
 }
 
 pub fn run(jsonl: bool) -> anyhow::Result<ExitCode> {

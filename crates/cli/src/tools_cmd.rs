@@ -145,6 +145,7 @@ fn call(
                 ask_at_terminal(request)
             }
         },
+        &engine::events::discard(),
     ));
     println!("{}", outcome.formatted);
     Ok(if outcome.result.success {

@@ -108,6 +108,27 @@ fn rusqlite_set_version(path: &Path, version: u32) {
 }
 
 #[test]
+fn parse_output_is_one_line_even_with_unicode_line_separators() {
+    use std::io::Write;
+    let mut child = cli()
+        .args(["parse", "--jsonl"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let input = serde_json::json!({"input": "<tool_call><name>t</name><params><a>x\u{2028}y\u{2029}z</a></params></tool_call>"});
+    writeln!(child.stdin.take().unwrap(), "{input}").unwrap();
+    let out = ok(child.wait_with_output().unwrap());
+    assert_eq!(out.lines().count(), 1);
+    assert!(
+        !out.contains('\u{2028}') && out.contains("\\u2028"),
+        "{out}"
+    );
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["tool_calls"][0]["params"]["a"], "x\u{2028}y\u{2029}z");
+}
+
+#[test]
 fn parse_prints_calls_as_json() {
     use std::io::Write;
     let mut child = cli()

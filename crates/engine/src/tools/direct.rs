@@ -3,8 +3,11 @@
 
 use indexmap::IndexMap;
 
+use std::time::Instant;
+
 use super::{pipeline, ToolResult};
 use crate::context::AppContext;
+use crate::events::{new_id, EngineEvent, EventSink};
 use crate::permissions::{self, Answer, Decision, PermissionInput, PermissionRequest};
 
 /// What happened to a direct call.
@@ -18,13 +21,17 @@ pub struct DirectCall {
 
 /// Run tool `name` with string `params` in `conversation`. `ask` is called only when the
 /// permission decision is to ask; anything but an approval means the tool does not run.
+/// Events (tool start/complete, permission request/resolution) go to `events`.
 pub async fn call(
     ctx: &AppContext,
     name: &str,
     params: &IndexMap<String, String>,
     conversation: &str,
     ask: impl FnOnce(&PermissionRequest) -> Answer,
+    events: &dyn EventSink,
 ) -> DirectCall {
+    let started = Instant::now();
+    let call_id = new_id("call");
     let registry = ctx.tool_registry();
     let result = match registry.get(name) {
         None => {
@@ -58,7 +65,19 @@ pub async fn call(
                             params: typed.clone(),
                             request: tool.request_preview(&typed),
                         };
-                        match ask(&request) {
+                        let request_id = new_id("perm");
+                        events.emit(EngineEvent::PermissionRequest {
+                            conversation_id: conversation.to_string(),
+                            request_id: request_id.clone(),
+                            request: request.clone(),
+                        });
+                        let answer = ask(&request);
+                        events.emit(EngineEvent::PermissionResolved {
+                            conversation_id: conversation.to_string(),
+                            request_id,
+                            answer,
+                        });
+                        match answer {
                             Answer::Approve => Ok(()),
                             Answer::ApproveAlways => {
                                 if let Err(e) = ctx.with_db(|c| {
@@ -79,6 +98,12 @@ pub async fn call(
                 };
                 match allowed {
                     Ok(()) => {
+                        events.emit(EngineEvent::ToolStart {
+                            conversation_id: conversation.to_string(),
+                            call_id: call_id.clone(),
+                            tool: name.to_string(),
+                            params: typed.clone(),
+                        });
                         let tool_ctx = ctx.tool_context(Some(conversation));
                         pipeline::execute_guarded(tool.as_ref(), typed, &tool_ctx).await
                     }
@@ -87,6 +112,19 @@ pub async fn call(
             }
         },
     };
+    events.emit(EngineEvent::ToolComplete {
+        conversation_id: conversation.to_string(),
+        call_id,
+        tool: name.to_string(),
+        success: result.success,
+        result: if result.success {
+            result.data.clone()
+        } else {
+            result.error.clone().unwrap_or_default()
+        },
+        metadata: result.metadata.clone(),
+        duration_ms: started.elapsed().as_millis() as u64,
+    });
     let formatted = crate::parser::format_result(
         name,
         result.success,

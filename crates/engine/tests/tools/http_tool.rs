@@ -107,7 +107,7 @@ async fn response_extract_one_many_none_and_not_json() {
         "strings unquoted"
     );
     assert_eq!(run("$.data.items[1].name", "/price").await.data, "b");
-    assert_eq!(run("$", "/price").await.data.len() > 20, true);
+    assert!(run("$", "/price").await.data.starts_with("{\"code\":200"));
     // RFC 9535 beyond the seed: wildcards, filters, descendants → several matches → a JSON array.
     assert_eq!(
         run("$.data.items[*].name", "/price").await.data,

@@ -108,6 +108,13 @@ async fn a_secret_value_never_reaches_the_model_the_logs_or_the_database() {
     ctx.reload_config();
 
     let mut seen_by_model = Vec::new();
+    let events = std::sync::Mutex::new(Vec::new());
+    let sink = |e: engine::events::EngineEvent| {
+        events
+            .lock()
+            .unwrap()
+            .push(serde_json::to_string(&e).unwrap())
+    };
     let registry = ctx.tool_registry();
     for name in ["leak_echo", "leak_fail", "leak_down"] {
         let spec = registry.get(name).unwrap().spec().clone();
@@ -118,10 +125,17 @@ async fn a_secret_value_never_reaches_the_model_the_logs_or_the_database() {
         } else {
             params(&[("q", "hi")])
         };
-        let out = engine::tools::direct::call(&ctx, name, &args, "conv-1", |req| {
-            asked = Some(serde_json::to_string(req).unwrap());
-            Answer::ApproveAlways
-        })
+        let out = engine::tools::direct::call(
+            &ctx,
+            name,
+            &args,
+            "conv-1",
+            |req| {
+                asked = Some(serde_json::to_string(req).unwrap());
+                Answer::ApproveAlways
+            },
+            &sink,
+        )
         .await;
         seen_by_model.push(out.formatted.clone());
         seen_by_model.push(serde_json::to_string(&out.result).unwrap());
@@ -138,7 +152,15 @@ async fn a_secret_value_never_reaches_the_model_the_logs_or_the_database() {
         .requests()
         .iter()
         .any(|r| r.header("authorization") == Some(&format!("Bearer {secret}"))));
-    // … but nothing the model, the dialog or the UI sees contains it.
+    // … but nothing the model, the dialog or the UI (events) sees contains it.
+    let events = events.into_inner().unwrap();
+    assert!(events
+        .iter()
+        .any(|e| e.contains("\"type\":\"tool_complete\"")));
+    assert!(events
+        .iter()
+        .any(|e| e.contains("\"type\":\"permission_request\"")));
+    seen_by_model.extend(events);
     let all = seen_by_model.join("\n");
     assert!(!all.contains(secret), "secret leaked into: {all}");
     assert!(all.contains(MASK), "the echoed values were masked: {all}");

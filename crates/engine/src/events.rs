@@ -1,0 +1,91 @@
+//! Typed engine events: every step of a call (and, with the run loop, of a run) emits one.
+//! The desktop shell forwards them to the window as Tauri events; the CLI prints them.
+//! Nothing here knows which shell is listening.
+//!
+//! Events carry parameters and results exactly as the model and the user see them: secrets
+//! are masked before a value reaches an event.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// One engine event.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum EngineEvent {
+    /// A tool call is about to run (after validation and permission).
+    ToolStart {
+        /// Conversation.
+        conversation_id: String,
+        /// Unique id of this call.
+        call_id: String,
+        /// Tool name.
+        tool: String,
+        /// Parameters, coerced and with defaults.
+        params: Map<String, Value>,
+    },
+    /// A tool call finished (or was refused: validation, permission, unknown tool).
+    ToolComplete {
+        /// Conversation.
+        conversation_id: String,
+        /// Unique id of this call.
+        call_id: String,
+        /// Tool name.
+        tool: String,
+        /// Did it succeed?
+        success: bool,
+        /// The output (success) or the reason (failure), as the model sees it.
+        result: String,
+        /// Tool metadata (artifact snapshots, HTTP status, persisted artifact id, …).
+        metadata: Map<String, Value>,
+        /// Milliseconds from start to completion.
+        duration_ms: u64,
+    },
+    /// The user is asked to allow a call.
+    PermissionRequest {
+        /// Conversation.
+        conversation_id: String,
+        /// Id to answer with.
+        request_id: String,
+        /// What is asked (tool, parameters, HTTP request with secrets masked).
+        request: crate::permissions::PermissionRequest,
+    },
+    /// The user (or a timeout) answered.
+    PermissionResolved {
+        /// Conversation.
+        conversation_id: String,
+        /// The request answered.
+        request_id: String,
+        /// The answer.
+        answer: crate::permissions::Answer,
+    },
+}
+
+/// Receives engine events. Implemented for any `Fn(EngineEvent)`.
+pub trait EventSink: Send + Sync {
+    /// Handle one event (must not block for long).
+    fn emit(&self, event: EngineEvent);
+}
+
+impl<F: Fn(EngineEvent) + Send + Sync> EventSink for F {
+    fn emit(&self, event: EngineEvent) {
+        self(event)
+    }
+}
+
+/// A sink that drops everything.
+pub fn discard() -> impl EventSink {
+    |_event: EngineEvent| {}
+}
+
+/// A short unique id for calls and requests (time + counter; not a secret).
+pub fn new_id(prefix: &str) -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_micros())
+        .unwrap_or(0);
+    format!("{prefix}_{t:x}{n:04x}")
+}
