@@ -121,6 +121,21 @@ impl AppContext {
         Registry::build(builtins, &config.tools)
     }
 
+    /// The artifact store over this context's database.
+    pub fn artifact_store(&self) -> crate::artifacts::ArtifactStore {
+        crate::artifacts::ArtifactStore::new(self.db_handle())
+    }
+
+    /// Every tool available in `conversation`: built-in, custom, and the artifact tools bound to
+    /// that conversation.
+    pub fn conversation_registry(&self, conversation: &str) -> Registry {
+        self.tool_registry()
+            .with_tools(crate::artifacts::artifact_tools(
+                self.artifact_store(),
+                conversation,
+            ))
+    }
+
     /// Every problem in the config folder: file errors, tool-name clashes, and agents that list
     /// tools or hand-over targets that do not exist.
     pub fn config_problems(&self) -> Vec<ConfigError> {

@@ -32,7 +32,7 @@ pub async fn call(
 ) -> DirectCall {
     let started = Instant::now();
     let call_id = new_id("call");
-    let registry = ctx.tool_registry();
+    let registry = ctx.conversation_registry(conversation);
     let result = match registry.get(name) {
         None => {
             let mut names: Vec<_> = registry.iter().map(|t| t.spec().name.clone()).collect();
@@ -105,7 +105,15 @@ pub async fn call(
                             params: typed.clone(),
                         });
                         let tool_ctx = ctx.tool_context(Some(conversation));
-                        pipeline::execute_guarded(tool.as_ref(), typed, &tool_ctx).await
+                        let result =
+                            pipeline::execute_guarded(tool.as_ref(), typed, &tool_ctx).await;
+                        crate::artifacts::persist_oversized(
+                            &ctx.artifact_store(),
+                            name,
+                            tool.max_result_size_chars(),
+                            result,
+                            conversation,
+                        )
                     }
                     Err(message) => ToolResult::fail(message),
                 }

@@ -128,6 +128,11 @@ pub async fn json_api() -> Server {
         tokio::time::sleep(Duration::from_secs(10)).await;
         "late"
     }
+    async fn long() -> String {
+        (0..3000)
+            .map(|i| format!("line {i:05} of a long answer\n"))
+            .collect()
+    }
     async fn text() -> &'static str {
         "<html>not json</html>"
     }
@@ -139,6 +144,7 @@ pub async fn json_api() -> Server {
             .route("/redirect", get(redirect_loop))
             .route("/big", get(big))
             .route("/slow", get(slow))
+            .route("/long", get(long))
             .route("/text", get(text)),
     )
     .await

@@ -1,0 +1,126 @@
+use engine::context::AppContext;
+use engine::events::discard;
+use engine::permissions::Answer;
+use engine::tools::direct::call;
+
+use crate::http_tool::params;
+use crate::servers;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn artifact_tools_are_bound_to_the_conversation() {
+    let home = tempfile::tempdir().unwrap();
+    let ctx = AppContext::open(Some(home.path())).unwrap();
+    let never = |_: &_| -> Answer { panic!("artifact tools are auto") };
+    let created = call(
+        &ctx,
+        "create_artifact",
+        &params(&[
+            ("id", "notes"),
+            ("title", "Notes"),
+            ("content", "alpha\nbeta\n"),
+        ]),
+        "conv-a",
+        never,
+        &discard(),
+    )
+    .await;
+    assert!(created.result.success, "{:?}", created.result);
+    let read = call(
+        &ctx,
+        "read_artifact",
+        &params(&[("id", "notes")]),
+        "conv-a",
+        never,
+        &discard(),
+    )
+    .await;
+    assert!(read.formatted.contains("alpha\nbeta"), "{}", read.formatted);
+    let other = call(
+        &ctx,
+        "read_artifact",
+        &params(&[("id", "notes")]),
+        "conv-b",
+        never,
+        &discard(),
+    )
+    .await;
+    assert!(
+        !other.result.success,
+        "another conversation does not see it"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_oversized_result_is_stored_as_an_artifact_and_previewed() {
+    let home = tempfile::tempdir().unwrap();
+    let ctx = AppContext::open(Some(home.path())).unwrap();
+    let server = servers::json_api().await;
+    for (name, path) in [("long_answer", "/long"), ("failing", "/fail")] {
+        std::fs::write(
+            ctx.paths().config_dir.join(format!("tools/{name}.md")),
+            format!(
+                "---\nname: {name}\npermission: auto\nendpoint: {}{path}\n---\n",
+                server.base
+            ),
+        )
+        .unwrap();
+    }
+    ctx.reload_config();
+    let never = |_: &_| -> Answer { panic!("auto") };
+    let out = call(
+        &ctx,
+        "long_answer",
+        &params(&[]),
+        "conv-1",
+        never,
+        &discard(),
+    )
+    .await;
+    assert!(out.result.success);
+    let id = out.result.metadata["persisted_artifact_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        id.starts_with("tool_long_answer_") && id.len() == "tool_long_answer_".len() + 12,
+        "{id}"
+    );
+    assert_eq!(out.result.metadata["original_size_chars"], 3000 * 28);
+    assert!(
+        out.result.data.contains("<artifact_slice"),
+        "{}",
+        out.result.data
+    );
+    assert!(
+        out.result
+            .data
+            .contains(&format!("read_artifact(id='{id}')")),
+        "{}",
+        out.result.data
+    );
+    assert!(
+        out.result.data.len() < 3000,
+        "the model gets a preview, not 84,000 characters"
+    );
+
+    // The full text is in the store, readable through read_artifact in the same conversation.
+    let read = call(
+        &ctx,
+        "read_artifact",
+        &params(&[("id", &id), ("offset", "2999"), ("limit", "2")]),
+        "conv-1",
+        never,
+        &discard(),
+    )
+    .await;
+    assert!(
+        read.result.data.contains("line 02999 of a long answer"),
+        "{}",
+        read.result.data
+    );
+
+    // Failed results are never stored.
+    let failed = call(&ctx, "failing", &params(&[]), "conv-1", never, &discard()).await;
+    assert!(!failed.result.success);
+    assert!(!failed.result.metadata.contains_key("persisted_artifact_id"));
+}
