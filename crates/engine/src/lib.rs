@@ -23,6 +23,7 @@ pub mod db;
 pub mod events;
 pub mod frontmatter;
 pub mod logging;
+pub mod models;
 pub mod parser;
 pub mod paths;
 pub mod permissions;
