@@ -46,6 +46,11 @@ impl AppContext {
     pub fn open_at(paths: AppPaths) -> Result<Self, OpenError> {
         paths.prepare()?;
         let conn = db::open(&paths.database)?;
+        match crate::conversations::mark_interrupted_runs(&conn) {
+            Ok(0) => {}
+            Ok(n) => tracing::warn!("{n} run(s) were interrupted when the app last stopped"),
+            Err(e) => tracing::warn!("cannot mark interrupted runs: {e}"),
+        }
         let config = config::load(&paths.config_dir);
         for e in &config.errors {
             tracing::warn!(error = %e, "config file not loaded");

@@ -1,5 +1,8 @@
-//! Conversations in the database: creation and the always-allowed tool set that
-//! "approve and always allow" adds to.
+//! Conversations in the database: creation, the always-allowed tool set that "approve and
+//! always allow" adds to, the messages of every run as they happen, and the runs themselves.
+//! Each write is its own transaction, so a crash loses at most the message being streamed;
+//! [`mark_interrupted_runs`] (called when the app opens) turns runs left `running` by a crash
+//! into `interrupted`.
 
 use std::collections::BTreeSet;
 
@@ -50,6 +53,170 @@ pub fn set_always_allowed(
         params![id, serde_json::to_string(&set).expect("set serialises")],
     )?;
     tx.commit()
+}
+
+/// A stored message.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct StoredMessage {
+    /// Row id (order of writing).
+    pub id: i64,
+    /// `user`, `assistant` or `tool`.
+    pub role: String,
+    /// The agent that wrote or received it.
+    pub agent: String,
+    /// Text.
+    pub content: String,
+    /// Run it belongs to.
+    pub run_id: Option<String>,
+    /// 0 for the conversation's agent, 1+ for sub-agents.
+    pub depth: u32,
+    /// Tokens, for assistant messages when reported.
+    pub prompt_tokens: Option<u32>,
+    /// Tokens, for assistant messages when reported.
+    pub completion_tokens: Option<u32>,
+}
+
+/// A message to store.
+#[derive(Debug, Clone, Copy)]
+pub struct NewMessage<'a> {
+    /// Conversation.
+    pub conversation_id: &'a str,
+    /// Run.
+    pub run_id: &'a str,
+    /// `user`, `assistant` or `tool`.
+    pub role: &'a str,
+    /// Agent.
+    pub agent: &'a str,
+    /// Text.
+    pub content: &'a str,
+    /// Nesting depth.
+    pub depth: u32,
+    /// Token usage of an assistant message.
+    pub usage: Option<(u32, u32)>,
+}
+
+/// Append a message.
+pub fn add_message(conn: &Connection, m: &NewMessage<'_>) -> rusqlite::Result<i64> {
+    conn.execute(
+        "INSERT INTO messages (conversation_id, run_id, role, agent, content, depth, prompt_tokens, completion_tokens)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        params![
+            m.conversation_id,
+            m.run_id,
+            m.role,
+            m.agent,
+            m.content,
+            m.depth,
+            m.usage.map(|u| u.0),
+            m.usage.map(|u| u.1)
+        ],
+    )?;
+    conn.execute(
+        "UPDATE conversations SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?1",
+        [m.conversation_id],
+    )?;
+    Ok(conn.last_insert_rowid())
+}
+
+/// Every message of a conversation, in order.
+pub fn messages(conn: &Connection, conversation_id: &str) -> rusqlite::Result<Vec<StoredMessage>> {
+    let mut stmt = conn.prepare(
+        "SELECT id, role, agent, content, run_id, depth, prompt_tokens, completion_tokens
+         FROM messages WHERE conversation_id = ?1 ORDER BY id",
+    )?;
+    let rows = stmt.query_map([conversation_id], |r| {
+        Ok(StoredMessage {
+            id: r.get(0)?,
+            role: r.get(1)?,
+            agent: r.get(2)?,
+            content: r.get(3)?,
+            run_id: r.get(4)?,
+            depth: r.get(5)?,
+            prompt_tokens: r.get(6)?,
+            completion_tokens: r.get(7)?,
+        })
+    })?;
+    rows.collect()
+}
+
+/// Status of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    /// In progress (or the process died: see [`mark_interrupted_runs`]).
+    Running,
+    /// The agent gave its final answer.
+    Completed,
+    /// The user cancelled it.
+    Cancelled,
+    /// It stopped on an error.
+    Failed,
+    /// The app stopped while it ran.
+    Interrupted,
+}
+
+impl RunStatus {
+    fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Running => "running",
+            RunStatus::Completed => "completed",
+            RunStatus::Cancelled => "cancelled",
+            RunStatus::Failed => "failed",
+            RunStatus::Interrupted => "interrupted",
+        }
+    }
+}
+
+/// Record the start of a run (creating the conversation if needed).
+pub fn start_run(
+    conn: &Connection,
+    run_id: &str,
+    conversation_id: &str,
+    agent: &str,
+) -> rusqlite::Result<()> {
+    ensure(conn, conversation_id, "")?;
+    conn.execute(
+        "INSERT INTO runs (id, conversation_id, agent, status) VALUES (?1, ?2, ?3, 'running')",
+        params![run_id, conversation_id, agent],
+    )?;
+    Ok(())
+}
+
+/// Record how a run ended.
+pub fn finish_run(
+    conn: &Connection,
+    run_id: &str,
+    status: RunStatus,
+    error: Option<&str>,
+) -> rusqlite::Result<()> {
+    conn.execute(
+        "UPDATE runs SET status = ?2, error = ?3, ended_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?1",
+        params![run_id, status.as_str(), error],
+    )?;
+    Ok(())
+}
+
+/// The status of the latest run of a conversation.
+pub fn last_run_status(
+    conn: &Connection,
+    conversation_id: &str,
+) -> rusqlite::Result<Option<String>> {
+    conn.query_row(
+        "SELECT status FROM runs WHERE conversation_id = ?1 ORDER BY started_at DESC, rowid DESC LIMIT 1",
+        [conversation_id],
+        |r| r.get(0),
+    )
+    .optional()
+}
+
+/// Runs still `running` when the app opens were cut short by a crash or kill: mark them
+/// `interrupted`. Returns how many.
+pub fn mark_interrupted_runs(conn: &Connection) -> rusqlite::Result<usize> {
+    conn.execute(
+        "UPDATE runs SET status = 'interrupted', error = 'the app stopped while this run was in progress',
+            ended_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE status = 'running'",
+        [],
+    )
 }
 
 #[cfg(test)]

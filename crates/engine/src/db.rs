@@ -69,6 +69,20 @@ pub const MIGRATIONS_SQL: &[&str] = &[
             (SELECT pk FROM artifacts WHERE conversation_id = OLD.id);
         DELETE FROM artifacts WHERE conversation_id = OLD.id;
     END;",
+    // 3: agent runs (so a run cut short by a crash reopens as "interrupted"), and per-message
+    // run id and nesting depth (sub-agent messages are kept, shown nested).
+    "CREATE TABLE runs (
+        id TEXT PRIMARY KEY NOT NULL,
+        conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+        agent TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('running','completed','cancelled','failed','interrupted')),
+        error TEXT,
+        started_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
+        ended_at TEXT
+    ) STRICT;
+    CREATE INDEX runs_by_conversation ON runs(conversation_id, started_at);
+    ALTER TABLE messages ADD COLUMN run_id TEXT;
+    ALTER TABLE messages ADD COLUMN depth INTEGER NOT NULL DEFAULT 0;",
 ];
 
 /// The migration set built from [`MIGRATIONS_SQL`].

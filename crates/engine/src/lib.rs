@@ -22,6 +22,7 @@ pub mod conversations;
 pub mod db;
 pub mod events;
 pub mod frontmatter;
+pub mod interrupts;
 pub mod logging;
 pub mod models;
 pub mod parser;
