@@ -241,4 +241,56 @@ mod tests {
             .unwrap()
             .is_empty());
     }
+
+    #[test]
+    fn messages_and_runs_survive_reopening_and_crashed_runs_become_interrupted() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("a.db");
+        {
+            let conn = crate::db::open(&path).unwrap();
+            start_run(&conn, "r1", "c", "lead").unwrap();
+            let m = |role, content, depth| NewMessage {
+                conversation_id: "c",
+                run_id: "r1",
+                role,
+                agent: "lead",
+                content,
+                depth,
+                usage: None,
+            };
+            add_message(&conn, &m("user", "task", 0)).unwrap();
+            add_message(
+                &conn,
+                &NewMessage {
+                    usage: Some((10, 5)),
+                    ..m("assistant", "answer", 0)
+                },
+            )
+            .unwrap();
+            add_message(&conn, &m("tool", "<tool_result/>", 1)).unwrap();
+            // The process dies here: the run is never finished.
+        }
+        let conn = crate::db::open(&path).unwrap();
+        assert_eq!(
+            last_run_status(&conn, "c").unwrap().as_deref(),
+            Some("running")
+        );
+        assert_eq!(mark_interrupted_runs(&conn).unwrap(), 1);
+        assert_eq!(
+            last_run_status(&conn, "c").unwrap().as_deref(),
+            Some("interrupted")
+        );
+        let all = messages(&conn, "c").unwrap();
+        assert_eq!(
+            all.iter().map(|m| m.role.as_str()).collect::<Vec<_>>(),
+            ["user", "assistant", "tool"]
+        );
+        assert_eq!(
+            (all[1].prompt_tokens, all[1].completion_tokens),
+            (Some(10), Some(5))
+        );
+        assert_eq!(all[2].depth, 1);
+        finish_run(&conn, "r1", RunStatus::Completed, None).unwrap();
+        assert_eq!(mark_interrupted_runs(&conn).unwrap(), 0);
+    }
 }
