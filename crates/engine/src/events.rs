@@ -50,14 +50,111 @@ pub enum EngineEvent {
         /// What is asked (tool, parameters, HTTP request with secrets masked).
         request: crate::permissions::PermissionRequest,
     },
+    /// A run began.
+    RunStarted {
+        /// Conversation.
+        conversation_id: String,
+        /// Run id.
+        run_id: String,
+        /// The conversation's agent.
+        agent: String,
+    },
+    /// Text the model wrote, batched (several chunks per event).
+    Token {
+        /// Conversation.
+        conversation_id: String,
+        /// Agent writing.
+        agent: String,
+        /// 0 for the conversation's agent, 1+ for sub-agents.
+        depth: u32,
+        /// The text.
+        text: String,
+    },
+    /// The incremental parser saw a tool call begin in the model's answer ("calling X…").
+    ToolCallStarted {
+        /// Conversation.
+        conversation_id: String,
+        /// Agent writing.
+        agent: String,
+        /// Position of the call in the answer.
+        index: usize,
+        /// The tool name, once known (may be provisional while streaming).
+        name: Option<String>,
+    },
+    /// A model answer finished.
+    ModelAnswer {
+        /// Conversation.
+        conversation_id: String,
+        /// Agent.
+        agent: String,
+        /// Nesting depth.
+        depth: u32,
+        /// `stop`, `length` or what the server said.
+        finish_reason: String,
+        /// Tokens in the request, if reported.
+        prompt_tokens: Option<u32>,
+        /// Tokens in the answer, if reported.
+        completion_tokens: Option<u32>,
+    },
+    /// Control passes to a sub-agent.
+    AgentSwitch {
+        /// Conversation.
+        conversation_id: String,
+        /// The calling agent.
+        from: String,
+        /// The sub-agent.
+        to: String,
+        /// Its instruction.
+        instruction: String,
+        /// The sub-agent's depth.
+        depth: u32,
+    },
+    /// A sub-agent finished and control returns to its caller.
+    AgentReturn {
+        /// Conversation.
+        conversation_id: String,
+        /// The sub-agent.
+        from: String,
+        /// The caller.
+        to: String,
+        /// Did it give a final answer?
+        success: bool,
+    },
+    /// An artifact changed; the full snapshot, so the UI can update live.
+    ArtifactSnapshot {
+        /// Conversation.
+        conversation_id: String,
+        /// The snapshot from the artifact tool's metadata.
+        snapshot: Value,
+    },
+    /// A run ended.
+    RunEnded {
+        /// Conversation.
+        conversation_id: String,
+        /// Run id.
+        run_id: String,
+        /// `completed`, `cancelled` or `failed`.
+        status: crate::conversations::RunStatus,
+        /// The agent's final answer, when completed.
+        final_answer: Option<String>,
+        /// What went wrong, when failed.
+        error: Option<String>,
+    },
+    /// The config folder changed and was reloaded.
+    ConfigReloaded {
+        /// Problems now present (empty when everything loaded).
+        errors: Vec<crate::config::ConfigError>,
+    },
     /// The user (or a timeout) answered.
     PermissionResolved {
         /// Conversation.
         conversation_id: String,
         /// The request answered.
         request_id: String,
-        /// The answer.
+        /// The answer (deny unless explicitly approved).
         answer: crate::permissions::Answer,
+        /// How the wait ended: answered, timed out, cancelled, listener gone.
+        resolution: crate::interrupts::Resolution,
     },
 }
 

@@ -28,6 +28,7 @@ pub mod models;
 pub mod parser;
 pub mod paths;
 pub mod permissions;
+pub mod run;
 pub mod secrets;
 pub mod status;
 pub mod tool_spec;

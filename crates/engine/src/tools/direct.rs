@@ -76,6 +76,7 @@ pub async fn call(
                             conversation_id: conversation.to_string(),
                             request_id,
                             answer,
+                            resolution: crate::interrupts::Resolution::Answered,
                         });
                         match answer {
                             Answer::Approve => Ok(()),
