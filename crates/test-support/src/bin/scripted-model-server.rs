@@ -1,0 +1,68 @@
+//! `scripted-model-server --script FILE.json [--port PORT]`: serve a script of model turns
+//! (a JSON array of [`test_support::Turn`]) on 127.0.0.1, for tests written in other languages.
+//!
+//! Prints `LISTENING http://127.0.0.1:PORT` on stdout once it accepts connections, then serves
+//! until killed. OpenAI-compatible clients use `http://127.0.0.1:PORT/v1` as their base URL,
+//! Anthropic clients `http://127.0.0.1:PORT`.
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::process::ExitCode;
+
+use test_support::{ScriptedModel, Turn};
+
+const USAGE: &str = "usage: scripted-model-server --script FILE.json [--port PORT]";
+
+fn parse_args() -> Result<(String, u16), String> {
+    let mut script = None;
+    let mut port = 0;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--script" => script = Some(args.next().ok_or("--script needs a file")?),
+            "--port" => {
+                let value = args.next().ok_or("--port needs a number")?;
+                port = value
+                    .parse()
+                    .map_err(|_| format!("--port: `{value}` is not a port number"))?;
+            }
+            "-h" | "--help" => return Err(USAGE.into()),
+            other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
+        }
+    }
+    Ok((script.ok_or(USAGE)?, port))
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let (script, port) = match parse_args() {
+        Ok(args) => args,
+        Err(message) => {
+            eprintln!("{message}");
+            return ExitCode::from(2);
+        }
+    };
+    let turns: Vec<Turn> = match std::fs::read_to_string(&script)
+        .map_err(|e| e.to_string())
+        .and_then(|text| serde_json::from_str(&text).map_err(|e| e.to_string()))
+    {
+        Ok(turns) => turns,
+        Err(e) => {
+            eprintln!("cannot load the script {script}: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let addr = SocketAddr::from(([127, 0, 0, 1], port));
+    let server = match ScriptedModel::start_on(addr, turns).await {
+        Ok(server) => server,
+        Err(e) => {
+            eprintln!("cannot listen on {addr}: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut stdout = std::io::stdout();
+    let _ = writeln!(stdout, "LISTENING {}", server.base_url);
+    let _ = stdout.flush();
+    server.run_forever().await;
+    ExitCode::SUCCESS
+}

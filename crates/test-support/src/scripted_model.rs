@@ -1,0 +1,515 @@
+//! The scripted model server: real HTTP + SSE on 127.0.0.1, one scripted [`Turn`] per request.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{header, HeaderMap, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use futures::StreamExt;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use tokio::sync::watch;
+
+use crate::turn::{Finish, Turn};
+
+/// Which API a request used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Dialect {
+    /// `POST /v1/chat/completions` (OpenAI-compatible).
+    OpenAi,
+    /// `POST /v1/messages` (Anthropic Messages).
+    Anthropic,
+}
+
+/// A request as the server received it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RecordedRequest {
+    /// The API it used.
+    pub dialect: Dialect,
+    /// The request path, e.g. `/v1/chat/completions`.
+    pub path: String,
+    /// Headers, names in lower case.
+    pub headers: BTreeMap<String, String>,
+    /// The JSON body (a JSON string holding the raw text when it was not JSON).
+    pub body: Value,
+}
+
+impl RecordedRequest {
+    /// A header's value (`name` is case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .get(&name.to_ascii_lowercase())
+            .map(String::as_str)
+    }
+
+    /// The `model` field.
+    pub fn model(&self) -> Option<&str> {
+        self.body.get("model").and_then(Value::as_str)
+    }
+
+    /// Was a stream asked for (`"stream": true`)?
+    pub fn stream(&self) -> bool {
+        self.body.get("stream").and_then(Value::as_bool) == Some(true)
+    }
+
+    /// The messages as `(role, text)` pairs; content given as blocks is joined.
+    pub fn messages(&self) -> Vec<(String, String)> {
+        self.body
+            .get("messages")
+            .and_then(Value::as_array)
+            .map(|messages| {
+                messages
+                    .iter()
+                    .map(|m| {
+                        let role = m.get("role").and_then(Value::as_str).unwrap_or("");
+                        (role.to_string(), content_text(m.get("content")))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Anthropic's top-level `system` prompt, if any.
+    pub fn system(&self) -> Option<String> {
+        self.body.get("system").map(|s| content_text(Some(s)))
+    }
+
+    /// Characters in all the prompt text (messages and system), for usage estimates.
+    fn prompt_chars(&self) -> usize {
+        let system = self.system().map_or(0, |s| s.chars().count());
+        system
+            + self
+                .messages()
+                .iter()
+                .map(|(_, t)| t.chars().count())
+                .sum::<usize>()
+    }
+}
+
+fn content_text(content: Option<&Value>) -> String {
+    match content {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join(""),
+        _ => String::new(),
+    }
+}
+
+struct Shared {
+    turns: Mutex<VecDeque<Turn>>,
+    requests: Mutex<Vec<RecordedRequest>>,
+    count: watch::Sender<usize>,
+}
+
+/// A running scripted model server. Stops when dropped.
+///
+/// ```no_run
+/// # async fn demo() {
+/// use test_support::{ScriptedModel, Turn};
+/// let server = ScriptedModel::start(vec![Turn::text("Hello"), Turn::rate_limited(1)]).await;
+/// let openai_base = server.openai_base_url(); // "http://127.0.0.1:PORT/v1"
+/// // … run the client against it, then:
+/// let sent = server.wait_for_requests(1).await;
+/// assert!(sent[0].stream());
+/// # }
+/// ```
+pub struct ScriptedModel {
+    /// `http://127.0.0.1:PORT` — the Anthropic base URL; OpenAI profiles use `{base_url}/v1`.
+    pub base_url: String,
+    shared: Arc<Shared>,
+    task: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl ScriptedModel {
+    /// Serve `turns` on 127.0.0.1 on a free port.
+    pub async fn start(turns: Vec<Turn>) -> ScriptedModel {
+        Self::start_on(SocketAddr::from(([127, 0, 0, 1], 0)), turns)
+            .await
+            .expect("bind 127.0.0.1:0")
+    }
+
+    /// Serve `turns` on `addr` (port 0 picks a free one).
+    pub async fn start_on(addr: SocketAddr, turns: Vec<Turn>) -> std::io::Result<ScriptedModel> {
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        let local = listener.local_addr()?;
+        let shared = Arc::new(Shared {
+            turns: Mutex::new(turns.into()),
+            requests: Mutex::default(),
+            count: watch::Sender::new(0),
+        });
+        let app = Router::new()
+            .route("/v1/chat/completions", post(openai))
+            .route("/chat/completions", post(openai))
+            .route("/v1/messages", post(anthropic))
+            .route("/requests", get(list_requests))
+            .route("/turns", post(add_turns))
+            .with_state(Arc::clone(&shared));
+        let task = tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        Ok(ScriptedModel {
+            base_url: format!("http://{local}"),
+            shared,
+            task: Some(task),
+        })
+    }
+
+    /// The base URL for an `openai` profile: `{base_url}/v1`.
+    pub fn openai_base_url(&self) -> String {
+        format!("{}/v1", self.base_url)
+    }
+
+    /// Append turns to the script.
+    pub fn push_turns(&self, turns: impl IntoIterator<Item = Turn>) {
+        self.shared.turns.lock().unwrap().extend(turns);
+    }
+
+    /// Turns not served yet.
+    pub fn remaining_turns(&self) -> usize {
+        self.shared.turns.lock().unwrap().len()
+    }
+
+    /// Every request received so far, in order.
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        self.shared.requests.lock().unwrap().clone()
+    }
+
+    /// Wait until at least `n` requests arrived, then return all of them. Wrap it in a
+    /// timeout in tests: it waits for as long as it takes.
+    pub async fn wait_for_requests(&self, n: usize) -> Vec<RecordedRequest> {
+        let mut rx = self.shared.count.subscribe();
+        let _ = rx.wait_for(|count| *count >= n).await;
+        self.requests()
+    }
+
+    /// Serve until the process ends (for the command-line server).
+    pub async fn run_forever(mut self) {
+        if let Some(task) = self.task.take() {
+            let _ = task.await;
+        }
+    }
+}
+
+impl Drop for ScriptedModel {
+    fn drop(&mut self) {
+        if let Some(task) = self.task.take() {
+            task.abort();
+        }
+    }
+}
+
+async fn list_requests(State(shared): State<Arc<Shared>>) -> Json<Vec<RecordedRequest>> {
+    Json(shared.requests.lock().unwrap().clone())
+}
+
+async fn add_turns(State(shared): State<Arc<Shared>>, Json(turns): Json<Vec<Turn>>) -> StatusCode {
+    shared.turns.lock().unwrap().extend(turns);
+    StatusCode::NO_CONTENT
+}
+
+async fn openai(
+    State(shared): State<Arc<Shared>>,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    answer(&shared, Dialect::OpenAi, uri, headers, body)
+}
+
+async fn anthropic(
+    State(shared): State<Arc<Shared>>,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    answer(&shared, Dialect::Anthropic, uri, headers, body)
+}
+
+fn answer(
+    shared: &Shared,
+    dialect: Dialect,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let parsed = serde_json::from_slice::<Value>(&body).ok();
+    let request = RecordedRequest {
+        dialect,
+        path: uri.path().to_string(),
+        headers: headers
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.as_str().to_ascii_lowercase(),
+                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                )
+            })
+            .collect(),
+        body: parsed
+            .clone()
+            .unwrap_or_else(|| Value::String(String::from_utf8_lossy(&body).into_owned())),
+    };
+    let served = {
+        let mut requests = shared.requests.lock().unwrap();
+        requests.push(request.clone());
+        requests.len()
+    };
+    let turn = shared.turns.lock().unwrap().pop_front();
+    shared.count.send_replace(served);
+
+    if parsed.is_none() {
+        return error_response(
+            dialect,
+            StatusCode::BAD_REQUEST,
+            None,
+            "the request body is not JSON",
+        );
+    }
+    let Some(turn) = turn else {
+        return error_response(
+            dialect,
+            StatusCode::INTERNAL_SERVER_ERROR,
+            None,
+            &format!(
+                "the scripted model server has no turns left: request {served} arrived after \
+                 the script ran out; add turns to the script"
+            ),
+        );
+    };
+    if let Some(error) = &turn.error {
+        let status =
+            StatusCode::from_u16(error.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        return error_response(dialect, status, error.retry_after, &error.message);
+    }
+    if let Some(raw) = &turn.raw_sse {
+        return sse_response(vec![(Duration::ZERO, raw.clone())], turn.stall);
+    }
+    let usage = turn.reported_usage(request.prompt_chars());
+    let model = request.model().unwrap_or("scripted").to_string();
+    if turn.non_streaming || !request.stream() {
+        let body = match dialect {
+            Dialect::OpenAi => json!({
+                "id": "chatcmpl-scripted",
+                "object": "chat.completion",
+                "created": 0,
+                "model": model,
+                "choices": [{
+                    "index": 0,
+                    "message": {"role": "assistant", "content": turn.text},
+                    "finish_reason": openai_finish(turn.finish),
+                }],
+                "usage": {
+                    "prompt_tokens": usage.prompt_tokens,
+                    "completion_tokens": usage.completion_tokens,
+                    "total_tokens": usage.prompt_tokens + usage.completion_tokens,
+                },
+            }),
+            Dialect::Anthropic => json!({
+                "id": "msg_scripted",
+                "type": "message",
+                "role": "assistant",
+                "model": model,
+                "content": [{"type": "text", "text": turn.text}],
+                "stop_reason": anthropic_finish(turn.finish),
+                "stop_sequence": null,
+                "usage": {
+                    "input_tokens": usage.prompt_tokens,
+                    "output_tokens": usage.completion_tokens,
+                },
+            }),
+        };
+        return Json(body).into_response();
+    }
+    let delay = Duration::from_millis(turn.chunk_delay_ms);
+    let include_usage = request
+        .body
+        .pointer("/stream_options/include_usage")
+        .and_then(Value::as_bool)
+        == Some(true);
+    let mut events: Vec<(Duration, String)> = Vec::new();
+    match dialect {
+        Dialect::OpenAi => {
+            let chunk = |delta: Value, finish: Value| {
+                let data = json!({
+                    "id": "chatcmpl-scripted",
+                    "object": "chat.completion.chunk",
+                    "created": 0,
+                    "model": model,
+                    "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+                });
+                format!("data: {data}\n\n")
+            };
+            events.push((
+                Duration::ZERO,
+                chunk(json!({"role": "assistant", "content": ""}), Value::Null),
+            ));
+            for text in turn.chunks() {
+                events.push((delay, chunk(json!({"content": text}), Value::Null)));
+            }
+            if let Some(message) = &turn.stream_error {
+                let data = json!({"error": {"message": message, "type": "server_error"}});
+                events.push((Duration::ZERO, format!("data: {data}\n\n")));
+            } else if !turn.stall {
+                events.push((
+                    Duration::ZERO,
+                    chunk(json!({}), json!(openai_finish(turn.finish))),
+                ));
+                if include_usage {
+                    let data = json!({
+                        "id": "chatcmpl-scripted",
+                        "object": "chat.completion.chunk",
+                        "created": 0,
+                        "model": model,
+                        "choices": [],
+                        "usage": {
+                            "prompt_tokens": usage.prompt_tokens,
+                            "completion_tokens": usage.completion_tokens,
+                            "total_tokens": usage.prompt_tokens + usage.completion_tokens,
+                        },
+                    });
+                    events.push((Duration::ZERO, format!("data: {data}\n\n")));
+                }
+                events.push((Duration::ZERO, "data: [DONE]\n\n".into()));
+            }
+        }
+        Dialect::Anthropic => {
+            let event = |name: &str, data: Value| format!("event: {name}\ndata: {data}\n\n");
+            events.push((
+                Duration::ZERO,
+                event(
+                    "message_start",
+                    json!({"type": "message_start", "message": {
+                        "id": "msg_scripted", "type": "message", "role": "assistant",
+                        "content": [], "model": model, "stop_reason": null, "stop_sequence": null,
+                        "usage": {"input_tokens": usage.prompt_tokens, "output_tokens": 1},
+                    }}),
+                ),
+            ));
+            events.push((
+                Duration::ZERO,
+                event(
+                    "content_block_start",
+                    json!({"type": "content_block_start", "index": 0,
+                           "content_block": {"type": "text", "text": ""}}),
+                ),
+            ));
+            events.push((Duration::ZERO, event("ping", json!({"type": "ping"}))));
+            for text in turn.chunks() {
+                events.push((
+                    delay,
+                    event(
+                        "content_block_delta",
+                        json!({"type": "content_block_delta", "index": 0,
+                               "delta": {"type": "text_delta", "text": text}}),
+                    ),
+                ));
+            }
+            if let Some(message) = &turn.stream_error {
+                events.push((
+                    Duration::ZERO,
+                    event(
+                        "error",
+                        json!({"type": "error",
+                               "error": {"type": "overloaded_error", "message": message}}),
+                    ),
+                ));
+            } else if !turn.stall {
+                events.push((
+                    Duration::ZERO,
+                    event(
+                        "content_block_stop",
+                        json!({"type": "content_block_stop", "index": 0}),
+                    ),
+                ));
+                events.push((
+                    Duration::ZERO,
+                    event(
+                        "message_delta",
+                        json!({"type": "message_delta",
+                               "delta": {"stop_reason": anthropic_finish(turn.finish),
+                                         "stop_sequence": null},
+                               "usage": {"output_tokens": usage.completion_tokens}}),
+                    ),
+                ));
+                events.push((
+                    Duration::ZERO,
+                    event("message_stop", json!({"type": "message_stop"})),
+                ));
+            }
+        }
+    }
+    sse_response(events, turn.stall)
+}
+
+fn openai_finish(finish: Finish) -> &'static str {
+    match finish {
+        Finish::Stop => "stop",
+        Finish::Length => "length",
+    }
+}
+
+fn anthropic_finish(finish: Finish) -> &'static str {
+    match finish {
+        Finish::Stop => "end_turn",
+        Finish::Length => "max_tokens",
+    }
+}
+
+fn error_response(
+    dialect: Dialect,
+    status: StatusCode,
+    retry_after: Option<u64>,
+    message: &str,
+) -> Response {
+    let body = match dialect {
+        Dialect::OpenAi => json!({"error": {
+            "message": message,
+            "type": if status == StatusCode::TOO_MANY_REQUESTS { "rate_limit_error" } else { "server_error" },
+            "code": status.as_u16(),
+        }}),
+        Dialect::Anthropic => json!({"type": "error", "error": {
+            "type": if status == StatusCode::TOO_MANY_REQUESTS { "rate_limit_error" } else { "api_error" },
+            "message": message,
+        }}),
+    };
+    let mut response = (status, Json(body)).into_response();
+    if let Some(secs) = retry_after {
+        response.headers_mut().insert(
+            header::RETRY_AFTER,
+            secs.to_string().parse().expect("digits are a valid header"),
+        );
+    }
+    response
+}
+
+/// An event stream sending each `(delay, text)` after its delay; with `stall`, it then stays
+/// open without sending anything until the client goes away.
+fn sse_response(events: Vec<(Duration, String)>, stall: bool) -> Response {
+    let stream = futures::stream::iter(events).then(|(delay, text)| async move {
+        if !delay.is_zero() {
+            tokio::time::sleep(delay).await;
+        }
+        Ok::<_, Infallible>(Bytes::from(text))
+    });
+    let body = if stall {
+        Body::from_stream(stream.chain(futures::stream::pending()))
+    } else {
+        Body::from_stream(stream)
+    };
+    Response::builder()
+        .header(header::CONTENT_TYPE, "text/event-stream")
+        .header(header::CACHE_CONTROL, "no-cache")
+        .body(body)
+        .expect("a valid response")
+}

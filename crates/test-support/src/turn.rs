@@ -1,0 +1,266 @@
+//! One scripted answer of the model server, and its JSON form.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+/// Why the scripted model stops: `"stop"` (the default) or `"length"` (cut off at its token
+/// limit). Rendered as `stop`/`length` (OpenAI) or `end_turn`/`max_tokens` (Anthropic).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Finish {
+    /// The answer is complete.
+    #[default]
+    Stop,
+    /// The answer hit the token limit.
+    Length,
+}
+
+/// Token usage a turn reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TurnUsage {
+    /// Tokens in the request (`prompt_tokens` / `input_tokens`).
+    pub prompt_tokens: u32,
+    /// Tokens in the answer (`completion_tokens` / `output_tokens`).
+    pub completion_tokens: u32,
+}
+
+/// An error answer instead of a normal one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TurnError {
+    /// HTTP status, e.g. 429, 500, 401.
+    pub status: u16,
+    /// Sent as the `Retry-After` header (seconds), when set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_after: Option<u64>,
+    /// The error message, wrapped in the dialect's error JSON
+    /// (`{"error":{"message":…}}` or `{"type":"error","error":{"message":…}}`).
+    #[serde(default = "default_error_message")]
+    pub message: String,
+}
+
+fn default_error_message() -> String {
+    "scripted error".into()
+}
+
+/// One scripted answer. Turns are served in order, one per request, whichever dialect asks.
+///
+/// JSON form (every field optional; `{"text": "Hello"}` is a complete turn):
+///
+/// ```json
+/// {
+///   "text": "Hello there",             // the answer
+///   "finish": "stop",                  // "stop" | "length"
+///   "usage": {"prompt_tokens": 12, "completion_tokens": 3},  // default: estimated (chars / 4)
+///   "chunk_chars": 8,                  // characters per SSE chunk (0 = all in one chunk)
+///   "chunk_delay_ms": 0,               // pause before each chunk (slow streams)
+///   "stall": false,                    // after the text, keep the stream open, silent, forever
+///   "non_streaming": false,            // answer with one JSON body even if `stream` was asked
+///   "stream_error": null,              // after the text, an error inside the stream
+///   "raw_sse": null,                   // send this text verbatim as the event stream
+///   "error": {"status": 429, "retry_after": 1, "message": "slow down"}  // an error answer
+/// }
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Turn {
+    /// The answer text.
+    pub text: String,
+    /// Why the model stops.
+    pub finish: Finish,
+    /// Reported usage; `None` reports an estimate (characters / 4, rounded up).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage: Option<TurnUsage>,
+    /// Characters per streamed chunk; 0 sends the text in one chunk.
+    pub chunk_chars: usize,
+    /// Pause before each chunk, in milliseconds.
+    pub chunk_delay_ms: u64,
+    /// After the text chunks, keep the connection open without sending anything more.
+    pub stall: bool,
+    /// Answer with a single JSON body (as a server ignoring `stream: true` does).
+    pub non_streaming: bool,
+    /// After the text, send an error event in the stream with this message.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stream_error: Option<String>,
+    /// Send this body verbatim as `text/event-stream` (for malformed streams).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub raw_sse: Option<String>,
+    /// Answer with this HTTP error instead.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<TurnError>,
+}
+
+impl Default for Turn {
+    fn default() -> Self {
+        Turn {
+            text: String::new(),
+            finish: Finish::Stop,
+            usage: None,
+            chunk_chars: 8,
+            chunk_delay_ms: 0,
+            stall: false,
+            non_streaming: false,
+            stream_error: None,
+            raw_sse: None,
+            error: None,
+        }
+    }
+}
+
+impl Turn {
+    /// A normal answer with `text`, finishing with "stop".
+    pub fn text(text: impl Into<String>) -> Self {
+        Turn {
+            text: text.into(),
+            ..Turn::default()
+        }
+    }
+
+    /// An HTTP error answer with `status` and `message`.
+    pub fn error(status: u16, message: impl Into<String>) -> Self {
+        Turn {
+            error: Some(TurnError {
+                status,
+                retry_after: None,
+                message: message.into(),
+            }),
+            ..Turn::default()
+        }
+    }
+
+    /// A 429 answer with `Retry-After: secs`.
+    pub fn rate_limited(retry_after_secs: u64) -> Self {
+        let mut turn = Turn::error(429, "rate limited: slow down");
+        if let Some(e) = turn.error.as_mut() {
+            e.retry_after = Some(retry_after_secs);
+        }
+        turn
+    }
+
+    /// An event stream sent verbatim (e.g. malformed SSE).
+    pub fn raw_sse(body: impl Into<String>) -> Self {
+        Turn {
+            raw_sse: Some(body.into()),
+            ..Turn::default()
+        }
+    }
+
+    /// Finish with "length" (cut off by the token limit).
+    pub fn finish_length(mut self) -> Self {
+        self.finish = Finish::Length;
+        self
+    }
+
+    /// Report this usage.
+    pub fn usage(mut self, prompt_tokens: u32, completion_tokens: u32) -> Self {
+        self.usage = Some(TurnUsage {
+            prompt_tokens,
+            completion_tokens,
+        });
+        self
+    }
+
+    /// Send `chars` characters per chunk (0: one chunk).
+    pub fn chunk_chars(mut self, chars: usize) -> Self {
+        self.chunk_chars = chars;
+        self
+    }
+
+    /// Pause `delay` before each chunk.
+    pub fn chunk_delay(mut self, delay: Duration) -> Self {
+        self.chunk_delay_ms = delay.as_millis() as u64;
+        self
+    }
+
+    /// Keep the stream open and silent after the text.
+    pub fn stall(mut self) -> Self {
+        self.stall = true;
+        self
+    }
+
+    /// Answer with one JSON body even when streaming was asked for.
+    pub fn non_streaming(mut self) -> Self {
+        self.non_streaming = true;
+        self
+    }
+
+    /// After the text, an error inside the stream.
+    pub fn stream_error(mut self, message: impl Into<String>) -> Self {
+        self.stream_error = Some(message.into());
+        self
+    }
+
+    /// The text split into the chunks the server sends.
+    pub fn chunks(&self) -> Vec<String> {
+        if self.text.is_empty() {
+            return Vec::new();
+        }
+        if self.chunk_chars == 0 {
+            return vec![self.text.clone()];
+        }
+        let chars: Vec<char> = self.text.chars().collect();
+        chars
+            .chunks(self.chunk_chars)
+            .map(|c| c.iter().collect())
+            .collect()
+    }
+
+    /// The usage reported for a request whose messages total `prompt_chars` characters.
+    pub fn reported_usage(&self, prompt_chars: usize) -> TurnUsage {
+        self.usage.unwrap_or(TurnUsage {
+            prompt_tokens: prompt_chars.div_ceil(4) as u32,
+            completion_tokens: self.text.chars().count().div_ceil(4) as u32,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_form_uses_defaults() {
+        let turns: Vec<Turn> = serde_json::from_str(
+            r#"[{"text": "hi"}, {"error": {"status": 429, "retry_after": 2}},
+                {"text": "abcdef", "finish": "length", "chunk_chars": 4,
+                 "usage": {"prompt_tokens": 1, "completion_tokens": 2}}]"#,
+        )
+        .unwrap();
+        assert_eq!(turns[0], Turn::text("hi"));
+        assert_eq!(
+            turns[1],
+            Turn::rate_limited(2).with_message("scripted error")
+        );
+        assert_eq!(turns[2].finish, Finish::Length);
+        assert_eq!(turns[2].chunks(), ["abcd", "ef"]);
+        assert!(serde_json::from_str::<Turn>(r#"{"txt": "typo"}"#).is_err());
+    }
+
+    #[test]
+    fn round_trips_through_json() {
+        let turn = Turn::text("x")
+            .usage(3, 4)
+            .chunk_delay(Duration::from_millis(5));
+        let json = serde_json::to_string(&turn).unwrap();
+        assert_eq!(serde_json::from_str::<Turn>(&json).unwrap(), turn);
+    }
+
+    #[test]
+    fn chunks_split_on_characters() {
+        assert_eq!(
+            Turn::text("héllo").chunk_chars(2).chunks(),
+            ["hé", "ll", "o"]
+        );
+        assert_eq!(Turn::text("abc").chunk_chars(0).chunks(), ["abc"]);
+        assert!(Turn::text("").chunks().is_empty());
+    }
+
+    impl Turn {
+        fn with_message(mut self, message: &str) -> Self {
+            self.error.as_mut().unwrap().message = message.into();
+            self
+        }
+    }
+}
