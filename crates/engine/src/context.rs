@@ -78,10 +78,30 @@ impl AppContext {
         Arc::clone(&self.db)
     }
 
-    /// Re-read the config folder.
+    /// Re-read the config folder and swap the new snapshot in atomically. A file that no
+    /// longer loads keeps its last good version active (its error is still reported), so a
+    /// half-saved edit never takes a working tool or agent away.
     pub fn reload_config(&self) {
-        let snap = config::load(&self.paths.config_dir);
-        *self.config.write().unwrap_or_else(|p| p.into_inner()) = snap;
+        let mut snap = config::load(&self.paths.config_dir);
+        let mut current = self.config.write().unwrap_or_else(|p| p.into_inner());
+        let broken: Vec<_> = snap.errors.iter().map(|e| e.file.clone()).collect();
+        for old in &current.tools {
+            if broken.contains(&old.source)
+                && !snap.tools.iter().any(|t| t.spec.name == old.spec.name)
+            {
+                tracing::warn!(file = %old.source.display(), "keeping the last good version of tool `{}`", old.spec.name);
+                snap.tools.push(old.clone());
+            }
+        }
+        for old in &current.agents {
+            if broken.contains(&old.source) && !snap.agents.iter().any(|a| a.name == old.name) {
+                tracing::warn!(file = %old.source.display(), "keeping the last good version of agent `{}`", old.name);
+                snap.agents.push(old.clone());
+            }
+        }
+        snap.tools.sort_by(|a, b| a.spec.name.cmp(&b.spec.name));
+        snap.agents.sort_by(|a, b| a.name.cmp(&b.name));
+        *current = snap;
     }
 
     /// The loaded configuration.

@@ -33,6 +33,7 @@ pub mod secrets;
 pub mod status;
 pub mod tool_spec;
 pub mod tools;
+pub mod watcher;
 pub mod yaml;
 
 /// The engine's version, which is also the app's version (one workspace version).

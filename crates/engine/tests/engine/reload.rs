@@ -1,0 +1,101 @@
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use engine::context::AppContext;
+use engine::events::EngineEvent;
+use engine::watcher::ConfigWatcher;
+
+/// Poll `cond` until it holds (generous limit: a failing watcher fails the test, a slow machine
+/// does not).
+fn wait_until(what: &str, mut cond: impl FnMut() -> bool) -> Duration {
+    let start = Instant::now();
+    while !cond() {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    start.elapsed()
+}
+
+#[test]
+fn changes_are_live_and_a_broken_file_keeps_its_last_good_version() {
+    let home = tempfile::tempdir().unwrap();
+    let ctx = Arc::new(AppContext::open(Some(home.path())).unwrap());
+    let events: Arc<Mutex<Vec<EngineEvent>>> = Arc::default();
+    let sink = {
+        let events = events.clone();
+        move |e: EngineEvent| events.lock().unwrap().push(e)
+    };
+    let _watcher = ConfigWatcher::start(ctx.clone(), Arc::new(sink)).unwrap();
+    let reloads = || {
+        events
+            .lock()
+            .unwrap()
+            .iter()
+            .filter_map(|e| match e {
+                EngineEvent::ConfigReloaded { errors } => Some(errors.clone()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+    };
+    let file = ctx.paths().config_dir.join("tools/quote.md");
+    let has_quote = |ctx: &AppContext| {
+        ctx.tool_registry()
+            .get("quote")
+            .map(|t| t.spec().description.clone())
+    };
+
+    // A new tool appears without a restart.
+    engine::config::write_atomically(
+        &file,
+        b"---\nname: quote\nendpoint: http://127.0.0.1:9/\n---\nVersion one.\n",
+    )
+    .unwrap();
+    let added = wait_until("the new tool", || has_quote(&ctx).is_some());
+    assert_eq!(has_quote(&ctx).as_deref(), Some("Version one."));
+
+    // A broken save keeps version one active and reports the problem with its location.
+    let before = reloads().len();
+    std::fs::write(
+        &file,
+        "---\nname: quote\nendpoint: http://127.0.0.1:9/\nmethod: FETCH\n---\nVersion two.\n",
+    )
+    .unwrap();
+    wait_until("a reload reporting the error", || {
+        reloads()
+            .iter()
+            .skip(before)
+            .any(|errors| errors.iter().any(|e| e.file == file && e.line == Some(4)))
+    });
+    assert_eq!(
+        has_quote(&ctx).as_deref(),
+        Some("Version one."),
+        "last good version stays"
+    );
+    assert!(ctx.status().config_errors.iter().any(|e| e.file == file));
+
+    // Fixing it makes the new version live and clears the error.
+    std::fs::write(
+        &file,
+        "---\nname: quote\nendpoint: http://127.0.0.1:9/\n---\nVersion three.\n",
+    )
+    .unwrap();
+    let fixed = wait_until("the fixed version", || {
+        has_quote(&ctx).as_deref() == Some("Version three.")
+    });
+    wait_until("an error-free reload", || {
+        reloads().last().is_some_and(|e| e.is_empty())
+    });
+
+    // Agents reload the same way.
+    std::fs::remove_file(ctx.paths().config_dir.join("agents/crawl_agent.md")).unwrap();
+    wait_until("the removed agent to go", || {
+        ctx.status().agents_loaded == 2
+    });
+    eprintln!(
+        "reload latency (debounce {:?} included): new file {added:?}, fixed file {fixed:?}",
+        engine::watcher::DEBOUNCE
+    );
+}
