@@ -35,6 +35,12 @@ pub enum Resolution {
     ListenerGone,
 }
 
+/// A registered request waiting for [`PermissionBroker::wait`].
+pub struct Pending {
+    request_id: String,
+    rx: oneshot::Receiver<Answer>,
+}
+
 /// Pending permission requests.
 #[derive(Default)]
 pub struct PermissionBroker {
@@ -56,9 +62,30 @@ impl PermissionBroker {
         timeout: Duration,
         cancel: &CancellationToken,
     ) -> (Answer, Resolution) {
+        let pending = self.register(conversation, request_id);
+        self.wait(pending, timeout, cancel).await
+    }
+
+    /// Register a request so it can be answered from now on (announce it only after this).
+    pub fn register(&self, conversation: &str, request_id: &str) -> Pending {
         let (tx, rx) = oneshot::channel();
         self.lock()
             .insert(request_id.to_string(), (conversation.to_string(), tx));
+        Pending {
+            request_id: request_id.to_string(),
+            rx,
+        }
+    }
+
+    /// Wait for the answer to a registered request, at most `timeout`.
+    pub async fn wait(
+        &self,
+        pending: Pending,
+        timeout: Duration,
+        cancel: &CancellationToken,
+    ) -> (Answer, Resolution) {
+        let Pending { request_id, rx } = pending;
+        let request_id = request_id.as_str();
         let outcome = tokio::select! {
             answer = rx => match answer {
                 Ok(answer) => (answer, Resolution::Answered),

@@ -575,6 +575,8 @@ impl Runner {
                     params: typed.clone(),
                     request: tool.request_preview(&typed),
                 };
+                // Registered before it is announced, so an immediate answer always finds it.
+                let pending = self.broker.register(scope.conversation, &request_id);
                 self.events.emit(EngineEvent::PermissionRequest {
                     conversation_id: scope.conversation.to_string(),
                     request_id: request_id.clone(),
@@ -582,12 +584,7 @@ impl Runner {
                 });
                 let (answer, resolution) = self
                     .broker
-                    .ask(
-                        scope.conversation,
-                        &request_id,
-                        self.options.permission_timeout,
-                        scope.cancel,
-                    )
+                    .wait(pending, self.options.permission_timeout, scope.cancel)
                     .await;
                 self.events.emit(EngineEvent::PermissionResolved {
                     conversation_id: scope.conversation.to_string(),
