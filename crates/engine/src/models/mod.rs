@@ -4,9 +4,58 @@
 //! chunks through a callback, get the whole answer with its finish reason and token usage.
 //! Two dialects implement it: OpenAI-compatible chat completions (OpenAI, DeepSeek, Qwen,
 //! Ollama, llama.cpp, vLLM, LM Studio, OpenRouter) and the Anthropic Messages API.
+//!
+//! [`client_for`] builds the client for a [`ModelProfile`] loaded by [`load_profiles`]; the
+//! transport both dialects share (timeouts, retries, cancellation, redaction) is described in
+//! the `http` module.
+
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
+
+mod anthropic;
+mod http;
+mod openai;
+pub mod profiles;
+mod sse;
+
+pub use anthropic::{
+    API_VERSION as ANTHROPIC_VERSION, DEFAULT_MAX_TOKENS as ANTHROPIC_DEFAULT_MAX_TOKENS,
+};
+pub use http::RetryPolicy;
+pub use profiles::{load_profiles, parse_profiles, Api, ModelProfile};
+
+use crate::secrets::SecretResolver;
+
+/// The client for `profile`, resolving its API key through `secrets` at each call (so a key
+/// set while the app runs is used at once). A key that cannot be resolved fails the call with
+/// [`ModelError::Config`] naming the secret to set.
+pub fn client_for(profile: &ModelProfile, secrets: Arc<SecretResolver>) -> Arc<dyn ChatModel> {
+    client_with_retries(profile, secrets, RetryPolicy::default())
+}
+
+/// [`client_for`] with a custom retry policy (tests use short delays).
+pub fn client_with_retries(
+    profile: &ModelProfile,
+    secrets: Arc<SecretResolver>,
+    policy: RetryPolicy,
+) -> Arc<dyn ChatModel> {
+    match profile.api {
+        Api::Openai => Arc::new(http::HttpChatModel::new(
+            profile.clone(),
+            secrets,
+            policy,
+            openai::OpenAi,
+        )),
+        Api::Anthropic => Arc::new(http::HttpChatModel::new(
+            profile.clone(),
+            secrets,
+            policy,
+            anthropic::Anthropic,
+        )),
+    }
+}
 
 /// Who wrote a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -117,6 +166,10 @@ pub enum ModelError {
 /// the whole text. Implementations retry 429/5xx/connection errors with backoff (honouring
 /// `Retry-After`) before giving up, stop promptly when `cancel` fires (returning
 /// [`ModelError::Cancelled`]), and never put a secret in an error.
+///
+/// `on_text` is spelled `for<'a> FnMut(&'a str)` on purpose: `#[async_trait]` would otherwise
+/// give the elided `&str` a named lifetime, so an implementation could only pass it strings
+/// living as long as the call. Implementations spell it the same way.
 #[async_trait::async_trait]
 pub trait ChatModel: Send + Sync {
     /// Send `request` and stream the answer.
@@ -124,6 +177,6 @@ pub trait ChatModel: Send + Sync {
         &self,
         request: &ChatRequest,
         cancel: &CancellationToken,
-        on_text: &mut (dyn FnMut(&str) + Send),
+        on_text: &mut (dyn for<'a> FnMut(&'a str) + Send),
     ) -> Result<ChatResponse, ModelError>;
 }

@@ -1,0 +1,499 @@
+//! Model profiles from `config/models.yaml`.
+//!
+//! ```yaml
+//! profiles:
+//!   - name: default                      # required, unique
+//!     api: openai                        # openai (any OpenAI-compatible server) | anthropic
+//!     base_url: "https://api.openai.com/v1"   # required, http:// or https://
+//!     model: "gpt-4o-mini"               # required
+//!     api_key: "{{OPENAI_API_KEY}}"      # optional; a secret template, never the key itself
+//!     temperature: 0.2                   # optional, 0–2
+//!     max_tokens: 4096                   # optional, at least 1
+//!     timeout: 60                        # optional, seconds of silence before giving up
+//! ```
+//!
+//! Loading never fails as a whole: each broken profile becomes a [`ConfigError`] with the file,
+//! line and field, and the other profiles still load.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::config::ConfigError;
+
+/// The profiles file name inside the config folder.
+pub const FILE: &str = "models.yaml";
+
+/// Seconds of silence (before the answer starts, or between chunks) after which a call fails,
+/// when the profile sets no `timeout`.
+pub const DEFAULT_IDLE_TIMEOUT_SECS: f64 = 60.0;
+
+/// Which wire protocol a profile speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Api {
+    /// OpenAI-compatible chat completions (`POST {base_url}/chat/completions`).
+    Openai,
+    /// Anthropic Messages (`POST {base_url}/v1/messages`).
+    Anthropic,
+}
+
+/// One entry of `models.yaml`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelProfile {
+    /// Unique name agents refer to.
+    pub name: String,
+    /// Wire protocol.
+    pub api: Api,
+    /// Server base URL, without a trailing `/`.
+    pub base_url: String,
+    /// Model name sent to the server.
+    pub model: String,
+    /// Secret template for the API key, e.g. `{{OPENAI_API_KEY}}`; `None` sends no key (local
+    /// servers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_key: Option<String>,
+    /// Sampling temperature.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f32>,
+    /// Answer token limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u32>,
+    /// Idle timeout in seconds (see [`DEFAULT_IDLE_TIMEOUT_SECS`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<f64>,
+}
+
+impl ModelProfile {
+    /// A profile with the required fields and no options.
+    pub fn new(
+        name: impl Into<String>,
+        api: Api,
+        base_url: impl Into<String>,
+        model: impl Into<String>,
+    ) -> Self {
+        ModelProfile {
+            name: name.into(),
+            api,
+            base_url: base_url.into(),
+            model: model.into(),
+            api_key: None,
+            temperature: None,
+            max_tokens: None,
+            timeout: None,
+        }
+    }
+
+    /// The secret name in `api_key` (`OPENAI_API_KEY` for `{{OPENAI_API_KEY}}`).
+    pub fn api_key_name(&self) -> Option<String> {
+        self.api_key.as_deref().and_then(secret_template_name)
+    }
+
+    /// How long a call may stay silent.
+    pub fn idle_timeout(&self) -> Duration {
+        Duration::from_secs_f64(self.timeout.unwrap_or(DEFAULT_IDLE_TIMEOUT_SECS))
+    }
+}
+
+/// The name in a value that is exactly one secret template (`{{NAME}}` or `<<NAME>>`).
+pub fn secret_template_name(value: &str) -> Option<String> {
+    let v = value.trim();
+    let inner = v
+        .strip_prefix("{{")
+        .and_then(|r| r.strip_suffix("}}"))
+        .or_else(|| v.strip_prefix("<<").and_then(|r| r.strip_suffix(">>")))?
+        .trim();
+    crate::secrets::is_valid_name(inner).then(|| inner.to_string())
+}
+
+/// Load `config_dir/models.yaml`. A missing file gives no profiles and no errors.
+pub fn load_profiles(config_dir: &Path) -> (Vec<ModelProfile>, Vec<ConfigError>) {
+    let path = config_dir.join(FILE);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => parse_profiles(&path, &text),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => (Vec::new(), Vec::new()),
+        Err(e) => (
+            Vec::new(),
+            vec![ConfigError {
+                file: path,
+                line: None,
+                field: None,
+                message: format!("cannot read file: {e}"),
+            }],
+        ),
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFile {
+    #[serde(default)]
+    profiles: Vec<Value>,
+}
+
+const FIELDS: [&str; 8] = [
+    "name",
+    "api",
+    "base_url",
+    "model",
+    "api_key",
+    "temperature",
+    "max_tokens",
+    "timeout",
+];
+
+/// Parse the text of a `models.yaml`; `path` is used for error locations only.
+pub fn parse_profiles(path: &Path, text: &str) -> (Vec<ModelProfile>, Vec<ConfigError>) {
+    let mut errors = Vec::new();
+    if text.trim().is_empty() {
+        return (Vec::new(), errors);
+    }
+    let raw: RawFile = match crate::yaml::from_str(text) {
+        Ok(raw) => raw,
+        Err(e) => return (Vec::new(), vec![crate::config::yaml_error(path, 1, e)]),
+    };
+    let items = item_lines(text);
+    let mut profiles: Vec<ModelProfile> = Vec::new();
+    let mut first_line: BTreeMap<String, Option<u32>> = BTreeMap::new();
+    for (i, entry) in raw.profiles.iter().enumerate() {
+        let range = items.get(i).copied();
+        let locate = |field: Option<String>, message: String| ConfigError {
+            file: path.to_path_buf(),
+            line: match (&field, range) {
+                (Some(f), Some(r)) => field_line(text, r, f).or(Some(r.0 as u32)),
+                (None, Some(r)) => Some(r.0 as u32),
+                _ => None,
+            },
+            field: Some(match field {
+                Some(f) => format!("profiles[{i}].{f}"),
+                None => format!("profiles[{i}]"),
+            }),
+            message,
+        };
+        match check_profile(entry) {
+            Ok(profile) => {
+                if let Some(line) = first_line.get(&profile.name) {
+                    let at = line.map_or(String::new(), |l| format!(" (line {l})"));
+                    errors.push(locate(
+                        Some("name".into()),
+                        format!(
+                            "profile name `{}` is already used by an earlier profile{at}; names must be unique",
+                            profile.name
+                        ),
+                    ));
+                    continue;
+                }
+                let line = locate(Some("name".into()), String::new()).line;
+                first_line.insert(profile.name.clone(), line);
+                profiles.push(profile);
+            }
+            Err((field, message)) => errors.push(locate(field, message)),
+        }
+    }
+    (profiles, errors)
+}
+
+type FieldError = (Option<String>, String);
+
+fn check_profile(entry: &Value) -> Result<ModelProfile, FieldError> {
+    let Some(map) = entry.as_object() else {
+        return Err((
+            None,
+            "each profile must be a mapping with name, api, base_url and model".into(),
+        ));
+    };
+    if let Some(unknown) = map.keys().find(|k| !FIELDS.contains(&k.as_str())) {
+        return Err((
+            Some(unknown.clone()),
+            format!(
+                "unknown field `{unknown}`; a profile has {}",
+                FIELDS.join(", ")
+            ),
+        ));
+    }
+    let name = required_text(map, "name")?;
+    let api = match required_text(map, "api")?.as_str() {
+        "openai" => Api::Openai,
+        "anthropic" => Api::Anthropic,
+        other => {
+            return Err((
+                Some("api".into()),
+                format!(
+                "unknown api `{other}`; use `openai` (any OpenAI-compatible server) or `anthropic`"
+            ),
+            ))
+        }
+    };
+    let base_url = required_text(map, "base_url")?
+        .trim()
+        .trim_end_matches('/')
+        .to_string();
+    match reqwest::Url::parse(&base_url) {
+        Ok(url) if matches!(url.scheme(), "http" | "https") && url.host().is_some() => {}
+        _ => {
+            return Err((
+                Some("base_url".into()),
+                format!("`{base_url}` is not a full http:// or https:// URL"),
+            ))
+        }
+    }
+    let model = required_text(map, "model")?;
+    let api_key = match map.get("api_key") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) if secret_template_name(s).is_some() => Some(s.trim().to_string()),
+        Some(_) => {
+            // Never repeat the value: it may be a real key.
+            return Err((
+                Some("api_key".into()),
+                "`api_key` must name a secret, not hold the key: store the key as a secret \
+                 (Settings → Secrets, or `artifactflow-cli secrets set OPENAI_API_KEY`) and \
+                 write its name here as \"{{OPENAI_API_KEY}}\""
+                    .into(),
+            ));
+        }
+    };
+    let temperature = optional_number(map, "temperature")?;
+    if let Some(t) = temperature {
+        if !(0.0..=2.0).contains(&t) {
+            return Err((
+                Some("temperature".into()),
+                format!("temperature must be between 0 and 2; found {t}"),
+            ));
+        }
+    }
+    let max_tokens = optional_number(map, "max_tokens")?;
+    if let Some(m) = max_tokens {
+        if m < 1.0 || m.fract() != 0.0 || m > f64::from(u32::MAX) {
+            return Err((
+                Some("max_tokens".into()),
+                format!("max_tokens must be a whole number of at least 1; found {m}"),
+            ));
+        }
+    }
+    let timeout = optional_number(map, "timeout")?;
+    if let Some(t) = timeout {
+        if t <= 0.0 || t > 86_400.0 {
+            return Err((
+                Some("timeout".into()),
+                format!("timeout must be a number of seconds above 0; found {t}"),
+            ));
+        }
+    }
+    Ok(ModelProfile {
+        name,
+        api,
+        base_url,
+        model,
+        api_key,
+        temperature: temperature.map(|t| t as f32),
+        max_tokens: max_tokens.map(|m| m as u32),
+        timeout,
+    })
+}
+
+fn required_text(map: &Map<String, Value>, field: &'static str) -> Result<String, FieldError> {
+    match map.get(field) {
+        Some(Value::String(s)) if !s.trim().is_empty() => Ok(s.trim().to_string()),
+        Some(Value::String(_)) => Err((Some(field.into()), format!("`{field}` must not be empty"))),
+        Some(Value::Null) | None => Err((None, format!("missing field `{field}`"))),
+        Some(other) => Err((
+            Some(field.into()),
+            format!("`{field}` must be text; found {}", kind(other)),
+        )),
+    }
+}
+
+fn optional_number(
+    map: &Map<String, Value>,
+    field: &'static str,
+) -> Result<Option<f64>, FieldError> {
+    match map.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) => Ok(n.as_f64()),
+        Some(other) => Err((
+            Some(field.into()),
+            format!("`{field}` must be a number; found {}", kind(other)),
+        )),
+    }
+}
+
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "nothing",
+        Value::Bool(_) => "true/false",
+        Value::Number(_) => "a number",
+        Value::String(_) => "text",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a mapping",
+    }
+}
+
+/// The 1-based line ranges `[start, end)` of the items of the top-level `profiles:` list.
+fn item_lines(text: &str) -> Vec<(usize, usize)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let Some(start) = lines
+        .iter()
+        .position(|l| l.trim_end().starts_with("profiles:"))
+    else {
+        return Vec::new();
+    };
+    let mut starts = Vec::new();
+    let mut indent = None;
+    let mut end = lines.len();
+    for (i, line) in lines.iter().enumerate().skip(start + 1) {
+        let trimmed = line.trim_start();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        let this = line.len() - trimmed.len();
+        if this == 0 && !trimmed.starts_with('-') {
+            end = i;
+            break;
+        }
+        if trimmed.starts_with('-') && indent.is_none_or(|n| n == this) {
+            indent = Some(this);
+            starts.push(i);
+        }
+    }
+    starts
+        .iter()
+        .enumerate()
+        .map(|(k, &s)| (s + 1, starts.get(k + 1).copied().unwrap_or(end) + 1))
+        .collect()
+}
+
+/// The 1-based line of `field:` within an item's line range.
+fn field_line(text: &str, (start, end): (usize, usize), field: &str) -> Option<u32> {
+    text.lines()
+        .enumerate()
+        .skip(start - 1)
+        .take(end - start)
+        .find(|(_, l)| {
+            let l = l.trim_start().trim_start_matches('-').trim_start();
+            l.strip_prefix(field)
+                .is_some_and(|rest| rest.trim_start().starts_with(':'))
+        })
+        .map(|(i, _)| i as u32 + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> (Vec<ModelProfile>, Vec<ConfigError>) {
+        parse_profiles(Path::new("models.yaml"), text)
+    }
+
+    #[test]
+    fn bundled_profiles_load_without_errors() {
+        let (profiles, errors) =
+            load_profiles(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../config"));
+        assert!(errors.is_empty(), "{errors:?}");
+        let names: Vec<_> = profiles.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["default", "local", "claude"]);
+        assert_eq!(
+            profiles[0].api_key_name().as_deref(),
+            Some("OPENAI_API_KEY")
+        );
+        assert_eq!(profiles[1].api_key, None);
+        assert_eq!(profiles[2].api, Api::Anthropic);
+        assert_eq!(profiles[2].max_tokens, Some(8192));
+    }
+
+    #[test]
+    fn reads_every_field_and_trims_the_base_url() {
+        let (profiles, errors) = parse(
+            "profiles:\n  - name: a\n    api: openai\n    base_url: http://h:1/v1/\n    model: m\n    api_key: '<<K>>'\n    temperature: 0.5\n    max_tokens: 100\n    timeout: 0.5\n",
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+        let p = &profiles[0];
+        assert_eq!(p.base_url, "http://h:1/v1");
+        assert_eq!(p.api_key_name().as_deref(), Some("K"));
+        assert_eq!(p.temperature, Some(0.5));
+        assert_eq!(p.max_tokens, Some(100));
+        assert_eq!(p.idle_timeout(), Duration::from_millis(500));
+    }
+
+    #[test]
+    fn clear_api_key_is_rejected_without_repeating_it() {
+        let (profiles, errors) = parse(
+            "profiles:\n  - name: ok\n    api: openai\n    base_url: http://h/v1\n    model: m\n  - name: leak\n    api: openai\n    base_url: http://h/v1\n    model: m\n    api_key: sk-live-123456\n",
+        );
+        assert_eq!(profiles.len(), 1);
+        let e = &errors[0];
+        assert_eq!(e.line, Some(10));
+        assert_eq!(e.field.as_deref(), Some("profiles[1].api_key"));
+        assert!(e.message.contains("secret"), "{e}");
+        assert!(!e.to_string().contains("sk-live"), "{e}");
+    }
+
+    #[test]
+    fn located_errors_for_each_problem() {
+        let text = "\
+profiles:
+  - name: a
+    api: gemini
+    base_url: http://h/v1
+    model: m
+  - name: b
+    api: openai
+    base_url: ftp://h
+    model: m
+  - name: c
+    api: openai
+    base_url: http://h/v1
+    model: m
+  - name: c
+    api: anthropic
+    base_url: http://h
+    model: m
+  - name: d
+    api: openai
+    base_url: http://h/v1
+  - name: e
+    api: openai
+    base_url: http://h/v1
+    model: m
+    temprature: 1
+  - name: f
+    api: openai
+    base_url: http://h/v1
+    model: m
+    max_tokens: many
+";
+        let (profiles, errors) = parse(text);
+        assert_eq!(profiles.len(), 1, "{profiles:?}");
+        let got: Vec<_> = errors
+            .iter()
+            .map(|e| (e.line, e.field.clone().unwrap_or_default()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (Some(3), "profiles[0].api".to_string()),
+                (Some(8), "profiles[1].base_url".to_string()),
+                (Some(14), "profiles[3].name".to_string()),
+                (Some(18), "profiles[4]".to_string()),
+                (Some(25), "profiles[5].temprature".to_string()),
+                (Some(30), "profiles[6].max_tokens".to_string()),
+            ]
+        );
+        assert!(errors[0].message.contains("gemini"));
+        assert!(errors[2].message.contains("line 10"), "{}", errors[2]);
+        assert!(errors[3].message.contains("missing field `model`"));
+        assert!(errors[4].message.contains("temprature"));
+    }
+
+    #[test]
+    fn yaml_syntax_error_and_missing_file() {
+        let (_, errors) = parse("profiles:\n  - name: [a\n");
+        assert!(errors[0].line.is_some(), "{errors:?}");
+        let tmp = tempfile::tempdir().unwrap();
+        let (profiles, errors) = load_profiles(tmp.path());
+        assert!(profiles.is_empty() && errors.is_empty());
+    }
+}
