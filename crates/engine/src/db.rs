@@ -54,11 +54,12 @@ pub const MIGRATIONS_SQL: &[&str] = &[
     CREATE TABLE artifact_versions (
         artifact_pk INTEGER NOT NULL REFERENCES artifacts(pk) ON DELETE CASCADE,
         version INTEGER NOT NULL,
-        content TEXT NOT NULL,
         size_chars INTEGER NOT NULL,
         line_count INTEGER NOT NULL,
         line_index BLOB NOT NULL,
         created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
+        -- Last, so reading the other columns never walks its overflow pages.
+        content TEXT NOT NULL,
         UNIQUE (artifact_pk, version)
     ) STRICT;
     CREATE VIRTUAL TABLE artifacts_fts USING fts5(
