@@ -9,6 +9,7 @@ use engine::context::AppContext;
 mod artifacts_cmd;
 mod check_cmd;
 mod parse_cmd;
+mod run_cmd;
 mod secrets_cmd;
 mod status_cmd;
 mod tools_cmd;
@@ -33,6 +34,8 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Run an agent on a task: the answer streams to stdout, tool activity to stderr.
+    Run(run_cmd::RunArgs),
     /// List, show and call tools.
     #[command(subcommand)]
     Tools(tools_cmd::ToolsCommand),
@@ -72,6 +75,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             status_cmd::run(&ctx, json)
         }
         Command::Parse { jsonl } => parse_cmd::run(jsonl),
+        Command::Run(args) => {
+            let ctx = open(cli.home)?;
+            run_cmd::run(ctx, args)
+        }
         Command::Tools(cmd) => {
             let ctx = open(cli.home)?;
             tools_cmd::run(&ctx, cmd)

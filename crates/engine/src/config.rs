@@ -96,6 +96,8 @@ pub struct ConfigSnapshot {
     pub tools: Vec<HttpToolDef>,
     /// Settings from `settings.yaml` (defaults when absent or broken).
     pub settings: Settings,
+    /// Model profiles from `models.yaml`.
+    pub models: Vec<crate::models::ModelProfile>,
     /// Problems found, in file order.
     pub errors: Vec<ConfigError>,
 }
@@ -112,6 +114,9 @@ pub fn load(config_dir: &Path) -> ConfigSnapshot {
     let (tools, errors) = crate::tools::http::load_dir(&config_dir.join("tools"));
     snap.tools = tools;
     snap.errors.extend(errors);
+    let (models, model_errors) = crate::models::load_profiles(config_dir);
+    snap.models = models;
+    snap.errors.extend(model_errors);
     match Settings::load(config_dir) {
         Ok(settings) => snap.settings = settings,
         Err(e) => snap.errors.push(e),

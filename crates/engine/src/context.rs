@@ -99,6 +99,11 @@ impl AppContext {
                 snap.agents.push(old.clone());
             }
         }
+        let models_file = self.paths.config_dir.join("models.yaml");
+        if broken.contains(&models_file) && snap.models.is_empty() && !current.models.is_empty() {
+            tracing::warn!("models.yaml does not load; keeping the last good model profiles");
+            snap.models = current.models.clone();
+        }
         snap.tools.sort_by(|a, b| a.spec.name.cmp(&b.spec.name));
         snap.agents.sort_by(|a, b| a.name.cmp(&b.name));
         *current = snap;

@@ -271,7 +271,17 @@ fn update(store: &ArtifactStore, conv: &str, p: &Params, budget: Duration) -> To
     let id = str_param(p, "id");
     let old = str_param(p, "old_str");
     let new = str_param(p, "new_str");
+    // Results reach the model with tag-like `<` escaped (see parser::format_result), so text
+    // quoted from a read_artifact result may carry `&lt;`: when old_str is not in the artifact
+    // as written but its un-escaped form differs, match and write the un-escaped pair.
+    let restored_old = crate::parser::restore(old);
+    let restored_new = crate::parser::restore(new);
     let outcome = store.modify(conv, id, |_, text| {
+        let (old, new) = if restored_old != old && !text.contains(old) {
+            (restored_old.as_str(), restored_new.as_str())
+        } else {
+            (old, new)
+        };
         let found = find_unique(text, old, budget)?;
         let mut out = String::with_capacity(text.len() + new.len());
         out.push_str(&text[..found.start]);

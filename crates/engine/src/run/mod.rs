@@ -44,6 +44,56 @@ pub trait ModelSource: Send + Sync {
     fn model_for(&self, agent: &AgentDef) -> Result<Arc<dyn ChatModel>, String>;
 }
 
+/// The models named by the config folder's profiles, with their API keys from the secrets.
+/// Clients are reused while their profile is unchanged.
+pub struct ContextModels {
+    ctx: Arc<AppContext>,
+    cache: std::sync::Mutex<std::collections::HashMap<String, CachedClient>>,
+}
+
+type CachedClient = (crate::models::ModelProfile, Arc<dyn ChatModel>);
+
+impl ContextModels {
+    /// Models for `ctx`.
+    pub fn new(ctx: Arc<AppContext>) -> Self {
+        ContextModels {
+            ctx,
+            cache: Default::default(),
+        }
+    }
+}
+
+impl ModelSource for ContextModels {
+    fn model_for(&self, agent: &AgentDef) -> Result<Arc<dyn ChatModel>, String> {
+        let config = self.ctx.config();
+        let wanted = agent.model.as_deref().unwrap_or("default");
+        let profile = config
+            .models
+            .iter()
+            .find(|p| p.name == wanted)
+            .or_else(|| agent.model.is_none().then(|| config.models.first()).flatten())
+            .ok_or_else(|| {
+                let names: Vec<_> = config.models.iter().map(|p| p.name.as_str()).collect();
+                format!(
+                    "agent `{}` uses the model profile `{wanted}`, which is not in models.yaml (profiles: {})",
+                    agent.name,
+                    if names.is_empty() { "none — add one in Settings".to_string() } else { names.join(", ") }
+                )
+            })?
+            .clone();
+        drop(config);
+        let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((cached, client)) = cache.get(&profile.name) {
+            if *cached == profile {
+                return Ok(Arc::clone(client));
+            }
+        }
+        let client = crate::models::client_for(&profile, self.ctx.secret_resolver());
+        cache.insert(profile.name.clone(), (profile, Arc::clone(&client)));
+        Ok(client)
+    }
+}
+
 /// Limits of a run.
 #[derive(Debug, Clone)]
 pub struct RunOptions {
@@ -388,6 +438,10 @@ impl Runner {
                         },
                     ));
                 }
+                if calls.iter().any(ToolCall::is_malformed) {
+                    // The engine's own text, outside the result frames so it is not escaped.
+                    notes.push(FORMAT_REMINDER.to_string());
+                }
                 blocks.extend(notes);
                 let message = blocks.join("\n\n");
                 self.persist(scope, "tool", agent_name, &message, depth, None);
@@ -520,7 +574,7 @@ impl Runner {
         };
         if call.is_malformed() {
             let result = ToolResult::fail(format!(
-                "your tool call could not be read ({}). {FORMAT_REMINDER}",
+                "your tool call could not be read ({}); see the format below and send it again",
                 call.error.as_deref().unwrap_or("malformed")
             ));
             complete(&result);

@@ -51,6 +51,53 @@ async fn artifact_tools_are_bound_to_the_conversation() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn markup_read_back_from_a_result_can_be_quoted_as_old_str() {
+    let home = tempfile::tempdir().unwrap();
+    let ctx = AppContext::open(Some(home.path())).unwrap();
+    let never = |_: &_| -> Answer { panic!("auto") };
+    let content = "<p>Fish &amp; chips</p>\n<b>bold</b> & more";
+    let created = call(
+        &ctx,
+        "create_artifact",
+        &params(&[("id", "page"), ("title", "Page"), ("content", content)]),
+        "c",
+        never,
+        &discard(),
+    )
+    .await;
+    assert!(created.result.success);
+    // What the model sees of line 2 is escaped inside the <tool_result> frame …
+    let read = call(
+        &ctx,
+        "read_artifact",
+        &params(&[("id", "page"), ("offset", "2")]),
+        "c",
+        never,
+        &discard(),
+    )
+    .await;
+    let quoted = "&lt;b>bold&lt;/b> & more";
+    assert!(read.formatted.contains(quoted), "{}", read.formatted);
+    // … and quoting it back still edits the right text, writing real markup.
+    let updated = call(
+        &ctx,
+        "update_artifact",
+        &params(&[
+            ("id", "page"),
+            ("old_str", quoted),
+            ("new_str", "&lt;i>italic&lt;/i>"),
+        ]),
+        "c",
+        never,
+        &discard(),
+    )
+    .await;
+    assert!(updated.result.success, "{:?}", updated.result);
+    let (_, text) = ctx.artifact_store().content("c", "page", None).unwrap();
+    assert_eq!(text, "<p>Fish &amp; chips</p>\n<i>italic</i>");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn an_oversized_result_is_stored_as_an_artifact_and_previewed() {
     let home = tempfile::tempdir().unwrap();
     let ctx = AppContext::open(Some(home.path())).unwrap();

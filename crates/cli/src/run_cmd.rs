@@ -1,0 +1,227 @@
+//! `artifactflow-cli run --agent NAME [--yes | --no] [--conversation ID] "task"`: run an agent
+//! in the terminal. The answer streams to stdout; tool activity and permission prompts go to
+//! stderr. Exit 0 when the run completed, 1 when it failed, 130 when cancelled (Ctrl+C).
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use engine::context::AppContext;
+use engine::conversations::RunStatus;
+use engine::events::EngineEvent;
+use engine::interrupts::PermissionBroker;
+use engine::permissions::Answer;
+use engine::run::{ContextModels, RunOptions, RunRequest, Runner};
+use tokio_util::sync::CancellationToken;
+
+/// Options of `run`.
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// The agent to run (see config/agents).
+    #[arg(long)]
+    agent: String,
+    /// Approve every permission request.
+    #[arg(long, conflicts_with = "no")]
+    yes: bool,
+    /// Deny every permission request.
+    #[arg(long)]
+    no: bool,
+    /// Continue this conversation (default: a new one).
+    #[arg(long)]
+    conversation: Option<String>,
+    /// The task.
+    task: String,
+}
+
+enum Policy {
+    Yes,
+    No,
+    Ask,
+}
+
+pub fn run(ctx: AppContext, args: RunArgs) -> anyhow::Result<ExitCode> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    runtime.block_on(run_async(Arc::new(ctx), args))
+}
+
+async fn run_async(ctx: Arc<AppContext>, args: RunArgs) -> anyhow::Result<ExitCode> {
+    let policy = match (args.yes, args.no) {
+        (true, _) => Policy::Yes,
+        (_, true) => Policy::No,
+        _ => Policy::Ask,
+    };
+    let conversation = args
+        .conversation
+        .clone()
+        .unwrap_or_else(|| engine::events::new_id("cli"));
+    let broker = Arc::new(PermissionBroker::new());
+    let (requests_tx, mut requests_rx) = tokio::sync::mpsc::unbounded_channel();
+    let sink = move |e: EngineEvent| print_event(&e, &requests_tx);
+    let options = RunOptions {
+        permission_timeout: std::time::Duration::from_secs(
+            ctx.config().settings.permission_timeout_secs.max(1),
+        ),
+        ..Default::default()
+    };
+    let runner = Arc::new(Runner::new(
+        ctx.clone(),
+        Arc::new(ContextModels::new(ctx.clone())),
+        broker.clone(),
+        Arc::new(sink),
+        options,
+    ));
+    let _watcher = engine::watcher::ConfigWatcher::start(ctx.clone(), Arc::new(|_e| {})).ok();
+
+    // Permission requests are answered from the policy or at the terminal, off the run's task.
+    let answerer = {
+        let broker = broker.clone();
+        tokio::spawn(async move {
+            while let Some((id, tool)) = requests_rx.recv().await {
+                let answer = match policy {
+                    Policy::Yes => Answer::Approve,
+                    Policy::No => Answer::Deny,
+                    Policy::Ask => tokio::task::spawn_blocking(move || ask(&tool))
+                        .await
+                        .unwrap_or(Answer::Deny),
+                };
+                let _ = broker.answer(&id, answer);
+            }
+        })
+    };
+
+    let cancel = CancellationToken::new();
+    {
+        let cancel = cancel.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                eprintln!("\n[cancelling…]");
+                cancel.cancel();
+            }
+        });
+    }
+    let outcome = runner
+        .run(
+            RunRequest {
+                conversation_id: conversation.clone(),
+                agent: args.agent.clone(),
+                task: args.task.clone(),
+            },
+            cancel,
+        )
+        .await;
+    answerer.abort();
+    println!();
+    let artifacts = ctx
+        .artifact_store()
+        .list(
+            &engine::artifacts::ListFilter {
+                conversation_id: Some(conversation.clone()),
+                ..Default::default()
+            },
+            100,
+            0,
+        )
+        .map(|page| page.items)
+        .unwrap_or_default();
+    if !artifacts.is_empty() {
+        eprintln!("artifacts in conversation {conversation}:");
+        for a in artifacts {
+            let a = a.artifact;
+            eprintln!("  {} (v{}) {}", a.id, a.version, a.title);
+        }
+    }
+    Ok(match outcome.status {
+        RunStatus::Completed => {
+            eprintln!("[run completed · conversation {conversation}]");
+            ExitCode::SUCCESS
+        }
+        RunStatus::Cancelled => {
+            eprintln!("[run cancelled · conversation {conversation}]");
+            ExitCode::from(130)
+        }
+        _ => {
+            eprintln!(
+                "error: {}",
+                outcome.error.unwrap_or_else(|| "the run failed".into())
+            );
+            ExitCode::FAILURE
+        }
+    })
+}
+
+fn print_event(e: &EngineEvent, requests: &tokio::sync::mpsc::UnboundedSender<(String, String)>) {
+    let mut err = std::io::stderr();
+    match e {
+        EngineEvent::Token { text, depth: 0, .. } => {
+            print!("{text}");
+            let _ = std::io::stdout().flush();
+        }
+        EngineEvent::ToolStart { tool, params, .. } => {
+            let _ = writeln!(
+                err,
+                "\n[→ {tool} {}]",
+                serde_json::Value::Object(params.clone())
+            );
+        }
+        EngineEvent::ToolComplete {
+            tool,
+            success,
+            result,
+            duration_ms,
+            ..
+        } => {
+            let first = result.lines().next().unwrap_or("");
+            let mark = if *success { "✓" } else { "✗" };
+            let _ = writeln!(err, "[{mark} {tool} · {duration_ms} ms] {first}");
+        }
+        EngineEvent::AgentSwitch { from, to, .. } => {
+            let _ = writeln!(err, "\n[{from} → {to}]");
+        }
+        EngineEvent::AgentReturn { from, to, .. } => {
+            let _ = writeln!(err, "[{from} → back to {to}]");
+        }
+        EngineEvent::PermissionRequest {
+            request_id,
+            request,
+            ..
+        } => {
+            let _ = writeln!(err, "\n`{}` asks for permission to run:", request.tool);
+            for (k, v) in &request.params {
+                let _ = writeln!(err, "  {k} = {v}");
+            }
+            if let Some(preview) = &request.request {
+                let _ = writeln!(err, "  request: {preview}");
+            }
+            let _ = requests.send((request_id.clone(), request.tool.clone()));
+        }
+        EngineEvent::RunEnded {
+            error: Some(error), ..
+        } => {
+            let _ = writeln!(err, "\n[run failed] {error}");
+        }
+        _ => {}
+    }
+}
+
+/// y / n / a at the terminal; no terminal means no.
+fn ask(tool: &str) -> Answer {
+    let stdin = std::io::stdin();
+    if !stdin.is_terminal() {
+        eprintln!("not allowed: no terminal to ask at (use --yes or --no)");
+        return Answer::Deny;
+    }
+    eprint!("Allow `{tool}`? [y]es / [N]o / [a]lways in this conversation: ");
+    let _ = std::io::stderr().flush();
+    let mut line = String::new();
+    if stdin.lock().read_line(&mut line).is_err() {
+        return Answer::Deny;
+    }
+    match line.trim().to_ascii_lowercase().as_str() {
+        "y" | "yes" => Answer::Approve,
+        "a" | "always" => Answer::ApproveAlways,
+        _ => Answer::Deny,
+    }
+}

@@ -1,0 +1,100 @@
+//! `artifactflow-cli run` against the scripted model server.
+
+use std::process::Command;
+
+use test_support::{ScriptedModel, Turn};
+
+fn setup(home: &std::path::Path, model: &ScriptedModel) {
+    let out = Command::new(env!("CARGO_BIN_EXE_artifactflow-cli"))
+        .args(["status", "--home"])
+        .arg(home)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    std::fs::write(
+        home.join("config/models.yaml"),
+        format!(
+            "profiles:\n  - name: default\n    api: openai\n    base_url: \"{}\"\n    model: scripted\n",
+            model.openai_base_url()
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        home.join("config/agents/writer.md"),
+        "---\nname: writer\nmodel: default\ntools:\n  create_artifact: confirm\n---\nYou write things down.\n",
+    )
+    .unwrap();
+}
+
+fn run(home: &std::path::Path, flag: &str) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_artifactflow-cli"))
+        .args([
+            "run",
+            "--agent",
+            "writer",
+            flag,
+            "--conversation",
+            "c1",
+            "--home",
+        ])
+        .arg(home)
+        .arg("Note that tests pass.")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap()
+}
+
+const CALL: &str = "<tool_call><name>create_artifact</name><params><id><![CDATA[note]]></id><title><![CDATA[Note]]></title><content><![CDATA[Tests pass.]]></content></params></tool_call>";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn run_streams_the_answer_and_reports_tools_and_artifacts() {
+    let model = ScriptedModel::start(vec![Turn::text(CALL), Turn::text("Saved the note.")]).await;
+    let tmp = tempfile::tempdir().unwrap();
+    setup(tmp.path(), &model);
+    let out = tokio::task::spawn_blocking({
+        let home = tmp.path().to_path_buf();
+        move || run(&home, "--yes")
+    })
+    .await
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("Saved the note."), "{stdout}");
+    assert!(
+        stderr.contains("asks for permission") && stderr.contains("[✓ create_artifact"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("note (v1) Note"),
+        "artifacts made are listed: {stderr}"
+    );
+    assert!(
+        stderr.contains("[run completed · conversation c1]"),
+        "{stderr}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn run_with_no_denies_and_a_failed_model_exits_1() {
+    let model = ScriptedModel::start(vec![Turn::text(CALL), Turn::text("Could not save.")]).await;
+    let tmp = tempfile::tempdir().unwrap();
+    setup(tmp.path(), &model);
+    let home = tmp.path().to_path_buf();
+    let out = tokio::task::spawn_blocking(move || run(&home, "--no"))
+        .await
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("[✗ create_artifact") && stderr.contains("did not allow"),
+        "{stderr}"
+    );
+    // The script is exhausted now: the next run fails cleanly with exit 1.
+    let home = tmp.path().to_path_buf();
+    let out = tokio::task::spawn_blocking(move || run(&home, "--yes"))
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("error: agent `writer`"));
+}

@@ -1,0 +1,182 @@
+//! A test home with a scripted model, a local tool server, a runner and a recording event sink.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use engine::context::AppContext;
+use engine::events::EngineEvent;
+use engine::interrupts::PermissionBroker;
+use engine::permissions::Answer;
+use engine::run::{ContextModels, RunOptions, RunOutcome, RunRequest, Runner};
+use test_support::{ScriptedModel, Turn};
+use tokio_util::sync::CancellationToken;
+
+/// How the recording sink answers permission requests.
+#[derive(Debug, Clone, Copy)]
+pub enum Policy {
+    Ignore,
+    Answer(Answer),
+}
+
+pub struct Harness {
+    pub _home: tempfile::TempDir,
+    pub ctx: Arc<AppContext>,
+    pub runner: Arc<Runner>,
+    pub model: ScriptedModel,
+    pub events: Arc<Mutex<Vec<EngineEvent>>>,
+    pub policy: Arc<Mutex<Policy>>,
+}
+
+/// A local HTTP API for tools: `/echo` (JSON echo), `/slow` (10 s), `/long` (60,000 chars).
+async fn tool_server() -> String {
+    use axum::routing::any;
+    async fn echo(body: String) -> String {
+        format!("{{\"echo\": {}}}", serde_json::to_string(&body).unwrap())
+    }
+    let app = axum::Router::new()
+        .route("/echo", any(echo))
+        .route(
+            "/slow",
+            any(|| async {
+                tokio::time::sleep(Duration::from_secs(10)).await;
+                "late"
+            }),
+        )
+        .route("/long", any(|| async { "z".repeat(60_000) }));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    format!("http://{addr}")
+}
+
+pub fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+impl Harness {
+    /// A fresh home whose `default` profile points at a scripted model with `turns`, with a
+    /// `tester` agent using `echo` (confirm), `slow` (auto), `long` (auto) and the artifact tools.
+    pub async fn new(turns: Vec<Turn>, api: &str, options: RunOptions) -> Harness {
+        let home = tempfile::tempdir().unwrap();
+        let model = ScriptedModel::start(turns).await;
+        let tools_base = tool_server().await;
+        let config = home.path().join("config");
+        engine::paths::seed_config(&config).unwrap();
+        let base_url = if api == "anthropic" {
+            model.base_url.clone()
+        } else {
+            model.openai_base_url()
+        };
+        write(
+            &config.join("models.yaml"),
+            &format!("profiles:\n  - name: default\n    api: {api}\n    base_url: \"{base_url}\"\n    model: scripted\n"),
+        );
+        for (name, path, permission) in [
+            ("echo", "/echo", "confirm"),
+            ("slow", "/slow", "auto"),
+            ("long", "/long", "auto"),
+        ] {
+            write(
+                &config.join(format!("tools/{name}.md")),
+                &format!("---\nname: {name}\npermission: {permission}\nmethod: POST\nendpoint: {tools_base}{path}\nparameters:\n  - name: text\n    type: string\n    required: false\n---\n"),
+            );
+        }
+        write(
+            &config.join("agents/tester.md"),
+            "---\nname: tester\ndescription: Test agent\nmodel: default\ntools:\n  echo: confirm\n  slow: auto\n  long: auto\n  create_artifact: auto\n  read_artifact: auto\n  call_subagent: auto\nmax_tool_rounds: 3\n---\nYou are the tester.\n",
+        );
+        let ctx = Arc::new(AppContext::open(Some(home.path())).unwrap());
+        assert!(
+            ctx.config_problems().is_empty(),
+            "{:?}",
+            ctx.config_problems()
+        );
+        let events: Arc<Mutex<Vec<EngineEvent>>> = Arc::default();
+        let policy = Arc::new(Mutex::new(Policy::Ignore));
+        let broker = Arc::new(PermissionBroker::new());
+        let sink = {
+            let (events, policy, broker) = (events.clone(), policy.clone(), broker.clone());
+            move |e: EngineEvent| {
+                if let EngineEvent::PermissionRequest { request_id, .. } = &e {
+                    if let Policy::Answer(answer) = *policy.lock().unwrap() {
+                        broker.answer(request_id, answer).unwrap();
+                    }
+                }
+                events.lock().unwrap().push(e);
+            }
+        };
+        let runner = Arc::new(Runner::new(
+            ctx.clone(),
+            Arc::new(ContextModels::new(ctx.clone())),
+            broker,
+            Arc::new(sink),
+            options,
+        ));
+        Harness {
+            _home: home,
+            ctx,
+            runner,
+            model,
+            events,
+            policy,
+        }
+    }
+
+    pub fn answer_with(&self, policy: Policy) {
+        *self.policy.lock().unwrap() = policy;
+    }
+
+    pub async fn run(&self, agent: &str, task: &str) -> RunOutcome {
+        self.run_with(agent, task, CancellationToken::new()).await
+    }
+
+    pub async fn run_with(&self, agent: &str, task: &str, cancel: CancellationToken) -> RunOutcome {
+        let request = RunRequest {
+            conversation_id: "conv".into(),
+            agent: agent.into(),
+            task: task.into(),
+        };
+        tokio::time::timeout(Duration::from_secs(60), self.runner.run(request, cancel))
+            .await
+            .expect("the run ends")
+    }
+
+    pub fn events(&self) -> Vec<EngineEvent> {
+        self.events.lock().unwrap().clone()
+    }
+
+    /// The user-role messages the model received in request `n` (0-based), concatenated.
+    pub fn sent_to_model(&self, n: usize) -> String {
+        let requests = self.model.requests();
+        let request = requests
+            .get(n)
+            .unwrap_or_else(|| panic!("only {} model requests", requests.len()));
+        request
+            .messages()
+            .into_iter()
+            .map(|(role, text)| format!("[{role}] {text}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    pub fn system_prompt(&self, n: usize) -> String {
+        let r = &self.model.requests()[n];
+        r.system().unwrap_or_else(|| {
+            r.messages()
+                .first()
+                .map(|m| m.1.clone())
+                .unwrap_or_default()
+        })
+    }
+}
+
+/// A model answer that calls `tool` with `params`.
+pub fn call(tool: &str, params: &[(&str, &str)]) -> String {
+    let params: String = params
+        .iter()
+        .map(|(k, v)| format!("<{k}><![CDATA[{v}]]></{k}>"))
+        .collect();
+    format!("<tool_call><name>{tool}</name><params>{params}</params></tool_call>")
+}

@@ -1,0 +1,516 @@
+use std::time::Duration;
+
+use engine::conversations::RunStatus;
+use engine::events::EngineEvent;
+use engine::interrupts::Resolution;
+use engine::permissions::Answer;
+use engine::run::RunOptions;
+use test_support::Turn;
+use tokio_util::sync::CancellationToken;
+
+use crate::harness::{call, write, Harness, Policy};
+
+fn count(events: &[EngineEvent], pred: impl Fn(&EngineEvent) -> bool) -> usize {
+    events.iter().filter(|e| pred(e)).count()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_auto_tool_round_then_a_final_answer() {
+    let h = Harness::new(
+        vec![
+            Turn::text(format!(
+                "I'll write it down.\n{}",
+                call(
+                    "create_artifact",
+                    &[
+                        ("id", "notes"),
+                        ("title", "Notes"),
+                        ("content", "# Findings\nRust is fast.")
+                    ]
+                )
+            ))
+            .usage(120, 30),
+            Turn::text("Done: the artifact `notes` holds the findings.").usage(200, 12),
+        ],
+        "openai",
+        RunOptions::default(),
+    )
+    .await;
+    let outcome = h.run("tester", "Write down that Rust is fast.").await;
+    assert_eq!(outcome.status, RunStatus::Completed, "{outcome:?}");
+    assert_eq!(
+        outcome.final_answer.as_deref(),
+        Some("Done: the artifact `notes` holds the findings.")
+    );
+
+    // The model got the role prompt and the instructions for exactly its tools.
+    let system = h.system_prompt(0);
+    assert!(system.starts_with("You are the tester."), "{system}");
+    assert!(
+        system.contains("<tool name=\"create_artifact\">")
+            && system.contains("<tool name=\"echo\">")
+    );
+    assert!(
+        !system.contains("<tool name=\"web_search\">"),
+        "only the agent's tools"
+    );
+    // The result went back as a <tool_result> block.
+    let second = h.sent_to_model(1);
+    assert!(
+        second.contains("<tool_result name=\"create_artifact\" success=\"true\">"),
+        "{second}"
+    );
+
+    let events = h.events();
+    assert!(matches!(
+        events.first(),
+        Some(EngineEvent::RunStarted { .. })
+    ));
+    assert!(matches!(
+        events.last(),
+        Some(EngineEvent::RunEnded {
+            status: RunStatus::Completed,
+            ..
+        })
+    ));
+    assert!(count(&events, |e| matches!(e, EngineEvent::Token { .. })) >= 1);
+    assert!(events.iter().any(|e| matches!(e, EngineEvent::ToolCallStarted { name: Some(n), .. } if n == "create_artifact")));
+    assert!(events.iter().any(|e| matches!(e, EngineEvent::ToolComplete { tool, success: true, .. } if tool == "create_artifact")));
+    assert_eq!(
+        count(&events, |e| matches!(
+            e,
+            EngineEvent::ArtifactSnapshot { .. }
+        )),
+        1
+    );
+
+    // Persisted as it happened: the artifact, the messages with token usage, the run.
+    let (_, content) = h
+        .ctx
+        .artifact_store()
+        .content("conv", "notes", None)
+        .unwrap();
+    assert!(content.contains("Rust is fast."));
+    let messages = h
+        .ctx
+        .with_db(|c| engine::conversations::messages(c, "conv"))
+        .unwrap();
+    let roles: Vec<_> = messages.iter().map(|m| m.role.as_str()).collect();
+    assert_eq!(roles, ["user", "assistant", "tool", "assistant"]);
+    assert_eq!(messages[1].completion_tokens, Some(30));
+    assert_eq!(
+        h.ctx
+            .with_db(|c| engine::conversations::last_run_status(c, "conv"))
+            .unwrap()
+            .as_deref(),
+        Some("completed")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn confirm_tools_approve_deny_and_always_allow() {
+    let echo = call("echo", &[("text", "hi")]);
+    let h = Harness::new(
+        vec![
+            Turn::text(echo.clone()),
+            Turn::text("approved once"),
+            Turn::text(echo.clone()),
+            Turn::text("denied"),
+            Turn::text(echo.clone()),
+            Turn::text("always"),
+            Turn::text(echo.clone()),
+            Turn::text("no dialog this time"),
+        ],
+        "openai",
+        RunOptions::default(),
+    )
+    .await;
+    h.answer_with(Policy::Answer(Answer::Approve));
+    assert_eq!(h.run("tester", "one").await.status, RunStatus::Completed);
+    assert!(h
+        .sent_to_model(1)
+        .contains("<tool_result name=\"echo\" success=\"true\">"));
+
+    h.answer_with(Policy::Answer(Answer::Deny));
+    assert_eq!(h.run("tester", "two").await.status, RunStatus::Completed);
+    let denied = h.sent_to_model(3);
+    assert!(
+        denied.contains("<tool_result name=\"echo\" success=\"false\">")
+            && denied.contains("did not allow"),
+        "{denied}"
+    );
+
+    h.answer_with(Policy::Answer(Answer::ApproveAlways));
+    h.run("tester", "three").await;
+    h.answer_with(Policy::Ignore);
+    let requests_before = count(&h.events(), |e| {
+        matches!(e, EngineEvent::PermissionRequest { .. })
+    });
+    assert_eq!(h.run("tester", "four").await.status, RunStatus::Completed);
+    let requests_after = count(&h.events(), |e| {
+        matches!(e, EngineEvent::PermissionRequest { .. })
+    });
+    assert_eq!(
+        requests_before, requests_after,
+        "always-allowed: no second dialog"
+    );
+    assert!(h
+        .sent_to_model(7)
+        .contains("<tool_result name=\"echo\" success=\"true\">"));
+    assert_eq!(requests_after, 3);
+    // The request showed the exact HTTP request.
+    let shown = h.events().into_iter().find_map(|e| match e {
+        EngineEvent::PermissionRequest { request, .. } => Some(request),
+        _ => None,
+    });
+    let shown = serde_json::to_value(shown.unwrap()).unwrap();
+    assert_eq!(shown["request"]["method"], "POST");
+    assert_eq!(shown["request"]["body"]["text"], "hi");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unanswered_request_times_out_as_a_denial() {
+    let h = Harness::new(
+        vec![Turn::text(call("echo", &[("text", "x")])), Turn::text("ok")],
+        "openai",
+        RunOptions {
+            permission_timeout: Duration::from_millis(300),
+            ..Default::default()
+        },
+    )
+    .await;
+    assert_eq!(h.run("tester", "t").await.status, RunStatus::Completed);
+    assert!(h
+        .sent_to_model(1)
+        .contains("no answer before the permission timeout"));
+    assert!(h.events().iter().any(|e| matches!(
+        e,
+        EngineEvent::PermissionResolved {
+            answer: Answer::Deny,
+            resolution: Resolution::TimedOut,
+            ..
+        }
+    )));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn cancel_mid_stream_and_mid_tool() {
+    let h = Harness::new(
+        vec![
+            Turn::text("word ".repeat(400))
+                .chunk_chars(5)
+                .chunk_delay(Duration::from_millis(20)),
+            Turn::text(call("slow", &[])),
+        ],
+        "openai",
+        RunOptions::default(),
+    )
+    .await;
+    let cancel = CancellationToken::new();
+    let canceller = {
+        let (events, cancel) = (h.events.clone(), cancel.clone());
+        tokio::spawn(async move {
+            while !events
+                .lock()
+                .unwrap()
+                .iter()
+                .any(|e| matches!(e, EngineEvent::Token { .. }))
+            {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+            cancel.cancel();
+        })
+    };
+    let outcome = h.run_with("tester", "stream", cancel).await;
+    canceller.await.unwrap();
+    assert_eq!(outcome.status, RunStatus::Cancelled);
+    assert_eq!(
+        h.ctx
+            .with_db(|c| engine::conversations::last_run_status(c, "conv"))
+            .unwrap()
+            .as_deref(),
+        Some("cancelled")
+    );
+
+    let cancel = CancellationToken::new();
+    let canceller = {
+        let (events, cancel) = (h.events.clone(), cancel.clone());
+        tokio::spawn(async move {
+            while !events
+                .lock()
+                .unwrap()
+                .iter()
+                .any(|e| matches!(e, EngineEvent::ToolStart { tool, .. } if tool == "slow"))
+            {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+            cancel.cancel();
+        })
+    };
+    let outcome = h.run_with("tester", "tool", cancel).await;
+    canceller.await.unwrap();
+    assert_eq!(outcome.status, RunStatus::Cancelled);
+    assert!(h.events().iter().any(
+        |e| matches!(e, EngineEvent::ToolComplete { tool, success: false, .. } if tool == "slow")
+    ));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_sub_agent_runs_to_its_answer_which_returns_to_the_caller() {
+    let h = Harness::new(
+        vec![
+            Turn::text(call(
+                "call_subagent",
+                &[
+                    ("agent_name", "search_agent"),
+                    ("instruction", "Find the Rust release date"),
+                ],
+            )),
+            Turn::text("Rust 1.0 was released on 2015-05-15."),
+            Turn::text("According to the search agent: 2015-05-15."),
+        ],
+        "openai",
+        RunOptions::default(),
+    )
+    .await;
+    let outcome = h.run("tester", "When was Rust 1.0 released?").await;
+    assert_eq!(
+        outcome.final_answer.as_deref(),
+        Some("According to the search agent: 2015-05-15.")
+    );
+    // The sub-agent got its own system prompt and only the instruction.
+    assert!(
+        h.system_prompt(1).contains("web search specialist"),
+        "{}",
+        h.system_prompt(1)
+    );
+    let sub = h.sent_to_model(1);
+    assert!(
+        sub.contains("Find the Rust release date") && !sub.contains("When was Rust 1.0 released?"),
+        "{sub}"
+    );
+    let back = h.sent_to_model(2);
+    assert!(
+        back.contains("<tool_result name=\"call_subagent\" success=\"true\">")
+            && back.contains("2015-05-15"),
+        "{back}"
+    );
+    let events = h.events();
+    assert!(events.iter().any(|e| matches!(e, EngineEvent::AgentSwitch { from, to, depth: 1, .. } if from == "tester" && to == "search_agent")));
+    assert!(events.iter().any(|e| matches!(e, EngineEvent::AgentReturn { from, success: true, .. } if from == "search_agent")));
+    // The caller's own prompt lists who it can call.
+    assert!(h
+        .system_prompt(0)
+        .contains("- search_agent: Searches the web"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn self_calls_and_the_round_limit_are_bounded() {
+    let again = call(
+        "create_artifact",
+        &[("id", "a"), ("title", "t"), ("content", "x")],
+    );
+    let h = Harness::new(
+        vec![
+            Turn::text(call(
+                "call_subagent",
+                &[("agent_name", "tester"), ("instruction", "loop")],
+            )),
+            Turn::text(again.clone()),
+            Turn::text(again.clone()),
+            Turn::text(again.clone()),
+            Turn::text("Final answer without tools."),
+        ],
+        "openai",
+        RunOptions::default(),
+    )
+    .await;
+    let outcome = h.run("tester", "go").await;
+    assert_eq!(
+        outcome.final_answer.as_deref(),
+        Some("Final answer without tools.")
+    );
+    assert!(h.sent_to_model(1).contains("cannot hand a task to itself"));
+    let last = h.sent_to_model(4);
+    assert!(last.contains("You have used all 3 tool rounds"), "{last}");
+    assert_eq!(h.model.requests().len(), 5);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn malformed_and_cut_off_calls_go_back_to_the_model() {
+    let h = Harness::new(
+        vec![
+            Turn::text("<tool_call><name>create artifact</name><params><id>x</id></params>"),
+            Turn::text(format!(
+                "{}\n<tool_call><name>echo</name><params><text><![CDATA[half",
+                call(
+                    "create_artifact",
+                    &[("id", "b"), ("title", "t"), ("content", "x")]
+                )
+            ))
+            .finish_length(),
+            Turn::text("ok"),
+        ],
+        "openai",
+        RunOptions::default(),
+    )
+    .await;
+    assert_eq!(h.run("tester", "t").await.status, RunStatus::Completed);
+    let first = h.sent_to_model(1);
+    assert!(
+        first.contains("success=\"false\"")
+            && first.contains("could not be read")
+            && first.contains("<![CDATA[value]]>"),
+        "{first}"
+    );
+    let second = h.sent_to_model(2);
+    assert!(
+        second.contains("<tool_result name=\"create_artifact\" success=\"true\">"),
+        "complete calls still run: {second}"
+    );
+    assert!(
+        second.contains("cut off by the token limit in the middle of a call to `echo`"),
+        "{second}"
+    );
+    assert!(
+        !h.events()
+            .iter()
+            .any(|e| matches!(e, EngineEvent::PermissionRequest { .. })),
+        "the cut-off echo call never ran"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_oversized_result_reaches_the_model_as_a_preview() {
+    let h = Harness::new(
+        vec![Turn::text(call("long", &[])), Turn::text("done")],
+        "openai",
+        RunOptions::default(),
+    )
+    .await;
+    assert_eq!(h.run("tester", "t").await.status, RunStatus::Completed);
+    let back = h.model.requests()[1].messages().last().unwrap().1.clone();
+    assert!(
+        back.contains("artifact_slice id=\"tool_long_")
+            && back.contains("read_artifact(id='tool_long_"),
+        "{}",
+        &back[..back.len().min(2000)]
+    );
+    assert!(
+        back.len() < 3_000,
+        "a preview, not 60,000 characters: {} chars",
+        back.len()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_config_change_is_live_in_the_next_round() {
+    let h = Harness::new(
+        vec![
+            Turn::text(call("echo", &[("text", "x")])),
+            Turn::text("done"),
+        ],
+        "openai",
+        RunOptions::default(),
+    )
+    .await;
+    let _watcher = engine::watcher::ConfigWatcher::start(
+        h.ctx.clone(),
+        std::sync::Arc::new(|_e: EngineEvent| {}),
+    )
+    .unwrap();
+    // While the run waits for permission, the agent's prompt is edited; then the user approves.
+    let (events, ctx, broker) = (h.events.clone(), h.ctx.clone(), h.runner.broker().clone());
+    let editor = tokio::spawn(async move {
+        let id = loop {
+            let found = events.lock().unwrap().iter().find_map(|e| match e {
+                EngineEvent::PermissionRequest { request_id, .. } => Some(request_id.clone()),
+                _ => None,
+            });
+            if let Some(id) = found {
+                break id;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        };
+        let path = ctx.paths().config_dir.join("agents/tester.md");
+        let text = std::fs::read_to_string(&path)
+            .unwrap()
+            .replace("You are the tester.", "You are the edited tester.");
+        write(&path, &text);
+        while !ctx
+            .config()
+            .agents
+            .iter()
+            .any(|a| a.role_prompt.contains("edited"))
+        {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        broker.answer(&id, Answer::Approve).unwrap();
+    });
+    assert_eq!(h.run("tester", "t").await.status, RunStatus::Completed);
+    editor.await.unwrap();
+    assert!(h.system_prompt(0).starts_with("You are the tester."));
+    assert!(
+        h.system_prompt(1).starts_with("You are the edited tester."),
+        "{}",
+        h.system_prompt(1)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_run_in_the_anthropic_dialect_with_a_retried_429() {
+    let h = Harness::new(
+        vec![
+            Turn::rate_limited(0),
+            Turn::text(call(
+                "create_artifact",
+                &[("id", "c"), ("title", "t"), ("content", "claude")],
+            ))
+            .usage(50, 10),
+            Turn::text("Saved."),
+        ],
+        "anthropic",
+        RunOptions::default(),
+    )
+    .await;
+    let outcome = h.run("tester", "t").await;
+    assert_eq!(
+        outcome.final_answer.as_deref(),
+        Some("Saved."),
+        "{outcome:?}"
+    );
+    let requests = h.model.requests();
+    assert_eq!(
+        requests.len(),
+        3,
+        "a 429, its retry (the first answer), the second answer"
+    );
+    assert!(requests[1].path.ends_with("/v1/messages"));
+    assert!(requests[1]
+        .system()
+        .unwrap()
+        .starts_with("You are the tester."));
+    assert_eq!(
+        h.ctx.artifact_store().content("conv", "c", None).unwrap().1,
+        "claude"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_model_that_cannot_be_reached_fails_the_run_cleanly() {
+    let h = Harness::new(
+        vec![
+            Turn::error(500, "boom"),
+            Turn::error(500, "boom"),
+            Turn::error(500, "boom"),
+            Turn::error(500, "boom"),
+            Turn::error(500, "boom"),
+        ],
+        "openai",
+        RunOptions::default(),
+    )
+    .await;
+    let outcome = h.run("tester", "t").await;
+    assert_eq!(outcome.status, RunStatus::Failed);
+    assert!(outcome.error.unwrap().contains("HTTP 500"));
+}
