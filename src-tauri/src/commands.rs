@@ -11,6 +11,16 @@ use crate::state::AppState;
 #[tauri::command]
 #[specta::specta]
 pub fn get_status(state: State<'_, AppState>) -> Result<engine::status::Status, AppError> {
+    static FIRST: std::sync::Once = std::sync::Once::new();
+    FIRST.call_once(|| {
+        if let Some(started) = crate::STARTED.get() {
+            // The UI asks for the status as soon as it has rendered: this is the startup time.
+            tracing::info!(
+                startup_ms = started.elapsed().as_millis() as u64,
+                "UI ready"
+            );
+        }
+    });
     Ok(state.engine()?.status())
 }
 

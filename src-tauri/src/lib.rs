@@ -14,8 +14,12 @@ pub mod state;
 
 use tauri::Manager;
 
+/// When the process started, for the "UI ready" startup measurement.
+pub(crate) static STARTED: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+
 /// Start the desktop app. Blocks until the app exits.
 pub fn run() {
+    STARTED.get_or_init(std::time::Instant::now);
     let paths = engine::paths::AppPaths::resolve(None);
     let log_guard = paths
         .as_ref()

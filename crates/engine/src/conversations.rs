@@ -55,6 +55,87 @@ pub fn set_always_allowed(
     tx.commit()
 }
 
+/// A conversation in the list.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct ConversationSummary {
+    /// Id.
+    pub id: String,
+    /// Title (the first task, unless renamed).
+    pub title: String,
+    /// The agent of its latest run.
+    pub agent: String,
+    /// Last change (RFC 3339).
+    pub updated_at: String,
+    /// Status of the latest run, if any.
+    pub last_status: Option<String>,
+    /// Tools always allowed in it.
+    pub always_allowed: Vec<String>,
+}
+
+/// Conversations, most recently changed first; `query` filters by title or message text.
+pub fn list(conn: &Connection, query: Option<&str>) -> rusqlite::Result<Vec<ConversationSummary>> {
+    let pattern = query.map(str::trim).filter(|q| !q.is_empty()).map(|q| {
+        format!(
+            "%{}%",
+            q.replace('\\', "\\\\")
+                .replace('%', "\\%")
+                .replace('_', "\\_")
+        )
+    });
+    let mut stmt = conn.prepare(
+        "SELECT c.id, c.title, c.agent, c.updated_at, c.always_allowed_tools,
+            (SELECT status FROM runs r WHERE r.conversation_id = c.id ORDER BY r.started_at DESC, r.rowid DESC LIMIT 1)
+         FROM conversations c
+         WHERE ?1 IS NULL OR c.title LIKE ?1 ESCAPE '\\'
+            OR EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = c.id AND m.content LIKE ?1 ESCAPE '\\')
+         ORDER BY c.updated_at DESC, c.rowid DESC",
+    )?;
+    let rows = stmt.query_map([pattern], |r| {
+        let allowed: String = r.get(4)?;
+        Ok(ConversationSummary {
+            id: r.get(0)?,
+            title: r.get(1)?,
+            agent: r.get(2)?,
+            updated_at: r.get(3)?,
+            always_allowed: serde_json::from_str(&allowed).unwrap_or_default(),
+            last_status: r.get(5)?,
+        })
+    })?;
+    rows.collect()
+}
+
+/// Give an untitled conversation a title taken from its first task (first line, ≤ 60 chars).
+pub fn title_if_untitled(conn: &Connection, id: &str, task: &str) -> rusqlite::Result<()> {
+    let first_line = task
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
+    let mut title: String = first_line.chars().take(60).collect();
+    if first_line.chars().count() > 60 {
+        title.push('…');
+    }
+    conn.execute(
+        "UPDATE conversations SET title = ?2 WHERE id = ?1 AND title = ''",
+        params![id, title],
+    )?;
+    Ok(())
+}
+
+/// Rename a conversation. Returns false when it does not exist.
+pub fn rename(conn: &Connection, id: &str, title: &str) -> rusqlite::Result<bool> {
+    Ok(conn.execute(
+        "UPDATE conversations SET title = ?2, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?1",
+        params![id, title],
+    )? > 0)
+}
+
+/// Delete a conversation with its messages, runs and artifacts. Returns false when it did not exist.
+pub fn delete(conn: &Connection, id: &str) -> rusqlite::Result<bool> {
+    Ok(conn.execute("DELETE FROM conversations WHERE id = ?1", [id])? > 0)
+}
+
 /// A stored message.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct StoredMessage {
@@ -176,6 +257,10 @@ pub fn start_run(
 ) -> rusqlite::Result<()> {
     ensure(conn, conversation_id, "")?;
     conn.execute(
+        "UPDATE conversations SET agent = ?2 WHERE id = ?1",
+        params![conversation_id, agent],
+    )?;
+    conn.execute(
         "INSERT INTO runs (id, conversation_id, agent, status) VALUES (?1, ?2, ?3, 'running')",
         params![run_id, conversation_id, agent],
     )?;
@@ -222,6 +307,55 @@ pub fn mark_interrupted_runs(conn: &Connection) -> rusqlite::Result<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn list_search_rename_delete() {
+        let tmp = tempfile::tempdir().unwrap();
+        let conn = crate::db::open(&tmp.path().join("a.db")).unwrap();
+        ensure(&conn, "a", "Rust history").unwrap();
+        ensure(&conn, "b", "Cooking 100% pasta").unwrap();
+        start_run(&conn, "r", "b", "lead").unwrap();
+        add_message(
+            &conn,
+            &NewMessage {
+                conversation_id: "b",
+                run_id: "r",
+                role: "user",
+                agent: "lead",
+                content: "carbonara please",
+                depth: 0,
+                usage: None,
+            },
+        )
+        .unwrap();
+        let all = list(&conn, None).unwrap();
+        assert_eq!(
+            all.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(),
+            ["b", "a"],
+            "most recent first"
+        );
+        assert_eq!(all[0].last_status.as_deref(), Some("running"));
+        assert_eq!(all[0].agent, "lead");
+        assert_eq!(
+            list(&conn, Some("carbon")).unwrap().len(),
+            1,
+            "finds message text"
+        );
+        assert_eq!(
+            list(&conn, Some("100%")).unwrap()[0].id,
+            "b",
+            "% is literal"
+        );
+        assert_eq!(list(&conn, Some("_")).unwrap().len(), 0, "_ is literal");
+        assert!(rename(&conn, "a", "Renamed").unwrap());
+        assert!(!rename(&conn, "zzz", "x").unwrap());
+        assert!(delete(&conn, "b").unwrap());
+        assert!(
+            messages(&conn, "b").unwrap().is_empty(),
+            "messages go with it"
+        );
+        assert_eq!(list(&conn, None).unwrap()[0].title, "Renamed");
+    }
 
     #[test]
     fn always_allowed_set_persists() {

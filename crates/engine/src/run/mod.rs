@@ -34,7 +34,10 @@ use crate::permissions::{
 };
 use crate::tools::{pipeline, ToolResult, ToolSpec};
 
+mod manager;
 mod tokens;
+
+pub use manager::{AlreadyRunning, RunManager};
 
 use tokens::TokenBatcher;
 
@@ -189,6 +192,7 @@ impl Runner {
         let conversation = request.conversation_id.as_str();
         let history = self.ctx.with_db(|c| -> rusqlite::Result<Vec<ChatMessage>> {
             conversations::start_run(c, &run_id, conversation, &request.agent)?;
+            conversations::title_if_untitled(c, conversation, &request.task)?;
             let previous = conversations::messages(c, conversation)?;
             conversations::add_message(
                 c,

@@ -514,3 +514,52 @@ async fn a_model_that_cannot_be_reached_fails_the_run_cleanly() {
     assert_eq!(outcome.status, RunStatus::Failed);
     assert!(outcome.error.unwrap().contains("HTTP 500"));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_run_manager_runs_one_per_conversation_and_cancels_by_conversation() {
+    let h = Harness::new(
+        vec![Turn::text("slow ".repeat(500))
+            .chunk_chars(5)
+            .chunk_delay(Duration::from_millis(20))],
+        "openai",
+        RunOptions::default(),
+    )
+    .await;
+    let manager = engine::run::RunManager::new(h.runner.clone());
+    let request = || engine::run::RunRequest {
+        conversation_id: "m".into(),
+        agent: "tester".into(),
+        task: "Summarise the week\nin detail".into(),
+    };
+    let handle = manager.start(request()).unwrap();
+    assert_eq!(
+        manager.start(request()).unwrap_err(),
+        engine::run::AlreadyRunning("m".into())
+    );
+    assert_eq!(manager.running(), ["m"]);
+    while !h
+        .events()
+        .iter()
+        .any(|e| matches!(e, EngineEvent::Token { .. }))
+    {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    assert!(manager.cancel("m"));
+    assert!(!manager.cancel("other"));
+    let outcome = tokio::time::timeout(Duration::from_secs(30), handle)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(outcome.status, RunStatus::Cancelled);
+    assert!(manager.running().is_empty());
+    let list = h
+        .ctx
+        .with_db(|c| engine::conversations::list(c, None))
+        .unwrap();
+    let m = list.iter().find(|c| c.id == "m").unwrap();
+    assert_eq!(
+        m.title, "Summarise the week",
+        "titled from the first line of the task"
+    );
+    assert_eq!(m.last_status.as_deref(), Some("cancelled"));
+}

@@ -1,0 +1,101 @@
+//! [`RunManager`]: the runs in progress, one per conversation, each cancellable by its
+//! conversation id. The desktop shell starts runs through it and cancels them from the UI.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use tokio_util::sync::CancellationToken;
+
+use super::{RunOutcome, RunRequest, Runner};
+
+/// A conversation already has a run in progress.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("conversation `{0}` already has a run in progress; wait for it or cancel it")]
+pub struct AlreadyRunning(pub String);
+
+/// Runs in progress.
+pub struct RunManager {
+    runner: Arc<Runner>,
+    active: Arc<Mutex<HashMap<String, CancellationToken>>>,
+}
+
+impl RunManager {
+    /// A manager starting runs with `runner`.
+    pub fn new(runner: Arc<Runner>) -> Self {
+        RunManager {
+            runner,
+            active: Arc::default(),
+        }
+    }
+
+    /// The runner (and through it the permission broker).
+    pub fn runner(&self) -> &Arc<Runner> {
+        &self.runner
+    }
+
+    /// Start `request` on the current tokio runtime. Its outcome also arrives as a
+    /// `RunEnded` event; the returned handle resolves to it.
+    pub fn start(
+        &self,
+        request: RunRequest,
+    ) -> Result<tokio::task::JoinHandle<RunOutcome>, AlreadyRunning> {
+        let conversation = request.conversation_id.clone();
+        let cancel = CancellationToken::new();
+        {
+            let mut active = self.active.lock().unwrap_or_else(|p| p.into_inner());
+            if active.contains_key(&conversation) {
+                return Err(AlreadyRunning(conversation));
+            }
+            active.insert(conversation.clone(), cancel.clone());
+        }
+        let runner = Arc::clone(&self.runner);
+        let active = Arc::clone(&self.active);
+        Ok(tokio::spawn(async move {
+            let outcome = runner.run(request, cancel).await;
+            active
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .remove(&conversation);
+            outcome
+        }))
+    }
+
+    /// Cancel the run of `conversation`. Returns false when none is in progress.
+    pub fn cancel(&self, conversation: &str) -> bool {
+        match self
+            .active
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(conversation)
+        {
+            Some(token) => {
+                token.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Conversations with a run in progress.
+    pub fn running(&self) -> Vec<String> {
+        self.active
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .keys()
+            .cloned()
+            .collect()
+    }
+
+    /// Cancel everything (the app is closing). Pending permission requests are denied too.
+    pub fn cancel_all(&self) {
+        for token in self
+            .active
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .values()
+        {
+            token.cancel();
+        }
+        self.runner.broker().deny_all(None);
+    }
+}
