@@ -11,6 +11,7 @@ pub mod commands;
 pub mod error;
 pub mod events;
 pub mod state;
+mod window_state;
 
 use tauri::Manager;
 
@@ -40,6 +41,7 @@ pub fn run() {
             }
         }))
         .plugin(tauri_plugin_window_state::Builder::default().build())
+        .on_window_event(window_state::on_window_event)
         .manage(state)
         .invoke_handler(builder.invoke_handler())
         .setup(move |app| {

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
+import time
 
 from harness import APP_BINARY, App
 
@@ -72,3 +74,34 @@ def test_a_second_launch_exits_and_leaves_the_first_running(app: App):
     assert second.returncode == 0, second.stderr
     # The first instance still answers.
     assert app.text_of("status-version")
+
+
+def test_the_window_remembers_its_size_and_position(home):
+    first = App(home, "window_state_1")
+    try:
+        first.by_testid("status-area")
+        first.driver.set_window_rect(x=60, y=40, width=900, height=640)
+        rect = first.driver.get_window_rect()
+        assert (rect["width"], rect["height"]) == (900, 640), rect
+        # The state is saved while the app runs, so it survives even an abrupt end.
+        state = home / "xdg-config" / "app.artifactflow.desktop" / ".window-state.json"
+        deadline = time.monotonic() + 30
+        def saved_width():
+            try:
+                return json.loads(state.read_text())["main"]["width"]
+            except (OSError, ValueError, KeyError):
+                return None
+
+        while saved_width() != 900 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert saved_width() == 900, "the window state was saved while running"
+    finally:
+        first.stop()
+    second = App(home, "window_state_2")
+    try:
+        second.by_testid("status-area")
+        rect = second.driver.get_window_rect()
+        assert (rect["width"], rect["height"]) == (900, 640), rect
+        assert (rect["x"], rect["y"]) == (60, 40), rect
+    finally:
+        second.stop()
