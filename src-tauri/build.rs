@@ -10,5 +10,24 @@ fn main() {
 /// Every command the web view may invoke; each gets an `allow-<name>` permission that the
 /// capability files grant explicitly.
 fn artifactflow_commands() -> &'static [&'static str] {
-    &["get_status", "reload_config"]
+    &[
+        "get_status",
+        "reload_config",
+        "list_agents",
+        "list_conversations",
+        "get_conversation",
+        "rename_conversation",
+        "delete_conversation",
+        "start_run",
+        "cancel_run",
+        "answer_permission",
+        "revoke_always_allowed",
+        "get_settings",
+        "save_profiles",
+        "test_profile",
+        "set_secret",
+        "delete_secret",
+        "save_permission_timeout",
+        "open_config_folder",
+    ]
 }

@@ -10,9 +10,26 @@ pub fn builder() -> Builder<tauri::Wry> {
     Builder::<tauri::Wry>::new()
         .commands(collect_commands![
             commands::get_status,
-            commands::reload_config
+            commands::reload_config,
+            commands::chat::list_agents,
+            commands::chat::list_conversations,
+            commands::chat::get_conversation,
+            commands::chat::rename_conversation,
+            commands::chat::delete_conversation,
+            commands::chat::start_run,
+            commands::chat::cancel_run,
+            commands::chat::answer_permission,
+            commands::chat::revoke_always_allowed,
+            commands::settings::get_settings,
+            commands::settings::save_profiles,
+            commands::settings::test_profile,
+            commands::settings::set_secret,
+            commands::settings::delete_secret,
+            commands::settings::save_permission_timeout,
+            commands::settings::open_config_folder,
         ])
         .events(collect_events![events::StatusChanged])
+        .typ::<engine::events::EngineEvent>()
 }
 
 /// Render the TypeScript bindings as text.

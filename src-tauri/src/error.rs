@@ -8,6 +8,18 @@ use serde::Serialize;
 pub enum ErrorCode {
     /// The engine could not open its folders or database; the message says why.
     EngineUnavailable,
+    /// The conversation already has a run in progress.
+    AlreadyRunning,
+    /// A permission answer for a request that is no longer pending.
+    UnknownRequest,
+    /// A configuration change did not validate; nothing was written.
+    InvalidConfig,
+    /// The OS keyring refused.
+    Keyring,
+    /// Reading or writing the database failed.
+    Database,
+    /// Something the user named does not exist.
+    NotFound,
 }
 
 /// An error returned by a Tauri command.
@@ -21,12 +33,25 @@ pub struct AppError {
 }
 
 impl AppError {
+    /// An error with `code` and `message`.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        AppError {
+            code,
+            message: message.into(),
+        }
+    }
+
     /// The engine could not be opened.
     pub fn engine_unavailable(e: impl std::fmt::Display) -> Self {
-        AppError {
-            code: ErrorCode::EngineUnavailable,
-            message: format!("ArtifactFlow could not open its data: {e}"),
-        }
+        Self::new(
+            ErrorCode::EngineUnavailable,
+            format!("ArtifactFlow could not open its data: {e}"),
+        )
+    }
+
+    /// A database operation failed.
+    pub fn database(e: impl std::fmt::Display) -> Self {
+        Self::new(ErrorCode::Database, format!("the database failed: {e}"))
     }
 }
 
@@ -43,6 +68,14 @@ mod tests {
                 "code": "engine_unavailable",
                 "message": "ArtifactFlow could not open its data: disk full"
             })
+        );
+        assert_eq!(
+            serde_json::to_value(ErrorCode::AlreadyRunning).unwrap(),
+            "already_running"
+        );
+        assert_eq!(
+            serde_json::to_value(ErrorCode::UnknownRequest).unwrap(),
+            "unknown_request"
         );
     }
 }

@@ -29,7 +29,6 @@ pub fn run() {
         .and_then(|p| engine::logging::init(&p.log_dir, "app", cfg!(debug_assertions)));
     tracing::info!(version = engine::VERSION, "ArtifactFlow starting");
 
-    let state = state::AppState::open(paths);
     let builder = bindings::builder();
     let result = tauri::Builder::default()
         // Must be the first plugin: a second launch focuses the running window and exits.
@@ -41,11 +40,24 @@ pub fn run() {
             }
         }))
         .plugin(tauri_plugin_window_state::Builder::default().build())
-        .on_window_event(window_state::on_window_event)
-        .manage(state)
+        .plugin(tauri_plugin_opener::init())
+        .on_window_event(|window, event| {
+            window_state::on_window_event(window, event);
+            if let tauri::WindowEvent::CloseRequested { .. } = event {
+                // Closing the window answers every pending permission request with "deny"
+                // and stops the runs: nothing runs unattended.
+                if let Some(state) = window.try_state::<state::AppState>() {
+                    if let Ok(engine) = state.engine() {
+                        engine.runs.cancel_all();
+                    }
+                }
+            }
+        })
         .invoke_handler(builder.invoke_handler())
         .setup(move |app| {
             builder.mount_events(app);
+            let sink = state::window_sink(app.handle().clone());
+            app.manage(state::AppState::open(paths, std::sync::Arc::new(sink)));
             Ok(())
         })
         .run(tauri::generate_context!("tauri.conf.json"));

@@ -1,22 +1,56 @@
-//! The state the shell manages: the opened engine, or why it could not be opened.
+//! The state the shell manages: the opened engine (context, runs, config watcher), or why it
+//! could not be opened.
+
+use std::sync::Arc;
 
 use engine::context::AppContext;
+use engine::events::{EngineEvent, EventSink};
+use engine::interrupts::PermissionBroker;
 use engine::paths::{AppPaths, PathsError};
+use engine::run::{ContextModels, RunManager, RunOptions, Runner};
+use engine::watcher::ConfigWatcher;
 
 use crate::error::AppError;
+
+/// The running engine.
+pub struct Engine {
+    /// Folders, database, configuration.
+    pub ctx: Arc<AppContext>,
+    /// Runs in progress (and the permission broker).
+    pub runs: RunManager,
+    _watcher: Option<ConfigWatcher>,
+}
 
 /// Managed Tauri state. If the engine failed to open (e.g. a database from a newer version),
 /// the window still starts and every command reports the reason.
 pub struct AppState {
-    engine: Result<AppContext, AppError>,
+    engine: Result<Engine, AppError>,
 }
 
 impl AppState {
-    /// Open the engine at the resolved folders.
-    pub fn open(paths: Result<AppPaths, PathsError>) -> Self {
+    /// Open the engine at the resolved folders; its events go to `events`.
+    pub fn open(paths: Result<AppPaths, PathsError>, events: Arc<dyn EventSink>) -> Self {
         let engine = paths
             .map_err(engine::context::OpenError::from)
             .and_then(AppContext::open_at)
+            .map(|ctx| {
+                let ctx = Arc::new(ctx);
+                let runner = Runner::new(
+                    ctx.clone(),
+                    Arc::new(ContextModels::new(ctx.clone())),
+                    Arc::new(PermissionBroker::new()),
+                    events.clone(),
+                    RunOptions::default(),
+                );
+                let watcher = ConfigWatcher::start(ctx.clone(), events)
+                    .map_err(|e| tracing::warn!("hot reload is off: {e}"))
+                    .ok();
+                Engine {
+                    ctx,
+                    runs: RunManager::new(Arc::new(runner)),
+                    _watcher: watcher,
+                }
+            })
             .map_err(|e| {
                 tracing::error!("engine unavailable: {e}");
                 AppError::engine_unavailable(e)
@@ -25,7 +59,26 @@ impl AppState {
     }
 
     /// The engine, or the error that explains why it is unavailable.
-    pub fn engine(&self) -> Result<&AppContext, AppError> {
+    pub fn engine(&self) -> Result<&Engine, AppError> {
         self.engine.as_ref().map_err(Clone::clone)
+    }
+}
+
+/// Forward engine events to the window.
+pub fn window_sink(app: tauri::AppHandle) -> impl EventSink {
+    use tauri::Emitter;
+    move |event: EngineEvent| {
+        if let EngineEvent::ConfigReloaded { .. } = &event {
+            if let Some(state) = tauri::Manager::try_state::<AppState>(&app) {
+                if let Ok(engine) = state.engine() {
+                    let status = engine.ctx.status();
+                    let _ =
+                        tauri_specta::Event::emit(&crate::events::StatusChanged { status }, &app);
+                }
+            }
+        }
+        if let Err(e) = app.emit(crate::events::ENGINE_EVENT, &event) {
+            tracing::warn!("cannot forward an engine event: {e}");
+        }
     }
 }

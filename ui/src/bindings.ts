@@ -30,6 +30,185 @@ async reloadConfig() : Promise<Result<Status, AppError>> {
     if(e instanceof Error) throw e;
     else return { status: "error", error: e  as any };
 }
+},
+/**
+ * Every agent.
+ */
+async listAgents() : Promise<Result<AgentInfo[], AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("list_agents") };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Conversations, newest first, optionally filtered by `query` (title or message text).
+ */
+async listConversations(query: string | null) : Promise<Result<ConversationSummary[], AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("list_conversations", { query }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * One conversation with its messages.
+ */
+async getConversation(id: string) : Promise<Result<ConversationView, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("get_conversation", { id }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Rename a conversation.
+ */
+async renameConversation(id: string, title: string) : Promise<Result<null, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("rename_conversation", { id, title }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Delete a conversation with its messages and artifacts (cancelling its run first).
+ */
+async deleteConversation(id: string) : Promise<Result<null, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("delete_conversation", { id }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Start `agent` on `task` in `conversation_id` (created if new). Progress arrives as
+ * `engine-event` events; the end as a `run_ended` event.
+ */
+async startRun(conversationId: string, agent: string, task: string) : Promise<Result<null, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("start_run", { conversationId, agent, task }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Cancel the run of a conversation. Returns false when none was in progress.
+ */
+async cancelRun(conversationId: string) : Promise<Result<boolean, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("cancel_run", { conversationId }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Answer a pending permission request by its id.
+ */
+async answerPermission(requestId: string, answer: Answer) : Promise<Result<null, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("answer_permission", { requestId, answer }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Stop always allowing `tool` in a conversation.
+ */
+async revokeAlwaysAllowed(conversationId: string, tool: string) : Promise<Result<null, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("revoke_always_allowed", { conversationId, tool }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Everything the Settings screen shows.
+ */
+async getSettings() : Promise<Result<SettingsView, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("get_settings") };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Replace every model profile (validated by the models.yaml loader; nothing is written when
+ * invalid).
+ */
+async saveProfiles(profiles: ModelProfile[]) : Promise<Result<null, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("save_profiles", { profiles }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Send a tiny request through `profile`.
+ */
+async testProfile(profile: ModelProfile) : Promise<Result<ConnectionTest, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("test_profile", { profile }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Store a secret in the OS keyring (the value is never returned by any command).
+ */
+async setSecret(name: string, value: string) : Promise<Result<null, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("set_secret", { name, value }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Delete a secret from the OS keyring.
+ */
+async deleteSecret(name: string) : Promise<Result<null, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("delete_secret", { name }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Change how long a permission request waits (applies to runs started afterwards and to the
+ * running app after the reload).
+ */
+async savePermissionTimeout(seconds: number) : Promise<Result<null, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("save_permission_timeout", { seconds }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Open the config folder in the system's file manager.
+ */
+async openConfigFolder() : Promise<Result<null, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("open_config_folder") };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
 }
 }
 
@@ -48,6 +227,54 @@ statusChanged: "status-changed"
 
 /** user-defined types **/
 
+/**
+ * An agent the user can talk to.
+ */
+export type AgentInfo = { 
+/**
+ * Name.
+ */
+name: string; 
+/**
+ * What it does.
+ */
+description: string; 
+/**
+ * Model profile.
+ */
+model: string | null; 
+/**
+ * Internal agents are only reachable as sub-agents.
+ */
+internal: boolean }
+/**
+ * The user's answer to a permission request.
+ */
+export type Answer = 
+/**
+ * Run it this once.
+ */
+"approve" | 
+/**
+ * Run it, and don't ask again for this tool in this conversation.
+ */
+"approve_always" | 
+/**
+ * Don't run it.
+ */
+"deny"
+/**
+ * Which wire protocol a profile speaks.
+ */
+export type Api = 
+/**
+ * OpenAI-compatible chat completions (`POST {base_url}/chat/completions`).
+ */
+"openai" | 
+/**
+ * Anthropic Messages (`POST {base_url}/v1/messages`).
+ */
+"anthropic"
 /**
  * An error returned by a Tauri command.
  */
@@ -81,13 +308,319 @@ field: string | null;
  */
 message: string }
 /**
+ * The result of a connection test.
+ */
+export type ConnectionTest = { 
+/**
+ * Did the model answer?
+ */
+ok: boolean; 
+/**
+ * Milliseconds until the answer was complete.
+ */
+latency_ms: number; 
+/**
+ * The model's (short) reply, or what went wrong.
+ */
+message: string }
+/**
+ * A conversation in the list.
+ */
+export type ConversationSummary = { 
+/**
+ * Id.
+ */
+id: string; 
+/**
+ * Title (the first task, unless renamed).
+ */
+title: string; 
+/**
+ * The agent of its latest run.
+ */
+agent: string; 
+/**
+ * Last change (RFC 3339).
+ */
+updated_at: string; 
+/**
+ * Status of the latest run, if any.
+ */
+last_status: string | null; 
+/**
+ * Tools always allowed in it.
+ */
+always_allowed: string[] }
+/**
+ * A conversation with its messages.
+ */
+export type ConversationView = { 
+/**
+ * The conversation (None for a new, still empty one).
+ */
+summary: ConversationSummary | null; 
+/**
+ * Every message, in order.
+ */
+messages: StoredMessage[]; 
+/**
+ * Is a run in progress?
+ */
+running: boolean }
+/**
+ * One engine event.
+ */
+export type EngineEvent = 
+/**
+ * A tool call is about to run (after validation and permission).
+ */
+{ type: "tool_start"; conversation_id: string; call_id: string; tool: string; params: Partial<{ [key in string]: JsonValue }> } | 
+/**
+ * A tool call finished (or was refused: validation, permission, unknown tool).
+ */
+{ type: "tool_complete"; conversation_id: string; call_id: string; tool: string; success: boolean; result: string; metadata: Partial<{ [key in string]: JsonValue }>; duration_ms: number } | 
+/**
+ * The user is asked to allow a call.
+ */
+{ type: "permission_request"; conversation_id: string; request_id: string; request: PermissionRequest } | 
+/**
+ * A run began.
+ */
+{ type: "run_started"; conversation_id: string; run_id: string; agent: string } | 
+/**
+ * Text the model wrote, batched (several chunks per event).
+ */
+{ type: "token"; conversation_id: string; agent: string; depth: number; text: string } | 
+/**
+ * The incremental parser saw a tool call begin in the model's answer ("calling X…").
+ */
+{ type: "tool_call_started"; conversation_id: string; agent: string; index: number; name: string | null } | 
+/**
+ * A model answer finished.
+ */
+{ type: "model_answer"; conversation_id: string; agent: string; depth: number; finish_reason: string; prompt_tokens: number | null; completion_tokens: number | null } | 
+/**
+ * Control passes to a sub-agent.
+ */
+{ type: "agent_switch"; conversation_id: string; from: string; to: string; instruction: string; depth: number } | 
+/**
+ * A sub-agent finished and control returns to its caller.
+ */
+{ type: "agent_return"; conversation_id: string; from: string; to: string; success: boolean } | 
+/**
+ * An artifact changed; the full snapshot, so the UI can update live.
+ */
+{ type: "artifact_snapshot"; conversation_id: string; snapshot: JsonValue } | 
+/**
+ * A run ended.
+ */
+{ type: "run_ended"; conversation_id: string; run_id: string; status: RunStatus; final_answer: string | null; error: string | null } | 
+/**
+ * The config folder changed and was reloaded.
+ */
+{ type: "config_reloaded"; errors: ConfigError[] } | 
+/**
+ * The user (or a timeout) answered.
+ */
+{ type: "permission_resolved"; conversation_id: string; request_id: string; answer: Answer; resolution: Resolution }
+/**
  * Stable error codes; the UI reacts to these, never to message text.
  */
 export type ErrorCode = 
 /**
  * The engine could not open its folders or database; the message says why.
  */
-"engine_unavailable"
+"engine_unavailable" | 
+/**
+ * The conversation already has a run in progress.
+ */
+"already_running" | 
+/**
+ * A permission answer for a request that is no longer pending.
+ */
+"unknown_request" | 
+/**
+ * A configuration change did not validate; nothing was written.
+ */
+"invalid_config" | 
+/**
+ * The OS keyring refused.
+ */
+"keyring" | 
+/**
+ * Reading or writing the database failed.
+ */
+"database" | 
+/**
+ * Something the user named does not exist.
+ */
+"not_found"
+export type JsonValue = null | boolean | number | string | JsonValue[] | Partial<{ [key in string]: JsonValue }>
+/**
+ * One entry of `models.yaml`.
+ */
+export type ModelProfile = { 
+/**
+ * Unique name agents refer to.
+ */
+name: string; 
+/**
+ * Wire protocol.
+ */
+api: Api; 
+/**
+ * Server base URL, without a trailing `/`.
+ */
+base_url: string; 
+/**
+ * Model name sent to the server.
+ */
+model: string; 
+/**
+ * Secret template for the API key, e.g. `{{OPENAI_API_KEY}}`; `None` sends no key (local
+ * servers).
+ */
+api_key?: string | null; 
+/**
+ * Sampling temperature.
+ */
+temperature?: number | null; 
+/**
+ * Answer token limit.
+ */
+max_tokens?: number | null; 
+/**
+ * Idle timeout in seconds (see [`DEFAULT_IDLE_TIMEOUT_SECS`]).
+ */
+timeout?: number | null }
+/**
+ * A tool's permission level.
+ */
+export type Permission = 
+/**
+ * Runs without asking.
+ */
+"auto" | 
+/**
+ * Asks the user before every run (unless always allowed in the conversation).
+ */
+"confirm"
+/**
+ * What the user is asked: exactly what will run.
+ */
+export type PermissionRequest = { 
+/**
+ * Tool name.
+ */
+tool: string; 
+/**
+ * The effective permission level (always `confirm` when asking).
+ */
+permission: Permission; 
+/**
+ * Every parameter, coerced and with defaults filled.
+ */
+params: Partial<{ [key in string]: JsonValue }>; 
+/**
+ * For HTTP tools: method, URL, headers and body, secrets masked.
+ */
+request: JsonValue | null }
+/**
+ * How a request ended.
+ */
+export type Resolution = 
+/**
+ * The user answered.
+ */
+"answered" | 
+/**
+ * Nobody answered in time.
+ */
+"timed_out" | 
+/**
+ * The run was cancelled while waiting.
+ */
+"cancelled" | 
+/**
+ * The listener went away (window closed, broker dropped).
+ */
+"listener_gone"
+/**
+ * Status of a run.
+ */
+export type RunStatus = 
+/**
+ * In progress (or the process died: see [`mark_interrupted_runs`]).
+ */
+"running" | 
+/**
+ * The agent gave its final answer.
+ */
+"completed" | 
+/**
+ * The user cancelled it.
+ */
+"cancelled" | 
+/**
+ * It stopped on an error.
+ */
+"failed" | 
+/**
+ * The app stopped while it ran.
+ */
+"interrupted"
+/**
+ * Where a built-in web tool sends its requests.
+ */
+export type ServiceSettings = { 
+/**
+ * Base URL or full endpoint.
+ */
+endpoint: string; 
+/**
+ * Secret template for the API key, e.g. `{{BOCHA_API_KEY}}`.
+ */
+api_key?: string | null }
+/**
+ * Optional app settings from `config/settings.yaml`.
+ */
+export type Settings = { 
+/**
+ * The Bocha web-search API used by `web_search`.
+ */
+web_search: ServiceSettings; 
+/**
+ * The Jina Reader API used by `web_fetch`.
+ */
+web_fetch: ServiceSettings; 
+/**
+ * Seconds a permission request waits for an answer before it counts as denied.
+ */
+permission_timeout_secs: number }
+/**
+ * What the Settings screen shows.
+ */
+export type SettingsView = { 
+/**
+ * Model profiles from models.yaml.
+ */
+profiles: ModelProfile[]; 
+/**
+ * settings.yaml.
+ */
+settings: Settings; 
+/**
+ * Names of the secrets in the OS keyring (never values).
+ */
+secret_names: string[]; 
+/**
+ * Secret names referenced by profiles, tools or settings but not found anywhere.
+ */
+missing_secrets: string[]; 
+/**
+ * The config folder.
+ */
+config_dir: string }
 /**
  * What the engine reports about itself. The desktop app and the CLI show the same facts.
  */
@@ -132,6 +665,42 @@ export type StatusChanged = {
  * The new status.
  */
 status: Status }
+/**
+ * A stored message.
+ */
+export type StoredMessage = { 
+/**
+ * Row id (order of writing).
+ */
+id: number; 
+/**
+ * `user`, `assistant` or `tool`.
+ */
+role: string; 
+/**
+ * The agent that wrote or received it.
+ */
+agent: string; 
+/**
+ * Text.
+ */
+content: string; 
+/**
+ * Run it belongs to.
+ */
+run_id: string | null; 
+/**
+ * 0 for the conversation's agent, 1+ for sub-agents.
+ */
+depth: number; 
+/**
+ * Tokens, for assistant messages when reported.
+ */
+prompt_tokens: number | null; 
+/**
+ * Tokens, for assistant messages when reported.
+ */
+completion_tokens: number | null }
 
 /** tauri-specta globals **/
 

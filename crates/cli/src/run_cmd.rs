@@ -60,12 +60,7 @@ async fn run_async(ctx: Arc<AppContext>, args: RunArgs) -> anyhow::Result<ExitCo
     let broker = Arc::new(PermissionBroker::new());
     let (requests_tx, mut requests_rx) = tokio::sync::mpsc::unbounded_channel();
     let sink = move |e: EngineEvent| print_event(&e, &requests_tx);
-    let options = RunOptions {
-        permission_timeout: std::time::Duration::from_secs(
-            ctx.config().settings.permission_timeout_secs.max(1),
-        ),
-        ..Default::default()
-    };
+    let options = RunOptions::default();
     let runner = Arc::new(Runner::new(
         ctx.clone(),
         Arc::new(ContextModels::new(ctx.clone())),

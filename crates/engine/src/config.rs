@@ -267,6 +267,7 @@ pub fn is_valid_tool_name(name: &str) -> bool {
 
 /// Optional app settings from `config/settings.yaml`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(deny_unknown_fields, default)]
 pub struct Settings {
     /// The Bocha web-search API used by `web_search`.
@@ -279,6 +280,7 @@ pub struct Settings {
 
 /// Where a built-in web tool sends its requests.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(deny_unknown_fields)]
 pub struct ServiceSettings {
     /// Base URL or full endpoint.

@@ -138,6 +138,7 @@ pub fn delete(conn: &Connection, id: &str) -> rusqlite::Result<bool> {
 
 /// A stored message.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct StoredMessage {
     /// Row id (order of writing).
     pub id: i64,
@@ -222,6 +223,7 @@ pub fn messages(conn: &Connection, conversation_id: &str) -> rusqlite::Result<Ve
 
 /// Status of a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
 pub enum RunStatus {
     /// In progress (or the process died: see [`mark_interrupted_runs`]).

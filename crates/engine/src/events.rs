@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 /// One engine event.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[non_exhaustive]
 pub enum EngineEvent {
     /// A tool call is about to run (after validation and permission).

@@ -17,6 +17,7 @@
 
 pub mod artifacts;
 pub mod config;
+pub mod config_edit;
 pub mod context;
 pub mod conversations;
 pub mod db;

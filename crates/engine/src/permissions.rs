@@ -75,6 +75,7 @@ pub enum Answer {
 
 /// What the user is asked: exactly what will run.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct PermissionRequest {
     /// Tool name.
     pub tool: String,

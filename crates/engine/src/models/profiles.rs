@@ -33,6 +33,7 @@ pub const DEFAULT_IDLE_TIMEOUT_SECS: f64 = 60.0;
 
 /// Which wire protocol a profile speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "lowercase")]
 pub enum Api {
     /// OpenAI-compatible chat completions (`POST {base_url}/chat/completions`).
@@ -43,6 +44,7 @@ pub enum Api {
 
 /// One entry of `models.yaml`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(deny_unknown_fields)]
 pub struct ModelProfile {
     /// Unique name agents refer to.

@@ -102,15 +102,16 @@ impl ModelSource for ContextModels {
 pub struct RunOptions {
     /// How deep sub-agents may nest (the conversation's agent is depth 0).
     pub max_depth: u32,
-    /// How long a permission request waits for an answer.
-    pub permission_timeout: Duration,
+    /// How long a permission request waits for an answer; `None` reads
+    /// `permission_timeout_secs` from the current settings at each request.
+    pub permission_timeout: Option<Duration>,
 }
 
 impl Default for RunOptions {
     fn default() -> Self {
         RunOptions {
             max_depth: 3,
-            permission_timeout: Duration::from_secs(120),
+            permission_timeout: None,
         }
     }
 }
@@ -179,6 +180,12 @@ impl Runner {
             events,
             options,
         }
+    }
+
+    fn permission_timeout(&self) -> Duration {
+        self.options.permission_timeout.unwrap_or_else(|| {
+            Duration::from_secs(self.ctx.config().settings.permission_timeout_secs.max(1))
+        })
     }
 
     /// The permission broker requests are answered through.
@@ -642,7 +649,7 @@ impl Runner {
                 });
                 let (answer, resolution) = self
                     .broker
-                    .wait(pending, self.options.permission_timeout, scope.cancel)
+                    .wait(pending, self.permission_timeout(), scope.cancel)
                     .await;
                 self.events.emit(EngineEvent::PermissionResolved {
                     conversation_id: scope.conversation.to_string(),

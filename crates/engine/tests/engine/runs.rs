@@ -174,7 +174,7 @@ async fn an_unanswered_request_times_out_as_a_denial() {
         vec![Turn::text(call("echo", &[("text", "x")])), Turn::text("ok")],
         "openai",
         RunOptions {
-            permission_timeout: Duration::from_millis(300),
+            permission_timeout: Some(Duration::from_millis(300)),
             ..Default::default()
         },
     )

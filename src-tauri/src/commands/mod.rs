@@ -1,4 +1,4 @@
-//! Tauri commands: each a few lines over the engine.
+//! Tauri commands: each a few lines over the engine, grouped by screen.
 
 use tauri::State;
 use tauri_specta::Event;
@@ -6,6 +6,9 @@ use tauri_specta::Event;
 use crate::error::AppError;
 use crate::events::StatusChanged;
 use crate::state::AppState;
+
+pub mod chat;
+pub mod settings;
 
 /// Version, folders, database and how many tools and agents are loaded.
 #[tauri::command]
@@ -21,7 +24,7 @@ pub fn get_status(state: State<'_, AppState>) -> Result<engine::status::Status, 
             );
         }
     });
-    Ok(state.engine()?.status())
+    Ok(state.engine()?.ctx.status())
 }
 
 /// Re-read the config folder and broadcast the new status as a [`StatusChanged`] event.
@@ -32,8 +35,8 @@ pub fn reload_config(
     state: State<'_, AppState>,
 ) -> Result<engine::status::Status, AppError> {
     let engine = state.engine()?;
-    engine.reload_config();
-    let status = engine.status();
+    engine.ctx.reload_config();
+    let status = engine.ctx.status();
     if let Err(e) = (StatusChanged {
         status: status.clone(),
     })

@@ -1,0 +1,155 @@
+//! Writing configuration from the app's Settings screen: model profiles (`models.yaml`) and app
+//! settings (`settings.yaml`). Every write is validated by the same loader that reads the file
+//! and is atomic, so a bad form never leaves a broken file behind. Also: testing a profile's
+//! connection.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde::Serialize;
+use tokio_util::sync::CancellationToken;
+
+use crate::config::{ConfigError, Settings};
+use crate::models::{ChatMessage, ChatRequest, ModelProfile, Role};
+use crate::secrets::SecretResolver;
+
+const MODELS_HEADER: &str = "# Model profiles, edited by ArtifactFlow's Settings screen (hand edits are fine too).\n# `api_key` is a secret template such as \"{{OPENAI_API_KEY}}\": the value lives in the OS keyring.\n";
+const SETTINGS_HEADER: &str =
+    "# App settings, edited by ArtifactFlow's Settings screen (hand edits are fine too).\n";
+
+#[derive(Serialize)]
+struct ModelsFile<'a> {
+    profiles: &'a [ModelProfile],
+}
+
+/// Validate `profiles` with the `models.yaml` loader and write them atomically.
+/// Returns every problem (and writes nothing) when they do not validate.
+pub fn save_profiles(config_dir: &Path, profiles: &[ModelProfile]) -> Result<(), Vec<ConfigError>> {
+    let path = config_dir.join("models.yaml");
+    let yaml = crate::yaml::to_string(&ModelsFile { profiles }).map_err(|e| {
+        vec![ConfigError {
+            file: path.clone(),
+            line: None,
+            field: None,
+            message: e.to_string(),
+        }]
+    })?;
+    let text = format!("{MODELS_HEADER}{yaml}");
+    let (_, errors) = crate::models::parse_profiles(&path, &text);
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    crate::config::write_atomically(&path, text.as_bytes()).map_err(|e| {
+        vec![ConfigError {
+            file: path,
+            line: None,
+            field: None,
+            message: format!("cannot write: {e}"),
+        }]
+    })
+}
+
+/// Write `settings.yaml` atomically.
+pub fn save_settings(config_dir: &Path, settings: &Settings) -> Result<(), ConfigError> {
+    let path = config_dir.join(Settings::FILE);
+    let err = |message: String| ConfigError {
+        file: path.clone(),
+        line: None,
+        field: None,
+        message,
+    };
+    let yaml = crate::yaml::to_string(settings).map_err(|e| err(e.to_string()))?;
+    crate::config::write_atomically(&path, format!("{SETTINGS_HEADER}{yaml}").as_bytes())
+        .map_err(|e| err(format!("cannot write: {e}")))
+}
+
+/// The result of a connection test.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct ConnectionTest {
+    /// Did the model answer?
+    pub ok: bool,
+    /// Milliseconds until the answer was complete.
+    pub latency_ms: u32,
+    /// The model's (short) reply, or what went wrong.
+    pub message: String,
+}
+
+/// Send a tiny request through `profile` and report how it went.
+pub async fn test_profile(profile: &ModelProfile, secrets: Arc<SecretResolver>) -> ConnectionTest {
+    let client = crate::models::client_for(profile, secrets);
+    let started = Instant::now();
+    let request = ChatRequest {
+        messages: vec![ChatMessage::new(
+            Role::User,
+            "Reply with the single word OK.",
+        )],
+        max_tokens: Some(16),
+        ..Default::default()
+    };
+    let result = client
+        .stream(&request, &CancellationToken::new(), &mut |_chunk: &str| {})
+        .await;
+    let latency_ms = started.elapsed().as_millis().min(u32::MAX as u128) as u32;
+    match result {
+        Ok(r) => ConnectionTest {
+            ok: true,
+            latency_ms,
+            message: r.text.trim().chars().take(200).collect(),
+        },
+        Err(e) => ConnectionTest {
+            ok: false,
+            latency_ms,
+            message: e.to_string(),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn profiles_round_trip_and_invalid_ones_are_not_written() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut p = ModelProfile::new(
+            "local",
+            crate::models::Api::Openai,
+            "http://127.0.0.1:11434/v1",
+            "qwen",
+        );
+        p.api_key = Some("{{LOCAL_KEY}}".into());
+        save_profiles(tmp.path(), std::slice::from_ref(&p)).unwrap();
+        let (loaded, errors) = crate::models::load_profiles(tmp.path());
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(loaded, [p.clone()]);
+
+        let mut clear_key = p.clone();
+        clear_key.api_key = Some("sk-plain-text-key".into());
+        let errors = save_profiles(tmp.path(), &[clear_key]).unwrap_err();
+        assert!(!errors.is_empty());
+        assert!(
+            !std::fs::read_to_string(tmp.path().join("models.yaml"))
+                .unwrap()
+                .contains("sk-plain"),
+            "nothing written"
+        );
+        let errors = save_profiles(tmp.path(), &[p.clone(), p]).unwrap_err();
+        assert!(
+            errors.iter().any(|e| e.message.contains("local")),
+            "{errors:?}"
+        );
+    }
+
+    #[test]
+    fn settings_round_trip() {
+        let tmp = tempfile::tempdir().unwrap();
+        let settings = Settings {
+            permission_timeout_secs: 45,
+            ..Default::default()
+        };
+        save_settings(tmp.path(), &settings).unwrap();
+        assert_eq!(Settings::load(tmp.path()).unwrap(), settings);
+    }
+}

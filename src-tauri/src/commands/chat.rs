@@ -1,0 +1,183 @@
+//! Chat: agents, conversations, runs and permission answers.
+
+use engine::conversations::{ConversationSummary, StoredMessage};
+use engine::permissions::Answer;
+use engine::run::RunRequest;
+use serde::Serialize;
+use tauri::State;
+
+use crate::error::{AppError, ErrorCode};
+use crate::state::AppState;
+
+/// An agent the user can talk to.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct AgentInfo {
+    /// Name.
+    pub name: String,
+    /// What it does.
+    pub description: String,
+    /// Model profile.
+    pub model: Option<String>,
+    /// Internal agents are only reachable as sub-agents.
+    pub internal: bool,
+}
+
+/// A conversation with its messages.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct ConversationView {
+    /// The conversation (None for a new, still empty one).
+    pub summary: Option<ConversationSummary>,
+    /// Every message, in order.
+    pub messages: Vec<StoredMessage>,
+    /// Is a run in progress?
+    pub running: bool,
+}
+
+/// Every agent.
+#[tauri::command]
+#[specta::specta]
+pub fn list_agents(state: State<'_, AppState>) -> Result<Vec<AgentInfo>, AppError> {
+    Ok(state
+        .engine()?
+        .ctx
+        .config()
+        .agents
+        .iter()
+        .map(|a| AgentInfo {
+            name: a.name.clone(),
+            description: a.description.clone(),
+            model: a.model.clone(),
+            internal: a.internal,
+        })
+        .collect())
+}
+
+/// Conversations, newest first, optionally filtered by `query` (title or message text).
+#[tauri::command]
+#[specta::specta]
+pub fn list_conversations(
+    state: State<'_, AppState>,
+    query: Option<String>,
+) -> Result<Vec<ConversationSummary>, AppError> {
+    state
+        .engine()?
+        .ctx
+        .with_db(|c| engine::conversations::list(c, query.as_deref()))
+        .map_err(AppError::database)
+}
+
+/// One conversation with its messages.
+#[tauri::command]
+#[specta::specta]
+pub fn get_conversation(
+    state: State<'_, AppState>,
+    id: String,
+) -> Result<ConversationView, AppError> {
+    let engine = state.engine()?;
+    let (summary, messages) = engine
+        .ctx
+        .with_db(|c| -> rusqlite::Result<_> {
+            let summary = engine::conversations::list(c, None)?
+                .into_iter()
+                .find(|s| s.id == id);
+            Ok((summary, engine::conversations::messages(c, &id)?))
+        })
+        .map_err(AppError::database)?;
+    Ok(ConversationView {
+        summary,
+        messages,
+        running: engine.runs.running().contains(&id),
+    })
+}
+
+/// Rename a conversation.
+#[tauri::command]
+#[specta::specta]
+pub fn rename_conversation(
+    state: State<'_, AppState>,
+    id: String,
+    title: String,
+) -> Result<(), AppError> {
+    let found = state
+        .engine()?
+        .ctx
+        .with_db(|c| engine::conversations::rename(c, &id, title.trim()))
+        .map_err(AppError::database)?;
+    found
+        .then_some(())
+        .ok_or_else(|| AppError::new(ErrorCode::NotFound, format!("no conversation `{id}`")))
+}
+
+/// Delete a conversation with its messages and artifacts (cancelling its run first).
+#[tauri::command]
+#[specta::specta]
+pub fn delete_conversation(state: State<'_, AppState>, id: String) -> Result<(), AppError> {
+    let engine = state.engine()?;
+    engine.runs.cancel(&id);
+    engine
+        .ctx
+        .with_db(|c| engine::conversations::delete(c, &id))
+        .map_err(AppError::database)?;
+    Ok(())
+}
+
+/// Start `agent` on `task` in `conversation_id` (created if new). Progress arrives as
+/// `engine-event` events; the end as a `run_ended` event.
+#[tauri::command]
+#[specta::specta]
+pub fn start_run(
+    state: State<'_, AppState>,
+    conversation_id: String,
+    agent: String,
+    task: String,
+) -> Result<(), AppError> {
+    let engine = state.engine()?;
+    engine
+        .runs
+        .start(RunRequest {
+            conversation_id,
+            agent,
+            task,
+        })
+        .map(|_| ())
+        .map_err(|e| AppError::new(ErrorCode::AlreadyRunning, e.to_string()))
+}
+
+/// Cancel the run of a conversation. Returns false when none was in progress.
+#[tauri::command]
+#[specta::specta]
+pub fn cancel_run(state: State<'_, AppState>, conversation_id: String) -> Result<bool, AppError> {
+    Ok(state.engine()?.runs.cancel(&conversation_id))
+}
+
+/// Answer a pending permission request by its id.
+#[tauri::command]
+#[specta::specta]
+pub fn answer_permission(
+    state: State<'_, AppState>,
+    request_id: String,
+    answer: Answer,
+) -> Result<(), AppError> {
+    state
+        .engine()?
+        .runs
+        .runner()
+        .broker()
+        .answer(&request_id, answer)
+        .map_err(|e| AppError::new(ErrorCode::UnknownRequest, e.to_string()))
+}
+
+/// Stop always allowing `tool` in a conversation.
+#[tauri::command]
+#[specta::specta]
+pub fn revoke_always_allowed(
+    state: State<'_, AppState>,
+    conversation_id: String,
+    tool: String,
+) -> Result<(), AppError> {
+    state
+        .engine()?
+        .ctx
+        .with_db(|c| engine::conversations::set_always_allowed(c, &conversation_id, &tool, false))
+        .map_err(AppError::database)
+}

@@ -1,0 +1,166 @@
+//! Settings: model profiles, secrets, permission timeout, the config folder.
+
+use std::collections::BTreeSet;
+
+use engine::config::Settings;
+use engine::config_edit::ConnectionTest;
+use engine::models::ModelProfile;
+use serde::Serialize;
+use tauri::State;
+
+use crate::error::{AppError, ErrorCode};
+use crate::state::AppState;
+
+/// What the Settings screen shows.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct SettingsView {
+    /// Model profiles from models.yaml.
+    pub profiles: Vec<ModelProfile>,
+    /// settings.yaml.
+    pub settings: Settings,
+    /// Names of the secrets in the OS keyring (never values).
+    pub secret_names: Vec<String>,
+    /// Secret names referenced by profiles, tools or settings but not found anywhere.
+    pub missing_secrets: Vec<String>,
+    /// The config folder.
+    pub config_dir: String,
+}
+
+/// Everything the Settings screen shows.
+#[tauri::command]
+#[specta::specta]
+pub fn get_settings(state: State<'_, AppState>) -> Result<SettingsView, AppError> {
+    let ctx = &state.engine()?.ctx;
+    let config = ctx.config();
+    let secret_names: Vec<String> = ctx.secret_store().names().into_iter().collect();
+    let mut referenced = BTreeSet::new();
+    for p in &config.models {
+        referenced.extend(
+            p.api_key
+                .iter()
+                .flat_map(|t| engine::secrets::template_names(t)),
+        );
+    }
+    for s in [&config.settings.web_search, &config.settings.web_fetch] {
+        referenced.extend(
+            s.api_key
+                .iter()
+                .flat_map(|t| engine::secrets::template_names(t)),
+        );
+    }
+    for t in &config.tools {
+        referenced.extend(engine::secrets::template_names(&t.endpoint));
+        for v in t.headers.values() {
+            referenced.extend(engine::secrets::template_names(v));
+        }
+    }
+    let resolver = ctx.secret_resolver();
+    let missing_secrets = referenced
+        .into_iter()
+        .filter(|name| resolver.resolve(name).is_none())
+        .collect();
+    Ok(SettingsView {
+        profiles: config.models.clone(),
+        settings: config.settings.clone(),
+        secret_names,
+        missing_secrets,
+        config_dir: ctx.paths().config_dir.display().to_string(),
+    })
+}
+
+/// Replace every model profile (validated by the models.yaml loader; nothing is written when
+/// invalid).
+#[tauri::command]
+#[specta::specta]
+pub fn save_profiles(
+    state: State<'_, AppState>,
+    profiles: Vec<ModelProfile>,
+) -> Result<(), AppError> {
+    let ctx = &state.engine()?.ctx;
+    engine::config_edit::save_profiles(&ctx.paths().config_dir, &profiles).map_err(|errors| {
+        let lines: Vec<String> = errors
+            .iter()
+            .map(|e| match &e.field {
+                Some(f) => format!("{f}: {}", e.message),
+                None => e.message.clone(),
+            })
+            .collect();
+        AppError::new(ErrorCode::InvalidConfig, lines.join("\n"))
+    })?;
+    ctx.reload_config();
+    Ok(())
+}
+
+/// Send a tiny request through `profile`.
+#[tauri::command]
+#[specta::specta]
+pub async fn test_profile(
+    state: State<'_, AppState>,
+    profile: ModelProfile,
+) -> Result<ConnectionTest, AppError> {
+    let secrets = state.engine()?.ctx.secret_resolver();
+    Ok(engine::config_edit::test_profile(&profile, secrets).await)
+}
+
+/// Store a secret in the OS keyring (the value is never returned by any command).
+#[tauri::command]
+#[specta::specta]
+pub fn set_secret(state: State<'_, AppState>, name: String, value: String) -> Result<(), AppError> {
+    state
+        .engine()?
+        .ctx
+        .secret_store()
+        .set(&name, &value)
+        .map_err(|e| AppError::new(ErrorCode::Keyring, e.to_string()))
+}
+
+/// Delete a secret from the OS keyring.
+#[tauri::command]
+#[specta::specta]
+pub fn delete_secret(state: State<'_, AppState>, name: String) -> Result<(), AppError> {
+    state
+        .engine()?
+        .ctx
+        .secret_store()
+        .delete(&name)
+        .map_err(|e| AppError::new(ErrorCode::Keyring, e.to_string()))
+}
+
+/// Change how long a permission request waits (applies to runs started afterwards and to the
+/// running app after the reload).
+#[tauri::command]
+#[specta::specta]
+pub fn save_permission_timeout(state: State<'_, AppState>, seconds: u32) -> Result<(), AppError> {
+    if !(5..=3600).contains(&seconds) {
+        return Err(AppError::new(
+            ErrorCode::InvalidConfig,
+            "the permission timeout must be between 5 and 3600 seconds",
+        ));
+    }
+    let ctx = &state.engine()?.ctx;
+    let mut settings = ctx.config().settings.clone();
+    settings.permission_timeout_secs = u64::from(seconds);
+    engine::config_edit::save_settings(&ctx.paths().config_dir, &settings)
+        .map_err(|e| AppError::new(ErrorCode::InvalidConfig, e.to_string()))?;
+    ctx.reload_config();
+    Ok(())
+}
+
+/// Open the config folder in the system's file manager.
+#[tauri::command]
+#[specta::specta]
+pub fn open_config_folder(
+    app: tauri::AppHandle,
+    state: State<'_, AppState>,
+) -> Result<(), AppError> {
+    use tauri_plugin_opener::OpenerExt;
+    let dir = state.engine()?.ctx.paths().config_dir.clone();
+    app.opener()
+        .open_path(dir.display().to_string(), None::<&str>)
+        .map_err(|e| {
+            AppError::new(
+                ErrorCode::NotFound,
+                format!("cannot open {}: {e}", dir.display()),
+            )
+        })
+}
