@@ -35,9 +35,10 @@ pub const MIGRATIONS_SQL: &[&str] = &[
     ) STRICT;
     CREATE INDEX messages_by_conversation ON messages(conversation_id, id);",
     // 2: artifacts, their immutable versions and a full-text index over title + latest content.
-    // `pk` is internal; an artifact is named by (conversation_id, id). Each version keeps a
-    // sparse line index (the byte offset of every 1024th line start, u64 little-endian) so one
-    // page of a long artifact is read without loading the rest.
+    // `pk` is internal; an artifact is named by (conversation_id, id). A version's content is
+    // stored in chunks of about 64 KB cut at line boundaries, keyed by their first line number,
+    // so one page of a long artifact is read from the chunk that holds it (a single TEXT value
+    // would make SQLite walk its overflow pages from the start up to the page).
     "CREATE TABLE artifacts (
         pk INTEGER PRIMARY KEY,
         conversation_id TEXT NOT NULL,
@@ -55,12 +56,22 @@ pub const MIGRATIONS_SQL: &[&str] = &[
         artifact_pk INTEGER NOT NULL REFERENCES artifacts(pk) ON DELETE CASCADE,
         version INTEGER NOT NULL,
         size_chars INTEGER NOT NULL,
+        size_bytes INTEGER NOT NULL,
         line_count INTEGER NOT NULL,
-        line_index BLOB NOT NULL,
         created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
-        -- Last, so reading the other columns never walks its overflow pages.
-        content TEXT NOT NULL,
         UNIQUE (artifact_pk, version)
+    ) STRICT;
+    -- Whole lines from line `first_line` (1-based) on; in `first_line` order the chunks of a
+    -- version concatenate to its content. An empty content has no chunks.
+    CREATE TABLE artifact_chunks (
+        artifact_pk INTEGER NOT NULL,
+        version INTEGER NOT NULL,
+        first_line INTEGER NOT NULL,
+        -- Last, so reading the key never walks its overflow pages.
+        content TEXT NOT NULL,
+        PRIMARY KEY (artifact_pk, version, first_line),
+        FOREIGN KEY (artifact_pk, version) REFERENCES artifact_versions(artifact_pk, version)
+            ON DELETE CASCADE
     ) STRICT;
     CREATE VIRTUAL TABLE artifacts_fts USING fts5(
         title, content, content='', contentless_delete=1, tokenize='unicode61'
@@ -248,16 +259,24 @@ mod tests {
         assert_eq!((title.as_str(), content.as_str()), ("old chat", "hi"));
         conn.execute_batch(
             "INSERT INTO artifacts (conversation_id, id, source) VALUES ('c1', 'a', 'agent');
-             INSERT INTO artifact_versions (artifact_pk, version, content, size_chars, line_count, line_index)
-                 VALUES (1, 1, 'x', 1, 1, x'');
+             INSERT INTO artifact_versions (artifact_pk, version, size_chars, size_bytes, line_count)
+                 VALUES (1, 1, 1, 1, 1);
+             INSERT INTO artifact_chunks (artifact_pk, version, first_line, content)
+                 VALUES (1, 1, 1, 'x');
              INSERT INTO artifacts_fts (rowid, title, content) VALUES (1, '', 'x');",
         )
         .unwrap();
+        let orphan = conn.execute(
+            "INSERT INTO artifact_chunks (artifact_pk, version, first_line, content) VALUES (1, 2, 1, 'y')",
+            [],
+        );
+        assert!(orphan.is_err(), "a chunk needs its version");
         conn.execute("DELETE FROM conversations WHERE id = 'c1'", [])
             .unwrap();
         let left: i64 = conn
             .query_row(
                 "SELECT (SELECT count(*) FROM artifacts) + (SELECT count(*) FROM artifact_versions)
+                      + (SELECT count(*) FROM artifact_chunks)
                       + (SELECT count(*) FROM artifacts_fts WHERE artifacts_fts MATCH 'x')",
                 [],
                 |r| r.get(0),

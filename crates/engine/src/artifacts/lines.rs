@@ -1,32 +1,51 @@
-//! Line counting and the sparse line index stored with every version.
+//! Line counting and the split of a version's content into stored chunks.
 //!
 //! A line is text up to and including `\n`; a final line without `\n` still counts, and an
-//! empty text has no lines. The index holds the byte offset (u64, little-endian) of the start
-//! of lines 1, 1 + [`LINE_INDEX_STRIDE`], 1 + 2·stride, …, so reaching any line means one
-//! lookup plus skipping fewer than `stride` lines.
+//! empty text has no lines. Each version is stored as chunks of about [`CHUNK_TARGET_BYTES`],
+//! cut only at line boundaries and keyed by the number of their first line, so a page of lines
+//! is read from the one or two chunks that hold it, whatever the artifact's size.
 
-/// Lines between two index entries.
-pub const LINE_INDEX_STRIDE: usize = 1024;
+/// The size a chunk is cut at: the last line boundary at or before it, or (when one line is
+/// longer) the end of that line.
+pub const CHUNK_TARGET_BYTES: usize = 64 * 1024;
 
-/// The number of lines in `text` and its sparse line index.
-pub fn line_index(text: &str) -> (usize, Vec<u8>) {
+/// One stored piece of a version: whole lines, starting at line `first_line` (1-based).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Chunk<'a> {
+    /// The number of the chunk's first line.
+    pub first_line: usize,
+    /// The text: whole lines (the last chunk's last line may lack its `\n`).
+    pub text: &'a str,
+}
+
+/// The number of lines in `text` and its chunks of about `target` bytes (`target` > 0), in
+/// order. An empty text has no chunks; concatenated, the chunks are `text`.
+pub fn split_chunks(text: &str, target: usize) -> (usize, Vec<Chunk<'_>>) {
     let bytes = text.as_bytes();
-    if bytes.is_empty() {
-        return (0, Vec::new());
+    let target = target.max(1);
+    let mut chunks = Vec::with_capacity(bytes.len() / target + 1);
+    let mut start = 0usize;
+    let mut line = 1usize;
+    while start < bytes.len() {
+        let end = if bytes.len() - start <= target {
+            bytes.len()
+        } else {
+            match memchr::memrchr(b'\n', &bytes[start..start + target]) {
+                Some(p) => start + p + 1,
+                None => memchr::memchr(b'\n', &bytes[start + target..])
+                    .map_or(bytes.len(), |p| start + target + p + 1),
+            }
+        };
+        // Both ends follow a `\n` (or are the text's ends), so they are char boundaries.
+        let piece = &text[start..end];
+        chunks.push(Chunk {
+            first_line: line,
+            text: piece,
+        });
+        line += count_lines(piece);
+        start = end;
     }
-    let mut index = Vec::with_capacity(8 * (1 + bytes.len() / (LINE_INDEX_STRIDE * 16)));
-    index.extend_from_slice(&0u64.to_le_bytes());
-    let mut lines = 1usize;
-    for pos in memchr::memchr_iter(b'\n', bytes) {
-        if pos + 1 == bytes.len() {
-            break;
-        }
-        if lines % LINE_INDEX_STRIDE == 0 {
-            index.extend_from_slice(&((pos + 1) as u64).to_le_bytes());
-        }
-        lines += 1;
-    }
-    (lines, index)
+    (line - 1, chunks)
 }
 
 /// The number of lines in `text`.
@@ -37,15 +56,6 @@ pub fn count_lines(text: &str) -> usize {
     } else {
         n + 1
     }
-}
-
-/// Decode one index entry (an empty or short slice means offset 0).
-pub fn decode_offset(entry: &[u8]) -> u64 {
-    entry
-        .get(..8)
-        .and_then(|b| b.try_into().ok())
-        .map(u64::from_le_bytes)
-        .unwrap_or(0)
 }
 
 /// The 1-based line number of byte `pos` in `text`.
@@ -65,21 +75,58 @@ mod tests {
         assert_eq!(count_lines("a\nb"), 2);
         assert_eq!(count_lines("\n\n"), 2);
         for t in ["", "a", "a\n", "a\nb", "\n\n"] {
-            assert_eq!(line_index(t).0, count_lines(t));
+            for target in [1, 2, 64] {
+                assert_eq!(split_chunks(t, target).0, count_lines(t));
+            }
+        }
+    }
+
+    fn check_chunks(text: &str, target: usize) {
+        let (n, chunks) = split_chunks(text, target);
+        assert_eq!(n, count_lines(text), "{text:?} / {target}");
+        let joined: String = chunks.iter().map(|c| c.text).collect();
+        assert_eq!(joined, text);
+        let mut next_line = 1;
+        for (i, c) in chunks.iter().enumerate() {
+            assert!(!c.text.is_empty());
+            assert_eq!(c.first_line, next_line, "{text:?} / {target}");
+            next_line += count_lines(c.text);
+            if i + 1 < chunks.len() {
+                assert!(c.text.ends_with('\n'), "cut inside a line: {c:?}");
+                // Cut at the last line boundary that fits, unless one line is longer.
+                let first_len = c.text.find('\n').unwrap() + 1;
+                assert!(c.text.len() <= target || first_len == c.text.len());
+                let next_line_len = chunks[i + 1].text.find('\n').map_or(usize::MAX, |p| p + 1);
+                assert!(c.text.len().saturating_add(next_line_len) > target);
+            }
         }
     }
 
     #[test]
-    fn index_points_at_every_strided_line_start() {
-        let text: String = (1..=5000).map(|i| format!("line {i}\n")).collect();
-        let (n, index) = line_index(&text);
-        assert_eq!(n, 5000);
-        assert_eq!(index.len(), 8 * 5);
-        for (j, entry) in index.chunks(8).enumerate() {
-            let off = decode_offset(entry) as usize;
-            let expected = format!("line {}\n", j * LINE_INDEX_STRIDE + 1);
-            assert!(text[off..].starts_with(&expected), "entry {j}");
+    fn chunks_are_whole_lines_numbered_from_their_first_line() {
+        let text: String = (1..=20_000).map(|i| format!("line {i}\n")).collect();
+        let (n, chunks) = split_chunks(&text, CHUNK_TARGET_BYTES);
+        assert_eq!(n, 20_000);
+        assert!(chunks.len() > 1);
+        for c in &chunks {
+            assert!(c.text.starts_with(&format!("line {}\n", c.first_line)));
         }
+        for t in [
+            "",
+            "a",
+            "a\n",
+            "\n\n\n",
+            "abc\ndefgh\nij",
+            "a very long line\nx\n",
+            "x\na very long line without end",
+            "ä€😀\n😀😀😀😀\nü",
+        ] {
+            for target in 1..12 {
+                check_chunks(t, target);
+            }
+        }
+        check_chunks(&text, 100);
+        check_chunks(&text, CHUNK_TARGET_BYTES);
     }
 
     #[test]

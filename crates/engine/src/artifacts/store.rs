@@ -1,18 +1,20 @@
 //! [`ArtifactStore`]: artifacts and their immutable versions in the app's SQLite database.
 //!
 //! Every write is one `BEGIN IMMEDIATE` transaction (artifact row, new version, full-text row),
-//! so a killed process leaves either the whole change or none of it. Reads of one page go
-//! through the version's sparse line index and SQLite's incremental blob I/O, so they cost what
-//! the page costs, not what the artifact costs.
+//! so a killed process leaves either the whole change or none of it. A version's content is
+//! stored as chunks of whole lines (see [`lines`](super::lines)): a page read loads only the
+//! chunks holding the page, so it costs what the page costs, not what the artifact costs, and
+//! whole contents are read chunk by chunk straight into the caller's buffer
+//! ([`ArtifactStore::for_each_latest_raw`]).
 
-use std::io::{BufRead, BufReader, Seek, SeekFrom};
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use rusqlite::blob::Blob;
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior, MAIN_DB};
 use serde::{Deserialize, Serialize};
 
-use super::lines::{self, LINE_INDEX_STRIDE};
+use super::lines::{self, CHUNK_TARGET_BYTES};
 use crate::db::{self, DbError};
 
 /// Who made an artifact.
@@ -239,7 +241,14 @@ pub enum StoreError {
 #[derive(Clone)]
 pub struct ArtifactStore {
     conn: Arc<Mutex<Connection>>,
+    /// Read-only connections to the same file for searches on several threads, opened on
+    /// first use and kept for the next search.
+    readers: Arc<Mutex<Vec<Connection>>>,
 }
+
+/// How much of the database file a reader connection maps into memory (its reads then copy
+/// from the mapping instead of making a system call per page).
+const READER_MMAP_BYTES: i64 = 1 << 30;
 
 const META_COLUMNS: &str =
     "a.id, a.conversation_id, a.title, a.content_type, a.source, a.current_version, a.created_at, a.updated_at";
@@ -283,7 +292,10 @@ impl ArtifactStore {
     /// A store over an already opened and migrated connection (e.g.
     /// [`AppContext::db_handle`](crate::context::AppContext::db_handle)).
     pub fn new(conn: Arc<Mutex<Connection>>) -> Self {
-        ArtifactStore { conn }
+        ArtifactStore {
+            conn,
+            readers: Arc::default(),
+        }
     }
 
     /// Open (creating and migrating if needed) the database file at `path`.
@@ -336,11 +348,7 @@ impl ArtifactStore {
             id: id.to_string(),
         })?;
         let current = load_meta(&tx, pk)?;
-        let content: String = tx.query_row(
-            "SELECT content FROM artifact_versions WHERE artifact_pk = ?1 AND version = ?2",
-            params![pk, current.version],
-            |r| r.get(0),
-        )?;
+        let content = load_content(&tx, pk, current.version)?;
         let (new_content, extra) = change(&current, &content).map_err(ModifyError::Rejected)?;
         drop(content);
         let version = current.version + 1;
@@ -402,11 +410,7 @@ impl ArtifactStore {
         let conn = self.lock();
         let (mut artifact, pk) = require(&conn, conversation_id, id)?;
         let version = check_version(&artifact, version)?;
-        let content: String = conn.query_row(
-            "SELECT content FROM artifact_versions WHERE artifact_pk = ?1 AND version = ?2",
-            params![pk, version],
-            |r| r.get(0),
-        )?;
+        let content = load_content(&conn, pk, version)?;
         artifact.version = version;
         Ok((artifact, content))
     }
@@ -441,6 +445,7 @@ impl ArtifactStore {
             return Ok(false);
         };
         tx.execute("DELETE FROM artifacts_fts WHERE rowid = ?1", [pk])?;
+        tx.execute("DELETE FROM artifact_chunks WHERE artifact_pk = ?1", [pk])?;
         tx.execute("DELETE FROM artifact_versions WHERE artifact_pk = ?1", [pk])?;
         tx.execute("DELETE FROM artifacts WHERE pk = ?1", [pk])?;
         tx.commit()?;
@@ -520,18 +525,108 @@ impl ArtifactStore {
         id: Option<&str>,
         mut visit: impl FnMut(&Artifact, &str) -> bool,
     ) -> Result<(), StoreError> {
+        let mut buf = Vec::new();
+        self.for_each_latest_raw(conversation_id, id, |artifact, content| {
+            let n = content.read_into(&mut buf)?;
+            let text = std::str::from_utf8(&buf[..n]).map_err(invalid_utf8)?;
+            Ok(visit(artifact, text))
+        })
+    }
+
+    /// The artifacts [`for_each_latest`](Self::for_each_latest) would visit, in its order,
+    /// with what is needed to read their latest content later.
+    pub(crate) fn latest_items(
+        &self,
+        conversation_id: Option<&str>,
+        id: Option<&str>,
+    ) -> Result<Vec<LatestItem>, StoreError> {
         let conn = self.lock();
-        let mut stmt = conn.prepare(&format!(
-            "SELECT {META_COLUMNS}, v.content FROM artifacts a
+        let mut stmt = conn.prepare_cached(&format!(
+            "SELECT {META_COLUMNS}, a.pk, v.size_bytes FROM artifacts a
              JOIN artifact_versions v ON v.artifact_pk = a.pk AND v.version = a.current_version
              WHERE (?1 IS NULL OR a.conversation_id = ?1) AND (?2 IS NULL OR a.id = ?2)
              ORDER BY a.conversation_id, a.id"
         ))?;
+        let rows = stmt.query_map(params![conversation_id, id], |row| {
+            let size: i64 = row.get(9)?;
+            Ok(LatestItem {
+                artifact: meta_from_row(row)?,
+                pk: row.get(8)?,
+                size_bytes: size.max(0) as usize,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Run `f` with a reader over the shared connection (held locked meanwhile).
+    pub(crate) fn with_reader<T>(&self, f: impl FnOnce(&mut ChunkReader<'_>) -> T) -> T {
+        let conn = self.lock();
+        let mut reader = ChunkReader::new(&conn);
+        f(&mut reader)
+    }
+
+    /// Up to `n` read-only connections to the store's database file (pooled ones first).
+    /// Fewer, possibly none, when the database is not a file or cannot be opened again. Hand
+    /// them back with [`return_readers`](Self::return_readers).
+    pub(crate) fn take_readers(&self, n: usize) -> Vec<Connection> {
+        let mut readers = {
+            let mut pool = self.readers.lock().unwrap_or_else(|p| p.into_inner());
+            let keep = pool.len().saturating_sub(n);
+            pool.split_off(keep)
+        };
+        if readers.len() < n {
+            let path = self.lock().path().map(str::to_string).unwrap_or_default();
+            if !path.is_empty() {
+                while readers.len() < n {
+                    match open_reader(Path::new(&path)) {
+                        Ok(conn) => readers.push(conn),
+                        Err(e) => {
+                            tracing::debug!("no extra reader for artifact search: {e}");
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        readers
+    }
+
+    /// Keep reader connections for the next search.
+    pub(crate) fn return_readers(&self, readers: Vec<Connection>) {
+        self.readers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .extend(readers);
+    }
+
+    /// Like [`for_each_latest`](Self::for_each_latest), but `visit` gets a handle that reads
+    /// the content as bytes straight from the database into a buffer of the caller's choice
+    /// (or not at all). `visit` returns `Ok(false)` to stop early; its error ends the walk.
+    pub fn for_each_latest_raw(
+        &self,
+        conversation_id: Option<&str>,
+        id: Option<&str>,
+        mut visit: impl FnMut(&Artifact, &mut LatestContent<'_, '_>) -> Result<bool, StoreError>,
+    ) -> Result<(), StoreError> {
+        let conn = self.lock();
+        let mut stmt = conn.prepare(&format!(
+            "SELECT {META_COLUMNS}, a.pk, v.size_bytes FROM artifacts a
+             JOIN artifact_versions v ON v.artifact_pk = a.pk AND v.version = a.current_version
+             WHERE (?1 IS NULL OR a.conversation_id = ?1) AND (?2 IS NULL OR a.id = ?2)
+             ORDER BY a.conversation_id, a.id"
+        ))?;
+        let mut reader = ChunkReader::new(&conn);
         let mut rows = stmt.query(params![conversation_id, id])?;
         while let Some(row) = rows.next()? {
             let artifact = meta_from_row(row)?;
-            let content = row.get_ref(8)?.as_str().map_err(rusqlite::Error::from)?;
-            if !visit(&artifact, content) {
+            let size_bytes: i64 = row.get(9)?;
+            let mut content = LatestContent {
+                reader: &mut reader,
+                pk: row.get(8)?,
+                version: artifact.version,
+                size_bytes: size_bytes.max(0) as usize,
+            };
+            if !visit(&artifact, &mut content)? {
                 break;
             }
         }
@@ -555,12 +650,11 @@ impl ArtifactStore {
         let version = check_version(&artifact, version)?;
         artifact.version = version;
         let offset = offset.max(1);
-        let checkpoint = (offset - 1) / LINE_INDEX_STRIDE;
-        let (rowid, total_lines, start): (i64, i64, Vec<u8>) = conn.query_row(
-            "SELECT rowid, line_count, substr(line_index, ?3, 8) FROM artifact_versions WHERE artifact_pk = ?1 AND version = ?2",
-            params![pk, version, (checkpoint * 8 + 1) as i64],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-        )?;
+        let total_lines: i64 = conn
+            .prepare_cached(
+                "SELECT line_count FROM artifact_versions WHERE artifact_pk = ?1 AND version = ?2",
+            )?
+            .query_row(params![pk, version], |r| r.get(0))?;
         let total_lines = total_lines.max(0) as usize;
         let mut page = LinePage {
             artifact,
@@ -577,48 +671,182 @@ impl ArtifactStore {
             }
             return Ok(page);
         }
-        let start_byte = lines::decode_offset(&start);
-        let mut blob = conn.blob_open(MAIN_DB, c"artifact_versions", c"content", rowid, true)?;
-        blob.seek(SeekFrom::Start(start_byte))?;
-        let mut reader = BufReader::with_capacity(64 * 1024, blob);
-        let mut line = Vec::new();
-        for _ in 0..(offset - 1 - checkpoint * LINE_INDEX_STRIDE) {
-            line.clear();
-            reader.read_until(b'\n', &mut line)?;
-        }
+        // The chunk holding line `offset`, then the ones after it, read only as far as the
+        // page goes.
+        let mut stmt = conn.prepare_cached(
+            "SELECT first_line, content FROM artifact_chunks
+             WHERE artifact_pk = ?1 AND version = ?2 AND first_line >= (
+                 SELECT first_line FROM artifact_chunks
+                 WHERE artifact_pk = ?1 AND version = ?2 AND first_line <= ?3
+                 ORDER BY first_line DESC LIMIT 1)
+             ORDER BY first_line",
+        )?;
+        let mut rows = stmt.query(params![pk, version, offset as i64])?;
         let mut chars = 0usize;
-        let mut number = offset;
-        while number <= total_lines {
-            if limit.is_some_and(|l| page.lines_shown >= l) {
-                page.truncated_by = Truncation::Limit;
-                break;
-            }
-            line.clear();
-            if reader.read_until(b'\n', &mut line)? == 0 {
-                break;
-            }
-            let text = String::from_utf8_lossy(&line);
-            let n = text.chars().count();
-            if chars + n > max_chars {
-                page.truncated_by = Truncation::MaxChars;
-                if page.lines_shown == 0 {
-                    let cut: String = text.chars().take(max_chars).collect();
-                    page.text.push_str(&cut);
-                    page.lines_shown = 1;
-                    page.cut_line = Some(number);
+        'chunks: while let Some(row) = rows.next()? {
+            let first_line: i64 = row.get(0)?;
+            let bytes = row.get_ref(1)?.as_bytes().map_err(rusqlite::Error::from)?;
+            let mut number = first_line.max(1) as usize;
+            let mut pos = 0usize;
+            while pos < bytes.len() {
+                let end = memchr::memchr(b'\n', &bytes[pos..]).map_or(bytes.len(), |p| pos + p + 1);
+                let line = &bytes[pos..end];
+                pos = end;
+                if number < offset {
+                    number += 1;
+                    continue;
                 }
-                break;
+                if limit.is_some_and(|l| page.lines_shown >= l) {
+                    page.truncated_by = Truncation::Limit;
+                    break 'chunks;
+                }
+                let text = String::from_utf8_lossy(line);
+                let n = text.chars().count();
+                if chars + n > max_chars {
+                    page.truncated_by = Truncation::MaxChars;
+                    if page.lines_shown == 0 {
+                        let cut: String = text.chars().take(max_chars).collect();
+                        page.text.push_str(&cut);
+                        page.lines_shown = 1;
+                        page.cut_line = Some(number);
+                    }
+                    break 'chunks;
+                }
+                chars += n;
+                page.text.push_str(&text);
+                page.lines_shown += 1;
+                number += 1;
             }
-            chars += n;
-            page.text.push_str(&text);
-            page.lines_shown += 1;
-            number += 1;
         }
         if !page.has_more() && page.cut_line.is_none() {
             page.truncated_by = Truncation::None;
         }
         Ok(page)
     }
+}
+
+/// An artifact listed by [`ArtifactStore::latest_items`], to be read with a [`ChunkReader`].
+pub(crate) struct LatestItem {
+    /// The artifact at its latest version.
+    pub artifact: Artifact,
+    pk: i64,
+    /// Bytes in the latest version.
+    pub size_bytes: usize,
+}
+
+fn open_reader(path: &Path) -> rusqlite::Result<Connection> {
+    let conn = Connection::open_with_flags(
+        path,
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    conn.busy_timeout(std::time::Duration::from_secs(5))?;
+    conn.pragma_update(None, "mmap_size", READER_MMAP_BYTES)?;
+    Ok(conn)
+}
+
+/// The latest content of one artifact during [`ArtifactStore::for_each_latest_raw`].
+pub struct LatestContent<'r, 'c> {
+    reader: &'r mut ChunkReader<'c>,
+    pk: i64,
+    version: i64,
+    size_bytes: usize,
+}
+
+impl LatestContent<'_, '_> {
+    /// The content's size in bytes.
+    pub fn size_bytes(&self) -> usize {
+        self.size_bytes
+    }
+
+    /// Read the content into `buf[..n]` and return `n`. `buf` is only grown, never shrunk
+    /// (so a buffer reused across artifacts is not cleared each time); bytes past `n` are
+    /// left over from earlier use.
+    pub fn read_into(&mut self, buf: &mut Vec<u8>) -> Result<usize, StoreError> {
+        self.reader
+            .read_into(self.pk, self.version, self.size_bytes, buf)
+    }
+}
+
+/// Reads a version's chunks in order, each straight from its database pages into the
+/// destination (SQLite's incremental blob I/O, one handle moved from row to row). While the
+/// handle is open the connection stays in one read transaction, so everything read through
+/// one reader comes from one snapshot.
+pub(crate) struct ChunkReader<'c> {
+    conn: &'c Connection,
+    blob: Option<Blob<'c>>,
+}
+
+impl<'c> ChunkReader<'c> {
+    pub(crate) fn new(conn: &'c Connection) -> Self {
+        ChunkReader { conn, blob: None }
+    }
+
+    /// Read an item's content into `buf[..n]` and return `n` (see
+    /// [`LatestContent::read_into`]). An artifact deleted since it was listed reads as empty.
+    pub(crate) fn read_item(
+        &mut self,
+        item: &LatestItem,
+        buf: &mut Vec<u8>,
+    ) -> Result<usize, StoreError> {
+        self.read_into(item.pk, item.artifact.version, item.size_bytes, buf)
+    }
+
+    fn read_into(
+        &mut self,
+        pk: i64,
+        version: i64,
+        size_hint: usize,
+        buf: &mut Vec<u8>,
+    ) -> Result<usize, StoreError> {
+        if buf.len() < size_hint {
+            buf.resize(size_hint, 0);
+        }
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT rowid FROM artifact_chunks WHERE artifact_pk = ?1 AND version = ?2 ORDER BY first_line",
+        )?;
+        let mut rows = stmt.query(params![pk, version])?;
+        let mut n = 0usize;
+        while let Some(row) = rows.next()? {
+            let rowid: i64 = row.get(0)?;
+            let blob = match &mut self.blob {
+                Some(blob) => {
+                    blob.reopen(rowid)?;
+                    blob
+                }
+                slot => slot.insert(self.conn.blob_open(
+                    MAIN_DB,
+                    c"artifact_chunks",
+                    c"content",
+                    rowid,
+                    true,
+                )?),
+            };
+            let len = blob.len();
+            if buf.len() < n + len {
+                buf.resize(n + len, 0);
+            }
+            blob.read_at_exact(&mut buf[n..n + len], 0)?;
+            n += len;
+        }
+        Ok(n)
+    }
+}
+
+fn invalid_utf8(e: std::str::Utf8Error) -> StoreError {
+    StoreError::Io(std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+}
+
+/// The whole content of one version.
+fn load_content(conn: &Connection, pk: i64, version: i64) -> Result<String, StoreError> {
+    let size: i64 = conn
+        .prepare_cached(
+            "SELECT size_bytes FROM artifact_versions WHERE artifact_pk = ?1 AND version = ?2",
+        )?
+        .query_row(params![pk, version], |r| r.get(0))?;
+    let mut buf = Vec::new();
+    let n = ChunkReader::new(conn).read_into(pk, version, size.max(0) as usize, &mut buf)?;
+    buf.truncate(n);
+    String::from_utf8(buf).map_err(|e| invalid_utf8(e.utf8_error()))
 }
 
 /// Turn user words into a safe FTS5 query: each word quoted, all required, the last a prefix.
@@ -675,11 +903,23 @@ fn check_version(artifact: &Artifact, version: Option<i64>) -> Result<i64, Store
 }
 
 fn insert_version(conn: &Connection, pk: i64, version: i64, content: &str) -> rusqlite::Result<()> {
-    let (line_count, index) = lines::line_index(content);
-    conn.execute(
-        "INSERT INTO artifact_versions (artifact_pk, version, content, size_chars, line_count, line_index)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-        params![pk, version, content, content.chars().count() as i64, line_count as i64, index],
+    let (line_count, chunks) = lines::split_chunks(content, CHUNK_TARGET_BYTES);
+    conn.prepare_cached(
+        "INSERT INTO artifact_versions (artifact_pk, version, size_chars, size_bytes, line_count)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?
+    .execute(params![
+        pk,
+        version,
+        content.chars().count() as i64,
+        content.len() as i64,
+        line_count as i64
+    ])?;
+    let mut insert = conn.prepare_cached(
+        "INSERT INTO artifact_chunks (artifact_pk, version, first_line, content) VALUES (?1, ?2, ?3, ?4)",
     )?;
+    for chunk in chunks {
+        insert.execute(params![pk, version, chunk.first_line as i64, chunk.text])?;
+    }
     Ok(())
 }

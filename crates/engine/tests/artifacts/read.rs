@@ -194,3 +194,103 @@ async fn the_body_can_be_quoted_back_as_old_str() {
         .await;
     assert_eq!(r.metadata["match"], "exact", "{r:?}");
 }
+
+/// The page `read_lines` should return, worked out from the text itself.
+fn expected_page(text: &str, offset: usize, limit: usize) -> String {
+    text.split_inclusive('\n')
+        .skip(offset - 1)
+        .take(limit)
+        .collect()
+}
+
+#[test]
+fn pages_are_exact_across_chunk_boundaries() {
+    use engine::artifacts::lines::{split_chunks, CHUNK_TARGET_BYTES};
+    let e = env();
+    // Several chunks, a line longer than a chunk in the middle, and no final newline.
+    let mut text: String = (1..=12_000)
+        .map(|i| format!("line {i} {}\n", "é".repeat(i % 7)))
+        .collect();
+    text.push_str(&format!("{}\n", "w".repeat(CHUNK_TARGET_BYTES + 10)));
+    text.extend((12_002..=20_000).map(|i| format!("row {i}\n")));
+    text.push_str("last line without newline");
+    let (total, chunks) = split_chunks(&text, CHUNK_TARGET_BYTES);
+    assert!(chunks.len() > 3, "{} chunks", chunks.len());
+    e.store
+        .create(&engine::artifacts::NewArtifact {
+            conversation_id: "c1",
+            id: "big",
+            title: "big",
+            content_type: "text/plain",
+            source: engine::artifacts::ArtifactSource::Agent,
+            content: &text,
+        })
+        .unwrap();
+    assert_eq!(e.content("big"), text, "chunks join back to the content");
+    let mut offsets = vec![1, 2, total - 1, total];
+    for c in &chunks {
+        offsets.extend([
+            c.first_line.saturating_sub(1).max(1),
+            c.first_line,
+            c.first_line + 1,
+        ]);
+    }
+    for offset in offsets {
+        for limit in [1, 3, 500] {
+            let page = e
+                .store
+                .read_lines("c1", "big", None, offset, Some(limit), usize::MAX)
+                .unwrap();
+            assert_eq!(page.total_lines, total);
+            assert_eq!(
+                page.text,
+                expected_page(&text, offset, limit),
+                "offset {offset} limit {limit}"
+            );
+            assert_eq!(page.lines_shown, limit.min(total + 1 - offset));
+            assert_eq!(page.has_more(), offset + limit <= total);
+        }
+    }
+    let past = e
+        .store
+        .read_lines("c1", "big", None, total + 1, Some(10), usize::MAX)
+        .unwrap();
+    assert_eq!((past.lines_shown, past.text.as_str()), (0, ""));
+    // The character cap still cuts at a line boundary inside a later chunk.
+    let page = e
+        .store
+        .read_lines("c1", "big", None, 11_990, None, 500)
+        .unwrap();
+    assert!(page.text.chars().count() <= 500 && page.text.ends_with('\n'));
+    assert_eq!(page.text, expected_page(&text, 11_990, page.lines_shown));
+}
+
+#[test]
+fn empty_content_has_no_lines_and_old_versions_keep_their_chunks() {
+    let e = env();
+    e.store
+        .create(&engine::artifacts::NewArtifact {
+            conversation_id: "c1",
+            id: "e",
+            title: "e",
+            content_type: "text/plain",
+            source: engine::artifacts::ArtifactSource::Agent,
+            content: "",
+        })
+        .unwrap();
+    let page = e.store.read_lines("c1", "e", None, 1, None, 100).unwrap();
+    assert_eq!((page.total_lines, page.lines_shown), (0, 0));
+    assert_eq!(e.content("e"), "");
+    let v2 = numbered(30_000);
+    e.store.rewrite("c1", "e", &v2).unwrap();
+    e.store.rewrite("c1", "e", "third\n").unwrap();
+    assert_eq!(e.store.content("c1", "e", Some(1)).unwrap().1, "");
+    assert_eq!(e.store.content("c1", "e", Some(2)).unwrap().1, v2);
+    let page = e
+        .store
+        .read_lines("c1", "e", Some(2), 29_999, Some(5), usize::MAX)
+        .unwrap();
+    assert_eq!(page.text, "line 29999\nline 30000\n");
+    let versions = e.store.versions("c1", "e").unwrap();
+    assert_eq!(versions[1].line_count, 30_000);
+}
