@@ -6,9 +6,24 @@
 //! merged because each line is printed once), a blank line between artifacts and a total at the
 //! end. Work is bounded: long lines are cut with a note, and caps on matching lines and output
 //! size end the search with a note saying it is incomplete.
+//!
+//! [`Grep::search_store`] searches a store's artifacts, on worker threads when there is enough
+//! text: each worker has its own read-only database connection, searcher and matcher, takes
+//! the next unsearched artifact, reads its content straight from SQLite into its buffer and
+//! searches it; the calling thread takes the results back in artifact order, so the outcome
+//! is exactly that of searching the artifacts one by one.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
 
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
+
+use super::store::{Artifact, ArtifactStore, ChunkReader, LatestItem, StoreError};
+
+/// Below this many bytes in all, [`Grep::search_store`] searches on the calling thread.
+pub const PARALLEL_MIN_BYTES: u64 = 4 << 20;
 
 /// What to search for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -150,25 +165,157 @@ impl Grep {
 
     /// Search one text under `heading`. Returns `false` once a cap has ended the search.
     pub fn search(&mut self, heading: &str, text: &str) -> bool {
+        self.search_bytes(heading, text.as_bytes())
+    }
+
+    /// [`search`](Self::search) over bytes (invalid UTF-8 is shown lossily).
+    pub fn search_bytes(&mut self, heading: &str, text: &[u8]) -> bool {
+        if self.outcome.incomplete.is_some() {
+            return false;
+        }
+        let budget = self
+            .limits
+            .max_total_matches
+            .saturating_sub(self.outcome.matches);
+        let found = collect(&mut self.searcher, &self.matcher, text, budget);
+        self.absorb(heading, found)
+    }
+
+    /// Search the latest content of the artifacts [`ArtifactStore::for_each_latest`] selects,
+    /// each under `heading(artifact)`, with the same outcome as calling
+    /// [`search`](Self::search) on them in order. With more than one artifact and at least
+    /// [`PARALLEL_MIN_BYTES`] of text in a database file, the search runs on worker threads
+    /// (one per core, at most four).
+    pub fn search_store(
+        &mut self,
+        store: &ArtifactStore,
+        conversation_id: Option<&str>,
+        id: Option<&str>,
+        heading: impl Fn(&Artifact) -> String,
+    ) -> Result<(), StoreError> {
+        let items = store.latest_items(conversation_id, id)?;
+        let workers = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+        let bytes: u64 = items.iter().map(|i| i.size_bytes as u64).sum();
+        if workers >= 2 && items.len() >= 2 && bytes >= PARALLEL_MIN_BYTES {
+            let readers = store.take_readers(workers.min(items.len()));
+            if readers.len() >= 2 {
+                let (result, readers) = self.search_parallel(&items, readers, &heading);
+                store.return_readers(readers);
+                return result;
+            }
+            store.return_readers(readers);
+        }
+        store.with_reader(|reader| {
+            let mut buf = Vec::new();
+            for item in &items {
+                let n = reader.read_item(item, &mut buf)?;
+                if !self.search_bytes(&heading(&item.artifact), &buf[..n]) {
+                    break;
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// Search `items` on one thread per reader connection; hands the connections back.
+    fn search_parallel(
+        &mut self,
+        items: &[LatestItem],
+        readers: Vec<rusqlite::Connection>,
+        heading: &dyn Fn(&Artifact) -> String,
+    ) -> (Result<(), StoreError>, Vec<rusqlite::Connection>) {
+        if self.outcome.incomplete.is_some() {
+            return (Ok(()), readers);
+        }
+        // A worker collects up to the whole cap; `absorb` cuts that down to what is left of
+        // it when the result's turn comes.
+        let budget = self.limits.max_total_matches;
+        let next = AtomicUsize::new(0);
+        let stop = AtomicBool::new(false);
+        let (done_tx, done_rx) = mpsc::channel::<(usize, Result<Found, StoreError>)>();
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = readers
+                .into_iter()
+                .map(|conn| {
+                    let mut searcher = self.searcher.clone();
+                    let matcher = self.matcher.clone();
+                    let (next, stop, done_tx) = (&next, &stop, done_tx.clone());
+                    scope.spawn(move || {
+                        {
+                            let mut reader = ChunkReader::new(&conn);
+                            let mut buf = Vec::new();
+                            while !stop.load(Ordering::Relaxed) {
+                                let index = next.fetch_add(1, Ordering::Relaxed);
+                                let Some(item) = items.get(index) else { break };
+                                let found = reader
+                                    .read_item(item, &mut buf)
+                                    .map(|n| collect(&mut searcher, &matcher, &buf[..n], budget));
+                                if done_tx.send((index, found)).is_err() {
+                                    break;
+                                }
+                            }
+                        }
+                        conn
+                    })
+                })
+                .collect();
+            drop(done_tx);
+            let mut pending = BTreeMap::new();
+            let mut turn = 0usize;
+            let mut result = Ok(());
+            // Ends when every worker has finished (and dropped its sender).
+            for (index, found) in done_rx.iter() {
+                pending.insert(index, found);
+                while let Some(found) = pending.remove(&turn) {
+                    if stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let item = &items[turn];
+                    turn += 1;
+                    let more = match found {
+                        Ok(found) => self.absorb(&heading(&item.artifact), found),
+                        Err(e) => {
+                            result = Err(e);
+                            false
+                        }
+                    };
+                    if !more {
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                }
+            }
+            let readers = handles.into_iter().filter_map(|h| h.join().ok()).collect();
+            (result, readers)
+        })
+    }
+
+    /// Fold one text's search result into the outcome, as [`search`](Self::search) does.
+    fn absorb(&mut self, heading: &str, mut sink: Found) -> bool {
         if self.outcome.incomplete.is_some() {
             return false;
         }
         self.outcome.artifacts_searched += 1;
-        let mut sink = Collect {
-            lines: Vec::new(),
-            matches: 0,
-            budget: self
-                .limits
-                .max_total_matches
-                .saturating_sub(self.outcome.matches),
-            capped: false,
-        };
-        if let Err(e) = self
-            .searcher
-            .search_slice(&self.matcher, text.as_bytes(), &mut sink)
-        {
+        if let Some(e) = sink.error {
             self.outcome.incomplete = Some(format!("searching '{heading}' failed: {e}"));
             return false;
+        }
+        // What the search would have kept with only the rest of the cap: everything before
+        // the first matching line past it.
+        let budget = self
+            .limits
+            .max_total_matches
+            .saturating_sub(self.outcome.matches);
+        if sink.matches > budget {
+            let cut = sink
+                .lines
+                .iter()
+                .enumerate()
+                .filter(|(_, (_, is_match, _))| *is_match)
+                .nth(budget)
+                .map_or(sink.lines.len(), |(i, _)| i);
+            sink.lines.truncate(cut);
+            sink.matches = budget;
+            sink.capped = true;
         }
         if sink.matches == 0 {
             if sink.capped {
@@ -234,6 +381,34 @@ fn push_line(out: &mut String, line: &[u8], max_chars: usize) {
         out.push_str(text);
     }
     out.push('\n');
+}
+
+/// What searching one text found.
+struct Found {
+    lines: Vec<(u64, bool, Vec<u8>)>,
+    matches: usize,
+    /// A matching line past the budget was found (and not kept).
+    capped: bool,
+    error: Option<String>,
+}
+
+fn collect(searcher: &mut Searcher, matcher: &RegexMatcher, text: &[u8], budget: usize) -> Found {
+    let mut sink = Collect {
+        lines: Vec::new(),
+        matches: 0,
+        budget,
+        capped: false,
+    };
+    let error = searcher
+        .search_slice(matcher, text, &mut sink)
+        .err()
+        .map(|e| e.to_string());
+    Found {
+        lines: sink.lines,
+        matches: sink.matches,
+        capped: sink.capped,
+        error,
+    }
 }
 
 struct Collect {
@@ -322,6 +497,88 @@ mod tests {
             .err()
             .unwrap();
         assert!(e.contains("look-around"), "{e}");
+    }
+
+    /// The worker-thread search, forced on small inputs, against the one-by-one search, with
+    /// caps that end the search at every kind of place.
+    #[test]
+    fn parallel_search_equals_the_sequential_one() {
+        use crate::artifacts::{ArtifactSource, NewArtifact};
+        let tmp = tempfile::tempdir().unwrap();
+        let store = ArtifactStore::open(&tmp.path().join("a.db")).unwrap();
+        for a in 0..40usize {
+            let text: String = (0..(50 + a * 37 % 200))
+                .map(|i| match (i * 31 + a * 17) % 23 {
+                    0 => format!("hit {i} in {a}\n"),
+                    1 => format!("HIT twice {i} hit\n"),
+                    _ => format!("filler {i} {}\n", "x".repeat((i * a) % 40)),
+                })
+                .collect();
+            store
+                .create(&NewArtifact {
+                    conversation_id: if a % 3 == 0 { "other" } else { "c" },
+                    id: &format!("a{a:02}"),
+                    title: "t",
+                    content_type: "text/plain",
+                    source: ArtifactSource::Tool,
+                    content: &text,
+                })
+                .unwrap();
+        }
+        let limits = [
+            GrepLimits::default(),
+            GrepLimits {
+                max_total_matches: 7,
+                ..GrepLimits::default()
+            },
+            GrepLimits {
+                max_total_matches: 40,
+                ..GrepLimits::default()
+            },
+            GrepLimits {
+                max_output_chars: 300,
+                max_line_chars: 10,
+                ..GrepLimits::default()
+            },
+        ];
+        for conversation in [Some("c"), None] {
+            for limits in limits {
+                for (pattern, ignore_case, context, max_count) in [
+                    ("hit", false, 0, 20),
+                    ("hit", true, 2, 3),
+                    ("nothing", false, 1, 20),
+                    (r"filler \d+ x{30}", false, 0, 0),
+                ] {
+                    let options = GrepOptions {
+                        ignore_case,
+                        context,
+                        max_count,
+                        ..opts(pattern)
+                    };
+                    let mut one_by_one = Grep::new(options.clone(), limits).unwrap();
+                    store
+                        .for_each_latest(conversation, None, |a, t| one_by_one.search(&a.id, t))
+                        .unwrap();
+                    let expected = one_by_one.finish();
+                    for workers in [2, 3] {
+                        let mut parallel = Grep::new(options.clone(), limits).unwrap();
+                        let items = store.latest_items(conversation, None).unwrap();
+                        let readers = store.take_readers(workers);
+                        assert_eq!(readers.len(), workers);
+                        let (result, readers) =
+                            parallel.search_parallel(&items, readers, &|a| a.id.clone());
+                        result.unwrap();
+                        assert_eq!(readers.len(), workers, "connections come back");
+                        store.return_readers(readers);
+                        assert_eq!(
+                            parallel.finish(),
+                            expected,
+                            "{pattern} {limits:?} {conversation:?}"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -432,7 +432,7 @@ fn grep(store: &ArtifactStore, conv: &str, p: &Params) -> ToolResult {
             Err(e) => return store_failure(e),
         }
     }
-    if let Err(e) = store.for_each_latest(Some(conv), id, |a, text| g.search(&a.id, text)) {
+    if let Err(e) = g.search_store(store, Some(conv), id, |a| a.id.clone()) {
         return store_failure(e);
     }
     let outcome = g.finish();

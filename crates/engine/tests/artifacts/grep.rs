@@ -149,3 +149,68 @@ async fn other_conversations_are_not_searched() {
     let r = e.call("grep_artifact", &[("pattern", "shared")]).await;
     assert!(r.data.contains("in 1 artifact (1 searched)"), "{}", r.data);
 }
+
+/// Enough text for `grep_artifact` to search on worker threads; the result must be exactly
+/// the one-by-one search's.
+#[tokio::test]
+async fn a_large_search_on_worker_threads_matches_the_sequential_one() {
+    use engine::artifacts::grep::{Grep, GrepLimits, GrepOptions, PARALLEL_MIN_BYTES};
+    let e = env();
+    let mut total = 0u64;
+    let mut a = 0usize;
+    while total < PARALLEL_MIN_BYTES + 100_000 {
+        let text: String = (0..3_000)
+            .map(|i| {
+                if (i * 7 + a * 13) % 997 == 0 {
+                    format!("line {i} of {a}: TARGET-{} here\n", i % 5)
+                } else {
+                    format!("line {i} of {a}: ordinary words to fill the artifact out\n")
+                }
+            })
+            .collect();
+        total += text.len() as u64;
+        e.store
+            .create(&engine::artifacts::NewArtifact {
+                conversation_id: "c1",
+                id: &format!("a{a:03}"),
+                title: "t",
+                content_type: "text/plain",
+                source: engine::artifacts::ArtifactSource::Tool,
+                content: &text,
+            })
+            .unwrap();
+        a += 1;
+    }
+    for (pattern, context, max_count) in [
+        (r"TARGET-\d", "0", "20"),
+        ("TARGET-[0-2]", "2", "1"),
+        ("line", "0", "5"),
+    ] {
+        let r = e
+            .call(
+                "grep_artifact",
+                &[
+                    ("pattern", pattern),
+                    ("context", context),
+                    ("max_count", max_count),
+                ],
+            )
+            .await;
+        assert!(r.success, "{r:?}");
+        let mut g = Grep::new(
+            GrepOptions {
+                pattern: pattern.into(),
+                fixed_strings: false,
+                ignore_case: false,
+                context: context.parse().unwrap(),
+                max_count: max_count.parse().unwrap(),
+            },
+            GrepLimits::default(),
+        )
+        .unwrap();
+        e.store
+            .for_each_latest(Some("c1"), None, |a, text| g.search(&a.id, text))
+            .unwrap();
+        assert_eq!(r.data, g.finish().render(pattern), "{pattern}");
+    }
+}
