@@ -1,0 +1,278 @@
+import { useEffect, useRef, useState, type FormEvent } from "react";
+import { Field } from "../../components/Field";
+import { Spinner } from "../../components/Spinner";
+import { ConnectionTestResult } from "./ConnectionTestResult";
+import { CUSTOM, PRESETS } from "./presets";
+import type { ProfileEditor } from "./useProfileEditor";
+
+/** Add or edit one model profile: preset, server, model, API key (to the keyring), options. */
+export function ProfileForm(props: {
+  editor: ProfileEditor;
+  title: string;
+  /** Names of the secrets already in the keyring, to say whether the key is set. */
+  secretNames: readonly string[];
+  onCancel: () => void;
+  submitLabel: string;
+}) {
+  const { editor } = props;
+  const { draft, errors, busy } = editor;
+  const fe = errors.fields;
+  const disabled = busy !== null;
+  const headingRef = useRef<HTMLHeadingElement>(null);
+  const [advanced, setAdvanced] = useState(
+    draft.temperature !== "" || draft.max_tokens !== "" || draft.timeout !== "",
+  );
+  const advancedError = fe.temperature ?? fe.max_tokens ?? fe.timeout;
+
+  useEffect(() => {
+    headingRef.current?.focus();
+  }, []);
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    void editor.save();
+  };
+
+  const secret = draft.secretName.trim();
+  const keyIsSet = props.secretNames.includes(secret);
+
+  return (
+    <form
+      className="profile-form"
+      onSubmit={submit}
+      noValidate
+      aria-labelledby="profile-form-title"
+      aria-busy={disabled}
+      onKeyDown={(e) => {
+        if (e.key === "Escape" && !disabled) props.onCancel();
+      }}
+    >
+      <h3 id="profile-form-title" ref={headingRef} tabIndex={-1}>
+        {props.title}
+      </h3>
+      {errors.general.length > 0 && (
+        <div className="form-errors" role="alert" data-testid="profile-errors">
+          <p>The profile was not saved:</p>
+          <ul>
+            {errors.general.map((line) => (
+              <li key={line}>{line}</li>
+            ))}
+          </ul>
+        </div>
+      )}
+      {Object.keys(fe).length > 0 && errors.general.length === 0 && (
+        <p className="form-errors" role="alert">
+          The profile was not saved; see the highlighted fields.
+        </p>
+      )}
+      <div className="form-grid">
+        <Field label="Preset" hint="Fills in the server address and API type.">
+          {(c) => (
+            <select
+              {...c}
+              value={draft.preset}
+              disabled={disabled}
+              onChange={(e) => editor.choosePreset(e.target.value)}
+            >
+              <option value={CUSTOM}>Custom server</option>
+              {PRESETS.map((p) => (
+                <option key={p.id} value={p.id}>
+                  {p.label}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field label="Profile name" hint="Agents refer to a profile by this name." error={fe.name}>
+          {(c) => (
+            <input
+              {...c}
+              value={draft.name}
+              disabled={disabled}
+              autoComplete="off"
+              spellCheck={false}
+              onChange={(e) => editor.update({ name: e.target.value })}
+            />
+          )}
+        </Field>
+        <Field label="API type" error={fe.api}>
+          {(c) => (
+            <select
+              {...c}
+              value={draft.api}
+              disabled={disabled}
+              onChange={(e) =>
+                editor.update({ api: e.target.value === "anthropic" ? "anthropic" : "openai" })
+              }
+            >
+              <option value="openai">OpenAI-compatible</option>
+              <option value="anthropic">Anthropic</option>
+            </select>
+          )}
+        </Field>
+        <Field label="Base URL" error={fe.base_url} className="span-2">
+          {(c) => (
+            <input
+              {...c}
+              type="url"
+              value={draft.base_url}
+              disabled={disabled}
+              spellCheck={false}
+              placeholder="https://api.example.com/v1"
+              onChange={(e) => editor.update({ base_url: e.target.value })}
+            />
+          )}
+        </Field>
+        <Field label="Model" error={fe.model}>
+          {(c) => (
+            <input
+              {...c}
+              value={draft.model}
+              disabled={disabled}
+              spellCheck={false}
+              onChange={(e) => editor.update({ model: e.target.value })}
+            />
+          )}
+        </Field>
+      </div>
+
+      <fieldset className="key-group" disabled={disabled}>
+        <legend>API key</legend>
+        <label className="checkbox">
+          <input
+            type="checkbox"
+            checked={draft.useKey}
+            onChange={(e) => editor.update({ useKey: e.target.checked })}
+          />
+          This server needs an API key
+        </label>
+        {draft.useKey && (
+          <div className="form-grid">
+            <Field
+              label="Secret name"
+              hint={
+                <>
+                  The profile stores <code>{`{{${secret || "NAME"}}}`}</code>; the key itself stays
+                  in the system keyring.{" "}
+                  {secret !== "" &&
+                    (keyIsSet ? (
+                      <span className="tag tag-ok">set</span>
+                    ) : (
+                      <span className="tag tag-missing">not set</span>
+                    ))}
+                </>
+              }
+              error={fe.secretName}
+            >
+              {(c) => (
+                <input
+                  {...c}
+                  value={draft.secretName}
+                  autoComplete="off"
+                  spellCheck={false}
+                  onChange={(e) => editor.update({ secretName: e.target.value })}
+                />
+              )}
+            </Field>
+            <Field
+              label="API key"
+              hint={
+                editor.storedAs !== null && draft.keyValue === ""
+                  ? `Stored in the keyring as ${editor.storedAs}.`
+                  : keyIsSet
+                    ? "Leave empty to keep the stored key; type a new one to replace it."
+                    : "Stored in the keyring when you save or test; never shown again."
+              }
+              error={fe.keyValue}
+            >
+              {(c) => (
+                <input
+                  {...c}
+                  type="password"
+                  value={draft.keyValue}
+                  autoComplete="off"
+                  spellCheck={false}
+                  onChange={(e) => editor.update({ keyValue: e.target.value })}
+                />
+              )}
+            </Field>
+          </div>
+        )}
+      </fieldset>
+
+      <details
+        className="advanced"
+        open={advanced || advancedError !== undefined}
+        onToggle={(e) => setAdvanced(e.currentTarget.open)}
+      >
+        <summary>Advanced options</summary>
+        <div className="form-grid">
+          <Field
+            label="Temperature"
+            hint="0–2; empty for the server's default."
+            error={fe.temperature}
+          >
+            {(c) => (
+              <input
+                {...c}
+                type="number"
+                inputMode="decimal"
+                min={0}
+                max={2}
+                step={0.1}
+                value={draft.temperature}
+                disabled={disabled}
+                onChange={(e) => editor.update({ temperature: e.target.value })}
+              />
+            )}
+          </Field>
+          <Field label="Max tokens" hint="Answer length limit." error={fe.max_tokens}>
+            {(c) => (
+              <input
+                {...c}
+                type="number"
+                inputMode="numeric"
+                min={1}
+                step={1}
+                value={draft.max_tokens}
+                disabled={disabled}
+                onChange={(e) => editor.update({ max_tokens: e.target.value })}
+              />
+            )}
+          </Field>
+          <Field
+            label="Idle timeout (s)"
+            hint="How long the server may stay silent."
+            error={fe.timeout}
+          >
+            {(c) => (
+              <input
+                {...c}
+                type="number"
+                inputMode="decimal"
+                min={1}
+                value={draft.timeout}
+                disabled={disabled}
+                onChange={(e) => editor.update({ timeout: e.target.value })}
+              />
+            )}
+          </Field>
+        </div>
+      </details>
+
+      <div className="form-actions">
+        <button type="button" onClick={() => void editor.runTest()} disabled={disabled}>
+          {busy === "testing" && <Spinner />} Test connection
+        </button>
+        <span className="spacer" />
+        <button type="button" onClick={props.onCancel} disabled={disabled}>
+          Cancel
+        </button>
+        <button type="submit" className="primary" disabled={disabled}>
+          {busy === "saving" && <Spinner />} {busy === "saving" ? "Saving…" : props.submitLabel}
+        </button>
+      </div>
+      <ConnectionTestResult state={editor.test} />
+    </form>
+  );
+}

@@ -1,0 +1,93 @@
+import type { Api } from "../../bindings";
+
+/** A common model server: what the profile form fills in when it is chosen. */
+export interface Preset {
+  id: string;
+  label: string;
+  api: Api;
+  base_url: string;
+  /** A model name to start from (the user can change it). */
+  model: string;
+  /** The secret holding the key, or null for local servers that need none. */
+  secret: string | null;
+  /** True for servers on this machine. */
+  local: boolean;
+}
+
+export const PRESETS: readonly Preset[] = [
+  {
+    id: "openai",
+    label: "OpenAI",
+    api: "openai",
+    base_url: "https://api.openai.com/v1",
+    model: "gpt-4o-mini",
+    secret: "OPENAI_API_KEY",
+    local: false,
+  },
+  {
+    id: "anthropic",
+    label: "Anthropic",
+    api: "anthropic",
+    base_url: "https://api.anthropic.com",
+    model: "claude-sonnet-4-5",
+    secret: "ANTHROPIC_API_KEY",
+    local: false,
+  },
+  {
+    id: "deepseek",
+    label: "DeepSeek",
+    api: "openai",
+    base_url: "https://api.deepseek.com/v1",
+    model: "deepseek-chat",
+    secret: "DEEPSEEK_API_KEY",
+    local: false,
+  },
+  {
+    id: "openrouter",
+    label: "OpenRouter",
+    api: "openai",
+    base_url: "https://openrouter.ai/api/v1",
+    model: "openai/gpt-4o-mini",
+    secret: "OPENROUTER_API_KEY",
+    local: false,
+  },
+  {
+    id: "ollama",
+    label: "Ollama",
+    api: "openai",
+    base_url: "http://127.0.0.1:11434/v1",
+    model: "qwen2.5:7b",
+    secret: null,
+    local: true,
+  },
+  {
+    id: "lmstudio",
+    label: "LM Studio",
+    api: "openai",
+    base_url: "http://127.0.0.1:1234/v1",
+    model: "local-model",
+    secret: null,
+    local: true,
+  },
+  {
+    id: "llamacpp",
+    label: "llama.cpp",
+    api: "openai",
+    base_url: "http://127.0.0.1:8080/v1",
+    model: "local-model",
+    secret: null,
+    local: true,
+  },
+];
+
+export const CUSTOM = "custom";
+
+export function presetById(id: string): Preset | undefined {
+  return PRESETS.find((p) => p.id === id);
+}
+
+/** The preset whose server a profile talks to, if any. */
+export function presetFor(api: Api, baseUrl: string): Preset | undefined {
+  const url = baseUrl.trim().replace(/\/+$/, "");
+  return PRESETS.find((p) => p.api === api && p.base_url === url);
+}

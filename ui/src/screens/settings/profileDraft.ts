@@ -1,0 +1,232 @@
+import type { Api, ModelProfile } from "../../bindings";
+import { CUSTOM, PRESETS, presetById, presetFor, type Preset } from "./presets";
+import {
+  SECRET_NAME_RULE,
+  isValidSecretName,
+  secretNameForProfile,
+  templateFor,
+  templateName,
+} from "./secretNames";
+
+/**
+ * What the profile form edits. Numbers stay text until saving, so a half-typed value is not
+ * lost; the API key value is only ever held here until it is stored in the keyring.
+ */
+export interface ProfileDraft {
+  /** Preset id, or `custom`. */
+  preset: string;
+  name: string;
+  api: Api;
+  base_url: string;
+  model: string;
+  /** Does the server need an API key? */
+  useKey: boolean;
+  /** The secret the profile's `api_key` template names. */
+  secretName: string;
+  /** Once the user edits the secret name it is no longer derived. */
+  secretNameEdited: boolean;
+  /** A key typed in the form, not yet stored. Never filled from the backend. */
+  keyValue: string;
+  temperature: string;
+  max_tokens: string;
+  timeout: string;
+}
+
+/** The form's fields; `api_key` errors from the backend land on `secretName`. */
+export type DraftField =
+  | "name"
+  | "api"
+  | "base_url"
+  | "model"
+  | "secretName"
+  | "keyValue"
+  | "temperature"
+  | "max_tokens"
+  | "timeout";
+
+export type FieldErrors = Partial<Record<DraftField, string>>;
+
+export function emptyDraft(name = ""): ProfileDraft {
+  return withDerivedSecret({
+    preset: CUSTOM,
+    name,
+    api: "openai",
+    base_url: "",
+    model: "",
+    useKey: true,
+    secretName: "",
+    secretNameEdited: false,
+    keyValue: "",
+    temperature: "",
+    max_tokens: "",
+    timeout: "",
+  });
+}
+
+export function draftFromProfile(p: ModelProfile): ProfileDraft {
+  const secret = templateName(p.api_key);
+  const preset = presetFor(p.api, p.base_url);
+  return withDerivedSecret({
+    preset: preset?.id ?? CUSTOM,
+    name: p.name,
+    api: p.api,
+    base_url: p.base_url,
+    model: p.model,
+    useKey: secret !== null,
+    secretName: secret ?? "",
+    secretNameEdited: secret !== null,
+    keyValue: "",
+    temperature: numberText(p.temperature),
+    max_tokens: numberText(p.max_tokens),
+    timeout: numberText(p.timeout),
+  });
+}
+
+/** Change some fields; the secret name follows the preset or profile name until edited. */
+export function updateDraft(d: ProfileDraft, patch: Partial<ProfileDraft>): ProfileDraft {
+  const next = { ...d, ...patch };
+  if (patch.secretName !== undefined) next.secretNameEdited = true;
+  return withDerivedSecret(next);
+}
+
+/**
+ * Choose a preset: fills api, base_url and whether a key is needed; the model and profile name
+ * only when they are empty or still another preset's suggestion.
+ */
+export function applyPreset(d: ProfileDraft, id: string): ProfileDraft {
+  const preset = presetById(id);
+  if (!preset) return { ...d, preset: CUSTOM };
+  const suggestedModels = new Set(PRESETS.map((p) => p.model));
+  const suggestedNames = new Set(PRESETS.map((p) => p.id));
+  return withDerivedSecret({
+    ...d,
+    preset: preset.id,
+    api: preset.api,
+    base_url: preset.base_url,
+    model: d.model === "" || suggestedModels.has(d.model) ? preset.model : d.model,
+    name: d.name === "" || suggestedNames.has(d.name) ? preset.id : d.name,
+    useKey: preset.secret !== null,
+  });
+}
+
+/** The secret name the draft would use if the user had not typed one. */
+export function derivedSecretName(d: ProfileDraft): string {
+  const preset: Preset | undefined = presetById(d.preset);
+  return preset?.secret ?? secretNameForProfile(d.name);
+}
+
+function withDerivedSecret(d: ProfileDraft): ProfileDraft {
+  return d.secretNameEdited ? d : { ...d, secretName: derivedSecretName(d) };
+}
+
+export type Built = { ok: true; profile: ModelProfile } | { ok: false; errors: FieldErrors };
+
+/**
+ * The profile to send to the backend. Only checks what the form itself must (numbers, the secret
+ * name); everything else is validated by the backend's models.yaml loader.
+ */
+export function buildProfile(d: ProfileDraft): Built {
+  const errors: FieldErrors = {};
+  const temperature = parseNumber(d.temperature, "temperature", errors);
+  const max_tokens = parseNumber(d.max_tokens, "max_tokens", errors);
+  const timeout = parseNumber(d.timeout, "timeout", errors);
+  const secret = d.secretName.trim();
+  if (d.useKey && !isValidSecretName(secret)) {
+    errors.secretName =
+      secret === ""
+        ? "Name the secret that holds the key."
+        : `Not a valid name. ${SECRET_NAME_RULE}`;
+  }
+  if (Object.keys(errors).length > 0) return { ok: false, errors };
+  return {
+    ok: true,
+    profile: {
+      name: d.name.trim(),
+      api: d.api,
+      base_url: d.base_url.trim(),
+      model: d.model.trim(),
+      api_key: d.useKey ? templateFor(secret) : null,
+      temperature,
+      max_tokens,
+      timeout,
+    },
+  };
+}
+
+/** The whole list to save: `profile` replacing the one at `index`, or appended when new. */
+export function replaceAt(
+  profiles: readonly ModelProfile[],
+  index: number | null,
+  profile: ModelProfile,
+): { list: ModelProfile[]; index: number } {
+  if (index === null || index >= profiles.length) {
+    return { list: [...profiles, profile], index: profiles.length };
+  }
+  return { list: profiles.map((p, i) => (i === index ? profile : p)), index };
+}
+
+export interface SaveErrors {
+  fields: FieldErrors;
+  /** Lines not about a field of this profile (other profiles, the file). */
+  general: string[];
+}
+
+const BACKEND_FIELDS: Record<string, DraftField> = {
+  name: "name",
+  api: "api",
+  base_url: "base_url",
+  model: "model",
+  api_key: "secretName",
+  temperature: "temperature",
+  max_tokens: "max_tokens",
+  timeout: "timeout",
+};
+
+/**
+ * Place the backend's `invalid_config` lines (`profiles[1].base_url: …`) next to the fields of
+ * the profile at `index`; the rest are general, named after their profile where known.
+ */
+export function placeSaveErrors(
+  message: string,
+  index: number,
+  list: readonly ModelProfile[],
+): SaveErrors {
+  const result: SaveErrors = { fields: {}, general: [] };
+  for (const line of message.split("\n").filter((l) => l.trim() !== "")) {
+    const m = /^profiles\[(\d+)\](?:\.([A-Za-z_]+))?:\s*(.*)$/s.exec(line);
+    if (!m) {
+      result.general.push(line);
+      continue;
+    }
+    const at = Number(m[1]);
+    const field = m[2] ? BACKEND_FIELDS[m[2]] : undefined;
+    const text = m[3] ?? "";
+    if (at === index && field) {
+      const previous = result.fields[field];
+      result.fields[field] = previous ? `${previous} ${text}` : text;
+    } else {
+      const owner = list[at]?.name;
+      result.general.push(owner ? `Profile “${owner}”: ${text}` : line);
+    }
+  }
+  return result;
+}
+
+function parseNumber(
+  text: string,
+  field: "temperature" | "max_tokens" | "timeout",
+  errors: FieldErrors,
+): number | null {
+  const t = text.trim();
+  if (t === "") return null;
+  const n = Number(t);
+  if (!Number.isFinite(n)) {
+    errors[field] = "Enter a number, or leave it empty for the default.";
+    return null;
+  }
+  return n;
+}
+
+function numberText(n: number | null | undefined): string {
+  return n === null || n === undefined ? "" : String(n);
+}

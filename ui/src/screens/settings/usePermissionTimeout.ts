@@ -1,0 +1,40 @@
+import { useCallback, useState } from "react";
+import { parseTimeout } from "./permissionTimeout";
+import { settingsIpc } from "./settingsIpc";
+
+/** Saving the permission timeout: checked against the bounds, then `save_permission_timeout`. */
+export function usePermissionTimeout(reload: () => Promise<void>) {
+  const [saving, setSaving] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [saved, setSaved] = useState(false);
+
+  const save = useCallback(
+    async (text: string): Promise<boolean> => {
+      setSaved(false);
+      const parsed = parseTimeout(text);
+      if (!parsed.ok) {
+        setError(parsed.error);
+        return false;
+      }
+      setSaving(true);
+      setError(null);
+      const res = await settingsIpc.savePermissionTimeout(parsed.seconds);
+      setSaving(false);
+      if (res.status === "error") {
+        setError(res.error.message);
+        return false;
+      }
+      setSaved(true);
+      await reload();
+      return true;
+    },
+    [reload],
+  );
+
+  const clear = useCallback(() => {
+    setSaved(false);
+    setError(null);
+  }, []);
+
+  return { saving, error, saved, save, clear };
+}

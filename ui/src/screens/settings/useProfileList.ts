@@ -1,0 +1,24 @@
+import { useCallback, useState } from "react";
+import type { ModelProfile } from "../../bindings";
+import { settingsIpc } from "./settingsIpc";
+
+/** Deleting a profile: the list without it goes through `save_profiles`. */
+export function useProfileList(profiles: readonly ModelProfile[], reload: () => Promise<void>) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  const remove = useCallback(
+    async (index: number) => {
+      setBusy(true);
+      setError(null);
+      const name = profiles[index]?.name ?? "";
+      const res = await settingsIpc.saveProfiles(profiles.filter((_, i) => i !== index));
+      if (res.status === "error") setError(`Could not delete ${name}: ${res.error.message}`);
+      else await reload();
+      setBusy(false);
+    },
+    [profiles, reload],
+  );
+
+  return { busy, error, remove };
+}
