@@ -28,7 +28,7 @@ def test_status_area_shows_what_the_backend_reports(app: App):
 
 def test_navigation_keyboard_and_dark_theme(app: App):
     app.by_testid("status-area")
-    assert app.heading() == "Chat"
+    assert app.heading() == "New conversation"
     app.by_testid("nav-tools").click()
     app.wait(lambda d: app.heading() == "Tools", "the Tools screen")
     assert app.by_testid("nav-tools").get_attribute("aria-current") == "page"

@@ -26,6 +26,20 @@ function backend(overrides: Partial<Record<string, () => unknown>> = {}) {
       const handler = overrides[cmd];
       if (handler) return handler();
       if (cmd === "get_status" || cmd === "reload_config") return STATUS;
+      if (cmd === "list_conversations") return [];
+      if (cmd === "list_agents") return [];
+      if (cmd === "get_settings")
+        return {
+          profiles: [],
+          settings: {
+            web_search: { endpoint: "", api_key: null },
+            web_fetch: { endpoint: "", api_key: null },
+            permission_timeout_secs: 120,
+          },
+          secret_names: [],
+          missing_secrets: [],
+          config_dir: STATUS.config_dir,
+        };
       throw new Error(`unexpected command ${cmd}`);
     },
     { shouldMockEvents: true },
@@ -72,7 +86,7 @@ describe("App shell", () => {
     backend();
     const user = userEvent.setup();
     render(<App />);
-    expect(screen.getByRole("heading", { level: 1 })).toHaveTextContent("Chat");
+    expect(screen.getByRole("heading", { level: 1 })).toHaveTextContent("New conversation");
     await user.click(screen.getByTestId("nav-tools"));
     expect(screen.getByRole("heading", { level: 1 })).toHaveTextContent("Tools");
     expect(screen.getByTestId("nav-tools")).toHaveAttribute("aria-current", "page");

@@ -7,11 +7,14 @@ import { ChatScreen } from "./screens/chat/ChatScreen";
 import { ToolsScreen } from "./screens/tools/ToolsScreen";
 import { ArtifactsScreen } from "./screens/artifacts/ArtifactsScreen";
 import { SettingsScreen } from "./screens/settings/SettingsScreen";
+import { PermissionDialog } from "./screens/chat/PermissionDialog";
+import { usePermissions } from "./screens/chat/usePermissions";
 
 export function App() {
   const [screen, setScreen] = useState<ScreenId>("chat");
   const [theme, setTheme] = useTheme();
   const status = useStatus();
+  const permissions = usePermissions();
 
   // Ctrl/Cmd + 1..4 switches screens.
   useEffect(() => {
@@ -41,6 +44,11 @@ export function App() {
           <SettingsScreen theme={theme} onThemeChange={setTheme} state={status} />
         )}
       </main>
+      <PermissionDialog
+        queue={permissions.queue}
+        timeoutSecs={permissions.timeoutSecs}
+        onAnswer={(id, answer) => void permissions.answer(id, answer)}
+      />
     </div>
   );
 }

@@ -3,6 +3,34 @@ import { afterEach } from "vitest";
 import { cleanup } from "@testing-library/react";
 import { clearMocks } from "@tauri-apps/api/mocks";
 
+// jsdom has <dialog> but not its modal methods.
+if (typeof HTMLDialogElement !== "undefined" && !HTMLDialogElement.prototype.showModal) {
+  HTMLDialogElement.prototype.showModal = function (this: HTMLDialogElement) {
+    this.setAttribute("open", "");
+  };
+  HTMLDialogElement.prototype.close = function (this: HTMLDialogElement) {
+    this.removeAttribute("open");
+  };
+}
+
+// jsdom does no layout; give the scroll container of virtualised lists a viewport.
+const realRect = HTMLElement.prototype.getBoundingClientRect;
+HTMLElement.prototype.getBoundingClientRect = function (this: HTMLElement) {
+  if (this.classList.contains("timeline")) return DOMRect.fromRect({ width: 800, height: 600 });
+  return realRect.call(this);
+};
+for (const [prop, value] of [
+  ["offsetHeight", 600],
+  ["offsetWidth", 800],
+] as const) {
+  Object.defineProperty(HTMLElement.prototype, prop, {
+    configurable: true,
+    get(this: HTMLElement) {
+      return this.classList.contains("timeline") ? value : 0;
+    },
+  });
+}
+
 afterEach(async () => {
   cleanup();
   // Unmounting unsubscribes event listeners asynchronously; let that finish before the mock

@@ -1,0 +1,130 @@
+import { act, render, screen, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { emit } from "@tauri-apps/api/event";
+import { mockIPC } from "@tauri-apps/api/mocks";
+import { ChatScreen, stripCalls } from "./ChatScreen";
+
+function backend() {
+  const calls: { cmd: string; args: unknown }[] = [];
+  mockIPC(
+    (cmd, args) => {
+      calls.push({ cmd, args });
+      if (cmd === "list_conversations") return [];
+      if (cmd === "list_agents")
+        return [
+          { name: "lead_agent", description: "Lead", model: "default", internal: false },
+          { name: "hidden", description: "", model: null, internal: true },
+        ];
+      if (cmd === "start_run") return null;
+      if (cmd === "cancel_run") return true;
+      throw new Error(`unexpected ${cmd}`);
+    },
+    { shouldMockEvents: true },
+  );
+  return calls;
+}
+
+const engine = (payload: Record<string, unknown>) => act(() => emit("engine-event", payload));
+
+describe("ChatScreen", () => {
+  it("sends a task, streams the answer and shows a live tool card", async () => {
+    const calls = backend();
+    const user = userEvent.setup();
+    render(<ChatScreen />);
+    const picker = await screen.findByTestId("agent-picker");
+    expect(
+      within(picker)
+        .getAllByRole("option")
+        .map((o) => o.textContent),
+    ).toEqual(["lead_agent"]);
+    await user.type(screen.getByTestId("composer-input"), "Research Rust{Enter}");
+    const start = calls.find((c) => c.cmd === "start_run");
+    expect(start?.args).toMatchObject({ agent: "lead_agent", task: "Research Rust" });
+    const conversationId = (start?.args as { conversationId: string }).conversationId;
+    expect(screen.getByTestId("msg-user")).toHaveTextContent("Research Rust");
+
+    await engine({
+      type: "run_started",
+      conversation_id: conversationId,
+      run_id: "r",
+      agent: "lead_agent",
+    });
+    expect(screen.getByTestId("cancel-run")).toBeInTheDocument();
+    await engine({
+      type: "token",
+      conversation_id: conversationId,
+      agent: "lead_agent",
+      depth: 0,
+      text: "Let me **look**.",
+    });
+    await engine({
+      type: "tool_call_started",
+      conversation_id: conversationId,
+      agent: "lead_agent",
+      index: 0,
+      name: "web_search",
+    });
+    expect(screen.getByTestId("calling-tool")).toHaveTextContent("Calling web_search…");
+    expect(screen.getByTestId("msg-assistant").querySelector("strong")).toHaveTextContent("look");
+    await engine({
+      type: "model_answer",
+      conversation_id: conversationId,
+      agent: "lead_agent",
+      depth: 0,
+      finish_reason: "stop",
+      prompt_tokens: 100,
+      completion_tokens: 20,
+    });
+    expect(screen.getByTestId("usage")).toHaveTextContent("100 tokens in · 20 out");
+    await engine({
+      type: "tool_start",
+      conversation_id: conversationId,
+      call_id: "k",
+      tool: "web_search",
+      params: { query: "rust" },
+    });
+    expect(screen.getByTestId("tool-card-web_search")).toHaveAttribute("data-status", "running");
+    await engine({
+      type: "tool_complete",
+      conversation_id: conversationId,
+      call_id: "k",
+      tool: "web_search",
+      success: true,
+      result: "3 results",
+      metadata: {},
+      duration_ms: 42,
+    });
+    const card = screen.getByTestId("tool-card-web_search");
+    expect(card).toHaveAttribute("data-status", "succeeded");
+    expect(card).toHaveTextContent("42 ms");
+    expect(card).toHaveTextContent("3 results");
+    // Events of other conversations are ignored.
+    await engine({
+      type: "token",
+      conversation_id: "other",
+      agent: "x",
+      depth: 0,
+      text: "NOT MINE",
+    });
+    expect(screen.queryByText("NOT MINE")).toBeNull();
+
+    await user.click(screen.getByTestId("cancel-run"));
+    expect(calls.some((c) => c.cmd === "cancel_run")).toBe(true);
+    await engine({
+      type: "run_ended",
+      conversation_id: conversationId,
+      run_id: "r",
+      status: "cancelled",
+      final_answer: null,
+      error: null,
+    });
+    expect(screen.getByTestId("run-end")).toHaveTextContent("Run cancelled.");
+    await user.click(screen.getByTestId("retry"));
+    expect(calls.filter((c) => c.cmd === "start_run")).toHaveLength(2);
+  });
+
+  it("does not show raw tool-call XML in answers", () => {
+    expect(stripCalls("Sure.\n<tool_call><name>x</name></tool_call>\nDone")).toBe("Sure.\n\nDone");
+    expect(stripCalls("Half <tool_call><name>x")).toBe("Half");
+  });
+});

@@ -1,0 +1,96 @@
+import { useState } from "react";
+import type { TimelineItem } from "./timeline";
+
+type ToolItem = Extract<TimelineItem, { kind: "tool" }>;
+
+const LABEL: Record<ToolItem["status"], string> = {
+  running: "Running…",
+  succeeded: "Succeeded",
+  failed: "Failed",
+  denied: "Denied",
+};
+
+/** One tool call, live: name, parameters, status, duration, result preview, artifact link. */
+export function ToolCard({
+  item,
+  onOpenArtifact,
+}: {
+  item: ToolItem;
+  onOpenArtifact?: (id: string) => void;
+}) {
+  const [open, setOpen] = useState(false);
+  const malformed = item.tool === "__malformed__";
+  const params = Object.entries(item.params);
+  const preview = item.result ? item.result.slice(0, 600) : null;
+  return (
+    <article
+      className={`tool-card tool-${item.status}`}
+      data-testid={`tool-card-${item.tool}`}
+      data-status={item.status}
+      aria-label={`${malformed ? "Unreadable tool call" : item.tool}: ${LABEL[item.status]}`}
+    >
+      <header className="tool-card-header">
+        <span className="tool-name">{malformed ? "Unreadable tool call" : item.tool}</span>
+        <span className={`badge badge-${item.status}`} data-testid="tool-status">
+          {LABEL[item.status]}
+        </span>
+        {item.durationMs !== null && <span className="muted">{item.durationMs} ms</span>}
+        {(params.length > 0 || item.result) && (
+          <button
+            type="button"
+            className="link-button"
+            aria-expanded={open}
+            onClick={() => setOpen(!open)}
+          >
+            {open ? "Hide details" : "Details"}
+          </button>
+        )}
+      </header>
+      {malformed && item.result && (
+        <p className="tool-malformed">
+          The model wrote a tool call that could not be read: {item.result}
+        </p>
+      )}
+      {!malformed && params.length > 0 && !open && (
+        <p className="tool-params-inline muted">
+          {params.map(([k, v]) => `${k}=${short(v)}`).join(" · ")}
+        </p>
+      )}
+      {open && (
+        <div className="tool-details">
+          {params.length > 0 && (
+            <pre className="code" aria-label="Parameters">
+              {JSON.stringify(item.params, null, 2)}
+            </pre>
+          )}
+          {item.result && (
+            <pre className="code tool-result" aria-label="Result">
+              {item.result}
+            </pre>
+          )}
+        </div>
+      )}
+      {!open && !malformed && preview && item.status !== "running" && (
+        <pre className="tool-result-preview">
+          {preview}
+          {item.result && item.result.length > 600 ? "…" : ""}
+        </pre>
+      )}
+      {item.artifactId && (
+        <button
+          type="button"
+          className="link-button"
+          data-testid="artifact-link"
+          onClick={() => item.artifactId && onOpenArtifact?.(item.artifactId)}
+        >
+          Artifact: {item.artifactId}
+        </button>
+      )}
+    </article>
+  );
+}
+
+function short(v: unknown): string {
+  const text = typeof v === "string" ? v : JSON.stringify(v);
+  return text.length > 60 ? `${text.slice(0, 60)}…` : text;
+}

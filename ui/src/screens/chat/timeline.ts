@@ -1,0 +1,271 @@
+import type { EngineEvent, JsonValue, StoredMessage } from "../../bindings";
+
+/** One thing shown in a conversation. */
+export type TimelineItem =
+  | { kind: "user"; key: string; text: string; agent: string; depth: number }
+  | {
+      kind: "assistant";
+      key: string;
+      agent: string;
+      depth: number;
+      text: string;
+      streaming: boolean;
+      usage: { prompt: number | null; completion: number | null } | null;
+    }
+  | {
+      kind: "tool";
+      key: string;
+      callId: string;
+      tool: string;
+      depth: number;
+      params: Record<string, JsonValue>;
+      status: "running" | "succeeded" | "failed" | "denied";
+      result: string | null;
+      durationMs: number | null;
+      artifactId: string | null;
+    }
+  | { kind: "tool_results"; key: string; agent: string; depth: number; text: string }
+  | { kind: "handover"; key: string; from: string; to: string; instruction: string; depth: number }
+  | { kind: "return"; key: string; from: string; to: string; success: boolean; depth: number }
+  | {
+      kind: "run_end";
+      key: string;
+      status: "completed" | "cancelled" | "failed" | "interrupted";
+      error: string | null;
+    };
+
+export interface PendingPermission {
+  requestId: string;
+  conversationId: string;
+  request: Extract<EngineEvent, { type: "permission_request" }>["request"];
+  receivedAt: number;
+}
+
+export interface ChatState {
+  items: TimelineItem[];
+  running: boolean;
+  /** "calling web_search…" while the model is still writing the call. */
+  callingTool: string | null;
+  depth: number;
+  seq: number;
+}
+
+export const emptyChat: ChatState = {
+  items: [],
+  running: false,
+  callingTool: null,
+  depth: 0,
+  seq: 0,
+};
+
+/** Timeline items for stored messages (a conversation opened from history). */
+export function fromHistory(
+  messages: StoredMessage[],
+  lastStatus: string | null,
+  running: boolean,
+): ChatState {
+  const items: TimelineItem[] = messages.map((m) => {
+    const key = `m${m.id}`;
+    if (m.role === "user")
+      return { kind: "user", key, text: m.content, agent: m.agent, depth: m.depth };
+    if (m.role === "assistant")
+      return {
+        kind: "assistant",
+        key,
+        agent: m.agent,
+        depth: m.depth,
+        text: m.content,
+        streaming: false,
+        usage:
+          m.prompt_tokens !== null || m.completion_tokens !== null
+            ? { prompt: m.prompt_tokens, completion: m.completion_tokens }
+            : null,
+      };
+    return { kind: "tool_results", key, agent: m.agent, depth: m.depth, text: m.content };
+  });
+  if (
+    !running &&
+    (lastStatus === "cancelled" || lastStatus === "failed" || lastStatus === "interrupted")
+  ) {
+    items.push({ kind: "run_end", key: "end-history", status: lastStatus, error: null });
+  }
+  return { ...emptyChat, items, running, seq: items.length };
+}
+
+function artifactIdOf(metadata: Partial<Record<string, JsonValue>>): string | null {
+  const persisted = metadata["persisted_artifact_id"];
+  if (typeof persisted === "string") return persisted;
+  const snapshot = metadata["artifact_snapshot"];
+  if (snapshot && typeof snapshot === "object" && !Array.isArray(snapshot)) {
+    const id = (snapshot as Record<string, JsonValue>)["id"];
+    if (typeof id === "string") return id;
+  }
+  return null;
+}
+
+/** Fold one engine event of this conversation into the state. */
+export function reduce(state: ChatState, event: EngineEvent): ChatState {
+  const seq = state.seq + 1;
+  const items = state.items;
+  switch (event.type) {
+    case "run_started":
+      return { ...state, running: true, depth: 0, seq };
+    case "token": {
+      const last = items[items.length - 1];
+      if (last && last.kind === "assistant" && last.streaming && last.agent === event.agent) {
+        const updated = { ...last, text: last.text + event.text };
+        return { ...state, items: [...items.slice(0, -1), updated], seq };
+      }
+      const item: TimelineItem = {
+        kind: "assistant",
+        key: `a${seq}`,
+        agent: event.agent,
+        depth: event.depth,
+        text: event.text,
+        streaming: true,
+        usage: null,
+      };
+      return { ...state, items: [...items, item], seq };
+    }
+    case "tool_call_started":
+      return { ...state, callingTool: event.name ?? state.callingTool ?? "a tool", seq };
+    case "model_answer": {
+      const index = findLastIndex(items, (i) => i.kind === "assistant" && i.streaming);
+      const usage = { prompt: event.prompt_tokens, completion: event.completion_tokens };
+      if (index < 0) return { ...state, callingTool: null, seq };
+      const item = items[index];
+      if (item?.kind !== "assistant") return state;
+      const next = [...items];
+      next[index] = { ...item, streaming: false, usage };
+      return { ...state, items: next, callingTool: null, seq };
+    }
+    case "tool_start":
+      return {
+        ...state,
+        items: [
+          ...items,
+          {
+            kind: "tool",
+            key: event.call_id,
+            callId: event.call_id,
+            tool: event.tool,
+            depth: state.depth,
+            params: event.params as Record<string, JsonValue>,
+            status: "running",
+            result: null,
+            durationMs: null,
+            artifactId: null,
+          },
+        ],
+        seq,
+      };
+    case "tool_complete": {
+      const denied = !event.success && /did not allow/.test(event.result);
+      const status = event.success ? "succeeded" : denied ? "denied" : "failed";
+      const index = findLastIndex(items, (i) => i.kind === "tool" && i.callId === event.call_id);
+      const done = {
+        status,
+        result: event.result,
+        durationMs: event.duration_ms,
+        artifactId: artifactIdOf(event.metadata),
+      } as const;
+      if (index >= 0) {
+        const item = items[index];
+        if (item?.kind !== "tool") return state;
+        const next = [...items];
+        next[index] = { ...item, ...done };
+        return { ...state, items: next, seq };
+      }
+      // Refused before it ran (validation, permission, malformed, unknown tool).
+      return {
+        ...state,
+        items: [
+          ...items,
+          {
+            kind: "tool",
+            key: event.call_id,
+            callId: event.call_id,
+            tool: event.tool,
+            depth: state.depth,
+            params: {},
+            ...done,
+          },
+        ],
+        seq,
+      };
+    }
+    case "agent_switch":
+      return {
+        ...state,
+        depth: event.depth,
+        items: [
+          ...items,
+          {
+            kind: "handover",
+            key: `h${seq}`,
+            from: event.from,
+            to: event.to,
+            instruction: event.instruction,
+            depth: event.depth,
+          },
+        ],
+        seq,
+      };
+    case "agent_return":
+      return {
+        ...state,
+        depth: Math.max(0, state.depth - 1),
+        items: [
+          ...items,
+          {
+            kind: "return",
+            key: `r${seq}`,
+            from: event.from,
+            to: event.to,
+            success: event.success,
+            depth: Math.max(0, state.depth - 1),
+          },
+        ],
+        seq,
+      };
+    case "run_ended": {
+      const finished = items.map((i) =>
+        i.kind === "assistant" && i.streaming ? { ...i, streaming: false } : i,
+      );
+      const end: TimelineItem[] =
+        event.status === "completed"
+          ? []
+          : [
+              {
+                kind: "run_end",
+                key: `e${seq}`,
+                status: event.status === "running" ? "interrupted" : event.status,
+                error: event.error,
+              },
+            ];
+      return {
+        ...state,
+        items: [...finished, ...end],
+        running: false,
+        callingTool: null,
+        depth: 0,
+        seq,
+      };
+    }
+    default:
+      return state;
+  }
+}
+
+function findLastIndex<T>(list: T[], pred: (t: T) => boolean): number {
+  for (let i = list.length - 1; i >= 0; i--) {
+    const item = list[i];
+    if (item !== undefined && pred(item)) return i;
+  }
+  return -1;
+}
+
+/** The conversation an event belongs to, if any. */
+export function conversationOf(event: EngineEvent): string | null {
+  return "conversation_id" in event ? event.conversation_id : null;
+}

@@ -1,0 +1,177 @@
+import { useCallback, useEffect, useReducer, useState } from "react";
+import {
+  commands,
+  type AgentInfo,
+  type ConversationSummary,
+  type EngineEvent,
+} from "../../bindings";
+import { useEngineEvents } from "../../ipc/useEngineEvents";
+import { conversationOf, emptyChat, fromHistory, reduce, type ChatState } from "./timeline";
+
+type Action =
+  | { type: "event"; event: EngineEvent }
+  | { type: "reset"; state: ChatState }
+  | { type: "user"; text: string; agent: string };
+
+function chatReducer(state: ChatState, action: Action): ChatState {
+  switch (action.type) {
+    case "event":
+      return reduce(state, action.event);
+    case "reset":
+      return action.state;
+    case "user":
+      return {
+        ...state,
+        items: [
+          ...state.items,
+          {
+            kind: "user",
+            key: `u${state.seq + 1}`,
+            text: action.text,
+            agent: action.agent,
+            depth: 0,
+          },
+        ],
+        seq: state.seq + 1,
+      };
+  }
+}
+
+function newId(): string {
+  return (
+    globalThis.crypto?.randomUUID?.() ??
+    `c${Date.now().toString(36)}${Math.random().toString(36).slice(2)}`
+  );
+}
+
+/** Conversations, the open conversation's live timeline, and the actions on them. */
+export function useChat() {
+  const [conversations, setConversations] = useState<ConversationSummary[]>([]);
+  const [query, setQuery] = useState("");
+  const [agents, setAgents] = useState<AgentInfo[]>([]);
+  const [agent, setAgent] = useState<string>("");
+  const [currentId, setCurrentId] = useState<string | null>(null);
+  const [chat, dispatch] = useReducer(chatReducer, emptyChat);
+  const [error, setError] = useState<string | null>(null);
+
+  const refresh = useCallback(async () => {
+    const res = await commands.listConversations(query.trim() === "" ? null : query);
+    if (res.status === "ok") setConversations(res.data);
+  }, [query]);
+
+  useEffect(() => {
+    let alive = true;
+    void commands.listConversations(query.trim() === "" ? null : query).then((res) => {
+      if (alive && res.status === "ok") setConversations(res.data);
+    });
+    return () => {
+      alive = false;
+    };
+  }, [query]);
+
+  useEffect(() => {
+    void commands.listAgents().then((res) => {
+      if (res.status !== "ok") return;
+      const callable = res.data.filter((a) => !a.internal);
+      setAgents(callable);
+      setAgent(
+        (current) =>
+          current || (callable.find((a) => a.name === "lead_agent") ?? callable[0])?.name || "",
+      );
+    });
+  }, []);
+
+  useEngineEvents((event) => {
+    if (currentId !== null && conversationOf(event) === currentId)
+      dispatch({ type: "event", event });
+    if (event.type === "run_ended" || event.type === "run_started") void refresh();
+  });
+
+  const open = useCallback(async (id: string | null) => {
+    setError(null);
+    setCurrentId(id);
+    if (id === null) {
+      dispatch({ type: "reset", state: emptyChat });
+      return;
+    }
+    const res = await commands.getConversation(id);
+    if (res.status !== "ok") {
+      setError(res.error.message);
+      return;
+    }
+    const view = res.data;
+    dispatch({
+      type: "reset",
+      state: fromHistory(view.messages, view.summary?.last_status ?? null, view.running),
+    });
+    if (view.summary?.agent) setAgent(view.summary.agent);
+  }, []);
+
+  const send = useCallback(
+    async (task: string) => {
+      const text = task.trim();
+      if (!text || !agent) return false;
+      setError(null);
+      const id = currentId ?? newId();
+      if (currentId === null) {
+        setCurrentId(id);
+        dispatch({ type: "reset", state: emptyChat });
+      }
+      dispatch({ type: "user", text, agent });
+      const res = await commands.startRun(id, agent, text);
+      if (res.status !== "ok") {
+        setError(res.error.message);
+        return false;
+      }
+      void refresh();
+      return true;
+    },
+    [agent, currentId, refresh],
+  );
+
+  const cancel = useCallback(async () => {
+    if (currentId) await commands.cancelRun(currentId);
+  }, [currentId]);
+
+  const lastTask = [...chat.items].reverse().find((i) => i.kind === "user" && i.depth === 0);
+  const retry = useCallback(async () => {
+    if (lastTask?.kind === "user") await send(lastTask.text);
+  }, [lastTask, send]);
+
+  const rename = useCallback(
+    async (id: string, title: string) => {
+      const res = await commands.renameConversation(id, title);
+      if (res.status !== "ok") setError(res.error.message);
+      await refresh();
+    },
+    [refresh],
+  );
+
+  const remove = useCallback(
+    async (id: string) => {
+      const res = await commands.deleteConversation(id);
+      if (res.status !== "ok") setError(res.error.message);
+      if (id === currentId) await open(null);
+      await refresh();
+    },
+    [currentId, open, refresh],
+  );
+
+  return {
+    conversations,
+    query,
+    setQuery,
+    agents,
+    agent,
+    setAgent,
+    currentId,
+    chat,
+    error,
+    open,
+    send,
+    cancel,
+    retry,
+    rename,
+    remove,
+  };
+}
