@@ -4,15 +4,18 @@
 //!
 //! # How it fits together
 //! - [`store`]: [`ArtifactStore`], a cloneable handle over the shared connection. Artifacts are
-//!   named by (conversation, id); every change is a new immutable version written in one
-//!   transaction; an FTS5 index covers titles and latest content for the library's search.
+//!   named by (conversation, id); every change is a new immutable version (stored as ~64 KB
+//!   chunks of whole lines) written in one transaction; an FTS5 index covers titles and
+//!   latest content for the library's search.
 //! - [`tools`]: [`artifact_tools`] builds `create_artifact`, `update_artifact`,
 //!   `rewrite_artifact`, `read_artifact` and `grep_artifact` bound to one conversation; add them
 //!   with [`Registry::with_tools`](crate::tools::registry::Registry::with_tools).
 //! - [`matching`] finds `update_artifact`'s `old_str` (exact → normalised → fuzzy), with
 //!   [`normalize`] mapping normalised positions back to the original text.
-//! - [`grep`] is `grep_artifact`'s search on ripgrep's crates; [`slice`] renders the
-//!   `<artifact_slice>` envelope; [`lines`] the line index that keeps page reads cheap.
+//! - [`grep`] is `grep_artifact`'s search on ripgrep's crates (on worker threads with their
+//!   own read-only connections for large searches); [`slice`] renders the `<artifact_slice>`
+//!   envelope; [`lines`] counts lines and cuts content into the stored chunks of whole lines
+//!   that keep page reads cheap.
 //! - [`persist`]: [`persist_oversized`] stores a too-long successful tool result as an artifact
 //!   and hands the model a preview instead.
 //!
