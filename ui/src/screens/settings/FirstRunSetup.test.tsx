@@ -1,0 +1,128 @@
+import { render, screen, waitFor } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { FirstRunSetup } from "./FirstRunSetup";
+import { fakeBackend } from "./fakeBackend";
+
+function renderSetup() {
+  const onDone = vi.fn();
+  const user = userEvent.setup();
+  render(<FirstRunSetup onDone={onDone} />);
+  return { user, onDone };
+}
+
+describe("First-run setup", () => {
+  it("can be skipped without saving anything", async () => {
+    const backend = fakeBackend({ profiles: [], secret_names: [] });
+    const { user, onDone } = renderSetup();
+    expect(screen.getByRole("heading", { level: 1 })).toHaveTextContent("Welcome to ArtifactFlow");
+    await user.click(screen.getByRole("button", { name: "Skip — browse tools and artifacts" }));
+    expect(onDone).toHaveBeenCalledTimes(1);
+    expect(backend.argsOf("save_profiles")).toHaveLength(0);
+    expect(backend.argsOf("set_secret")).toHaveLength(0);
+  });
+
+  it("saves a cloud profile named default, its key in the keyring", async () => {
+    const backend = fakeBackend({ profiles: [], secret_names: [] });
+    const { user, onDone } = renderSetup();
+    const openai = await screen.findByRole("radio", { name: /OpenAI/ });
+    expect(openai).toBeChecked();
+    await user.click(screen.getByRole("radio", { name: /Anthropic/ }));
+    const key = screen.getByLabelText("Anthropic key");
+    expect(key).toHaveAttribute("type", "password");
+    expect(key).toHaveAccessibleDescription(/keyring as ANTHROPIC_API_KEY/);
+    await user.type(key, "sk-ant-1");
+    await user.click(screen.getByRole("button", { name: "Save and start" }));
+    await waitFor(() => expect(onDone).toHaveBeenCalledTimes(1));
+    expect(backend.argsOf("save_profiles")).toEqual([
+      {
+        profiles: [
+          {
+            name: "default",
+            api: "anthropic",
+            base_url: "https://api.anthropic.com",
+            model: "claude-sonnet-4-5",
+            api_key: "{{ANTHROPIC_API_KEY}}",
+            temperature: null,
+            max_tokens: null,
+            timeout: null,
+          },
+        ],
+      },
+    ]);
+    expect(backend.argsOf("set_secret")).toEqual([
+      { name: "ANTHROPIC_API_KEY", value: "sk-ant-1" },
+    ]);
+  });
+
+  it("tests and saves a local server by its URL, with no key", async () => {
+    const backend = fakeBackend({ profiles: [], secret_names: [] });
+    const { user, onDone } = renderSetup();
+    await user.click(await screen.findByRole("radio", { name: /LM Studio/ }));
+    expect(screen.queryByLabelText(/key$/)).toBeNull();
+    const url = screen.getByLabelText("Server URL");
+    expect(url).toHaveValue("http://127.0.0.1:1234/v1");
+    await user.clear(url);
+    await user.type(url, "http://192.168.1.20:1234/v1");
+    await user.clear(screen.getByLabelText("Model"));
+    await user.type(screen.getByLabelText("Model"), "qwen3-8b");
+    await user.click(screen.getByRole("button", { name: "Test connection" }));
+    expect(await screen.findByText(/Connected in 42 ms/)).toBeInTheDocument();
+    expect(backend.argsOf("test_profile")[0]?.profile).toMatchObject({
+      base_url: "http://192.168.1.20:1234/v1",
+      api_key: null,
+    });
+    await user.click(screen.getByRole("button", { name: "Save and start" }));
+    await waitFor(() => expect(onDone).toHaveBeenCalledTimes(1));
+    expect(backend.argsOf("save_profiles")[0]?.profiles).toEqual([
+      expect.objectContaining({
+        name: "default",
+        base_url: "http://192.168.1.20:1234/v1",
+        model: "qwen3-8b",
+        api_key: null,
+      }),
+    ]);
+    expect(backend.argsOf("set_secret")).toHaveLength(0);
+  });
+
+  it("shows the backend's validation error and stays open", async () => {
+    fakeBackend(
+      { profiles: [], secret_names: [] },
+      {
+        save_profiles: () => {
+          throw {
+            code: "invalid_config",
+            message: "profiles[0].base_url: `nope` is not a full http:// or https:// URL",
+          };
+        },
+      },
+    );
+    const { user, onDone } = renderSetup();
+    await user.click(await screen.findByRole("radio", { name: /Ollama/ }));
+    await user.clear(screen.getByLabelText("Server URL"));
+    await user.type(screen.getByLabelText("Server URL"), "nope");
+    await user.click(screen.getByRole("button", { name: "Save and start" }));
+    expect(await screen.findByLabelText("Server URL")).toHaveAccessibleDescription(
+      /`nope` is not a full http/,
+    );
+    expect(screen.getByLabelText("Server URL")).toHaveValue("nope");
+    expect(onDone).not.toHaveBeenCalled();
+  });
+
+  it("reports a keyring failure after saving the profile", async () => {
+    fakeBackend(
+      { profiles: [], secret_names: [] },
+      {
+        set_secret: () => {
+          throw { code: "keyring", message: "the system keyring failed: locked" };
+        },
+      },
+    );
+    const { user, onDone } = renderSetup();
+    await user.type(await screen.findByLabelText("OpenAI key"), "sk-1");
+    await user.click(screen.getByRole("button", { name: "Save and start" }));
+    expect(await screen.findByTestId("first-run-errors")).toHaveTextContent(
+      "the key could not be stored as OPENAI_API_KEY: the system keyring failed: locked",
+    );
+    expect(onDone).not.toHaveBeenCalled();
+  });
+});

@@ -1,0 +1,481 @@
+import { render, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import type { StatusState } from "../../ipc/useStatus";
+import type { ConnectionTest } from "../../bindings";
+import { SettingsScreen } from "./SettingsScreen";
+import { LOCAL, OPENAI, STATUS, fakeBackend } from "./fakeBackend";
+
+const STATE: StatusState = { status: STATUS, error: null, loading: false, reload: async () => {} };
+
+function renderSettings() {
+  const user = userEvent.setup();
+  render(<SettingsScreen theme="system" onThemeChange={() => {}} state={STATE} />);
+  return user;
+}
+
+async function profileRow(name: string) {
+  return within(await screen.findByTestId(`profile-${name}`));
+}
+
+describe("Settings: model profiles", () => {
+  it("lists the profiles with their server, model and key", async () => {
+    fakeBackend({ missing_secrets: [] });
+    renderSettings();
+    const row = await profileRow("default");
+    expect(row.getByText("gpt-4o-mini", { exact: false })).toBeInTheDocument();
+    expect(row.getByText("https://api.openai.com/v1")).toBeInTheDocument();
+    expect(row.getByText("key OPENAI_API_KEY")).toBeInTheDocument();
+    expect((await profileRow("local")).getByText("no key")).toBeInTheDocument();
+  });
+
+  it("adds a profile from a preset; the typed key goes to the keyring and the profile gets its template", async () => {
+    const backend = fakeBackend();
+    const user = renderSettings();
+    await user.click(await screen.findByRole("button", { name: "Add profile" }));
+    const form = within(screen.getByRole("form", { name: "New profile" }));
+    await user.selectOptions(form.getByLabelText("Preset"), "DeepSeek");
+    expect(form.getByLabelText("Profile name")).toHaveValue("deepseek");
+    expect(form.getByLabelText("Base URL")).toHaveValue("https://api.deepseek.com/v1");
+    expect(form.getByLabelText("Model")).toHaveValue("deepseek-chat");
+    expect(form.getByLabelText("Secret name")).toHaveValue("DEEPSEEK_API_KEY");
+    const key = form.getByLabelText("API key");
+    expect(key).toHaveAttribute("type", "password");
+    await user.type(key, "sk-deep-123");
+    await user.click(form.getByRole("button", { name: "Add profile" }));
+
+    await waitFor(() => expect(backend.argsOf("set_secret")).toHaveLength(1));
+    expect(backend.argsOf("set_secret")[0]).toEqual({
+      name: "DEEPSEEK_API_KEY",
+      value: "sk-deep-123",
+    });
+    expect(backend.argsOf("save_profiles")[0]?.profiles).toEqual([
+      OPENAI,
+      LOCAL,
+      {
+        name: "deepseek",
+        api: "openai",
+        base_url: "https://api.deepseek.com/v1",
+        model: "deepseek-chat",
+        api_key: "{{DEEPSEEK_API_KEY}}",
+        temperature: null,
+        max_tokens: null,
+        timeout: null,
+      },
+    ]);
+    // The form closes; the key value appears nowhere.
+    const row = await profileRow("deepseek");
+    expect(row.getByText("key DEEPSEEK_API_KEY")).toBeInTheDocument();
+    expect(screen.queryByRole("form", { name: "New profile" })).toBeNull();
+    expect(document.body.innerHTML).not.toContain("sk-deep-123");
+  });
+
+  it("derives the secret name from the profile name for a custom server, and lets the user change it", async () => {
+    const backend = fakeBackend();
+    const user = renderSettings();
+    await user.click(await screen.findByRole("button", { name: "Add profile" }));
+    const form = within(screen.getByRole("form", { name: "New profile" }));
+    await user.type(form.getByLabelText("Profile name"), "my-server");
+    expect(form.getByLabelText("Secret name")).toHaveValue("MY_SERVER_API_KEY");
+    await user.clear(form.getByLabelText("Secret name"));
+    await user.type(form.getByLabelText("Secret name"), "TEAM_KEY");
+    await user.type(form.getByLabelText("Profile name"), "2");
+    expect(form.getByLabelText("Secret name")).toHaveValue("TEAM_KEY");
+    await user.type(form.getByLabelText("Base URL"), "https://llm.example.com/v1");
+    await user.type(form.getByLabelText("Model"), "m1");
+    await user.click(form.getByRole("button", { name: "Add profile" }));
+    await waitFor(() => expect(backend.argsOf("save_profiles")).toHaveLength(1));
+    const saved = backend.argsOf("save_profiles")[0]?.profiles as { api_key: string }[];
+    expect(saved[2]?.api_key).toBe("{{TEAM_KEY}}");
+    // No key typed: nothing goes to the keyring.
+    expect(backend.argsOf("set_secret")).toHaveLength(0);
+  });
+
+  it("edits a profile in place, keeping the others", async () => {
+    const backend = fakeBackend();
+    const user = renderSettings();
+    await user.click((await profileRow("local")).getByRole("button", { name: "Edit local" }));
+    const form = within(screen.getByRole("form", { name: "Edit local" }));
+    expect(form.getByLabelText("This server needs an API key")).not.toBeChecked();
+    expect(form.queryByLabelText("API key")).toBeNull();
+    await user.clear(form.getByLabelText("Model"));
+    await user.type(form.getByLabelText("Model"), "llama3.2");
+    await user.click(form.getByRole("button", { name: "Save changes" }));
+    await waitFor(() => expect(backend.argsOf("save_profiles")).toHaveLength(1));
+    expect(backend.argsOf("save_profiles")[0]?.profiles).toEqual([
+      OPENAI,
+      {
+        ...LOCAL,
+        model: "llama3.2",
+        api_key: null,
+        temperature: null,
+        max_tokens: null,
+        timeout: null,
+      },
+    ]);
+    expect((await profileRow("local")).getByText("Ollama · llama3.2")).toBeInTheDocument();
+    expect(screen.queryByRole("form", { name: "Edit local" })).toBeNull();
+  });
+
+  it("shows the backend's validation errors next to the fields and keeps what was typed", async () => {
+    const backend = fakeBackend(
+      {},
+      {
+        save_profiles: () => {
+          throw {
+            code: "invalid_config",
+            message:
+              "profiles[1].base_url: `localhost:9` is not a full http:// or https:// URL\nprofiles[1].temperature: temperature must be between 0 and 2; found 5",
+          };
+        },
+      },
+    );
+    const user = renderSettings();
+    await user.click((await profileRow("local")).getByRole("button", { name: "Edit local" }));
+    const form = within(screen.getByRole("form", { name: "Edit local" }));
+    await user.clear(form.getByLabelText("Base URL"));
+    await user.type(form.getByLabelText("Base URL"), "localhost:9");
+    await user.click(form.getByText("Advanced options"));
+    await user.type(form.getByLabelText("Temperature"), "5");
+    await user.click(form.getByRole("button", { name: "Save changes" }));
+
+    const url = form.getByLabelText("Base URL");
+    await waitFor(() => expect(url).toHaveAttribute("aria-invalid", "true"));
+    expect(url).toHaveAccessibleDescription(/is not a full http/);
+    expect(url).toHaveValue("localhost:9");
+    expect(form.getByLabelText("Temperature")).toHaveAccessibleDescription(/between 0 and 2/);
+    const alerts = form.getAllByRole("alert").map((a) => a.textContent);
+    expect(alerts).toContain("`localhost:9` is not a full http:// or https:// URL");
+    expect(backend.argsOf("save_profiles")).toHaveLength(1);
+    // Still editable, nothing lost.
+    expect(form.getByRole("button", { name: "Save changes" })).toBeEnabled();
+  });
+
+  it("places errors about another profile in the form's error list", async () => {
+    fakeBackend(
+      {},
+      {
+        save_profiles: () => {
+          throw {
+            code: "invalid_config",
+            message:
+              "profiles[2].name: profile name `local` is already used by an earlier profile (line 9); names must be unique",
+          };
+        },
+      },
+    );
+    const user = renderSettings();
+    await user.click(await screen.findByRole("button", { name: "Add profile" }));
+    const form = within(screen.getByRole("form", { name: "New profile" }));
+    await user.selectOptions(form.getByLabelText("Preset"), "Ollama");
+    await user.clear(form.getByLabelText("Profile name"));
+    await user.type(form.getByLabelText("Profile name"), "local");
+    await user.click(form.getByRole("button", { name: "Add profile" }));
+    expect(await form.findByLabelText("Profile name")).toHaveAccessibleDescription(
+      /already used by an earlier profile/,
+    );
+  });
+
+  it("checks numbers and the secret name in the form before sending", async () => {
+    const backend = fakeBackend();
+    const user = renderSettings();
+    await user.click(await screen.findByRole("button", { name: "Add profile" }));
+    const form = within(screen.getByRole("form", { name: "New profile" }));
+    await user.clear(form.getByLabelText("Secret name"));
+    await user.type(form.getByLabelText("Secret name"), "9 bad");
+    await user.click(form.getByRole("button", { name: "Add profile" }));
+    expect(form.getByLabelText("Secret name")).toHaveAccessibleDescription(/Not a valid name/);
+    expect(backend.argsOf("save_profiles")).toHaveLength(0);
+  });
+
+  it("deletes a profile only after confirming", async () => {
+    const backend = fakeBackend();
+    const user = renderSettings();
+    const row = await profileRow("local");
+    await user.click(row.getByRole("button", { name: "Delete local" }));
+    // Cancel first: nothing happens.
+    await user.click(row.getByRole("button", { name: "Cancel" }));
+    expect(backend.argsOf("save_profiles")).toHaveLength(0);
+    await user.click(row.getByRole("button", { name: "Delete local" }));
+    expect(row.getByRole("button", { name: "Cancel" })).toHaveFocus();
+    await user.click(row.getByRole("button", { name: "Delete" }));
+    await waitFor(() => expect(screen.queryByTestId("profile-local")).toBeNull());
+    expect(backend.argsOf("save_profiles")[0]?.profiles).toEqual([OPENAI]);
+  });
+
+  it("tests the connection with a spinner, then shows the reply", async () => {
+    let answer: (r: ConnectionTest) => void = () => {};
+    const backend = fakeBackend(
+      {},
+      { test_profile: () => new Promise<ConnectionTest>((resolve) => (answer = resolve)) },
+    );
+    const user = renderSettings();
+    await user.click((await profileRow("default")).getByRole("button", { name: "Edit default" }));
+    const form = within(screen.getByRole("form", { name: "Edit default" }));
+    await user.click(form.getByRole("button", { name: "Test connection" }));
+    expect(await form.findByText("Testing the connection…")).toBeInTheDocument();
+    expect(form.getByRole("button", { name: "Save changes" })).toBeDisabled();
+    expect(backend.argsOf("test_profile")[0]?.profile).toMatchObject({
+      name: "default",
+      api_key: "{{OPENAI_API_KEY}}",
+    });
+    answer({ ok: true, latency_ms: 312, message: "OK" });
+    expect(await form.findByText(/Connected in 312 ms/)).toHaveTextContent(
+      "the model replied “OK”",
+    );
+    expect(form.getByRole("button", { name: "Save changes" })).toBeEnabled();
+  });
+
+  it("shows a failed connection test as an alert, storing a typed key first", async () => {
+    const backend = fakeBackend(
+      {},
+      {
+        test_profile: () => ({ ok: false, latency_ms: 80, message: "401 Unauthorized: bad key" }),
+      },
+    );
+    const user = renderSettings();
+    await user.click((await profileRow("default")).getByRole("button", { name: "Edit default" }));
+    const form = within(screen.getByRole("form", { name: "Edit default" }));
+    await user.type(form.getByLabelText("API key"), "sk-wrong");
+    await user.click(form.getByRole("button", { name: "Test connection" }));
+    const alert = await form.findByText(/Connection failed after 80 ms/);
+    expect(alert).toHaveAttribute("role", "alert");
+    expect(alert).toHaveTextContent("401 Unauthorized: bad key");
+    expect(backend.argsOf("set_secret")).toEqual([{ name: "OPENAI_API_KEY", value: "sk-wrong" }]);
+    expect(form.getByLabelText("API key")).toHaveValue("");
+  });
+
+  it("reports a backend error of the connection test", async () => {
+    fakeBackend(
+      {},
+      {
+        test_profile: () => {
+          throw { code: "engine_unavailable", message: "the engine is not running" };
+        },
+      },
+    );
+    const user = renderSettings();
+    await user.click((await profileRow("local")).getByRole("button", { name: "Edit local" }));
+    const form = within(screen.getByRole("form", { name: "Edit local" }));
+    await user.click(form.getByRole("button", { name: "Test connection" }));
+    expect(await form.findByRole("alert")).toHaveTextContent("the engine is not running");
+  });
+});
+
+describe("Settings: secrets", () => {
+  it("sets a new secret; the value is a password field and is not shown afterwards", async () => {
+    const backend = fakeBackend();
+    const user = renderSettings();
+    await user.click(await screen.findByRole("button", { name: "Add secret" }));
+    const form = within(screen.getByRole("form", { name: "Add secret" }));
+    await user.type(form.getByLabelText("Secret name"), "GITHUB_TOKEN");
+    expect(form.getByLabelText("Value")).toHaveAttribute("type", "password");
+    await user.type(form.getByLabelText("Value"), "ghp_secret");
+    await user.click(form.getByRole("button", { name: "Save secret" }));
+    expect(await screen.findByTestId("secret-GITHUB_TOKEN")).toHaveTextContent("set");
+    expect(backend.argsOf("set_secret")).toEqual([{ name: "GITHUB_TOKEN", value: "ghp_secret" }]);
+    expect(document.body.innerHTML).not.toContain("ghp_secret");
+  });
+
+  it("rejects an invalid secret name without calling the backend", async () => {
+    const backend = fakeBackend();
+    const user = renderSettings();
+    await user.click(await screen.findByRole("button", { name: "Add secret" }));
+    const form = within(screen.getByRole("form", { name: "Add secret" }));
+    await user.type(form.getByLabelText("Secret name"), "my-token");
+    await user.type(form.getByLabelText("Value"), "x");
+    await user.click(form.getByRole("button", { name: "Save secret" }));
+    expect(await form.findByRole("alert")).toHaveTextContent("Not a valid secret name");
+    expect(backend.argsOf("set_secret")).toHaveLength(0);
+  });
+
+  it("replaces a stored secret", async () => {
+    const backend = fakeBackend();
+    const user = renderSettings();
+    const row = within(await screen.findByTestId("secret-OPENAI_API_KEY"));
+    await user.click(row.getByRole("button", { name: "Replace OPENAI_API_KEY" }));
+    const value = row.getByLabelText("Value for OPENAI_API_KEY");
+    expect(value).toHaveFocus();
+    await user.type(value, "sk-new{Enter}");
+    await waitFor(() =>
+      expect(backend.argsOf("set_secret")).toEqual([{ name: "OPENAI_API_KEY", value: "sk-new" }]),
+    );
+    expect(await row.findByRole("button", { name: "Replace OPENAI_API_KEY" })).toBeInTheDocument();
+  });
+
+  it("deletes a secret after confirmation", async () => {
+    const backend = fakeBackend();
+    const user = renderSettings();
+    const row = within(await screen.findByTestId("secret-OPENAI_API_KEY"));
+    await user.click(row.getByRole("button", { name: "Delete OPENAI_API_KEY" }));
+    expect(row.getByText(/Anything that references it stops working/)).toBeInTheDocument();
+    expect(backend.argsOf("delete_secret")).toHaveLength(0);
+    await user.click(row.getByRole("button", { name: "Delete" }));
+    await waitFor(() => expect(screen.queryByTestId("secret-OPENAI_API_KEY")).toBeNull());
+    expect(backend.argsOf("delete_secret")).toEqual([{ name: "OPENAI_API_KEY" }]);
+  });
+
+  it("Escape cancels a delete confirmation", async () => {
+    const backend = fakeBackend();
+    const user = renderSettings();
+    const row = within(await screen.findByTestId("secret-OPENAI_API_KEY"));
+    await user.click(row.getByRole("button", { name: "Delete OPENAI_API_KEY" }));
+    await user.keyboard("{Escape}");
+    expect(row.getByRole("button", { name: "Delete OPENAI_API_KEY" })).toHaveFocus();
+    expect(backend.argsOf("delete_secret")).toHaveLength(0);
+  });
+
+  it("highlights missing secrets with a Set action", async () => {
+    const backend = fakeBackend({ missing_secrets: ["BOCHA_API_KEY"] });
+    const user = renderSettings();
+    const item = await screen.findByTestId("secret-BOCHA_API_KEY");
+    expect(item).toHaveClass("secret-missing");
+    expect(item).toHaveTextContent("missing — referenced but not set");
+    const row = within(item);
+    expect(row.queryByRole("button", { name: "Delete BOCHA_API_KEY" })).toBeNull();
+    await user.click(row.getByRole("button", { name: "Set BOCHA_API_KEY" }));
+    await user.type(row.getByLabelText("Value for BOCHA_API_KEY"), "b-1");
+    await user.click(row.getByRole("button", { name: "Save" }));
+    await waitFor(() =>
+      expect(screen.getByTestId("secret-BOCHA_API_KEY")).not.toHaveClass("secret-missing"),
+    );
+    expect(backend.argsOf("set_secret")).toEqual([{ name: "BOCHA_API_KEY", value: "b-1" }]);
+  });
+
+  it("marks a profile whose key is missing", async () => {
+    fakeBackend({ secret_names: [], missing_secrets: ["OPENAI_API_KEY"] });
+    renderSettings();
+    expect((await profileRow("default")).getByText(/key OPENAI_API_KEY — not set/)).toHaveClass(
+      "tag-missing",
+    );
+  });
+});
+
+describe("Settings: permission timeout", () => {
+  it("shows the current value and refuses values outside 5–3600 seconds", async () => {
+    const backend = fakeBackend({ permission_timeout_secs: 90 });
+    const user = renderSettings();
+    const input = await screen.findByLabelText("Permission timeout (seconds)");
+    expect(input).toHaveValue(90);
+    const save = screen.getByRole("button", { name: "Save" });
+    expect(save).toBeDisabled();
+
+    await user.clear(input);
+    await user.type(input, "4");
+    await user.click(save);
+    expect(input).toHaveAccessibleDescription(/Choose between 5 and 3600 seconds/);
+    expect(input).toHaveAttribute("aria-invalid", "true");
+
+    await user.clear(input);
+    await user.type(input, "3601");
+    await user.click(save);
+    expect(await screen.findByText("Choose between 5 and 3600 seconds.")).toHaveAttribute(
+      "role",
+      "alert",
+    );
+    expect(backend.argsOf("save_permission_timeout")).toHaveLength(0);
+
+    await user.clear(input);
+    await user.type(input, "3600");
+    await user.click(save);
+    await waitFor(() =>
+      expect(backend.argsOf("save_permission_timeout")).toEqual([{ seconds: 3600 }]),
+    );
+    expect(await screen.findByLabelText("Permission timeout (seconds)")).toHaveValue(3600);
+  });
+
+  it("accepts the lower bound", async () => {
+    const backend = fakeBackend();
+    const user = renderSettings();
+    const input = await screen.findByLabelText("Permission timeout (seconds)");
+    await user.clear(input);
+    await user.type(input, "5{Enter}");
+    await waitFor(() =>
+      expect(backend.argsOf("save_permission_timeout")).toEqual([{ seconds: 5 }]),
+    );
+  });
+});
+
+describe("Settings: always-allowed tools", () => {
+  it("lists conversations with always-allowed tools and revokes one", async () => {
+    const backend = fakeBackend({
+      conversations: [
+        {
+          id: "c1",
+          title: "Research solar",
+          agent: "lead_agent",
+          updated_at: "2025-01-01T00:00:00Z",
+          last_status: "completed",
+          always_allowed: ["web_fetch", "web_search"],
+        },
+        {
+          id: "c2",
+          title: "Nothing allowed",
+          agent: "lead_agent",
+          updated_at: "2025-01-01T00:00:00Z",
+          last_status: null,
+          always_allowed: [],
+        },
+      ],
+    });
+    const user = renderSettings();
+    const item = await screen.findByTestId("allowed-c1");
+    expect(screen.queryByTestId("allowed-c2")).toBeNull();
+    expect(backend.argsOf("list_conversations")).toEqual([{ query: null }]);
+    await user.click(
+      within(item).getByRole("button", { name: "Revoke web_fetch in Research solar" }),
+    );
+    await waitFor(() => expect(item).not.toHaveTextContent("web_fetch"));
+    expect(item).toHaveTextContent("web_search");
+    expect(backend.argsOf("revoke_always_allowed")).toEqual([
+      { conversationId: "c1", tool: "web_fetch" },
+    ]);
+    await user.click(
+      within(item).getByRole("button", { name: "Revoke web_search in Research solar" }),
+    );
+    expect(await screen.findByTestId("no-always-allowed")).toBeInTheDocument();
+  });
+});
+
+describe("Settings: folders and theme", () => {
+  it("opens the config folder and keeps the theme choice", async () => {
+    const backend = fakeBackend();
+    const themes: string[] = [];
+    const user = userEvent.setup();
+    render(<SettingsScreen theme="light" onThemeChange={(t) => themes.push(t)} state={STATE} />);
+    expect(await screen.findByTestId("config-folder")).toHaveTextContent(STATUS.config_dir);
+    await user.click(screen.getByRole("button", { name: "Open folder" }));
+    await waitFor(() => expect(backend.argsOf("open_config_folder")).toHaveLength(1));
+    expect(screen.getByRole("radio", { name: "Light" })).toBeChecked();
+    await user.click(screen.getByRole("radio", { name: "Dark" }));
+    expect(themes).toEqual(["dark"]);
+  });
+
+  it("shows why settings could not be loaded and retries", async () => {
+    let fail = true;
+    fakeBackend(
+      {},
+      {
+        get_settings: (_a, s) => {
+          if (fail) throw { code: "engine_unavailable", message: "database is locked" };
+          return {
+            profiles: s.profiles,
+            settings: {
+              web_search: { endpoint: "x" },
+              web_fetch: { endpoint: "y" },
+              permission_timeout_secs: 60,
+            },
+            secret_names: [],
+            missing_secrets: [],
+            config_dir: "/c",
+          };
+        },
+      },
+    );
+    const user = renderSettings();
+    expect(await screen.findByTestId("settings-error")).toHaveTextContent("database is locked");
+    fail = false;
+    await user.click(screen.getByRole("button", { name: "Try again" }));
+    expect(await screen.findByTestId("profile-local")).toBeInTheDocument();
+    expect(screen.queryByTestId("settings-error")).toBeNull();
+  });
+});

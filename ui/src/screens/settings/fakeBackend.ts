@@ -1,0 +1,123 @@
+import { mockIPC } from "@tauri-apps/api/mocks";
+import type { ConversationSummary, ModelProfile, SettingsView, Status } from "../../bindings";
+
+/** A call the UI made, with its arguments. */
+export interface Call {
+  cmd: string;
+  args: Record<string, unknown>;
+}
+
+export interface FakeState {
+  profiles: ModelProfile[];
+  secret_names: string[];
+  missing_secrets: string[];
+  permission_timeout_secs: number;
+  conversations: ConversationSummary[];
+}
+
+export const STATUS: Status = {
+  app_version: "1.0.0",
+  config_dir: "/home/u/.config/artifactflow",
+  database: "/home/u/.local/share/artifactflow/artifactflow.db",
+  schema_version: 1,
+  log_dir: "/home/u/.local/share/artifactflow/logs",
+  tools_loaded: 0,
+  agents_loaded: 3,
+  config_errors: [],
+};
+
+export const OPENAI: ModelProfile = {
+  name: "default",
+  api: "openai",
+  base_url: "https://api.openai.com/v1",
+  model: "gpt-4o-mini",
+  api_key: "{{OPENAI_API_KEY}}",
+};
+
+export const LOCAL: ModelProfile = {
+  name: "local",
+  api: "openai",
+  base_url: "http://127.0.0.1:11434/v1",
+  model: "qwen2.5:7b",
+};
+
+type Handler = (args: Record<string, unknown>, state: FakeState) => unknown;
+
+/**
+ * A small stateful stand-in for the settings commands, through Tauri's IPC mock (transport
+ * only). `overrides` replace a command; throwing `{code, message}` is an `AppError`.
+ */
+export function fakeBackend(
+  initial: Partial<FakeState> = {},
+  overrides: Partial<Record<string, Handler>> = {},
+) {
+  const state: FakeState = {
+    profiles: [OPENAI, LOCAL],
+    secret_names: ["OPENAI_API_KEY"],
+    missing_secrets: [],
+    permission_timeout_secs: 120,
+    conversations: [],
+    ...initial,
+  };
+  const calls: Call[] = [];
+  const view = (): SettingsView => ({
+    profiles: state.profiles,
+    settings: {
+      web_search: { endpoint: "https://api.bochaai.com/v1/web-search" },
+      web_fetch: { endpoint: "https://r.jina.ai" },
+      permission_timeout_secs: state.permission_timeout_secs,
+    },
+    secret_names: state.secret_names,
+    missing_secrets: state.missing_secrets,
+    config_dir: STATUS.config_dir,
+  });
+  const defaults: Record<string, Handler> = {
+    get_status: () => STATUS,
+    get_settings: () => view(),
+    save_profiles: (a, s) => {
+      s.profiles = a.profiles as ModelProfile[];
+      return null;
+    },
+    set_secret: (a, s) => {
+      const name = a.name as string;
+      if (!s.secret_names.includes(name)) s.secret_names = [...s.secret_names, name].sort();
+      s.missing_secrets = s.missing_secrets.filter((n) => n !== name);
+      return null;
+    },
+    delete_secret: (a, s) => {
+      s.secret_names = s.secret_names.filter((n) => n !== a.name);
+      return null;
+    },
+    save_permission_timeout: (a, s) => {
+      s.permission_timeout_secs = a.seconds as number;
+      return null;
+    },
+    test_profile: () => ({ ok: true, latency_ms: 42, message: "OK" }),
+    open_config_folder: () => null,
+    list_conversations: (_a, s) => s.conversations,
+    revoke_always_allowed: (a, s) => {
+      s.conversations = s.conversations.map((c) =>
+        c.id === a.conversationId
+          ? { ...c, always_allowed: c.always_allowed.filter((t) => t !== a.tool) }
+          : c,
+      );
+      return null;
+    },
+  };
+  mockIPC(
+    (cmd, args) => {
+      const a = (args ?? {}) as Record<string, unknown>;
+      calls.push({ cmd, args: a });
+      const handler = overrides[cmd] ?? defaults[cmd];
+      if (!handler) throw new Error(`unexpected command ${cmd}`);
+      return handler(a, state);
+    },
+    { shouldMockEvents: true },
+  );
+  return {
+    state,
+    calls,
+    /** Arguments of every call of `cmd`, in order. */
+    argsOf: (cmd: string) => calls.filter((c) => c.cmd === cmd).map((c) => c.args),
+  };
+}

@@ -1,0 +1,102 @@
+import {
+  applyPreset,
+  buildProfile,
+  draftFromProfile,
+  emptyDraft,
+  placeSaveErrors,
+  updateDraft,
+} from "./profileDraft";
+import { secretNameForProfile, templateName } from "./secretNames";
+import { parseTimeout } from "./permissionTimeout";
+
+describe("profile drafts", () => {
+  it("derives secret names from presets and profile names until the user edits them", () => {
+    let d = applyPreset(emptyDraft(), "openrouter");
+    expect(d.secretName).toBe("OPENROUTER_API_KEY");
+    d = applyPreset(d, "ollama");
+    expect(d.useKey).toBe(false);
+    expect(d.name).toBe("ollama");
+    d = updateDraft(emptyDraft(), { name: "Team GPU #2" });
+    expect(d.secretName).toBe("TEAM_GPU_2_API_KEY");
+    d = updateDraft(d, { secretName: "MINE" });
+    d = updateDraft(d, { name: "other" });
+    expect(d.secretName).toBe("MINE");
+  });
+
+  it("keeps a model or name the user typed when switching presets", () => {
+    let d = updateDraft(emptyDraft(), { name: "work", model: "gpt-4.1" });
+    d = applyPreset(d, "openai");
+    expect(d).toMatchObject({
+      name: "work",
+      model: "gpt-4.1",
+      base_url: "https://api.openai.com/v1",
+    });
+  });
+
+  it("round-trips a profile and builds templates", () => {
+    const d = draftFromProfile({
+      name: "claude",
+      api: "anthropic",
+      base_url: "https://api.anthropic.com",
+      model: "claude-sonnet-4-5",
+      api_key: "{{ANTHROPIC_API_KEY}}",
+      max_tokens: 8192,
+    });
+    expect(d.preset).toBe("anthropic");
+    expect(d.keyValue).toBe("");
+    const built = buildProfile(d);
+    expect(built).toEqual({
+      ok: true,
+      profile: {
+        name: "claude",
+        api: "anthropic",
+        base_url: "https://api.anthropic.com",
+        model: "claude-sonnet-4-5",
+        api_key: "{{ANTHROPIC_API_KEY}}",
+        temperature: null,
+        max_tokens: 8192,
+        timeout: null,
+      },
+    });
+  });
+
+  it("reports unparseable numbers and bad secret names", () => {
+    const d = updateDraft(emptyDraft("x"), { timeout: "soon", secretName: "1X" });
+    const built = buildProfile(d);
+    expect(built.ok).toBe(false);
+    if (!built.ok) expect(Object.keys(built.errors).sort()).toEqual(["secretName", "timeout"]);
+  });
+
+  it("places backend lines on fields of the edited profile, others in general", () => {
+    const errors = placeSaveErrors(
+      "profiles[1].api_key: `api_key` must name a secret\nprofiles[0].model: `model` must not be empty\ncannot write: disk full",
+      1,
+      [
+        { name: "a", api: "openai", base_url: "", model: "" },
+        { name: "b", api: "openai", base_url: "", model: "" },
+      ],
+    );
+    expect(errors.fields).toEqual({ secretName: "`api_key` must name a secret" });
+    expect(errors.general).toEqual([
+      "Profile “a”: `model` must not be empty",
+      "cannot write: disk full",
+    ]);
+  });
+
+  it("reads templates and names", () => {
+    expect(templateName("{{ OPENAI_API_KEY }}")).toBe("OPENAI_API_KEY");
+    expect(templateName("<<TOKEN>>")).toBe("TOKEN");
+    expect(templateName("sk-raw")).toBeNull();
+    expect(secretNameForProfile("")).toBe("MODEL_API_KEY");
+    expect(secretNameForProfile("4o")).toBe("_4O_API_KEY");
+  });
+
+  it("bounds the permission timeout", () => {
+    expect(parseTimeout("5")).toEqual({ ok: true, seconds: 5 });
+    expect(parseTimeout("3600")).toEqual({ ok: true, seconds: 3600 });
+    expect(parseTimeout("4").ok).toBe(false);
+    expect(parseTimeout("3601").ok).toBe(false);
+    expect(parseTimeout("12.5").ok).toBe(false);
+    expect(parseTimeout("").ok).toBe(false);
+  });
+});
