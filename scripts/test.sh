@@ -27,8 +27,9 @@ cargo clippy --workspace --all-targets "${FEATURES[@]}" -- -D warnings
 step "Rust: tests"
 scripts/with-session.sh cargo test --workspace "${FEATURES[@]}"
 
-step "App: debug build with embedded UI"
+step "App: debug build with embedded UI (and the scripted model server the end-to-end tests use)"
 ui/node_modules/.bin/tauri build --debug --no-bundle --ci
+cargo build -p artifactflow-test-support --bin scripted-model-server
 
 step "End-to-end tests (Xvfb + WebDriver)"
 scripts/with-session.sh --display .venv/bin/python -m pytest tests/e2e -q -p no:cacheprovider

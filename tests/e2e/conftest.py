@@ -44,3 +44,20 @@ def pytest_runtest_makereport(item, call):
     outcome = yield
     rep = outcome.get_result()
     setattr(item, f"rep_{rep.when}", rep)
+
+
+@pytest.fixture
+def scripted_model(tmp_path: Path):
+    """A factory: scripted_model([turns]) starts a scripted model server for this test."""
+    from harness import ScriptedModel
+
+    servers = []
+
+    def start(turns):
+        server = ScriptedModel(turns, tmp_path)
+        servers.append(server)
+        return server
+
+    yield start
+    for s in servers:
+        s.stop()

@@ -158,3 +158,46 @@ class App:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
         self.log.close()
+
+
+MODEL_SERVER = Path(os.environ.get("ARTIFACTFLOW_MODEL_SERVER", ROOT / "target/debug/scripted-model-server"))
+
+
+class ScriptedModel:
+    """The scripted OpenAI-compatible model server (crates/test-support), on 127.0.0.1."""
+
+    def __init__(self, turns: list[dict], workdir: Path):
+        script = workdir / "script.json"
+        script.write_text(json.dumps(turns))
+        self.proc = subprocess.Popen(
+            [str(MODEL_SERVER), "--script", str(script), "--port", "0"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        line = self.proc.stdout.readline().strip()
+        if not line.startswith("LISTENING "):
+            self.proc.kill()
+            raise RuntimeError(f"scripted-model-server did not start: {line}")
+        self.base_url = line.split(" ", 1)[1]
+
+    def stop(self) -> None:
+        self.proc.kill()
+        self.proc.wait(10)
+
+
+def prepare_home(home: Path, model: ScriptedModel, agent: str, settings: str = "") -> None:
+    """Seed `home` (as a first run would), point the default profile at `model` and add `agent`
+    (Markdown with frontmatter) plus a confirm HTTP tool `probe` that GETs the model server."""
+    out = subprocess.run([str(CLI_BINARY), "--home", str(home), "status"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    config = home / "config"
+    (config / "models.yaml").write_text(
+        f'profiles:\n  - name: default\n    api: openai\n    base_url: "{model.base_url}/v1"\n    model: scripted\n'
+    )
+    (config / "tools" / "probe.md").write_text(
+        f"---\nname: probe\npermission: confirm\nendpoint: \"{model.base_url}/requests\"\nresponse_extract: \"$[0].path\"\n---\nProbes the server.\n"
+    )
+    (config / "agents" / "tester.md").write_text(agent)
+    if settings:
+        (config / "settings.yaml").write_text(settings)

@@ -88,7 +88,8 @@ async deleteConversation(id: string) : Promise<Result<null, AppError>> {
 },
 /**
  * Start `agent` on `task` in `conversation_id` (created if new). Progress arrives as
- * `engine-event` events; the end as a `run_ended` event.
+ * `engine-event` events; the end as a `run_ended` event. (Async so it runs on the app's tokio
+ * runtime, where the run is spawned.)
  */
 async startRun(conversationId: string, agent: string, task: string) : Promise<Result<null, AppError>> {
     try {

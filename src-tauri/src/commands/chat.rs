@@ -122,10 +122,11 @@ pub fn delete_conversation(state: State<'_, AppState>, id: String) -> Result<(),
 }
 
 /// Start `agent` on `task` in `conversation_id` (created if new). Progress arrives as
-/// `engine-event` events; the end as a `run_ended` event.
+/// `engine-event` events; the end as a `run_ended` event. (Async so it runs on the app's tokio
+/// runtime, where the run is spawned.)
 #[tauri::command]
 #[specta::specta]
-pub fn start_run(
+pub async fn start_run(
     state: State<'_, AppState>,
     conversation_id: String,
     agent: String,
