@@ -27,6 +27,9 @@ cargo clippy --workspace --all-targets "${FEATURES[@]}" -- -D warnings
 step "Rust: tests"
 scripts/with-session.sh cargo test --workspace "${FEATURES[@]}"
 
+step "Small model: agent runs against SmolLM2-135M (llama-cpp-python, CPU)"
+scripts/small_model.sh
+
 step "App: debug build with embedded UI (and the scripted model server the end-to-end tests use)"
 ui/node_modules/.bin/tauri build --debug --no-bundle --ci
 cargo build -p artifactflow-test-support --bin scripted-model-server

