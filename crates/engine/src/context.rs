@@ -32,6 +32,8 @@ pub struct AppContext {
     paths: AppPaths,
     db: Arc<Mutex<Connection>>,
     config: RwLock<ConfigSnapshot>,
+    /// Built from `config` whenever it changes (building tools is not free).
+    registry: RwLock<Registry>,
 }
 
 impl AppContext {
@@ -58,6 +60,7 @@ impl AppContext {
         Ok(AppContext {
             paths,
             db: Arc::new(Mutex::new(conn)),
+            registry: RwLock::new(build_registry(&config)),
             config: RwLock::new(config),
         })
     }
@@ -106,7 +109,9 @@ impl AppContext {
         }
         snap.tools.sort_by(|a, b| a.spec.name.cmp(&b.spec.name));
         snap.agents.sort_by(|a, b| a.name.cmp(&b.name));
+        let registry = build_registry(&snap);
         *current = snap;
+        *self.registry.write().unwrap_or_else(|p| p.into_inner()) = registry;
     }
 
     /// The loaded configuration.
@@ -138,17 +143,10 @@ impl AppContext {
     /// Built-in and custom tools from the current configuration (artifact tools are added per
     /// conversation). Name clashes are in the registry's `errors`.
     pub fn tool_registry(&self) -> Registry {
-        let config = self.config();
-        let routes = config
-            .agents
-            .iter()
-            .map(|a| AgentRoute {
-                name: a.name.clone(),
-                internal: a.internal,
-            })
-            .collect();
-        let builtins = builtin_tools(&config.settings, Arc::new(RwLock::new(routes)));
-        Registry::build(builtins, &config.tools)
+        self.registry
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// The artifact store over this context's database.
@@ -207,6 +205,20 @@ impl AppContext {
             config_errors: problems,
         }
     }
+}
+
+/// Built-in and custom tools for a configuration snapshot.
+fn build_registry(config: &ConfigSnapshot) -> Registry {
+    let routes = config
+        .agents
+        .iter()
+        .map(|a| AgentRoute {
+            name: a.name.clone(),
+            internal: a.internal,
+        })
+        .collect();
+    let builtins = builtin_tools(&config.settings, Arc::new(RwLock::new(routes)));
+    Registry::build(builtins, &config.tools)
 }
 
 fn line_of_tool(file: &Path, tool: &str) -> Option<u32> {

@@ -40,16 +40,8 @@ pub fn builtin_tools(settings: &Settings, agents: AgentRoutes) -> Vec<ToolRef> {
     ]
 }
 
-fn client(timeout: Duration) -> reqwest::Client {
-    reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::limited(
-            super::http::MAX_REDIRECTS,
-        ))
-        .timeout(timeout)
-        .user_agent(concat!("ArtifactFlow/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .unwrap_or_default()
-}
+const SEARCH_TIMEOUT: Duration = Duration::from_secs(30);
+const FETCH_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Resolve an optional API-key template. `None` when absent or unresolved.
 async fn api_key(template: Option<&String>, ctx: &ToolContext) -> Option<String> {
@@ -94,7 +86,7 @@ impl WebSearch {
                 ],
             },
             service,
-            client: client(Duration::from_secs(30)),
+            client: super::http::shared_client(),
         }
     }
 }
@@ -172,6 +164,7 @@ impl Tool for WebSearch {
         let response = self
             .client
             .post(&self.service.endpoint)
+            .timeout(SEARCH_TIMEOUT)
             .bearer_auth(&key)
             .json(&body)
             .send()
@@ -285,7 +278,7 @@ impl WebFetch {
                 ],
             },
             service,
-            client: client(Duration::from_secs(60)),
+            client: super::http::shared_client(),
         }
     }
 }
@@ -322,7 +315,11 @@ impl Tool for WebFetch {
         } else {
             format!("{}/{url}", self.service.endpoint)
         };
-        let mut request = self.client.get(&endpoint).header("Accept", "text/plain");
+        let mut request = self
+            .client
+            .get(&endpoint)
+            .timeout(FETCH_TIMEOUT)
+            .header("Accept", "text/plain");
         if let Some(key) = &key {
             request = request.bearer_auth(key);
         }

@@ -309,6 +309,21 @@ pub fn load_dir(dir: &Path) -> (Vec<HttpToolDef>, Vec<ConfigError>) {
     (defs, errors)
 }
 
+/// The one HTTP client every tool shares (connection pool, TLS roots loaded once); timeouts are
+/// set per request. Building a client costs milliseconds, so tools never build their own.
+pub(crate) fn shared_client() -> reqwest::Client {
+    static CLIENT: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
+    CLIENT
+        .get_or_init(|| {
+            reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::limited(MAX_REDIRECTS))
+                .user_agent(concat!("ArtifactFlow/", env!("CARGO_PKG_VERSION")))
+                .build()
+                .unwrap_or_default()
+        })
+        .clone()
+}
+
 /// An HTTP tool ready to run.
 pub struct HttpTool {
     def: HttpToolDef,
@@ -336,12 +351,7 @@ impl HttpTool {
             .response_extract
             .as_deref()
             .and_then(|e| JsonPath::parse(e).ok());
-        let client = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::limited(MAX_REDIRECTS))
-            .timeout(def.timeout)
-            .user_agent(concat!("ArtifactFlow/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .unwrap_or_default();
+        let client = shared_client();
         HttpTool {
             def,
             extract,
@@ -444,7 +454,7 @@ impl Tool for HttpTool {
         let (url, body) = self.url_and_body(&endpoint, &params);
         let method =
             reqwest::Method::from_bytes(self.def.method.as_bytes()).unwrap_or(reqwest::Method::GET);
-        let mut request = self.client.request(method, &url);
+        let mut request = self.client.request(method, &url).timeout(self.def.timeout);
         for (k, v) in &headers {
             request = request.header(k, v);
         }
