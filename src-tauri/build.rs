@@ -22,6 +22,7 @@ fn artifactflow_commands() -> &'static [&'static str] {
         "cancel_run",
         "answer_permission",
         "revoke_always_allowed",
+        "get_artifact",
         "get_settings",
         "save_profiles",
         "test_profile",

@@ -113,7 +113,9 @@ class App:
             raise AssertionError(f"timed out waiting for {what}; screenshot: {shot}") from e
 
     def heading(self) -> str:
-        return self.driver.find_element(By.TAG_NAME, "h1").text.strip()
+        # WebKitWebDriver's "element text" comes back empty for the chat header (an overflow
+        # quirk of its visibility atom), so read the DOM's own text.
+        return self.js("const h = document.querySelector('h1'); return h ? h.textContent.trim() : ''")
 
     def js(self, script: str, *args):
         return self.driver.execute_script(script, *args)

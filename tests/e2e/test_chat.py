@@ -72,6 +72,11 @@ def test_auto_tool_then_confirm_tool_approved(home, scripted_model):
         app.wait(lambda d: "All done." in app.driver.find_elements(By.CSS_SELECTOR, '[data-testid="msg-assistant"]')[-1].text, "the final answer")
         assert not dialog_open(app)
         app.screenshot("chat-done")
+        # The card's artifact link opens what the tool wrote, rendered.
+        app.by_testid("artifact-link").click()
+        viewer = app.by_testid("artifact-viewer")
+        app.wait(lambda d: "E2E" in viewer.text, "the artifact's content")
+        assert viewer.find_element(By.TAG_NAME, "h1").text == "Notes"
     finally:
         app.stop()
 

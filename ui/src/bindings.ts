@@ -133,6 +133,17 @@ async revokeAlwaysAllowed(conversationId: string, tool: string) : Promise<Result
 }
 },
 /**
+ * The latest version of artifact `id` in `conversation_id`.
+ */
+async getArtifact(conversationId: string, id: string) : Promise<Result<ArtifactView, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("get_artifact", { conversationId, id }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
  * Everything the Settings screen shows.
  */
 async getSettings() : Promise<Result<SettingsView, AppError>> {
@@ -288,6 +299,30 @@ code: ErrorCode;
  * A sentence for the user that says what to do.
  */
 message: string }
+/**
+ * An artifact's latest content, for the chat's artifact links.
+ */
+export type ArtifactView = { 
+/**
+ * Id.
+ */
+id: string; 
+/**
+ * Title.
+ */
+title: string; 
+/**
+ * MIME type.
+ */
+content_type: string; 
+/**
+ * Latest version number.
+ */
+version: number; 
+/**
+ * The content.
+ */
+content: string }
 /**
  * A problem in one config file, located as precisely as known.
  */

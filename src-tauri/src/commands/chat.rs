@@ -168,6 +168,44 @@ pub fn answer_permission(
         .map_err(|e| AppError::new(ErrorCode::UnknownRequest, e.to_string()))
 }
 
+/// An artifact's latest content, for the chat's artifact links.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct ArtifactView {
+    /// Id.
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// MIME type.
+    pub content_type: String,
+    /// Latest version number.
+    pub version: i64,
+    /// The content.
+    pub content: String,
+}
+
+/// The latest version of artifact `id` in `conversation_id`.
+#[tauri::command]
+#[specta::specta]
+pub fn get_artifact(
+    state: State<'_, AppState>,
+    conversation_id: String,
+    id: String,
+) -> Result<ArtifactView, AppError> {
+    let (artifact, content) = state
+        .engine()?
+        .ctx
+        .artifact_store()
+        .content(&conversation_id, &id, None)
+        .map_err(|e| AppError::new(ErrorCode::NotFound, e.to_string()))?;
+    Ok(ArtifactView {
+        id: artifact.id,
+        title: artifact.title,
+        content_type: artifact.content_type,
+        version: artifact.version,
+        content,
+    })
+}
+
 /// Stop always allowing `tool` in a conversation.
 #[tauri::command]
 #[specta::specta]

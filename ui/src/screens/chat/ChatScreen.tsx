@@ -1,18 +1,20 @@
 import { useEffect, useRef, useState } from "react";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { Markdown } from "../../components/Markdown";
+import { ArtifactViewer } from "./ArtifactViewer";
 import { ToolCard } from "./ToolCard";
 import { useChat } from "./useChat";
 import type { TimelineItem } from "./timeline";
 
 export function ChatScreen() {
   const chat = useChat();
+  const [viewing, setViewing] = useState<string | null>(null);
   return (
     <section className="chat" aria-labelledby="screen-title">
       <ConversationList chat={chat} />
       <div className="chat-main">
         <ChatHeader chat={chat} />
-        <Timeline items={chat.chat.items} />
+        <Timeline items={chat.chat.items} onOpenArtifact={setViewing} />
         {chat.chat.callingTool && (
           <p className="calling" role="status" data-testid="calling-tool">
             Calling {chat.chat.callingTool}…
@@ -24,6 +26,13 @@ export function ChatScreen() {
           </p>
         )}
         <Composer chat={chat} />
+        {viewing && chat.currentId && (
+          <ArtifactViewer
+            conversationId={chat.currentId}
+            id={viewing}
+            onClose={() => setViewing(null)}
+          />
+        )}
       </div>
     </section>
   );
@@ -164,7 +173,13 @@ function ChatHeader({ chat }: { chat: Chat }) {
 /** Conversations longer than this are virtualised (only visible rows are in the DOM). */
 const VIRTUALIZE_FROM = 150;
 
-function Timeline({ items }: { items: TimelineItem[] }) {
+function Timeline({
+  items,
+  onOpenArtifact,
+}: {
+  items: TimelineItem[];
+  onOpenArtifact: (id: string) => void;
+}) {
   const scroller = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
   const virtualize = items.length > VIRTUALIZE_FROM;
@@ -202,7 +217,7 @@ function Timeline({ items }: { items: TimelineItem[] }) {
       {!virtualize &&
         items.map((item) => (
           <div key={item.key} className="timeline-row">
-            <TimelineEntry item={item} />
+            <TimelineEntry item={item} onOpenArtifact={onOpenArtifact} />
           </div>
         ))}
       {virtualize && (
@@ -224,7 +239,7 @@ function Timeline({ items }: { items: TimelineItem[] }) {
                   transform: `translateY(${row.start}px)`,
                 }}
               >
-                <TimelineEntry item={item} />
+                <TimelineEntry item={item} onOpenArtifact={onOpenArtifact} />
               </div>
             );
           })}
@@ -238,7 +253,13 @@ function indent(depth: number) {
   return { marginLeft: `${Math.min(depth, 4) * 24}px` };
 }
 
-function TimelineEntry({ item }: { item: TimelineItem }) {
+function TimelineEntry({
+  item,
+  onOpenArtifact,
+}: {
+  item: TimelineItem;
+  onOpenArtifact: (id: string) => void;
+}) {
   switch (item.kind) {
     case "user":
       return (
@@ -247,7 +268,16 @@ function TimelineEntry({ item }: { item: TimelineItem }) {
           <p>{item.text}</p>
         </div>
       );
-    case "assistant":
+    case "assistant": {
+      const prose = stripCalls(item.text);
+      if (!prose && !item.streaming) {
+        // An answer that only called tools: the cards say it all; keep the token usage.
+        return item.usage ? (
+          <span className="usage muted small" style={indent(item.depth)} data-testid="usage">
+            {item.agent}: {item.usage.prompt ?? "?"} tokens in · {item.usage.completion ?? "?"} out
+          </span>
+        ) : null;
+      }
       return (
         <div
           className="msg msg-assistant"
@@ -256,7 +286,7 @@ function TimelineEntry({ item }: { item: TimelineItem }) {
           data-streaming={item.streaming}
         >
           <span className="msg-agent muted small">{item.agent}</span>
-          <Markdown text={stripCalls(item.text)} />
+          <Markdown text={prose} />
           {item.usage && (item.usage.prompt !== null || item.usage.completion !== null) && (
             <span className="usage muted small" data-testid="usage">
               {item.usage.prompt ?? "?"} tokens in · {item.usage.completion ?? "?"} out
@@ -264,10 +294,11 @@ function TimelineEntry({ item }: { item: TimelineItem }) {
           )}
         </div>
       );
+    }
     case "tool":
       return (
         <div style={indent(item.depth)}>
-          <ToolCard item={item} />
+          <ToolCard item={item} onOpenArtifact={onOpenArtifact} />
         </div>
       );
     case "tool_results":

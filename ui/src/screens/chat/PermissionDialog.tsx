@@ -35,7 +35,8 @@ export function PermissionDialog(props: {
 
   if (!current) return <dialog ref={dialog} className="permission-dialog" />;
   const { request } = current;
-  const left = Math.max(0, Math.ceil(props.timeoutSecs - (now - current.receivedAt) / 1000));
+  const elapsed = Math.max(0, now - current.receivedAt) / 1000;
+  const left = Math.max(0, Math.ceil(props.timeoutSecs - elapsed));
   const http = request.request as null | {
     method?: string;
     url?: string;

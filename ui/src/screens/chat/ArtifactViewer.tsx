@@ -1,0 +1,57 @@
+import { useEffect, useRef, useState } from "react";
+import { commands, type ArtifactView } from "../../bindings";
+import { Markdown } from "../../components/Markdown";
+
+/** A quick look at an artifact from a chat link: Markdown rendered safely, other types as text. */
+export function ArtifactViewer(props: { conversationId: string; id: string; onClose: () => void }) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const [artifact, setArtifact] = useState<ArtifactView | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    dialog.current?.showModal();
+    let alive = true;
+    void commands.getArtifact(props.conversationId, props.id).then((res) => {
+      if (!alive) return;
+      if (res.status === "ok") setArtifact(res.data);
+      else setError(res.error.message);
+    });
+    return () => {
+      alive = false;
+    };
+  }, [props.conversationId, props.id]);
+
+  return (
+    <dialog
+      ref={dialog}
+      className="permission-dialog artifact-viewer"
+      aria-labelledby="artifact-title"
+      data-testid="artifact-viewer"
+      onCancel={(e) => {
+        e.preventDefault();
+        props.onClose();
+      }}
+    >
+      <h2 id="artifact-title">{artifact ? artifact.title || artifact.id : props.id}</h2>
+      {artifact && (
+        <p className="muted small">
+          {artifact.id} · {artifact.content_type} · version {artifact.version}
+        </p>
+      )}
+      {error && <p role="alert">{error}</p>}
+      {artifact &&
+        (artifact.content_type === "text/markdown" ? (
+          <div className="artifact-body">
+            <Markdown text={artifact.content} />
+          </div>
+        ) : (
+          <pre className="code artifact-body">{artifact.content}</pre>
+        ))}
+      <div className="dialog-actions">
+        <button type="button" className="primary" autoFocus onClick={props.onClose}>
+          Close <kbd>Esc</kbd>
+        </button>
+      </div>
+    </dialog>
+  );
+}
