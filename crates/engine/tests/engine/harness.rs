@@ -172,6 +172,29 @@ impl Harness {
     }
 }
 
+/// Wait until an event matching `pred` was recorded (the test's own timeout guards hangs).
+pub async fn until_event(
+    events: &Arc<Mutex<Vec<EngineEvent>>>,
+    pred: impl Fn(&EngineEvent) -> bool,
+) {
+    while !events.lock().unwrap().iter().any(&pred) {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+/// Cancel `cancel` as soon as an event matching `pred` arrives.
+pub fn cancel_on(
+    events: &Arc<Mutex<Vec<EngineEvent>>>,
+    cancel: &CancellationToken,
+    pred: impl Fn(&EngineEvent) -> bool + Send + 'static,
+) -> tokio::task::JoinHandle<()> {
+    let (events, cancel) = (events.clone(), cancel.clone());
+    tokio::spawn(async move {
+        until_event(&events, pred).await;
+        cancel.cancel();
+    })
+}
+
 /// A model answer that calls `tool` with `params`.
 pub fn call(tool: &str, params: &[(&str, &str)]) -> String {
     let params: String = params

@@ -8,7 +8,7 @@ use engine::run::RunOptions;
 use test_support::Turn;
 use tokio_util::sync::CancellationToken;
 
-use crate::harness::{call, write, Harness, Policy};
+use crate::harness::{call, cancel_on, until_event, write, Harness, Policy};
 
 fn count(events: &[EngineEvent], pred: impl Fn(&EngineEvent) -> bool) -> usize {
     events.iter().filter(|e| pred(e)).count()
@@ -207,20 +207,9 @@ async fn cancel_mid_stream_and_mid_tool() {
     )
     .await;
     let cancel = CancellationToken::new();
-    let canceller = {
-        let (events, cancel) = (h.events.clone(), cancel.clone());
-        tokio::spawn(async move {
-            while !events
-                .lock()
-                .unwrap()
-                .iter()
-                .any(|e| matches!(e, EngineEvent::Token { .. }))
-            {
-                tokio::time::sleep(Duration::from_millis(5)).await;
-            }
-            cancel.cancel();
-        })
-    };
+    let canceller = cancel_on(&h.events, &cancel, |e| {
+        matches!(e, EngineEvent::Token { .. })
+    });
     let outcome = h.run_with("tester", "stream", cancel).await;
     canceller.await.unwrap();
     assert_eq!(outcome.status, RunStatus::Cancelled);
@@ -233,20 +222,11 @@ async fn cancel_mid_stream_and_mid_tool() {
     );
 
     let cancel = CancellationToken::new();
-    let canceller = {
-        let (events, cancel) = (h.events.clone(), cancel.clone());
-        tokio::spawn(async move {
-            while !events
-                .lock()
-                .unwrap()
-                .iter()
-                .any(|e| matches!(e, EngineEvent::ToolStart { tool, .. } if tool == "slow"))
-            {
-                tokio::time::sleep(Duration::from_millis(5)).await;
-            }
-            cancel.cancel();
-        })
-    };
+    let canceller = cancel_on(
+        &h.events,
+        &cancel,
+        |e| matches!(e, EngineEvent::ToolStart { tool, .. } if tool == "slow"),
+    );
     let outcome = h.run_with("tester", "tool", cancel).await;
     canceller.await.unwrap();
     assert_eq!(outcome.status, RunStatus::Cancelled);
@@ -537,13 +517,7 @@ async fn the_run_manager_runs_one_per_conversation_and_cancels_by_conversation()
         engine::run::AlreadyRunning("m".into())
     );
     assert_eq!(manager.running(), ["m"]);
-    while !h
-        .events()
-        .iter()
-        .any(|e| matches!(e, EngineEvent::Token { .. }))
-    {
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    until_event(&h.events, |e| matches!(e, EngineEvent::Token { .. })).await;
     assert!(manager.cancel("m"));
     assert!(!manager.cancel("other"));
     let outcome = tokio::time::timeout(Duration::from_secs(30), handle)

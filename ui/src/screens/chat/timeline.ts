@@ -142,21 +142,7 @@ export function reduce(state: ChatState, event: EngineEvent): ChatState {
     case "tool_start":
       return {
         ...state,
-        items: [
-          ...items,
-          {
-            kind: "tool",
-            key: event.call_id,
-            callId: event.call_id,
-            tool: event.tool,
-            depth: state.depth,
-            params: event.params as Record<string, JsonValue>,
-            status: "running",
-            result: null,
-            durationMs: null,
-            artifactId: null,
-          },
-        ],
+        items: [...items, toolItem(event.call_id, event.tool, state.depth, event.params)],
         seq,
       };
     case "tool_complete": {
@@ -177,22 +163,8 @@ export function reduce(state: ChatState, event: EngineEvent): ChatState {
         return { ...state, items: next, seq };
       }
       // Refused before it ran (validation, permission, malformed, unknown tool).
-      return {
-        ...state,
-        items: [
-          ...items,
-          {
-            kind: "tool",
-            key: event.call_id,
-            callId: event.call_id,
-            tool: event.tool,
-            depth: state.depth,
-            params: {},
-            ...done,
-          },
-        ],
-        seq,
-      };
+      const refused = { ...toolItem(event.call_id, event.tool, state.depth, {}), ...done };
+      return { ...state, items: [...items, refused], seq };
     }
     case "agent_switch":
       return {
@@ -255,6 +227,26 @@ export function reduce(state: ChatState, event: EngineEvent): ChatState {
     default:
       return state;
   }
+}
+
+function toolItem(
+  callId: string,
+  tool: string,
+  depth: number,
+  params: Partial<Record<string, JsonValue>>,
+): Extract<TimelineItem, { kind: "tool" }> {
+  return {
+    kind: "tool",
+    key: callId,
+    callId,
+    tool,
+    depth,
+    params: params as Record<string, JsonValue>,
+    status: "running",
+    result: null,
+    durationMs: null,
+    artifactId: null,
+  };
 }
 
 function findLastIndex<T>(list: T[], pred: (t: T) => boolean): number {
