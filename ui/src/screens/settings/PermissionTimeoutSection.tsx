@@ -25,29 +25,31 @@ export function PermissionTimeoutSection(props: { seconds: number; reload: () =>
           error={timeout.error ?? undefined}
         >
           {(c) => (
-            <input
-              {...c}
-              type="number"
-              inputMode="numeric"
-              min={TIMEOUT_MIN}
-              max={TIMEOUT_MAX}
-              step={1}
-              value={text}
-              disabled={timeout.saving}
-              onChange={(e) => {
-                setText(e.target.value);
-                timeout.clear();
-              }}
-            />
+            <div className="input-row">
+              <input
+                {...c}
+                type="number"
+                inputMode="numeric"
+                min={TIMEOUT_MIN}
+                max={TIMEOUT_MAX}
+                step={1}
+                value={text}
+                disabled={timeout.saving}
+                onChange={(e) => {
+                  setText(e.target.value);
+                  timeout.clear();
+                }}
+              />
+              <button type="submit" className="primary" disabled={timeout.saving || unchanged}>
+                {timeout.saving && <Spinner />}
+                {timeout.saving ? "Saving…" : "Save"}
+              </button>
+              <span role="status" className="saved-note">
+                {timeout.saved ? "Saved." : ""}
+              </span>
+            </div>
           )}
         </Field>
-        <button type="submit" className="primary" disabled={timeout.saving || unchanged}>
-          {timeout.saving && <Spinner />}
-          {timeout.saving ? "Saving…" : "Save"}
-        </button>
-        <span role="status" className="saved-note">
-          {timeout.saved ? "Saved." : ""}
-        </span>
       </form>
     </section>
   );
