@@ -30,7 +30,18 @@ function backend(overrides: Partial<Record<string, () => unknown>> = {}) {
       if (cmd === "list_agents") return [];
       if (cmd === "get_settings")
         return {
-          profiles: [],
+          profiles: [
+            {
+              name: "default",
+              api: "openai",
+              base_url: "http://127.0.0.1:11434/v1",
+              model: "m",
+              api_key: null,
+              temperature: null,
+              max_tokens: null,
+              timeout: null,
+            },
+          ],
           settings: {
             web_search: { endpoint: "", api_key: null },
             web_fetch: { endpoint: "", api_key: null },
@@ -107,6 +118,37 @@ describe("App shell", () => {
     await user.click(screen.getByRole("radio", { name: "Dark" }));
     expect(document.documentElement.dataset.theme).toBe("dark");
     expect(localStorage.getItem("artifactflow.theme")).toBe("dark");
+  });
+
+  it("guides a first run without a usable model, and skipping it sticks", async () => {
+    mockIPC(
+      (cmd) => {
+        if (cmd === "get_status") return STATUS;
+        if (cmd === "list_conversations" || cmd === "list_agents") return [];
+        if (cmd === "get_settings")
+          return {
+            profiles: [],
+            settings: {
+              web_search: { endpoint: "", api_key: null },
+              web_fetch: { endpoint: "", api_key: null },
+              permission_timeout_secs: 120,
+            },
+            secret_names: [],
+            missing_secrets: [],
+            config_dir: STATUS.config_dir,
+          };
+        throw new Error(`unexpected command ${cmd}`);
+      },
+      { shouldMockEvents: true },
+    );
+    const user = userEvent.setup();
+    render(<App />);
+    expect(
+      await screen.findByRole("heading", { name: "Welcome to ArtifactFlow" }),
+    ).toBeInTheDocument();
+    await user.click(screen.getByRole("button", { name: /Skip/ }));
+    expect(screen.getByRole("heading", { level: 1 })).toHaveTextContent("New conversation");
+    expect(localStorage.getItem("artifactflow.setupDone")).toBe("1");
   });
 
   it("reloads the config folder through the backend", async () => {

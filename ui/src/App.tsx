@@ -9,12 +9,15 @@ import { ArtifactsScreen } from "./screens/artifacts/ArtifactsScreen";
 import { SettingsScreen } from "./screens/settings/SettingsScreen";
 import { PermissionDialog } from "./screens/chat/PermissionDialog";
 import { usePermissions } from "./screens/chat/usePermissions";
+import { FirstRunSetup } from "./screens/settings/FirstRunSetup";
+import { useFirstRun } from "./shell/useFirstRun";
 
 export function App() {
   const [screen, setScreen] = useState<ScreenId>("chat");
   const [theme, setTheme] = useTheme();
   const status = useStatus();
   const permissions = usePermissions();
+  const firstRun = useFirstRun();
 
   // Ctrl/Cmd + 1..4 switches screens.
   useEffect(() => {
@@ -37,7 +40,8 @@ export function App() {
         <StatusArea state={status} />
       </Sidebar>
       <main className="content" aria-labelledby="screen-title">
-        {screen === "chat" && <ChatScreen />}
+        {firstRun.show && <FirstRunSetup onDone={firstRun.done} />}
+        {!firstRun.show && screen === "chat" && <ChatScreen />}
         {screen === "tools" && <ToolsScreen state={status} />}
         {screen === "artifacts" && <ArtifactsScreen />}
         {screen === "settings" && (

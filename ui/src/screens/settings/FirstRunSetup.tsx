@@ -64,9 +64,11 @@ function SetupForm(props: {
   secretNames: readonly string[];
   onDone: () => void;
 }) {
+  const existing = props.profiles.findIndex((p) => p.name === FIRST_PROFILE);
   const editor = useProfileEditor({
     profiles: props.profiles,
-    index: null,
+    // Replace the bundled `default` profile rather than adding a second one of that name.
+    index: existing >= 0 ? existing : null,
     initial: applyPreset(emptyDraft(FIRST_PROFILE), FIRST_PRESET),
     onSaved: props.onDone,
   });
