@@ -144,7 +144,8 @@ async getArtifact(conversationId: string, id: string) : Promise<Result<ArtifactV
 }
 },
 /**
- * Everything the Settings screen shows.
+ * Everything the Settings screen shows. (Async, like every command that touches the OS
+ * keyring: keyring calls block, and sync commands run on the window's main thread.)
  */
 async getSettings() : Promise<Result<SettingsView, AppError>> {
     try {

@@ -44,6 +44,8 @@ impl ConfigWatcher {
             message: e.to_string(),
         };
         let handler_ctx = Arc::clone(&ctx);
+        let last = std::sync::Mutex::new(fingerprint(&dir));
+        let watched = dir.clone();
         let mut debouncer = new_debouncer(DEBOUNCE, move |result: DebounceEventResult| {
             let relevant = match &result {
                 Ok(events) => events.iter().any(|e| is_relevant(&e.path)),
@@ -51,6 +53,16 @@ impl ConfigWatcher {
             };
             if !relevant {
                 return;
+            }
+            // Reading the files (our own reload included) also produces events; reload only
+            // when a config file really changed, or a reload would trigger the next one.
+            let now = fingerprint(&watched);
+            {
+                let mut last = last.lock().unwrap_or_else(|p| p.into_inner());
+                if *last == now {
+                    return;
+                }
+                *last = now;
             }
             handler_ctx.reload_config();
             let errors = handler_ctx.config_problems();
@@ -66,6 +78,31 @@ impl ConfigWatcher {
             _debouncer: debouncer,
         })
     }
+}
+
+/// Path and content hash of every config file that matters, sorted (config files are small).
+fn fingerprint(dir: &Path) -> Vec<(std::path::PathBuf, u64)> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let Ok(meta) = entry.metadata() else { continue };
+            if meta.is_dir() {
+                stack.push(path);
+            } else if is_relevant(&path) {
+                use std::hash::{Hash, Hasher};
+                let mut hasher = std::collections::hash_map::DefaultHasher::new();
+                std::fs::read(&path).ok().hash(&mut hasher);
+                files.push((path, hasher.finish()));
+            }
+        }
+    }
+    files.sort();
+    files
 }
 
 /// Changes that matter: Markdown in tools/agents, the YAML files and `.env`; not our own

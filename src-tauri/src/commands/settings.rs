@@ -26,10 +26,11 @@ pub struct SettingsView {
     pub config_dir: String,
 }
 
-/// Everything the Settings screen shows.
+/// Everything the Settings screen shows. (Async, like every command that touches the OS
+/// keyring: keyring calls block, and sync commands run on the window's main thread.)
 #[tauri::command]
 #[specta::specta]
-pub fn get_settings(state: State<'_, AppState>) -> Result<SettingsView, AppError> {
+pub async fn get_settings(state: State<'_, AppState>) -> Result<SettingsView, AppError> {
     let ctx = &state.engine()?.ctx;
     let config = ctx.config();
     let secret_names: Vec<String> = ctx.secret_store().names().into_iter().collect();
@@ -105,7 +106,11 @@ pub async fn test_profile(
 /// Store a secret in the OS keyring (the value is never returned by any command).
 #[tauri::command]
 #[specta::specta]
-pub fn set_secret(state: State<'_, AppState>, name: String, value: String) -> Result<(), AppError> {
+pub async fn set_secret(
+    state: State<'_, AppState>,
+    name: String,
+    value: String,
+) -> Result<(), AppError> {
     state
         .engine()?
         .ctx
@@ -117,7 +122,7 @@ pub fn set_secret(state: State<'_, AppState>, name: String, value: String) -> Re
 /// Delete a secret from the OS keyring.
 #[tauri::command]
 #[specta::specta]
-pub fn delete_secret(state: State<'_, AppState>, name: String) -> Result<(), AppError> {
+pub async fn delete_secret(state: State<'_, AppState>, name: String) -> Result<(), AppError> {
     state
         .engine()?
         .ctx
