@@ -23,6 +23,7 @@ fn artifactflow_commands() -> &'static [&'static str] {
         "answer_permission",
         "revoke_always_allowed",
         "get_artifact",
+        "list_tools",
         "get_settings",
         "save_profiles",
         "test_profile",

@@ -21,6 +21,7 @@ pub fn builder() -> Builder<tauri::Wry> {
             commands::chat::answer_permission,
             commands::chat::revoke_always_allowed,
             commands::chat::get_artifact,
+            commands::tools::list_tools,
             commands::settings::get_settings,
             commands::settings::save_profiles,
             commands::settings::test_profile,

@@ -65,6 +65,10 @@ def test_config_problems_are_located_in_the_ui(home):
         app.driver.find_element("xpath", "//button[text()='Reload config folder']").click()
         app.by_testid("no-config-errors")
         assert app.text_of("status-agents") == "1"
+        # Every tool is listed with its source and permission.
+        row = app.by_testid("tool-row-web_fetch")
+        assert "built-in" in row.text and "confirm" in row.text, row.text
+        app.by_testid("tool-row-create_artifact")
     finally:
         app.stop()
 

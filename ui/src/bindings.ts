@@ -144,6 +144,17 @@ async getArtifact(conversationId: string, id: string) : Promise<Result<ArtifactV
 }
 },
 /**
+ * Every tool: built-in, artifact and custom, in registration order.
+ */
+async listTools() : Promise<Result<ToolInfo[], AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("list_tools") };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
  * Everything the Settings screen shows. (Async, like every command that touches the OS
  * keyring: keyring calls block, and sync commands run on the window's main thread.)
  */
@@ -531,6 +542,54 @@ max_tokens?: number | null;
  */
 timeout?: number | null }
 /**
+ * One parameter of a tool.
+ */
+export type ParamSpec = { 
+/**
+ * Parameter name (the tag the model writes).
+ */
+name: string; 
+/**
+ * Its type.
+ */
+type: ParamType; 
+/**
+ * What it means, for the model.
+ */
+description?: string; 
+/**
+ * Must the model give it? Defaults to true.
+ */
+required?: boolean; 
+/**
+ * Value used when the model leaves it out.
+ */
+default?: JsonValue | null; 
+/**
+ * The only values allowed, if restricted.
+ */
+enum?: string[] | null }
+/**
+ * The type a parameter's string value is coerced to.
+ */
+export type ParamType = 
+/**
+ * Any text.
+ */
+"string" | 
+/**
+ * A whole number.
+ */
+"integer" | 
+/**
+ * Any number.
+ */
+"number" | 
+/**
+ * `true` / `false`.
+ */
+"boolean"
+/**
  * A tool's permission level.
  */
 export type Permission = 
@@ -738,6 +797,54 @@ prompt_tokens: number | null;
  * Tokens, for assistant messages when reported.
  */
 completion_tokens: number | null }
+/**
+ * One tool as the Tools page shows it.
+ */
+export type ToolInfo = { 
+/**
+ * Name.
+ */
+name: string; 
+/**
+ * Description for the model.
+ */
+description: string; 
+/**
+ * `builtin`, `artifact` or `http`.
+ */
+source: string; 
+/**
+ * The Markdown file of an HTTP tool.
+ */
+file: string | null; 
+/**
+ * Default permission.
+ */
+permission: Permission; 
+/**
+ * Parameters.
+ */
+params: ParamSpec[]; 
+/**
+ * Agents that list it.
+ */
+used_by: ToolUse[]; 
+/**
+ * The instruction block the model sees for it.
+ */
+instructions: string }
+/**
+ * An agent that may call a tool, with its permission for it.
+ */
+export type ToolUse = { 
+/**
+ * Agent name.
+ */
+agent: string; 
+/**
+ * The agent's permission for the tool (overrides the tool's default).
+ */
+permission: Permission }
 
 /** tauri-specta globals **/
 

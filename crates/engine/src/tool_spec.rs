@@ -21,6 +21,7 @@ pub struct ToolSpec {
 
 /// The type a parameter's string value is coerced to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "lowercase")]
 pub enum ParamType {
     /// Any text.
@@ -47,6 +48,7 @@ impl ParamType {
 
 /// One parameter of a tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct ParamSpec {
     /// Parameter name (the tag the model writes).
     pub name: String,

@@ -9,6 +9,7 @@ use crate::state::AppState;
 
 pub mod chat;
 pub mod settings;
+pub mod tools;
 
 /// Version, folders, database and how many tools and agents are loaded.
 #[tauri::command]

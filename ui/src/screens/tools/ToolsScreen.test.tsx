@@ -1,0 +1,88 @@
+import { render, screen, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { mockIPC } from "@tauri-apps/api/mocks";
+import { ToolsScreen } from "./ToolsScreen";
+import type { StatusState } from "../../ipc/useStatus";
+import type { ToolInfo } from "../../bindings";
+
+const TOOLS: ToolInfo[] = [
+  {
+    name: "web_fetch",
+    description: "Fetch a page",
+    source: "builtin",
+    file: null,
+    permission: "confirm",
+    params: [
+      {
+        name: "url",
+        type: "string",
+        description: "Full URL",
+        required: true,
+        default: null,
+        enum: null,
+      },
+      {
+        name: "max_content_length",
+        type: "integer",
+        description: "",
+        required: false,
+        default: 20000,
+        enum: null,
+      },
+    ],
+    used_by: [
+      { agent: "crawl_agent", permission: "confirm" },
+      { agent: "tester", permission: "auto" },
+    ],
+    instructions: '<tool name="web_fetch">…</tool>',
+  },
+  {
+    name: "quote",
+    description: "Stock quotes",
+    source: "http",
+    file: "/c/tools/quote.md",
+    permission: "confirm",
+    params: [],
+    used_by: [],
+    instructions: '<tool name="quote">…</tool>',
+  },
+];
+
+const state: StatusState = {
+  status: {
+    app_version: "1",
+    config_dir: "/c",
+    database: "/d",
+    schema_version: 3,
+    log_dir: "/l",
+    tools_loaded: 2,
+    agents_loaded: 2,
+    config_errors: [
+      { file: "/c/tools/bad.md", line: 4, field: "method", message: "unknown method" },
+    ],
+  },
+  error: null,
+  loading: false,
+  reload: async () => {},
+};
+
+describe("ToolsScreen", () => {
+  it("lists every tool with source, permission, users, parameters and instructions", async () => {
+    mockIPC((cmd) => (cmd === "list_tools" ? TOOLS : null), { shouldMockEvents: true });
+    const user = userEvent.setup();
+    render(<ToolsScreen state={state} />);
+    const fetch = await screen.findByTestId("tool-row-web_fetch");
+    expect(fetch).toHaveTextContent("built-in");
+    expect(fetch).toHaveTextContent("used by crawl_agent, tester (auto)");
+    await user.click(within(fetch).getByText("web_fetch"));
+    expect(within(fetch).getByRole("table")).toHaveTextContent("max_content_length");
+    expect(within(fetch).getByRole("table")).toHaveTextContent("20000");
+    expect(fetch).toHaveTextContent('<tool name="web_fetch">');
+    const quote = screen.getByTestId("tool-row-quote");
+    expect(quote).toHaveTextContent("HTTP");
+    expect(quote).toHaveTextContent("no agent uses it");
+    expect(screen.getByTestId("config-errors")).toHaveTextContent(
+      "/c/tools/bad.md:4 field method: unknown method",
+    );
+  });
+});
