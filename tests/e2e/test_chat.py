@@ -77,6 +77,13 @@ def test_auto_tool_then_confirm_tool_approved(home, scripted_model):
         viewer = app.by_testid("artifact-viewer")
         app.wait(lambda d: "E2E" in viewer.text, "the artifact's content")
         assert viewer.find_element(By.TAG_NAME, "h1").text == "Notes"
+        viewer.find_element(By.XPATH, ".//button[starts-with(text(), 'Close')]").click()
+        # The library finds it by full-text search across conversations.
+        app.by_testid("nav-artifacts").click()
+        app.by_testid("artifact-search").send_keys("E2E")
+        app.wait(lambda d: "1 artifact" in app.text_of("artifact-count"), "the search result")
+        app.by_testid("artifact-item").click()
+        app.wait(lambda d: "E2E" in app.text_of("artifact-content"), "the artifact in the library viewer")
     finally:
         app.stop()
 

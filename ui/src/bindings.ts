@@ -155,6 +155,50 @@ async listTools() : Promise<Result<ToolInfo[], AppError>> {
 }
 },
 /**
+ * One page of the library (newest first, or by relevance when searching).
+ */
+async listArtifacts(query: LibraryQuery, limit: number, offset: number) : Promise<Result<ArtifactPage, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("list_artifacts", { query, limit, offset }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Every version of an artifact, oldest first.
+ */
+async artifactVersions(conversationId: string, id: string) : Promise<Result<VersionInfo[], AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("artifact_versions", { conversationId, id }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * One version of an artifact (the latest when `version` is null).
+ */
+async getArtifactVersion(conversationId: string, id: string, version: number | null) : Promise<Result<ArtifactView, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("get_artifact_version", { conversationId, id, version }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Delete an artifact with all its versions.
+ */
+async deleteArtifact(conversationId: string, id: string) : Promise<Result<null, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("delete_artifact", { conversationId, id }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
  * Everything the Settings screen shows. (Async, like every command that touches the OS
  * keyring: keyring calls block, and sync commands run on the window's main thread.)
  */
@@ -311,6 +355,82 @@ code: ErrorCode;
  * A sentence for the user that says what to do.
  */
 message: string }
+/**
+ * One page of a listing.
+ */
+export type ArtifactPage = { 
+/**
+ * The artifacts on this page.
+ */
+items: ArtifactSummary[]; 
+/**
+ * How many match the filter in all.
+ */
+total: number }
+/**
+ * Who made an artifact.
+ */
+export type ArtifactSource = 
+/**
+ * Written by an agent through the artifact tools.
+ */
+"agent" | 
+/**
+ * An oversized tool result stored by the engine.
+ */
+"tool" | 
+/**
+ * Created or edited by the user.
+ */
+"user"
+/**
+ * An artifact with the size of its latest version, as listed in the library.
+ */
+export type ArtifactSummary = 
+/**
+ * The artifact.
+ */
+({ 
+/**
+ * The id the model uses, unique within its conversation.
+ */
+id: string; 
+/**
+ * The conversation it belongs to.
+ */
+conversation_id: string; 
+/**
+ * Human title.
+ */
+title: string; 
+/**
+ * MIME type, e.g. `text/markdown`.
+ */
+content_type: string; 
+/**
+ * Who made it.
+ */
+source: ArtifactSource; 
+/**
+ * The version these facts describe (the latest unless a version was asked for).
+ */
+version: number; 
+/**
+ * When it was created (UTC, RFC 3339).
+ */
+created_at: string; 
+/**
+ * When its latest version was made (UTC, RFC 3339).
+ */
+updated_at: string }) & { 
+/**
+ * Characters in the latest version.
+ */
+size_chars: number; 
+/**
+ * Lines in the latest version.
+ */
+line_count: number }
 /**
  * An artifact's latest content, for the chat's artifact links.
  */
@@ -504,6 +624,26 @@ export type ErrorCode =
  */
 "not_found"
 export type JsonValue = null | boolean | number | string | JsonValue[] | Partial<{ [key in string]: JsonValue }>
+/**
+ * What the library lists.
+ */
+export type LibraryQuery = { 
+/**
+ * Full-text words over titles and latest content.
+ */
+query: string | null; 
+/**
+ * Only this conversation.
+ */
+conversation_id: string | null; 
+/**
+ * Only this content type.
+ */
+content_type: string | null; 
+/**
+ * Only this source.
+ */
+source: ArtifactSource | null }
 /**
  * One entry of `models.yaml`.
  */
@@ -845,6 +985,26 @@ agent: string;
  * The agent's permission for the tool (overrides the tool's default).
  */
 permission: Permission }
+/**
+ * One version in an artifact's history.
+ */
+export type VersionInfo = { 
+/**
+ * 1 for the first version, then +1 per change.
+ */
+version: number; 
+/**
+ * Characters in this version.
+ */
+size_chars: number; 
+/**
+ * Lines in this version.
+ */
+line_count: number; 
+/**
+ * When it was made (UTC, RFC 3339).
+ */
+created_at: string }
 
 /** tauri-specta globals **/
 

@@ -7,6 +7,7 @@ use crate::error::AppError;
 use crate::events::StatusChanged;
 use crate::state::AppState;
 
+pub mod artifacts;
 pub mod chat;
 pub mod settings;
 pub mod tools;

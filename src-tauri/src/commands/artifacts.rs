@@ -1,0 +1,111 @@
+//! Artifact library: every artifact across conversations, searched, filtered, viewed by
+//! version, deleted.
+
+use engine::artifacts::{ArtifactPage, ArtifactSource, ListFilter, VersionInfo};
+use serde::Deserialize;
+use tauri::State;
+
+use crate::commands::chat::ArtifactView;
+use crate::error::{AppError, ErrorCode};
+use crate::state::AppState;
+
+/// What the library lists.
+#[derive(Debug, Clone, Default, Deserialize, specta::Type)]
+pub struct LibraryQuery {
+    /// Full-text words over titles and latest content.
+    pub query: Option<String>,
+    /// Only this conversation.
+    pub conversation_id: Option<String>,
+    /// Only this content type.
+    pub content_type: Option<String>,
+    /// Only this source.
+    pub source: Option<ArtifactSource>,
+}
+
+fn not_found(e: impl std::fmt::Display) -> AppError {
+    AppError::new(ErrorCode::NotFound, e.to_string())
+}
+
+/// One page of the library (newest first, or by relevance when searching).
+#[tauri::command]
+#[specta::specta]
+pub fn list_artifacts(
+    state: State<'_, AppState>,
+    query: LibraryQuery,
+    limit: u32,
+    offset: u32,
+) -> Result<ArtifactPage, AppError> {
+    let filter = ListFilter {
+        conversation_id: query.conversation_id,
+        content_type: query.content_type,
+        source: query.source,
+        query: query.query.filter(|q| !q.trim().is_empty()),
+    };
+    state
+        .engine()?
+        .ctx
+        .artifact_store()
+        .list(&filter, limit.clamp(1, 500) as usize, offset as usize)
+        .map_err(AppError::database)
+}
+
+/// Every version of an artifact, oldest first.
+#[tauri::command]
+#[specta::specta]
+pub fn artifact_versions(
+    state: State<'_, AppState>,
+    conversation_id: String,
+    id: String,
+) -> Result<Vec<VersionInfo>, AppError> {
+    state
+        .engine()?
+        .ctx
+        .artifact_store()
+        .versions(&conversation_id, &id)
+        .map_err(not_found)
+}
+
+/// One version of an artifact (the latest when `version` is null).
+#[tauri::command]
+#[specta::specta]
+pub fn get_artifact_version(
+    state: State<'_, AppState>,
+    conversation_id: String,
+    id: String,
+    version: Option<i64>,
+) -> Result<ArtifactView, AppError> {
+    let (artifact, content) = state
+        .engine()?
+        .ctx
+        .artifact_store()
+        .content(&conversation_id, &id, version)
+        .map_err(not_found)?;
+    Ok(ArtifactView {
+        id: artifact.id,
+        title: artifact.title,
+        content_type: artifact.content_type,
+        version: artifact.version,
+        content,
+    })
+}
+
+/// Delete an artifact with all its versions.
+#[tauri::command]
+#[specta::specta]
+pub fn delete_artifact(
+    state: State<'_, AppState>,
+    conversation_id: String,
+    id: String,
+) -> Result<(), AppError> {
+    let deleted = state
+        .engine()?
+        .ctx
+        .artifact_store()
+        .delete(&conversation_id, &id)
+        .map_err(AppError::database)?;
+    deleted.then_some(()).ok_or_else(|| {
+        not_found(format!(
+            "no artifact `{id}` in conversation `{conversation_id}`"
+        ))
+    })
+}

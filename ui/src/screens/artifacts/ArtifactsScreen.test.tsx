@@ -1,0 +1,101 @@
+import { render, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { mockIPC } from "@tauri-apps/api/mocks";
+import { ArtifactsScreen } from "./ArtifactsScreen";
+import { parseCsv, prettyJson } from "./ArtifactBody";
+
+const summary = (id: string, title: string, content_type = "text/markdown") => ({
+  id,
+  conversation_id: "c1",
+  title,
+  content_type,
+  source: "agent",
+  version: 2,
+  created_at: "2026-11-29T10:00:00Z",
+  updated_at: "2026-11-29T11:00:00Z",
+  size_chars: 10,
+  line_count: 2,
+});
+
+const CONTENT: Record<number, string> = { 1: "# Plan\nold line\n", 2: "# Plan\nnew line\n" };
+
+function backend() {
+  const calls: { cmd: string; args: Record<string, unknown> }[] = [];
+  const items = [summary("plan", "The plan"), summary("data", "Data", "text/csv")];
+  mockIPC(
+    (cmd, args) => {
+      const a = (args ?? {}) as Record<string, unknown>;
+      calls.push({ cmd, args: a });
+      if (cmd === "list_artifacts") {
+        const q = (a.query as { query: string | null }).query;
+        const found = q
+          ? items.filter((i) => i.title.toLowerCase().includes(q.toLowerCase()))
+          : items;
+        return { items: found, total: found.length };
+      }
+      if (cmd === "artifact_versions")
+        return [1, 2].map((version) => ({
+          version,
+          size_chars: 9,
+          line_count: 2,
+          created_at: `t${version}`,
+        }));
+      if (cmd === "get_artifact_version") {
+        const version = (a.version as number | null) ?? 2;
+        const isCsv = a.id === "data";
+        return {
+          id: a.id,
+          title: isCsv ? "Data" : "The plan",
+          content_type: isCsv ? "text/csv" : "text/markdown",
+          version,
+          content: isCsv ? 'name,note\nAda,"likes, commas"\n' : CONTENT[version],
+        };
+      }
+      if (cmd === "delete_artifact") return null;
+      throw new Error(`unexpected ${cmd}`);
+    },
+    { shouldMockEvents: true },
+  );
+  return calls;
+}
+
+describe("ArtifactsScreen", () => {
+  it("lists, searches, views by type, diffs versions and deletes", async () => {
+    const calls = backend();
+    const user = userEvent.setup();
+    render(<ArtifactsScreen />);
+    expect(await screen.findByTestId("artifact-count")).toHaveTextContent("2 artifacts");
+
+    await user.type(screen.getByTestId("artifact-search"), "plan");
+    await waitFor(() =>
+      expect(screen.getByTestId("artifact-count")).toHaveTextContent("1 artifact"),
+    );
+    const last = calls.filter((c) => c.cmd === "list_artifacts").at(-1);
+    expect(last?.args.query).toMatchObject({ query: "plan" });
+
+    const [first] = screen.getAllByTestId("artifact-item");
+    if (!first) throw new Error("no artifact listed");
+    await user.click(first);
+    const viewer = await screen.findByTestId("library-viewer");
+    await waitFor(() =>
+      expect(within(viewer).getByRole("heading", { level: 1 })).toHaveTextContent("Plan"),
+    );
+
+    await user.click(screen.getByTestId("history-tab"));
+    await waitFor(() => expect(screen.getByTestId("diff")).toHaveTextContent("- old line"));
+    expect(screen.getByTestId("diff")).toHaveTextContent("+ new line");
+
+    await user.click(within(viewer).getByRole("button", { name: "Delete" }));
+    await user.click(screen.getByRole("button", { name: "Delete" }));
+    expect(calls.some((c) => c.cmd === "delete_artifact" && c.args.id === "plan")).toBe(true);
+  });
+
+  it("renders CSV as a table and pretty-prints JSON", () => {
+    expect(parseCsv('a,b\r\n1,"x, ""y"""\n')).toEqual([
+      ["a", "b"],
+      ["1", 'x, "y"'],
+    ]);
+    expect(prettyJson('{"a":[1,2]}')).toBe('{\n  "a": [\n    1,\n    2\n  ]\n}');
+    expect(prettyJson("not json")).toBe("not json");
+  });
+});
