@@ -74,11 +74,21 @@ pub fn get_artifact_version(
     id: String,
     version: Option<i64>,
 ) -> Result<ArtifactView, AppError> {
+    view(&state, &conversation_id, &id, version)
+}
+
+/// An artifact version as the UI shows it.
+pub(crate) fn view(
+    state: &AppState,
+    conversation_id: &str,
+    id: &str,
+    version: Option<i64>,
+) -> Result<ArtifactView, AppError> {
     let (artifact, content) = state
         .engine()?
         .ctx
         .artifact_store()
-        .content(&conversation_id, &id, version)
+        .content(conversation_id, id, version)
         .map_err(not_found)?;
     Ok(ArtifactView {
         id: artifact.id,

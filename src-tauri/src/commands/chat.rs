@@ -191,19 +191,7 @@ pub fn get_artifact(
     conversation_id: String,
     id: String,
 ) -> Result<ArtifactView, AppError> {
-    let (artifact, content) = state
-        .engine()?
-        .ctx
-        .artifact_store()
-        .content(&conversation_id, &id, None)
-        .map_err(|e| AppError::new(ErrorCode::NotFound, e.to_string()))?;
-    Ok(ArtifactView {
-        id: artifact.id,
-        title: artifact.title,
-        content_type: artifact.content_type,
-        version: artifact.version,
-        content,
-    })
+    crate::commands::artifacts::view(&state, &conversation_id, &id, None)
 }
 
 /// Stop always allowing `tool` in a conversation.
