@@ -26,7 +26,8 @@ function backend(overrides: Partial<Record<string, () => unknown>> = {}) {
       const handler = overrides[cmd];
       if (handler) return handler();
       if (cmd === "get_status" || cmd === "reload_config") return STATUS;
-      if (cmd === "list_conversations") return [];
+      if (cmd === "list_conversations" || cmd === "list_tools") return [];
+      if (cmd === "list_artifacts") return { items: [], total: 0 };
       if (cmd === "list_agents") return [];
       if (cmd === "get_settings")
         return {
@@ -124,7 +125,9 @@ describe("App shell", () => {
     mockIPC(
       (cmd) => {
         if (cmd === "get_status") return STATUS;
-        if (cmd === "list_conversations" || cmd === "list_agents") return [];
+        if (cmd === "list_conversations" || cmd === "list_agents" || cmd === "list_tools")
+          return [];
+        if (cmd === "list_artifacts") return { items: [], total: 0 };
         if (cmd === "get_settings")
           return {
             profiles: [],
