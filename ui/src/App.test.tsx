@@ -18,6 +18,31 @@ const STATUS: Status = {
   ],
 };
 
+const DEFAULT_PROFILE = {
+  name: "default",
+  api: "openai",
+  base_url: "http://127.0.0.1:11434/v1",
+  model: "m",
+  api_key: null,
+  temperature: null,
+  max_tokens: null,
+  timeout: null,
+};
+
+function settingsView(profiles: (typeof DEFAULT_PROFILE)[]) {
+  return {
+    profiles,
+    settings: {
+      web_search: { endpoint: "", api_key: null },
+      web_fetch: { endpoint: "", api_key: null },
+      permission_timeout_secs: 120,
+    },
+    secret_names: [],
+    missing_secrets: [],
+    config_dir: STATUS.config_dir,
+  };
+}
+
 function backend(overrides: Partial<Record<string, () => unknown>> = {}) {
   const calls: string[] = [];
   mockIPC(
@@ -29,29 +54,7 @@ function backend(overrides: Partial<Record<string, () => unknown>> = {}) {
       if (cmd === "list_conversations" || cmd === "list_tools") return [];
       if (cmd === "list_artifacts") return { items: [], total: 0 };
       if (cmd === "list_agents") return [];
-      if (cmd === "get_settings")
-        return {
-          profiles: [
-            {
-              name: "default",
-              api: "openai",
-              base_url: "http://127.0.0.1:11434/v1",
-              model: "m",
-              api_key: null,
-              temperature: null,
-              max_tokens: null,
-              timeout: null,
-            },
-          ],
-          settings: {
-            web_search: { endpoint: "", api_key: null },
-            web_fetch: { endpoint: "", api_key: null },
-            permission_timeout_secs: 120,
-          },
-          secret_names: [],
-          missing_secrets: [],
-          config_dir: STATUS.config_dir,
-        };
+      if (cmd === "get_settings") return settingsView([DEFAULT_PROFILE]);
       throw new Error(`unexpected command ${cmd}`);
     },
     { shouldMockEvents: true },
@@ -122,28 +125,7 @@ describe("App shell", () => {
   });
 
   it("guides a first run without a usable model, and skipping it sticks", async () => {
-    mockIPC(
-      (cmd) => {
-        if (cmd === "get_status") return STATUS;
-        if (cmd === "list_conversations" || cmd === "list_agents" || cmd === "list_tools")
-          return [];
-        if (cmd === "list_artifacts") return { items: [], total: 0 };
-        if (cmd === "get_settings")
-          return {
-            profiles: [],
-            settings: {
-              web_search: { endpoint: "", api_key: null },
-              web_fetch: { endpoint: "", api_key: null },
-              permission_timeout_secs: 120,
-            },
-            secret_names: [],
-            missing_secrets: [],
-            config_dir: STATUS.config_dir,
-          };
-        throw new Error(`unexpected command ${cmd}`);
-      },
-      { shouldMockEvents: true },
-    );
+    backend({ get_settings: () => settingsView([]) });
     const user = userEvent.setup();
     render(<App />);
     expect(

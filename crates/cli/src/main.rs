@@ -9,6 +9,7 @@ use engine::context::AppContext;
 mod artifacts_cmd;
 mod check_cmd;
 mod parse_cmd;
+mod prompt;
 mod run_cmd;
 mod secrets_cmd;
 mod status_cmd;

@@ -2,7 +2,7 @@
 //! in the terminal. The answer streams to stdout; tool activity and permission prompts go to
 //! stderr. Exit 0 when the run completed, 1 when it failed, 130 when cancelled (Ctrl+C).
 
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -78,9 +78,11 @@ async fn run_async(ctx: Arc<AppContext>, args: RunArgs) -> anyhow::Result<ExitCo
                 let answer = match policy {
                     Policy::Yes => Answer::Approve,
                     Policy::No => Answer::Deny,
-                    Policy::Ask => tokio::task::spawn_blocking(move || ask(&tool))
-                        .await
-                        .unwrap_or(Answer::Deny),
+                    Policy::Ask => tokio::task::spawn_blocking(move || {
+                        crate::prompt::ask(&tool, "use --yes or --no")
+                    })
+                    .await
+                    .unwrap_or(Answer::Deny),
                 };
                 let _ = broker.answer(&id, answer);
             }
@@ -183,13 +185,7 @@ fn print_event(e: &EngineEvent, requests: &tokio::sync::mpsc::UnboundedSender<(S
             request,
             ..
         } => {
-            let _ = writeln!(err, "\n`{}` asks for permission to run:", request.tool);
-            for (k, v) in &request.params {
-                let _ = writeln!(err, "  {k} = {v}");
-            }
-            if let Some(preview) = &request.request {
-                let _ = writeln!(err, "  request: {preview}");
-            }
+            crate::prompt::show_request(request);
             let _ = requests.send((request_id.clone(), request.tool.clone()));
         }
         EngineEvent::RunEnded {
@@ -198,25 +194,5 @@ fn print_event(e: &EngineEvent, requests: &tokio::sync::mpsc::UnboundedSender<(S
             let _ = writeln!(err, "\n[run failed] {error}");
         }
         _ => {}
-    }
-}
-
-/// y / n / a at the terminal; no terminal means no.
-fn ask(tool: &str) -> Answer {
-    let stdin = std::io::stdin();
-    if !stdin.is_terminal() {
-        eprintln!("not allowed: no terminal to ask at (use --yes or --no)");
-        return Answer::Deny;
-    }
-    eprint!("Allow `{tool}`? [y]es / [N]o / [a]lways in this conversation: ");
-    let _ = std::io::stderr().flush();
-    let mut line = String::new();
-    if stdin.lock().read_line(&mut line).is_err() {
-        return Answer::Deny;
-    }
-    match line.trim().to_ascii_lowercase().as_str() {
-        "y" | "yes" => Answer::Approve,
-        "a" | "always" => Answer::ApproveAlways,
-        _ => Answer::Deny,
     }
 }

@@ -1,6 +1,5 @@
 //! `artifactflow-cli tools list|show|call`.
 
-use std::io::{BufRead, IsTerminal, Write};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context};
@@ -155,38 +154,8 @@ fn call(
     })
 }
 
-/// Show the request on stderr and read y / n / a from the terminal. Without a terminal (and
-/// without `--yes`) the answer is no.
+/// Show the request and ask at the terminal (no terminal and no `--yes` means no).
 fn ask_at_terminal(request: &PermissionRequest) -> Answer {
-    let stdin = std::io::stdin();
-    let mut err = std::io::stderr();
-    let _ = writeln!(err, "`{}` asks for permission to run:", request.tool);
-    for (k, v) in &request.params {
-        let _ = writeln!(err, "  {k} = {v}");
-    }
-    if let Some(preview) = &request.request {
-        let _ = writeln!(
-            err,
-            "  request: {}",
-            serde_json::to_string_pretty(preview).unwrap_or_default()
-        );
-    }
-    if !stdin.is_terminal() {
-        let _ = writeln!(
-            err,
-            "not allowed: no terminal to ask at (use --yes to approve)"
-        );
-        return Answer::Deny;
-    }
-    let _ = write!(err, "Allow? [y]es / [N]o / [a]lways in this conversation: ");
-    let _ = err.flush();
-    let mut line = String::new();
-    if stdin.lock().read_line(&mut line).is_err() {
-        return Answer::Deny;
-    }
-    match line.trim().to_ascii_lowercase().as_str() {
-        "y" | "yes" => Answer::Approve,
-        "a" | "always" => Answer::ApproveAlways,
-        _ => Answer::Deny,
-    }
+    crate::prompt::show_request(request);
+    crate::prompt::ask(&request.tool, "use --yes to approve")
 }
