@@ -86,6 +86,7 @@ fn bench_http(c: &mut Criterion) {
     let ctx = ToolContext {
         conversation_id: None,
         secrets: Some(Arc::new(SecretResolver::new(None, None))),
+        http_trace: None,
     };
     let params = raw(&[("symbol", "AAPL")]);
     let client = reqwest::Client::new();

@@ -240,8 +240,12 @@ fn split_document<'a>(
 
 /// Load one agent file.
 pub fn load_agent(path: &Path) -> Result<AgentDef, ConfigError> {
-    let text = read_document(path)?;
-    let doc = split_document(path, &text)?;
+    parse_agent(path, &read_document(path)?)
+}
+
+/// Parse and validate one agent file's text. `path` is used for error locations only.
+pub fn parse_agent(path: &Path, text: &str) -> Result<AgentDef, ConfigError> {
+    let doc = split_document(path, text)?;
     let mut agent: AgentDef =
         crate::yaml::from_str(doc.yaml).map_err(|e| yaml_error(path, doc.yaml_first_line, e))?;
     if agent.name.trim().is_empty() {

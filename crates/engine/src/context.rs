@@ -137,6 +137,7 @@ impl AppContext {
         ToolContext {
             conversation_id: conversation_id.map(str::to_string),
             secrets: Some(self.secret_resolver()),
+            http_trace: None,
         }
     }
 

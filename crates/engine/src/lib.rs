@@ -18,6 +18,7 @@
 pub mod artifacts;
 pub mod config;
 pub mod config_edit;
+pub mod config_files;
 pub mod context;
 pub mod conversations;
 pub mod db;

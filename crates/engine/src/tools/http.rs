@@ -344,6 +344,35 @@ pub struct RequestPreview {
     pub body: Option<Value>,
 }
 
+/// Characters of a response body kept in an [`HttpExchange`].
+pub const TRACE_BODY_CHARS: usize = 200_000;
+
+/// One HTTP tool call in full, for the tool editor's test panel. Secrets are masked everywhere.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct HttpExchange {
+    /// The request as sent, with secret templates shown by name.
+    pub method: String,
+    /// URL with the query string.
+    pub url: String,
+    /// Request headers.
+    pub request_headers: BTreeMap<String, String>,
+    /// JSON body, if the method sends one.
+    pub request_body: Option<String>,
+    /// HTTP status, when a response came back.
+    pub status: Option<u16>,
+    /// Response headers, in order.
+    pub response_headers: Vec<(String, String)>,
+    /// The raw response body (the first [`TRACE_BODY_CHARS`] characters).
+    pub response_body: String,
+    /// The body was longer than what is kept.
+    pub response_truncated: bool,
+    /// Milliseconds from sending to the whole body.
+    pub elapsed_ms: u32,
+    /// The `response_extract` expression, if any.
+    pub response_extract: Option<String>,
+}
+
 impl HttpTool {
     /// Build a runnable tool from a definition.
     pub fn new(def: HttpToolDef) -> Self {
@@ -469,6 +498,27 @@ impl Tool for HttpTool {
             .with_meta("status", status.map_or(Value::Null, Value::from))
             .with_meta("elapsed_ms", started.elapsed().as_millis() as u64)
         };
+        let trace = |status: Option<u16>, headers: Vec<(String, String)>, body: &str| {
+            if let Some(slot) = &ctx.http_trace {
+                let kept: String = body.chars().take(TRACE_BODY_CHARS).collect();
+                let exchange = HttpExchange {
+                    method: preview.method.clone(),
+                    url: preview.url.clone(),
+                    request_headers: preview.headers.clone(),
+                    request_body: preview
+                        .body
+                        .as_ref()
+                        .map(|b| serde_json::to_string_pretty(b).unwrap_or_else(|_| b.to_string())),
+                    status,
+                    response_headers: headers,
+                    response_truncated: kept.len() < body.len(),
+                    response_body: kept,
+                    elapsed_ms: started.elapsed().as_millis().min(u32::MAX as u128) as u32,
+                    response_extract: self.def.response_extract.clone(),
+                };
+                *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(exchange);
+            }
+        };
         let response = match request.send().await {
             Ok(r) => r,
             Err(e) => {
@@ -477,20 +527,34 @@ impl Tool for HttpTool {
                     "could not reach {} {}: {reason}",
                     self.def.method, preview.url
                 );
-                return meta(ToolResult::fail(redactor.redact(&message)), None);
+                let message = redactor.redact(&message);
+                trace(None, Vec::new(), "");
+                return meta(ToolResult::fail(message), None);
             }
         };
         let status = response.status();
+        let response_headers: Vec<(String, String)> = response
+            .headers()
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.as_str().to_string(),
+                    redactor.redact(&String::from_utf8_lossy(v.as_bytes())),
+                )
+            })
+            .collect();
         let body = match read_capped(response, MAX_RESPONSE_BYTES).await {
             Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
             Err(message) => {
+                trace(Some(status.as_u16()), response_headers, "");
                 return meta(
                     ToolResult::fail(redactor.redact(&message)),
                     Some(status.as_u16()),
-                )
+                );
             }
         };
         let body = redactor.redact(&body);
+        trace(Some(status.as_u16()), response_headers, &body);
         if !status.is_success() {
             let message = format!(
                 "HTTP {status} from {} {}: {}",
@@ -522,8 +586,8 @@ pub fn extract(path: &JsonPath, expr: &str, body: &str) -> ToolResult {
     let nodes = path.query(&json).all();
     match nodes.as_slice() {
         [] => ToolResult::fail(format!(
-            "response_extract `{expr}` matched nothing in the response; {}",
-            describe_shape(&json)
+            "response_extract `{expr}` matched nothing in the response: {}",
+            explain_no_match(expr, &json)
         )),
         [one] => ToolResult::ok(value_text(one)),
         many => {
@@ -532,19 +596,83 @@ pub fn extract(path: &JsonPath, expr: &str, body: &str) -> ToolResult {
     }
 }
 
-/// A short description of a JSON value's top level, to explain a JSONPath that matched nothing.
-pub fn describe_shape(json: &Value) -> String {
+/// Why `expr` matched nothing in `json`: the longest leading part of the path that does match,
+/// what it matches, and the step after it that finds nothing.
+pub fn explain_no_match(expr: &str, json: &Value) -> String {
+    let cuts = segment_ends(expr);
+    for (i, &end) in cuts.iter().enumerate().rev() {
+        let prefix = &expr[..end];
+        let Ok(path) = JsonPath::parse(prefix) else {
+            continue;
+        };
+        let nodes = path.query(json).all();
+        if nodes.is_empty() {
+            continue;
+        }
+        let next_end = cuts.get(i + 1).copied().unwrap_or(expr.len());
+        let step = expr[end..next_end].trim_start_matches('.');
+        let what = match nodes.as_slice() {
+            [one] => shape(one),
+            many => format!("{} values", many.len()),
+        };
+        return if prefix == "$" {
+            format!("the response is {what}, and `{step}` is not in it")
+        } else {
+            format!("`{prefix}` matches {what}, and `{step}` finds nothing there")
+        };
+    }
+    format!("the response is {}", shape(json))
+}
+
+/// Byte offsets where each top-level segment of a JSONPath ends: `$.a[0].b` → `$`, `$.a`,
+/// `$.a[0]`. Brackets and quotes are respected; the whole expression is not included.
+fn segment_ends(expr: &str) -> Vec<usize> {
+    let mut ends = Vec::new();
+    let mut depth = 0usize;
+    let mut quote: Option<char> = None;
+    let mut prev = '\0';
+    for (i, c) in expr.char_indices() {
+        match quote {
+            Some(q) => {
+                if c == q && prev != '\\' {
+                    quote = None;
+                }
+            }
+            None => match c {
+                '\'' | '"' => quote = Some(c),
+                '[' | '(' => {
+                    if depth == 0 && i > 0 && prev != '.' {
+                        ends.push(i);
+                    }
+                    depth += 1;
+                }
+                ']' | ')' => depth = depth.saturating_sub(1),
+                '.' if depth == 0 && i > 0 && prev != '.' => ends.push(i),
+                _ => {}
+            },
+        }
+        prev = c;
+    }
+    ends
+}
+
+/// A short description of a JSON value's shape.
+fn shape(json: &Value) -> String {
     match json {
+        Value::Object(map) if map.is_empty() => "an empty object".into(),
         Value::Object(map) => {
             let keys: Vec<_> = map.keys().take(20).map(|k| format!("`{k}`")).collect();
-            format!("the response is an object with keys {}", keys.join(", "))
+            let more = if map.len() > 20 { ", …" } else { "" };
+            format!("an object with keys {}{more}", keys.join(", "))
         }
-        Value::Array(items) => format!("the response is an array of {} items", items.len()),
-        other => format!(
-            "the response is a single value: {}",
-            trim_chars(&other.to_string(), 100)
-        ),
+        Value::Array(items) => format!("an array of {} items", items.len()),
+        other => format!("the value {}", trim_chars(&other.to_string(), 100)),
     }
+}
+
+/// A short description of a JSON value's top level, to explain a JSONPath that matched nothing.
+pub fn describe_shape(json: &Value) -> String {
+    format!("the response is {}", shape(json))
 }
 
 pub(crate) fn describe_request_error(e: &reqwest::Error) -> String {
@@ -603,5 +731,54 @@ pub fn trim_chars(s: &str, max: usize) -> String {
     match s.char_indices().nth(max) {
         Some((i, _)) => format!("{}… [{} more characters]", &s[..i], s[i..].chars().count()),
         None => s.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn segments_of_a_path() {
+        let cuts = |e: &str| {
+            segment_ends(e)
+                .into_iter()
+                .map(|i| e[..i].to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(cuts("$.a.b"), ["$", "$.a"]);
+        assert_eq!(cuts("$.a[0].b"), ["$", "$.a", "$.a[0]"]);
+        assert_eq!(cuts("$['x.y'].z"), ["$", "$['x.y']"]);
+        assert_eq!(cuts("$..qty"), ["$"]);
+        assert_eq!(
+            cuts("$.items[?@.qty > 2].name"),
+            ["$", "$.items", "$.items[?@.qty > 2]"]
+        );
+    }
+
+    #[test]
+    fn a_path_that_matches_nothing_is_explained_where_it_stops() {
+        let json = json!({"code": 200, "data": {"price": 1.5, "items": [{"n": 1}, {"n": 2}]}});
+        assert_eq!(
+            explain_no_match("$.data.cost", &json),
+            "`$.data` matches an object with keys `price`, `items`, and `cost` finds nothing there"
+        );
+        assert_eq!(
+            explain_no_match("$.result.price", &json),
+            "the response is an object with keys `code`, `data`, and `result` is not in it"
+        );
+        assert_eq!(
+            explain_no_match("$.data.items[5].n", &json),
+            "`$.data.items` matches an array of 2 items, and `[5]` finds nothing there"
+        );
+        assert_eq!(
+            explain_no_match("$.data.items[*].x", &json),
+            "`$.data.items[*]` matches 2 values, and `x` finds nothing there"
+        );
+        assert_eq!(
+            explain_no_match("$.a", &json!([])),
+            "the response is an array of 0 items, and `a` is not in it"
+        );
     }
 }

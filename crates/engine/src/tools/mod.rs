@@ -26,6 +26,7 @@ pub use crate::tool_spec::{ParamSpec, ParamType, ToolSpec};
 
 pub mod builtin;
 pub mod direct;
+pub mod editor;
 pub mod http;
 pub mod pipeline;
 pub mod registry;
@@ -97,6 +98,8 @@ pub struct ToolContext {
     pub conversation_id: Option<String>,
     /// Secret lookup for `{{VAR}}` templates.
     pub secrets: Option<Arc<crate::secrets::SecretResolver>>,
+    /// When set, an HTTP tool records its whole exchange here (the tool editor's test panel).
+    pub http_trace: Option<Arc<std::sync::Mutex<Option<http::HttpExchange>>>>,
 }
 
 /// One tool, as the engine and the model see it.

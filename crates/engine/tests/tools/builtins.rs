@@ -15,6 +15,7 @@ fn ctx_with_dotenv(lines: &str) -> (ToolContext, tempfile::TempDir) {
     let ctx = ToolContext {
         conversation_id: None,
         secrets: Some(Arc::new(SecretResolver::new(None, Some(dotenv)))),
+        http_trace: None,
     };
     (ctx, tmp)
 }

@@ -24,6 +24,7 @@ fn ctx() -> ToolContext {
     ToolContext {
         conversation_id: None,
         secrets: Some(Arc::new(SecretResolver::new(None, None))),
+        http_trace: None,
     }
 }
 
@@ -122,7 +123,7 @@ async fn response_extract_one_many_none_and_not_json() {
     assert!(!none.success);
     let e = none.error.unwrap();
     assert!(
-        e.contains("matched nothing") && e.contains("keys `code`, `data`"),
+        e.contains("matched nothing") && e.contains("`$.data` matches an object with keys `price`"),
         "{e}"
     );
     let not_json = run("$.a", "/text").await;

@@ -3,7 +3,8 @@
 
 mod builtins; // web_search, web_fetch, call_subagent against their stand-ins
 mod custom_tool;
-mod direct; // direct calls: artifact tools per conversation, oversized results stored
+mod direct;
+mod editor; // the tool editor: drafts checked, test runs with the whole exchange // direct calls: artifact tools per conversation, oversized results stored
 mod http_tool; // HTTP tool calls: query vs body, headers, JSONPath, errors, caps
 mod loading; // HTTP tool files: every field and default, located errors, registry clashes
 mod secrets; // keyring → env → .env, and no secret in any output

@@ -1,0 +1,195 @@
+//! The HTTP tool editor's backend: check a draft exactly as the config loader and the registry
+//! would (plus which `{{VAR}}` secrets it needs and whether they are set), and test-run a draft,
+//! saved or not, through the real pipeline with its whole HTTP exchange recorded.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use indexmap::IndexMap;
+use serde::Serialize;
+
+use super::direct::{call_tool, Asker};
+use super::http::{parse_definition, HttpExchange, HttpTool, HttpToolDef};
+use super::{Params, ToolSource};
+use crate::config::{ConfigError, Permission};
+use crate::config_files::{self, FileKind};
+use crate::context::AppContext;
+use crate::events::EventSink;
+use crate::secrets::SecretSource;
+
+/// The conversation id test runs are recorded under (events, always-allow, oversized results).
+pub const TEST_CONVERSATION: &str = "tool-editor";
+
+/// A `{{VAR}}` the tool needs, and whether it is set. The value is never part of this.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct SecretRef {
+    /// The variable's name.
+    pub name: String,
+    /// Where it was found: `keyring`, `environment` or `.env`; `None` when missing.
+    pub found_in: Option<String>,
+}
+
+/// What the editor shows about a draft.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct ToolCheck {
+    /// The tool's name, when the draft parses.
+    pub name: Option<String>,
+    /// Problems, located (the same errors `artifactflow-cli check` prints).
+    pub errors: Vec<ConfigError>,
+    /// The instruction block the model will see, when the draft parses.
+    pub instructions: Option<String>,
+    /// Secrets the endpoint and headers use.
+    pub secrets: Vec<SecretRef>,
+    /// The default permission, when the draft parses.
+    pub permission: Option<Permission>,
+}
+
+/// The outcome of a test run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct ToolTest {
+    /// Did the tool succeed?
+    pub success: bool,
+    /// The value the model gets (the extracted value, or the whole body), or the error.
+    pub output: String,
+    /// The result exactly as the model sees it.
+    pub formatted: String,
+    /// The parameters sent, typed as declared and with defaults filled in.
+    pub params: Params,
+    /// The HTTP exchange, when a request was sent.
+    pub exchange: Option<HttpExchange>,
+    /// Milliseconds for the whole call (permission excluded only when it auto-ran).
+    pub duration_ms: u32,
+}
+
+/// Where errors of a draft are located: its file, or where a new file would go.
+fn draft_path(ctx: &AppContext, path: Option<&Path>) -> PathBuf {
+    path.map(Path::to_path_buf).unwrap_or_else(|| {
+        config_files::folder(&ctx.paths().config_dir, FileKind::Tool).join("new tool.md")
+    })
+}
+
+fn parse(ctx: &AppContext, path: Option<&Path>, text: &str) -> Result<HttpToolDef, ConfigError> {
+    let located = draft_path(ctx, path);
+    let def = parse_definition(&located, text)?;
+    // The registry's rule: names are unique across built-in, artifact and HTTP tools.
+    let registry = ctx.conversation_registry(TEST_CONVERSATION);
+    if let Some(existing) = registry.get(&def.spec.name) {
+        let message = match existing.source() {
+            ToolSource::Http { file } if Some(file.as_path()) == path => None,
+            ToolSource::Http { file } => Some(format!(
+                "`{}` is already defined by {}; tool names must be unique",
+                def.spec.name,
+                file.display()
+            )),
+            _ => Some(format!(
+                "`{}` is a built-in tool; choose another name",
+                def.spec.name
+            )),
+        };
+        if let Some(message) = message {
+            return Err(ConfigError {
+                line: text
+                    .lines()
+                    .position(|l| l.trim_start().starts_with("name:"))
+                    .map(|i| i as u32 + 1),
+                file: located,
+                field: Some("name".into()),
+                message,
+            });
+        }
+    }
+    Ok(def)
+}
+
+/// Check a draft. Looks secrets up in the keyring, so call it off the UI thread.
+pub fn check_tool(ctx: &AppContext, path: Option<&Path>, text: &str) -> ToolCheck {
+    match parse(ctx, path, text) {
+        Err(e) => ToolCheck {
+            name: None,
+            errors: vec![e],
+            instructions: None,
+            secrets: Vec::new(),
+            permission: None,
+        },
+        Ok(def) => {
+            let resolver = ctx.secret_resolver();
+            let mut names: Vec<String> = Vec::new();
+            for template in std::iter::once(&def.endpoint).chain(def.headers.values()) {
+                for name in crate::secrets::template_names(template) {
+                    if !names.contains(&name) {
+                        names.push(name);
+                    }
+                }
+            }
+            let secrets = names
+                .into_iter()
+                .map(|name| SecretRef {
+                    found_in: resolver.resolve(&name).map(|(_, source)| {
+                        match source {
+                            SecretSource::Keyring => "keyring",
+                            SecretSource::Environment => "environment",
+                            SecretSource::DotEnv => ".env",
+                        }
+                        .to_string()
+                    }),
+                    name,
+                })
+                .collect();
+            ToolCheck {
+                name: Some(def.spec.name.clone()),
+                errors: Vec::new(),
+                instructions: Some(crate::parser::tool_instructions(std::slice::from_ref(
+                    &def.spec,
+                ))),
+                secrets,
+                permission: Some(def.permission),
+            }
+        }
+    }
+}
+
+/// Test-run a draft with string `params` (as the model would write them) through the real
+/// pipeline: coercion, defaults, validation, the permission decision (asked through `ask`),
+/// execution. Errors when the draft does not load.
+pub async fn test_tool(
+    ctx: &AppContext,
+    path: Option<&Path>,
+    text: &str,
+    params: &IndexMap<String, String>,
+    ask: Asker<'_>,
+    events: &dyn EventSink,
+) -> Result<ToolTest, ConfigError> {
+    let def = parse(ctx, path, text)?;
+    let typed = super::pipeline::prepare(&def.spec.params, params).unwrap_or_default();
+    let tool = HttpTool::new(def);
+    let trace = Arc::new(Mutex::new(None));
+    let mut tool_ctx = ctx.tool_context(Some(TEST_CONVERSATION));
+    tool_ctx.http_trace = Some(Arc::clone(&trace));
+    let started = std::time::Instant::now();
+    let call = call_tool(
+        ctx,
+        &tool,
+        params,
+        TEST_CONVERSATION,
+        ask,
+        &tool_ctx,
+        events,
+    )
+    .await;
+    let exchange = trace.lock().unwrap_or_else(|p| p.into_inner()).take();
+    Ok(ToolTest {
+        success: call.result.success,
+        output: if call.result.success {
+            call.result.data.clone()
+        } else {
+            call.result.error.clone().unwrap_or_default()
+        },
+        formatted: call.formatted,
+        params: typed,
+        exchange,
+        duration_ms: started.elapsed().as_millis().min(u32::MAX as u128) as u32,
+    })
+}

@@ -1,0 +1,276 @@
+//! The HTTP tool editor's backend: drafts checked like the loader and registry check files,
+//! and test runs through the real pipeline against a local server, permission included.
+
+use std::time::Duration;
+
+use engine::context::AppContext;
+use engine::events::{EngineEvent, EventSink};
+use engine::interrupts::PermissionBroker;
+use engine::permissions::Answer;
+use engine::tools::direct::Asker;
+use engine::tools::editor::{check_tool, test_tool};
+use tokio_util::sync::CancellationToken;
+
+use crate::http_tool::params;
+use crate::servers;
+
+fn draft(endpoint: &str, permission: &str, extract: &str) -> String {
+    [
+        "---",
+        "name: stock_price",
+        "description: Price of a stock",
+        &format!("permission: {permission}"),
+        &format!("endpoint: \"{endpoint}\""),
+        "method: POST",
+        "headers:",
+        "  Authorization: \"Bearer {{EDITOR_TEST_KEY}}\"",
+        "  X-Other: \"{{EDITOR_MISSING_VAR}}\"",
+        &format!("response_extract: \"{extract}\""),
+        "parameters:",
+        "  - name: symbol",
+        "    type: string",
+        "    description: Ticker",
+        "  - name: days",
+        "    type: integer",
+        "    description: Days back",
+        "    default: 7",
+        "---",
+        "Use for prices.",
+        "",
+    ]
+    .join("\n")
+}
+
+/// Collects events, and answers permission requests through the broker as they arrive.
+struct Answering<'a> {
+    broker: &'a PermissionBroker,
+    answer: Option<Answer>,
+    events: std::sync::Mutex<Vec<EngineEvent>>,
+}
+
+impl EventSink for Answering<'_> {
+    fn emit(&self, event: EngineEvent) {
+        if let (EngineEvent::PermissionRequest { request_id, .. }, Some(answer)) =
+            (&event, self.answer)
+        {
+            self.broker.answer(request_id, answer).unwrap();
+        }
+        self.events.lock().unwrap().push(event);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_draft_is_checked_like_the_loader_and_lists_its_secrets() {
+    let home = tempfile::tempdir().unwrap();
+    let ctx = AppContext::open(Some(home.path())).unwrap();
+    std::fs::write(
+        ctx.paths().config_dir.join(".env"),
+        "EDITOR_TEST_KEY=from-dotenv-value\n",
+    )
+    .unwrap();
+    let text = draft("http://127.0.0.1:9/price", "confirm", "$.data.price");
+    let check = check_tool(&ctx, None, &text);
+    assert!(check.errors.is_empty(), "{:?}", check.errors);
+    assert_eq!(check.name.as_deref(), Some("stock_price"));
+    let instructions = check.instructions.clone().unwrap();
+    assert!(instructions.contains("stock_price") && instructions.contains("Use for prices."));
+    let secrets: Vec<_> = check
+        .secrets
+        .iter()
+        .map(|s| (s.name.as_str(), s.found_in.as_deref()))
+        .collect();
+    assert_eq!(
+        secrets,
+        [
+            ("EDITOR_TEST_KEY", Some(".env")),
+            ("EDITOR_MISSING_VAR", None)
+        ]
+    );
+    assert!(!format!("{check:?}").contains("from-dotenv-value"));
+
+    // Loader errors, located in the draft.
+    let broken = text.replace("method: POST", "method: FETCH");
+    let check = check_tool(&ctx, None, &broken);
+    assert_eq!(check.errors.len(), 1);
+    assert_eq!(check.errors[0].field.as_deref(), Some("method"));
+    assert_eq!(check.errors[0].line, Some(6));
+    assert!(check.instructions.is_none());
+
+    // Registry errors: a built-in's name, another file's name; its own file is fine.
+    let builtin = text.replace("name: stock_price", "name: web_search");
+    let check = check_tool(&ctx, None, &builtin);
+    assert!(
+        check.errors[0].message.contains("built-in"),
+        "{:?}",
+        check.errors
+    );
+    assert_eq!(check.errors[0].line, Some(2));
+    let file = ctx.paths().config_dir.join("tools/stock_price.md");
+    std::fs::write(&file, &text).unwrap();
+    ctx.reload_config();
+    assert!(check_tool(&ctx, Some(&file), &text).errors.is_empty());
+    let check = check_tool(&ctx, None, &text);
+    assert!(
+        check.errors[0].message.contains("already defined by"),
+        "{:?}",
+        check.errors
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_test_run_goes_through_permission_and_shows_the_whole_exchange() {
+    let api = servers::json_api().await;
+    let home = tempfile::tempdir().unwrap();
+    let ctx = AppContext::open(Some(home.path())).unwrap();
+    std::fs::write(
+        ctx.paths().config_dir.join(".env"),
+        "EDITOR_TEST_KEY=sk-editor-secret-1234\n",
+    )
+    .unwrap();
+    let broker = PermissionBroker::new();
+    let text = draft(&format!("{}/price", api.base), "confirm", "$.data.price");
+    let ask = || Asker::Broker {
+        broker: &broker,
+        timeout: Duration::from_secs(10),
+        cancel: CancellationToken::new(),
+    };
+
+    // Approved: the extracted value, every parameter typed, the default sent.
+    let sink = Answering {
+        broker: &broker,
+        answer: Some(Answer::Approve),
+        events: Default::default(),
+    };
+    let test = test_tool(
+        &ctx,
+        None,
+        &text,
+        &params(&[("symbol", "AAPL")]),
+        ask(),
+        &sink,
+    )
+    .await
+    .unwrap();
+    assert!(test.success, "{test:?}");
+    assert_eq!(test.output, "189.5");
+    assert_eq!(
+        serde_json::Value::Object(test.params.clone()),
+        serde_json::json!({"symbol": "AAPL", "days": 7})
+    );
+    let sent = &api.requests()[0];
+    assert_eq!(sent.body, r#"{"symbol":"AAPL","days":7}"#);
+    assert_eq!(
+        sent.header("authorization"),
+        Some("Bearer sk-editor-secret-1234")
+    );
+    let exchange = test.exchange.clone().unwrap();
+    assert_eq!(exchange.method, "POST");
+    assert_eq!(exchange.status, Some(200));
+    assert_eq!(
+        exchange.request_headers["Authorization"], "Bearer {{EDITOR_TEST_KEY}}",
+        "secrets shown by name"
+    );
+    assert!(exchange.request_body.unwrap().contains("\"days\": 7"));
+    assert!(exchange
+        .response_headers
+        .iter()
+        .any(|(k, v)| k == "content-type" && v.contains("json")));
+    assert!(exchange.response_body.contains("\"price\":189.5"));
+    assert_eq!(exchange.response_extract.as_deref(), Some("$.data.price"));
+    let events = sink.events.lock().unwrap();
+    assert!(matches!(events[0], EngineEvent::PermissionRequest { .. }));
+    assert!(!format!("{test:?}{events:?}").contains("sk-editor-secret"));
+    drop(events);
+
+    // Denied: nothing is sent.
+    let sink = Answering {
+        broker: &broker,
+        answer: Some(Answer::Deny),
+        events: Default::default(),
+    };
+    let denied = test_tool(
+        &ctx,
+        None,
+        &text,
+        &params(&[("symbol", "MSFT")]),
+        ask(),
+        &sink,
+    )
+    .await
+    .unwrap();
+    assert!(!denied.success);
+    assert!(denied.output.contains("did not allow"), "{}", denied.output);
+    assert!(denied.exchange.is_none());
+    assert_eq!(api.requests().len(), 1);
+
+    // Unanswered: denied when the wait times out.
+    let sink = Answering {
+        broker: &broker,
+        answer: None,
+        events: Default::default(),
+    };
+    let timed_out = test_tool(
+        &ctx,
+        None,
+        &text,
+        &params(&[("symbol", "MSFT")]),
+        Asker::Broker {
+            broker: &broker,
+            timeout: Duration::from_millis(50),
+            cancel: CancellationToken::new(),
+        },
+        &sink,
+    )
+    .await
+    .unwrap();
+    assert!(timed_out.output.contains("not answered in time"));
+
+    // A path that matches nothing is explained against the actual response.
+    let auto = draft(&format!("{}/price", api.base), "auto", "$.data.cost");
+    let sink = Answering {
+        broker: &broker,
+        answer: None,
+        events: Default::default(),
+    };
+    let missed = test_tool(
+        &ctx,
+        None,
+        &auto,
+        &params(&[("symbol", "AAPL")]),
+        ask(),
+        &sink,
+    )
+    .await
+    .unwrap();
+    assert!(!missed.success);
+    assert!(
+        missed
+            .output
+            .contains("`$.data` matches an object with keys `price`")
+            && missed.output.contains("`cost` finds nothing there"),
+        "{}",
+        missed.output
+    );
+    assert_eq!(missed.exchange.unwrap().status, Some(200));
+
+    // Missing a required parameter: the pipeline's message, no request.
+    let invalid = test_tool(&ctx, None, &auto, &params(&[]), ask(), &sink)
+        .await
+        .unwrap();
+    assert!(invalid.output.contains("symbol"), "{}", invalid.output);
+    assert!(invalid.exchange.is_none());
+    assert_eq!(api.requests().len(), 2);
+
+    // A draft that does not load is an error, not a run.
+    let err = test_tool(
+        &ctx,
+        None,
+        &auto.replace("method: POST", "method: FETCH"),
+        &params(&[]),
+        ask(),
+        &sink,
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(err.field.as_deref(), Some("method"));
+}
