@@ -35,5 +35,14 @@ fn artifactflow_commands() -> &'static [&'static str] {
         "delete_secret",
         "save_permission_timeout",
         "open_config_folder",
+        "list_config_files",
+        "read_config_file",
+        "save_config_file",
+        "set_config_file_enabled",
+        "delete_config_file",
+        "tool_template",
+        "check_tool_draft",
+        "check_agent_draft",
+        "test_tool_draft",
     ]
 }

@@ -33,6 +33,15 @@ pub fn builder() -> Builder<tauri::Wry> {
             commands::settings::delete_secret,
             commands::settings::save_permission_timeout,
             commands::settings::open_config_folder,
+            commands::editor::list_config_files,
+            commands::editor::read_config_file,
+            commands::editor::save_config_file,
+            commands::editor::set_config_file_enabled,
+            commands::editor::delete_config_file,
+            commands::editor::tool_template,
+            commands::editor::check_tool_draft,
+            commands::editor::check_agent_draft,
+            commands::editor::test_tool_draft,
         ])
         .events(collect_events![events::StatusChanged])
         .typ::<engine::events::EngineEvent>()

@@ -20,6 +20,12 @@ pub enum ErrorCode {
     Database,
     /// Something the user named does not exist.
     NotFound,
+    /// The file changed on disk since the editor read it; nothing was written.
+    Conflict,
+    /// The name is taken; nothing was written.
+    AlreadyExists,
+    /// Reading or writing a file failed.
+    Io,
 }
 
 /// An error returned by a Tauri command.
@@ -47,6 +53,19 @@ impl AppError {
             ErrorCode::EngineUnavailable,
             format!("ArtifactFlow could not open its data: {e}"),
         )
+    }
+
+    /// A config file operation failed.
+    pub fn file(e: engine::config_files::FileError) -> Self {
+        use engine::config_files::FileError;
+        let code = match &e {
+            FileError::Outside(..) | FileError::NotFound(_) => ErrorCode::NotFound,
+            FileError::Conflict { .. } => ErrorCode::Conflict,
+            FileError::Exists(_) => ErrorCode::AlreadyExists,
+            FileError::Invalid(_) => ErrorCode::InvalidConfig,
+            _ => ErrorCode::Io,
+        };
+        Self::new(code, e.to_string())
     }
 
     /// A database operation failed.

@@ -18,6 +18,8 @@ pub struct Engine {
     pub ctx: Arc<AppContext>,
     /// Runs in progress (and the permission broker).
     pub runs: RunManager,
+    /// Where engine events go (the window).
+    pub events: Arc<dyn EventSink>,
     _watcher: Option<ConfigWatcher>,
 }
 
@@ -42,12 +44,13 @@ impl AppState {
                     events.clone(),
                     RunOptions::default(),
                 );
-                let watcher = ConfigWatcher::start(ctx.clone(), events)
+                let watcher = ConfigWatcher::start(ctx.clone(), events.clone())
                     .map_err(|e| tracing::warn!("hot reload is off: {e}"))
                     .ok();
                 Engine {
                     ctx,
                     runs: RunManager::new(Arc::new(runner)),
+                    events,
                     _watcher: watcher,
                 }
             })

@@ -277,6 +277,108 @@ async openConfigFolder() : Promise<Result<null, AppError>> {
     if(e instanceof Error) throw e;
     else return { status: "error", error: e  as any };
 }
+},
+/**
+ * Every tool or agent file, enabled or disabled.
+ */
+async listConfigFiles(kind: FileKind) : Promise<Result<FileEntry[], AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("list_config_files", { kind }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * One file's text.
+ */
+async readConfigFile(kind: FileKind, path: string) : Promise<Result<ConfigFile, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("read_config_file", { kind, path }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Save `text` to `path` (or a new `<name>.md`), provided the disk still holds `base`; then
+ * reload the configuration so the change is live.
+ */
+async saveConfigFile(kind: FileKind, path: string | null, text: string, base: string | null) : Promise<Result<ConfigFile, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("save_config_file", { kind, path, text, base }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Enable or disable a file (the leading `_`), then reload.
+ */
+async setConfigFileEnabled(kind: FileKind, path: string, enabled: boolean) : Promise<Result<ConfigFile, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("set_config_file_enabled", { kind, path, enabled }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Delete a file, then reload.
+ */
+async deleteConfigFile(kind: FileKind, path: string) : Promise<Result<null, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("delete_config_file", { kind, path }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * The text a new HTTP tool starts from (`tools/_example.md`).
+ */
+async toolTemplate() : Promise<Result<string, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("tool_template") };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Check a tool draft like the loader does, plus its secrets' presence (never their values).
+ * Async: the keyring lookups block.
+ */
+async checkToolDraft(path: string | null, text: string) : Promise<Result<ToolCheck, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("check_tool_draft", { path, text }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Check an agent draft: loader errors, unknown tools, unknown model profile.
+ */
+async checkAgentDraft(path: string | null, text: string) : Promise<Result<ConfigError[], AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("check_agent_draft", { path, text }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Test-run a tool draft with `params` through the real pipeline. A `confirm` tool asks in the
+ * permission dialog like in a run.
+ */
+async testToolDraft(path: string | null, text: string, params: Partial<{ [key in string]: string }>) : Promise<Result<ToolTest, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("test_tool_draft", { path, text, params }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
 }
 }
 
@@ -476,6 +578,26 @@ field: string | null;
  */
 message: string }
 /**
+ * One file as an editor holds it.
+ */
+export type ConfigFile = { 
+/**
+ * Full path.
+ */
+path: string; 
+/**
+ * File name (`query_stock.md`, `_query_stock.md` when disabled).
+ */
+file_name: string; 
+/**
+ * Loaded by the app (no leading `_`)?
+ */
+enabled: boolean; 
+/**
+ * The text on disk.
+ */
+text: string }
+/**
  * The result of a connection test.
  */
 export type ConnectionTest = { 
@@ -622,7 +744,95 @@ export type ErrorCode =
 /**
  * Something the user named does not exist.
  */
-"not_found"
+"not_found" | 
+/**
+ * The file changed on disk since the editor read it; nothing was written.
+ */
+"conflict" | 
+/**
+ * The name is taken; nothing was written.
+ */
+"already_exists" | 
+/**
+ * Reading or writing a file failed.
+ */
+"io"
+/**
+ * One file in a listing.
+ */
+export type FileEntry = { 
+/**
+ * Full path.
+ */
+path: string; 
+/**
+ * File name.
+ */
+file_name: string; 
+/**
+ * Loaded by the app (no leading `_`)?
+ */
+enabled: boolean; 
+/**
+ * The `name:` in its frontmatter, when it can be read.
+ */
+name: string | null }
+/**
+ * Which kind of config file.
+ */
+export type FileKind = 
+/**
+ * `config/tools/*.md`: declarative HTTP tools.
+ */
+"tool" | 
+/**
+ * `config/agents/*.md`: agents.
+ */
+"agent"
+/**
+ * One HTTP tool call in full, for the tool editor's test panel. Secrets are masked everywhere.
+ */
+export type HttpExchange = { 
+/**
+ * The request as sent, with secret templates shown by name.
+ */
+method: string; 
+/**
+ * URL with the query string.
+ */
+url: string; 
+/**
+ * Request headers.
+ */
+request_headers: Partial<{ [key in string]: string }>; 
+/**
+ * JSON body, if the method sends one.
+ */
+request_body: string | null; 
+/**
+ * HTTP status, when a response came back.
+ */
+status: number | null; 
+/**
+ * Response headers, in order.
+ */
+response_headers: ([string, string])[]; 
+/**
+ * The raw response body (the first [`TRACE_BODY_CHARS`] characters).
+ */
+response_body: string; 
+/**
+ * The body was longer than what is kept.
+ */
+response_truncated: boolean; 
+/**
+ * Milliseconds from sending to the whole body.
+ */
+elapsed_ms: number; 
+/**
+ * The `response_extract` expression, if any.
+ */
+response_extract: string | null }
 export type JsonValue = null | boolean | number | string | JsonValue[] | Partial<{ [key in string]: JsonValue }>
 /**
  * What the library lists.
@@ -806,6 +1016,18 @@ export type RunStatus =
  */
 "interrupted"
 /**
+ * A `{{VAR}}` the tool needs, and whether it is set. The value is never part of this.
+ */
+export type SecretRef = { 
+/**
+ * The variable's name.
+ */
+name: string; 
+/**
+ * Where it was found: `keyring`, `environment` or `.env`; `None` when missing.
+ */
+found_in: string | null }
+/**
  * Where a built-in web tool sends its requests.
  */
 export type ServiceSettings = { 
@@ -938,6 +1160,30 @@ prompt_tokens: number | null;
  */
 completion_tokens: number | null }
 /**
+ * What the editor shows about a draft.
+ */
+export type ToolCheck = { 
+/**
+ * The tool's name, when the draft parses.
+ */
+name: string | null; 
+/**
+ * Problems, located (the same errors `artifactflow-cli check` prints).
+ */
+errors: ConfigError[]; 
+/**
+ * The instruction block the model will see, when the draft parses.
+ */
+instructions: string | null; 
+/**
+ * Secrets the endpoint and headers use.
+ */
+secrets: SecretRef[]; 
+/**
+ * The default permission, when the draft parses.
+ */
+permission: Permission | null }
+/**
  * One tool as the Tools page shows it.
  */
 export type ToolInfo = { 
@@ -973,6 +1219,34 @@ used_by: ToolUse[];
  * The instruction block the model sees for it.
  */
 instructions: string }
+/**
+ * The outcome of a test run.
+ */
+export type ToolTest = { 
+/**
+ * Did the tool succeed?
+ */
+success: boolean; 
+/**
+ * The value the model gets (the extracted value, or the whole body), or the error.
+ */
+output: string; 
+/**
+ * The result exactly as the model sees it.
+ */
+formatted: string; 
+/**
+ * The parameters sent, typed as declared and with defaults filled in.
+ */
+params: Partial<{ [key in string]: JsonValue }>; 
+/**
+ * The HTTP exchange, when a request was sent.
+ */
+exchange: HttpExchange | null; 
+/**
+ * Milliseconds for the whole call (permission excluded only when it auto-ran).
+ */
+duration_ms: number }
 /**
  * An agent that may call a tool, with its permission for it.
  */

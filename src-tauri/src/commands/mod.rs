@@ -9,6 +9,7 @@ use crate::state::AppState;
 
 pub mod artifacts;
 pub mod chat;
+pub mod editor;
 pub mod settings;
 pub mod tools;
 

@@ -193,3 +193,54 @@ pub async fn test_tool(
         duration_ms: started.elapsed().as_millis().min(u32::MAX as u128) as u32,
     })
 }
+
+/// Check an agent draft: the agent loader's errors, then tools that do not exist and a model
+/// profile that is not in `models.yaml` (the same problems the status area lists).
+pub fn check_agent(ctx: &AppContext, path: Option<&Path>, text: &str) -> Vec<ConfigError> {
+    let located = path.map(Path::to_path_buf).unwrap_or_else(|| {
+        config_files::folder(&ctx.paths().config_dir, FileKind::Agent).join("new agent.md")
+    });
+    let agent = match crate::config::parse_agent(&located, text) {
+        Ok(agent) => agent,
+        Err(e) => return vec![e],
+    };
+    let line_of = |needle: &str| {
+        text.lines()
+            .position(|l| {
+                let t = l.trim_start().trim_start_matches("- ").trim_start();
+                t.strip_prefix(needle)
+                    .is_some_and(|rest| rest.trim_start().starts_with(':'))
+            })
+            .map(|i| i as u32 + 1)
+    };
+    let registry = ctx.conversation_registry(TEST_CONVERSATION);
+    let mut errors = Vec::new();
+    for tool in agent.tools.keys() {
+        if registry.get(tool).is_none() {
+            errors.push(ConfigError {
+                file: located.clone(),
+                line: line_of(tool),
+                field: Some(format!("tools.{tool}")),
+                message: format!(
+                    "there is no tool `{tool}` (or it failed to load); see the Tools page for the names"
+                ),
+            });
+        }
+    }
+    if let Some(model) = &agent.model {
+        let config = ctx.config();
+        if !config.models.iter().any(|m| &m.name == model) {
+            let known: Vec<_> = config.models.iter().map(|m| m.name.as_str()).collect();
+            errors.push(ConfigError {
+                file: located.clone(),
+                line: line_of("model"),
+                field: Some("model".into()),
+                message: format!(
+                    "there is no model profile `{model}`; profiles: {} (Settings → Models)",
+                    known.join(", ")
+                ),
+            });
+        }
+    }
+    errors
+}

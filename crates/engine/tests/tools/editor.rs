@@ -274,3 +274,36 @@ async fn a_test_run_goes_through_permission_and_shows_the_whole_exchange() {
     .unwrap_err();
     assert_eq!(err.field.as_deref(), Some("method"));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_agent_draft_is_checked_for_its_loader_errors_tools_and_model() {
+    let home = tempfile::tempdir().unwrap();
+    let ctx = AppContext::open(Some(home.path())).unwrap();
+    let path = ctx.paths().config_dir.join("agents/lead_agent.md");
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(
+        engine::tools::editor::check_agent(&ctx, Some(&path), &text),
+        []
+    );
+    let unknown = text.replacen("tools:", "tools:\n  no_such_tool: auto", 1);
+    let errors = engine::tools::editor::check_agent(&ctx, Some(&path), &unknown);
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0].field.as_deref(), Some("tools.no_such_tool"));
+    let line = errors[0].line.unwrap() as usize;
+    assert!(unknown
+        .lines()
+        .nth(line - 1)
+        .unwrap()
+        .contains("no_such_tool"));
+
+    let model = format!("---\nname: x\nmodel: nope\n---\nHi\n");
+    let errors = engine::tools::editor::check_agent(&ctx, None, &model);
+    assert_eq!(errors[0].field.as_deref(), Some("model"));
+    assert_eq!(errors[0].line, Some(3));
+    assert!(errors[0].message.contains("default"), "{errors:?}");
+
+    let broken = "---\nname: x\ntools: [web_search\n---\n";
+    let errors = engine::tools::editor::check_agent(&ctx, None, broken);
+    assert_eq!(errors.len(), 1);
+    assert!(errors[0].line.is_some(), "{errors:?}");
+}

@@ -1,0 +1,171 @@
+//! The HTTP tool editor and the agents page: config files read, checked, test-run, saved
+//! (then reloaded, so they are live at once), enabled/disabled and deleted.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use engine::config::ConfigError;
+use engine::config_files::{self, ConfigFile, FileEntry, FileKind};
+use engine::tools::direct::Asker;
+use engine::tools::editor::{ToolCheck, ToolTest};
+use tauri::State;
+use tokio_util::sync::CancellationToken;
+
+use crate::error::{AppError, ErrorCode};
+use crate::state::AppState;
+
+/// Every tool or agent file, enabled or disabled.
+#[tauri::command]
+#[specta::specta]
+pub fn list_config_files(
+    state: State<'_, AppState>,
+    kind: FileKind,
+) -> Result<Vec<FileEntry>, AppError> {
+    Ok(config_files::list(
+        &state.engine()?.ctx.paths().config_dir,
+        kind,
+    ))
+}
+
+/// One file's text.
+#[tauri::command]
+#[specta::specta]
+pub fn read_config_file(
+    state: State<'_, AppState>,
+    kind: FileKind,
+    path: String,
+) -> Result<ConfigFile, AppError> {
+    config_files::read(&state.engine()?.ctx.paths().config_dir, kind, &path).map_err(AppError::file)
+}
+
+/// Save `text` to `path` (or a new `<name>.md`), provided the disk still holds `base`; then
+/// reload the configuration so the change is live.
+#[tauri::command]
+#[specta::specta]
+pub fn save_config_file(
+    app: tauri::AppHandle,
+    state: State<'_, AppState>,
+    kind: FileKind,
+    path: Option<String>,
+    text: String,
+    base: Option<String>,
+) -> Result<ConfigFile, AppError> {
+    let engine = state.engine()?;
+    let saved = config_files::save(
+        &engine.ctx.paths().config_dir,
+        kind,
+        path.as_deref(),
+        &text,
+        base.as_deref(),
+    )
+    .map_err(AppError::file)?;
+    super::reload_config(app, state)?;
+    Ok(saved)
+}
+
+/// Enable or disable a file (the leading `_`), then reload.
+#[tauri::command]
+#[specta::specta]
+pub fn set_config_file_enabled(
+    app: tauri::AppHandle,
+    state: State<'_, AppState>,
+    kind: FileKind,
+    path: String,
+    enabled: bool,
+) -> Result<ConfigFile, AppError> {
+    let file = config_files::set_enabled(
+        &state.engine()?.ctx.paths().config_dir,
+        kind,
+        &path,
+        enabled,
+    )
+    .map_err(AppError::file)?;
+    super::reload_config(app, state)?;
+    Ok(file)
+}
+
+/// Delete a file, then reload.
+#[tauri::command]
+#[specta::specta]
+pub fn delete_config_file(
+    app: tauri::AppHandle,
+    state: State<'_, AppState>,
+    kind: FileKind,
+    path: String,
+) -> Result<(), AppError> {
+    config_files::delete(&state.engine()?.ctx.paths().config_dir, kind, &path)
+        .map_err(AppError::file)?;
+    super::reload_config(app, state)?;
+    Ok(())
+}
+
+/// The text a new HTTP tool starts from (`tools/_example.md`).
+#[tauri::command]
+#[specta::specta]
+pub fn tool_template(state: State<'_, AppState>) -> Result<String, AppError> {
+    Ok(config_files::tool_template(
+        &state.engine()?.ctx.paths().config_dir,
+    ))
+}
+
+/// Check a tool draft like the loader does, plus its secrets' presence (never their values).
+/// Async: the keyring lookups block.
+#[tauri::command]
+#[specta::specta]
+pub async fn check_tool_draft(
+    state: State<'_, AppState>,
+    path: Option<String>,
+    text: String,
+) -> Result<ToolCheck, AppError> {
+    let ctx = state.engine()?.ctx.clone();
+    tokio::task::spawn_blocking(move || {
+        engine::tools::editor::check_tool(&ctx, path.map(PathBuf::from).as_deref(), &text)
+    })
+    .await
+    .map_err(|e| AppError::new(ErrorCode::Io, format!("the check stopped: {e}")))
+}
+
+/// Check an agent draft: loader errors, unknown tools, unknown model profile.
+#[tauri::command]
+#[specta::specta]
+pub fn check_agent_draft(
+    state: State<'_, AppState>,
+    path: Option<String>,
+    text: String,
+) -> Result<Vec<ConfigError>, AppError> {
+    Ok(engine::tools::editor::check_agent(
+        &state.engine()?.ctx,
+        path.map(PathBuf::from).as_deref(),
+        &text,
+    ))
+}
+
+/// Test-run a tool draft with `params` through the real pipeline. A `confirm` tool asks in the
+/// permission dialog like in a run.
+#[tauri::command]
+#[specta::specta]
+pub async fn test_tool_draft(
+    state: State<'_, AppState>,
+    path: Option<String>,
+    text: String,
+    params: BTreeMap<String, String>,
+) -> Result<ToolTest, AppError> {
+    let engine = state.engine()?;
+    let timeout = Duration::from_secs(engine.ctx.config().settings.permission_timeout_secs.max(1));
+    let params: indexmap::IndexMap<String, String> = params.into_iter().collect();
+    engine::tools::editor::test_tool(
+        &engine.ctx,
+        path.map(PathBuf::from).as_deref(),
+        &text,
+        &params,
+        Asker::Broker {
+            broker: engine.runs.runner().broker(),
+            timeout,
+            cancel: CancellationToken::new(),
+        },
+        engine.events.as_ref(),
+    )
+    .await
+    .map_err(|e| AppError::new(ErrorCode::InvalidConfig, e.to_string()))
+}
