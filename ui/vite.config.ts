@@ -6,7 +6,13 @@ import react from "@vitejs/plugin-react";
 export default defineConfig({
   plugins: [react()],
   clearScreen: false,
-  server: { port: 1420, strictPort: true, host: "localhost" },
+  server: {
+    port: 1420,
+    strictPort: true,
+    host: "localhost",
+    // Tests read the bundled config files (e.g. tools/_example.md) from the repository.
+    fs: { allow: [".", "../config"] },
+  },
   build: { target: "es2022", sourcemap: false },
   test: {
     environment: "jsdom",

@@ -53,7 +53,7 @@ function backend(overrides: Partial<Record<string, () => unknown>> = {}) {
       if (cmd === "get_status" || cmd === "reload_config") return STATUS;
       if (cmd === "list_conversations" || cmd === "list_tools") return [];
       if (cmd === "list_artifacts") return { items: [], total: 0 };
-      if (cmd === "list_agents") return [];
+      if (cmd === "list_agents" || cmd === "list_config_files") return [];
       if (cmd === "get_settings") return settingsView([DEFAULT_PROFILE]);
       throw new Error(`unexpected command ${cmd}`);
     },
@@ -108,10 +108,12 @@ describe("App shell", () => {
     expect(await screen.findByTestId("config-errors")).toHaveTextContent(
       "/c/tools/bad.md:4 field method: unknown method `FETCH`",
     );
-    await user.keyboard("{Control>}4{/Control}");
+    await user.keyboard("{Control>}5{/Control}");
     expect(screen.getByRole("heading", { level: 1 })).toHaveTextContent("Settings");
-    await user.keyboard("{Control>}3{/Control}");
+    await user.keyboard("{Control>}4{/Control}");
     expect(screen.getByRole("heading", { level: 1 })).toHaveTextContent("Artifacts");
+    await user.keyboard("{Control>}2{/Control}");
+    expect(screen.getByRole("heading", { level: 1 })).toHaveTextContent("Agents");
   });
 
   it("switches to dark theme from Settings and remembers it", async () => {

@@ -1,4 +1,6 @@
-import { useEffect, useState } from "react";
+import { useCallback, useEffect, useState } from "react";
+import { LeaveGuardProvider, useConfirmLeave } from "./shell/leaveGuard";
+import { AgentsScreen } from "./screens/agents/AgentsScreen";
 import { Sidebar, SCREENS, type ScreenId } from "./shell/Sidebar";
 import { StatusArea } from "./shell/StatusArea";
 import { useStatus } from "./ipc/useStatus";
@@ -13,7 +15,20 @@ import { FirstRunSetup } from "./screens/settings/FirstRunSetup";
 import { useFirstRun } from "./shell/useFirstRun";
 
 export function App() {
-  const [screen, setScreen] = useState<ScreenId>("chat");
+  return (
+    <LeaveGuardProvider>
+      <Shell />
+    </LeaveGuardProvider>
+  );
+}
+
+function Shell() {
+  const [screen, setScreenNow] = useState<ScreenId>("chat");
+  const confirmLeave = useConfirmLeave();
+  const setScreen = useCallback(
+    (next: ScreenId) => confirmLeave(() => setScreenNow(next)),
+    [confirmLeave],
+  );
   const [theme, setTheme] = useTheme();
   const status = useStatus();
   const permissions = usePermissions();
@@ -32,7 +47,7 @@ export function App() {
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, []);
+  }, [setScreen]);
 
   return (
     <div className="app">
@@ -42,6 +57,7 @@ export function App() {
       <main className="content" aria-labelledby="screen-title">
         {firstRun.show && <FirstRunSetup onDone={firstRun.done} />}
         {!firstRun.show && screen === "chat" && <ChatScreen />}
+        {screen === "agents" && <AgentsScreen />}
         {screen === "tools" && <ToolsScreen state={status} />}
         {screen === "artifacts" && <ArtifactsScreen />}
         {screen === "settings" && (

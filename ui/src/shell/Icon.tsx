@@ -1,6 +1,7 @@
 /** Small stroke icons drawn inline, so they render the same on every platform and font set. */
 const PATHS = {
   chat: "M4 5h16v10H8l-4 4z",
+  agents: "M12 4a3.5 3.5 0 1 0 0 7 3.5 3.5 0 0 0 0-7zM5 20c0-3.9 3.1-6.5 7-6.5s7 2.6 7 6.5",
   tools: "M14 6a4 4 0 0 0-5 5l-5 5 3 3 5-5a4 4 0 0 0 5-5l-2 2-3-1-1-3z",
   artifacts: "M6 3h9l4 4v14H6zM14 3v5h5M9 13h7M9 17h7",
   settings:

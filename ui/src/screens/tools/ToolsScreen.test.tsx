@@ -68,7 +68,9 @@ const state: StatusState = {
 
 describe("ToolsScreen", () => {
   it("lists every tool with source, permission, users, parameters and instructions", async () => {
-    mockIPC((cmd) => (cmd === "list_tools" ? TOOLS : null), { shouldMockEvents: true });
+    mockIPC((cmd) => (cmd === "list_tools" ? TOOLS : cmd === "list_config_files" ? [] : null), {
+      shouldMockEvents: true,
+    });
     const user = userEvent.setup();
     render(<ToolsScreen state={state} />);
     const fetch = await screen.findByTestId("tool-row-web_fetch");

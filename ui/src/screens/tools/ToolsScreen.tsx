@@ -1,6 +1,31 @@
-import type { ToolInfo } from "../../bindings";
+import { useCallback, useEffect, useState } from "react";
+import { commands, events, type FileEntry, type ToolInfo } from "../../bindings";
+import { ConfirmButton } from "../../components/ConfirmButton";
 import type { StatusState } from "../../ipc/useStatus";
+import { useConfirmLeave } from "../../shell/leaveGuard";
+import { ToolEditor } from "./ToolEditor";
+import { duplicateText } from "./toolDraft";
 import { useTools } from "./useTools";
+
+type Opened = { path: string | null; text: string };
+
+/** Tool files on disk, enabled or not, refreshed on every config reload. */
+function useToolFiles() {
+  const [files, setFiles] = useState<FileEntry[]>([]);
+  const load = useCallback(
+    () =>
+      void commands.listConfigFiles("tool").then((res) => {
+        if (res.status === "ok") setFiles(res.data);
+      }),
+    [],
+  );
+  useEffect(() => {
+    load();
+    const off = events.statusChanged.listen(load);
+    return () => void off.then((unlisten) => unlisten());
+  }, [load]);
+  return { files, reload: load };
+}
 
 const SOURCE_LABEL: Record<string, string> = {
   builtin: "built-in",
@@ -13,9 +38,93 @@ const SOURCE_LABEL: Record<string, string> = {
 export function ToolsScreen({ state }: { state: StatusState }) {
   const { status } = state;
   const { tools, error } = useTools();
+  const { files, reload } = useToolFiles();
+  const [opened, setOpened] = useState<Opened | null>(null);
+  const [actionError, setActionError] = useState<string | null>(null);
+  const confirmLeave = useConfirmLeave();
+  const names = [
+    ...(tools ?? []).map((t) => t.name),
+    ...files.flatMap((f) => (f.name ? [f.name] : [])),
+  ];
+
+  const open = (load: () => Promise<Opened | null>) =>
+    confirmLeave(() => {
+      setActionError(null);
+      void load().then((o) => {
+        if (o) setOpened(o);
+      });
+    });
+  const read = async (path: string): Promise<Opened | null> => {
+    const res = await commands.readConfigFile("tool", path);
+    if (res.status === "ok") return { path: res.data.path, text: res.data.text };
+    setActionError(res.error.message);
+    return null;
+  };
+  const act = async (
+    run: () => Promise<{ status: "ok" } | { status: "error"; error: { message: string } }>,
+  ) => {
+    const res = await run();
+    setActionError(res.status === "error" ? res.error.message : null);
+    reload();
+  };
+  const actions: ToolActions = {
+    edit: (path) => open(() => read(path)),
+    duplicate: (path) =>
+      open(async () => {
+        const o = await read(path);
+        return o ? { path: null, text: duplicateText(o.text, names) } : null;
+      }),
+    setEnabled: (path, enabled) =>
+      void act(() => commands.setConfigFileEnabled("tool", path, enabled)),
+    remove: (path) => act(() => commands.deleteConfigFile("tool", path)),
+  };
+
+  if (opened) {
+    return (
+      <section className="screen tools-screen">
+        <h1 id="screen-title" className="visually-hidden">
+          Tools
+        </h1>
+        <button
+          type="button"
+          className="link-button"
+          onClick={() => confirmLeave(() => setOpened(null))}
+        >
+          ← All tools
+        </button>
+        <ToolEditor
+          key={opened.path ?? `new:${opened.text.length}`}
+          opened={opened}
+          onClose={() => confirmLeave(() => setOpened(null))}
+        />
+      </section>
+    );
+  }
+
+  const disabled = files.filter((f) => !f.enabled);
   return (
     <section className="screen tools-screen">
       <h1 id="screen-title">Tools</h1>
+      <div className="row-actions">
+        <button
+          type="button"
+          className="primary"
+          data-testid="new-tool"
+          onClick={() =>
+            open(async () => {
+              const res = await commands.toolTemplate();
+              return res.status === "ok" ? { path: null, text: res.data } : null;
+            })
+          }
+        >
+          New HTTP tool
+        </button>
+      </div>
+      {actionError && (
+        <p role="alert" className="field-error">
+          {actionError}
+        </p>
+      )}
       {status && (
         <p>
           {tools ? `${tools.length} tools` : "Tools"} and {status.agents_loaded}{" "}
@@ -46,6 +155,18 @@ export function ToolsScreen({ state }: { state: StatusState }) {
                     </>
                   )}
                   : {e.message}
+                  {isToolFile(e.file) && (
+                    <>
+                      {" "}
+                      <button
+                        type="button"
+                        className="link-button"
+                        onClick={() => actions.edit(e.file)}
+                      >
+                        Fix in editor
+                      </button>
+                    </>
+                  )}
                 </li>
               ))}
             </ul>
@@ -57,15 +178,83 @@ export function ToolsScreen({ state }: { state: StatusState }) {
       {tools && (
         <ul className="tool-list" data-testid="tool-list">
           {tools.map((t) => (
-            <ToolRow key={t.name} tool={t} />
+            <ToolRow key={t.name} tool={t} actions={actions} />
           ))}
         </ul>
+      )}
+      {disabled.length > 0 && (
+        <>
+          <h2>Disabled tools</h2>
+          <p className="muted small">Files whose name starts with “_” are not loaded.</p>
+          <ul className="tool-list" data-testid="disabled-tools">
+            {disabled.map((f) => (
+              <li key={f.path} className="tool-row disabled-row">
+                <span className="tool-name">{f.name ?? f.file_name}</span>{" "}
+                <code className="muted small">{f.file_name}</code>
+                <FileActions
+                  path={f.path}
+                  name={f.name ?? f.file_name}
+                  enabled={false}
+                  actions={actions}
+                />
+              </li>
+            ))}
+          </ul>
+        </>
       )}
     </section>
   );
 }
 
-function ToolRow({ tool }: { tool: ToolInfo }) {
+/** A Markdown file directly in the config folder's tools/ folder. */
+const isToolFile = (file: string) => /[\\/]tools[\\/][^\\/]+\.md$/.test(file);
+
+type ToolActions = {
+  edit: (path: string) => void;
+  duplicate: (path: string) => void;
+  setEnabled: (path: string, enabled: boolean) => void;
+  remove: (path: string) => Promise<void>;
+};
+
+function FileActions(props: {
+  path: string;
+  name: string;
+  enabled: boolean;
+  actions: ToolActions;
+}) {
+  const { path, name, enabled, actions } = props;
+  return (
+    <span className="row-actions">
+      <button type="button" onClick={() => actions.edit(path)} data-testid={`edit-${name}`}>
+        Edit
+      </button>
+      <button
+        type="button"
+        onClick={() => actions.duplicate(path)}
+        data-testid={`duplicate-${name}`}
+      >
+        Duplicate
+      </button>
+      <button
+        type="button"
+        onClick={() => actions.setEnabled(path, !enabled)}
+        data-testid={`${enabled ? "disable" : "enable"}-${name}`}
+      >
+        {enabled ? "Disable" : "Enable"}
+      </button>
+      <ConfirmButton
+        label={`Delete ${name}`}
+        question={`Delete ${path}? This cannot be undone.`}
+        confirmLabel="Delete"
+        onConfirm={() => actions.remove(path)}
+      >
+        Delete
+      </ConfirmButton>
+    </span>
+  );
+}
+
+function ToolRow({ tool, actions }: { tool: ToolInfo; actions: ToolActions }) {
   return (
     <li>
       <details className="tool-row" data-testid={`tool-row-${tool.name}`}>
@@ -84,7 +273,8 @@ function ToolRow({ tool }: { tool: ToolInfo }) {
         <div className="tool-row-body">
           {tool.file && (
             <p className="muted small">
-              File: <code>{tool.file}</code>
+              File: <code>{tool.file}</code>{" "}
+              <FileActions path={tool.file} name={tool.name} enabled actions={actions} />
             </p>
           )}
           <p className="tool-description">

@@ -1,0 +1,119 @@
+import { useCallback, useEffect, useRef, useState } from "react";
+import { commands, events, type ConfigFile, type FileKind } from "../bindings";
+
+/** What happened to the file on disk while it was open. */
+export type External = { kind: "changed"; disk: string } | { kind: "deleted" } | null;
+
+/**
+ * One config file open in an editor: its text, the disk text it started from (`base`), saving
+ * (refused when the disk changed since — then offered for reload), and detection of edits
+ * made outside the app while it is open (checked whenever the config folder reloads).
+ */
+export function useFileEditor(kind: FileKind, opened: { path: string | null; text: string }) {
+  const [path, setPath] = useState(opened.path);
+  const [base, setBase] = useState<string | null>(opened.path === null ? null : opened.text);
+  const [text, setText] = useState(opened.text);
+  const [external, setExternal] = useState<External>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [saveError, setSaveError] = useState<string | null>(null);
+  const [saving, setSaving] = useState(false);
+  const [initial, setInitial] = useState(opened.text);
+  const dirty = text !== (base ?? initial);
+
+  const latest = useRef({ text, base });
+  useEffect(() => {
+    latest.current = { text, base };
+  }, [text, base]);
+
+  // An edit outside the app: reload silently when nothing is unsaved, otherwise ask.
+  useEffect(() => {
+    if (path === null) return;
+    let alive = true;
+    const check = () =>
+      void commands.readConfigFile(kind, path).then((res) => {
+        if (!alive) return;
+        const { text: mine, base: from } = latest.current;
+        if (res.status === "error") {
+          if (res.error.code === "not_found") setExternal({ kind: "deleted" });
+          return;
+        }
+        const disk = res.data.text;
+        if (disk === from) return;
+        if (mine === from) {
+          setText(disk);
+          setBase(disk);
+          setExternal(null);
+          setNotice("The file was changed outside the app; the editor shows the new version.");
+        } else if (disk !== mine) {
+          setExternal({ kind: "changed", disk });
+        }
+      });
+    const off = events.statusChanged.listen(check);
+    window.addEventListener("focus", check);
+    return () => {
+      alive = false;
+      window.removeEventListener("focus", check);
+      void off.then((unlisten) => unlisten());
+    };
+  }, [kind, path]);
+
+  const save = useCallback(
+    async (overwrite = false): Promise<ConfigFile | null> => {
+      setSaving(true);
+      setSaveError(null);
+      setNotice(null);
+      const res = await commands.saveConfigFile(kind, path, text, overwrite ? null : base);
+      setSaving(false);
+      if (res.status === "ok") {
+        setPath(res.data.path);
+        setBase(res.data.text);
+        setExternal(null);
+        setNotice(`Saved to ${res.data.path}; it is live.`);
+        return res.data;
+      }
+      setSaveError(res.error.message);
+      if (res.error.code === "conflict" && path !== null) {
+        const disk = await commands.readConfigFile(kind, path);
+        if (disk.status === "ok") setExternal({ kind: "changed", disk: disk.data.text });
+      }
+      return null;
+    },
+    [kind, path, text, base],
+  );
+
+  /** Take the disk's version (unsaved edits are dropped). */
+  const reloadFromDisk = useCallback(() => {
+    if (external?.kind !== "changed") return;
+    setText(external.disk);
+    setBase(external.disk);
+    setExternal(null);
+    setSaveError(null);
+  }, [external]);
+
+  /** Keep the editor's version; the next save replaces the disk's. */
+  const keepMine = useCallback(() => {
+    if (external?.kind === "changed") setBase(external.disk);
+    if (external?.kind === "deleted") {
+      setPath(null);
+      setBase(null);
+      setInitial("");
+    }
+    setExternal(null);
+    setSaveError(null);
+  }, [external]);
+
+  return {
+    path,
+    text,
+    setText,
+    dirty,
+    saving,
+    save,
+    saveError,
+    external,
+    reloadFromDisk,
+    keepMine,
+    notice,
+    setPath,
+  };
+}

@@ -1,0 +1,344 @@
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { commands, events, type ConfigError, type FileEntry } from "../../bindings";
+import { ConfirmButton } from "../../components/ConfirmButton";
+import { Markdown } from "../../components/Markdown";
+import { ExternalChangeBanner } from "../../editor/ExternalChangeBanner";
+import { ProblemList } from "../../editor/ProblemList";
+import { useFileEditor } from "../../editor/useFileEditor";
+import { useConfirmLeave, useLeaveGuard } from "../../shell/leaveGuard";
+import { NEW_AGENT, readAgent, type AgentView } from "./agentFile";
+
+type Opened = { path: string | null; text: string };
+
+function useAgentFiles() {
+  const [files, setFiles] = useState<FileEntry[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const load = useCallback(
+    () =>
+      void commands.listConfigFiles("agent").then((res) => {
+        if (res.status === "ok") {
+          setFiles(res.data);
+          setError(null);
+        } else setError(res.error.message);
+      }),
+    [],
+  );
+  useEffect(() => {
+    load();
+    const off = events.statusChanged.listen(load);
+    return () => void off.then((unlisten) => unlisten());
+  }, [load]);
+  return { files, error, reload: load };
+}
+
+/** Every agent: description, model, tools and permissions, role prompt; edit its Markdown with
+ * the backend's validation, create, disable and delete. */
+export function AgentsScreen() {
+  const { files, error, reload } = useAgentFiles();
+  const [selected, setSelected] = useState<string | null>(null);
+  const [opened, setOpened] = useState<Opened | null>(null);
+  const [actionError, setActionError] = useState<string | null>(null);
+  const confirmLeave = useConfirmLeave();
+
+  const current = files?.find((f) => f.path === selected) ?? files?.[0] ?? null;
+  const select = (path: string) =>
+    confirmLeave(() => {
+      setOpened(null);
+      setSelected(path);
+    });
+  const edit = (path: string) =>
+    confirmLeave(
+      () =>
+        void commands.readConfigFile("agent", path).then((res) => {
+          if (res.status === "ok") setOpened({ path: res.data.path, text: res.data.text });
+          else setActionError(res.error.message);
+        }),
+    );
+  const act = async (
+    run: () => Promise<{ status: "ok" } | { status: "error"; error: { message: string } }>,
+  ) => {
+    const res = await run();
+    setActionError(res.status === "error" ? res.error.message : null);
+    reload();
+  };
+
+  return (
+    <section className="screen agents-screen">
+      <h1 id="screen-title">Agents</h1>
+      {error && <p role="alert">{error}</p>}
+      {actionError && (
+        <p role="alert" className="field-error">
+          {actionError}
+        </p>
+      )}
+      <div className="agents-layout">
+        <nav aria-label="Agents" className="agent-list">
+          <ul data-testid="agent-list">
+            {(files ?? []).map((f) => (
+              <li key={f.path}>
+                <button
+                  type="button"
+                  className="nav-item"
+                  aria-current={current?.path === f.path ? "true" : undefined}
+                  data-testid={`agent-${f.name ?? f.file_name}`}
+                  onClick={() => select(f.path)}
+                >
+                  {f.name ?? f.file_name}
+                  {!f.enabled && <span className="badge">disabled</span>}
+                </button>
+              </li>
+            ))}
+          </ul>
+          <button
+            type="button"
+            onClick={() => confirmLeave(() => setOpened({ path: null, text: NEW_AGENT }))}
+            data-testid="new-agent"
+          >
+            New agent
+          </button>
+        </nav>
+        <div className="agent-detail">
+          {opened ? (
+            <AgentEditor
+              key={opened.path ?? "new"}
+              opened={opened}
+              onClose={() => confirmLeave(() => setOpened(null))}
+              onSaved={(path) => {
+                setSelected(path);
+                reload();
+              }}
+            />
+          ) : current ? (
+            <AgentDetail
+              file={current}
+              onEdit={() => edit(current.path)}
+              onToggle={() =>
+                void act(() =>
+                  commands.setConfigFileEnabled("agent", current.path, !current.enabled),
+                )
+              }
+              onDelete={() => act(() => commands.deleteConfigFile("agent", current.path))}
+            />
+          ) : (
+            files && <p className="muted">No agents yet.</p>
+          )}
+        </div>
+      </div>
+    </section>
+  );
+}
+
+function AgentDetail(props: {
+  file: FileEntry;
+  onEdit: () => void;
+  onToggle: () => void;
+  onDelete: () => Promise<void>;
+}) {
+  const [text, setText] = useState<string | null>(null);
+  const [problems, setProblems] = useState<ConfigError[]>([]);
+  const { path } = props.file;
+  useEffect(() => {
+    let alive = true;
+    const load = () =>
+      void commands.readConfigFile("agent", path).then(async (res) => {
+        if (!alive || res.status === "error") return;
+        setText(res.data.text);
+        const check = await commands.checkAgentDraft(path, res.data.text);
+        if (alive && check.status === "ok") setProblems(check.data);
+      });
+    load();
+    const off = events.statusChanged.listen(load);
+    return () => {
+      alive = false;
+      void off.then((unlisten) => unlisten());
+    };
+  }, [path]);
+  const agent = useMemo(() => (text === null ? null : readAgent(text)), [text]);
+  const name = agent?.name || props.file.file_name;
+  return (
+    <article data-testid="agent-detail">
+      <header className="editor-header">
+        <h2>{name}</h2>
+        <p className="muted small">
+          <code>{path}</code>
+        </p>
+        <div className="row-actions">
+          <button type="button" className="primary" onClick={props.onEdit} data-testid="edit-agent">
+            Edit
+          </button>
+          <button type="button" onClick={props.onToggle}>
+            {props.file.enabled ? "Disable" : "Enable"}
+          </button>
+          <ConfirmButton
+            label={`Delete ${name}`}
+            question={`Delete ${path}? This cannot be undone.`}
+            confirmLabel="Delete"
+            onConfirm={props.onDelete}
+          >
+            Delete
+          </ConfirmButton>
+        </div>
+      </header>
+      {problems.length > 0 && (
+        <ProblemList errors={problems} checking={false} onGoTo={() => props.onEdit()} />
+      )}
+      {agent ? (
+        <AgentFields agent={agent} />
+      ) : (
+        text !== null && <p className="muted">This file does not parse; edit it to fix it.</p>
+      )}
+    </article>
+  );
+}
+
+function AgentFields({ agent }: { agent: AgentView }) {
+  return (
+    <div className="agent-fields">
+      <p>{agent.description || <span className="muted">No description.</span>}</p>
+      <dl className="facts">
+        <dt>Model profile</dt>
+        <dd>
+          <code>{agent.model ?? "default"}</code>
+        </dd>
+        <dt>Reachable as a sub-agent</dt>
+        <dd>{agent.internal ? "no (internal)" : "yes"}</dd>
+        <dt>Tool rounds per run</dt>
+        <dd>{agent.maxToolRounds ?? 20}</dd>
+      </dl>
+      <h3>Tools</h3>
+      {agent.tools.length === 0 ? (
+        <p className="muted">No tools: it only writes answers.</p>
+      ) : (
+        <table className="param-table" data-testid="agent-tools">
+          <thead>
+            <tr>
+              <th>Tool</th>
+              <th>Permission</th>
+            </tr>
+          </thead>
+          <tbody>
+            {agent.tools.map(([tool, permission]) => (
+              <tr key={tool}>
+                <td>
+                  <code>{tool}</code>
+                </td>
+                <td>{permission}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <h3>Role prompt</h3>
+      <Markdown text={agent.rolePrompt} className="role-prompt" />
+    </div>
+  );
+}
+
+/** Raw Markdown on the left, the fields as they will load on the right, checked live by the
+ * backend (loader errors, unknown tools, unknown model profile). Ctrl/Cmd+S saves. */
+function AgentEditor(props: {
+  opened: Opened;
+  onClose: () => void;
+  onSaved: (path: string) => void;
+}) {
+  const file = useFileEditor("agent", props.opened);
+  const [problems, setProblems] = useState<ConfigError[] | null>(null);
+  const agent = useMemo(() => readAgent(file.text), [file.text]);
+  const raw = useRef<HTMLTextAreaElement>(null);
+  const title = agent?.name || "New agent";
+  useLeaveGuard(file.dirty, `The agent “${title}”`);
+  useEffect(() => {
+    let alive = true;
+    const timer = window.setTimeout(() => {
+      void commands.checkAgentDraft(file.path, file.text).then((res) => {
+        if (!alive) return;
+        setProblems(
+          res.status === "ok"
+            ? res.data
+            : [{ file: file.path ?? "", line: null, field: null, message: res.error.message }],
+        );
+      });
+    }, 250);
+    return () => {
+      alive = false;
+      window.clearTimeout(timer);
+    };
+  }, [file.path, file.text]);
+  const save = async () => {
+    if (file.saving) return;
+    const saved = await file.save();
+    if (saved) props.onSaved(saved.path);
+  };
+  const goToLine = (line: number | null) => {
+    const ta = raw.current;
+    if (!ta || line === null) return;
+    const lines = ta.value.split("\n");
+    const start = lines.slice(0, line - 1).reduce((n, l) => n + l.length + 1, 0);
+    ta.focus();
+    ta.setSelectionRange(start, start + (lines[line - 1]?.length ?? 0));
+  };
+  return (
+    <section
+      className="file-editor"
+      aria-label={`Edit agent ${title}`}
+      data-testid="agent-editor"
+      onKeyDown={(e) => {
+        if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "s") {
+          e.preventDefault();
+          void save();
+        }
+      }}
+    >
+      <header className="editor-header">
+        <h2>
+          {title}
+          {file.dirty && <span className="badge badge-confirm">unsaved</span>}
+        </h2>
+        <p className="muted small">
+          {file.path ?? "Not saved yet: saving creates a file in the agents folder."}
+        </p>
+        <div className="row-actions">
+          <button
+            type="button"
+            className="primary"
+            data-testid="save-agent"
+            disabled={file.saving || !file.dirty || (problems ?? []).length > 0}
+            onClick={() => void save()}
+            title="Save (Ctrl+S)"
+          >
+            {file.saving ? "Saving…" : "Save"}
+          </button>
+          <button type="button" onClick={props.onClose}>
+            Close
+          </button>
+        </div>
+      </header>
+      <ExternalChangeBanner file={file} />
+      {file.saveError && (
+        <p role="alert" className="field-error">
+          {file.saveError}
+        </p>
+      )}
+      {file.notice && (
+        <p role="status" className="muted small">
+          {file.notice}
+        </p>
+      )}
+      <div className="editor-columns">
+        <textarea
+          ref={raw}
+          className="raw-editor"
+          aria-label="Agent file (Markdown with YAML frontmatter)"
+          data-testid="agent-raw"
+          spellCheck={false}
+          value={file.text}
+          onChange={(e) => file.setText(e.target.value)}
+        />
+        <aside className="editor-side">
+          <ProblemList errors={problems ?? []} checking={problems === null} onGoTo={goToLine} />
+          {agent && <AgentFields agent={agent} />}
+        </aside>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,148 @@
+import { useState } from "react";
+import { commands, type ToolTest } from "../../bindings";
+import { Spinner } from "../../components/Spinner";
+import type { ToolDraft } from "./toolDraft";
+
+/**
+ * Run the draft (saved or not) through the real pipeline: the parameters are sent as the model
+ * would write them, defaults are filled in and values typed as declared; a `confirm` tool asks
+ * in the permission dialog. Shows the request (secrets by name), the response and the value.
+ */
+export function TestPanel(props: {
+  path: string | null;
+  text: string;
+  draft: ToolDraft | null;
+  disabled: boolean;
+}) {
+  const [values, setValues] = useState<Record<string, string>>({});
+  const [running, setRunning] = useState(false);
+  const [result, setResult] = useState<ToolTest | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const params = props.draft?.parameters ?? [];
+
+  const run = async () => {
+    setRunning(true);
+    setError(null);
+    const sent: Record<string, string> = {};
+    for (const p of params) {
+      const v = values[p.name];
+      if (v !== undefined && v !== "") sent[p.name] = v;
+    }
+    const res = await commands.testToolDraft(props.path, props.text, sent);
+    setRunning(false);
+    if (res.status === "ok") setResult(res.data);
+    else {
+      setResult(null);
+      setError(res.error.message);
+    }
+  };
+
+  const ex = result?.exchange ?? null;
+  return (
+    <section className="test-panel" aria-labelledby="test-title" data-testid="test-panel">
+      <h3 id="test-title">Test</h3>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void run();
+        }}
+      >
+        {params.length === 0 && <p className="muted small">This tool has no parameters.</p>}
+        {params.map((p) => (
+          <label key={p.name} className="test-param">
+            <span>
+              <code>{p.name}</code> <span className="muted small">{p.type}</span>
+              {p.required && p.default === "" ? (
+                <span className="muted small"> required</span>
+              ) : null}
+            </span>
+            {p.enum !== "" ? (
+              <select
+                value={values[p.name] ?? ""}
+                data-testid={`test-param-${p.name}`}
+                onChange={(e) => setValues({ ...values, [p.name]: e.target.value })}
+              >
+                <option value="">{p.default === "" ? "(none)" : `default: ${p.default}`}</option>
+                {p.enum.split(",").map((v) => (
+                  <option key={v.trim()}>{v.trim()}</option>
+                ))}
+              </select>
+            ) : (
+              <input
+                value={values[p.name] ?? ""}
+                placeholder={p.default === "" ? "" : `default: ${p.default}`}
+                data-testid={`test-param-${p.name}`}
+                onChange={(e) => setValues({ ...values, [p.name]: e.target.value })}
+              />
+            )}
+          </label>
+        ))}
+        <div className="form-actions">
+          <button type="submit" disabled={props.disabled || running} data-testid="run-test">
+            {running ? <Spinner /> : null}
+            Run test
+          </button>
+          {props.disabled && <span className="muted small">Fix the problems above to test.</span>}
+        </div>
+      </form>
+      {error && (
+        <p role="alert" className="field-error">
+          {error}
+        </p>
+      )}
+      {result && (
+        <div className="test-result" data-testid="test-result">
+          <p className={result.success ? "test-ok" : "test-failed"} data-testid="test-outcome">
+            {result.success ? "Succeeded" : "Failed"}
+            {ex?.status != null ? ` · HTTP ${ex.status}` : ""} · {result.duration_ms} ms
+          </p>
+          <h4>{result.success ? "Value the model gets" : "Error the model gets"}</h4>
+          <pre className="code" data-testid="test-output">
+            {result.output}
+          </pre>
+          <details>
+            <summary>Parameters sent (typed, defaults filled in)</summary>
+            <pre className="code">{JSON.stringify(result.params, null, 2)}</pre>
+          </details>
+          {ex && (
+            <>
+              <details open>
+                <summary>Request</summary>
+                <pre className="code" data-testid="test-request">
+                  {`${ex.method} ${ex.url}\n`}
+                  {Object.entries(ex.request_headers)
+                    .map(([k, v]) => `${k}: ${v ?? ""}`)
+                    .join("\n")}
+                  {ex.request_body ? `\n\n${ex.request_body}` : ""}
+                </pre>
+              </details>
+              <details>
+                <summary>Response headers</summary>
+                <pre className="code">
+                  {ex.response_headers.map(([k, v]) => `${k}: ${v}`).join("\n")}
+                </pre>
+              </details>
+              <details open={!result.success}>
+                <summary>
+                  Raw response{ex.response_truncated ? " (first 200,000 characters)" : ""}
+                </summary>
+                <pre className="code" data-testid="test-response">
+                  {ex.response_body}
+                </pre>
+              </details>
+              {ex.response_extract && (
+                <p className="muted small">
+                  Extracted with <code>{ex.response_extract}</code>.
+                </p>
+              )}
+            </>
+          )}
+          <details>
+            <summary>What the model sees</summary>
+            <pre className="code">{result.formatted}</pre>
+          </details>
+        </div>
+      )}
+    </section>
+  );
+}

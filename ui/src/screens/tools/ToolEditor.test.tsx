@@ -1,0 +1,205 @@
+import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { emit } from "@tauri-apps/api/event";
+import { mockIPC } from "@tauri-apps/api/mocks";
+import example from "../../../../config/tools/_example.md?raw";
+import type { ToolCheck } from "../../bindings";
+import { LeaveGuardProvider } from "../../shell/leaveGuard";
+import { ToolEditor } from "./ToolEditor";
+import { ToolsScreen } from "./ToolsScreen";
+
+const PATH = "/c/tools/query_stock_price.md";
+
+/** A stand-in for the backend's loader: flags an unknown method at its line, like `check`. */
+function check(text: string): ToolCheck {
+  const lines = text.split("\n");
+  const bad = lines.findIndex((l) => /^method: (FETCH|fetch)/.test(l));
+  if (bad >= 0) {
+    return {
+      name: null,
+      errors: [
+        { file: PATH, line: bad + 1, field: "method", message: "unknown HTTP method `FETCH`" },
+      ],
+      instructions: null,
+      secrets: [],
+      permission: null,
+    };
+  }
+  return {
+    name: "query_stock_price",
+    errors: [],
+    instructions: '<tool name="query_stock_price">…</tool>',
+    secrets: [{ name: "STOCK_API_KEY", found_in: null }],
+    permission: "confirm",
+  };
+}
+
+type Args = Record<string, unknown>;
+
+function backend(disk: { text: string }) {
+  const saves: Args[] = [];
+  mockIPC(
+    (cmd, args) => {
+      const a = (args ?? {}) as Args;
+      if (cmd === "check_tool_draft") return check(a.text as string);
+      if (cmd === "read_config_file")
+        return { path: PATH, file_name: "query_stock_price.md", enabled: true, text: disk.text };
+      if (cmd === "save_config_file") {
+        saves.push(a);
+        if (a.base !== null && a.base !== disk.text) {
+          throw {
+            code: "conflict",
+            message: `${PATH} was changed outside the editor since you opened it`,
+          };
+        }
+        disk.text = a.text as string;
+        return { path: PATH, file_name: "query_stock_price.md", enabled: true, text: disk.text };
+      }
+      throw new Error(`unexpected ${cmd}`);
+    },
+    { shouldMockEvents: true },
+  );
+  return saves;
+}
+
+function renderEditor(text = example) {
+  return render(
+    <LeaveGuardProvider>
+      <ToolEditor opened={{ path: PATH, text }} onClose={() => {}} />
+    </LeaveGuardProvider>,
+  );
+}
+
+const raw = () => screen.getByTestId<HTMLTextAreaElement>("tool-raw");
+
+describe("ToolEditor", () => {
+  it("keeps the form and the Markdown in sync both ways", async () => {
+    backend({ text: example });
+    const user = userEvent.setup();
+    renderEditor();
+    // Form → Markdown: the one field changes; comments elsewhere stay.
+    await user.selectOptions(screen.getByTestId("tool-method"), "GET");
+    await user.clear(screen.getByTestId("tool-timeout"));
+    await user.type(screen.getByTestId("tool-timeout"), "45");
+    await user.click(screen.getByRole("button", { name: "Add parameter" }));
+    await user.type(screen.getByLabelText("Parameter 3 name"), "days");
+    await user.selectOptions(screen.getByLabelText("Parameter 3 type"), "integer");
+    await user.type(screen.getByLabelText("Parameter 3 default"), "7");
+    await user.click(screen.getByTestId("tab-markdown"));
+    expect(raw().value).toMatch(/\nmethod: GET +# default GET/);
+    expect(raw().value).toContain("timeout: 45");
+    expect(raw().value).toMatch(/- name: days\n\s+type: integer[\s\S]*default: 7/);
+    expect(raw().value).toContain("Use this when the user asks about current stock prices");
+    expect(screen.getByTestId("unsaved")).toBeInTheDocument();
+
+    // Markdown → form.
+    fireEvent.change(raw(), {
+      target: {
+        value: raw()
+          .value.replace("timeout: 45", "timeout: 12")
+          .replace("method: GET", "method: PUT"),
+      },
+    });
+    await user.click(screen.getByTestId("tab-form"));
+    expect(screen.getByTestId<HTMLInputElement>("tool-timeout").value).toBe("12");
+    expect(screen.getByTestId<HTMLSelectElement>("tool-method").value).toBe("PUT");
+    expect(screen.getByLabelText<HTMLInputElement>("Parameter 3 name").value).toBe("days");
+  });
+
+  it("shows the backend's errors at the field and by line, and blocks saving", async () => {
+    backend({ text: example });
+    const user = userEvent.setup();
+    renderEditor();
+    expect(await screen.findByTestId("no-problems")).toBeInTheDocument();
+    expect(screen.getByTestId("secret-refs")).toHaveTextContent(
+      "STOCK_API_KEY missing: add it in Settings",
+    );
+    await user.click(screen.getByTestId("tab-markdown"));
+    fireEvent.change(raw(), {
+      target: { value: example.replace("method: POST", "method: FETCH") },
+    });
+    const problems = await screen.findByTestId("problems");
+    expect(problems).toHaveTextContent("line 10 method: unknown HTTP method `FETCH`");
+    expect(screen.getByTestId("save-tool")).toBeDisabled();
+    await user.click(screen.getByTestId("tab-form"));
+    expect(screen.getByTestId("tool-method")).toHaveAttribute("aria-invalid", "true");
+    expect(screen.getByTestId("tool-form")).toHaveTextContent("unknown HTTP method `FETCH`");
+    // A YAML syntax error: the form explains, the line is given.
+    await user.click(screen.getByTestId("tab-markdown"));
+    fireEvent.change(raw(), {
+      target: { value: example.replace("  - name: market", "  - name: [market") },
+    });
+    await user.click(screen.getByTestId("tab-form"));
+    expect(screen.getByText(/The Markdown does not parse/)).toBeInTheDocument();
+    expect(
+      within(screen.getByTestId("problems")).getByRole("button", { name: /line \d+/ }),
+    ).toBeInTheDocument();
+  });
+
+  it("saves against the text it opened, and offers a reload when the disk changed", async () => {
+    const disk = { text: example };
+    const saves = backend(disk);
+    const user = userEvent.setup();
+    renderEditor();
+    await user.clear(screen.getByTestId("tool-timeout"));
+    await user.type(screen.getByTestId("tool-timeout"), "9");
+    await screen.findByTestId("no-problems");
+    await user.click(screen.getByTestId("save-tool"));
+    await waitFor(() => expect(saves).toHaveLength(1));
+    expect(saves[0]).toMatchObject({ kind: "tool", path: PATH, base: example });
+    expect(disk.text).toContain("timeout: 9");
+    expect(screen.queryByTestId("unsaved")).toBeNull();
+
+    // Someone edits the file while the editor has unsaved changes.
+    await user.type(screen.getByTestId("tool-description"), "!");
+    disk.text = disk.text.replace("timeout: 9", "timeout: 77");
+    await act(() => emit("status-changed", {}));
+    const banner = await screen.findByTestId("external-change");
+    expect(banner).toHaveTextContent("changed outside the app");
+    await user.click(screen.getByTestId("reload-from-disk"));
+    expect(screen.getByTestId<HTMLInputElement>("tool-timeout").value).toBe("77");
+    expect(screen.queryByTestId("unsaved")).toBeNull();
+
+    // Without unsaved changes, an outside edit simply shows up.
+    disk.text = disk.text.replace("timeout: 77", "timeout: 78");
+    await act(() => emit("status-changed", {}));
+    await waitFor(() =>
+      expect(screen.getByTestId<HTMLInputElement>("tool-timeout").value).toBe("78"),
+    );
+    expect(screen.getByTestId("editor-notice")).toHaveTextContent("changed outside the app");
+  });
+});
+
+describe("Tools page editing", () => {
+  it("asks before discarding unsaved changes", async () => {
+    mockIPC(
+      (cmd, args) => {
+        if (cmd === "list_tools" || cmd === "list_config_files") return [];
+        if (cmd === "tool_template") return example;
+        if (cmd === "check_tool_draft") return check((args as Args).text as string);
+        throw new Error(`unexpected ${cmd}`);
+      },
+      { shouldMockEvents: true },
+    );
+    const user = userEvent.setup();
+    render(
+      <LeaveGuardProvider>
+        <ToolsScreen
+          state={{ status: null, error: null, loading: false, reload: async () => {} }}
+        />
+      </LeaveGuardProvider>,
+    );
+    await user.click(screen.getByTestId("new-tool"));
+    expect(await screen.findByTestId("tool-editor")).toHaveTextContent("Not saved yet");
+    await user.clear(screen.getByTestId("tool-name"));
+    await user.type(screen.getByTestId("tool-name"), "weather_now");
+    await user.click(screen.getByTestId("close-editor"));
+    expect(screen.getByTestId("leave-dialog")).toHaveTextContent("has changes that are not saved");
+    await user.click(screen.getByRole("button", { name: "Keep editing" }));
+    expect(screen.getByTestId<HTMLInputElement>("tool-name").value).toBe("weather_now");
+    await user.click(screen.getByTestId("close-editor"));
+    await user.click(screen.getByRole("button", { name: "Discard changes" }));
+    expect(screen.queryByTestId("tool-editor")).toBeNull();
+    expect(screen.getByTestId("new-tool")).toBeInTheDocument();
+  });
+});

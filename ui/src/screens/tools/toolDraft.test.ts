@@ -1,0 +1,126 @@
+import example from "../../../../config/tools/_example.md?raw";
+import {
+  applyDraft,
+  duplicateText,
+  emptyParam,
+  parseToolMarkdown,
+  renderNew,
+  type ToolDraft,
+} from "./toolDraft";
+
+function draftOf(text: string): ToolDraft {
+  const parsed = parseToolMarkdown(text);
+  if (!parsed.ok) throw new Error(parsed.error);
+  return parsed.draft;
+}
+
+describe("tool file ⇄ form", () => {
+  it("reads every field of the bundled example", () => {
+    const d = draftOf(example);
+    expect(d).toMatchObject({
+      name: "query_stock_price",
+      permission: "confirm",
+      method: "POST",
+      endpoint: "https://api.example.com/stock/price",
+      headers: [{ name: "Authorization", value: "Bearer {{STOCK_API_KEY}}" }],
+      timeout: "30",
+      response_extract: "$.data.price",
+    });
+    expect(d.parameters).toEqual([
+      {
+        name: "symbol",
+        type: "string",
+        description: "Stock ticker symbol, e.g. AAPL",
+        required: true,
+        default: "",
+        enum: "",
+      },
+      {
+        name: "market",
+        type: "string",
+        description: "Market exchange",
+        required: true,
+        default: "US",
+        enum: "US, HK, SH",
+      },
+    ]);
+    expect(d.notes).toMatch(/^Query real-time stock price/);
+  });
+
+  it("leaves the file byte for byte when nothing changed", () => {
+    expect(applyDraft(example, draftOf(example))).toBe(example);
+  });
+
+  it("writes a form change into the one field, keeping comments and the notes", () => {
+    const d = draftOf(example);
+    const text = applyDraft(example, { ...d, method: "GET", timeout: "5" });
+    expect(text).toContain("method: GET");
+    expect(text).toContain("timeout: 5");
+    // Comments on untouched lines survive.
+    expect(text).toContain("# {{VAR}} is filled at call time");
+    expect(text).toContain('response_extract: "$.data.price"   # JSONPath');
+    expect(text).toContain("Use this when the user asks about current stock prices");
+    expect(draftOf(text)).toEqual({ ...d, method: "GET", timeout: "5" });
+  });
+
+  it("types parameter defaults and enums as declared, and drops empty optional fields", () => {
+    const d = draftOf(example);
+    const days = {
+      ...emptyParam(),
+      name: "days",
+      type: "integer" as const,
+      default: "7",
+      required: false,
+    };
+    const ratio = { ...emptyParam(), name: "ratio", type: "number" as const, enum: "0.5, 1" };
+    const text = applyDraft(example, {
+      ...d,
+      response_extract: "",
+      headers: [],
+      parameters: [...d.parameters.slice(0, 1), days, ratio],
+    });
+    expect(text).not.toContain("response_extract");
+    expect(text).not.toContain("headers:");
+    expect(text).not.toContain("name: market");
+    // Typed as declared: an integer default is a YAML number; allowed values are strings.
+    expect(text).toMatch(/\n\s+default: 7\n/);
+    expect(text).toMatch(/enum:\s*\n\s+- "0.5"\n\s+- "1"\n/);
+    // The first parameter's comment stays.
+    expect(text).toContain("type: string # string | integer | number | boolean");
+    const back = draftOf(text);
+    expect(back.parameters.map((p) => [p.name, p.default, p.enum, p.required])).toEqual([
+      ["symbol", "", "", true],
+      ["days", "7", "", false],
+      ["ratio", "", "0.5, 1", true],
+    ]);
+  });
+
+  it("syncs the raw Markdown back to the form, and reports YAML errors with a line", () => {
+    const edited = example
+      .replace("method: POST", "method: put")
+      .replace("timeout: 30", "timeout: 12");
+    expect(draftOf(edited)).toMatchObject({ method: "PUT", timeout: "12" });
+    const broken = example.replace("  - name: market", "  - name: [market");
+    const parsed = parseToolMarkdown(broken);
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(parsed.line).toBeGreaterThan(20);
+    const noFence = parseToolMarkdown("name: x\n");
+    expect(noFence).toMatchObject({ ok: false, line: 1 });
+  });
+
+  it("renders a new tool and names a duplicate after a free name", () => {
+    const fresh = renderNew({
+      ...draftOf(example),
+      name: "weather",
+      headers: [],
+      parameters: [],
+      notes: "Weather now.",
+    });
+    expect(fresh.startsWith("---\nname: weather\n")).toBe(true);
+    expect(fresh.endsWith("---\n\nWeather now.\n")).toBe(true);
+    expect(draftOf(fresh).name).toBe("weather");
+    const copy = duplicateText(example, ["query_stock_price", "query_stock_price_copy"]);
+    expect(draftOf(copy).name).toBe("query_stock_price_copy2");
+    expect(copy.replace("query_stock_price_copy2", "query_stock_price")).toBe(example);
+  });
+});

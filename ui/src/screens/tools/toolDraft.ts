@@ -1,0 +1,314 @@
+/**
+ * The HTTP tool editor's form ⇄ Markdown sync.
+ *
+ * The Markdown file is the truth: the form is parsed from it, and a form change is written back
+ * into the file's YAML document field by field (with the `yaml` library's document API), so
+ * comments, key order and fields the form does not know survive. Validation is not done here:
+ * the backend's own loader checks the text (`check_tool_draft`).
+ */
+import { isMap, isNode, isScalar, isSeq, parseDocument, stringify, type Document } from "yaml";
+
+export const PARAM_TYPES = ["string", "integer", "number", "boolean"] as const;
+export type ParamType = (typeof PARAM_TYPES)[number];
+export const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"] as const;
+
+/** One parameter as the form edits it: `default` and `enum` as typed text. */
+export type ParamDraft = {
+  name: string;
+  type: ParamType;
+  description: string;
+  required: boolean;
+  /** Typed text; empty means no default. */
+  default: string;
+  /** Comma-separated values; empty means any value. */
+  enum: string;
+};
+
+export type HeaderDraft = { name: string; value: string };
+
+/** Every field of the form. Numbers are kept as typed text so typing is never fought. */
+export type ToolDraft = {
+  name: string;
+  description: string;
+  permission: "auto" | "confirm";
+  method: string;
+  endpoint: string;
+  headers: HeaderDraft[];
+  timeout: string;
+  response_extract: string;
+  parameters: ParamDraft[];
+  /** The Markdown usage notes after the frontmatter. */
+  notes: string;
+};
+
+export type ParseResult =
+  { ok: true; draft: ToolDraft } | { ok: false; error: string; line: number | null };
+
+type Split = { yaml: string; body: string; bodySep: string };
+
+/** Split a file into its frontmatter YAML and Markdown body (`null` without frontmatter). */
+export function splitFrontmatter(text: string): Split | null {
+  const match = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)(?:^|\r?\n)---[ \t]*(?:\r?\n|$)/m.exec(text);
+  if (!match || match.index !== 0) return null;
+  const rest = text.slice(match[0].length);
+  const sep = /^((?:[ \t]*\r?\n)*)/.exec(rest)?.[1] ?? "";
+  let yaml = match[1] ?? "";
+  if (yaml !== "" && !yaml.endsWith("\n")) yaml += "\n";
+  return { yaml, body: rest.slice(sep.length), bodySep: sep };
+}
+
+const str = (v: unknown): string =>
+  v === null || v === undefined ? "" : typeof v === "string" ? v : JSON.stringify(v);
+
+/** Parse a tool file into the form's draft. */
+export function parseToolMarkdown(text: string): ParseResult {
+  const split = splitFrontmatter(text);
+  if (!split) {
+    return {
+      ok: false,
+      error: "The file must start with a line `---`, then the YAML fields, then a line `---`.",
+      line: 1,
+    };
+  }
+  const doc = parseDocument(split.yaml);
+  if (doc.errors.length > 0) {
+    const e = doc.errors[0];
+    const line = e?.linePos?.[0]?.line;
+    return {
+      ok: false,
+      error: e?.message.split("\n")[0] ?? "YAML error",
+      line: line === undefined ? null : line + 1,
+    };
+  }
+  const raw: unknown = doc.toJS();
+  const y = (raw && typeof raw === "object" ? raw : {}) as Record<string, unknown>;
+  const headers =
+    y.headers && typeof y.headers === "object" ? (y.headers as Record<string, unknown>) : {};
+  const params = Array.isArray(y.parameters) ? (y.parameters as Record<string, unknown>[]) : [];
+  return {
+    ok: true,
+    draft: {
+      name: str(y.name),
+      description: str(y.description),
+      permission: y.permission === "auto" ? "auto" : "confirm",
+      method: y.method === undefined ? "GET" : str(y.method).toUpperCase(),
+      endpoint: str(y.endpoint),
+      headers: Object.entries(headers).map(([name, value]) => ({ name, value: str(value) })),
+      timeout: y.timeout === undefined ? "" : str(y.timeout),
+      response_extract: str(y.response_extract),
+      parameters: params.map((p) => {
+        const item = (p && typeof p === "object" ? p : {}) as Record<string, unknown>;
+        const type = PARAM_TYPES.includes(item.type as ParamType)
+          ? (item.type as ParamType)
+          : "string";
+        return {
+          name: str(item.name),
+          type,
+          description: str(item.description),
+          required: item.required !== false,
+          default: str(item.default),
+          enum: Array.isArray(item.enum) ? item.enum.map(str).join(", ") : "",
+        };
+      }),
+      notes: split.body.replace(/\s+$/, ""),
+    },
+  };
+}
+
+/** A typed YAML value for text the user typed into a field of type `type`. */
+function typedValue(type: ParamType, text: string): unknown {
+  const t = text.trim();
+  if (type === "integer" && /^-?\d+$/.test(t)) return Number.parseInt(t, 10);
+  if (type === "number" && t !== "" && Number.isFinite(Number(t))) return Number(t);
+  if (type === "boolean" && /^(true|false)$/i.test(t)) return t.toLowerCase() === "true";
+  return text;
+}
+
+/** Allowed values are strings in the file whatever the type (the model writes text). */
+function enumValue(text: string): string[] | undefined {
+  const items = text
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+  return items.length === 0 ? undefined : items;
+}
+
+/** The YAML value each top-level field gets (`undefined` = leave the key out). */
+function fieldValues(d: ToolDraft): Record<string, unknown> {
+  const timeout = d.timeout.trim();
+  return {
+    name: d.name,
+    description: d.description === "" ? undefined : d.description,
+    permission: d.permission,
+    endpoint: d.endpoint,
+    method: d.method,
+    headers:
+      d.headers.length === 0
+        ? undefined
+        : Object.fromEntries(d.headers.map((h) => [h.name, h.value])),
+    timeout: timeout === "" ? undefined : /^\d+$/.test(timeout) ? Number(timeout) : timeout,
+    response_extract: d.response_extract === "" ? undefined : d.response_extract,
+  };
+}
+
+function paramValues(p: ParamDraft): Record<string, unknown> {
+  return {
+    name: p.name,
+    type: p.type,
+    description: p.description === "" ? undefined : p.description,
+    required: p.required ? undefined : false,
+    default: p.default === "" ? undefined : typedValue(p.type, p.default),
+    enum: enumValue(p.enum),
+  };
+}
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+type Patch = { start: number; end: number; text: string };
+
+/** A scalar written in the style the file already used for it. */
+function scalarText(value: string | number | boolean, style: unknown, old: unknown): string {
+  if (typeof value !== "string") return String(value);
+  // An empty string had to be quoted; what replaces it need not be.
+  const quoted = style === "QUOTE_DOUBLE" && old !== "";
+  if (value.includes("\n") || quoted) return JSON.stringify(value);
+  if (style === "QUOTE_SINGLE") return `'${value.replace(/'/g, "''")}'`;
+  return stringify(value).trimEnd();
+}
+
+/**
+ * Edits `doc` towards the draft. A changed scalar is patched in place in the source text, so
+ * every other byte (comments, alignment, quoting) stays; a structural change (a key added or
+ * removed, a list resized) re-renders the YAML from the document, which keeps comments.
+ */
+class Editor {
+  patches: Patch[] = [];
+  structural = false;
+  constructor(readonly doc: Document) {}
+
+  put(path: (string | number)[], value: unknown) {
+    const { doc } = this;
+    const exists = doc.hasIn(path);
+    if (value === undefined) {
+      if (exists) {
+        doc.deleteIn(path);
+        this.structural = true;
+      }
+      return;
+    }
+    const node: unknown = doc.getIn(path, true);
+    const plain = isNode(node) ? node.toJSON() : node;
+    if (exists && same(plain, value)) return;
+    if (
+      exists &&
+      isScalar(node) &&
+      node.range &&
+      (typeof value === "string" || typeof value === "number" || typeof value === "boolean")
+    ) {
+      this.patches.push({
+        start: node.range[0],
+        end: node.range[1],
+        text: scalarText(value, node.type, node.value),
+      });
+      node.value = value;
+      return;
+    }
+    doc.setIn(path, value);
+    this.structural = true;
+  }
+
+  render(source: string): string {
+    if (this.structural) return this.doc.toString({ lineWidth: 0 });
+    let out = source;
+    for (const p of [...this.patches].sort((a, b) => b.start - a.start)) {
+      out = out.slice(0, p.start) + p.text + out.slice(p.end);
+    }
+    return out;
+  }
+}
+
+const FIELD_ORDER = [
+  "name",
+  "description",
+  "permission",
+  "endpoint",
+  "method",
+  "headers",
+  "timeout",
+  "response_extract",
+];
+
+/** Write `draft` into `text`, changing only what differs. */
+export function applyDraft(text: string, draft: ToolDraft): string {
+  const before = parseToolMarkdown(text);
+  if (before.ok && same(before.draft, draft)) return text;
+  const split = splitFrontmatter(text) ?? { yaml: "", body: "", bodySep: "\n" };
+  const doc = parseDocument(split.yaml);
+  if (doc.errors.length > 0) return renderNew(draft);
+  const edit = new Editor(doc);
+  if (!isMap(doc.contents)) {
+    doc.contents = doc.createNode({}) as unknown as typeof doc.contents;
+    edit.structural = true;
+  }
+  const values = fieldValues(draft);
+  for (const key of FIELD_ORDER) edit.put([key], values[key]);
+
+  const wanted = draft.parameters.map(paramValues);
+  if (wanted.length === 0) {
+    edit.put(["parameters"], undefined);
+  } else {
+    const seq = doc.getIn(["parameters"], true);
+    if (!isSeq(seq)) {
+      doc.setIn(["parameters"], wanted.map(stripUndefined));
+      edit.structural = true;
+    } else {
+      if (seq.items.length !== wanted.length) edit.structural = true;
+      while (seq.items.length > wanted.length) seq.items.pop();
+      wanted.forEach((values, i) => {
+        const item = seq.items[i];
+        if (!isMap(item)) {
+          seq.items[i] = doc.createNode(stripUndefined(values));
+          edit.structural = true;
+          return;
+        }
+        for (const [key, value] of Object.entries(values)) {
+          // `required: true` is the default: an explicit one stays, a missing one is not added.
+          const keep = key === "required" && value === undefined && item.has("required");
+          edit.put(["parameters", i, key], keep ? true : value);
+        }
+      });
+    }
+  }
+  let yaml = edit.render(split.yaml);
+  if (yaml.trim() === "{}") yaml = "";
+  const notes = draft.notes.replace(/\s+$/, "");
+  return `---\n${yaml}---\n${notes === "" ? "" : `${split.bodySep}${notes}\n`}`;
+}
+
+function stripUndefined(o: Record<string, unknown>) {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+}
+
+/** A fresh file for `draft`. */
+export function renderNew(draft: ToolDraft): string {
+  return applyDraft("---\n---\n\n", draft);
+}
+
+/** The draft for a copy of a tool: a free name (`x_copy`, `x_copy2`, …) and the same fields. */
+export function duplicateText(text: string, taken: readonly string[]): string {
+  const parsed = parseToolMarkdown(text);
+  if (!parsed.ok) return text;
+  const base = `${parsed.draft.name}_copy`;
+  let name = base;
+  for (let n = 2; taken.includes(name); n++) name = `${base}${n}`;
+  return applyDraft(text, { ...parsed.draft, name });
+}
+
+export const emptyParam = (): ParamDraft => ({
+  name: "",
+  type: "string",
+  description: "",
+  required: true,
+  default: "",
+  enum: "",
+});

@@ -1,0 +1,35 @@
+import { useEffect, useState } from "react";
+import { commands, events, type ToolCheck } from "../../bindings";
+
+/** The backend's check of a draft (the loader's own errors, secrets, instructions),
+ * re-run 250 ms after the text stops changing and whenever the config folder reloads. */
+export function useToolCheck(path: string | null, text: string) {
+  const [check, setCheck] = useState<ToolCheck | null>(null);
+  const [generation, setGeneration] = useState(0);
+  useEffect(() => {
+    const off = events.statusChanged.listen(() => setGeneration((g) => g + 1));
+    return () => void off.then((unlisten) => unlisten());
+  }, []);
+  useEffect(() => {
+    let alive = true;
+    const timer = window.setTimeout(() => {
+      void commands.checkToolDraft(path, text).then((res) => {
+        if (!alive) return;
+        if (res.status === "ok") setCheck(res.data);
+        else
+          setCheck({
+            name: null,
+            errors: [{ file: path ?? "", line: null, field: null, message: res.error.message }],
+            instructions: null,
+            secrets: [],
+            permission: null,
+          });
+      });
+    }, 250);
+    return () => {
+      alive = false;
+      window.clearTimeout(timer);
+    };
+  }, [path, text, generation]);
+  return check;
+}
