@@ -117,6 +117,19 @@ class App:
         # quirk of its visibility atom), so read the DOM's own text.
         return self.js("const h = document.querySelector('h1'); return h ? h.textContent.trim() : ''")
 
+    def set_value(self, element: WebElement, text: str) -> None:
+        """Replace a field's text the way typing would (React sees an input event). WebKitWebDriver
+        rejects newlines typed into a textarea, so multi-line text goes in this way."""
+        self.js(
+            "const el = arguments[0];"
+            "const proto = el instanceof HTMLTextAreaElement ? HTMLTextAreaElement.prototype"
+            " : el instanceof HTMLSelectElement ? HTMLSelectElement.prototype : HTMLInputElement.prototype;"
+            "Object.getOwnPropertyDescriptor(proto, 'value').set.call(el, arguments[1]);"
+            "el.dispatchEvent(new Event(el instanceof HTMLSelectElement ? 'change' : 'input', {bubbles: true}));",
+            element,
+            text,
+        )
+
     def js(self, script: str, *args):
         return self.driver.execute_script(script, *args)
 

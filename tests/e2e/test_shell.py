@@ -37,9 +37,9 @@ def test_navigation_keyboard_and_dark_theme(app: App):
     assert app.by_testid("nav-tools").get_attribute("aria-current") == "page"
 
     app.js(
-        "window.dispatchEvent(new KeyboardEvent('keydown', {key: '4', ctrlKey: true, bubbles: true}))"
+        "window.dispatchEvent(new KeyboardEvent('keydown', {key: '5', ctrlKey: true, bubbles: true}))"
     )
-    app.wait(lambda d: app.heading() == "Settings", "Ctrl+4 to open Settings")
+    app.wait(lambda d: app.heading() == "Settings", "Ctrl+5 to open Settings")
 
     app.driver.find_element("css selector", "input[name=theme][value=dark]").click()
     app.wait(lambda d: app.js("return document.documentElement.dataset.theme") == "dark", "dark theme")

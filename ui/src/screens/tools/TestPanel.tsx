@@ -94,7 +94,8 @@ export function TestPanel(props: {
         <div className="test-result" data-testid="test-result">
           <p className={result.success ? "test-ok" : "test-failed"} data-testid="test-outcome">
             {result.success ? "Succeeded" : "Failed"}
-            {ex?.status != null ? ` · HTTP ${ex.status}` : ""} · {result.duration_ms} ms
+            {ex?.status != null ? ` · HTTP ${ex.status}` : ""} ·{" "}
+            {ex ? `${ex.elapsed_ms} ms` : `${result.duration_ms} ms`}
           </p>
           <h4>{result.success ? "Value the model gets" : "Error the model gets"}</h4>
           <pre className="code" data-testid="test-output">

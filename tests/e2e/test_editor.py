@@ -1,0 +1,197 @@
+"""The HTTP tool editor and the Agents page through the real app: create a tool in the editor
+against a local HTTP server, save it, test-run it (permission included), let an agent call it,
+then break the file and check the error is shown while the last good version keeps working."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from selenium.webdriver.common.by import By
+
+from harness import App, prepare_home
+
+AGENT = """---
+name: tester
+description: Test agent
+model: default
+tools:
+  create_artifact: auto
+max_tool_rounds: 5
+---
+You are the tester.
+"""
+
+CALL = "<tool_call><name>weather_now</name><params><city><![CDATA[Oslo]]></city></params></tool_call>"
+
+
+class WeatherServer:
+    """A stand-in weather API on 127.0.0.1 that records every request."""
+
+    def __init__(self):
+        self.requests: list[str] = []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self):  # noqa: N802 (http.server's naming)
+                outer.requests.append(self.path)
+                body = json.dumps({"data": {"temp": 21.5, "unit": "C"}}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.server.shutdown()
+
+
+def click_testid(app: App, testid: str) -> None:
+    app.by_testid(testid).click()
+
+
+def type_into(app: App, element, text: str) -> None:
+    element.clear()
+    element.send_keys(text)
+
+
+def problems_text(app: App) -> str:
+    return app.js(
+        "const p = document.querySelector('[data-testid=problems]'); return p ? p.textContent : ''"
+    )
+
+
+def dialog_open(app: App) -> bool:
+    return app.js("const d = document.querySelector('[data-testid=permission-dialog]'); return !!d && d.open")
+
+
+def last_answer(app: App) -> str:
+    msgs = app.driver.find_elements(By.CSS_SELECTOR, '[data-testid="msg-assistant"]')
+    return msgs[-1].text if msgs else ""
+
+
+def card_statuses(app: App, tool: str) -> list[str]:
+    return [c.get_attribute("data-status") for c in app.driver.find_elements(By.CSS_SELECTOR, f'[data-testid="tool-card-{tool}"]')]
+
+
+def pick_tester(app: App) -> None:
+    picker = app.by_testid("agent-picker")
+    app.wait(lambda d: "tester" in picker.text, "the tester agent in the picker")
+    picker.find_element(By.CSS_SELECTOR, "option[value=tester]").click()
+
+
+def test_create_test_use_and_break_an_http_tool(home, scripted_model):
+    weather = WeatherServer()
+    model = scripted_model([
+        {"text": CALL},
+        {"text": "It is 21.5 degrees in Oslo."},
+        {"text": CALL},
+        {"text": "Still 21.5 degrees."},
+    ])
+    prepare_home(home, model, AGENT)
+    app = App(home, "tool_editor")
+    try:
+        # A new tool from the template, filled in through the form.
+        click_testid(app, "nav-tools")
+        click_testid(app, "new-tool")
+        editor = app.by_testid("tool-editor")
+        type_into(app, app.by_testid("tool-name"), "weather_now")
+        type_into(app, app.by_testid("tool-description"), "Current temperature in a city")
+        type_into(app, app.by_testid("tool-endpoint"), f"{weather.url}/weather")
+        app.set_value(app.by_testid("tool-method"), "GET")
+        type_into(app, app.by_testid("tool-extract"), "$.data.temp")
+        editor.find_element(By.CSS_SELECTOR, '[aria-label="Remove header Authorization"]').click()
+        editor.find_element(By.CSS_SELECTOR, '[aria-label="Remove parameter market"]').click()
+        type_into(app, editor.find_element(By.CSS_SELECTOR, '[aria-label="Parameter 1 name"]'), "city")
+        type_into(app, editor.find_element(By.CSS_SELECTOR, '[aria-label="Parameter 1 description"]'), "City name")
+        app.wait(lambda d: app.js("return !!document.querySelector('[data-testid=no-problems]')"), "a valid draft")
+        # The Markdown view shows the same tool.
+        click_testid(app, "tab-markdown")
+        raw = app.by_testid("tool-raw").get_attribute("value")
+        assert "name: weather_now" in raw and "method: GET" in raw and "name: city" in raw, raw
+        assert "Authorization" not in raw.split("---")[1]
+        click_testid(app, "tab-form")
+        preview = lambda: app.js("return document.querySelector('[data-testid=instructions-preview]').textContent")  # noqa: E731
+        app.wait(lambda d: '<tool name="weather_now">' in preview(), "the instruction preview of the draft")
+        assert "<city>" in preview() or "city" in preview(), preview()
+        click_testid(app, "save-tool")
+        tool_file = home / "config" / "tools" / "weather_now.md"
+        app.wait(lambda d: tool_file.is_file(), "the saved tool file")
+        saved = tool_file.read_text()
+        assert f'{weather.url}/weather' in saved and "$.data.temp" in saved
+        app.wait(lambda d: "Saved to" in app.text_of("editor-notice"), "the saved notice")
+        app.screenshot("tool-editor")
+
+        # Test-run it: the permission dialog asks (confirm is the default), then the value shows.
+        type_into(app, app.by_testid("test-param-city"), "Oslo")
+        click_testid(app, "run-test")
+        app.wait(lambda d: dialog_open(app), "the permission dialog for the test run")
+        assert "weather_now" in app.by_testid("permission-dialog").text
+        click_testid(app, "permission-approve")
+        app.wait(lambda d: app.js("return !!document.querySelector('[data-testid=test-output]')"), "the test result")
+        assert app.text_of("test-output") == "21.5"
+        assert app.text_of("test-outcome").startswith("Succeeded · HTTP 200")
+        request = app.text_of("test-request")
+        assert f"GET {weather.url}/weather?city=Oslo" in request, request
+        assert '"temp": 21.5' in app.js("return document.querySelector('[data-testid=test-response]').textContent") or \
+            '"temp":21.5' in app.js("return document.querySelector('[data-testid=test-response]').textContent")
+        assert weather.requests == ["/weather?city=Oslo"]
+        app.screenshot("tool-test")
+        click_testid(app, "close-editor")
+
+        # The Agents page: give the tester agent the new tool, with validation on the way.
+        click_testid(app, "nav-agents")
+        click_testid(app, "agent-tester")
+        click_testid(app, "edit-agent")
+        raw_agent = app.by_testid("agent-raw")
+        app.set_value(raw_agent, AGENT.replace("  create_artifact: auto", "  create_artifact: auto\n  no_such_tool: auto"))
+        app.wait(lambda d: "no_such_tool" in problems_text(app), "the unknown tool flagged")
+        assert not app.by_testid("save-agent").is_enabled()
+        app.set_value(raw_agent, AGENT.replace("  create_artifact: auto", "  create_artifact: auto\n  weather_now: auto"))
+        app.wait(lambda d: app.js("return !!document.querySelector('[data-testid=no-problems]')"), "a valid agent")
+        click_testid(app, "save-agent")
+        agent_file = home / "config" / "agents" / "tester.md"
+        app.wait(lambda d: "weather_now: auto" in agent_file.read_text(), "the saved agent file")
+
+        # An agent run calls the tool.
+        click_testid(app, "nav-chat")
+        pick_tester(app)
+        app.by_testid("composer-input").send_keys("Weather in Oslo?")
+        click_testid(app, "send")
+        app.wait(lambda d: card_statuses(app, "weather_now") == ["succeeded"], "the tool's card")
+        app.wait(lambda d: "21.5 degrees in Oslo" in last_answer(app), "the answer")
+        assert weather.requests == ["/weather?city=Oslo", "/weather?city=Oslo"]
+
+        # Break the file on disk: the Tools page shows where, and the last good version still runs.
+        tool_file.write_text(saved.replace("method: GET", "method: [GET"))
+        click_testid(app, "nav-tools")
+        app.wait(lambda d: "weather_now.md" in app.js(
+            "const e = document.querySelector('[data-testid=config-errors]'); return e ? e.textContent : ''"), "the load error")
+        errors = app.text_of("config-errors")
+        assert "weather_now.md:" in errors, errors
+        app.screenshot("tool-broken")
+        # The editor opens the broken file and points at the problem.
+        app.driver.find_element(By.XPATH, "//button[text()='Fix in editor']").click()
+        app.wait(lambda d: problems_text(app) != "", "the problem in the editor")
+        assert not app.by_testid("save-tool").is_enabled()
+        click_testid(app, "close-editor")
+
+        click_testid(app, "nav-chat")
+        pick_tester(app)
+        app.by_testid("composer-input").send_keys("And now?")
+        click_testid(app, "send")
+        app.wait(lambda d: card_statuses(app, "weather_now") == ["succeeded"], "the call in the new conversation")
+        app.wait(lambda d: "Still 21.5" in last_answer(app), "the second answer")
+        assert len(weather.requests) == 3
+    finally:
+        app.stop()
+        weather.stop()
