@@ -41,6 +41,7 @@ pub fn run() {
         }))
         .plugin(tauri_plugin_window_state::Builder::default().build())
         .plugin(tauri_plugin_opener::init())
+        .plugin(tauri_plugin_dialog::init())
         .on_window_event(|window, event| {
             window_state::on_window_event(window, event);
             if let tauri::WindowEvent::CloseRequested { .. } = event {

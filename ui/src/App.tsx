@@ -25,6 +25,8 @@ export function App() {
 function Shell() {
   const [screen, setScreenNow] = useState<ScreenId>("chat");
   const confirmLeave = useConfirmLeave();
+  // A conversation to open when the chat shows next (from the library's "Open conversation").
+  const [chatTarget, setChatTarget] = useState<string | null>(null);
   const setScreen = useCallback(
     (next: ScreenId) => confirmLeave(() => setScreenNow(next)),
     [confirmLeave],
@@ -56,10 +58,19 @@ function Shell() {
       </Sidebar>
       <main className="content" aria-labelledby="screen-title">
         {firstRun.show && <FirstRunSetup onDone={firstRun.done} />}
-        {!firstRun.show && screen === "chat" && <ChatScreen />}
+        {!firstRun.show && screen === "chat" && (
+          <ChatScreen key={chatTarget ?? ""} conversation={chatTarget} />
+        )}
         {screen === "agents" && <AgentsScreen />}
         {screen === "tools" && <ToolsScreen state={status} />}
-        {screen === "artifacts" && <ArtifactsScreen />}
+        {screen === "artifacts" && (
+          <ArtifactsScreen
+            onOpenConversation={(id) => {
+              setChatTarget(id);
+              setScreen("chat");
+            }}
+          />
+        )}
         {screen === "settings" && (
           <SettingsScreen theme={theme} onThemeChange={setTheme} state={status} />
         )}

@@ -279,6 +279,18 @@ async openConfigFolder() : Promise<Result<null, AppError>> {
 }
 },
 /**
+ * Export a version of an artifact (the latest when `version` is null) to a file the user
+ * picks in the native save dialog. Returns the path written, or null when cancelled.
+ */
+async exportArtifact(conversationId: string, id: string, version: number | null) : Promise<Result<string | null, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("export_artifact", { conversationId, id, version }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
  * Every tool or agent file, enabled or disabled.
  */
 async listConfigFiles(kind: FileKind) : Promise<Result<FileEntry[], AppError>> {
@@ -853,7 +865,43 @@ content_type: string | null;
 /**
  * Only this source.
  */
-source: ArtifactSource | null }
+source: ArtifactSource | null; 
+/**
+ * Only those last changed on or after this day (`YYYY-MM-DD`, UTC).
+ */
+updated_from: string | null; 
+/**
+ * Only those last changed before this day (`YYYY-MM-DD`, UTC; exclusive).
+ */
+updated_before: string | null; 
+/**
+ * The order (default: relevance when searching, else newest first).
+ */
+sort: ListSort | null }
+/**
+ * Orders of a listing.
+ */
+export type ListSort = 
+/**
+ * Best full-text match first (the newest change first without a query).
+ */
+"relevance" | 
+/**
+ * Newest change first.
+ */
+"newest" | 
+/**
+ * Oldest change first.
+ */
+"oldest" | 
+/**
+ * By title, A to Z.
+ */
+"title" | 
+/**
+ * Largest latest version first.
+ */
+"largest"
 /**
  * One entry of `models.yaml`.
  */

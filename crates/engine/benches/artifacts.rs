@@ -244,5 +244,84 @@ fn bench_grep(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench_update, bench_read, bench_grep);
+/// The artifact library's queries over 10,000 artifacts in 50 conversations: what the Artifacts
+/// screen asks for as it opens, searches, filters, sorts and scrolls (pages of 100).
+fn bench_library(c: &mut Criterion) {
+    use engine::artifacts::{ArtifactSource, ListFilter, ListSort, NewArtifact};
+    let dir = tempfile::tempdir().unwrap();
+    let store = ArtifactStore::open(&dir.path().join("library.db")).unwrap();
+    let words = [
+        "market", "report", "climate", "python", "survey", "budget", "plan",
+    ];
+    for i in 0..10_000usize {
+        let topic = words[i % words.len()];
+        let content = format!(
+            "# {topic} notes {i}\n\n{}\n",
+            format!("Line about {topic} and item {i}. ").repeat(20)
+        );
+        store
+            .create(&NewArtifact {
+                conversation_id: &format!("conv-{}", i % 50),
+                id: &format!("a{i}"),
+                title: &format!("{topic} {i}"),
+                content_type: if i % 3 == 0 {
+                    "application/json"
+                } else {
+                    "text/markdown"
+                },
+                source: ArtifactSource::Agent,
+                content: &content,
+            })
+            .unwrap();
+    }
+    let mut g = c.benchmark_group("library_10000_artifacts");
+    let cases: [(&str, ListFilter, usize); 6] = [
+        ("first_page_newest", ListFilter::default(), 0),
+        ("page_at_offset_9900", ListFilter::default(), 9_900),
+        (
+            "search_fts",
+            ListFilter {
+                query: Some("climate item".into()),
+                ..Default::default()
+            },
+            0,
+        ),
+        (
+            "conversation_type_and_dates",
+            ListFilter {
+                conversation_id: Some("conv-7".into()),
+                content_type: Some("text/markdown".into()),
+                updated_from: Some("2000-01-01".into()),
+                updated_before: Some("2999-01-01".into()),
+                ..Default::default()
+            },
+            0,
+        ),
+        (
+            "sorted_by_title",
+            ListFilter {
+                sort: Some(ListSort::Title),
+                ..Default::default()
+            },
+            0,
+        ),
+        (
+            "sorted_largest",
+            ListFilter {
+                sort: Some(ListSort::Largest),
+                ..Default::default()
+            },
+            0,
+        ),
+    ];
+    for (name, filter, offset) in cases {
+        assert!(!store.list(&filter, 100, offset).unwrap().items.is_empty());
+        g.bench_function(name, |b| {
+            b.iter(|| store.list(&filter, 100, offset).unwrap())
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench_update, bench_read, bench_grep, bench_library);
 criterion_main!(benches);

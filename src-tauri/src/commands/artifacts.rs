@@ -1,7 +1,7 @@
 //! Artifact library: every artifact across conversations, searched, filtered, viewed by
 //! version, deleted.
 
-use engine::artifacts::{ArtifactPage, ArtifactSource, ListFilter, VersionInfo};
+use engine::artifacts::{ArtifactPage, ArtifactSource, ListFilter, ListSort, VersionInfo};
 use serde::Deserialize;
 use tauri::State;
 
@@ -20,6 +20,12 @@ pub struct LibraryQuery {
     pub content_type: Option<String>,
     /// Only this source.
     pub source: Option<ArtifactSource>,
+    /// Only those last changed on or after this day (`YYYY-MM-DD`, UTC).
+    pub updated_from: Option<String>,
+    /// Only those last changed before this day (`YYYY-MM-DD`, UTC; exclusive).
+    pub updated_before: Option<String>,
+    /// The order (default: relevance when searching, else newest first).
+    pub sort: Option<ListSort>,
 }
 
 fn not_found(e: impl std::fmt::Display) -> AppError {
@@ -40,6 +46,9 @@ pub fn list_artifacts(
         content_type: query.content_type,
         source: query.source,
         query: query.query.filter(|q| !q.trim().is_empty()),
+        updated_from: query.updated_from,
+        updated_before: query.updated_before,
+        sort: query.sort,
     };
     state
         .engine()?
@@ -118,4 +127,74 @@ pub fn delete_artifact(
             "no artifact `{id}` in conversation `{conversation_id}`"
         ))
     })
+}
+
+/// A file name extension for a content type.
+fn extension(content_type: &str) -> &'static str {
+    match content_type {
+        "text/markdown" => "md",
+        "application/json" => "json",
+        "text/csv" => "csv",
+        "text/html" => "html",
+        "text/x-python" => "py",
+        "application/javascript" | "text/javascript" => "js",
+        "application/yaml" | "text/yaml" => "yaml",
+        _ => "txt",
+    }
+}
+
+/// Set to a path, the export writes there instead of asking: the end-to-end tests' stand-in
+/// for a person answering the native save dialog (which WebDriver cannot reach).
+const SAVE_PATH_OVERRIDE: &str = "ARTIFACTFLOW_TEST_SAVE_PATH";
+
+/// Export a version of an artifact (the latest when `version` is null) to a file the user
+/// picks in the native save dialog. Returns the path written, or null when cancelled.
+#[tauri::command]
+#[specta::specta]
+pub async fn export_artifact(
+    app: tauri::AppHandle,
+    state: State<'_, AppState>,
+    conversation_id: String,
+    id: String,
+    version: Option<i64>,
+) -> Result<Option<String>, AppError> {
+    use tauri_plugin_dialog::DialogExt;
+    let artifact = view(&state, &conversation_id, &id, version)?;
+    let file_name = format!(
+        "{}.{}",
+        id.replace(['/', '\\', ':'], "_"),
+        extension(&artifact.content_type)
+    );
+    let path = match std::env::var_os(SAVE_PATH_OVERRIDE) {
+        Some(p) => Some(std::path::PathBuf::from(p)),
+        None => {
+            let (tx, rx) = tokio::sync::oneshot::channel();
+            let mut dialog = app
+                .dialog()
+                .file()
+                .set_title("Export artifact")
+                .set_file_name(&file_name);
+            if let Some(dir) = tauri::Manager::path(&app)
+                .download_dir()
+                .ok()
+                .filter(|d| d.is_dir())
+            {
+                dialog = dialog.set_directory(dir);
+            }
+            dialog.save_file(move |picked| {
+                let _ = tx.send(picked.and_then(|p| p.into_path().ok()));
+            });
+            rx.await.ok().flatten()
+        }
+    };
+    let Some(path) = path else {
+        return Ok(None);
+    };
+    engine::config::write_atomically(&path, artifact.content.as_bytes()).map_err(|e| {
+        AppError::new(
+            ErrorCode::Io,
+            format!("cannot write {}: {e}; pick another folder", path.display()),
+        )
+    })?;
+    Ok(Some(path.display().to_string()))
 }

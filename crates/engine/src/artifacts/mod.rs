@@ -38,7 +38,7 @@ pub mod tools;
 
 pub use persist::persist_oversized;
 pub use store::{
-    Artifact, ArtifactPage, ArtifactSource, ArtifactStore, ArtifactSummary, ListFilter,
+    Artifact, ArtifactPage, ArtifactSource, ArtifactStore, ArtifactSummary, ListFilter, ListSort,
     NewArtifact, StoreError, VersionInfo,
 };
 pub use tools::{artifact_tools, snapshot};

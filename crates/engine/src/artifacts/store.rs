@@ -123,6 +123,34 @@ pub struct ListFilter {
     /// Full-text words over title and latest content (each word must occur; the last one may
     /// be a prefix). Results are then ranked by relevance instead of recency.
     pub query: Option<String>,
+    /// Only artifacts last changed at or after this instant or date (RFC 3339 or `YYYY-MM-DD`,
+    /// UTC).
+    #[serde(default)]
+    pub updated_from: Option<String>,
+    /// Only artifacts last changed before this instant or date (a date means: before that day
+    /// starts, so pass the day after the last day wanted).
+    #[serde(default)]
+    pub updated_before: Option<String>,
+    /// The order; by default relevance when searching, else the newest change first.
+    #[serde(default)]
+    pub sort: Option<ListSort>,
+}
+
+/// Orders of a listing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub enum ListSort {
+    /// Best full-text match first (the newest change first without a query).
+    Relevance,
+    /// Newest change first.
+    Newest,
+    /// Oldest change first.
+    Oldest,
+    /// By title, A to Z.
+    Title,
+    /// Largest latest version first.
+    Largest,
 }
 
 /// A new artifact.
@@ -486,6 +514,23 @@ impl ArtifactStore {
         if let Some(s) = filter.source {
             args.push(s.as_str().to_string());
             clauses.push(format!("a.source = ?{}", args.len()));
+        }
+        // Stored instants are `YYYY-MM-DDTHH:MM:SS.sssZ`, so text order is time order, and a
+        // bare date compares as that day's start.
+        if let Some(from) = filter.updated_from.as_deref().filter(|d| !d.is_empty()) {
+            args.push(from.to_string());
+            clauses.push(format!("a.updated_at >= ?{}", args.len()));
+        }
+        if let Some(before) = filter.updated_before.as_deref().filter(|d| !d.is_empty()) {
+            args.push(before.to_string());
+            clauses.push(format!("a.updated_at < ?{}", args.len()));
+        }
+        match filter.sort {
+            None | Some(ListSort::Relevance) => {}
+            Some(ListSort::Newest) => order = "a.updated_at DESC, a.pk DESC",
+            Some(ListSort::Oldest) => order = "a.updated_at ASC, a.pk ASC",
+            Some(ListSort::Title) => order = "a.title COLLATE NOCASE ASC, a.pk ASC",
+            Some(ListSort::Largest) => order = "v.size_chars DESC, a.pk DESC",
         }
         let where_sql = if clauses.is_empty() {
             String::new()

@@ -1,4 +1,4 @@
-use engine::artifacts::{ArtifactSource, ArtifactStore, ListFilter, NewArtifact};
+use engine::artifacts::{ArtifactSource, ArtifactStore, ListFilter, ListSort, NewArtifact};
 
 use crate::support::env;
 
@@ -93,6 +93,84 @@ fn list_filters_and_pages() {
         .find(|i| i.artifact.id == "a")
         .unwrap();
     assert_eq!((a.line_count, a.size_chars), (2, 8));
+}
+
+#[test]
+fn list_by_date_range_and_in_every_order() {
+    let e = env();
+    let s = &e.store;
+    for (id, title, content) in [
+        ("old", "beta", "x"),
+        ("mid", "Alpha", "xxxxxxxxxx"),
+        ("new", "gamma", "xxxxx"),
+    ] {
+        add(
+            s,
+            "c1",
+            id,
+            title,
+            "text/plain",
+            ArtifactSource::Agent,
+            content,
+        );
+    }
+    let conn = rusqlite::Connection::open(e.dir.path().join("app.db")).unwrap();
+    for (id, at) in [
+        ("old", "2026-10-31T23:59:59.000Z"),
+        ("mid", "2026-11-15T12:00:00.000Z"),
+        ("new", "2026-12-01T00:00:00.000Z"),
+    ] {
+        conn.execute(
+            "UPDATE artifacts SET updated_at = ?1 WHERE id = ?2",
+            rusqlite::params![at, id],
+        )
+        .unwrap();
+    }
+    let list = |f: ListFilter| {
+        ids(&s.list(&f, 10, 0).unwrap())
+            .into_iter()
+            .map(String::from)
+            .collect::<Vec<_>>()
+    };
+    // November only: from its first day, before December's.
+    let november = ListFilter {
+        updated_from: Some("2026-11-01".into()),
+        updated_before: Some("2026-12-01".into()),
+        ..Default::default()
+    };
+    assert_eq!(list(november.clone()), ["mid"]);
+    assert_eq!(
+        s.list(&november, 10, 0).unwrap().total,
+        1,
+        "the total counts the range too"
+    );
+    let from_nov = ListFilter {
+        updated_from: Some("2026-11-01".into()),
+        ..Default::default()
+    };
+    assert_eq!(list(from_nov), ["new", "mid"]);
+    let sorted = |sort| {
+        list(ListFilter {
+            sort: Some(sort),
+            ..Default::default()
+        })
+    };
+    assert_eq!(sorted(ListSort::Newest), ["new", "mid", "old"]);
+    assert_eq!(sorted(ListSort::Relevance), ["new", "mid", "old"]);
+    assert_eq!(sorted(ListSort::Oldest), ["old", "mid", "new"]);
+    assert_eq!(
+        sorted(ListSort::Title),
+        ["mid", "old", "new"],
+        "case-insensitive"
+    );
+    assert_eq!(sorted(ListSort::Largest), ["mid", "new", "old"]);
+    // A sort applies to search results too.
+    let searched = list(ListFilter {
+        query: Some("x".into()),
+        sort: Some(ListSort::Oldest),
+        ..Default::default()
+    });
+    assert_eq!(searched, ["old", "mid", "new"]);
 }
 
 #[test]

@@ -1,10 +1,20 @@
+import { useState } from "react";
 import { Markdown } from "../../components/Markdown";
 
-/** An artifact's content rendered for its type: Markdown safely, JSON pretty-printed, CSV as a
- * table, everything else (HTML included) as text — nothing from an artifact ever runs. */
+/** Above this size JSON shows as text (a tree of millions of nodes would freeze the window). */
+const JSON_TREE_MAX_CHARS = 1_000_000;
+
+/** Inside the HTML frame: nothing may load or run, whatever the artifact says. */
+const FRAME_CSP =
+  "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">";
+
+/** An artifact's content rendered for its type: Markdown safely, JSON as a foldable tree, CSV
+ * as a table, HTML in a sandboxed frame without scripts or network, everything else as text.
+ * Nothing from an artifact ever runs. */
 export function ArtifactBody({ contentType, content }: { contentType: string; content: string }) {
   if (contentType === "text/markdown") return <Markdown text={content} />;
-  if (contentType === "application/json") return <pre className="code">{prettyJson(content)}</pre>;
+  if (contentType === "application/json") return <JsonView text={content} />;
+  if (contentType === "text/html") return <HtmlView html={content} />;
   if (contentType === "text/csv") {
     const rows = parseCsv(content);
     const [head, ...body] = rows;
@@ -74,4 +84,98 @@ export function parseCsv(text: string): string[][] {
     rows.push(row);
   }
   return rows;
+}
+
+function JsonView({ text }: { text: string }) {
+  const [asText, setAsText] = useState(false);
+  let value: unknown;
+  let parsed = text.length <= JSON_TREE_MAX_CHARS;
+  if (parsed) {
+    try {
+      value = JSON.parse(text);
+    } catch {
+      parsed = false;
+    }
+  }
+  if (!parsed) return <pre className="code">{prettyJson(text)}</pre>;
+  return (
+    <div>
+      <button type="button" className="link-button" onClick={() => setAsText(!asText)}>
+        {asText ? "Show as tree" : "Show as text"}
+      </button>
+      {asText ? (
+        <pre className="code">{JSON.stringify(value, null, 2)}</pre>
+      ) : (
+        <div className="json-tree" data-testid="json-tree">
+          <JsonNode name={null} value={value} depth={0} />
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** One JSON value; objects and arrays fold (the first two levels start open). */
+export function JsonNode({
+  name,
+  value,
+  depth,
+}: {
+  name: string | null;
+  value: unknown;
+  depth: number;
+}) {
+  const label = name === null ? null : <span className="json-key">{name}: </span>;
+  if (value !== null && typeof value === "object") {
+    const entries = Array.isArray(value)
+      ? value.map((v, i) => [String(i), v] as const)
+      : Object.entries(value as Record<string, unknown>);
+    const summary = Array.isArray(value)
+      ? `[ ${entries.length} items ]`
+      : `{ ${entries.length} keys }`;
+    return (
+      <details open={depth < 2} className="json-node">
+        <summary>
+          {label}
+          <span className="muted">{summary}</span>
+        </summary>
+        <div className="json-children">
+          {entries.map(([k, v]) => (
+            <JsonNode key={k} name={k} value={v} depth={depth + 1} />
+          ))}
+        </div>
+      </details>
+    );
+  }
+  const kind = value === null ? "null" : typeof value;
+  return (
+    <div className="json-leaf">
+      {label}
+      <span className={`json-${kind}`}>{JSON.stringify(value)}</span>
+    </div>
+  );
+}
+
+/** HTML rendered in a frame that may not run scripts, submit forms, open windows or load
+ * anything (the sandbox plus a CSP of its own); the source is one click away. */
+function HtmlView({ html }: { html: string }) {
+  const [source, setSource] = useState(false);
+  return (
+    <div>
+      <button type="button" className="link-button" onClick={() => setSource(!source)}>
+        {source ? "Show rendered" : "Show source"}
+      </button>
+      {source ? (
+        <pre className="code">{html}</pre>
+      ) : (
+        <iframe
+          className="html-frame"
+          title="HTML artifact (sandboxed: no scripts, no network)"
+          sandbox="allow-same-origin"
+          referrerPolicy="no-referrer"
+          srcDoc={`${FRAME_CSP}${html}`}
+          data-testid="html-frame"
+        />
+      )}
+    </div>
+  );
 }

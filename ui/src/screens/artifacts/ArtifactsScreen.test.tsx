@@ -2,7 +2,8 @@ import { render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { mockIPC } from "@tauri-apps/api/mocks";
 import { ArtifactsScreen } from "./ArtifactsScreen";
-import { parseCsv, prettyJson } from "./ArtifactBody";
+import { ArtifactBody, parseCsv, prettyJson } from "./ArtifactBody";
+import { nextDay } from "./useLibrary";
 
 const summary = (id: string, title: string, content_type = "text/markdown") => ({
   id,
@@ -52,6 +53,18 @@ function backend() {
         };
       }
       if (cmd === "delete_artifact") return null;
+      if (cmd === "list_conversations")
+        return [
+          {
+            id: "c1",
+            title: "Research chat",
+            agent: "lead_agent",
+            updated_at: "2026-11-29T11:00:00Z",
+            last_status: "completed",
+            always_allowed: [],
+          },
+        ];
+      if (cmd === "export_artifact") return "/home/u/Downloads/plan.md";
       throw new Error(`unexpected ${cmd}`);
     },
     { shouldMockEvents: true },
@@ -88,6 +101,82 @@ describe("ArtifactsScreen", () => {
     await user.click(within(viewer).getByRole("button", { name: "Delete" }));
     await user.click(screen.getByRole("button", { name: "Delete" }));
     expect(calls.some((c) => c.cmd === "delete_artifact" && c.args.id === "plan")).toBe(true);
+  });
+
+  it("filters by conversation and dates, sorts, exports and opens the conversation", async () => {
+    const calls = backend();
+    const opened: string[] = [];
+    const user = userEvent.setup();
+    render(<ArtifactsScreen onOpenConversation={(id) => opened.push(id)} />);
+    await screen.findByRole("option", { name: "Research chat" });
+    await user.selectOptions(screen.getByTestId("artifact-conversation"), "c1");
+    await user.type(screen.getByTestId("artifact-from"), "2026-11-01");
+    await user.type(screen.getByTestId("artifact-to"), "2026-11-30");
+    await user.selectOptions(screen.getByTestId("artifact-sort"), "title");
+    await waitFor(() =>
+      expect(calls.filter((c) => c.cmd === "list_artifacts").at(-1)?.args.query).toMatchObject({
+        conversation_id: "c1",
+        updated_from: "2026-11-01",
+        updated_before: "2026-12-01",
+        sort: "title",
+      }),
+    );
+    const [first] = screen.getAllByTestId("artifact-item");
+    if (!first) throw new Error("no artifact listed");
+    await user.click(first);
+    const viewer = await screen.findByTestId("library-viewer");
+    expect(viewer).toHaveTextContent("conversation Research chat");
+    await user.click(screen.getByTestId("export-artifact"));
+    expect(await screen.findByTestId("exported")).toHaveTextContent(
+      "Exported to /home/u/Downloads/plan.md",
+    );
+    expect(calls.find((c) => c.cmd === "export_artifact")?.args).toMatchObject({
+      conversationId: "c1",
+      id: "plan",
+    });
+    await user.click(screen.getByTestId("open-conversation"));
+    expect(opened).toEqual(["c1"]);
+    await user.click(screen.getByRole("button", { name: "Clear filters" }));
+    await waitFor(() =>
+      expect(calls.filter((c) => c.cmd === "list_artifacts").at(-1)?.args.query).toMatchObject({
+        conversation_id: null,
+        updated_from: null,
+        updated_before: null,
+      }),
+    );
+  });
+
+  it("shows JSON as a foldable tree and HTML in a sandboxed frame", async () => {
+    const user = userEvent.setup();
+    const { unmount } = render(
+      <ArtifactBody contentType="application/json" content='{"a":{"b":[1,"x",null]},"c":true}' />,
+    );
+    const tree = screen.getByTestId("json-tree");
+    const [root, a, b] = tree.querySelectorAll("details");
+    expect(root).toHaveAttribute("open");
+    expect(a?.querySelector("summary")).toHaveTextContent("a: { 1 keys }");
+    expect(b).not.toHaveAttribute("open");
+    expect(b?.querySelector("summary")).toHaveTextContent("b: [ 3 items ]");
+    await user.click(a?.querySelector("summary") as HTMLElement);
+    expect(a).not.toHaveAttribute("open");
+    expect(tree).toHaveTextContent("c: true");
+    unmount();
+
+    render(
+      <ArtifactBody
+        contentType="text/html"
+        content={'<h1>Hi</h1><script>parent.hacked = 1</script><img src="https://x.test/a.png">'}
+      />,
+    );
+    const frame = screen.getByTestId("html-frame");
+    // No allow-scripts, forms, popups or top navigation; a CSP of its own blocks all loads.
+    expect(frame.getAttribute("sandbox")).toBe("allow-same-origin");
+    expect(frame.getAttribute("srcdoc")).toMatch(
+      /^<meta http-equiv="Content-Security-Policy" content="default-src 'none'/,
+    );
+    await user.click(screen.getByRole("button", { name: "Show source" }));
+    expect(screen.getByText(/parent.hacked/)).toBeInTheDocument();
+    expect(nextDay("2026-12-31")).toBe("2027-01-01");
   });
 
   it("renders CSV as a table and pretty-prints JSON", () => {

@@ -1,14 +1,16 @@
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
+import { useVirtualizer } from "@tanstack/react-virtual";
 import { diffLines } from "diff";
 import {
   commands,
   type ArtifactSummary,
   type ArtifactView,
+  type ConversationSummary,
   type VersionInfo,
 } from "../../bindings";
 import { ConfirmButton } from "../../components/ConfirmButton";
 import { ArtifactBody } from "./ArtifactBody";
-import { useLibrary } from "./useLibrary";
+import { EMPTY_FILTER, useLibrary, type LibraryFilter } from "./useLibrary";
 
 const TYPES = [
   "text/markdown",
@@ -19,10 +21,25 @@ const TYPES = [
   "text/x-python",
 ];
 
-/** Every artifact across conversations: search, filter, view, history with diffs, delete. */
-export function ArtifactsScreen() {
+/** Every artifact across conversations: search, filter, sort, view, history with diffs,
+ * export, open the conversation that made it, delete. The list is virtualised and pages in
+ * 100 at a time as it scrolls. */
+export function ArtifactsScreen({
+  onOpenConversation,
+}: {
+  onOpenConversation?: (conversationId: string) => void;
+}) {
   const lib = useLibrary();
+  const conversations = useConversations();
   const [selected, setSelected] = useState<ArtifactSummary | null>(null);
+  const set = (patch: Partial<LibraryFilter>) => lib.setFilter({ ...lib.filter, ...patch });
+  const filtered =
+    lib.filter.text !== "" ||
+    lib.filter.contentType !== "" ||
+    lib.filter.source !== "" ||
+    lib.filter.conversationId !== "" ||
+    lib.filter.from !== "" ||
+    lib.filter.to !== "";
   return (
     <section className="library" aria-labelledby="screen-title">
       <div className="library-list">
@@ -33,13 +50,13 @@ export function ArtifactsScreen() {
             aria-label="Search artifacts"
             placeholder="Search titles and content"
             value={lib.filter.text}
-            onChange={(e) => lib.setFilter({ ...lib.filter, text: e.target.value })}
+            onChange={(e) => set({ text: e.target.value })}
             data-testid="artifact-search"
           />
           <select
             aria-label="Content type"
             value={lib.filter.contentType}
-            onChange={(e) => lib.setFilter({ ...lib.filter, contentType: e.target.value })}
+            onChange={(e) => set({ contentType: e.target.value })}
           >
             <option value="">All types</option>
             {TYPES.map((t) => (
@@ -51,53 +68,80 @@ export function ArtifactsScreen() {
           <select
             aria-label="Source"
             value={lib.filter.source}
-            onChange={(e) =>
-              lib.setFilter({ ...lib.filter, source: e.target.value as typeof lib.filter.source })
-            }
+            onChange={(e) => set({ source: e.target.value as LibraryFilter["source"] })}
           >
             <option value="">All sources</option>
             <option value="agent">agent</option>
             <option value="tool">tool</option>
             <option value="user">user</option>
           </select>
+          <select
+            aria-label="Conversation"
+            value={lib.filter.conversationId}
+            onChange={(e) => set({ conversationId: e.target.value })}
+            data-testid="artifact-conversation"
+          >
+            <option value="">All conversations</option>
+            {conversations.map((c) => (
+              <option key={c.id} value={c.id}>
+                {c.title || c.id}
+              </option>
+            ))}
+          </select>
+          <label className="date-filter">
+            Changed from
+            <input
+              type="date"
+              value={lib.filter.from}
+              onChange={(e) => set({ from: e.target.value })}
+              data-testid="artifact-from"
+            />
+          </label>
+          <label className="date-filter">
+            to
+            <input
+              type="date"
+              value={lib.filter.to}
+              onChange={(e) => set({ to: e.target.value })}
+              data-testid="artifact-to"
+            />
+          </label>
+          <select
+            aria-label="Sort"
+            value={lib.filter.sort}
+            onChange={(e) => set({ sort: e.target.value as LibraryFilter["sort"] })}
+            data-testid="artifact-sort"
+          >
+            <option value="relevance">{lib.filter.text ? "Best match" : "Newest first"}</option>
+            <option value="newest">Newest first</option>
+            <option value="oldest">Oldest first</option>
+            <option value="title">Title A–Z</option>
+            <option value="largest">Largest first</option>
+          </select>
+          {filtered && (
+            <button
+              type="button"
+              className="link-button"
+              onClick={() => lib.setFilter(EMPTY_FILTER)}
+            >
+              Clear filters
+            </button>
+          )}
         </div>
         <p className="muted small" data-testid="artifact-count">
           {lib.total} {lib.total === 1 ? "artifact" : "artifacts"}
         </p>
         {lib.error && <p role="alert">{lib.error}</p>}
-        <ul className="library-items">
-          {lib.items.map((s) => {
-            const a = s;
-            const key = `${a.conversation_id}/${a.id}`;
-            const current = selected?.id === a.id && selected.conversation_id === a.conversation_id;
-            return (
-              <li key={key}>
-                <button
-                  type="button"
-                  className="conv-item"
-                  aria-current={current ? "true" : undefined}
-                  onClick={() => setSelected(s)}
-                  data-testid="artifact-item"
-                >
-                  <span className="conv-title">{a.title || a.id}</span>
-                  <span className="muted small">
-                    {a.id} · {a.content_type} · {a.source} · v{a.version} · {s.line_count} lines
-                  </span>
-                </button>
-              </li>
-            );
-          })}
-        </ul>
-        {lib.items.length < lib.total && (
-          <button type="button" onClick={() => void lib.loadMore()}>
-            Show more
-          </button>
-        )}
+        <LibraryList
+          items={lib.items}
+          total={lib.total}
+          selected={selected}
+          onSelect={setSelected}
+          onNeedMore={() => void lib.loadMore()}
+        />
         {lib.items.length === 0 && !lib.error && (
           <p className="muted">
-            {lib.filter.text
-              ? "Nothing matches."
-              : "No artifacts yet: agents create them as they work."}
+            {filtered ? "Nothing matches." : "No artifacts yet: agents create them as they work."}
           </p>
         )}
       </div>
@@ -106,6 +150,8 @@ export function ArtifactsScreen() {
           <Viewer
             key={`${selected.conversation_id}/${selected.id}`}
             summary={selected}
+            conversationTitle={conversations.find((c) => c.id === selected.conversation_id)?.title}
+            onOpenConversation={onOpenConversation}
             onDeleted={() => {
               setSelected(null);
               lib.refresh();
@@ -119,8 +165,115 @@ export function ArtifactsScreen() {
   );
 }
 
-function Viewer({ summary, onDeleted }: { summary: ArtifactSummary; onDeleted: () => void }) {
-  const a = summary;
+/** Conversations for the filter and for naming where an artifact came from. */
+function useConversations() {
+  const [list, setList] = useState<ConversationSummary[]>([]);
+  useEffect(() => {
+    let alive = true;
+    void commands.listConversations(null).then((res) => {
+      if (alive && res.status === "ok") setList(res.data);
+    });
+    return () => {
+      alive = false;
+    };
+  }, []);
+  return list;
+}
+
+const ROW_HEIGHT = 56;
+/** Longer lists keep only the rows in view in the DOM. */
+const VIRTUALIZE_FROM = 150;
+
+/** The list: plain while short, virtualised beyond 150 rows (only the rows in view are in the
+ * DOM), and the next page is asked for when the last loaded rows come into view. */
+function LibraryList(props: {
+  items: ArtifactSummary[];
+  total: number;
+  selected: ArtifactSummary | null;
+  onSelect: (s: ArtifactSummary) => void;
+  onNeedMore: () => void;
+}) {
+  const { items, total, selected, onNeedMore } = props;
+  const scroller = useRef<HTMLDivElement>(null);
+  const virtualize = items.length > VIRTUALIZE_FROM;
+  // TanStack Virtual returns fresh functions each render, so the React compiler skips this
+  // component; that is expected and harmless here.
+  // eslint-disable-next-line react-hooks/incompatible-library
+  const virtual = useVirtualizer({
+    count: virtualize ? items.length : 0,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 10,
+    initialRect: { width: 360, height: 700 },
+  });
+  const rows = virtual.getVirtualItems();
+  const last = rows.at(-1)?.index ?? -1;
+  useEffect(() => {
+    if (virtualize && items.length < total && last >= items.length - 20) onNeedMore();
+  }, [virtualize, last, items.length, total, onNeedMore]);
+  const row = (a: ArtifactSummary) => {
+    const current = selected?.id === a.id && selected.conversation_id === a.conversation_id;
+    return (
+      <button
+        type="button"
+        className="conv-item"
+        aria-current={current ? "true" : undefined}
+        onClick={() => props.onSelect(a)}
+        data-testid="artifact-item"
+      >
+        <span className="conv-title">{a.title || a.id}</span>
+        <span className="muted small">
+          {a.id} · {a.content_type} · {a.source} · v{a.version} · {a.line_count} lines
+        </span>
+      </button>
+    );
+  };
+  return (
+    <div className="library-items" ref={scroller} data-testid="artifact-list">
+      {virtualize ? (
+        <ul style={{ height: virtual.getTotalSize(), position: "relative" }}>
+          {rows.map((r) => {
+            const a = items[r.index];
+            return a ? (
+              <li
+                key={`${a.conversation_id}/${a.id}`}
+                style={{
+                  position: "absolute",
+                  top: 0,
+                  left: 0,
+                  right: 0,
+                  transform: `translateY(${r.start}px)`,
+                }}
+              >
+                {row(a)}
+              </li>
+            ) : null;
+          })}
+        </ul>
+      ) : (
+        <ul>
+          {items.map((a) => (
+            <li key={`${a.conversation_id}/${a.id}`}>{row(a)}</li>
+          ))}
+        </ul>
+      )}
+      {items.length < total && (
+        <button type="button" onClick={onNeedMore}>
+          Show more ({total - items.length} left)
+        </button>
+      )}
+    </div>
+  );
+}
+
+function Viewer(props: {
+  summary: ArtifactSummary;
+  conversationTitle: string | undefined;
+  onOpenConversation: ((conversationId: string) => void) | undefined;
+  onDeleted: () => void;
+}) {
+  const { summary: a, onDeleted } = props;
+  const [exported, setExported] = useState<string | null>(null);
   const [tab, setTab] = useState<"view" | "history">("view");
   const [view, setView] = useState<ArtifactView | null>(null);
   const [versions, setVersions] = useState<VersionInfo[]>([]);
@@ -146,8 +299,9 @@ function Viewer({ summary, onDeleted }: { summary: ArtifactSummary; onDeleted: (
       <header className="viewer-header">
         <h2>{a.title || a.id}</h2>
         <p className="muted small">
-          {a.id} · {a.content_type} · from {a.source} · conversation {a.conversation_id} · version{" "}
-          {a.version} · updated {a.updated_at}
+          {a.id} · {a.content_type} · from {a.source} · conversation{" "}
+          {props.conversationTitle ?? a.conversation_id} · version {a.version} · updated{" "}
+          {a.updated_at}
         </p>
         <div className="viewer-actions" role="tablist" aria-label="Artifact">
           <button
@@ -170,6 +324,27 @@ function Viewer({ summary, onDeleted }: { summary: ArtifactSummary; onDeleted: (
           <button type="button" onClick={copy}>
             Copy
           </button>
+          <button
+            type="button"
+            data-testid="export-artifact"
+            onClick={() =>
+              void commands.exportArtifact(a.conversation_id, a.id, null).then((res) => {
+                if (res.status === "error") setError(res.error.message);
+                else if (res.data !== null) setExported(res.data);
+              })
+            }
+          >
+            Export…
+          </button>
+          {props.onOpenConversation && (
+            <button
+              type="button"
+              data-testid="open-conversation"
+              onClick={() => props.onOpenConversation?.(a.conversation_id)}
+            >
+              Open conversation
+            </button>
+          )}
           <ConfirmButton
             question={`Delete ${a.id} and all its versions?`}
             confirmLabel="Delete"
@@ -184,6 +359,11 @@ function Viewer({ summary, onDeleted }: { summary: ArtifactSummary; onDeleted: (
         </div>
       </header>
       {error && <p role="alert">{error}</p>}
+      {exported && (
+        <p role="status" className="muted small" data-testid="exported">
+          Exported to {exported}
+        </p>
+      )}
       {tab === "view" && view && (
         <div className="artifact-body" data-testid="artifact-content">
           <ArtifactBody contentType={view.content_type} content={view.content} />

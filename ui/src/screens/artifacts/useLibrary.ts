@@ -1,5 +1,5 @@
-import { useCallback, useEffect, useState } from "react";
-import { commands, type ArtifactSource, type ArtifactSummary } from "../../bindings";
+import { useCallback, useEffect, useRef, useState } from "react";
+import { commands, type ArtifactSource, type ArtifactSummary, type ListSort } from "../../bindings";
 import { useEngineEvents } from "../../ipc/useEngineEvents";
 
 const PAGE = 100;
@@ -8,11 +8,36 @@ export interface LibraryFilter {
   text: string;
   contentType: string;
   source: ArtifactSource | "";
+  /** A conversation id, or "" for all. */
+  conversationId: string;
+  /** First day (YYYY-MM-DD, UTC), or "". */
+  from: string;
+  /** Last day, inclusive (YYYY-MM-DD, UTC), or "". */
+  to: string;
+  sort: ListSort;
+}
+
+export const EMPTY_FILTER: LibraryFilter = {
+  text: "",
+  contentType: "",
+  source: "",
+  conversationId: "",
+  from: "",
+  to: "",
+  sort: "relevance",
+};
+
+/** The day after `day` (YYYY-MM-DD), so an inclusive last day becomes an exclusive bound. */
+export function nextDay(day: string): string {
+  const d = new Date(`${day}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + 1);
+  return d.toISOString().slice(0, 10);
 }
 
 /** One page at a time of every artifact across conversations, searched and filtered. */
 export function useLibrary() {
-  const [filter, setFilter] = useState<LibraryFilter>({ text: "", contentType: "", source: "" });
+  const [filter, setFilter] = useState<LibraryFilter>(EMPTY_FILTER);
+  const loading = useRef(false);
   const [items, setItems] = useState<ArtifactSummary[]>([]);
   const [total, setTotal] = useState(0);
   const [error, setError] = useState<string | null>(null);
@@ -23,9 +48,12 @@ export function useLibrary() {
       commands.listArtifacts(
         {
           query: filter.text.trim() || null,
-          conversation_id: null,
+          conversation_id: filter.conversationId || null,
           content_type: filter.contentType || null,
           source: filter.source || null,
+          updated_from: filter.from || null,
+          updated_before: filter.to ? nextDay(filter.to) : null,
+          sort: filter.sort,
         },
         PAGE,
         offset,
@@ -49,7 +77,10 @@ export function useLibrary() {
   }, [fetchPage, version]);
 
   const loadMore = useCallback(async () => {
+    if (loading.current) return;
+    loading.current = true;
     const res = await fetchPage(items.length);
+    loading.current = false;
     if (res.status === "ok") setItems((old) => [...old, ...res.data.items]);
   }, [fetchPage, items.length]);
 

@@ -6,8 +6,8 @@ import { ToolCard } from "./ToolCard";
 import { useChat } from "./useChat";
 import type { TimelineItem } from "./timeline";
 
-export function ChatScreen() {
-  const chat = useChat();
+export function ChatScreen({ conversation = null }: { conversation?: string | null }) {
+  const chat = useChat(conversation);
   const [viewing, setViewing] = useState<string | null>(null);
   return (
     <section className="chat" aria-labelledby="screen-title">

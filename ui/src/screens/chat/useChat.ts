@@ -45,12 +45,13 @@ function newId(): string {
 }
 
 /** Conversations, the open conversation's live timeline, and the actions on them. */
-export function useChat() {
+/** The chat: conversations, the open one, runs. `initial` opens that conversation first. */
+export function useChat(initial: string | null = null) {
   const [conversations, setConversations] = useState<ConversationSummary[]>([]);
   const [query, setQuery] = useState("");
   const [agents, setAgents] = useState<AgentInfo[]>([]);
   const [agent, setAgent] = useState<string>("");
-  const [currentId, setCurrentId] = useState<string | null>(null);
+  const [currentId, setCurrentId] = useState<string | null>(initial);
   const [chat, dispatch] = useReducer(chatReducer, emptyChat);
   const [error, setError] = useState<string | null>(null);
 
@@ -87,13 +88,7 @@ export function useChat() {
     if (event.type === "run_ended" || event.type === "run_started") void refresh();
   });
 
-  const open = useCallback(async (id: string | null) => {
-    setError(null);
-    setCurrentId(id);
-    if (id === null) {
-      dispatch({ type: "reset", state: emptyChat });
-      return;
-    }
+  const load = useCallback(async (id: string) => {
     const res = await commands.getConversation(id);
     if (res.status !== "ok") {
       setError(res.error.message);
@@ -106,6 +101,39 @@ export function useChat() {
     });
     if (view.summary?.agent) setAgent(view.summary.agent);
   }, []);
+
+  const open = useCallback(
+    async (id: string | null) => {
+      setError(null);
+      setCurrentId(id);
+      if (id === null) {
+        dispatch({ type: "reset", state: emptyChat });
+        return;
+      }
+      await load(id);
+    },
+    [load],
+  );
+
+  useEffect(() => {
+    if (initial === null) return;
+    let alive = true;
+    void commands.getConversation(initial).then((res) => {
+      if (!alive) return;
+      if (res.status !== "ok") setError(res.error.message);
+      else {
+        const view = res.data;
+        dispatch({
+          type: "reset",
+          state: fromHistory(view.messages, view.summary?.last_status ?? null, view.running),
+        });
+        if (view.summary?.agent) setAgent(view.summary.agent);
+      }
+    });
+    return () => {
+      alive = false;
+    };
+  }, [initial]);
 
   const send = useCallback(
     async (task: string) => {
