@@ -35,5 +35,10 @@ fn artifactflow_commands() -> &'static [&'static str] {
         "delete_secret",
         "save_permission_timeout",
         "open_config_folder",
+        "get_app_info",
+        "save_update_url",
+        "check_for_updates",
+        "install_update",
+        "open_project_link",
     ]
 }

@@ -33,6 +33,11 @@ pub fn builder() -> Builder<tauri::Wry> {
             commands::settings::delete_secret,
             commands::settings::save_permission_timeout,
             commands::settings::open_config_folder,
+            commands::app_info::get_app_info,
+            commands::app_info::save_update_url,
+            commands::app_info::check_for_updates,
+            commands::app_info::install_update,
+            commands::app_info::open_project_link,
         ])
         .events(collect_events![events::StatusChanged])
         .typ::<engine::events::EngineEvent>()

@@ -20,6 +20,8 @@ pub enum ErrorCode {
     Database,
     /// Something the user named does not exist.
     NotFound,
+    /// Checking for, downloading or installing an update failed.
+    Update,
 }
 
 /// An error returned by a Tauri command.
