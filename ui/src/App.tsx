@@ -11,6 +11,7 @@ import { PermissionDialog } from "./screens/chat/PermissionDialog";
 import { usePermissions } from "./screens/chat/usePermissions";
 import { FirstRunSetup } from "./screens/settings/FirstRunSetup";
 import { useFirstRun } from "./shell/useFirstRun";
+import { About } from "./shell/AboutDialog";
 
 export function App() {
   const [screen, setScreen] = useState<ScreenId>("chat");
@@ -37,6 +38,7 @@ export function App() {
   return (
     <div className="app">
       <Sidebar current={screen} onSelect={setScreen}>
+        <About />
         <StatusArea state={status} />
       </Sidebar>
       <main className="content" aria-labelledby="screen-title">
