@@ -89,8 +89,8 @@ SESSION
 env -u ARTIFACTFLOW_HOME HOME="$home" XDG_CONFIG_HOME="$home/.config" XDG_DATA_HOME="$home/.local/share" \
   XDG_CACHE_HOME="$home/.cache" WEBKIT_DISABLE_COMPOSITING_MODE=1 \
   BINARY="$BINARY" TMP="$tmp" DATA_DIR="$data_dir" SHOTS="$SHOTS" \
-  scripts/with-session.sh --display bash "$tmp/session.sh" 2>"$tmp/session.err" ||
-  { tail -30 "$tmp/session.err" "$tmp/app.out" 2>/dev/null; fail "the installed app did not run as expected"; }
+  scripts/with-session.sh --display bash "$tmp/session.sh" >"$tmp/session.log" 2>&1 ||
+  { tail -30 "$tmp/session.log" "$tmp/app.out" 2>/dev/null; fail "the installed app did not run as expected"; }
 grep -q "Map State: IsViewable" "$tmp/window.txt" || { cat "$tmp/window.txt"; fail "the window is not mapped"; }
 ok "the installed app started, showed a mapped window ($(sed -n 's/.*Width: //p' "$tmp/window.txt")x$(sed -n 's/.*Height: //p' "$tmp/window.txt")), rendered its UI and stayed up 5 s (screenshot: .artifacts/install/installed-app.png)"
 
