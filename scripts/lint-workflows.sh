@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Lints the GitHub Actions workflows (.github/workflows/*.yml) with actionlint, which also runs
-# shellcheck on every `run:` script. Installs both if missing (idempotent, a few seconds).
+# ShellCheck on every `run:` script. Installs both if missing (idempotent, a few seconds).
 #
 # actionlint: an `actionlint` already on PATH wins (e.g. upstream's, from
 # `go install github.com/rhysd/actionlint/cmd/actionlint@v1.7.12` where the Go module proxy is
