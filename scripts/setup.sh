@@ -18,6 +18,8 @@ packages=(build-essential pkg-config curl file libssl-dev libwebkit2gtk-4.1-dev 
   dbus dbus-x11 gnome-keyring libsecret-1-dev)
 # Headless end-to-end tests: a virtual display, WebKit's WebDriver, the keyring tools, screenshots.
 [ $want_test -eq 1 ] && packages+=(xvfb xauth webkit2gtk-driver libsecret-tools imagemagick)
+# The install test: xwininfo finds the installed app's window.
+[ $want_test -eq 1 ] && packages+=(x11-utils)
 python3 -m venv --help >/dev/null 2>&1 || packages+=(python3 python3-venv)
 command -v node >/dev/null 2>&1 || packages+=(nodejs npm)
 

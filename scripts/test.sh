@@ -18,6 +18,10 @@ step "UI: type check, lint, unit tests, build"
 # binary for the end-to-end tests reuses the same compiled dependencies.
 FEATURES=(--features artifactflow-desktop/custom-protocol)
 
+step "Release workflow: actionlint, and the update feed it publishes"
+scripts/lint-workflows.sh
+.venv/bin/python -m pytest tests/release -q -p no:cacheprovider
+
 step "Rust: format"
 cargo fmt --all --check
 
@@ -30,11 +34,15 @@ scripts/with-session.sh cargo test --workspace "${FEATURES[@]}"
 step "Small model: agent runs against SmolLM2-135M (llama-cpp-python, CPU)"
 scripts/small_model.sh
 
-step "App: debug build with embedded UI (and the scripted model server the end-to-end tests use)"
-ui/node_modules/.bin/tauri build --debug --no-bundle --ci
+step "App: debug build with embedded UI, its .deb and .rpm (and the scripted model server the end-to-end tests use)"
+# Bundling reuses the debug build and adds about 5 s (no release build, no network).
+ui/node_modules/.bin/tauri build --debug --bundles deb rpm --ci
 cargo build -p artifactflow-test-support --bin scripted-model-server
 
 step "End-to-end tests (Xvfb + WebDriver)"
 scripts/with-session.sh --display .venv/bin/python -m pytest tests/e2e -q -p no:cacheprovider
+
+step "Install test: the .deb installs, its app runs from /usr/bin under Xvfb, and it uninstalls cleanly"
+tests/install/test_deb.sh
 
 step "All checks passed"

@@ -45,5 +45,10 @@ fn artifactflow_commands() -> &'static [&'static str] {
         "check_tool_draft",
         "check_agent_draft",
         "test_tool_draft",
+        "get_app_info",
+        "save_update_url",
+        "check_for_updates",
+        "install_update",
+        "open_project_link",
     ]
 }

@@ -43,6 +43,11 @@ pub fn builder() -> Builder<tauri::Wry> {
             commands::editor::check_tool_draft,
             commands::editor::check_agent_draft,
             commands::editor::test_tool_draft,
+            commands::app_info::get_app_info,
+            commands::app_info::save_update_url,
+            commands::app_info::check_for_updates,
+            commands::app_info::install_update,
+            commands::app_info::open_project_link,
         ])
         .events(collect_events![events::StatusChanged])
         .typ::<engine::events::EngineEvent>()

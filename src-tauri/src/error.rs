@@ -26,6 +26,8 @@ pub enum ErrorCode {
     AlreadyExists,
     /// Reading or writing a file failed.
     Io,
+    /// Checking for, downloading or installing an update failed.
+    Update,
 }
 
 /// An error returned by a Tauri command.

@@ -42,6 +42,8 @@ pub fn run() {
         .plugin(tauri_plugin_window_state::Builder::default().build())
         .plugin(tauri_plugin_opener::init())
         .plugin(tauri_plugin_dialog::init())
+        .plugin(tauri_plugin_updater::Builder::new().build())
+        .manage(commands::app_info::PendingUpdate::default())
         .on_window_event(|window, event| {
             window_state::on_window_event(window, event);
             if let tauri::WindowEvent::CloseRequested { .. } = event {
@@ -57,6 +59,9 @@ pub fn run() {
         .invoke_handler(builder.invoke_handler())
         .setup(move |app| {
             builder.mount_events(app);
+            if let Ok(p) = &paths {
+                commands::app_info::seed_config_from_resources(app.handle(), &p.config_dir);
+            }
             let sink = state::window_sink(app.handle().clone());
             app.manage(state::AppState::open(paths, std::sync::Arc::new(sink)));
             Ok(())

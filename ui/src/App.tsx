@@ -13,6 +13,7 @@ import { PermissionDialog } from "./screens/chat/PermissionDialog";
 import { usePermissions } from "./screens/chat/usePermissions";
 import { FirstRunSetup } from "./screens/settings/FirstRunSetup";
 import { useFirstRun } from "./shell/useFirstRun";
+import { About } from "./shell/AboutDialog";
 
 export function App() {
   return (
@@ -54,6 +55,7 @@ function Shell() {
   return (
     <div className="app">
       <Sidebar current={screen} onSelect={setScreen}>
+        <About />
         <StatusArea state={status} />
       </Sidebar>
       <main className="content" aria-labelledby="screen-title">

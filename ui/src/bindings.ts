@@ -391,6 +391,62 @@ async testToolDraft(path: string | null, text: string, params: Partial<{ [key in
     if(e instanceof Error) throw e;
     else return { status: "error", error: e  as any };
 }
+},
+/**
+ * Version, links and the update setting for the About dialog.
+ */
+async getAppInfo() : Promise<Result<AppInfo, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("get_app_info") };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Set (or, with a blank `url`, clear) the update feed in settings.yaml. Returns the stored
+ * value: None means update checks are off.
+ */
+async saveUpdateUrl(url: string) : Promise<Result<string | null, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("save_update_url", { url }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Ask the update feed whether a newer version exists.
+ */
+async checkForUpdates() : Promise<Result<UpdateCheck, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("check_for_updates") };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Download, verify and install the update the last check found, then restart the app.
+ */
+async installUpdate() : Promise<Result<null, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("install_update") };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Open one of the project's pages in the default browser.
+ */
+async openProjectLink(link: ProjectLink) : Promise<Result<null, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("open_project_link", { link }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
 }
 }
 
@@ -469,6 +525,51 @@ code: ErrorCode;
  * A sentence for the user that says what to do.
  */
 message: string }
+/**
+ * What the About dialog shows.
+ */
+export type AppInfo = { 
+/**
+ * Product name.
+ */
+name: string; 
+/**
+ * The app's version (the package version in Cargo.toml, the one place it is set).
+ */
+version: string; 
+/**
+ * The bundle identifier.
+ */
+identifier: string; 
+/**
+ * The Tauri runtime's version.
+ */
+tauri_version: string; 
+/**
+ * SPDX license expression.
+ */
+license: string; 
+/**
+ * The project's home page.
+ */
+homepage: string; 
+/**
+ * Where releases are published (for downloading by hand).
+ */
+releases: string; 
+/**
+ * Where to report a problem.
+ */
+issues: string; 
+/**
+ * The update feed URL, or None when update checks are off.
+ */
+update_url: string | null; 
+/**
+ * Can this build install an update it found? False when it was built without the
+ * updater's public key (then updates can be found, but must be downloaded by hand).
+ */
+can_install_updates: boolean }
 /**
  * One page of a listing.
  */
@@ -569,6 +670,22 @@ version: number;
  * The content.
  */
 content: string }
+/**
+ * A newer version announced by the update feed.
+ */
+export type AvailableUpdate = { 
+/**
+ * Its version.
+ */
+version: string; 
+/**
+ * Its publication date (YYYY-MM-DD), when the feed gives one.
+ */
+date: string | null; 
+/**
+ * Its release notes, when the feed gives them.
+ */
+notes: string | null }
 /**
  * A problem in one config file, located as precisely as known.
  */
@@ -768,7 +885,11 @@ export type ErrorCode =
 /**
  * Reading or writing a file failed.
  */
-"io"
+"io" | 
+/**
+ * Checking for, downloading or installing an update failed.
+ */
+"update"
 /**
  * One file in a listing.
  */
@@ -1020,6 +1141,22 @@ params: Partial<{ [key in string]: JsonValue }>;
  */
 request: JsonValue | null }
 /**
+ * A page [`open_project_link`] may open. Only these: the window never opens arbitrary URLs.
+ */
+export type ProjectLink = 
+/**
+ * The home page.
+ */
+"homepage" | 
+/**
+ * The releases page.
+ */
+"releases" | 
+/**
+ * The issue tracker.
+ */
+"issues"
+/**
  * How a request ended.
  */
 export type Resolution = 
@@ -1102,7 +1239,12 @@ web_fetch: ServiceSettings;
 /**
  * Seconds a permission request waits for an answer before it counts as denied.
  */
-permission_timeout_secs: number }
+permission_timeout_secs: number; 
+/**
+ * The update manifest (Tauri updater JSON) "Check for updates" asks. None (the default)
+ * turns update checks off.
+ */
+update_url?: string | null }
 /**
  * What the Settings screen shows.
  */
@@ -1307,6 +1449,18 @@ agent: string;
  * The agent's permission for the tool (overrides the tool's default).
  */
 permission: Permission }
+/**
+ * The result of "Check for updates".
+ */
+export type UpdateCheck = { 
+/**
+ * The running version.
+ */
+current_version: string; 
+/**
+ * The newer version the feed offers, if any.
+ */
+available: AvailableUpdate | null }
 /**
  * One version in an artifact's history.
  */

@@ -280,6 +280,10 @@ pub struct Settings {
     pub web_fetch: ServiceSettings,
     /// Seconds a permission request waits for an answer before it counts as denied.
     pub permission_timeout_secs: u64,
+    /// The update manifest (Tauri updater JSON) "Check for updates" asks. None (the default)
+    /// turns update checks off.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub update_url: Option<String>,
 }
 
 /// Where a built-in web tool sends its requests.
@@ -306,6 +310,7 @@ impl Default for Settings {
                 api_key: Some("{{JINA_API_KEY}}".into()),
             },
             permission_timeout_secs: 120,
+            update_url: None,
         }
     }
 }

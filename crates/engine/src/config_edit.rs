@@ -64,6 +64,33 @@ pub fn save_settings(config_dir: &Path, settings: &Settings) -> Result<(), Confi
         .map_err(|e| err(format!("cannot write: {e}")))
 }
 
+/// Check an update manifest URL typed into the app: blank means "updates off" (`None`);
+/// otherwise it must be an `https://` URL with a host (plain `http://` only for a feed on this
+/// machine, `localhost` or `127.0.0.1`, for testing). Returns the trimmed URL.
+pub fn normalize_update_url(input: &str) -> Result<Option<String>, String> {
+    let url = input.trim();
+    if url.is_empty() {
+        return Ok(None);
+    }
+    let rest = if let Some(rest) = url.strip_prefix("https://") {
+        rest
+    } else if let Some(rest) = url.strip_prefix("http://") {
+        let host = rest.split(['/', '?', '#']).next().unwrap_or("");
+        let host = host.rsplit_once(':').map_or(host, |(h, _)| h);
+        if !matches!(host, "localhost" | "127.0.0.1" | "[::1]") {
+            return Err("the update feed must be an https:// URL".into());
+        }
+        rest
+    } else {
+        return Err("the update feed must be an https:// URL".into());
+    };
+    let host = rest.split(['/', '?', '#']).next().unwrap_or("");
+    if host.is_empty() || url.chars().any(char::is_whitespace) {
+        return Err(format!("`{url}` is not a valid URL"));
+    }
+    Ok(Some(url.to_string()))
+}
+
 /// The result of a connection test.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
@@ -151,5 +178,60 @@ mod tests {
         };
         save_settings(tmp.path(), &settings).unwrap();
         assert_eq!(Settings::load(tmp.path()).unwrap(), settings);
+    }
+
+    #[test]
+    fn update_url_is_off_by_default_and_round_trips() {
+        let tmp = tempfile::tempdir().unwrap();
+        assert_eq!(
+            Settings::default().update_url,
+            None,
+            "updates are off by default"
+        );
+        // The bundled settings.yaml turns nothing on either.
+        let bundled = crate::paths::BUNDLED_CONFIG
+            .get_file("settings.yaml")
+            .and_then(|f| f.contents_utf8())
+            .unwrap();
+        let bundled: Settings = crate::yaml::from_str(bundled).unwrap();
+        assert_eq!(bundled.update_url, None);
+
+        let on = Settings {
+            update_url: Some("https://example.com/artifactflow/latest.json".into()),
+            ..Default::default()
+        };
+        save_settings(tmp.path(), &on).unwrap();
+        let text = std::fs::read_to_string(tmp.path().join(Settings::FILE)).unwrap();
+        assert!(text.contains("update_url"), "{text}");
+        assert_eq!(Settings::load(tmp.path()).unwrap(), on);
+
+        // Turning it off again removes the key, and what loads is "off".
+        save_settings(tmp.path(), &Settings::default()).unwrap();
+        let text = std::fs::read_to_string(tmp.path().join(Settings::FILE)).unwrap();
+        assert!(!text.contains("update_url"), "{text}");
+        assert_eq!(Settings::load(tmp.path()).unwrap().update_url, None);
+    }
+
+    #[test]
+    fn update_urls_must_be_https_except_on_this_machine() {
+        assert_eq!(normalize_update_url("  "), Ok(None));
+        assert_eq!(
+            normalize_update_url(" https://example.com/latest.json "),
+            Ok(Some("https://example.com/latest.json".into()))
+        );
+        assert_eq!(
+            normalize_update_url("http://127.0.0.1:8123/latest.json"),
+            Ok(Some("http://127.0.0.1:8123/latest.json".into()))
+        );
+        assert!(normalize_update_url("http://localhost/feed.json").is_ok());
+        for bad in [
+            "http://example.com/latest.json",
+            "ftp://example.com/x",
+            "example.com/latest.json",
+            "https://",
+            "https://exa mple.com/x",
+        ] {
+            assert!(normalize_update_url(bad).is_err(), "{bad} was accepted");
+        }
     }
 }

@@ -6,8 +6,10 @@
 //! `--home`) or through the `ARTIFACTFLOW_HOME` environment variable — puts everything under one
 //! folder instead: `HOME/config`, `HOME/data/artifactflow.db`, `HOME/logs`.
 //!
-//! On first run the config folder is seeded from the defaults bundled into the binary (the
-//! repository's `config/` folder). Seeding never overwrites a file the user already has.
+//! On first run the config folder is seeded from the bundled defaults (the repository's
+//! `config/` folder): the installed app seeds from the copy its installer ships as resources
+//! ([`seed_config_from`]), anything else from the copy embedded in the binary ([`seed_config`]).
+//! Seeding never overwrites a file the user already has.
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -112,23 +114,68 @@ fn create_dir(dir: &Path) -> Result<(), PathsError> {
 /// A config folder the user already has is left alone, even if they deleted a default file:
 /// deleting `_example.md` or an agent must stick.
 pub fn seed_config(config_dir: &Path) -> Result<bool, PathsError> {
-    let is_empty = match std::fs::read_dir(config_dir) {
-        Ok(mut entries) => entries.next().is_none(),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => true,
-        Err(source) => {
-            return Err(PathsError::Io {
-                path: config_dir.to_path_buf(),
-                source,
-            })
-        }
-    };
-    if !is_empty {
+    if !config_is_new(config_dir)? {
         return Ok(false);
     }
     create_dir(config_dir)?;
     write_dir(&BUNDLED_CONFIG, config_dir)?;
-    tracing::info!(config_dir = %config_dir.display(), "seeded config folder from bundled defaults");
+    tracing::info!(config_dir = %config_dir.display(), "seeded config folder from the defaults built into the binary");
     Ok(true)
+}
+
+/// Like [`seed_config`], from a folder of defaults on disk instead of the embedded copy: the
+/// installed app ships `config/` as bundle resources and seeds from there, so a package can
+/// update the defaults without a rebuild. The embedded copy stays the fallback when no such
+/// folder exists (`cargo run`, tests, the CLI).
+pub fn seed_config_from(config_dir: &Path, defaults: &Path) -> Result<bool, PathsError> {
+    if !config_is_new(config_dir)? {
+        return Ok(false);
+    }
+    let io_err = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| PathsError::Io { path, source }
+    };
+    // Read the whole tree first, so an unreadable defaults folder leaves nothing half-seeded.
+    let mut files = Vec::new();
+    let mut pending = vec![defaults.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).map_err(io_err(&dir))? {
+            let entry = entry.map_err(io_err(&dir))?;
+            let path = entry.path();
+            if entry.file_type().map_err(io_err(&path))?.is_dir() {
+                pending.push(path);
+            } else {
+                let contents = std::fs::read(&path).map_err(io_err(&path))?;
+                let relative = path.strip_prefix(defaults).unwrap_or(&path).to_path_buf();
+                files.push((relative, contents));
+            }
+        }
+    }
+    create_dir(config_dir)?;
+    for (relative, contents) in files {
+        let target = config_dir.join(relative);
+        if let Some(parent) = target.parent() {
+            create_dir(parent)?;
+        }
+        if target.exists() {
+            continue;
+        }
+        crate::config::write_atomically(&target, &contents).map_err(io_err(&target))?;
+    }
+    tracing::info!(config_dir = %config_dir.display(), defaults = %defaults.display(), "seeded config folder from the installed defaults");
+    Ok(true)
+}
+
+/// Does `config_dir` still need seeding (missing or empty)?
+fn config_is_new(config_dir: &Path) -> Result<bool, PathsError> {
+    match std::fs::read_dir(config_dir) {
+        Ok(mut entries) => Ok(entries.next().is_none()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(true),
+        Err(source) => Err(PathsError::Io {
+            path: config_dir.to_path_buf(),
+            source,
+        }),
+    }
 }
 
 fn write_dir(dir: &Dir<'_>, target_root: &Path) -> Result<(), PathsError> {
@@ -193,5 +240,78 @@ mod tests {
             std::fs::read_to_string(paths.config_dir.join("models.yaml")).unwrap(),
             "profiles: []\n"
         );
+    }
+
+    #[test]
+    fn seeding_from_a_defaults_folder_copies_it_once() {
+        let tmp = tempfile::tempdir().unwrap();
+        let defaults = tmp.path().join("defaults");
+        std::fs::create_dir_all(defaults.join("agents")).unwrap();
+        std::fs::write(defaults.join("models.yaml"), "profiles: []\n").unwrap();
+        std::fs::write(
+            defaults.join("agents/only_agent.md"),
+            "---\nname: only_agent\n---\n",
+        )
+        .unwrap();
+        let config = tmp.path().join("home/config");
+
+        assert!(
+            seed_config_from(&config, &defaults).unwrap(),
+            "a new config folder is seeded"
+        );
+        assert_eq!(
+            std::fs::read_to_string(config.join("models.yaml")).unwrap(),
+            "profiles: []\n"
+        );
+        assert!(config.join("agents/only_agent.md").is_file());
+        assert!(
+            !config.join("tools/_example.md").exists(),
+            "the folder's defaults, not the embedded ones"
+        );
+
+        std::fs::remove_file(config.join("models.yaml")).unwrap();
+        assert!(
+            !seed_config_from(&config, &defaults).unwrap(),
+            "an existing folder is left alone"
+        );
+        assert!(
+            !config.join("models.yaml").exists(),
+            "a deleted default stays deleted"
+        );
+        // prepare() afterwards finds the folder seeded and does not add the embedded defaults.
+        assert!(!AppPaths::under_home(&tmp.path().join("home"))
+            .prepare()
+            .unwrap());
+        assert!(!config.join("tools/_example.md").exists());
+    }
+
+    #[test]
+    fn a_missing_defaults_folder_is_an_error_and_writes_nothing() {
+        let tmp = tempfile::tempdir().unwrap();
+        let config = tmp.path().join("config");
+        assert!(seed_config_from(&config, &tmp.path().join("nope")).is_err());
+        assert!(!config.exists());
+    }
+
+    #[test]
+    fn the_repository_config_folder_matches_the_embedded_copy() {
+        // The installers ship ../../config as resources; seeding from it gives the same files
+        // as the embedded fallback.
+        let tmp = tempfile::tempdir().unwrap();
+        let repo_config = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../config");
+        seed_config_from(&tmp.path().join("a"), &repo_config).unwrap();
+        seed_config(&tmp.path().join("b")).unwrap();
+        for file in [
+            "models.yaml",
+            "settings.yaml",
+            "tools/_example.md",
+            "agents/lead_agent.md",
+        ] {
+            assert_eq!(
+                std::fs::read(tmp.path().join("a").join(file)).unwrap(),
+                std::fs::read(tmp.path().join("b").join(file)).unwrap(),
+                "{file}"
+            );
+        }
     }
 }

@@ -13,6 +13,8 @@ pub mod editor;
 pub mod settings;
 pub mod tools;
 
+pub mod app_info;
+
 /// Version, folders, database and how many tools and agents are loaded.
 #[tauri::command]
 #[specta::specta]
