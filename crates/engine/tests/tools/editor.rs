@@ -177,10 +177,9 @@ async fn a_test_run_goes_through_permission_and_shows_the_whole_exchange() {
         .any(|(k, v)| k == "content-type" && v.contains("json")));
     assert!(exchange.response_body.contains("\"price\":189.5"));
     assert_eq!(exchange.response_extract.as_deref(), Some("$.data.price"));
-    let events = sink.events.lock().unwrap();
+    let events = sink.events.lock().unwrap().clone();
     assert!(matches!(events[0], EngineEvent::PermissionRequest { .. }));
     assert!(!format!("{test:?}{events:?}").contains("sk-editor-secret"));
-    drop(events);
 
     // Denied: nothing is sent.
     let sink = Answering {
@@ -296,8 +295,8 @@ async fn an_agent_draft_is_checked_for_its_loader_errors_tools_and_model() {
         .unwrap()
         .contains("no_such_tool"));
 
-    let model = format!("---\nname: x\nmodel: nope\n---\nHi\n");
-    let errors = engine::tools::editor::check_agent(&ctx, None, &model);
+    let model = "---\nname: x\nmodel: nope\n---\nHi\n";
+    let errors = engine::tools::editor::check_agent(&ctx, None, model);
     assert_eq!(errors[0].field.as_deref(), Some("model"));
     assert_eq!(errors[0].line, Some(3));
     assert!(errors[0].message.contains("default"), "{errors:?}");
