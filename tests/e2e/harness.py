@@ -65,10 +65,11 @@ def app_env(home: Path) -> dict[str, str]:
 class App:
     """A running app window driven through WebDriver."""
 
-    def __init__(self, home: Path, name: str):
+    def __init__(self, home: Path, name: str, extra_env: dict[str, str] | None = None):
         self.home = home
         self.name = name
         self.env = app_env(home)
+        self.env.update(extra_env or {})
         port, native_port = free_port(), free_port()
         driver_bin = os.environ.get("TAURI_DRIVER", "tauri-driver")
         self.log = open(home / "tauri-driver.log", "wb")

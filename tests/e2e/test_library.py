@@ -1,0 +1,90 @@
+"""The artifact library through the real app: an artifact made and changed in a run is found by
+search, its two versions are diffed, it is exported to a file, and its conversation opens; an
+HTML artifact renders in a frame where its script does not run."""
+
+from __future__ import annotations
+
+from selenium.webdriver.common.by import By
+
+from harness import App, prepare_home
+
+AGENT = """---
+name: tester
+description: Test agent
+model: default
+tools:
+  create_artifact: auto
+  update_artifact: auto
+max_tool_rounds: 6
+---
+You are the tester.
+"""
+
+
+def call(name: str, **params: str) -> str:
+    inner = "".join(f"<{k}><![CDATA[{v}]]></{k}>" for k, v in params.items())
+    return f"<tool_call><name>{name}</name><params>{inner}</params></tool_call>"
+
+
+def test_search_diff_export_and_open_the_conversation(home, scripted_model, tmp_path):
+    model = scripted_model([
+        {"text": call("create_artifact", id="findings", title="Penguin findings",
+                      content="# Findings\nEmperor penguins huddle.\nOld conclusion.\n")},
+        {"text": call("update_artifact", id="findings", old_str="Old conclusion.", new_str="New conclusion: they rotate.")},
+        {"text": call("create_artifact", id="page", title="Page", content_type="text/html",
+                      content="<h1>Rendered page</h1><script>parent.document.title = 'hacked'</script>")},
+        {"text": "Done."},
+    ])
+    prepare_home(home, model, AGENT)
+    export_to = tmp_path / "exported" / "findings.md"
+    export_to.parent.mkdir()
+    app = App(home, "library", {"ARTIFACTFLOW_TEST_SAVE_PATH": str(export_to)})
+    try:
+        picker = app.by_testid("agent-picker")
+        app.wait(lambda d: "tester" in picker.text, "the tester agent in the picker")
+        picker.find_element(By.CSS_SELECTOR, "option[value=tester]").click()
+        app.by_testid("composer-input").send_keys("Research penguins")
+        app.by_testid("send").click()
+        app.wait(lambda d: "Done." in app.js(
+            "const m = [...document.querySelectorAll('[data-testid=msg-assistant]')]; return m.length ? m.at(-1).textContent : ''"),
+            "the run's end")
+
+        app.by_testid("nav-artifacts").click()
+        app.by_testid("artifact-search").send_keys("rotate")
+        app.wait(lambda d: app.text_of("artifact-count") == "1 artifact", "the search result")
+        app.by_testid("artifact-item").click()
+        app.wait(lambda d: "they rotate" in app.text_of("artifact-content"), "the latest version")
+        # Two versions, diffed.
+        app.by_testid("history-tab").click()
+        app.wait(lambda d: "- Old conclusion." in app.js(
+            "const d = document.querySelector('[data-testid=diff]'); return d ? d.textContent : ''"), "the diff")
+        diff = app.js("return document.querySelector('[data-testid=diff]').textContent")
+        assert "+ New conclusion: they rotate." in diff and "  Emperor penguins huddle." in diff, diff
+        app.screenshot("library-diff")
+        # Exported to the file the save dialog answered.
+        app.by_testid("export-artifact").click()
+        app.wait(lambda d: export_to.is_file(), "the exported file")
+        assert export_to.read_text() == "# Findings\nEmperor penguins huddle.\nNew conclusion: they rotate.\n"
+        assert str(export_to) in app.text_of("exported")
+
+        # The HTML artifact renders, and its script does not run.
+        search = app.by_testid("artifact-search")
+        search.clear()
+        search.send_keys("Rendered")
+        app.wait(lambda d: app.text_of("artifact-count") == "1 artifact", "the HTML artifact")
+        app.by_testid("artifact-item").click()
+        frame = app.by_testid("html-frame")
+        app.wait(lambda d: "Rendered page" in (app.js(
+            "const f = document.querySelector('[data-testid=html-frame]');"
+            "return f && f.contentDocument && f.contentDocument.body ? f.contentDocument.body.textContent : ''") or ""),
+            "the rendered HTML")
+        assert frame.get_attribute("sandbox") == "allow-same-origin"
+        assert app.js("return document.title") != "hacked"
+
+        # Back to the conversation that made it.
+        app.by_testid("open-conversation").click()
+        app.wait(lambda d: app.heading() == "Research penguins", "the conversation")
+        app.wait(lambda d: "Done." in app.js("return document.querySelector('[data-testid=timeline]').textContent"),
+                 "the conversation's history")
+    finally:
+        app.stop()
