@@ -46,9 +46,10 @@ pub fn run() {
         .manage(commands::app_info::PendingUpdate::default())
         .on_window_event(|window, event| {
             window_state::on_window_event(window, event);
-            if let tauri::WindowEvent::CloseRequested { .. } = event {
+            if let tauri::WindowEvent::Destroyed = event {
                 // Closing the window answers every pending permission request with "deny"
-                // and stops the runs: nothing runs unattended.
+                // and stops the runs: nothing runs unattended. (On Destroyed, not
+                // CloseRequested: an editor with unsaved changes may hold the close.)
                 if let Some(state) = window.try_state::<state::AppState>() {
                     if let Ok(engine) = state.engine() {
                         engine.runs.cancel_all();

@@ -116,6 +116,35 @@ describe("App shell", () => {
     expect(screen.getByRole("heading", { level: 1 })).toHaveTextContent("Agents");
   });
 
+  it("returns to the open conversation after visiting another screen", async () => {
+    const conv = {
+      id: "c9",
+      title: "Penguin research",
+      agent: "lead_agent",
+      updated_at: "2026-11-29T10:00:00Z",
+      last_status: "completed",
+      always_allowed: [],
+    };
+    const calls = backend({
+      list_conversations: () => [conv],
+      get_conversation: () => ({ summary: conv, messages: [], running: false }),
+      list_config_files: () => [],
+    });
+    const user = userEvent.setup();
+    render(<App />);
+    await user.click(await screen.findByTestId("conversation-item"));
+    await waitFor(() =>
+      expect(screen.getByRole("heading", { level: 1 })).toHaveTextContent("Penguin research"),
+    );
+    await user.click(screen.getByTestId("nav-agents"));
+    expect(screen.getByRole("heading", { level: 1 })).toHaveTextContent("Agents");
+    await user.click(screen.getByTestId("nav-chat"));
+    await waitFor(() =>
+      expect(screen.getByRole("heading", { level: 1 })).toHaveTextContent("Penguin research"),
+    );
+    expect(calls.filter((c) => c === "get_conversation")).toHaveLength(2);
+  });
+
   it("switches to dark theme from Settings and remembers it", async () => {
     backend();
     const user = userEvent.setup();

@@ -26,8 +26,16 @@ export function App() {
 function Shell() {
   const [screen, setScreenNow] = useState<ScreenId>("chat");
   const confirmLeave = useConfirmLeave();
-  // A conversation to open when the chat shows next (from the library's "Open conversation").
-  const [chatTarget, setChatTarget] = useState<string | null>(null);
+  // The conversation the chat shows: kept while other screens are open, and set by the
+  // library's "Open conversation" (which also remounts the chat, through `opened`).
+  const [chatTarget, setChatTarget] = useState<{ id: string | null; opened: number }>({
+    id: null,
+    opened: 0,
+  });
+  const onChatChange = useCallback(
+    (id: string | null) => setChatTarget((t) => (t.id === id ? t : { ...t, id })),
+    [],
+  );
   const setScreen = useCallback(
     (next: ScreenId) => confirmLeave(() => setScreenNow(next)),
     [confirmLeave],
@@ -61,15 +69,21 @@ function Shell() {
       <main className="content" aria-labelledby="screen-title">
         {firstRun.show && <FirstRunSetup onDone={firstRun.done} />}
         {!firstRun.show && screen === "chat" && (
-          <ChatScreen key={chatTarget ?? ""} conversation={chatTarget} />
+          <ChatScreen
+            key={chatTarget.opened}
+            conversation={chatTarget.id}
+            onCurrentChange={onChatChange}
+          />
         )}
         {screen === "agents" && <AgentsScreen />}
         {screen === "tools" && <ToolsScreen state={status} />}
         {screen === "artifacts" && (
           <ArtifactsScreen
             onOpenConversation={(id) => {
-              setChatTarget(id);
-              setScreen("chat");
+              confirmLeave(() => {
+                setChatTarget((t) => ({ id, opened: t.opened + 1 }));
+                setScreenNow("chat");
+              });
             }}
           />
         )}

@@ -8,6 +8,7 @@ import {
   type ReactNode,
   type RefObject,
 } from "react";
+import { holdWindowClose } from "../ipc/window";
 
 /**
  * The unsaved-changes guard: an editor registers whether it is dirty; anything that would
@@ -17,9 +18,15 @@ import {
 type Guard = { dirty: boolean; what: string };
 const guards = new Set<RefObject<Guard>>();
 
-/** Register an editor's unsaved state for as long as it is mounted. */
+/** Register an editor's unsaved state for as long as it is mounted. While it is dirty,
+ * closing the window asks first too. */
 export function useLeaveGuard(dirty: boolean, what: string) {
   const ref = useRef<Guard>({ dirty, what });
+  const confirmLeave = useConfirmLeave();
+  useEffect(() => {
+    if (!dirty) return;
+    return holdWindowClose((close) => confirmLeave(close));
+  }, [dirty, confirmLeave]);
   useEffect(() => {
     ref.current = { dirty, what };
   }, [dirty, what]);

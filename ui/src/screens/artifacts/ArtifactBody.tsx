@@ -1,5 +1,22 @@
-import { useState } from "react";
+import { useMemo, useState } from "react";
+import hljs from "highlight.js/lib/common";
 import { Markdown } from "../../components/Markdown";
+
+/** Content types shown as highlighted code, with highlight.js's language for each. */
+const CODE_LANGUAGES: Record<string, string> = {
+  "text/x-python": "python",
+  "application/javascript": "javascript",
+  "text/javascript": "javascript",
+  "application/typescript": "typescript",
+  "text/x-rust": "rust",
+  "text/x-shellscript": "bash",
+  "application/x-sh": "bash",
+  "application/yaml": "yaml",
+  "text/yaml": "yaml",
+  "application/xml": "xml",
+  "text/x-sql": "sql",
+  "text/css": "css",
+};
 
 /** Above this size JSON shows as text (a tree of millions of nodes would freeze the window). */
 const JSON_TREE_MAX_CHARS = 1_000_000;
@@ -15,6 +32,8 @@ export function ArtifactBody({ contentType, content }: { contentType: string; co
   if (contentType === "text/markdown") return <Markdown text={content} />;
   if (contentType === "application/json") return <JsonView text={content} />;
   if (contentType === "text/html") return <HtmlView html={content} />;
+  const language = CODE_LANGUAGES[contentType];
+  if (language) return <Code language={language} code={content} />;
   if (contentType === "text/csv") {
     const rows = parseCsv(content);
     const [head, ...body] = rows;
@@ -177,5 +196,27 @@ function HtmlView({ html }: { html: string }) {
         />
       )}
     </div>
+  );
+}
+
+/** Source code highlighted by highlight.js (its output escapes the text; nothing runs). */
+function Code({ language, code }: { language: string; code: string }) {
+  const html = useMemo(
+    () =>
+      code.length > 500_000
+        ? null
+        : hljs.getLanguage(language)
+          ? hljs.highlight(code, { language }).value
+          : null,
+    [code, language],
+  );
+  return (
+    <pre className="code" data-testid="code-view">
+      {html === null ? (
+        <code>{code}</code>
+      ) : (
+        <code className={`hljs language-${language}`} dangerouslySetInnerHTML={{ __html: html }} />
+      )}
+    </pre>
   );
 }

@@ -179,6 +179,19 @@ describe("ArtifactsScreen", () => {
     expect(nextDay("2026-12-31")).toBe("2027-01-01");
   });
 
+  it("highlights code, escaping what it shows", () => {
+    render(
+      <ArtifactBody
+        contentType="text/x-python"
+        content={'def f():\n    return "<img src=x onerror=alert(1)>"\n'}
+      />,
+    );
+    const code = screen.getByTestId("code-view");
+    expect(code.querySelector(".hljs-keyword")).toHaveTextContent("def");
+    expect(code.querySelector("img")).toBeNull();
+    expect(code).toHaveTextContent('return "<img src=x onerror=alert(1)>"');
+  });
+
   it("renders CSV as a table and pretty-prints JSON", () => {
     expect(parseCsv('a,b\r\n1,"x, ""y"""\n')).toEqual([
       ["a", "b"],

@@ -6,8 +6,21 @@ import { ToolCard } from "./ToolCard";
 import { useChat } from "./useChat";
 import type { TimelineItem } from "./timeline";
 
-export function ChatScreen({ conversation = null }: { conversation?: string | null }) {
-  const chat = useChat(conversation);
+/** The chat. It opens `conversation` when it mounts, and reports the conversation it shows
+ * through `onCurrentChange`, so coming back to the chat returns to it. */
+export function ChatScreen({
+  conversation = null,
+  onCurrentChange,
+}: {
+  conversation?: string | null;
+  onCurrentChange?: (id: string | null) => void;
+}) {
+  const [initial] = useState(conversation);
+  const chat = useChat(initial);
+  const { currentId } = chat;
+  useEffect(() => {
+    onCurrentChange?.(currentId);
+  }, [currentId, onCurrentChange]);
   const [viewing, setViewing] = useState<string | null>(null);
   return (
     <section className="chat" aria-labelledby="screen-title">

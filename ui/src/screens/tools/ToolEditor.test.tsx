@@ -1,7 +1,7 @@
 import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { emit } from "@tauri-apps/api/event";
-import { mockIPC } from "@tauri-apps/api/mocks";
+import { mockIPC, mockWindows } from "@tauri-apps/api/mocks";
 import example from "../../../../config/tools/_example.md?raw";
 import type { ToolCheck } from "../../bindings";
 import { LeaveGuardProvider } from "../../shell/leaveGuard";
@@ -167,6 +167,35 @@ describe("ToolEditor", () => {
       expect(screen.getByTestId<HTMLInputElement>("tool-timeout").value).toBe("78"),
     );
     expect(screen.getByTestId("editor-notice")).toHaveTextContent("changed outside the app");
+  });
+});
+
+describe("closing the window with unsaved changes", () => {
+  it("asks first, and closes only on discard", async () => {
+    mockWindows("main");
+    const calls: string[] = [];
+    mockIPC(
+      (cmd, args) => {
+        calls.push(cmd);
+        if (cmd === "check_tool_draft") return check((args as Args).text as string);
+        return null;
+      },
+      { shouldMockEvents: true },
+    );
+    const user = userEvent.setup();
+    renderEditor();
+    await act(() => emit("tauri://close-requested", {}));
+    expect(screen.queryByTestId("leave-dialog")).toBeNull();
+    await user.type(screen.getByTestId("tool-description"), "!");
+    await act(() => new Promise((r) => setTimeout(r, 50)));
+    await act(() => emit("tauri://close-requested", {}));
+    expect(await screen.findByTestId("leave-dialog")).toBeInTheDocument();
+    expect(calls).not.toContain("plugin:window|destroy");
+    await user.click(screen.getByRole("button", { name: "Keep editing" }));
+    expect(calls).not.toContain("plugin:window|destroy");
+    await act(() => emit("tauri://close-requested", {}));
+    await user.click(await screen.findByRole("button", { name: "Discard changes" }));
+    await waitFor(() => expect(calls).toContain("plugin:window|destroy"));
   });
 });
 
