@@ -4,6 +4,7 @@ import { ConfirmButton } from "../../components/ConfirmButton";
 import { Markdown } from "../../components/Markdown";
 import { ExternalChangeBanner } from "../../editor/ExternalChangeBanner";
 import { ProblemList } from "../../editor/ProblemList";
+import { selectLine } from "../../editor/selectLine";
 import { useFileEditor } from "../../editor/useFileEditor";
 import { useConfirmLeave, useLeaveGuard } from "../../shell/leaveGuard";
 import { NEW_AGENT, readAgent, type AgentView } from "./agentFile";
@@ -269,14 +270,7 @@ function AgentEditor(props: {
     const saved = await file.save();
     if (saved) props.onSaved(saved.path);
   };
-  const goToLine = (line: number | null) => {
-    const ta = raw.current;
-    if (!ta || line === null) return;
-    const lines = ta.value.split("\n");
-    const start = lines.slice(0, line - 1).reduce((n, l) => n + l.length + 1, 0);
-    ta.focus();
-    ta.setSelectionRange(start, start + (lines[line - 1]?.length ?? 0));
-  };
+  const goToLine = (line: number | null) => selectLine(raw.current, line);
   return (
     <section
       className="file-editor"

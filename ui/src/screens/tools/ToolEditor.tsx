@@ -3,6 +3,7 @@ import type { ConfigError } from "../../bindings";
 import { useFileEditor } from "../../editor/useFileEditor";
 import { ExternalChangeBanner } from "../../editor/ExternalChangeBanner";
 import { ProblemList } from "../../editor/ProblemList";
+import { selectLine } from "../../editor/selectLine";
 import { useLeaveGuard } from "../../shell/leaveGuard";
 import { TestPanel } from "./TestPanel";
 import { ToolForm } from "./ToolForm";
@@ -59,14 +60,7 @@ export function ToolEditor(props: {
 
   const goToLine = (line: number | null) => {
     setTab("markdown");
-    window.setTimeout(() => {
-      const ta = raw.current;
-      if (!ta || line === null) return;
-      const lines = ta.value.split("\n");
-      const start = lines.slice(0, line - 1).reduce((n, l) => n + l.length + 1, 0);
-      ta.focus();
-      ta.setSelectionRange(start, start + (lines[line - 1]?.length ?? 0));
-    }, 0);
+    window.setTimeout(() => selectLine(raw.current, line), 0);
   };
 
   return (

@@ -1,0 +1,76 @@
+import { fireEvent, render, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { mockIPC } from "@tauri-apps/api/mocks";
+import lead from "../../../../config/agents/lead_agent.md?raw";
+import { LeaveGuardProvider } from "../../shell/leaveGuard";
+import { AgentsScreen } from "./AgentsScreen";
+
+const PATH = "/c/agents/lead_agent.md";
+type Args = Record<string, unknown>;
+
+function backend(disk: { text: string }) {
+  const saves: Args[] = [];
+  mockIPC(
+    (cmd, args) => {
+      const a = (args ?? {}) as Args;
+      const file = { path: PATH, file_name: "lead_agent.md", enabled: true, text: disk.text };
+      if (cmd === "list_config_files")
+        return [{ path: PATH, file_name: "lead_agent.md", enabled: true, name: "lead_agent" }];
+      if (cmd === "read_config_file") return file;
+      if (cmd === "check_agent_draft")
+        return (a.text as string).includes("no_such_tool")
+          ? [
+              {
+                file: PATH,
+                line: 6,
+                field: "tools.no_such_tool",
+                message: "there is no tool `no_such_tool`",
+              },
+            ]
+          : [];
+      if (cmd === "save_config_file") {
+        saves.push(a);
+        disk.text = a.text as string;
+        return { ...file, text: disk.text };
+      }
+      throw new Error(`unexpected ${cmd}`);
+    },
+    { shouldMockEvents: true },
+  );
+  return saves;
+}
+
+describe("AgentsScreen", () => {
+  it("shows an agent's fields and edits its Markdown with validation", async () => {
+    const disk = { text: lead };
+    const saves = backend(disk);
+    const user = userEvent.setup();
+    render(
+      <LeaveGuardProvider>
+        <AgentsScreen />
+      </LeaveGuardProvider>,
+    );
+    const detail = await screen.findByTestId("agent-detail");
+    await waitFor(() => expect(detail).toHaveTextContent("lead_agent"));
+    const tools = within(detail).getByTestId("agent-tools");
+    expect(tools).toHaveTextContent("call_subagent");
+    expect(tools).toHaveTextContent("auto");
+
+    await user.click(screen.getByTestId("edit-agent"));
+    const raw = screen.getByTestId<HTMLTextAreaElement>("agent-raw");
+    expect(raw.value).toBe(lead);
+    fireEvent.change(raw, {
+      target: { value: lead.replace("tools:", "tools:\n  no_such_tool: auto") },
+    });
+    expect(await screen.findByTestId("problems")).toHaveTextContent(
+      "line 6 tools.no_such_tool: there is no tool `no_such_tool`",
+    );
+    expect(screen.getByTestId("save-agent")).toBeDisabled();
+    const edited = lead.replace("max_tool_rounds: 20", "max_tool_rounds: 7");
+    fireEvent.change(raw, { target: { value: edited } });
+    await screen.findByTestId("no-problems");
+    await user.click(screen.getByTestId("save-agent"));
+    await waitFor(() => expect(saves).toHaveLength(1));
+    expect(saves[0]).toMatchObject({ kind: "agent", path: PATH, text: edited, base: lead });
+  });
+});
