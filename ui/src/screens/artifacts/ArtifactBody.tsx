@@ -1,5 +1,6 @@
 import { useMemo, useState } from "react";
 import hljs from "highlight.js/lib/common";
+import DOMPurify from "dompurify";
 import { Markdown } from "../../components/Markdown";
 
 /** Content types shown as highlighted code, with highlight.js's language for each. */
@@ -175,9 +176,19 @@ export function JsonNode({
 }
 
 /** HTML rendered in a frame that may not run scripts, submit forms, open windows or load
- * anything (the sandbox plus a CSP of its own); the source is one click away. */
+ * anything (sanitised, then the sandbox plus a CSP of its own); the source is one click away. */
 function HtmlView({ html }: { html: string }) {
   const [source, setSource] = useState(false);
+  // Defence in depth behind the sandbox: no scripts, handlers, refreshes, base URLs, forms or
+  // nested frames even reach the frame.
+  const clean = useMemo(
+    () =>
+      DOMPurify.sanitize(html, {
+        WHOLE_DOCUMENT: true,
+        FORBID_TAGS: ["meta", "base", "form", "iframe", "frame", "object", "embed", "link"],
+      }),
+    [html],
+  );
   return (
     <div>
       <button type="button" className="link-button" onClick={() => setSource(!source)}>
@@ -191,7 +202,7 @@ function HtmlView({ html }: { html: string }) {
           title="HTML artifact (sandboxed: no scripts, no network)"
           sandbox="allow-same-origin"
           referrerPolicy="no-referrer"
-          srcDoc={`${FRAME_CSP}${html}`}
+          srcDoc={`${FRAME_CSP}${clean}`}
           data-testid="html-frame"
         />
       )}

@@ -165,7 +165,10 @@ describe("ArtifactsScreen", () => {
     render(
       <ArtifactBody
         contentType="text/html"
-        content={'<h1>Hi</h1><script>parent.hacked = 1</script><img src="https://x.test/a.png">'}
+        content={
+          '<meta http-equiv="refresh" content="0;url=https://x.test/"><h1>Hi</h1>' +
+          '<script>parent.hacked = 1</script><img src="https://x.test/a.png" onerror="parent.hacked = 2">'
+        }
       />,
     );
     const frame = screen.getByTestId("html-frame");
@@ -174,6 +177,9 @@ describe("ArtifactsScreen", () => {
     expect(frame.getAttribute("srcdoc")).toMatch(
       /^<meta http-equiv="Content-Security-Policy" content="default-src 'none'/,
     );
+    const srcdoc = frame.getAttribute("srcdoc") ?? "";
+    expect(srcdoc).toContain("<h1>Hi</h1>");
+    expect(srcdoc).not.toMatch(/refresh|<script|onerror/);
     await user.click(screen.getByRole("button", { name: "Show source" }));
     expect(screen.getByText(/parent.hacked/)).toBeInTheDocument();
     expect(nextDay("2026-12-31")).toBe("2027-01-01");
