@@ -35,6 +35,7 @@ fn artifactflow_commands() -> &'static [&'static str] {
         "delete_secret",
         "save_permission_timeout",
         "open_config_folder",
+        "cancel_tool_test",
         "export_artifact",
         "list_config_files",
         "read_config_file",

@@ -33,6 +33,7 @@ pub fn builder() -> Builder<tauri::Wry> {
             commands::settings::delete_secret,
             commands::settings::save_permission_timeout,
             commands::settings::open_config_folder,
+            commands::editor::cancel_tool_test,
             commands::artifacts::export_artifact,
             commands::editor::list_config_files,
             commands::editor::read_config_file,

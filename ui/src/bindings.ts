@@ -279,6 +279,17 @@ async openConfigFolder() : Promise<Result<null, AppError>> {
 }
 },
 /**
+ * Stop waiting for the permission of a test run (the editor was closed): denied.
+ */
+async cancelToolTest() : Promise<Result<null, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("cancel_tool_test") };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
  * Export a version of an artifact (the latest when `version` is null) to a file the user
  * picks in the native save dialog. Returns the path written, or null when cancelled.
  */

@@ -223,19 +223,45 @@ pub fn validate(kind: FileKind, path: &Path, text: &str) -> Result<String, Vec<C
     }
 }
 
-/// Where a new file named after `name` goes.
+/// Where a new file named after `name` goes: letters (any script), digits, `_` and `-` kept,
+/// anything else `_`; a name with nothing usable becomes `tool.md` / `agent.md`. A taken name
+/// (enabled or disabled, the tool template aside) gets a number: `x-2.md`, `x-3.md`, ….
 pub fn new_file_path(config_dir: &Path, kind: FileKind, name: &str) -> PathBuf {
     let stem: String = name
         .chars()
         .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+            if c.is_alphanumeric() || c == '_' || c == '-' {
                 c
             } else {
                 '_'
             }
         })
         .collect();
-    folder(config_dir, kind).join(format!("{}.md", stem.trim_start_matches(['_', '.'])))
+    let stem = stem.trim_start_matches(['_', '.', '-']);
+    let stem = if stem.trim_matches('_').is_empty() {
+        kind.noun()
+    } else {
+        stem
+    };
+    let dir = folder(config_dir, kind);
+    (1..)
+        .map(|n| {
+            if n == 1 {
+                format!("{stem}.md")
+            } else {
+                format!("{stem}-{n}.md")
+            }
+        })
+        .find(|file| !taken(&dir, kind, file))
+        .map(|file| dir.join(file))
+        .unwrap_or_else(|| dir.join(format!("{stem}.md")))
+}
+
+/// Is `file` (or its disabled `_file`) already in `dir`? The tool template does not count.
+fn taken(dir: &Path, kind: FileKind, file: &str) -> bool {
+    let disabled = format!("_{file}");
+    dir.join(file).exists()
+        || (dir.join(&disabled).exists() && !(kind == FileKind::Tool && disabled == TOOL_TEMPLATE))
 }
 
 /// Save `text`. With `path` it replaces that file, provided the disk still holds `base` (the
@@ -276,15 +302,7 @@ pub fn save(
         }
         target
     } else {
-        let target = new_file_path(config_dir, kind, &name);
-        let disabled = target.with_file_name(format!(
-            "_{}",
-            target.file_name().unwrap_or_default().to_string_lossy()
-        ));
-        if target.exists() || disabled.exists() {
-            return Err(FileError::Exists(target.display().to_string()));
-        }
-        target
+        new_file_path(config_dir, kind, &name)
     };
     let dir = folder(config_dir, kind);
     std::fs::create_dir_all(&dir).map_err(|e| io_error("create", &dir, e))?;
@@ -401,10 +419,14 @@ mod tests {
             std::fs::read_to_string(dir.join("tools/echo_tool.md")).unwrap(),
             TOOL
         );
-        assert!(matches!(
-            save(dir, FileKind::Tool, None, TOOL, None),
-            Err(FileError::Exists(_))
-        ));
+        // Never over another file: the same name again gets a number.
+        let second = save(dir, FileKind::Tool, None, TOOL, None).unwrap();
+        assert_eq!(second.file_name, "echo_tool-2.md");
+        assert_eq!(
+            std::fs::read_to_string(dir.join("tools/echo_tool.md")).unwrap(),
+            TOOL
+        );
+        std::fs::remove_file(&second.path).unwrap();
         let broken = TOOL.replace("endpoint", "endpont");
         let Err(FileError::Invalid(errors)) = save(dir, FileKind::Tool, None, &broken, None) else {
             panic!("a broken tool was saved");
@@ -478,6 +500,42 @@ mod tests {
             panic!("saved an invalid agent");
         };
         assert_eq!(errors[0].line, Some(3), "{errors:?}");
+    }
+
+    #[test]
+    fn file_names_for_any_name() {
+        let tmp = setup();
+        let dir = tmp.path();
+        let name = |n: &str| {
+            new_file_path(dir, FileKind::Agent, n)
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        };
+        assert_eq!(name("研究员"), "研究员.md");
+        assert_eq!(name("my agent!"), "my_agent_.md");
+        assert_eq!(name("..."), "agent.md");
+        assert_eq!(name("_x"), "x.md");
+        std::fs::write(dir.join("agents/_x.md"), "").unwrap();
+        assert_eq!(name("x"), "x-2.md", "a disabled file counts as taken");
+        // The tool template is not a disabled `example` tool.
+        std::fs::write(dir.join("tools").join(TOOL_TEMPLATE), TOOL).unwrap();
+        let example = new_file_path(dir, FileKind::Tool, "example");
+        assert_eq!(example.file_name().unwrap(), "example.md");
+        // A saved non-ASCII agent is listed and can be read back.
+        let saved = save(
+            dir,
+            FileKind::Agent,
+            None,
+            "---\nname: 研究员\n---\nHi\n",
+            None,
+        )
+        .unwrap();
+        assert!(list(dir, FileKind::Agent)
+            .iter()
+            .any(|f| f.name.as_deref() == Some("研究员") && f.enabled));
+        assert!(read(dir, FileKind::Agent, &saved.path).is_ok());
     }
 
     #[test]

@@ -52,6 +52,15 @@ pub fn save_config_file(
     base: Option<String>,
 ) -> Result<ConfigFile, AppError> {
     let engine = state.engine()?;
+    if kind == FileKind::Tool {
+        // The registry's rule too (unique names), which the file loader alone cannot see.
+        engine::tools::editor::check_before_save(
+            &engine.ctx,
+            path.as_deref().map(std::path::Path::new),
+            &text,
+        )
+        .map_err(|e| AppError::new(ErrorCode::InvalidConfig, e.to_string()))?;
+    }
     let saved = config_files::save(
         &engine.ctx.paths().config_dir,
         kind,
@@ -168,4 +177,17 @@ pub async fn test_tool_draft(
     )
     .await
     .map_err(|e| AppError::new(ErrorCode::InvalidConfig, e.to_string()))
+}
+
+/// Stop waiting for the permission of a test run (the editor was closed): denied.
+#[tauri::command]
+#[specta::specta]
+pub fn cancel_tool_test(state: State<'_, AppState>) -> Result<(), AppError> {
+    state
+        .engine()?
+        .runs
+        .runner()
+        .broker()
+        .deny_all(Some(engine::tools::editor::TEST_CONVERSATION));
+    Ok(())
 }

@@ -65,7 +65,6 @@ export function LeaveGuardProvider({ children }: { children: ReactNode }) {
           onDiscard={() => {
             const { action } = asking;
             setAsking(null);
-            for (const g of guards) g.current = { ...g.current, dirty: false };
             action();
           }}
           onStay={() => setAsking(null)}

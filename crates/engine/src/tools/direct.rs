@@ -75,6 +75,7 @@ pub async fn call(
                 params,
                 conversation,
                 Asker::Now(Box::new(ask)),
+                true,
                 &tool_ctx,
                 events,
             )
@@ -85,13 +86,16 @@ pub async fn call(
 
 /// Run `tool` (registered or not, e.g. the tool editor's unsaved draft) with string `params`
 /// through the pipeline: coerce, defaults, validate, permission, execute, oversized results
-/// stored as artifacts of `conversation`.
+/// stored as artifacts of `conversation`. Without `remember_always`, an "always allow" answer
+/// approves this one call only.
+#[allow(clippy::too_many_arguments)]
 pub async fn call_tool(
     ctx: &AppContext,
     tool: &dyn Tool,
     params: &IndexMap<String, String>,
     conversation: &str,
     ask: Asker<'_>,
+    remember_always: bool,
     tool_ctx: &ToolContext,
     events: &dyn EventSink,
 ) -> DirectCall {
@@ -152,6 +156,7 @@ pub async fn call_tool(
                     });
                     match (answer, resolution) {
                         (Answer::Approve, _) => Ok(()),
+                        (Answer::ApproveAlways, _) if !remember_always => Ok(()),
                         (Answer::ApproveAlways, _) => {
                             if let Err(e) = ctx.with_db(|c| {
                                 crate::conversations::set_always_allowed(

@@ -104,6 +104,16 @@ fn parse(ctx: &AppContext, path: Option<&Path>, text: &str) -> Result<HttpToolDe
     Ok(def)
 }
 
+/// The checks a tool file must pass before it is saved: the loader's, and a name no other
+/// tool (built-in, artifact, or another file) has.
+pub fn check_before_save(
+    ctx: &AppContext,
+    path: Option<&Path>,
+    text: &str,
+) -> Result<(), ConfigError> {
+    parse(ctx, path, text).map(|_| ())
+}
+
 /// Check a draft. Looks secrets up in the keyring, so call it off the UI thread.
 pub fn check_tool(ctx: &AppContext, path: Option<&Path>, text: &str) -> ToolCheck {
     match parse(ctx, path, text) {
@@ -175,6 +185,8 @@ pub async fn test_tool(
         params,
         TEST_CONVERSATION,
         ask,
+        // A test's "always allow" must not outlive the test: the draft may change.
+        false,
         &tool_ctx,
         events,
     )

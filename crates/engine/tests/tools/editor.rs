@@ -181,6 +181,55 @@ async fn a_test_run_goes_through_permission_and_shows_the_whole_exchange() {
     assert!(matches!(events[0], EngineEvent::PermissionRequest { .. }));
     assert!(!format!("{test:?}{events:?}").contains("sk-editor-secret"));
 
+    // "Always allow" in a test approves this call only: the next test asks again, and no
+    // conversation is created for it.
+    let sink = Answering {
+        broker: &broker,
+        answer: Some(Answer::ApproveAlways),
+        events: Default::default(),
+    };
+    let always = test_tool(
+        &ctx,
+        None,
+        &text,
+        &params(&[("symbol", "IBM")]),
+        ask(),
+        &sink,
+    )
+    .await
+    .unwrap();
+    assert!(always.success, "{always:?}");
+    let sink = Answering {
+        broker: &broker,
+        answer: Some(Answer::Approve),
+        events: Default::default(),
+    };
+    test_tool(
+        &ctx,
+        None,
+        &text,
+        &params(&[("symbol", "IBM")]),
+        ask(),
+        &sink,
+    )
+    .await
+    .unwrap();
+    assert!(
+        matches!(
+            sink.events.lock().unwrap()[0],
+            EngineEvent::PermissionRequest { .. }
+        ),
+        "asked again"
+    );
+    assert_eq!(
+        ctx.with_db(|c| engine::conversations::list(c, None))
+            .unwrap()
+            .len(),
+        0,
+        "no conversation made for tests"
+    );
+    let before = api.requests().len();
+
     // Denied: nothing is sent.
     let sink = Answering {
         broker: &broker,
@@ -200,7 +249,7 @@ async fn a_test_run_goes_through_permission_and_shows_the_whole_exchange() {
     assert!(!denied.success);
     assert!(denied.output.contains("did not allow"), "{}", denied.output);
     assert!(denied.exchange.is_none());
-    assert_eq!(api.requests().len(), 1);
+    assert_eq!(api.requests().len(), before);
 
     // Unanswered: denied when the wait times out.
     let sink = Answering {
@@ -258,7 +307,7 @@ async fn a_test_run_goes_through_permission_and_shows_the_whole_exchange() {
         .unwrap();
     assert!(invalid.output.contains("symbol"), "{}", invalid.output);
     assert!(invalid.exchange.is_none());
-    assert_eq!(api.requests().len(), 2);
+    assert_eq!(api.requests().len(), before + 1);
 
     // A draft that does not load is an error, not a run.
     let err = test_tool(

@@ -73,4 +73,24 @@ describe("AgentsScreen", () => {
     await waitFor(() => expect(saves).toHaveLength(1));
     expect(saves[0]).toMatchObject({ kind: "agent", path: PATH, text: edited, base: lead });
   });
+
+  it("starts a new agent over after discarding, and keeps guarding", async () => {
+    backend({ text: lead });
+    const user = userEvent.setup();
+    render(
+      <LeaveGuardProvider>
+        <AgentsScreen />
+      </LeaveGuardProvider>,
+    );
+    await screen.findByTestId("agent-detail");
+    await user.click(screen.getByTestId("new-agent"));
+    const template = screen.getByTestId<HTMLTextAreaElement>("agent-raw").value;
+    fireEvent.change(screen.getByTestId("agent-raw"), { target: { value: `${template}more` } });
+    await user.click(screen.getByTestId("new-agent"));
+    await user.click(screen.getByRole("button", { name: "Discard changes" }));
+    expect(screen.getByTestId<HTMLTextAreaElement>("agent-raw").value).toBe(template);
+    fireEvent.change(screen.getByTestId("agent-raw"), { target: { value: `${template}again` } });
+    await user.click(screen.getByTestId("agent-lead_agent"));
+    expect(screen.getByTestId("leave-dialog")).toBeInTheDocument();
+  });
 });

@@ -9,7 +9,11 @@ import { useFileEditor } from "../../editor/useFileEditor";
 import { useConfirmLeave, useLeaveGuard } from "../../shell/leaveGuard";
 import { NEW_AGENT, readAgent, type AgentView } from "./agentFile";
 
-type Opened = { path: string | null; text: string };
+type Opened = { path: string | null; text: string; key: number };
+
+let opens = 0;
+/** Every open gets its own key, so opening again (after "Discard") really starts over. */
+const opening = (path: string | null, text: string): Opened => ({ path, text, key: ++opens });
 
 function useAgentFiles() {
   const [files, setFiles] = useState<FileEntry[] | null>(null);
@@ -51,7 +55,7 @@ export function AgentsScreen() {
     confirmLeave(
       () =>
         void commands.readConfigFile("agent", path).then((res) => {
-          if (res.status === "ok") setOpened({ path: res.data.path, text: res.data.text });
+          if (res.status === "ok") setOpened(opening(res.data.path, res.data.text));
           else setActionError(res.error.message);
         }),
     );
@@ -92,7 +96,7 @@ export function AgentsScreen() {
           </ul>
           <button
             type="button"
-            onClick={() => confirmLeave(() => setOpened({ path: null, text: NEW_AGENT }))}
+            onClick={() => confirmLeave(() => setOpened(opening(null, NEW_AGENT)))}
             data-testid="new-agent"
           >
             New agent
@@ -101,7 +105,7 @@ export function AgentsScreen() {
         <div className="agent-detail">
           {opened ? (
             <AgentEditor
-              key={opened.path ?? "new"}
+              key={opened.key}
               opened={opened}
               onClose={() => confirmLeave(() => setOpened(null))}
               onSaved={(path) => {
@@ -114,9 +118,13 @@ export function AgentsScreen() {
               file={current}
               onEdit={() => edit(current.path)}
               onToggle={() =>
-                void act(() =>
-                  commands.setConfigFileEnabled("agent", current.path, !current.enabled),
-                )
+                void commands
+                  .setConfigFileEnabled("agent", current.path, !current.enabled)
+                  .then((res) => {
+                    if (res.status === "ok") setSelected(res.data.path);
+                    setActionError(res.status === "error" ? res.error.message : null);
+                    reload();
+                  })
               }
               onDelete={() => act(() => commands.deleteConfigFile("agent", current.path))}
             />

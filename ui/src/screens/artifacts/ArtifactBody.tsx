@@ -22,6 +22,16 @@ const CODE_LANGUAGES: Record<string, string> = {
 /** Above this size JSON shows as text (a tree of millions of nodes would freeze the window). */
 const JSON_TREE_MAX_CHARS = 1_000_000;
 
+/** The HTML frame's own sanitiser (the Markdown one keeps its links): a link may only jump
+ * within the page, since following it would load a remote page outside the frame's CSP. */
+const framePurifier = DOMPurify(window);
+framePurifier.addHook("afterSanitizeAttributes", (node) => {
+  for (const attr of ["href", "xlink:href", "action", "formaction"]) {
+    const value = node.getAttribute(attr);
+    if (value !== null && !value.startsWith("#")) node.removeAttribute(attr);
+  }
+});
+
 /** Inside the HTML frame: nothing may load or run, whatever the artifact says. */
 const FRAME_CSP =
   "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">";
@@ -124,7 +134,8 @@ function JsonView({ text }: { text: string }) {
         {asText ? "Show as tree" : "Show as text"}
       </button>
       {asText ? (
-        <pre className="code">{JSON.stringify(value, null, 2)}</pre>
+        // The text as written: re-serialising would round integers beyond 2^53.
+        <pre className="code">{text}</pre>
       ) : (
         <div className="json-tree" data-testid="json-tree">
           <JsonNode name={null} value={value} depth={0} />
@@ -183,7 +194,7 @@ function HtmlView({ html }: { html: string }) {
   // nested frames even reach the frame.
   const clean = useMemo(
     () =>
-      DOMPurify.sanitize(html, {
+      framePurifier.sanitize(html, {
         WHOLE_DOCUMENT: true,
         FORBID_TAGS: ["meta", "base", "form", "iframe", "frame", "object", "embed", "link"],
       }),

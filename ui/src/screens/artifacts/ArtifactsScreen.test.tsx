@@ -3,7 +3,7 @@ import userEvent from "@testing-library/user-event";
 import { mockIPC } from "@tauri-apps/api/mocks";
 import { ArtifactsScreen } from "./ArtifactsScreen";
 import { ArtifactBody, parseCsv, prettyJson } from "./ArtifactBody";
-import { nextDay } from "./useLibrary";
+import { localDayStart, nextDay } from "./useLibrary";
 
 const summary = (id: string, title: string, content_type = "text/markdown") => ({
   id,
@@ -116,8 +116,9 @@ describe("ArtifactsScreen", () => {
     await waitFor(() =>
       expect(calls.filter((c) => c.cmd === "list_artifacts").at(-1)?.args.query).toMatchObject({
         conversation_id: "c1",
-        updated_from: "2026-11-01",
-        updated_before: "2026-12-01",
+        // Local days: from the start of Nov 1 to the start of Dec 1, in this machine's zone.
+        updated_from: new Date(2026, 10, 1).toISOString(),
+        updated_before: new Date(2026, 11, 1).toISOString(),
         sort: "title",
       }),
     );
@@ -167,6 +168,7 @@ describe("ArtifactsScreen", () => {
         contentType="text/html"
         content={
           '<meta http-equiv="refresh" content="0;url=https://x.test/"><h1>Hi</h1>' +
+          '<a href="https://x.test/away">away</a><a href="#part">jump</a>' +
           '<script>parent.hacked = 1</script><img src="https://x.test/a.png" onerror="parent.hacked = 2">'
         }
       />,
@@ -179,10 +181,12 @@ describe("ArtifactsScreen", () => {
     );
     const srcdoc = frame.getAttribute("srcdoc") ?? "";
     expect(srcdoc).toContain("<h1>Hi</h1>");
-    expect(srcdoc).not.toMatch(/refresh|<script|onerror/);
+    expect(srcdoc).not.toMatch(/refresh|<script|onerror|x\.test\/away/);
+    expect(srcdoc).toContain('href="#part"');
     await user.click(screen.getByRole("button", { name: "Show source" }));
     expect(screen.getByText(/parent.hacked/)).toBeInTheDocument();
     expect(nextDay("2026-12-31")).toBe("2027-01-01");
+    expect(localDayStart("2026-03-09")).toBe(new Date(2026, 2, 9).toISOString());
   });
 
   it("highlights code, escaping what it shows", () => {

@@ -303,24 +303,26 @@ function Viewer(props: {
           {props.conversationTitle ?? a.conversation_id} · version {a.version} · updated{" "}
           {a.updated_at}
         </p>
-        <div className="viewer-actions" role="tablist" aria-label="Artifact">
-          <button
-            type="button"
-            role="tab"
-            aria-selected={tab === "view"}
-            onClick={() => setTab("view")}
-          >
-            View
-          </button>
-          <button
-            type="button"
-            role="tab"
-            aria-selected={tab === "history"}
-            onClick={() => setTab("history")}
-            data-testid="history-tab"
-          >
-            History ({versions.length})
-          </button>
+        <div className="viewer-actions">
+          <div role="tablist" aria-label="Artifact" className="viewer-tabs">
+            <button
+              type="button"
+              role="tab"
+              aria-selected={tab === "view"}
+              onClick={() => setTab("view")}
+            >
+              View
+            </button>
+            <button
+              type="button"
+              role="tab"
+              aria-selected={tab === "history"}
+              onClick={() => setTab("history")}
+              data-testid="history-tab"
+            >
+              History ({versions.length})
+            </button>
+          </div>
           <button type="button" onClick={copy}>
             Copy
           </button>

@@ -10,9 +10,9 @@ export interface LibraryFilter {
   source: ArtifactSource | "";
   /** A conversation id, or "" for all. */
   conversationId: string;
-  /** First day (YYYY-MM-DD, UTC), or "". */
+  /** First day (YYYY-MM-DD, local), or "". */
   from: string;
-  /** Last day, inclusive (YYYY-MM-DD, UTC), or "". */
+  /** Last day, inclusive (YYYY-MM-DD, local), or "". */
   to: string;
   sort: ListSort;
 }
@@ -26,6 +26,12 @@ export const EMPTY_FILTER: LibraryFilter = {
   to: "",
   sort: "relevance",
 };
+
+/** The instant the local day `day` (YYYY-MM-DD) starts, as the database stores instants. */
+export function localDayStart(day: string): string {
+  const [y, m, d] = day.split("-").map(Number);
+  return new Date(y ?? 1970, (m ?? 1) - 1, d ?? 1).toISOString();
+}
 
 /** The day after `day` (YYYY-MM-DD), so an inclusive last day becomes an exclusive bound. */
 export function nextDay(day: string): string {
@@ -44,26 +50,41 @@ export function useLibrary() {
   const [version, setVersion] = useState(0);
 
   const fetchPage = useCallback(
-    (offset: number) =>
+    (offset: number, limit: number = PAGE) =>
       commands.listArtifacts(
         {
           query: filter.text.trim() || null,
           conversation_id: filter.conversationId || null,
           content_type: filter.contentType || null,
           source: filter.source || null,
-          updated_from: filter.from || null,
-          updated_before: filter.to ? nextDay(filter.to) : null,
+          // The user's days are local days.
+          updated_from: filter.from ? localDayStart(filter.from) : null,
+          updated_before: filter.to ? localDayStart(nextDay(filter.to)) : null,
           sort: filter.sort,
         },
-        PAGE,
+        limit,
         offset,
       ),
     [filter],
   );
 
+  // Bumped on every new listing: a page that arrives for an older one is dropped.
+  const generation = useRef(0);
+  const loaded = useRef(0);
+  const lastFetch = useRef<typeof fetchPage | null>(null);
+  useEffect(() => {
+    loaded.current = items.length;
+  }, [items.length]);
+
   useEffect(() => {
     let alive = true;
-    void fetchPage(0).then((res) => {
+    const mine = ++generation.current;
+    // A refresh (the same filter) keeps the rows already loaded, up to 500.
+    const same = lastFetch.current === fetchPage;
+    lastFetch.current = fetchPage;
+    const keep = same ? Math.min(500, Math.max(PAGE, loaded.current)) : PAGE;
+    void fetchPage(0, keep).then((res) => {
+      if (mine !== generation.current) return;
       if (!alive) return;
       if (res.status === "ok") {
         setItems(res.data.items);
@@ -79,14 +100,29 @@ export function useLibrary() {
   const loadMore = useCallback(async () => {
     if (loading.current) return;
     loading.current = true;
+    const mine = generation.current;
     const res = await fetchPage(items.length);
     loading.current = false;
+    if (mine !== generation.current) return;
     if (res.status === "ok") setItems((old) => [...old, ...res.data.items]);
   }, [fetchPage, items.length]);
 
   const refresh = useCallback(() => setVersion((v) => v + 1), []);
+  // A run writing many artifacts refreshes the list at most every 300 ms.
+  const pending = useRef<number | null>(null);
+  useEffect(
+    () => () => {
+      if (pending.current !== null) window.clearTimeout(pending.current);
+    },
+    [],
+  );
   useEngineEvents((e) => {
-    if (e.type === "artifact_snapshot" || e.type === "run_ended") refresh();
+    if (e.type !== "artifact_snapshot" && e.type !== "run_ended") return;
+    if (pending.current !== null) return;
+    pending.current = window.setTimeout(() => {
+      pending.current = null;
+      refresh();
+    }, 300);
   });
 
   return { filter, setFilter, items, total, error, loadMore, refresh };

@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { commands, type ToolTest } from "../../bindings";
 import { Spinner } from "../../components/Spinner";
 import type { ToolDraft } from "./toolDraft";
@@ -19,6 +19,14 @@ export function TestPanel(props: {
   const [result, setResult] = useState<ToolTest | null>(null);
   const [error, setError] = useState<string | null>(null);
   const params = props.draft?.parameters ?? [];
+  // Closing the editor while a test waits for permission withdraws the request.
+  const waiting = useRef(false);
+  useEffect(
+    () => () => {
+      if (waiting.current) void commands.cancelToolTest();
+    },
+    [],
+  );
 
   const run = async () => {
     setRunning(true);
@@ -28,7 +36,9 @@ export function TestPanel(props: {
       const v = values[p.name];
       if (v !== undefined && v !== "") sent[p.name] = v;
     }
+    waiting.current = true;
     const res = await commands.testToolDraft(props.path, props.text, sent);
+    waiting.current = false;
     setRunning(false);
     if (res.status === "ok") setResult(res.data);
     else {

@@ -230,5 +230,18 @@ describe("Tools page editing", () => {
     await user.click(screen.getByRole("button", { name: "Discard changes" }));
     expect(screen.queryByTestId("tool-editor")).toBeNull();
     expect(screen.getByTestId("new-tool")).toBeInTheDocument();
+
+    // Discarding by opening a new tool again starts over, and the guard stays armed.
+    await user.click(screen.getByTestId("new-tool"));
+    await user.type(await screen.findByTestId("tool-description"), "?");
+    await user.click(screen.getByRole("button", { name: "← All tools" }));
+    await user.click(screen.getByRole("button", { name: "Discard changes" }));
+    await user.click(screen.getByTestId("new-tool"));
+    expect((await screen.findByTestId<HTMLInputElement>("tool-name")).value).toBe(
+      "query_stock_price",
+    );
+    await user.type(screen.getByTestId("tool-description"), "!");
+    await user.click(screen.getByTestId("close-editor"));
+    expect(screen.getByTestId("leave-dialog")).toBeInTheDocument();
   });
 });

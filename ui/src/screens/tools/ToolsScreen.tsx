@@ -7,7 +7,11 @@ import { ToolEditor } from "./ToolEditor";
 import { duplicateText } from "./toolDraft";
 import { useTools } from "./useTools";
 
-type Opened = { path: string | null; text: string };
+type Opened = { path: string | null; text: string; key: number };
+
+let opens = 0;
+/** Every open gets its own key, so opening again (after "Discard") really starts over. */
+const opening = (path: string | null, text: string): Opened => ({ path, text, key: ++opens });
 
 /** Tool files on disk, enabled or not, refreshed on every config reload. */
 function useToolFiles() {
@@ -56,7 +60,7 @@ export function ToolsScreen({ state }: { state: StatusState }) {
     });
   const read = async (path: string): Promise<Opened | null> => {
     const res = await commands.readConfigFile("tool", path);
-    if (res.status === "ok") return { path: res.data.path, text: res.data.text };
+    if (res.status === "ok") return opening(res.data.path, res.data.text);
     setActionError(res.error.message);
     return null;
   };
@@ -72,7 +76,7 @@ export function ToolsScreen({ state }: { state: StatusState }) {
     duplicate: (path) =>
       open(async () => {
         const o = await read(path);
-        return o ? { path: null, text: duplicateText(o.text, names) } : null;
+        return o ? opening(null, duplicateText(o.text, names)) : null;
       }),
     setEnabled: (path, enabled) =>
       void act(() => commands.setConfigFileEnabled("tool", path, enabled)),
@@ -93,7 +97,7 @@ export function ToolsScreen({ state }: { state: StatusState }) {
           ← All tools
         </button>
         <ToolEditor
-          key={opened.path ?? `new:${opened.text.length}`}
+          key={opened.key}
           opened={opened}
           onClose={() => confirmLeave(() => setOpened(null))}
         />
@@ -113,7 +117,7 @@ export function ToolsScreen({ state }: { state: StatusState }) {
           onClick={() =>
             open(async () => {
               const res = await commands.toolTemplate();
-              return res.status === "ok" ? { path: null, text: res.data } : null;
+              return res.status === "ok" ? opening(null, res.data) : null;
             })
           }
         >

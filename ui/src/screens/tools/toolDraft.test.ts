@@ -123,4 +123,47 @@ describe("tool file ⇄ form", () => {
     expect(draftOf(copy).name).toBe("query_stock_price_copy2");
     expect(copy.replace("query_stock_price_copy2", "query_stock_price")).toBe(example);
   });
+
+  it("never breaks or silently changes the file, whatever the values", () => {
+    const long =
+      "A description that goes on for well over eighty characters, with commas, colons: and # signs";
+    // A long value in a new parameter.
+    const d = draftOf(example);
+    const withParam = applyDraft(example, {
+      ...d,
+      parameters: [...d.parameters, { ...emptyParam(), name: "q", description: "x" }],
+    });
+    const again = draftOf(withParam);
+    const q = again.parameters.length - 1;
+    const edited = applyDraft(withParam, {
+      ...again,
+      parameters: again.parameters.map((p, i) => (i === q ? { ...p, description: long } : p)),
+    });
+    expect(draftOf(edited).parameters[q]?.description).toBe(long);
+    // A block scalar replaced by one line keeps the next key.
+    const block = '---\nname: t\ndescription: |\n  l1\n  l2\nendpoint: "http://x"\n---\n';
+    const oneLine = applyDraft(block, { ...draftOf(block), description: "single" });
+    expect(draftOf(oneLine)).toMatchObject({ description: "single", endpoint: "http://x" });
+    // Inside a flow map, a value with commas stays one value.
+    const flow =
+      '---\nname: t\nendpoint: "http://x"\nparameters:\n  - {name: q, type: string, description: query}\n---\n';
+    const commas = applyDraft(flow, {
+      ...draftOf(flow),
+      parameters: [
+        { ...(draftOf(flow).parameters[0] ?? emptyParam()), description: "query, e.g. AAPL: {x}" },
+      ],
+    });
+    expect(draftOf(commas).parameters[0]?.description).toBe("query, e.g. AAPL: {x}");
+    // Values YAML would read as something else stay strings.
+    for (const tricky of ["true", "null", "{{KEY}}", "- x", "a # b", "12", " padded"]) {
+      const out = applyDraft(example, { ...d, description: tricky });
+      expect(draftOf(out).description).toBe(tricky);
+    }
+    // An allowed value containing a comma is left alone when another field changes.
+    const cities =
+      '---\nname: t\nendpoint: "http://x"\nparameters:\n  - name: city\n    type: string\n    enum: ["New York, NY", "Boston, MA"]\n---\n';
+    const moved = applyDraft(cities, { ...draftOf(cities), endpoint: "http://y" });
+    expect(moved).toContain('enum: ["New York, NY", "Boston, MA"]');
+    expect(moved).toContain('endpoint: "http://y"');
+  });
 });

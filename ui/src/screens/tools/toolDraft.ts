@@ -6,7 +6,7 @@
  * comments, key order and fields the form does not know survive. Validation is not done here:
  * the backend's own loader checks the text (`check_tool_draft`).
  */
-import { isMap, isNode, isScalar, isSeq, parseDocument, stringify, type Document } from "yaml";
+import { isMap, isNode, isScalar, isSeq, parseDocument, type Document } from "yaml";
 
 export const PARAM_TYPES = ["string", "integer", "number", "boolean"] as const;
 export type ParamType = (typeof PARAM_TYPES)[number];
@@ -166,14 +166,23 @@ const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 
 type Patch = { start: number; end: number; text: string };
 
-/** A scalar written in the style the file already used for it. */
+/** Text that is safe as a plain YAML scalar anywhere, including inside `{ }` / `[ ]`: no
+ * indicators, separators, comments or words YAML reads as something else. */
+const PLAIN_SAFE = /^[A-Za-z_][A-Za-z0-9_./ -]{0,59}$/;
+const YAML_WORDS = /^(true|false|yes|no|on|off|null|y|n)$/i;
+
+/** A scalar written in the style the file already used for it, when that style is safe for
+ * the new value; otherwise double-quoted (JSON strings are valid YAML). Always one line. */
 function scalarText(value: string | number | boolean, style: unknown, old: unknown): string {
   if (typeof value !== "string") return String(value);
   // An empty string had to be quoted; what replaces it need not be.
-  const quoted = style === "QUOTE_DOUBLE" && old !== "";
-  if (value.includes("\n") || quoted) return JSON.stringify(value);
-  if (style === "QUOTE_SINGLE") return `'${value.replace(/'/g, "''")}'`;
-  return stringify(value).trimEnd();
+  const keepQuotes = style === "QUOTE_DOUBLE" && old !== "";
+  const plainOk = PLAIN_SAFE.test(value) && !value.endsWith(" ") && !YAML_WORDS.test(value);
+  if (keepQuotes || !plainOk) {
+    if (style === "QUOTE_SINGLE" && !value.includes("\n")) return `'${value.replace(/'/g, "''")}'`;
+    return JSON.stringify(value);
+  }
+  return value;
 }
 
 /**
@@ -199,9 +208,11 @@ class Editor {
     const node: unknown = doc.getIn(path, true);
     const plain = isNode(node) ? node.toJSON() : node;
     if (exists && same(plain, value)) return;
+    const block = isScalar(node) && (node.type === "BLOCK_LITERAL" || node.type === "BLOCK_FOLDED");
     if (
       exists &&
       isScalar(node) &&
+      !block &&
       node.range &&
       (typeof value === "string" || typeof value === "number" || typeof value === "boolean")
     ) {
@@ -250,8 +261,15 @@ export function applyDraft(text: string, draft: ToolDraft): string {
     doc.contents = doc.createNode({}) as unknown as typeof doc.contents;
     edit.structural = true;
   }
+  // Only fields the user changed are written: an untouched field keeps its exact form (e.g. an
+  // allowed value containing a comma, which the form shows comma-joined).
+  const prev = before.ok ? before.draft : null;
   const values = fieldValues(draft);
-  for (const key of FIELD_ORDER) edit.put([key], values[key]);
+  for (const key of FIELD_ORDER) {
+    const k = key as keyof ToolDraft;
+    if (prev && same(prev[k], draft[k])) continue;
+    edit.put([key], values[key]);
+  }
 
   const wanted = draft.parameters.map(paramValues);
   if (wanted.length === 0) {
@@ -266,12 +284,16 @@ export function applyDraft(text: string, draft: ToolDraft): string {
       while (seq.items.length > wanted.length) seq.items.pop();
       wanted.forEach((values, i) => {
         const item = seq.items[i];
+        const was = prev?.parameters[i];
+        const now = draft.parameters[i];
         if (!isMap(item)) {
           seq.items[i] = doc.createNode(stripUndefined(values));
           edit.structural = true;
           return;
         }
         for (const [key, value] of Object.entries(values)) {
+          if (was && now && same(was[key as keyof ParamDraft], now[key as keyof ParamDraft]))
+            continue;
           // `required: true` is the default: an explicit one stays, a missing one is not added.
           const keep = key === "required" && value === undefined && item.has("required");
           edit.put(["parameters", i, key], keep ? true : value);
