@@ -217,3 +217,36 @@ def prepare_home(home: Path, model: ScriptedModel, agent: str, settings: str = "
     (config / "agents" / "tester.md").write_text(agent)
     if settings:
         (config / "settings.yaml").write_text(settings)
+
+
+class JsonServer:
+    """A JSON API stand-in on 127.0.0.1: ``respond(path, base_url)`` gives each GET's body.
+    Records the paths it was asked for; ``base`` is its URL."""
+
+    def __init__(self, respond):
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.requests: list[str] = []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self):  # noqa: N802 (http.server's name)
+                outer.requests.append(self.path)
+                body = json.dumps(respond(self.path, outer.base)).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()

@@ -4,14 +4,9 @@ then break the file and check the error is shown while the last good version kee
 
 from __future__ import annotations
 
-import json
-import threading
-import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
 from selenium.webdriver.common.by import By
 
-from harness import App, prepare_home
+from harness import App, JsonServer, prepare_home
 
 AGENT = """---
 name: tester
@@ -27,32 +22,9 @@ You are the tester.
 CALL = "<tool_call><name>weather_now</name><params><city><![CDATA[Oslo]]></city></params></tool_call>"
 
 
-class WeatherServer:
+def weather_api() -> JsonServer:
     """A stand-in weather API on 127.0.0.1 that records every request."""
-
-    def __init__(self):
-        self.requests: list[str] = []
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self):  # noqa: N802 (http.server's naming)
-                outer.requests.append(self.path)
-                body = json.dumps({"data": {"temp": 21.5, "unit": "C"}}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def stop(self):
-        self.server.shutdown()
+    return JsonServer(lambda path, base: {"data": {"temp": 21.5, "unit": "C"}})
 
 
 def click_testid(app: App, testid: str) -> None:
@@ -90,7 +62,7 @@ def pick_tester(app: App) -> None:
 
 
 def test_create_test_use_and_break_an_http_tool(home, scripted_model):
-    weather = WeatherServer()
+    weather = weather_api()
     model = scripted_model([
         {"text": CALL},
         {"text": "It is 21.5 degrees in Oslo."},
@@ -106,7 +78,7 @@ def test_create_test_use_and_break_an_http_tool(home, scripted_model):
         editor = app.by_testid("tool-editor")
         type_into(app, app.by_testid("tool-name"), "weather_now")
         type_into(app, app.by_testid("tool-description"), "Current temperature in a city")
-        type_into(app, app.by_testid("tool-endpoint"), f"{weather.url}/weather")
+        type_into(app, app.by_testid("tool-endpoint"), f"{weather.base}/weather")
         app.set_value(app.by_testid("tool-method"), "GET")
         type_into(app, app.by_testid("tool-extract"), "$.data.temp")
         editor.find_element(By.CSS_SELECTOR, '[aria-label="Remove header Authorization"]').click()
@@ -127,7 +99,7 @@ def test_create_test_use_and_break_an_http_tool(home, scripted_model):
         tool_file = home / "config" / "tools" / "weather_now.md"
         app.wait(lambda d: tool_file.is_file(), "the saved tool file")
         saved = tool_file.read_text()
-        assert f'{weather.url}/weather' in saved and "$.data.temp" in saved
+        assert f'{weather.base}/weather' in saved and "$.data.temp" in saved
         app.wait(lambda d: "Saved to" in app.text_of("editor-notice"), "the saved notice")
         app.screenshot("tool-editor")
 
@@ -141,7 +113,7 @@ def test_create_test_use_and_break_an_http_tool(home, scripted_model):
         assert app.text_of("test-output") == "21.5"
         assert app.text_of("test-outcome").startswith("Succeeded · HTTP 200")
         request = app.text_of("test-request")
-        assert f"GET {weather.url}/weather?city=Oslo" in request, request
+        assert f"GET {weather.base}/weather?city=Oslo" in request, request
         assert '"temp": 21.5' in app.js("return document.querySelector('[data-testid=test-response]').textContent") or \
             '"temp":21.5' in app.js("return document.querySelector('[data-testid=test-response]').textContent")
         assert weather.requests == ["/weather?city=Oslo"]
