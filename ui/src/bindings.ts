@@ -383,7 +383,7 @@ async checkToolDraft(path: string | null, text: string) : Promise<Result<ToolChe
 /**
  * Check an agent draft: loader errors, unknown tools, unknown model profile.
  */
-async checkAgentDraft(path: string | null, text: string) : Promise<Result<ConfigError[], AppError>> {
+async checkAgentDraft(path: string | null, text: string) : Promise<Result<AgentCheck, AppError>> {
     try {
     return { status: "ok", data: await TAURI_INVOKE("check_agent_draft", { path, text }) };
 } catch (e) {
@@ -477,6 +477,18 @@ statusChanged: "status-changed"
 /** user-defined types **/
 
 /**
+ * An agent draft as the Agents page shows it.
+ */
+export type AgentCheck = { 
+/**
+ * Problems, located.
+ */
+errors: ConfigError[]; 
+/**
+ * What loads, when the loader accepts it (even with unknown tools or model).
+ */
+agent: AgentView | null }
+/**
  * An agent the user can talk to.
  */
 export type AgentInfo = { 
@@ -496,6 +508,38 @@ model: string | null;
  * Internal agents are only reachable as sub-agents.
  */
 internal: boolean }
+/**
+ * An agent as it loads, for the Agents page.
+ */
+export type AgentView = { 
+/**
+ * Name.
+ */
+name: string; 
+/**
+ * Description.
+ */
+description: string; 
+/**
+ * The model profile it asks for (`None`: `default`, else the first profile).
+ */
+model: string | null; 
+/**
+ * Tools and the agent's permission for each, by name.
+ */
+tools: ([string, Permission])[]; 
+/**
+ * Not reachable as a sub-agent.
+ */
+internal: boolean; 
+/**
+ * Tool rounds per run.
+ */
+max_tool_rounds: number; 
+/**
+ * The role prompt (Markdown).
+ */
+role_prompt: string }
 /**
  * The user's answer to a permission request.
  */

@@ -5,10 +5,9 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use engine::config::ConfigError;
 use engine::config_files::{self, ConfigFile, FileEntry, FileKind};
 use engine::tools::direct::Asker;
-use engine::tools::editor::{ToolCheck, ToolTest};
+use engine::tools::editor::{AgentCheck, ToolCheck, ToolTest};
 use tauri::State;
 use tokio_util::sync::CancellationToken;
 
@@ -142,7 +141,7 @@ pub fn check_agent_draft(
     state: State<'_, AppState>,
     path: Option<String>,
     text: String,
-) -> Result<Vec<ConfigError>, AppError> {
+) -> Result<AgentCheck, AppError> {
     Ok(engine::tools::editor::check_agent(
         &state.engine()?.ctx,
         path.map(PathBuf::from).as_deref(),

@@ -206,15 +206,50 @@ pub async fn test_tool(
     })
 }
 
+/// An agent as it loads, for the Agents page.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct AgentView {
+    /// Name.
+    pub name: String,
+    /// Description.
+    pub description: String,
+    /// The model profile it asks for (`None`: `default`, else the first profile).
+    pub model: Option<String>,
+    /// Tools and the agent's permission for each, by name.
+    pub tools: Vec<(String, Permission)>,
+    /// Not reachable as a sub-agent.
+    pub internal: bool,
+    /// Tool rounds per run.
+    pub max_tool_rounds: u32,
+    /// The role prompt (Markdown).
+    pub role_prompt: String,
+}
+
+/// An agent draft as the Agents page shows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct AgentCheck {
+    /// Problems, located.
+    pub errors: Vec<ConfigError>,
+    /// What loads, when the loader accepts it (even with unknown tools or model).
+    pub agent: Option<AgentView>,
+}
+
 /// Check an agent draft: the agent loader's errors, then tools that do not exist and a model
 /// profile that is not in `models.yaml` (the same problems the status area lists).
-pub fn check_agent(ctx: &AppContext, path: Option<&Path>, text: &str) -> Vec<ConfigError> {
+pub fn check_agent(ctx: &AppContext, path: Option<&Path>, text: &str) -> AgentCheck {
     let located = path.map(Path::to_path_buf).unwrap_or_else(|| {
         config_files::folder(&ctx.paths().config_dir, FileKind::Agent).join("new agent.md")
     });
     let agent = match crate::config::parse_agent(&located, text) {
         Ok(agent) => agent,
-        Err(e) => return vec![e],
+        Err(e) => {
+            return AgentCheck {
+                errors: vec![e],
+                agent: None,
+            }
+        }
     };
     let line_of = |needle: &str| {
         text.lines()
@@ -254,5 +289,16 @@ pub fn check_agent(ctx: &AppContext, path: Option<&Path>, text: &str) -> Vec<Con
             });
         }
     }
-    errors
+    AgentCheck {
+        errors,
+        agent: Some(AgentView {
+            tools: agent.tools.iter().map(|(k, v)| (k.clone(), *v)).collect(),
+            name: agent.name,
+            description: agent.description,
+            model: agent.model,
+            internal: agent.internal,
+            max_tool_rounds: agent.max_tool_rounds,
+            role_prompt: agent.role_prompt,
+        }),
+    }
 }

@@ -129,28 +129,32 @@ async fn a_test_run_goes_through_permission_and_shows_the_whole_exchange() {
     .unwrap();
     let broker = PermissionBroker::new();
     let text = draft(&format!("{}/price", api.base), "confirm", "$.data.price");
-    let ask = || Asker::Broker {
-        broker: &broker,
-        timeout: Duration::from_secs(10),
-        cancel: CancellationToken::new(),
+    // One test run of `text` with `symbol`, the permission answered with `answer` (none: left
+    // to time out after `wait`); returns the result and the events.
+    let run = |text: String, symbol: &'static str, answer: Option<Answer>, wait: Duration| {
+        let (ctx, broker) = (&ctx, &broker);
+        async move {
+            let sink = Answering {
+                broker,
+                answer,
+                events: Default::default(),
+            };
+            let ask = Asker::Broker {
+                broker,
+                timeout: wait,
+                cancel: CancellationToken::new(),
+            };
+            let test = test_tool(ctx, None, &text, &params(&[("symbol", symbol)]), ask, &sink)
+                .await
+                .unwrap();
+            let events = sink.events.lock().unwrap().clone();
+            (test, events)
+        }
     };
+    let long = Duration::from_secs(10);
 
     // Approved: the extracted value, every parameter typed, the default sent.
-    let sink = Answering {
-        broker: &broker,
-        answer: Some(Answer::Approve),
-        events: Default::default(),
-    };
-    let test = test_tool(
-        &ctx,
-        None,
-        &text,
-        &params(&[("symbol", "AAPL")]),
-        ask(),
-        &sink,
-    )
-    .await
-    .unwrap();
+    let (test, test_events) = run(text.clone(), "AAPL", Some(Answer::Approve), long).await;
     assert!(test.success, "{test:?}");
     assert_eq!(test.output, "189.5");
     assert_eq!(
@@ -177,48 +181,19 @@ async fn a_test_run_goes_through_permission_and_shows_the_whole_exchange() {
         .any(|(k, v)| k == "content-type" && v.contains("json")));
     assert!(exchange.response_body.contains("\"price\":189.5"));
     assert_eq!(exchange.response_extract.as_deref(), Some("$.data.price"));
-    let events = sink.events.lock().unwrap().clone();
-    assert!(matches!(events[0], EngineEvent::PermissionRequest { .. }));
-    assert!(!format!("{test:?}{events:?}").contains("sk-editor-secret"));
+    assert!(matches!(
+        test_events[0],
+        EngineEvent::PermissionRequest { .. }
+    ));
+    assert!(!format!("{test:?}{test_events:?}").contains("sk-editor-secret"));
 
     // "Always allow" in a test approves this call only: the next test asks again, and no
     // conversation is created for it.
-    let sink = Answering {
-        broker: &broker,
-        answer: Some(Answer::ApproveAlways),
-        events: Default::default(),
-    };
-    let always = test_tool(
-        &ctx,
-        None,
-        &text,
-        &params(&[("symbol", "IBM")]),
-        ask(),
-        &sink,
-    )
-    .await
-    .unwrap();
+    let (always, _) = run(text.clone(), "IBM", Some(Answer::ApproveAlways), long).await;
     assert!(always.success, "{always:?}");
-    let sink = Answering {
-        broker: &broker,
-        answer: Some(Answer::Approve),
-        events: Default::default(),
-    };
-    test_tool(
-        &ctx,
-        None,
-        &text,
-        &params(&[("symbol", "IBM")]),
-        ask(),
-        &sink,
-    )
-    .await
-    .unwrap();
+    let (_, again_events) = run(text.clone(), "IBM", Some(Answer::Approve), long).await;
     assert!(
-        matches!(
-            sink.events.lock().unwrap()[0],
-            EngineEvent::PermissionRequest { .. }
-        ),
+        matches!(again_events[0], EngineEvent::PermissionRequest { .. }),
         "asked again"
     );
     assert_eq!(
@@ -231,65 +206,19 @@ async fn a_test_run_goes_through_permission_and_shows_the_whole_exchange() {
     let before = api.requests().len();
 
     // Denied: nothing is sent.
-    let sink = Answering {
-        broker: &broker,
-        answer: Some(Answer::Deny),
-        events: Default::default(),
-    };
-    let denied = test_tool(
-        &ctx,
-        None,
-        &text,
-        &params(&[("symbol", "MSFT")]),
-        ask(),
-        &sink,
-    )
-    .await
-    .unwrap();
+    let (denied, _) = run(text.clone(), "MSFT", Some(Answer::Deny), long).await;
     assert!(!denied.success);
     assert!(denied.output.contains("did not allow"), "{}", denied.output);
     assert!(denied.exchange.is_none());
     assert_eq!(api.requests().len(), before);
 
     // Unanswered: denied when the wait times out.
-    let sink = Answering {
-        broker: &broker,
-        answer: None,
-        events: Default::default(),
-    };
-    let timed_out = test_tool(
-        &ctx,
-        None,
-        &text,
-        &params(&[("symbol", "MSFT")]),
-        Asker::Broker {
-            broker: &broker,
-            timeout: Duration::from_millis(50),
-            cancel: CancellationToken::new(),
-        },
-        &sink,
-    )
-    .await
-    .unwrap();
+    let (timed_out, _) = run(text.clone(), "MSFT", None, Duration::from_millis(50)).await;
     assert!(timed_out.output.contains("not answered in time"));
 
     // A path that matches nothing is explained against the actual response.
     let auto = draft(&format!("{}/price", api.base), "auto", "$.data.cost");
-    let sink = Answering {
-        broker: &broker,
-        answer: None,
-        events: Default::default(),
-    };
-    let missed = test_tool(
-        &ctx,
-        None,
-        &auto,
-        &params(&[("symbol", "AAPL")]),
-        ask(),
-        &sink,
-    )
-    .await
-    .unwrap();
+    let (missed, _) = run(auto.clone(), "AAPL", None, long).await;
     assert!(!missed.success);
     assert!(
         missed
@@ -302,6 +231,16 @@ async fn a_test_run_goes_through_permission_and_shows_the_whole_exchange() {
     assert_eq!(missed.exchange.unwrap().status, Some(200));
 
     // Missing a required parameter: the pipeline's message, no request.
+    let sink = Answering {
+        broker: &broker,
+        answer: None,
+        events: Default::default(),
+    };
+    let ask = || Asker::Broker {
+        broker: &broker,
+        timeout: long,
+        cancel: CancellationToken::new(),
+    };
     let invalid = test_tool(&ctx, None, &auto, &params(&[]), ask(), &sink)
         .await
         .unwrap();
@@ -329,12 +268,19 @@ async fn an_agent_draft_is_checked_for_its_loader_errors_tools_and_model() {
     let ctx = AppContext::open(Some(home.path())).unwrap();
     let path = ctx.paths().config_dir.join("agents/lead_agent.md");
     let text = std::fs::read_to_string(&path).unwrap();
-    assert_eq!(
-        engine::tools::editor::check_agent(&ctx, Some(&path), &text),
-        []
-    );
+    let ok = engine::tools::editor::check_agent(&ctx, Some(&path), &text);
+    assert_eq!(ok.errors, []);
+    let view = ok.agent.unwrap();
+    assert_eq!(view.name, "lead_agent");
+    assert!(view.tools.contains(&(
+        "call_subagent".to_string(),
+        engine::config::Permission::Auto
+    )));
+    assert!(!view.role_prompt.is_empty() && !view.role_prompt.starts_with("---"));
     let unknown = text.replacen("tools:", "tools:\n  no_such_tool: auto", 1);
-    let errors = engine::tools::editor::check_agent(&ctx, Some(&path), &unknown);
+    let check = engine::tools::editor::check_agent(&ctx, Some(&path), &unknown);
+    assert!(check.agent.is_some(), "it still loads, with a problem");
+    let errors = check.errors;
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert_eq!(errors[0].field.as_deref(), Some("tools.no_such_tool"));
     let line = errors[0].line.unwrap() as usize;
@@ -345,13 +291,15 @@ async fn an_agent_draft_is_checked_for_its_loader_errors_tools_and_model() {
         .contains("no_such_tool"));
 
     let model = "---\nname: x\nmodel: nope\n---\nHi\n";
-    let errors = engine::tools::editor::check_agent(&ctx, None, model);
+    let errors = engine::tools::editor::check_agent(&ctx, None, model).errors;
     assert_eq!(errors[0].field.as_deref(), Some("model"));
     assert_eq!(errors[0].line, Some(3));
     assert!(errors[0].message.contains("default"), "{errors:?}");
 
     let broken = "---\nname: x\ntools: [web_search\n---\n";
-    let errors = engine::tools::editor::check_agent(&ctx, None, broken);
+    let check = engine::tools::editor::check_agent(&ctx, None, broken);
+    assert!(check.agent.is_none());
+    let errors = check.errors;
     assert_eq!(errors.len(), 1);
     assert!(errors[0].line.is_some(), "{errors:?}");
 }

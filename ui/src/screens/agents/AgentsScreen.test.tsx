@@ -17,17 +17,35 @@ function backend(disk: { text: string }) {
       if (cmd === "list_config_files")
         return [{ path: PATH, file_name: "lead_agent.md", enabled: true, name: "lead_agent" }];
       if (cmd === "read_config_file") return file;
-      if (cmd === "check_agent_draft")
-        return (a.text as string).includes("no_such_tool")
-          ? [
-              {
-                file: PATH,
-                line: 6,
-                field: "tools.no_such_tool",
-                message: "there is no tool `no_such_tool`",
-              },
-            ]
-          : [];
+      if (cmd === "check_agent_draft") {
+        // A stand-in for the backend's loader: the lead agent's fields, one unknown tool.
+        const text = a.text as string;
+        const agent = {
+          name: /name: (\S+)/.exec(text)?.[1] ?? "",
+          description: "Plans and delegates",
+          model: "default",
+          tools: [
+            ["call_subagent", "auto"],
+            ["create_artifact", "auto"],
+          ],
+          internal: false,
+          max_tool_rounds: 20,
+          role_prompt: "You are the **lead**.",
+        };
+        return text.includes("no_such_tool")
+          ? {
+              errors: [
+                {
+                  file: PATH,
+                  line: 6,
+                  field: "tools.no_such_tool",
+                  message: "there is no tool `no_such_tool`",
+                },
+              ],
+              agent,
+            }
+          : { errors: [], agent };
+      }
       if (cmd === "save_config_file") {
         saves.push(a);
         disk.text = a.text as string;
@@ -55,6 +73,7 @@ describe("AgentsScreen", () => {
     const tools = within(detail).getByTestId("agent-tools");
     expect(tools).toHaveTextContent("call_subagent");
     expect(tools).toHaveTextContent("auto");
+    expect(within(detail).getByText("lead")).toBeInTheDocument(); // the role prompt, rendered
 
     await user.click(screen.getByTestId("edit-agent"));
     const raw = screen.getByTestId<HTMLTextAreaElement>("agent-raw");

@@ -1,13 +1,13 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { commands, events, type ConfigError, type FileEntry } from "../../bindings";
+import { useCallback, useEffect, useRef, useState } from "react";
+import { commands, events, type AgentCheck, type AgentView, type FileEntry } from "../../bindings";
 import { ConfirmButton } from "../../components/ConfirmButton";
 import { Markdown } from "../../components/Markdown";
-import { ExternalChangeBanner } from "../../editor/ExternalChangeBanner";
+import { FileEditorFrame } from "../../editor/FileEditorFrame";
 import { ProblemList } from "../../editor/ProblemList";
 import { selectLine } from "../../editor/selectLine";
 import { useFileEditor } from "../../editor/useFileEditor";
 import { useConfirmLeave, useLeaveGuard } from "../../shell/leaveGuard";
-import { NEW_AGENT, readAgent, type AgentView } from "./agentFile";
+import { NEW_AGENT } from "./agentFile";
 
 type Opened = { path: string | null; text: string; key: number };
 
@@ -144,7 +144,7 @@ function AgentDetail(props: {
   onDelete: () => Promise<void>;
 }) {
   const [text, setText] = useState<string | null>(null);
-  const [problems, setProblems] = useState<ConfigError[]>([]);
+  const [check, setCheck] = useState<AgentCheck | null>(null);
   const { path } = props.file;
   useEffect(() => {
     let alive = true;
@@ -153,7 +153,7 @@ function AgentDetail(props: {
         if (!alive || res.status === "error") return;
         setText(res.data.text);
         const check = await commands.checkAgentDraft(path, res.data.text);
-        if (alive && check.status === "ok") setProblems(check.data);
+        if (alive && check.status === "ok") setCheck(check.data);
       });
     load();
     const off = events.statusChanged.listen(load);
@@ -162,7 +162,8 @@ function AgentDetail(props: {
       void off.then((unlisten) => unlisten());
     };
   }, [path]);
-  const agent = useMemo(() => (text === null ? null : readAgent(text)), [text]);
+  const agent = check?.agent ?? null;
+  const problems = check?.errors ?? [];
   const name = agent?.name || props.file.file_name;
   return (
     <article data-testid="agent-detail">
@@ -206,13 +207,11 @@ function AgentFields({ agent }: { agent: AgentView }) {
       <p>{agent.description || <span className="muted">No description.</span>}</p>
       <dl className="facts">
         <dt>Model profile</dt>
-        <dd>
-          <code>{agent.model ?? "default"}</code>
-        </dd>
+        <dd>{agent.model ? <code>{agent.model}</code> : "default (or the first profile)"}</dd>
         <dt>Reachable as a sub-agent</dt>
         <dd>{agent.internal ? "no (internal)" : "yes"}</dd>
         <dt>Tool rounds per run</dt>
-        <dd>{agent.maxToolRounds ?? 20}</dd>
+        <dd>{agent.max_tool_rounds}</dd>
       </dl>
       <h3>Tools</h3>
       {agent.tools.length === 0 ? (
@@ -238,7 +237,7 @@ function AgentFields({ agent }: { agent: AgentView }) {
         </table>
       )}
       <h3>Role prompt</h3>
-      <Markdown text={agent.rolePrompt} className="role-prompt" />
+      <Markdown text={agent.role_prompt} className="role-prompt" />
     </div>
   );
 }
@@ -251,8 +250,9 @@ function AgentEditor(props: {
   onSaved: (path: string) => void;
 }) {
   const file = useFileEditor("agent", props.opened);
-  const [problems, setProblems] = useState<ConfigError[] | null>(null);
-  const agent = useMemo(() => readAgent(file.text), [file.text]);
+  const [check, setCheck] = useState<AgentCheck | null>(null);
+  const problems = check?.errors ?? null;
+  const agent = check?.agent ?? null;
   const raw = useRef<HTMLTextAreaElement>(null);
   const title = agent?.name || "New agent";
   useLeaveGuard(file.dirty, `The agent “${title}”`);
@@ -261,10 +261,15 @@ function AgentEditor(props: {
     const timer = window.setTimeout(() => {
       void commands.checkAgentDraft(file.path, file.text).then((res) => {
         if (!alive) return;
-        setProblems(
+        setCheck(
           res.status === "ok"
             ? res.data
-            : [{ file: file.path ?? "", line: null, field: null, message: res.error.message }],
+            : {
+                errors: [
+                  { file: file.path ?? "", line: null, field: null, message: res.error.message },
+                ],
+                agent: null,
+              },
         );
       });
     }, 250);
@@ -274,58 +279,19 @@ function AgentEditor(props: {
     };
   }, [file.path, file.text]);
   const save = async () => {
-    if (file.saving) return;
     const saved = await file.save();
     if (saved) props.onSaved(saved.path);
   };
   const goToLine = (line: number | null) => selectLine(raw.current, line);
   return (
-    <section
-      className="file-editor"
-      aria-label={`Edit agent ${title}`}
-      data-testid="agent-editor"
-      onKeyDown={(e) => {
-        if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "s") {
-          e.preventDefault();
-          void save();
-        }
-      }}
+    <FileEditorFrame
+      kind="agent"
+      title={title}
+      file={file}
+      canSave={(problems ?? []).length === 0}
+      onSave={() => void save()}
+      onClose={props.onClose}
     >
-      <header className="editor-header">
-        <h2>
-          {title}
-          {file.dirty && <span className="badge badge-confirm">unsaved</span>}
-        </h2>
-        <p className="muted small">
-          {file.path ?? "Not saved yet: saving creates a file in the agents folder."}
-        </p>
-        <div className="row-actions">
-          <button
-            type="button"
-            className="primary"
-            data-testid="save-agent"
-            disabled={file.saving || !file.dirty || (problems ?? []).length > 0}
-            onClick={() => void save()}
-            title="Save (Ctrl+S)"
-          >
-            {file.saving ? "Saving…" : "Save"}
-          </button>
-          <button type="button" onClick={props.onClose}>
-            Close
-          </button>
-        </div>
-      </header>
-      <ExternalChangeBanner file={file} />
-      {file.saveError && (
-        <p role="alert" className="field-error">
-          {file.saveError}
-        </p>
-      )}
-      {file.notice && (
-        <p role="status" className="muted small">
-          {file.notice}
-        </p>
-      )}
       <div className="editor-columns">
         <textarea
           ref={raw}
@@ -341,6 +307,6 @@ function AgentEditor(props: {
           {agent && <AgentFields agent={agent} />}
         </aside>
       </div>
-    </section>
+    </FileEditorFrame>
   );
 }

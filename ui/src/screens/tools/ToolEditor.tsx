@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from "react";
 import type { ConfigError } from "../../bindings";
 import { useFileEditor } from "../../editor/useFileEditor";
-import { ExternalChangeBanner } from "../../editor/ExternalChangeBanner";
+import { FileEditorFrame } from "../../editor/FileEditorFrame";
 import { ProblemList } from "../../editor/ProblemList";
 import { selectLine } from "../../editor/selectLine";
 import { useLeaveGuard } from "../../shell/leaveGuard";
@@ -53,7 +53,6 @@ export function ToolEditor(props: {
   };
 
   const save = async () => {
-    if (errors.length > 0 || file.saving) return;
     const saved = await file.save();
     if (saved) props.onSaved?.(saved.path);
   };
@@ -64,56 +63,15 @@ export function ToolEditor(props: {
   };
 
   return (
-    <section
-      className="file-editor tool-editor"
-      aria-label={`Edit tool ${title}`}
-      data-testid="tool-editor"
-      onKeyDown={(e) => {
-        if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "s") {
-          e.preventDefault();
-          void save();
-        }
-      }}
+    <FileEditorFrame
+      kind="tool"
+      title={title}
+      file={file}
+      canSave={errors.length === 0}
+      onSave={() => void save()}
+      onClose={props.onClose}
+      className="tool-editor"
     >
-      <header className="editor-header">
-        <h2>
-          {title}
-          {file.dirty && (
-            <span className="badge badge-confirm" data-testid="unsaved">
-              unsaved
-            </span>
-          )}
-        </h2>
-        <p className="muted small">
-          {file.path ?? "Not saved yet: saving creates a file in the tools folder."}
-        </p>
-        <div className="row-actions">
-          <button
-            type="button"
-            className="primary"
-            data-testid="save-tool"
-            disabled={errors.length > 0 || file.saving || !file.dirty}
-            onClick={() => void save()}
-            title="Save (Ctrl+S)"
-          >
-            {file.saving ? "Saving…" : "Save"}
-          </button>
-          <button type="button" onClick={props.onClose} data-testid="close-editor">
-            Close
-          </button>
-        </div>
-      </header>
-      <ExternalChangeBanner file={file} />
-      {file.saveError && (
-        <p role="alert" className="field-error" data-testid="save-error">
-          {file.saveError}
-        </p>
-      )}
-      {file.notice && (
-        <p role="status" className="muted small" data-testid="editor-notice">
-          {file.notice}
-        </p>
-      )}
       <div className="editor-columns">
         <div className="editor-main">
           <div className="segmented" role="tablist" aria-label="View">
@@ -186,6 +144,6 @@ export function ToolEditor(props: {
           />
         </aside>
       </div>
-    </section>
+    </FileEditorFrame>
   );
 }
