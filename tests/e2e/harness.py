@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import time
+import warnings
 from pathlib import Path
 
 from selenium import webdriver
@@ -49,6 +51,42 @@ def wait_for_port(port: int, proc: subprocess.Popen, timeout: float = TIMEOUT) -
     raise TimeoutError(f"nothing listens on 127.0.0.1:{port} after {timeout}s")
 
 
+def running_apps() -> list[int]:
+    """Process ids of every running copy of the app binary under test."""
+    target = APP_BINARY.resolve()
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            exe = os.readlink(entry / "exe").removesuffix(" (deleted)")
+        except OSError:
+            continue
+        if Path(exe) == target:
+            pids.append(int(entry.name))
+    return pids
+
+
+def reap_apps(grace: float = 15.0) -> None:
+    """Wait for every app process to end; kill those still there after ``grace`` seconds.
+
+    The single-instance guard is one D-Bus name for the whole session: an app still shutting
+    down from the previous scenario would make the next launch hand over and exit, and the
+    WebDriver session would never start."""
+    deadline = time.monotonic() + grace
+    while running_apps() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    for pid in running_apps():
+        warnings.warn(f"app process {pid} was still running {grace:.0f}s after its scenario ended: killed it")
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    deadline = time.monotonic() + 5
+    while running_apps() and time.monotonic() < deadline:
+        time.sleep(0.1)
+
+
 def app_env(home: Path) -> dict[str, str]:
     """The environment of an app under test: everything under ``home``, nothing in the real profile."""
     env = dict(os.environ)
@@ -70,6 +108,7 @@ class App:
         self.name = name
         self.env = app_env(home)
         self.env.update(extra_env or {})
+        reap_apps()
         port, native_port = free_port(), free_port()
         driver_bin = os.environ.get("TAURI_DRIVER", "tauri-driver")
         self.log = open(home / "tauri-driver.log", "wb")
@@ -90,9 +129,30 @@ class App:
             self.driver = webdriver.Remote(
                 command_executor=RemoteConnection(client_config=config), options=options
             )
-        except Exception:
+        except Exception as e:
+            others = running_apps()
             self.stop()
-            raise
+            raise RuntimeError(f"the app's WebDriver session did not start: {e}\n{self.diagnosis(others)}") from e
+
+    def diagnosis(self, apps: list[int]) -> str:
+        """What a failed start leaves behind: other app processes and the logs' last lines."""
+        lines = [f"app processes running when the session failed: {apps or 'none'}"]
+        for pid in apps:
+            try:
+                environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+                homes = [v.decode(errors="replace") for v in environ if v.startswith(b"ARTIFACTFLOW_HOME=")]
+                lines.append(f"  pid {pid}: {homes}")
+            except OSError:
+                pass
+        logs = [self.home / "tauri-driver.log", *sorted((self.home / "logs").glob("app.*.log"))]
+        for log in logs:
+            try:
+                tail = log.read_text(errors="replace").splitlines()[-25:]
+            except OSError:
+                continue
+            lines.append(f"--- last lines of {log}:")
+            lines.extend(tail)
+        return "\n".join(lines)
 
     # -- finding things -------------------------------------------------------------------
     def by_testid(self, testid: str, timeout: float = TIMEOUT) -> WebElement:
@@ -174,6 +234,7 @@ class App:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
         self.log.close()
+        reap_apps()
 
 
 MODEL_SERVER = Path(os.environ.get("ARTIFACTFLOW_MODEL_SERVER", ROOT / "target/debug/scripted-model-server"))
