@@ -67,12 +67,33 @@ pub fn run() {
             app.manage(state::AppState::open(paths, std::sync::Arc::new(sink)));
             Ok(())
         })
-        .run(tauri::generate_context!("tauri.conf.json"));
-    if let Err(e) = result {
-        tracing::error!("the app stopped with an error: {e}");
-        eprintln!("ArtifactFlow could not start: {e}");
-        drop(log_guard);
-        std::process::exit(1);
-    }
+        .build(tauri::generate_context!("tauri.conf.json"));
+    let app = match result {
+        Ok(app) => app,
+        Err(e) => {
+            tracing::error!("the app stopped with an error: {e}");
+            eprintln!("ArtifactFlow could not start: {e}");
+            drop(log_guard);
+            std::process::exit(1);
+        }
+    };
+    app.run(|app, event| {
+        if let tauri::RunEvent::Exit = event {
+            // The window's Destroyed handler stopped the runs; give them a moment to store
+            // what they did (partial answers, results) before the process ends.
+            if let Some(state) = app.try_state::<state::AppState>() {
+                if let Ok(engine) = state.engine() {
+                    engine.runs.cancel_all();
+                    if !engine.runs.wait_idle(std::time::Duration::from_secs(3)) {
+                        tracing::warn!(
+                            "runs still winding down at exit: {:?}",
+                            engine.runs.running()
+                        );
+                    }
+                }
+            }
+            tracing::info!("ArtifactFlow exiting");
+        }
+    });
     drop(log_guard);
 }

@@ -194,6 +194,45 @@ class App:
     def js(self, script: str, *args):
         return self.driver.execute_script(script, *args)
 
+    # -- the window manager's part ------------------------------------------------------------
+    def app_pid(self) -> int:
+        """The process id of this scenario's app (one app runs at a time)."""
+        pids = running_apps()
+        assert len(pids) == 1, f"expected one app process, found {pids}"
+        return pids[0]
+
+    def request_close(self) -> None:
+        """Ask the app's window to close the way a window manager's close button does
+        (a WM_DELETE_WINDOW message), so the app's own close handling runs."""
+        from Xlib import X, display
+        from Xlib.protocol import event
+
+        pid = self.app_pid()
+        d = display.Display()
+        try:
+            pid_atom = d.intern_atom("_NET_WM_PID")
+            protocols = d.intern_atom("WM_PROTOCOLS")
+            delete = d.intern_atom("WM_DELETE_WINDOW")
+            windows = []
+            for window in d.screen().root.query_tree().children:
+                prop = window.get_full_property(pid_atom, X.AnyPropertyType)
+                if prop is not None and list(prop.value) == [pid] and delete in (window.get_wm_protocols() or []):
+                    windows.append(window)
+            assert windows, f"no top-level window of process {pid} accepts WM_DELETE_WINDOW"
+            for window in windows:
+                message = event.ClientMessage(window=window, client_type=protocols, data=(32, [delete, X.CurrentTime, 0, 0, 0]))
+                window.send_event(message, event_mask=X.NoEventMask)
+            d.flush()
+        finally:
+            d.close()
+
+    def wait_for_exit(self, pid: int, timeout: float = TIMEOUT) -> bool:
+        """Whether process ``pid`` ended within ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        while pid in running_apps() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        return pid not in running_apps()
+
     # -- evidence ---------------------------------------------------------------------------
     def screenshot(self, label: str) -> Path:
         """Capture the virtual display. (WebKitWebDriver's own screenshot hangs under Xvfb.)"""

@@ -86,6 +86,27 @@ impl RunManager {
             .collect()
     }
 
+    /// Wait (blocking this thread, which must not be one of the runtime's) until no run is in
+    /// progress or `timeout` passed; true when none is. The app calls it on exit after
+    /// [`cancel_all`](Self::cancel_all), so stopped runs store what they did before the process ends.
+    pub fn wait_idle(&self, timeout: std::time::Duration) -> bool {
+        let deadline = std::time::Instant::now() + timeout;
+        loop {
+            if self
+                .active
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .is_empty()
+            {
+                return true;
+            }
+            if std::time::Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    }
+
     /// Cancel everything (the app is closing). Pending permission requests are denied too.
     pub fn cancel_all(&self) {
         for token in self

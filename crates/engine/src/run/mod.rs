@@ -154,6 +154,9 @@ enum Stop {
     Failed(String),
 }
 
+/// The result of a call the user's stop came before.
+const NOT_RUN_STOPPED: &str = "not run: the user stopped the run";
+
 /// The tool-call format shown to a model whose call could not be read.
 const FORMAT_REMINDER: &str = "Write each tool call exactly like this, with every value in CDATA:\n<tool_call>\n  <name>TOOL_NAME</name>\n  <params>\n    <PARAM_NAME><![CDATA[value]]></PARAM_NAME>\n  </params>\n</tool_call>";
 
@@ -418,8 +421,14 @@ impl Runner {
                 calls.sort_by_key(|c| c.name == "call_subagent");
                 let mut blocks = Vec::new();
                 let mut handed_over = false;
-                for call in &calls {
+                for (index, call) in calls.iter().enumerate() {
                     if scope.cancel.is_cancelled() {
+                        // Stopped mid-round: what ran is kept, and every call of the answer
+                        // has a result, so the next run's history tells the model what happened.
+                        for rest in &calls[index..] {
+                            blocks.push(format_result(&rest.name, false, NOT_RUN_STOPPED));
+                        }
+                        self.persist(scope, "tool", agent_name, &blocks.join("\n\n"), depth, None);
                         return Err(Stop::Cancelled);
                     }
                     if handed_over && call.name == "call_subagent" {
@@ -434,8 +443,15 @@ impl Runner {
                     let result = match subagent {
                         Some((target, instruction)) => {
                             handed_over = true;
-                            self.hand_over(scope, &agent, depth, &target, &instruction)
-                                .await?
+                            match self
+                                .hand_over(scope, &agent, depth, &target, &instruction)
+                                .await
+                            {
+                                Err(Stop::Cancelled) => ToolResult::fail(format!(
+                                    "agent `{target}` was stopped by the user before it finished"
+                                )),
+                                other => other?,
+                            }
                         }
                         None => result,
                     };
@@ -448,6 +464,10 @@ impl Runner {
                             result.error.as_deref().unwrap_or("")
                         },
                     ));
+                }
+                if scope.cancel.is_cancelled() {
+                    self.persist(scope, "tool", agent_name, &blocks.join("\n\n"), depth, None);
+                    return Err(Stop::Cancelled);
                 }
                 if calls.iter().any(ToolCall::is_malformed) {
                     // The engine's own text, outside the result frames so it is not escaped.
@@ -487,8 +507,10 @@ impl Runner {
             messages,
             ..Default::default()
         };
+        let mut streamed = String::new();
         let result = {
             let mut on_text = |chunk: &str| {
+                streamed.push_str(chunk);
                 if let Some(batch) = batcher.push(chunk) {
                     emit_tokens(batch);
                 }
@@ -522,8 +544,16 @@ impl Runner {
         }
         let response = match result {
             Ok(r) => r,
-            Err(crate::models::ModelError::Cancelled) => return Err(Stop::Cancelled),
-            Err(e) => return Err(Stop::Failed(format!("agent `{}`: {e}", agent.name))),
+            Err(e) => {
+                // What the user already saw stays in the conversation.
+                if !streamed.trim().is_empty() {
+                    self.persist(scope, "assistant", &agent.name, &streamed, depth, None);
+                }
+                return Err(match e {
+                    crate::models::ModelError::Cancelled => Stop::Cancelled,
+                    e => Stop::Failed(format!("agent `{}`: {e}", agent.name)),
+                });
+            }
         };
         let usage = response
             .usage
@@ -672,7 +702,9 @@ impl Runner {
                         }
                         None
                     }
-                    (Answer::Deny, Resolution::Cancelled) => return Err(Stop::Cancelled),
+                    (Answer::Deny, Resolution::Cancelled) => Some(
+                        "not run: the run was stopped while waiting for permission".to_string(),
+                    ),
                     (Answer::Deny, Resolution::TimedOut) => Some(permissions::denied_message(
                         &call.name,
                         "no answer before the permission timeout",
@@ -693,7 +725,9 @@ impl Runner {
             return Ok((result, None));
         }
         if scope.cancel.is_cancelled() {
-            return Err(Stop::Cancelled);
+            let result = ToolResult::fail(NOT_RUN_STOPPED);
+            complete(&result);
+            return Ok((result, None));
         }
         self.events.emit(EngineEvent::ToolStart {
             conversation_id: scope.conversation.to_string(),
@@ -705,9 +739,11 @@ impl Runner {
         let result = tokio::select! {
             r = pipeline::execute_guarded(tool.as_ref(), typed, &tool_ctx) => r,
             _ = scope.cancel.cancelled() => {
-                let result = ToolResult::fail("cancelled by the user while running");
+                let result = ToolResult::fail(
+                    "stopped by the user while running; it may have partly happened",
+                );
                 complete(&result);
-                return Err(Stop::Cancelled);
+                return Ok((result, None));
             }
         };
         let result = crate::artifacts::persist_oversized(

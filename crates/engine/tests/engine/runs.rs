@@ -235,6 +235,93 @@ async fn cancel_mid_stream_and_mid_tool() {
     ));
 }
 
+/// A stop keeps what already happened: the streamed part of an answer, the results of the calls
+/// that ran, and a result for every call that did not, so the next run's model sees it all.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_stopped_run_keeps_what_happened_for_the_next_one() {
+    let h = Harness::new(
+        vec![
+            Turn::text("word ".repeat(400))
+                .chunk_chars(5)
+                .chunk_delay(Duration::from_millis(20)),
+            Turn::text(format!(
+                "Three calls.\n{}{}{}",
+                call("long", &[]),
+                call("echo", &[("text", "asked")]),
+                call("slow", &[])
+            )),
+            Turn::text("fresh start"),
+        ],
+        "openai",
+        RunOptions::default(),
+    )
+    .await;
+    let stored = || {
+        h.ctx
+            .with_db(|c| engine::conversations::messages(c, "conv"))
+            .unwrap()
+    };
+
+    // Stopped mid-stream: the part that arrived is stored.
+    let cancel = CancellationToken::new();
+    let canceller = cancel_on(&h.events, &cancel, |e| {
+        matches!(e, EngineEvent::Token { .. })
+    });
+    assert_eq!(
+        h.run_with("tester", "talk", cancel).await.status,
+        RunStatus::Cancelled
+    );
+    canceller.await.unwrap();
+    let messages = stored();
+    let partial = &messages.last().unwrap();
+    assert_eq!(partial.role, "assistant");
+    let words = partial.content.matches("word").count();
+    assert!((1..400).contains(&words), "{words} words kept");
+
+    // Stopped while `echo` waits for permission: `long` ran, `echo` and `slow` did not.
+    h.answer_with(Policy::Ignore);
+    let cancel = CancellationToken::new();
+    let canceller = cancel_on(&h.events, &cancel, |e| {
+        matches!(e, EngineEvent::PermissionRequest { .. })
+    });
+    assert_eq!(
+        h.run_with("tester", "calls", cancel).await.status,
+        RunStatus::Cancelled
+    );
+    canceller.await.unwrap();
+    let messages = stored();
+    let results = messages.last().unwrap();
+    assert_eq!(results.role, "tool");
+    let blocks: Vec<&str> = results.content.split("\n\n<tool_result").collect();
+    assert_eq!(blocks.len(), 3, "{}", results.content);
+    assert!(
+        blocks[0].contains("name=\"long\" success=\"true\""),
+        "{}",
+        blocks[0]
+    );
+    assert!(
+        blocks[1].contains("name=\"echo\" success=\"false\"")
+            && blocks[1].contains("not run: the run was stopped while waiting for permission"),
+        "{}",
+        blocks[1]
+    );
+    assert!(
+        blocks[2].contains("name=\"slow\" success=\"false\"")
+            && blocks[2].contains("not run: the user stopped the run"),
+        "{}",
+        blocks[2]
+    );
+
+    // The next run's model sees the partial answer and every call's result.
+    assert_eq!(h.run("tester", "again").await.status, RunStatus::Completed);
+    let sent = h.sent_to_model(2);
+    assert!(sent.contains("word word"), "{sent}");
+    assert!(
+        sent.contains("not run: the run was stopped while waiting for permission"),
+        "{sent}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_sub_agent_runs_to_its_answer_which_returns_to_the_caller() {
     let h = Harness::new(
@@ -505,7 +592,7 @@ async fn the_run_manager_runs_one_per_conversation_and_cancels_by_conversation()
         RunOptions::default(),
     )
     .await;
-    let manager = engine::run::RunManager::new(h.runner.clone());
+    let manager = std::sync::Arc::new(engine::run::RunManager::new(h.runner.clone()));
     let request = || engine::run::RunRequest {
         conversation_id: "m".into(),
         agent: "tester".into(),
@@ -518,8 +605,15 @@ async fn the_run_manager_runs_one_per_conversation_and_cancels_by_conversation()
     );
     assert_eq!(manager.running(), ["m"]);
     until_event(&h.events, |e| matches!(e, EngineEvent::Token { .. })).await;
+    assert!(
+        !manager.wait_idle(Duration::from_millis(50)),
+        "a streaming run is in progress"
+    );
     assert!(manager.cancel("m"));
     assert!(!manager.cancel("other"));
+    let waiting = manager.clone();
+    let idle = tokio::task::spawn_blocking(move || waiting.wait_idle(Duration::from_secs(30)));
+    assert!(idle.await.unwrap(), "idle once the cancelled run ended");
     let outcome = tokio::time::timeout(Duration::from_secs(30), handle)
         .await
         .unwrap()
