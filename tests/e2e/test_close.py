@@ -61,9 +61,11 @@ def test_closing_the_window_ends_the_app_and_its_waiting_run(home, scripted_mode
                    "the conversation in the sidebar")
         again.by_testid("conversation-item").click()
         again.wait(lambda d: "Probing." in again.by_testid("timeline").text, "the kept conversation")
-        # The stop is on record: the call that waited was not run, and the run shows as stopped.
-        again.wait(lambda d: "not run: the run was stopped while waiting for permission" in again.js(
-            "return document.querySelector('[data-testid=timeline]').textContent"), "the call's result")
+        # The stop is on record, as the same card a live run shows: the call that waited did not run.
+        card = again.by_testid("tool-card-probe")
+        assert card.get_attribute("data-status") == "failed"
+        shown = again.js("return arguments[0].textContent", card)
+        assert "not run: the run was stopped while waiting for permission" in shown, shown
         assert again.text_of("run-end") == "Run cancelled."
     finally:
         again.stop()

@@ -41,6 +41,10 @@ def test_navigation_keyboard_and_dark_theme(app: App):
     )
     app.wait(lambda d: app.heading() == "Settings", "Ctrl+5 to open Settings")
 
+    # Every section above the theme choice has loaded (no layout shift under the click).
+    app.by_testid("profile-default")
+    app.by_testid("secret-OPENAI_API_KEY")
+    app.by_testid("no-always-allowed")
     app.driver.find_element("css selector", "input[name=theme][value=dark]").click()
     app.wait(lambda d: app.js("return document.documentElement.dataset.theme") == "dark", "dark theme")
     background = app.js("return getComputedStyle(document.body).backgroundColor")

@@ -834,9 +834,9 @@ export type ConversationView = {
  */
 summary: ConversationSummary | null; 
 /**
- * Every message, in order.
+ * Every message, in order, with its tool calls and results read back.
  */
-messages: StoredMessage[]; 
+messages: HistoryMessage[]; 
 /**
  * Is a run in progress?
  */
@@ -977,6 +977,59 @@ export type FileKind =
  * `config/agents/*.md`: agents.
  */
 "agent"
+/**
+ * A tool call read from a stored assistant message.
+ */
+export type HistoryCall = { 
+/**
+ * The tool's name ([`crate::parser::MALFORMED`] for a call that could not be read).
+ */
+name: string; 
+/**
+ * Its parameters as written, in order.
+ */
+params: Partial<{ [key in string]: JsonValue }>; 
+/**
+ * Why it could not be read, for a malformed call.
+ */
+error: string | null }
+/**
+ * A stored message with its parts read back, so a reopened conversation shows tool calls and
+ * results as they were shown live.
+ */
+export type HistoryMessage = { 
+/**
+ * The message.
+ */
+message: StoredMessage; 
+/**
+ * The tool calls of an assistant message.
+ */
+calls: HistoryCall[]; 
+/**
+ * The results in a tool message.
+ */
+results: HistoryResult[]; 
+/**
+ * The engine's notes to the model in a tool message (round limit, call format), if any.
+ */
+notes: string | null }
+/**
+ * A tool result read from a stored tool message.
+ */
+export type HistoryResult = { 
+/**
+ * The tool's name.
+ */
+name: string; 
+/**
+ * Did it succeed?
+ */
+success: boolean; 
+/**
+ * The data or the error.
+ */
+text: string }
 /**
  * One HTTP tool call in full, for the tool editor's test panel. Secrets are masked everywhere.
  */

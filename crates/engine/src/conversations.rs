@@ -221,6 +221,86 @@ pub fn messages(conn: &Connection, conversation_id: &str) -> rusqlite::Result<Ve
     rows.collect()
 }
 
+/// A tool call read from a stored assistant message.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct HistoryCall {
+    /// The tool's name ([`crate::parser::MALFORMED`] for a call that could not be read).
+    pub name: String,
+    /// Its parameters as written, in order.
+    pub params: serde_json::Map<String, serde_json::Value>,
+    /// Why it could not be read, for a malformed call.
+    pub error: Option<String>,
+}
+
+/// A tool result read from a stored tool message.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct HistoryResult {
+    /// The tool's name.
+    pub name: String,
+    /// Did it succeed?
+    pub success: bool,
+    /// The data or the error.
+    pub text: String,
+}
+
+/// A stored message with its parts read back, so a reopened conversation shows tool calls and
+/// results as they were shown live.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct HistoryMessage {
+    /// The message.
+    pub message: StoredMessage,
+    /// The tool calls of an assistant message.
+    pub calls: Vec<HistoryCall>,
+    /// The results in a tool message.
+    pub results: Vec<HistoryResult>,
+    /// The engine's notes to the model in a tool message (round limit, call format), if any.
+    pub notes: Option<String>,
+}
+
+impl From<StoredMessage> for HistoryMessage {
+    fn from(message: StoredMessage) -> Self {
+        let mut view = HistoryMessage {
+            message,
+            calls: Vec::new(),
+            results: Vec::new(),
+            notes: None,
+        };
+        match view.message.role.as_str() {
+            "assistant" => {
+                view.calls = crate::parser::parse(&view.message.content)
+                    .into_iter()
+                    .map(|c| HistoryCall {
+                        name: c.name,
+                        params: c
+                            .params
+                            .into_iter()
+                            .map(|(k, v)| (k, serde_json::Value::String(v)))
+                            .collect(),
+                        error: c.error,
+                    })
+                    .collect();
+            }
+            "tool" => {
+                let (frames, notes) = crate::parser::parse_results(&view.message.content);
+                view.results = frames
+                    .into_iter()
+                    .map(|f| HistoryResult {
+                        name: f.name,
+                        success: f.success,
+                        text: f.text,
+                    })
+                    .collect();
+                view.notes = (!notes.is_empty()).then_some(notes);
+            }
+            _ => {}
+        }
+        view
+    }
+}
+
 /// Status of a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
@@ -428,5 +508,59 @@ mod tests {
         assert_eq!(all[2].depth, 1);
         finish_run(&conn, "r1", RunStatus::Completed, None).unwrap();
         assert_eq!(mark_interrupted_runs(&conn).unwrap(), 0);
+    }
+
+    #[test]
+    fn stored_messages_read_back_as_calls_and_results() {
+        let stored = |role: &str, content: String| StoredMessage {
+            id: 1,
+            role: role.into(),
+            agent: "lead".into(),
+            content,
+            run_id: None,
+            depth: 0,
+            prompt_tokens: None,
+            completion_tokens: None,
+        };
+        let answer = HistoryMessage::from(stored(
+            "assistant",
+            "Looking.\n<tool_call><name>web_fetch</name><params><url><![CDATA[http://a?b&c]]></url><max_chars>10</max_chars></params></tool_call>\n<tool_call><params><a>1</a></params></tool_call>".into(),
+        ));
+        assert_eq!(answer.calls.len(), 2);
+        assert_eq!(answer.calls[0].name, "web_fetch");
+        assert_eq!(
+            serde_json::Value::Object(answer.calls[0].params.clone()),
+            serde_json::json!({"url": "http://a?b&c", "max_chars": "10"})
+        );
+        assert_eq!(answer.calls[1].name, crate::parser::MALFORMED);
+        assert!(answer.calls[1].error.is_some());
+
+        let results = HistoryMessage::from(stored(
+            "tool",
+            format!(
+                "{}\n\n{}\n\nWrite each tool call exactly like this.",
+                crate::parser::format_result("web_fetch", true, "<html>page</html>"),
+                crate::parser::format_result(crate::parser::MALFORMED, false, "unclosed <params>"),
+            ),
+        ));
+        let got: Vec<_> = results
+            .results
+            .iter()
+            .map(|r| (r.name.as_str(), r.success, r.text.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("web_fetch", true, "<html>page</html>"),
+                (crate::parser::MALFORMED, false, "unclosed <params>")
+            ]
+        );
+        assert_eq!(
+            results.notes.as_deref(),
+            Some("Write each tool call exactly like this.")
+        );
+        assert!(results.calls.is_empty());
+        let user = HistoryMessage::from(stored("user", "<tool_call>".into()));
+        assert!(user.calls.is_empty() && user.results.is_empty() && user.notes.is_none());
     }
 }

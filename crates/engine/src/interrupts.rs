@@ -86,13 +86,16 @@ impl PermissionBroker {
     ) -> (Answer, Resolution) {
         let Pending { request_id, rx } = pending;
         let request_id = request_id.as_str();
+        // In this order: a stop wins over the listener going away (the app's close does both,
+        // stop first), so the request is recorded as stopped, the same every time.
         let outcome = tokio::select! {
+            biased;
+            _ = cancel.cancelled() => (Answer::Deny, Resolution::Cancelled),
             answer = rx => match answer {
                 Ok(answer) => (answer, Resolution::Answered),
                 Err(_) => (Answer::Deny, Resolution::ListenerGone),
             },
             _ = tokio::time::sleep(timeout) => (Answer::Deny, Resolution::TimedOut),
-            _ = cancel.cancelled() => (Answer::Deny, Resolution::Cancelled),
         };
         self.lock().remove(request_id);
         outcome
@@ -206,5 +209,22 @@ mod tests {
         assert_eq!(b.pending(), ["b"]);
         b.answer("b", Answer::Approve).unwrap();
         assert_eq!(w2.await.unwrap().0, Answer::Approve);
+
+        // The app's close stops the runs, then drops every listener: always recorded as a stop.
+        for i in 0..50 {
+            let cancel = CancellationToken::new();
+            let waiter = {
+                let (b, c) = (b.clone(), cancel.clone());
+                tokio::spawn(async move { b.ask("c", "z", Duration::from_secs(60), &c).await })
+            };
+            wait_pending(&b, 1).await;
+            cancel.cancel();
+            b.deny_all(None);
+            assert_eq!(
+                waiter.await.unwrap(),
+                (Answer::Deny, Resolution::Cancelled),
+                "attempt {i}"
+            );
+        }
     }
 }

@@ -1,6 +1,6 @@
 //! Chat: agents, conversations, runs and permission answers.
 
-use engine::conversations::{ConversationSummary, StoredMessage};
+use engine::conversations::{ConversationSummary, HistoryMessage};
 use engine::permissions::Answer;
 use engine::run::RunRequest;
 use serde::Serialize;
@@ -27,8 +27,8 @@ pub struct AgentInfo {
 pub struct ConversationView {
     /// The conversation (None for a new, still empty one).
     pub summary: Option<ConversationSummary>,
-    /// Every message, in order.
-    pub messages: Vec<StoredMessage>,
+    /// Every message, in order, with its tool calls and results read back.
+    pub messages: Vec<HistoryMessage>,
     /// Is a run in progress?
     pub running: bool,
 }
@@ -85,7 +85,7 @@ pub fn get_conversation(
         .map_err(AppError::database)?;
     Ok(ConversationView {
         summary,
-        messages,
+        messages: messages.into_iter().map(HistoryMessage::from).collect(),
         running: engine.runs.running().contains(&id),
     })
 }

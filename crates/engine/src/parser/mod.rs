@@ -48,7 +48,7 @@ use indexmap::IndexMap;
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
-pub use format::{format_result, neutralise, restore};
+pub use format::{format_result, neutralise, parse_results, restore, ResultFrame};
 pub use instructions::{tool_instructions, xml_example};
 pub use stream::{StreamEvent, StreamParser};
 

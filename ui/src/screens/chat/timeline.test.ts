@@ -1,5 +1,6 @@
 import type { EngineEvent } from "../../bindings";
 import { emptyChat, fromHistory, reduce, type ChatState } from "./timeline";
+import type { HistoryMessage, StoredMessage } from "../../bindings";
 
 const C = "c1";
 const run = (events: EngineEvent[], start: ChatState = emptyChat) => events.reduce(reduce, start);
@@ -118,41 +119,128 @@ describe("timeline reducer", () => {
   it("rebuilds a conversation from stored messages, interrupted runs included", () => {
     const s = fromHistory(
       [
+        stored(1, "user", "task"),
         {
-          id: 1,
-          role: "user",
-          agent: "lead",
-          content: "task",
-          run_id: "r",
-          depth: 0,
-          prompt_tokens: null,
-          completion_tokens: null,
+          ...stored(2, "assistant", "answer"),
+          message: { ...msg(2, "assistant", "answer"), prompt_tokens: 5, completion_tokens: 7 },
         },
-        {
-          id: 2,
-          role: "assistant",
-          agent: "lead",
-          content: "answer",
-          run_id: "r",
-          depth: 0,
-          prompt_tokens: 5,
-          completion_tokens: 7,
-        },
-        {
-          id: 3,
-          role: "tool",
-          agent: "lead",
-          content: "<tool_result/>",
-          run_id: "r",
-          depth: 0,
-          prompt_tokens: null,
-          completion_tokens: null,
-        },
+        { ...stored(3, "tool", "the round limit"), notes: "You have used all 3 tool rounds." },
       ],
       "interrupted",
       false,
     );
     expect(s.items.map((i) => i.kind)).toEqual(["user", "assistant", "tool_results", "run_end"]);
     expect(s.items[1]).toMatchObject({ usage: { prompt: 5, completion: 7 } });
+    expect(s.items[2]).toMatchObject({ text: "You have used all 3 tool rounds." });
+  });
+
+  it("shows stored calls and results as the cards a live run shows", () => {
+    const s = fromHistory(
+      [
+        stored(1, "user", "task"),
+        {
+          ...stored(2, "assistant", "Writing.<tool_call>…</tool_call>"),
+          calls: [
+            { name: "create_artifact", params: { id: "notes", title: "Notes" }, error: null },
+            { name: "probe", params: {}, error: null },
+            { name: "web_fetch", params: { url: "http://x" }, error: null },
+          ],
+        },
+        {
+          ...stored(3, "tool", "frames"),
+          results: [
+            { name: "create_artifact", success: true, text: "created notes v1" },
+            { name: "probe", success: false, text: "the user did not allow `probe` (denied)" },
+            { name: "web_fetch", success: false, text: "HTTP 404" },
+          ],
+        },
+        {
+          ...stored(4, "assistant", "again"),
+          calls: [{ name: "probe", params: { a: "1" }, error: null }],
+        },
+      ],
+      "cancelled",
+      false,
+    );
+    const cards = s.items.filter((i) => i.kind === "tool");
+    expect(cards.map((c) => [c.tool, c.status, c.result])).toEqual([
+      ["create_artifact", "succeeded", "created notes v1"],
+      ["probe", "denied", "the user did not allow `probe` (denied)"],
+      ["web_fetch", "failed", "HTTP 404"],
+      ["probe", "failed", "No result was recorded: the run ended before this call finished."],
+    ]);
+    expect(cards[0]).toMatchObject({
+      params: { id: "notes", title: "Notes" },
+      artifactId: "notes",
+    });
+    expect(cards[2]).toMatchObject({ params: { url: "http://x" }, artifactId: null });
+    // Cards follow the answer that made them.
+    expect(s.items.map((i) => i.kind)).toEqual([
+      "user",
+      "assistant",
+      "tool",
+      "tool",
+      "tool",
+      "assistant",
+      "tool",
+      "run_end",
+    ]);
+
+    // While a run is still working on its last calls, they are not declared lost.
+    const live = fromHistory(
+      [{ ...stored(1, "assistant", "x"), calls: [{ name: "probe", params: {}, error: null }] }],
+      "running",
+      true,
+    );
+    expect(live.items.map((i) => i.kind)).toEqual(["assistant"]);
+  });
+
+  it("keeps a sub-agent's messages between the hand-over call and its result", () => {
+    const s = fromHistory(
+      [
+        {
+          ...stored(1, "assistant", "handing over"),
+          calls: [{ name: "call_subagent", params: { agent: "r" }, error: null }],
+        },
+        {
+          ...stored(2, "user", "research this"),
+          message: { ...msg(2, "user", "research this"), depth: 1 },
+        },
+        {
+          ...stored(3, "assistant", "found it"),
+          message: { ...msg(3, "assistant", "found it"), depth: 1 },
+        },
+        {
+          ...stored(4, "tool", "frames"),
+          results: [{ name: "call_subagent", success: true, text: "found it" }],
+        },
+      ],
+      "completed",
+      false,
+    );
+    expect(s.items.map((i) => `${i.kind}:${"depth" in i ? i.depth : ""}`)).toEqual([
+      "assistant:0",
+      "user:1",
+      "assistant:1",
+      "tool:0",
+    ]);
+    expect(s.items[3]).toMatchObject({ params: { agent: "r" }, status: "succeeded" });
   });
 });
+
+function msg(id: number, role: string, content: string): StoredMessage {
+  return {
+    id,
+    role,
+    agent: "lead",
+    content,
+    run_id: "r",
+    depth: 0,
+    prompt_tokens: null,
+    completion_tokens: null,
+  };
+}
+
+function stored(id: number, role: string, content: string): HistoryMessage {
+  return { message: msg(id, role, content), calls: [], results: [], notes: null };
+}

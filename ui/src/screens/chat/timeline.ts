@@ -1,4 +1,10 @@
-import type { EngineEvent, JsonValue, StoredMessage } from "../../bindings";
+import type {
+  EngineEvent,
+  HistoryCall,
+  HistoryMessage,
+  HistoryResult,
+  JsonValue,
+} from "../../bindings";
 
 /** One thing shown in a conversation. */
 export type TimelineItem =
@@ -58,18 +64,35 @@ export const emptyChat: ChatState = {
   seq: 0,
 };
 
-/** Timeline items for stored messages (a conversation opened from history). */
+/** Timeline items for stored messages (a conversation opened from history): tool calls and
+ * their results become the same cards a live run shows. */
 export function fromHistory(
-  messages: StoredMessage[],
+  messages: HistoryMessage[],
   lastStatus: string | null,
   running: boolean,
 ): ChatState {
-  const items: TimelineItem[] = messages.map((m) => {
+  const items: TimelineItem[] = [];
+  // The calls of the last assistant message at each depth, until their results arrive.
+  const waiting = new Map<number, { key: string; calls: HistoryCall[] }>();
+  const unanswered = (fromDepth: number) => {
+    for (const [depth, w] of [...waiting].sort(([a], [b]) => b - a)) {
+      if (depth < fromDepth) continue;
+      waiting.delete(depth);
+      w.calls.forEach((call, i) =>
+        items.push(
+          historyCard(`${w.key}-${i}`, call.name, depth, call.params, "failed", NO_RESULT),
+        ),
+      );
+    }
+  };
+  for (const { message: m, calls, results, notes } of messages) {
     const key = `m${m.id}`;
-    if (m.role === "user")
-      return { kind: "user", key, text: m.content, agent: m.agent, depth: m.depth };
-    if (m.role === "assistant")
-      return {
+    if (m.role === "user") {
+      unanswered(m.depth);
+      items.push({ kind: "user", key, text: m.content, agent: m.agent, depth: m.depth });
+    } else if (m.role === "assistant") {
+      unanswered(m.depth);
+      items.push({
         kind: "assistant",
         key,
         agent: m.agent,
@@ -80,9 +103,23 @@ export function fromHistory(
           m.prompt_tokens !== null || m.completion_tokens !== null
             ? { prompt: m.prompt_tokens, completion: m.completion_tokens }
             : null,
-      };
-    return { kind: "tool_results", key, agent: m.agent, depth: m.depth, text: m.content };
-  });
+      });
+      if (calls.length > 0) waiting.set(m.depth, { key, calls });
+    } else {
+      const asked = waiting.get(m.depth)?.calls ?? [];
+      waiting.delete(m.depth);
+      results.forEach((r, i) => {
+        const call = asked[i];
+        const params = call && call.name === r.name ? call.params : {};
+        items.push(historyCard(`${key}-${i}`, r.name, m.depth, params, statusOf(r), r.text));
+      });
+      if (notes !== null) {
+        items.push({ kind: "tool_results", key, agent: m.agent, depth: m.depth, text: notes });
+      }
+    }
+  }
+  // A run in progress is still working on its last calls; live events will show them.
+  if (!running) unanswered(0);
   if (
     !running &&
     (lastStatus === "cancelled" || lastStatus === "failed" || lastStatus === "interrupted")
@@ -90,6 +127,28 @@ export function fromHistory(
     items.push({ kind: "run_end", key: "end-history", status: lastStatus, error: null });
   }
   return { ...emptyChat, items, running, seq: items.length };
+}
+
+const NO_RESULT = "No result was recorded: the run ended before this call finished.";
+
+function statusOf(r: HistoryResult): "succeeded" | "failed" | "denied" {
+  if (r.success) return "succeeded";
+  return /did not allow/.test(r.text) ? "denied" : "failed";
+}
+
+function historyCard(
+  key: string,
+  tool: string,
+  depth: number,
+  params: Partial<Record<string, JsonValue>>,
+  status: "succeeded" | "failed" | "denied",
+  result: string,
+): Extract<TimelineItem, { kind: "tool" }> {
+  // The artifact tools name their artifact in `id`; the link opens it as the live card's does.
+  const id = params["id"];
+  const artifactId =
+    status === "succeeded" && tool.endsWith("_artifact") && typeof id === "string" ? id : null;
+  return { ...toolItem(key, tool, depth, params), status, result, artifactId };
 }
 
 function artifactIdOf(metadata: Partial<Record<string, JsonValue>>): string | null {
