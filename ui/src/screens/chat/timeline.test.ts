@@ -200,15 +200,15 @@ describe("timeline reducer", () => {
       [
         {
           ...stored(1, "assistant", "handing over"),
-          calls: [{ name: "call_subagent", params: { agent: "r" }, error: null }],
+          calls: [{ name: "call_subagent", params: { agent_name: "r" }, error: null }],
         },
         {
           ...stored(2, "user", "research this"),
-          message: { ...msg(2, "user", "research this"), depth: 1 },
+          message: { ...msg(2, "user", "research this"), depth: 1, agent: "r" },
         },
         {
           ...stored(3, "assistant", "found it"),
-          message: { ...msg(3, "assistant", "found it"), depth: 1 },
+          message: { ...msg(3, "assistant", "found it"), depth: 1, agent: "r" },
         },
         {
           ...stored(4, "tool", "frames"),
@@ -220,11 +220,31 @@ describe("timeline reducer", () => {
     );
     expect(s.items.map((i) => `${i.kind}:${"depth" in i ? i.depth : ""}`)).toEqual([
       "assistant:0",
-      "user:1",
+      "handover:1",
       "assistant:1",
+      "return:0",
       "tool:0",
     ]);
-    expect(s.items[3]).toMatchObject({ params: { agent: "r" }, status: "succeeded" });
+    expect(s.items[1]).toMatchObject({ from: "lead", to: "r", instruction: "research this" });
+    expect(s.items[3]).toMatchObject({ from: "r", to: "lead", success: true });
+    expect(s.items[4]).toMatchObject({ params: { agent_name: "r" }, status: "succeeded" });
+
+    // A hand-over refused before it happened has no return.
+    const refused = fromHistory(
+      [
+        {
+          ...stored(1, "assistant", "x"),
+          calls: [{ name: "call_subagent", params: { agent_name: "nobody" }, error: null }],
+        },
+        {
+          ...stored(2, "tool", "frames"),
+          results: [{ name: "call_subagent", success: false, text: "there is no agent `nobody`" }],
+        },
+      ],
+      "completed",
+      false,
+    );
+    expect(refused.items.map((i) => i.kind)).toEqual(["assistant", "tool"]);
   });
 });
 

@@ -85,13 +85,31 @@ export function fromHistory(
       );
     }
   };
+  // The agent that last answered at each depth: the caller of a hand-over one level down.
+  const answering = new Map<number, string>();
+  // The agent each depth handed over to, until the hand-over's result comes back.
+  const handedTo = new Map<number, string>();
   for (const { message: m, calls, results, notes } of messages) {
     const key = `m${m.id}`;
     if (m.role === "user") {
       unanswered(m.depth);
-      items.push({ kind: "user", key, text: m.content, agent: m.agent, depth: m.depth });
+      if (m.depth > 0) handedTo.set(m.depth - 1, m.agent);
+      // A message one level down is a hand-over's instruction.
+      items.push(
+        m.depth > 0
+          ? {
+              kind: "handover",
+              key,
+              from: answering.get(m.depth - 1) ?? "",
+              to: m.agent,
+              instruction: m.content,
+              depth: m.depth,
+            }
+          : { kind: "user", key, text: m.content, agent: m.agent, depth: 0 },
+      );
     } else if (m.role === "assistant") {
       unanswered(m.depth);
+      answering.set(m.depth, m.agent);
       items.push({
         kind: "assistant",
         key,
@@ -111,6 +129,18 @@ export function fromHistory(
       results.forEach((r, i) => {
         const call = asked[i];
         const params = call && call.name === r.name ? call.params : {};
+        const target = handedTo.get(m.depth);
+        if (r.name === "call_subagent" && target !== undefined) {
+          handedTo.delete(m.depth);
+          items.push({
+            kind: "return",
+            key: `${key}-${i}-return`,
+            from: target,
+            to: m.agent,
+            success: r.success,
+            depth: m.depth,
+          });
+        }
         items.push(historyCard(`${key}-${i}`, r.name, m.depth, params, statusOf(r), r.text));
       });
       if (notes !== null) {
