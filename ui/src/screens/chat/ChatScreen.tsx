@@ -317,7 +317,7 @@ function TimelineEntry({
     case "tool_results":
       return (
         <details className="msg msg-tool" style={indent(item.depth)}>
-          <summary className="muted small">Tool results</summary>
+          <summary className="muted small">Note to the model</summary>
           <pre className="code">{item.text}</pre>
         </details>
       );

@@ -30,6 +30,7 @@ export type TimelineItem =
       durationMs: number | null;
       artifactId: string | null;
     }
+  /** The engine's own words to the model beside the results (round limit, call format). */
   | { kind: "tool_results"; key: string; agent: string; depth: number; text: string }
   | { kind: "handover"; key: string; from: string; to: string; instruction: string; depth: number }
   | { kind: "return"; key: string; from: string; to: string; success: boolean; depth: number }
