@@ -77,7 +77,8 @@ pub fn run() {
             std::process::exit(1);
         }
     };
-    app.run(|app, event| {
+    // run_return, not run: `run` ends the process itself, before the log writer flushes.
+    let code = app.run_return(|app, event| {
         if let tauri::RunEvent::Exit = event {
             // The window's Destroyed handler stopped the runs; give them a moment to store
             // what they did (partial answers, results) before the process ends.
@@ -96,4 +97,5 @@ pub fn run() {
         }
     });
     drop(log_guard);
+    std::process::exit(code);
 }

@@ -51,6 +51,8 @@ def test_closing_the_window_ends_the_app_and_its_waiting_run(home, scripted_mode
         assert app.wait_for_exit(pid), "the app still runs after its window was closed"
     finally:
         app.stop()
+    logs = "".join(f.read_text() for f in (home / "logs").glob("app.*.log"))
+    assert "ArtifactFlow exiting" in logs, "the log is flushed at exit"
     # The waiting tool call was denied, not run, and the model was not asked to go on.
     assert len(model_requests(model.base_url)) == 1
 
@@ -63,7 +65,7 @@ def test_closing_the_window_ends_the_app_and_its_waiting_run(home, scripted_mode
         again.wait(lambda d: "Probing." in again.by_testid("timeline").text, "the kept conversation")
         # The stop is on record, as the same card a live run shows: the call that waited did not run.
         card = again.by_testid("tool-card-probe")
-        assert card.get_attribute("data-status") == "failed"
+        assert card.get_attribute("data-status") == "not_run"
         shown = again.js("return arguments[0].textContent", card)
         assert "not run: the run was stopped while waiting for permission" in shown, shown
         assert again.text_of("run-end") == "Run cancelled."

@@ -775,6 +775,9 @@ impl Runner {
         target: &str,
         instruction: &str,
     ) -> Result<ToolResult, Stop> {
+        if scope.cancel.is_cancelled() {
+            return Err(Stop::Cancelled);
+        }
         if target == caller.name {
             return Ok(ToolResult::fail(
                 "an agent cannot hand a task to itself; do the work directly or call another agent",

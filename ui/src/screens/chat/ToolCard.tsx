@@ -8,6 +8,7 @@ const LABEL: Record<ToolItem["status"], string> = {
   succeeded: "Succeeded",
   failed: "Failed",
   denied: "Denied",
+  not_run: "Not run",
 };
 
 /** One tool call, live: name, parameters, status, duration, result preview, artifact link. */

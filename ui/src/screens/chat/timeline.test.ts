@@ -63,7 +63,7 @@ describe("timeline reducer", () => {
     });
   });
 
-  it("shows refused calls as denied or failed cards", () => {
+  it("shows refused calls as denied, failed or not-run cards", () => {
     const denied = run([
       {
         type: "tool_complete",
@@ -85,8 +85,22 @@ describe("timeline reducer", () => {
         metadata: {},
         duration_ms: 0,
       },
+      {
+        type: "tool_complete",
+        conversation_id: C,
+        call_id: "k4",
+        tool: "probe",
+        success: false,
+        result: "not run: the run was stopped while waiting for permission",
+        metadata: {},
+        duration_ms: 0,
+      },
     ]);
-    expect(denied.items.map((i) => i.kind === "tool" && i.status)).toEqual(["denied", "failed"]);
+    expect(denied.items.map((i) => i.kind === "tool" && i.status)).toEqual([
+      "denied",
+      "failed",
+      "not_run",
+    ]);
   });
 
   it("nests sub-agent work and ends cancelled runs with a note", () => {
@@ -167,7 +181,11 @@ describe("timeline reducer", () => {
       ["create_artifact", "succeeded", "created notes v1"],
       ["probe", "denied", "the user did not allow `probe` (denied)"],
       ["web_fetch", "failed", "HTTP 404"],
-      ["probe", "failed", "No result was recorded: the run ended before this call finished."],
+      [
+        "probe",
+        "not_run",
+        "No result was recorded for this call: it was not run, or the app stopped before it finished.",
+      ],
     ]);
     expect(cards[0]).toMatchObject({
       params: { id: "notes", title: "Notes" },
@@ -193,6 +211,64 @@ describe("timeline reducer", () => {
       true,
     );
     expect(live.items.map((i) => i.kind)).toEqual(["assistant"]);
+  });
+
+  it("pairs results with calls by name, as the engine runs call_subagent last", () => {
+    const s = fromHistory(
+      [
+        {
+          ...stored(1, "assistant", "x"),
+          calls: [
+            { name: "call_subagent", params: { agent_name: "nobody" }, error: null },
+            { name: "call_subagent", params: { agent_name: "r" }, error: null },
+            { name: "create_artifact", params: { id: "notes" }, error: null },
+          ],
+        },
+        {
+          ...stored(2, "user", "go"),
+          message: { ...msg(2, "user", "go"), depth: 1, agent: "r" },
+        },
+        {
+          ...stored(3, "assistant", "partial"),
+          message: { ...msg(3, "assistant", "partial"), depth: 1, agent: "r" },
+          calls: [{ name: "web_fetch", params: { url: "u" }, error: null }],
+        },
+        {
+          ...stored(4, "tool", "frames"),
+          results: [
+            { name: "create_artifact", success: true, text: "created" },
+            { name: "call_subagent", success: false, text: "there is no agent `nobody`" },
+            { name: "call_subagent", success: false, text: "agent `r` was stopped by the user" },
+          ],
+        },
+        {
+          ...stored(5, "tool", "frames"),
+          results: [{ name: "probe", success: false, text: "not run: the user stopped the run" }],
+        },
+      ],
+      "cancelled",
+      false,
+    );
+    const shown = s.items.map((i) =>
+      i.kind === "tool"
+        ? `tool:${i.tool}:${i.status}:${JSON.stringify(i.params)}`
+        : i.kind === "return"
+          ? `return:${i.from}->${i.to}`
+          : i.kind,
+    );
+    expect(shown).toEqual([
+      "assistant",
+      "handover",
+      "assistant",
+      // The sub-agent's pending call ended with it, before the caller's results.
+      'tool:web_fetch:not_run:{"url":"u"}',
+      'tool:create_artifact:succeeded:{"id":"notes"}',
+      'tool:call_subagent:failed:{"agent_name":"nobody"}',
+      "return:r->lead",
+      'tool:call_subagent:failed:{"agent_name":"r"}',
+      "tool:probe:not_run:{}",
+      "run_end",
+    ]);
   });
 
   it("keeps a sub-agent's messages between the hand-over call and its result", () => {

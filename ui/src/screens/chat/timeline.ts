@@ -1,10 +1,4 @@
-import type {
-  EngineEvent,
-  HistoryCall,
-  HistoryMessage,
-  HistoryResult,
-  JsonValue,
-} from "../../bindings";
+import type { EngineEvent, HistoryCall, HistoryMessage, JsonValue } from "../../bindings";
 
 /** One thing shown in a conversation. */
 export type TimelineItem =
@@ -25,7 +19,7 @@ export type TimelineItem =
       tool: string;
       depth: number;
       params: Record<string, JsonValue>;
-      status: "running" | "succeeded" | "failed" | "denied";
+      status: "running" | "succeeded" | "failed" | "denied" | "not_run";
       result: string | null;
       durationMs: number | null;
       artifactId: string | null;
@@ -81,7 +75,7 @@ export function fromHistory(
       waiting.delete(depth);
       w.calls.forEach((call, i) =>
         items.push(
-          historyCard(`${w.key}-${i}`, call.name, depth, call.params, "failed", NO_RESULT),
+          historyCard(`${w.key}-${i}`, call.name, depth, call.params, "not_run", NO_RESULT),
         ),
       );
     }
@@ -125,14 +119,29 @@ export function fromHistory(
       });
       if (calls.length > 0) waiting.set(m.depth, { key, calls });
     } else {
+      // A sub-agent that stopped with calls pending ended before this result came back.
+      unanswered(m.depth + 1);
       const asked = waiting.get(m.depth)?.calls ?? [];
       waiting.delete(m.depth);
+      // Results are paired with calls by name, in order: the engine runs call_subagent last,
+      // so results need not be in the order the calls were written.
+      const claimed = new Set<number>();
+      const callFor = (name: string) => {
+        const j = asked.findIndex((c, k) => !claimed.has(k) && c.name === name);
+        if (j < 0) return null;
+        claimed.add(j);
+        return asked[j] ?? null;
+      };
+      const target = handedTo.get(m.depth);
+      handedTo.delete(m.depth);
+      let returned = false;
       results.forEach((r, i) => {
-        const call = asked[i];
-        const params = call && call.name === r.name ? call.params : {};
-        const target = handedTo.get(m.depth);
-        if (r.name === "call_subagent" && target !== undefined) {
-          handedTo.delete(m.depth);
+        const params = callFor(r.name)?.params ?? {};
+        const status = finishedStatus(r.success, r.text);
+        const handedOver =
+          r.name === "call_subagent" && params["agent_name"] === target && status !== "not_run";
+        if (handedOver && target !== undefined && !returned) {
+          returned = true;
           items.push({
             kind: "return",
             key: `${key}-${i}-return`,
@@ -142,7 +151,7 @@ export function fromHistory(
             depth: m.depth,
           });
         }
-        items.push(historyCard(`${key}-${i}`, r.name, m.depth, params, statusOf(r), r.text));
+        items.push(historyCard(`${key}-${i}`, r.name, m.depth, params, status, r.text));
       });
       if (notes !== null) {
         items.push({ kind: "tool_results", key, agent: m.agent, depth: m.depth, text: notes });
@@ -160,11 +169,17 @@ export function fromHistory(
   return { ...emptyChat, items, running, seq: items.length };
 }
 
-const NO_RESULT = "No result was recorded: the run ended before this call finished.";
+const NO_RESULT =
+  "No result was recorded for this call: it was not run, or the app stopped before it finished.";
 
-function statusOf(r: HistoryResult): "succeeded" | "failed" | "denied" {
-  if (r.success) return "succeeded";
-  return /did not allow/.test(r.text) ? "denied" : "failed";
+type Finished = "succeeded" | "failed" | "denied" | "not_run";
+
+/** How a finished call is shown: the engine's results say "not run: …" for calls a stop came
+ * before, and "… did not allow …" for denied ones. */
+function finishedStatus(success: boolean, text: string): Finished {
+  if (success) return "succeeded";
+  if (text.startsWith("not run:")) return "not_run";
+  return /did not allow/.test(text) ? "denied" : "failed";
 }
 
 function historyCard(
@@ -172,7 +187,7 @@ function historyCard(
   tool: string,
   depth: number,
   params: Partial<Record<string, JsonValue>>,
-  status: "succeeded" | "failed" | "denied",
+  status: Finished,
   result: string,
 ): Extract<TimelineItem, { kind: "tool" }> {
   // The artifact tools name their artifact in `id`; the link opens it as the live card's does.
@@ -236,8 +251,7 @@ export function reduce(state: ChatState, event: EngineEvent): ChatState {
         seq,
       };
     case "tool_complete": {
-      const denied = !event.success && /did not allow/.test(event.result);
-      const status = event.success ? "succeeded" : denied ? "denied" : "failed";
+      const status = finishedStatus(event.success, event.result);
       const index = findLastIndex(items, (i) => i.kind === "tool" && i.callId === event.call_id);
       const done = {
         status,
