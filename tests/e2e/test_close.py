@@ -69,6 +69,7 @@ def test_closing_the_window_ends_the_app_and_its_waiting_run(home, scripted_mode
         shown = again.js("return arguments[0].textContent", card)
         assert "not run: the run was stopped while waiting for permission" in shown, shown
         assert again.text_of("run-end") == "Run cancelled."
+        again.screenshot("history")
     finally:
         again.stop()
 

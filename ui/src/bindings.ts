@@ -995,7 +995,8 @@ params: Partial<{ [key in string]: JsonValue }>;
 error: string | null }
 /**
  * A stored message with its parts read back, so a reopened conversation shows tool calls and
- * results as they were shown live.
+ * results as they were shown live. A tool message's text is read into `results` and `notes`
+ * and its `message.content` left empty.
  */
 export type HistoryMessage = { 
 /**

@@ -246,7 +246,8 @@ pub struct HistoryResult {
 }
 
 /// A stored message with its parts read back, so a reopened conversation shows tool calls and
-/// results as they were shown live.
+/// results as they were shown live. A tool message's text is read into `results` and `notes`
+/// and its `message.content` left empty.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct HistoryMessage {
@@ -285,6 +286,9 @@ impl From<StoredMessage> for HistoryMessage {
             }
             "tool" => {
                 let (frames, notes) = crate::parser::parse_results(&view.message.content);
+                // Everything is in the results and notes now; results can be large, so the
+                // text is not sent twice.
+                view.message.content.clear();
                 view.results = frames
                     .into_iter()
                     .map(|f| HistoryResult {
@@ -560,6 +564,7 @@ mod tests {
             Some("Write each tool call exactly like this.")
         );
         assert!(results.calls.is_empty());
+        assert_eq!(results.message.content, "", "not sent twice");
         let user = HistoryMessage::from(stored("user", "<tool_call>".into()));
         assert!(user.calls.is_empty() && user.results.is_empty() && user.notes.is_none());
     }
