@@ -6,6 +6,7 @@ import { StatusArea } from "./shell/StatusArea";
 import { useStatus } from "./ipc/useStatus";
 import { useTheme } from "./theme/useTheme";
 import { ChatScreen } from "./screens/chat/ChatScreen";
+import { ChatStoreProvider } from "./screens/chat/ChatStoreProvider";
 import { ToolsScreen } from "./screens/tools/ToolsScreen";
 import { ArtifactsScreen } from "./screens/artifacts/ArtifactsScreen";
 import { SettingsScreen } from "./screens/settings/SettingsScreen";
@@ -18,7 +19,9 @@ import { About } from "./shell/AboutDialog";
 export function App() {
   return (
     <LeaveGuardProvider>
-      <Shell />
+      <ChatStoreProvider>
+        <Shell />
+      </ChatStoreProvider>
     </LeaveGuardProvider>
   );
 }

@@ -1,8 +1,9 @@
-import { act, render, screen, within } from "@testing-library/react";
+import { act, render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { emit } from "@tauri-apps/api/event";
 import { mockIPC } from "@tauri-apps/api/mocks";
 import { ChatScreen, stripCalls } from "./ChatScreen";
+import { ChatStoreProvider } from "./ChatStoreProvider";
 
 function backend() {
   const calls: { cmd: string; args: unknown }[] = [];
@@ -30,7 +31,11 @@ describe("ChatScreen", () => {
   it("sends a task, streams the answer and shows a live tool card", async () => {
     const calls = backend();
     const user = userEvent.setup();
-    render(<ChatScreen />);
+    render(
+      <ChatStoreProvider>
+        <ChatScreen />
+      </ChatStoreProvider>,
+    );
     const picker = await screen.findByTestId("agent-picker");
     expect(
       within(picker)
@@ -121,6 +126,77 @@ describe("ChatScreen", () => {
     expect(screen.getByTestId("run-end")).toHaveTextContent("Run cancelled.");
     await user.click(screen.getByTestId("retry"));
     expect(calls.filter((c) => c.cmd === "start_run")).toHaveLength(2);
+  });
+
+  it("keeps a running conversation live while another screen or conversation is shown", async () => {
+    const summary = (id: string) => ({
+      id,
+      title: `Conversation ${id}`,
+      agent: "lead_agent",
+      updated_at: "2026-11-30T00:00:00Z",
+      last_status: id === "a" ? "running" : "completed",
+      always_allowed: [],
+    });
+    const opened: string[] = [];
+    mockIPC(
+      (cmd, args) => {
+        if (cmd === "list_conversations") return [summary("a"), summary("b")];
+        if (cmd === "list_agents")
+          return [{ name: "lead_agent", description: "Lead", model: "default", internal: false }];
+        if (cmd === "get_conversation") {
+          const id = (args as { id: string }).id;
+          opened.push(id);
+          return { summary: summary(id), messages: [], running: id === "a" };
+        }
+        throw new Error(`unexpected ${cmd}`);
+      },
+      { shouldMockEvents: true },
+    );
+    const token = (text: string) =>
+      engine({ type: "token", conversation_id: "a", agent: "lead_agent", depth: 0, text });
+    const app = (content: React.ReactNode) => <ChatStoreProvider>{content}</ChatStoreProvider>;
+    const user = userEvent.setup();
+
+    const { rerender } = render(app(<ChatScreen conversation="a" />));
+    await waitFor(() => expect(opened).toEqual(["a"]));
+    await token("First part. ");
+    expect(screen.getByTestId("msg-assistant")).toHaveTextContent("First part.");
+
+    // Another screen: the chat is gone, the run goes on.
+    rerender(app(<p>Tools</p>));
+    await token("Second part.");
+    await engine({
+      type: "tool_start",
+      conversation_id: "a",
+      call_id: "k",
+      tool: "web_fetch",
+      params: { url: "https://example.com" },
+    });
+    rerender(app(<ChatScreen conversation="a" />));
+    await waitFor(() => expect(opened).toEqual(["a", "a"]));
+    expect(screen.getByTestId("msg-assistant")).toHaveTextContent("First part. Second part.");
+    expect(screen.getByTestId("tool-card-web_fetch")).toHaveAttribute("data-status", "running");
+
+    // Another conversation, and back.
+    const [first, second] = await screen.findAllByTestId("conversation-item");
+    if (!first || !second) throw new Error("both conversations are listed");
+    await user.click(within(second).getByText("Conversation b"));
+    await waitFor(() => expect(screen.queryByTestId("msg-assistant")).toBeNull());
+    await engine({
+      type: "tool_complete",
+      conversation_id: "a",
+      call_id: "k",
+      tool: "web_fetch",
+      success: true,
+      result: "page text",
+      metadata: {},
+      duration_ms: 5,
+    });
+    await user.click(within(first).getByText("Conversation a"));
+    await waitFor(() =>
+      expect(screen.getByTestId("tool-card-web_fetch")).toHaveAttribute("data-status", "succeeded"),
+    );
+    expect(screen.getByTestId("msg-assistant")).toHaveTextContent("First part. Second part.");
   });
 
   it("does not show raw tool-call XML in answers", () => {

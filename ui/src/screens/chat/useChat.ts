@@ -1,40 +1,20 @@
-import { useCallback, useEffect, useReducer, useState } from "react";
+import { useCallback, useEffect, useState, useSyncExternalStore } from "react";
 import {
   commands,
   type AgentInfo,
   type ConversationSummary,
-  type EngineEvent,
+  type ConversationView,
 } from "../../bindings";
 import { useEngineEvents } from "../../ipc/useEngineEvents";
-import { conversationOf, emptyChat, fromHistory, reduce, type ChatState } from "./timeline";
+import { useChatStore } from "./ChatStoreProvider";
+import { emptyChat, fromHistory, type ChatState } from "./timeline";
 
-type Action =
-  | { type: "event"; event: EngineEvent }
-  | { type: "reset"; state: ChatState }
-  | { type: "user"; text: string; agent: string };
-
-function chatReducer(state: ChatState, action: Action): ChatState {
-  switch (action.type) {
-    case "event":
-      return reduce(state, action.event);
-    case "reset":
-      return action.state;
-    case "user":
-      return {
-        ...state,
-        items: [
-          ...state.items,
-          {
-            kind: "user",
-            key: `u${state.seq + 1}`,
-            text: action.text,
-            agent: action.agent,
-            depth: 0,
-          },
-        ],
-        seq: state.seq + 1,
-      };
-  }
+function withUserMessage(state: ChatState, text: string, agent: string): ChatState {
+  return {
+    ...state,
+    items: [...state.items, { kind: "user", key: `u${state.seq + 1}`, text, agent, depth: 0 }],
+    seq: state.seq + 1,
+  };
 }
 
 function newId(): string {
@@ -52,7 +32,8 @@ export function useChat(initial: string | null = null) {
   const [agents, setAgents] = useState<AgentInfo[]>([]);
   const [agent, setAgent] = useState<string>("");
   const [currentId, setCurrentId] = useState<string | null>(initial);
-  const [chat, dispatch] = useReducer(chatReducer, emptyChat);
+  const store = useChatStore();
+  const chat = useSyncExternalStore(store.subscribe, () => store.get(currentId) ?? emptyChat);
   const [error, setError] = useState<string | null>(null);
 
   const refresh = useCallback(async () => {
@@ -82,35 +63,38 @@ export function useChat(initial: string | null = null) {
     });
   }, []);
 
+  // The store applies events to the conversations; here they only refresh the list.
   useEngineEvents((event) => {
-    if (currentId !== null && conversationOf(event) === currentId)
-      dispatch({ type: "event", event });
     if (event.type === "run_ended" || event.type === "run_started") void refresh();
   });
 
-  const load = useCallback(async (id: string) => {
-    const res = await commands.getConversation(id);
-    if (res.status !== "ok") {
-      setError(res.error.message);
-      return;
-    }
-    const view = res.data;
-    dispatch({
-      type: "reset",
-      state: fromHistory(view.messages, view.summary?.last_status ?? null, view.running),
-    });
-    if (view.summary?.agent) setAgent(view.summary.agent);
-  }, []);
+  /** Show a loaded conversation: a kept live state wins over the stored history. */
+  const show = useCallback(
+    (id: string, view: ConversationView) => {
+      if (store.get(id) === undefined)
+        store.set(id, fromHistory(view.messages, view.summary?.last_status ?? null, view.running));
+      if (view.summary?.agent) setAgent(view.summary.agent);
+    },
+    [store],
+  );
+
+  const load = useCallback(
+    async (id: string) => {
+      const res = await commands.getConversation(id);
+      if (res.status !== "ok") {
+        setError(res.error.message);
+        return;
+      }
+      show(id, res.data);
+    },
+    [show],
+  );
 
   const open = useCallback(
     async (id: string | null) => {
       setError(null);
       setCurrentId(id);
-      if (id === null) {
-        dispatch({ type: "reset", state: emptyChat });
-        return;
-      }
-      await load(id);
+      if (id !== null) await load(id);
     },
     [load],
   );
@@ -121,19 +105,12 @@ export function useChat(initial: string | null = null) {
     void commands.getConversation(initial).then((res) => {
       if (!alive) return;
       if (res.status !== "ok") setError(res.error.message);
-      else {
-        const view = res.data;
-        dispatch({
-          type: "reset",
-          state: fromHistory(view.messages, view.summary?.last_status ?? null, view.running),
-        });
-        if (view.summary?.agent) setAgent(view.summary.agent);
-      }
+      else show(initial, res.data);
     });
     return () => {
       alive = false;
     };
-  }, [initial]);
+  }, [initial, show]);
 
   const send = useCallback(
     async (task: string) => {
@@ -141,11 +118,8 @@ export function useChat(initial: string | null = null) {
       if (!text || !agent) return false;
       setError(null);
       const id = currentId ?? newId();
-      if (currentId === null) {
-        setCurrentId(id);
-        dispatch({ type: "reset", state: emptyChat });
-      }
-      dispatch({ type: "user", text, agent });
+      if (currentId === null) setCurrentId(id);
+      store.set(id, withUserMessage(store.get(id) ?? emptyChat, text, agent));
       const res = await commands.startRun(id, agent, text);
       if (res.status !== "ok") {
         setError(res.error.message);
@@ -154,7 +128,7 @@ export function useChat(initial: string | null = null) {
       void refresh();
       return true;
     },
-    [agent, currentId, refresh],
+    [agent, currentId, refresh, store],
   );
 
   const cancel = useCallback(async () => {
@@ -179,10 +153,11 @@ export function useChat(initial: string | null = null) {
     async (id: string) => {
       const res = await commands.deleteConversation(id);
       if (res.status !== "ok") setError(res.error.message);
+      else store.forget(id);
       if (id === currentId) await open(null);
       await refresh();
     },
-    [currentId, open, refresh],
+    [currentId, open, refresh, store],
   );
 
   return {
