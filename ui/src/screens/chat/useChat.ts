@@ -24,8 +24,8 @@ function newId(): string {
   );
 }
 
-/** Conversations, the open conversation's live timeline, and the actions on them. */
-/** The chat: conversations, the open one, runs. `initial` opens that conversation first. */
+/** The chat: conversations, the open one's live timeline (kept in the app's ChatStore), runs.
+ * `initial` opens that conversation first. */
 export function useChat(initial: string | null = null) {
   const [conversations, setConversations] = useState<ConversationSummary[]>([]);
   const [query, setQuery] = useState("");
