@@ -46,6 +46,9 @@ pub fn run() {
         .manage(commands::app_info::PendingUpdate::default())
         .on_window_event(|window, event| {
             window_state::on_window_event(window, event);
+            if let tauri::WindowEvent::CloseRequested { .. } = event {
+                tracing::info!(window = window.label(), "close requested");
+            }
             if let tauri::WindowEvent::Destroyed = event {
                 // Closing the window answers every pending permission request with "deny"
                 // and stops the runs: nothing runs unattended. (On Destroyed, not

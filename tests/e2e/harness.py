@@ -203,7 +203,27 @@ class App:
 
     def request_close(self) -> None:
         """Ask the app's window to close the way a window manager's close button does
-        (a WM_DELETE_WINDOW message), so the app's own close handling runs."""
+        (a WM_DELETE_WINDOW message), so the app's own close handling runs. Returns once the
+        app has logged the request.
+
+        Under Xvfb without a window manager, GTK sometimes drops the message while WebKit's
+        automation holds a grab; the message is sent again until the app logs that it arrived
+        (the app's handling itself is never retried: it is what the scenario checks)."""
+        before = self.log_text().count("close requested")
+        for _ in range(15):
+            self._send_delete_window()
+            deadline = time.monotonic() + 2
+            while time.monotonic() < deadline:
+                if self.log_text().count("close requested") > before:
+                    return
+                time.sleep(0.05)
+        raise AssertionError("the app never logged the window close request")
+
+    def log_text(self) -> str:
+        """The app's log so far."""
+        return "".join(f.read_text(errors="replace") for f in sorted((self.home / "logs").glob("app.*.log")))
+
+    def _send_delete_window(self) -> None:
         from Xlib import X, display
         from Xlib.protocol import event
 
@@ -216,9 +236,14 @@ class App:
             windows = []
             for window in d.screen().root.query_tree().children:
                 prop = window.get_full_property(pid_atom, X.AnyPropertyType)
-                if prop is not None and list(prop.value) == [pid] and delete in (window.get_wm_protocols() or []):
+                if (
+                    prop is not None
+                    and list(prop.value) == [pid]
+                    and window.get_attributes().map_state == X.IsViewable
+                    and delete in (window.get_wm_protocols() or [])
+                ):
                     windows.append(window)
-            assert windows, f"no top-level window of process {pid} accepts WM_DELETE_WINDOW"
+            assert windows, f"no shown top-level window of process {pid} accepts WM_DELETE_WINDOW"
             for window in windows:
                 message = event.ClientMessage(window=window, client_type=protocols, data=(32, [delete, X.CurrentTime, 0, 0, 0]))
                 window.send_event(message, event_mask=X.NoEventMask)

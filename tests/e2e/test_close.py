@@ -51,8 +51,7 @@ def test_closing_the_window_ends_the_app_and_its_waiting_run(home, scripted_mode
         assert app.wait_for_exit(pid), "the app still runs after its window was closed"
     finally:
         app.stop()
-    logs = "".join(f.read_text() for f in (home / "logs").glob("app.*.log"))
-    assert "ArtifactFlow exiting" in logs, "the log is flushed at exit"
+    assert "ArtifactFlow exiting" in app.log_text(), "the log is flushed at exit"
     # The waiting tool call was denied, not run, and the model was not asked to go on.
     assert len(model_requests(model.base_url)) == 1
 
