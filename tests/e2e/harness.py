@@ -67,12 +67,14 @@ def running_apps() -> list[int]:
     return pids
 
 
-def reap_apps(grace: float = 15.0) -> None:
+def reap_apps(grace: float = 8.0) -> None:
     """Wait for every app process to end; kill those still there after ``grace`` seconds.
 
     The single-instance guard is one D-Bus name for the whole session: an app still shutting
     down from the previous scenario would make the next launch hand over and exit, and the
-    WebDriver session would never start."""
+    WebDriver session would never start. (Ending the WebDriver session closes the window the
+    way a window manager would; under load, GTK without one sometimes drops that request, and
+    the app stays up: see ``request_close``.)"""
     deadline = time.monotonic() + grace
     while running_apps() and time.monotonic() < deadline:
         time.sleep(0.1)
