@@ -193,6 +193,20 @@ class App:
             text,
         )
 
+    # -- the chat -------------------------------------------------------------------------------
+    def pick_agent(self, name: str) -> None:
+        """Choose ``name`` in the chat's agent picker once the agents have loaded."""
+        picker = self.by_testid("agent-picker")
+        self.wait(lambda d: name in picker.text, f"the {name} agent in the picker")
+        picker.find_element(By.CSS_SELECTOR, f"option[value={name}]").click()
+
+    def send(self, text: str) -> None:
+        """Type a task and send it. (Enter-to-send is covered by the component tests;
+        WebKitWebDriver rejects special keys in a textarea, so the Send button a user can also
+        click sends here.)"""
+        self.by_testid("composer-input").send_keys(text)
+        self.by_testid("send").click()
+
     def js(self, script: str, *args):
         return self.driver.execute_script(script, *args)
 

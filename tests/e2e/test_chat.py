@@ -3,8 +3,6 @@ permission dialog (approve, deny, always allow, timeout), and cancel mid-stream.
 
 from __future__ import annotations
 
-import time
-
 from selenium.webdriver.common.by import By
 
 from harness import App, prepare_home
@@ -29,18 +27,8 @@ def start_chat(home, scripted_model, turns, name, settings=""):
     model = scripted_model(turns)
     prepare_home(home, model, AGENT, settings)
     app = App(home, name)
-    picker = app.by_testid("agent-picker")
-    app.wait(lambda d: "tester" in picker.text, "the tester agent in the picker")
-    picker.find_element(By.CSS_SELECTOR, "option[value=tester]").click()
+    app.pick_agent("tester")
     return app
-
-
-def send(app: App, text: str) -> None:
-    box = app.by_testid("composer-input")
-    box.send_keys(text)
-    # Enter-to-send is covered by the component tests; WebKitWebDriver rejects special keys
-    # in a textarea, so the button a user can also click sends here.
-    app.by_testid("send").click()
 
 
 def card_status(app: App, tool: str, index: int = 0) -> str:
@@ -59,7 +47,7 @@ def test_auto_tool_then_confirm_tool_approved(home, scripted_model):
         {"text": "All **done**."},
     ], "chat_approve")
     try:
-        send(app, "Make notes")
+        app.send("Make notes")
         app.wait(lambda d: card_status(app, "create_artifact") == "succeeded", "the auto tool card")
         assert "notes" in app.by_testid("artifact-link").text
         app.wait(lambda d: dialog_open(app), "the permission dialog")
@@ -97,13 +85,13 @@ def test_denied_and_always_allowed(home, scripted_model):
         {"text": "Probed twice."},
     ], "chat_deny_always")
     try:
-        send(app, "Probe please")
+        app.send("Probe please")
         app.wait(lambda d: dialog_open(app), "the first dialog")
         app.by_testid("permission-deny").click()
         app.wait(lambda d: card_status(app, "probe") == "denied", "a denied card")
         app.wait(lambda d: "not probing" in app.by_testid("timeline").text, "the model's reply to the denial")
 
-        send(app, "Probe twice")
+        app.send("Probe twice")
         app.wait(lambda d: dialog_open(app), "the second dialog")
         app.by_testid("permission-always").click()
         app.wait(lambda d: "Probed twice." in app.by_testid("timeline").text, "the end of the run")
@@ -118,7 +106,7 @@ def test_an_unanswered_request_times_out(home, scripted_model):
     app = start_chat(home, scripted_model, [{"text": PROBE}, {"text": "Timed out, moving on."}], "chat_timeout",
                      settings="permission_timeout_secs: 2\n")
     try:
-        send(app, "Probe")
+        app.send("Probe")
         app.wait(lambda d: dialog_open(app), "the dialog")
         assert "denied automatically in" in app.text_of("permission-countdown")
         app.wait(lambda d: card_status(app, "probe") == "denied", "the timeout to deny", timeout=30)
@@ -131,7 +119,7 @@ def test_an_unanswered_request_times_out(home, scripted_model):
 def test_cancel_mid_stream(home, scripted_model):
     app = start_chat(home, scripted_model, [{"text": "word " * 400, "chunk_chars": 5, "chunk_delay_ms": 30}], "chat_cancel")
     try:
-        send(app, "Talk a lot")
+        app.send("Talk a lot")
         app.wait(lambda d: len(app.driver.find_elements(By.CSS_SELECTOR, '[data-testid="msg-assistant"]')) > 0, "streaming to start")
         app.by_testid("cancel-run").click()
         assert "Run cancelled." in app.text_of("run-end")

@@ -39,11 +39,8 @@ def test_closing_the_window_ends_the_app_and_its_waiting_run(home, scripted_mode
     prepare_home(home, model, AGENT)
     app = App(home, "close_while_asking")
     try:
-        picker = app.by_testid("agent-picker")
-        app.wait(lambda d: "tester" in picker.text, "the tester agent in the picker")
-        picker.find_element(By.CSS_SELECTOR, "option[value=tester]").click()
-        app.by_testid("composer-input").send_keys("Probe it")
-        app.by_testid("send").click()
+        app.pick_agent("tester")
+        app.send("Probe it")
         app.wait(lambda d: dialog_open(app, "permission-dialog"), "the permission dialog")
 
         pid = app.app_pid()

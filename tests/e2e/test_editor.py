@@ -55,12 +55,6 @@ def card_statuses(app: App, tool: str) -> list[str]:
     return [c.get_attribute("data-status") for c in app.driver.find_elements(By.CSS_SELECTOR, f'[data-testid="tool-card-{tool}"]')]
 
 
-def pick_tester(app: App) -> None:
-    picker = app.by_testid("agent-picker")
-    app.wait(lambda d: "tester" in picker.text, "the tester agent in the picker")
-    picker.find_element(By.CSS_SELECTOR, "option[value=tester]").click()
-
-
 def test_create_test_use_and_break_an_http_tool(home, scripted_model):
     weather = weather_api()
     model = scripted_model([
@@ -136,9 +130,8 @@ def test_create_test_use_and_break_an_http_tool(home, scripted_model):
 
         # An agent run calls the tool.
         click_testid(app, "nav-chat")
-        pick_tester(app)
-        app.by_testid("composer-input").send_keys("Weather in Oslo?")
-        click_testid(app, "send")
+        app.pick_agent("tester")
+        app.send("Weather in Oslo?")
         app.wait(lambda d: card_statuses(app, "weather_now") == ["succeeded"], "the tool's card")
         app.wait(lambda d: "21.5 degrees in Oslo" in last_answer(app), "the answer")
         assert weather.requests == ["/weather?city=Oslo", "/weather?city=Oslo"]
@@ -158,9 +151,8 @@ def test_create_test_use_and_break_an_http_tool(home, scripted_model):
         click_testid(app, "close-editor")
 
         click_testid(app, "nav-chat")
-        pick_tester(app)
-        app.by_testid("composer-input").send_keys("And now?")
-        click_testid(app, "send")
+        app.pick_agent("tester")
+        app.send("And now?")
         # The chat reopened the same conversation: its first call is a card from history.
         app.wait(lambda d: card_statuses(app, "weather_now") == ["succeeded", "succeeded"], "the second call")
         app.wait(lambda d: "Still 21.5" in last_answer(app), "the second answer")

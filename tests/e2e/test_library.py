@@ -4,8 +4,6 @@ HTML artifact renders in a frame where its script does not run."""
 
 from __future__ import annotations
 
-from selenium.webdriver.common.by import By
-
 from harness import App, prepare_home
 
 AGENT = """---
@@ -40,11 +38,8 @@ def test_search_diff_export_and_open_the_conversation(home, scripted_model, tmp_
     export_to.parent.mkdir()
     app = App(home, "library", {"ARTIFACTFLOW_TEST_SAVE_PATH": str(export_to)})
     try:
-        picker = app.by_testid("agent-picker")
-        app.wait(lambda d: "tester" in picker.text, "the tester agent in the picker")
-        picker.find_element(By.CSS_SELECTOR, "option[value=tester]").click()
-        app.by_testid("composer-input").send_keys("Research penguins")
-        app.by_testid("send").click()
+        app.pick_agent("tester")
+        app.send("Research penguins")
         app.wait(lambda d: "Done." in app.js(
             "const m = [...document.querySelectorAll('[data-testid=msg-assistant]')]; return m.length ? m.at(-1).textContent : ''"),
             "the run's end")

@@ -143,6 +143,26 @@ impl Harness {
             .expect("the run ends")
     }
 
+    /// Run `task`, stopping the run as soon as an event matching `pred` has been recorded.
+    pub async fn run_stopped_on(
+        &self,
+        agent: &str,
+        task: &str,
+        pred: impl Fn(&EngineEvent) -> bool + Send + 'static,
+    ) -> RunOutcome {
+        let cancel = CancellationToken::new();
+        let canceller = {
+            let (events, cancel) = (self.events.clone(), cancel.clone());
+            tokio::spawn(async move {
+                until_event(&events, pred).await;
+                cancel.cancel();
+            })
+        };
+        let outcome = self.run_with(agent, task, cancel).await;
+        canceller.await.unwrap();
+        outcome
+    }
+
     pub fn events(&self) -> Vec<EngineEvent> {
         self.events.lock().unwrap().clone()
     }
@@ -180,19 +200,6 @@ pub async fn until_event(
     while !events.lock().unwrap().iter().any(&pred) {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
-}
-
-/// Cancel `cancel` as soon as an event matching `pred` arrives.
-pub fn cancel_on(
-    events: &Arc<Mutex<Vec<EngineEvent>>>,
-    cancel: &CancellationToken,
-    pred: impl Fn(&EngineEvent) -> bool + Send + 'static,
-) -> tokio::task::JoinHandle<()> {
-    let (events, cancel) = (events.clone(), cancel.clone());
-    tokio::spawn(async move {
-        until_event(&events, pred).await;
-        cancel.cancel();
-    })
 }
 
 /// A model answer that calls `tool` with `params`.

@@ -6,9 +6,8 @@ use engine::interrupts::Resolution;
 use engine::permissions::Answer;
 use engine::run::RunOptions;
 use test_support::Turn;
-use tokio_util::sync::CancellationToken;
 
-use crate::harness::{call, cancel_on, until_event, write, Harness, Policy};
+use crate::harness::{call, until_event, write, Harness, Policy};
 
 fn count(events: &[EngineEvent], pred: impl Fn(&EngineEvent) -> bool) -> usize {
     events.iter().filter(|e| pred(e)).count()
@@ -206,12 +205,11 @@ async fn cancel_mid_stream_and_mid_tool() {
         RunOptions::default(),
     )
     .await;
-    let cancel = CancellationToken::new();
-    let canceller = cancel_on(&h.events, &cancel, |e| {
-        matches!(e, EngineEvent::Token { .. })
-    });
-    let outcome = h.run_with("tester", "stream", cancel).await;
-    canceller.await.unwrap();
+    let outcome = h
+        .run_stopped_on("tester", "stream", |e| {
+            matches!(e, EngineEvent::Token { .. })
+        })
+        .await;
     assert_eq!(outcome.status, RunStatus::Cancelled);
     assert_eq!(
         h.ctx
@@ -221,14 +219,13 @@ async fn cancel_mid_stream_and_mid_tool() {
         Some("cancelled")
     );
 
-    let cancel = CancellationToken::new();
-    let canceller = cancel_on(
-        &h.events,
-        &cancel,
-        |e| matches!(e, EngineEvent::ToolStart { tool, .. } if tool == "slow"),
-    );
-    let outcome = h.run_with("tester", "tool", cancel).await;
-    canceller.await.unwrap();
+    let outcome = h
+        .run_stopped_on(
+            "tester",
+            "tool",
+            |e| matches!(e, EngineEvent::ToolStart { tool, .. } if tool == "slow"),
+        )
+        .await;
     assert_eq!(outcome.status, RunStatus::Cancelled);
     assert!(h.events().iter().any(
         |e| matches!(e, EngineEvent::ToolComplete { tool, success: false, .. } if tool == "slow")
@@ -263,15 +260,14 @@ async fn a_stopped_run_keeps_what_happened_for_the_next_one() {
     };
 
     // Stopped mid-stream: the part that arrived is stored.
-    let cancel = CancellationToken::new();
-    let canceller = cancel_on(&h.events, &cancel, |e| {
-        matches!(e, EngineEvent::Token { .. })
-    });
     assert_eq!(
-        h.run_with("tester", "talk", cancel).await.status,
+        h.run_stopped_on("tester", "talk", |e| {
+            matches!(e, EngineEvent::Token { .. })
+        })
+        .await
+        .status,
         RunStatus::Cancelled
     );
-    canceller.await.unwrap();
     let messages = stored();
     let partial = &messages.last().unwrap();
     assert_eq!(partial.role, "assistant");
@@ -280,15 +276,14 @@ async fn a_stopped_run_keeps_what_happened_for_the_next_one() {
 
     // Stopped while `echo` waits for permission: `long` ran, `echo` and `slow` did not.
     h.answer_with(Policy::Ignore);
-    let cancel = CancellationToken::new();
-    let canceller = cancel_on(&h.events, &cancel, |e| {
-        matches!(e, EngineEvent::PermissionRequest { .. })
-    });
     assert_eq!(
-        h.run_with("tester", "calls", cancel).await.status,
+        h.run_stopped_on("tester", "calls", |e| {
+            matches!(e, EngineEvent::PermissionRequest { .. })
+        })
+        .await
+        .status,
         RunStatus::Cancelled
     );
-    canceller.await.unwrap();
     let messages = stored();
     let results = messages.last().unwrap();
     assert_eq!(results.role, "tool");
