@@ -8,6 +8,8 @@ use engine::artifacts::grep::{Grep, GrepLimits, GrepOptions};
 use engine::artifacts::{Artifact, ArtifactStore, ListFilter};
 use engine::context::AppContext;
 
+use crate::term;
+
 /// Artifact subcommands.
 #[derive(Debug, clap::Subcommand)]
 pub enum ArtifactsCommand {
@@ -99,7 +101,7 @@ pub fn run(ctx: &AppContext, cmd: ArtifactsCommand) -> anyhow::Result<ExitCode> 
                         a.version,
                         s.line_count,
                         a.updated_at,
-                        a.title
+                        term::clean(&a.title)
                     );
                 }
                 if page.total as usize > page.items.len() {
@@ -119,7 +121,7 @@ pub fn run(ctx: &AppContext, cmd: ArtifactsCommand) -> anyhow::Result<ExitCode> 
         } => {
             let a = resolve(&store, &id, conversation.as_deref())?;
             let (_, content) = store.content(&a.conversation_id, &id, version)?;
-            print!("{content}");
+            print!("{}", term::clean(&content));
             Ok(ExitCode::SUCCESS)
         }
         ArtifactsCommand::Export {
@@ -174,7 +176,7 @@ pub fn run(ctx: &AppContext, cmd: ArtifactsCommand) -> anyhow::Result<ExitCode> 
                 grep.search(&heading, text)
             })?;
             let outcome = grep.finish();
-            println!("{}", outcome.render(&pattern));
+            println!("{}", term::clean(&outcome.render(&pattern)));
             Ok(if outcome.matches > 0 {
                 ExitCode::SUCCESS
             } else {

@@ -17,7 +17,7 @@ pub fn run(ctx: &AppContext) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     for p in &problems {
-        eprintln!("{p}");
+        eprintln!("{}", crate::term::clean(&p.to_string()));
     }
     eprintln!(
         "{} problem{} in {}",

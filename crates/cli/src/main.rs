@@ -13,6 +13,7 @@ mod prompt;
 mod run_cmd;
 mod secrets_cmd;
 mod status_cmd;
+mod term;
 mod tools_cmd;
 
 /// Headless ArtifactFlow: the same engine, config folder and database as the desktop app.
@@ -63,7 +64,7 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", term::clean(&format!("{e:#}")));
             ExitCode::FAILURE
         }
     }

@@ -4,19 +4,25 @@ use std::io::{BufRead, IsTerminal, Write};
 
 use engine::permissions::{Answer, PermissionRequest};
 
+use crate::term::clean;
+
 /// Print what will run: the tool, every parameter and, for HTTP tools, the request (secrets by
 /// name only).
 pub fn show_request(request: &PermissionRequest) {
     let mut err = std::io::stderr();
-    let _ = writeln!(err, "\n`{}` asks for permission to run:", request.tool);
+    let _ = writeln!(
+        err,
+        "\n`{}` asks for permission to run:",
+        clean(&request.tool)
+    );
     for (k, v) in &request.params {
-        let _ = writeln!(err, "  {k} = {v}");
+        let _ = writeln!(err, "  {} = {}", clean(k), clean(&v.to_string()));
     }
     if let Some(preview) = &request.request {
         let _ = writeln!(
             err,
             "  request: {}",
-            serde_json::to_string_pretty(preview).unwrap_or_default()
+            clean(&serde_json::to_string_pretty(preview).unwrap_or_default())
         );
     }
 }
@@ -29,6 +35,7 @@ pub fn ask(tool: &str, hint: &str) -> Answer {
         eprintln!("not allowed: no terminal to ask at ({hint})");
         return Answer::Deny;
     }
+    let tool = clean(tool);
     eprint!("Allow `{tool}`? [y]es / [N]o / [a]lways in this conversation: ");
     let _ = std::io::stderr().flush();
     let mut line = String::new();

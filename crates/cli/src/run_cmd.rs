@@ -14,6 +14,8 @@ use engine::permissions::Answer;
 use engine::run::{ContextModels, RunOptions, RunRequest, Runner};
 use tokio_util::sync::CancellationToken;
 
+use crate::term::clean;
+
 /// Options of `run`.
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
@@ -127,7 +129,7 @@ async fn run_async(ctx: Arc<AppContext>, args: RunArgs) -> anyhow::Result<ExitCo
         eprintln!("artifacts in conversation {conversation}:");
         for a in artifacts {
             let a = a.artifact;
-            eprintln!("  {} (v{}) {}", a.id, a.version, a.title);
+            eprintln!("  {} (v{}) {}", a.id, a.version, clean(&a.title));
         }
     }
     Ok(match outcome.status {
@@ -142,7 +144,7 @@ async fn run_async(ctx: Arc<AppContext>, args: RunArgs) -> anyhow::Result<ExitCo
         _ => {
             eprintln!(
                 "error: {}",
-                outcome.error.unwrap_or_else(|| "the run failed".into())
+                clean(&outcome.error.unwrap_or_else(|| "the run failed".into()))
             );
             ExitCode::FAILURE
         }
@@ -153,7 +155,7 @@ fn print_event(e: &EngineEvent, requests: &tokio::sync::mpsc::UnboundedSender<(S
     let mut err = std::io::stderr();
     match e {
         EngineEvent::Token { text, depth: 0, .. } => {
-            print!("{text}");
+            print!("{}", clean(text));
             let _ = std::io::stdout().flush();
         }
         EngineEvent::ToolStart { tool, params, .. } => {
@@ -172,7 +174,7 @@ fn print_event(e: &EngineEvent, requests: &tokio::sync::mpsc::UnboundedSender<(S
         } => {
             let first = result.lines().next().unwrap_or("");
             let mark = if *success { "✓" } else { "✗" };
-            let _ = writeln!(err, "[{mark} {tool} · {duration_ms} ms] {first}");
+            let _ = writeln!(err, "[{mark} {tool} · {duration_ms} ms] {}", clean(first));
         }
         EngineEvent::AgentSwitch { from, to, .. } => {
             let _ = writeln!(err, "\n[{from} → {to}]");
@@ -191,7 +193,7 @@ fn print_event(e: &EngineEvent, requests: &tokio::sync::mpsc::UnboundedSender<(S
         EngineEvent::RunEnded {
             error: Some(error), ..
         } => {
-            let _ = writeln!(err, "\n[run failed] {error}");
+            let _ = writeln!(err, "\n[run failed] {}", clean(error));
         }
         _ => {}
     }

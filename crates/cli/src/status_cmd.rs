@@ -22,7 +22,7 @@ pub fn run(ctx: &AppContext, json: bool) -> anyhow::Result<ExitCode> {
         if !s.config_errors.is_empty() {
             println!("config problems ({}):", s.config_errors.len());
             for e in &s.config_errors {
-                println!("  {e}");
+                println!("  {}", crate::term::clean(&e.to_string()));
             }
         }
     }

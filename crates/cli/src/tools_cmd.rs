@@ -103,10 +103,8 @@ fn show(ctx: &AppContext, name: &str) -> anyhow::Result<ExitCode> {
     let Some(tool) = registry.get(name) else {
         bail!("there is no tool `{name}` (see `artifactflow-cli tools list`)");
     };
-    println!(
-        "{}",
-        engine::parser::tool_instructions(std::slice::from_ref(tool.spec()))
-    );
+    let instructions = engine::parser::tool_instructions(std::slice::from_ref(tool.spec()));
+    println!("{}", crate::term::clean(&instructions));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -146,7 +144,7 @@ fn call(
         },
         &engine::events::discard(),
     ));
-    println!("{}", outcome.formatted);
+    println!("{}", crate::term::clean(&outcome.formatted));
     Ok(if outcome.result.success {
         ExitCode::SUCCESS
     } else {

@@ -360,3 +360,63 @@ fn secrets_set_list_delete_never_print_values() {
         ""
     );
 }
+
+/// A server on 127.0.0.1 that redirects `/start?…` to `/final?…` on itself (same origin, so the
+/// request is followed with its query) and answers `/final` with JSON.
+fn redirecting_server() -> String {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { break };
+            let mut buf = [0u8; 8192];
+            let n = stream.read(&mut buf).unwrap_or(0);
+            let head = String::from_utf8_lossy(&buf[..n]).to_string();
+            let target = head.split_whitespace().nth(1).unwrap_or("/").to_string();
+            let reply = match target.strip_prefix("/start") {
+                Some(query) => format!(
+                    "HTTP/1.1 302 Found\r\nLocation: /final{query}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                ),
+                None => "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\nConnection: close\r\n\r\n{\"ok\":true}".to_string(),
+            };
+            let _ = stream.write_all(reply.as_bytes());
+        }
+    });
+    format!("http://{addr}")
+}
+
+/// With the most detailed log level, a call whose URL holds a secret (and is redirected, which
+/// the HTTP stack logs) leaves no trace of the secret in the log folder.
+#[test]
+fn a_trace_level_run_logs_no_secret_from_a_request_url() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path();
+    let base = redirecting_server();
+    ok(home_cli(home).arg("status").output().unwrap());
+    std::fs::write(
+        home.join("config/tools/keyed.md"),
+        format!("---\nname: keyed\npermission: auto\nendpoint: \"{base}/start?key={{{{AF_LOG_TEST_KEY}}}}\"\nparameters:\n  - name: q\n    type: string\n---\nKeyed lookup.\n"),
+    )
+    .unwrap();
+    let out = home_cli(home)
+        .args(["tools", "call", "keyed", "q=x", "--yes"])
+        .env("ARTIFACTFLOW_LOG", "trace")
+        .env("AF_LOG_TEST_KEY", "log-secret-4711")
+        .output()
+        .unwrap();
+    let stdout = ok(out);
+    assert!(stdout.contains("ok"), "the call went through: {stdout}");
+    let mut logged = String::new();
+    for entry in std::fs::read_dir(home.join("logs")).unwrap() {
+        logged.push_str(&std::fs::read_to_string(entry.unwrap().path()).unwrap());
+    }
+    assert!(
+        logged.contains("TRACE") || logged.contains("DEBUG"),
+        "the run logged at a detailed level: {logged}"
+    );
+    assert!(
+        !logged.contains("log-secret-4711"),
+        "the secret reached the log: {logged}"
+    );
+}

@@ -98,3 +98,60 @@ async fn run_with_no_denies_and_a_failed_model_exits_1() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("error: agent `writer`"));
 }
+
+/// A model (or a page it quotes) can put terminal escape sequences in its answer and in what it
+/// stores. Human output shows them as text; `--json` keeps them exact.
+#[tokio::test(flavor = "multi_thread")]
+async fn escape_sequences_from_the_model_never_reach_the_terminal() {
+    const OSC52: &str = "\x1b]52;c;ZXZpbA==\x07";
+    const ERASE: &str = "\x1b[2K\r";
+    let call = format!(
+        "<tool_call><name>create_artifact</name><params><id><![CDATA[note]]></id><title><![CDATA[T{ERASE}itle]]></title><content><![CDATA[body {OSC52} end]]></content></params></tool_call>"
+    );
+    let model = ScriptedModel::start(vec![
+        Turn::text(&call),
+        Turn::text(format!("Done{OSC52}{ERASE}fake prompt$ ")),
+    ])
+    .await;
+    let tmp = tempfile::tempdir().unwrap();
+    setup(tmp.path(), &model);
+    let home = tmp.path().to_path_buf();
+    let out = tokio::task::spawn_blocking(move || run(&home, "--yes"))
+        .await
+        .unwrap();
+    assert!(out.status.success());
+    for (name, bytes) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
+        let text = String::from_utf8_lossy(bytes);
+        assert!(
+            !bytes.contains(&0x1b) && !bytes.contains(&0x07) && !bytes.contains(&b'\r'),
+            "{name} carries raw control characters: {text:?}"
+        );
+        assert!(text.contains("\\x1b"), "{name} shows them as text: {text}");
+    }
+    assert!(String::from_utf8_lossy(&out.stdout)
+        .contains("Done\\x1b]52;c;ZXZpbA==\\x07\\x1b[2K\\rfake"));
+
+    let cli = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_artifactflow-cli"))
+            .args(args)
+            .arg("--home")
+            .arg(tmp.path())
+            .output()
+            .unwrap()
+    };
+    let shown = cli(&["artifacts", "show", "note"]);
+    assert!(shown.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&shown.stdout),
+        "body \\x1b]52;c;ZXZpbA==\\x07 end"
+    );
+    let listed = cli(&["artifacts", "list"]);
+    assert!(!listed.stdout.contains(&0x1b));
+    let json: serde_json::Value =
+        serde_json::from_slice(&cli(&["artifacts", "list", "--json"]).stdout).unwrap();
+    assert_eq!(
+        json["items"][0]["title"],
+        format!("T{ERASE}itle"),
+        "--json output stays exact"
+    );
+}

@@ -1,11 +1,18 @@
 //! Logging with `tracing` to a daily-rotating file in the log folder (7 files kept) and, when
 //! asked, to stderr. The level comes from `ARTIFACTFLOW_LOG` (an `EnvFilter` directive such as
 //! `debug` or `engine=trace`), default `info`.
+//!
+//! The HTTP stack's own debug and trace lines (reqwest, hyper, h2, rustls, and `log` records
+//! from them) describe requests, connections and redirects, and a request URL can carry a secret
+//! filled into a `?key={{K}}` query. Those crates are held at INFO whatever `ARTIFACTFLOW_LOG`
+//! asks ([`http_stack_detail`]); the engine's own lines never print a filled-in request.
 
 use std::path::Path;
 
+use tracing::{Level, Metadata};
 use tracing_appender::non_blocking::WorkerGuard;
 use tracing_appender::rolling::{RollingFileAppender, Rotation};
+use tracing_subscriber::filter::{filter_fn, FilterExt};
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::{fmt, EnvFilter, Layer, Registry};
@@ -22,7 +29,11 @@ pub struct LogGuard {
 /// if enabled) when the folder cannot be written, so logging never stops the app.
 pub fn init(log_dir: &Path, prefix: &str, also_stderr: bool) -> Option<LogGuard> {
     type BoxedLayer = Box<dyn Layer<Registry> + Send + Sync>;
-    let filter = || EnvFilter::try_from_env(LOG_ENV).unwrap_or_else(|_| EnvFilter::new("info"));
+    let filter = || {
+        EnvFilter::try_from_env(LOG_ENV)
+            .unwrap_or_else(|_| EnvFilter::new("info"))
+            .and(filter_fn(|meta| !http_stack_detail(meta)))
+    };
     let mut layers: Vec<BoxedLayer> = Vec::new();
     if also_stderr {
         layers.push(
@@ -60,14 +71,43 @@ pub fn init(log_dir: &Path, prefix: &str, also_stderr: bool) -> Option<LogGuard>
     guard
 }
 
+/// Crates whose lines can describe a request in full (URL with its query, headers, bytes read and
+/// written) or a redirect's target.
+const HTTP_STACK: &[&str] = &[
+    "reqwest",
+    "hyper",
+    "hyper_util",
+    "h2",
+    "h3",
+    "rustls",
+    "tower",
+    "tower_http",
+];
+
+/// A DEBUG or TRACE line from the HTTP stack: never logged, since it may hold a secret.
+fn http_stack_detail(meta: &Metadata<'_>) -> bool {
+    if *meta.level() <= Level::INFO {
+        return false;
+    }
+    let target = meta.target();
+    let krate = target.split("::").next().unwrap_or(target);
+    HTTP_STACK.contains(&krate)
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
     fn writes_a_log_file_in_the_log_folder() {
         let tmp = tempfile::tempdir().unwrap();
+        // The only test in this binary that sets the global subscriber and reads LOG_ENV.
+        std::env::set_var(super::LOG_ENV, "trace");
         let guard = super::init(tmp.path(), "test", false);
         assert!(guard.is_some());
         tracing::info!("hello from the logging test");
+        tracing::debug!(target: "engine::run", "engine detail kept");
+        tracing::debug!(target: "reqwest::connect", "GET https://h/?key=SECRET-1");
+        tracing::trace!(target: "hyper_util::client", "GET https://h/?key=SECRET-2");
+        tracing::info!(target: "reqwest", "reqwest info kept");
         drop(guard);
         let files: Vec<_> = std::fs::read_dir(tmp.path())
             .unwrap()
@@ -81,5 +121,10 @@ mod tests {
         );
         let text = std::fs::read_to_string(&files[0]).unwrap();
         assert!(text.contains("hello from the logging test"), "{text}");
+        assert!(text.contains("engine detail kept") && text.contains("reqwest info kept"));
+        assert!(
+            !text.contains("SECRET"),
+            "HTTP stack detail is never logged: {text}"
+        );
     }
 }
