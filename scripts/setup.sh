@@ -39,11 +39,29 @@ fi
 
 # Toolchains.
 command -v cargo >/dev/null 2>&1 || die "Rust is missing: install it from https://rustup.rs, then run this again"
+# rustup installed but no default toolchain in this RUSTUP_HOME (a new user account, or a fresh
+# HOME): use a stable toolchain already on the machine if there is one (no download), else let
+# rustup fetch stable.
+if ! cargo --version >/dev/null 2>&1 && command -v rustup >/dev/null 2>&1; then
+  existing=""
+  for dir in /root/.rustup/toolchains/stable-* /usr/local/rustup/toolchains/stable-*; do
+    [ -x "$dir/bin/cargo" ] && [ "$dir" != "${RUSTUP_HOME:-}/toolchains/${dir##*/}" ] && existing=$dir && break
+  done
+  if [ -n "$existing" ]; then
+    say "rustup has no default toolchain: linking the one in $existing"
+    rustup toolchain link machine-stable "$existing"
+    rustup default machine-stable
+  else
+    say "rustup has no default toolchain: installing stable"
+    rustup default stable
+  fi
+fi
+cargo --version >/dev/null 2>&1 || die "cargo does not run: set a default toolchain with 'rustup default stable'"
 node_version=$(node -p 'process.versions.node' 2>/dev/null || echo 0)
 node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>22||(a===22&&b>=12)||(a===20&&b>=19)||a===21?0:1)' 2>/dev/null ||
   die "Node.js $node_version is too old: ArtifactFlow's UI needs Node.js 20.19+ or 22.12+ (https://nodejs.org)"
 if [ $want_test -eq 1 ]; then
-  rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy rustfmt
+  { cargo clippy --version && cargo fmt --version; } >/dev/null 2>&1 || rustup component add clippy rustfmt
 fi
 
 # Front-end dependencies, exactly as locked.
