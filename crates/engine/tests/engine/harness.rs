@@ -150,11 +150,24 @@ impl Harness {
         task: &str,
         pred: impl Fn(&EngineEvent) -> bool + Send + 'static,
     ) -> RunOutcome {
+        self.run_stopped_when(agent, task, move |events| events.iter().any(&pred))
+            .await
+    }
+
+    /// Run `task` and stop it once the events so far satisfy `pred`.
+    pub async fn run_stopped_when(
+        &self,
+        agent: &str,
+        task: &str,
+        pred: impl Fn(&[EngineEvent]) -> bool + Send + 'static,
+    ) -> RunOutcome {
         let cancel = CancellationToken::new();
         let canceller = {
             let (events, cancel) = (self.events.clone(), cancel.clone());
             tokio::spawn(async move {
-                until_event(&events, pred).await;
+                while !pred(&events.lock().unwrap()) {
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                }
                 cancel.cancel();
             })
         };

@@ -70,10 +70,11 @@ describe("AgentsScreen", () => {
     );
     const detail = await screen.findByTestId("agent-detail");
     await waitFor(() => expect(detail).toHaveTextContent("lead_agent"));
-    const tools = within(detail).getByTestId("agent-tools");
+    // The name shows from the file listing first; the fields arrive with the backend's check.
+    const tools = await within(detail).findByTestId("agent-tools");
     expect(tools).toHaveTextContent("call_subagent");
     expect(tools).toHaveTextContent("auto");
-    expect(within(detail).getByText("lead")).toBeInTheDocument(); // the role prompt, rendered
+    expect(await within(detail).findByText("lead")).toBeInTheDocument(); // the role prompt, rendered
 
     await user.click(screen.getByTestId("edit-agent"));
     const raw = screen.getByTestId<HTMLTextAreaElement>("agent-raw");
