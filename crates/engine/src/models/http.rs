@@ -132,9 +132,9 @@ impl<D: Dialect> HttpChatModel<D> {
         policy: RetryPolicy,
         dialect: D,
     ) -> Self {
-        let client = reqwest::Client::builder()
+        // A model call may carry a key in any header: its redirects never leave the origin.
+        let client = crate::net::client_builder(crate::net::Secrets::Carried)
             .connect_timeout(CONNECT_TIMEOUT.min(profile.idle_timeout()))
-            .user_agent(concat!("ArtifactFlow/", env!("CARGO_PKG_VERSION")))
             .build()
             .unwrap_or_default();
         HttpChatModel {
@@ -196,6 +196,12 @@ impl<D: Dialect> HttpChatModel<D> {
                         "no answer within {}",
                         seconds(idle)
                     ))))
+                }
+                Ok(Err(e)) if crate::net::refused_redirect(&e).is_some() => {
+                    // Not worth retrying: the server will redirect again.
+                    return Err(Failure::Fatal(ModelError::Config(
+                        redactor.redact(&crate::tools::http::describe_request_error(&e)),
+                    )))
                 }
                 Ok(Err(e)) => {
                     return Err(Failure::Retry {
