@@ -223,7 +223,8 @@ impl<D: Dialect> HttpChatModel<D> {
                 .and_then(|v| v.to_str().ok())
                 .and_then(|v| v.trim().parse::<f64>().ok())
                 .filter(|s| s.is_finite() && *s >= 0.0)
-                .map(Duration::from_secs_f64);
+                // Too long for a Duration is still "longer than we wait".
+                .map(|s| Duration::try_from_secs_f64(s).unwrap_or(Duration::MAX));
             let bytes = read_body(&mut response, MAX_ERROR_BYTES, idle, cancel)
                 .await
                 .unwrap_or_default();
@@ -416,6 +417,14 @@ impl<D: Dialect> ChatModel for HttpChatModel<D> {
     ) -> Result<ChatResponse, ModelError> {
         if cancel.is_cancelled() {
             return Err(ModelError::Cancelled);
+        }
+        // A profile that did not come through the loader (the Settings form) is checked here.
+        if let Err((field, message)) = self.profile.check() {
+            return Err(ModelError::Config(format!(
+                "model profile `{}`: {message} (field `{field}`); fix it in Settings → Models or \
+                 models.yaml",
+                self.profile.name
+            )));
         }
         let (key, redactor) = self.resolve_key().await?;
         let body = self.dialect.body(&self.profile, request);

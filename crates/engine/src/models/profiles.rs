@@ -95,9 +95,64 @@ impl ModelProfile {
         self.api_key.as_deref().and_then(secret_template_name)
     }
 
-    /// How long a call may stay silent.
+    /// How long a call may stay silent. A `timeout` out of range (see [`ModelProfile::check`])
+    /// counts as unset here; calls refuse such a profile before using it.
     pub fn idle_timeout(&self) -> Duration {
-        Duration::from_secs_f64(self.timeout.unwrap_or(DEFAULT_IDLE_TIMEOUT_SECS))
+        self.timeout
+            .filter(|t| timeout_in_range(*t))
+            .and_then(|t| Duration::try_from_secs_f64(t).ok())
+            .unwrap_or(Duration::from_secs_f64(DEFAULT_IDLE_TIMEOUT_SECS))
+    }
+
+    /// Are the profile's numbers in range? The loader checks the same ranges; this is for
+    /// profiles that did not come through it (the Settings form's "Test connection").
+    /// `Err` holds the field and what is wrong with it.
+    pub fn check(&self) -> Result<(), (&'static str, String)> {
+        if let Some(t) = self.temperature {
+            check_temperature(f64::from(t)).map_err(|m| ("temperature", m))?;
+        }
+        if let Some(m) = self.max_tokens {
+            check_max_tokens(f64::from(m)).map_err(|m| ("max_tokens", m))?;
+        }
+        if let Some(t) = self.timeout {
+            check_timeout(t).map_err(|m| ("timeout", m))?;
+        }
+        Ok(())
+    }
+}
+
+/// Longest idle timeout, in seconds (a day).
+pub const MAX_TIMEOUT_SECS: f64 = 86_400.0;
+
+fn timeout_in_range(t: f64) -> bool {
+    t > 0.0 && t <= MAX_TIMEOUT_SECS
+}
+
+fn check_temperature(t: f64) -> Result<(), String> {
+    if (0.0..=2.0).contains(&t) {
+        Ok(())
+    } else {
+        Err(format!("temperature must be between 0 and 2; found {t}"))
+    }
+}
+
+fn check_max_tokens(m: f64) -> Result<(), String> {
+    if m >= 1.0 && m.fract() == 0.0 && m <= f64::from(u32::MAX) {
+        Ok(())
+    } else {
+        Err(format!(
+            "max_tokens must be a whole number of at least 1; found {m}"
+        ))
+    }
+}
+
+fn check_timeout(t: f64) -> Result<(), String> {
+    if timeout_in_range(t) {
+        Ok(())
+    } else {
+        Err(format!(
+            "timeout must be a number of seconds above 0 and at most {MAX_TIMEOUT_SECS}; found {t}"
+        ))
     }
 }
 
@@ -176,6 +231,13 @@ pub fn parse_profiles(path: &Path, text: &str) -> (Vec<ModelProfile>, Vec<Config
             }),
             message,
         };
+        if let Some((field, found)) = range.and_then(|r| special_number(text, r, entry)) {
+            errors.push(locate(
+                Some(field.into()),
+                format!("`{field}` must be a finite number; found {found}"),
+            ));
+            continue;
+        }
         match check_profile(entry) {
             Ok(profile) => {
                 if let Some(line) = first_line.get(&profile.name) {
@@ -200,6 +262,28 @@ pub fn parse_profiles(path: &Path, text: &str) -> (Vec<ModelProfile>, Vec<Config
 }
 
 type FieldError = (Option<String>, String);
+
+/// The numeric fields of a profile.
+const NUMBERS: [&str; 3] = ["temperature", "max_tokens", "timeout"];
+
+/// A numeric field written as YAML's `.nan` or `.inf` (which reach [`check_profile`] as "no
+/// value", JSON having no such numbers), found by the text of its line: the field and the text.
+fn special_number(
+    text: &str,
+    range: (usize, usize),
+    entry: &Value,
+) -> Option<(&'static str, String)> {
+    NUMBERS.into_iter().find_map(|field| {
+        if entry.get(field) != Some(&Value::Null) {
+            return None;
+        }
+        let line = field_line(text, range, field)?;
+        let raw = text.lines().nth(line as usize - 1)?;
+        let value = raw.split_once(':')?.1.split('#').next()?.trim();
+        let bare = value.trim_start_matches(['+', '-']).to_ascii_lowercase();
+        matches!(bare.as_str(), ".nan" | ".inf").then(|| (field, value.to_string()))
+    })
+}
 
 fn check_profile(entry: &Value) -> Result<ModelProfile, FieldError> {
     let Some(map) = entry.as_object() else {
@@ -260,30 +344,15 @@ fn check_profile(entry: &Value) -> Result<ModelProfile, FieldError> {
     };
     let temperature = optional_number(map, "temperature")?;
     if let Some(t) = temperature {
-        if !(0.0..=2.0).contains(&t) {
-            return Err((
-                Some("temperature".into()),
-                format!("temperature must be between 0 and 2; found {t}"),
-            ));
-        }
+        check_temperature(t).map_err(|m| (Some("temperature".into()), m))?;
     }
     let max_tokens = optional_number(map, "max_tokens")?;
     if let Some(m) = max_tokens {
-        if m < 1.0 || m.fract() != 0.0 || m > f64::from(u32::MAX) {
-            return Err((
-                Some("max_tokens".into()),
-                format!("max_tokens must be a whole number of at least 1; found {m}"),
-            ));
-        }
+        check_max_tokens(m).map_err(|m| (Some("max_tokens".into()), m))?;
     }
     let timeout = optional_number(map, "timeout")?;
     if let Some(t) = timeout {
-        if t <= 0.0 || t > 86_400.0 {
-            return Err((
-                Some("timeout".into()),
-                format!("timeout must be a number of seconds above 0; found {t}"),
-            ));
-        }
+        check_timeout(t).map_err(|m| (Some("timeout".into()), m))?;
     }
     Ok(ModelProfile {
         name,
