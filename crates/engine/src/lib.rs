@@ -25,6 +25,7 @@ pub mod db;
 pub mod events;
 pub mod frontmatter;
 pub mod interrupts;
+pub mod limits;
 pub mod logging;
 pub mod models;
 pub mod net;

@@ -43,10 +43,12 @@ fn a_broken_file_keeps_the_good_profiles_and_locates_each_error() {
 }
 
 mod numbers {
-    //! Every numeric field, with any value (NaN, infinities, negative, huge): the writer refuses
+    //! Every numeric field (stream limits included), with any value (NaN, infinities, negative,
+    //! huge, below the minimum): the writer refuses
     //! exactly what the checks refuse, with a located error, and "Test connection" always ends.
 
     use engine::config_edit::{save_profiles, test_profile};
+    use engine::limits::StreamLimits;
     use engine::models::{load_profiles, Api};
     use proptest::prelude::*;
     use test_support::{ScriptedModel, Turn};
@@ -69,6 +71,16 @@ mod numbers {
         ]
     }
 
+    /// Each stream limit: any u32, often below the 1 KiB minimum.
+    fn limits() -> impl Strategy<Value = StreamLimits> {
+        let bytes = || prop_oneof![Just(0u32), 0u32..2048, any::<u32>()];
+        (bytes(), bytes(), bytes()).prop_map(|(line, event, answer)| StreamLimits {
+            max_line_bytes: line,
+            max_event_bytes: event,
+            max_answer_bytes: answer,
+        })
+    }
+
     #[test]
     fn any_numbers_are_refused_with_a_location_or_tested_to_an_end() {
         let rt = tokio::runtime::Runtime::new().unwrap();
@@ -80,13 +92,14 @@ mod numbers {
             ..Default::default()
         };
         let mut runner = proptest::test_runner::TestRunner::new(config);
-        let strategy = (number(), any::<u32>(), number());
+        let strategy = (number(), any::<u32>(), number(), limits());
         runner
-            .run(&strategy, |(temperature, max_tokens, timeout)| {
+            .run(&strategy, |(temperature, max_tokens, timeout, limits)| {
                 let mut p = profile(Api::Openai, &server.openai_base_url(), None);
                 p.temperature = Some(temperature as f32);
                 p.max_tokens = Some(max_tokens);
                 p.timeout = Some(timeout);
+                p.limits = Some(limits);
                 let checked = p.check();
                 // Each field alone, to know which ones are out of range.
                 let bad: Vec<String> = [
@@ -100,6 +113,7 @@ mod numbers {
                     (alone.temperature, alone.max_tokens, alone.timeout) = (*t, *m, *o);
                     alone.check().is_err()
                 })
+                .chain(limits.too_small().map(|_| ("limits", (None, None, None))))
                 .map(|(f, _)| format!("profiles[0].{f}"))
                 .collect();
                 prop_assert_eq!(checked.is_err(), !bad.is_empty());
@@ -112,6 +126,7 @@ mod numbers {
                         let (loaded, errors) = load_profiles(dir.path());
                         prop_assert!(errors.is_empty(), "{errors:?}");
                         prop_assert_eq!(loaded[0].timeout, p.timeout);
+                        prop_assert_eq!(loaded[0].limits, p.limits);
                     }
                     Err(errors) => {
                         prop_assert!(checked.is_err(), "refused a valid profile: {errors:?}");
