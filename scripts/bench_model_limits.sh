@@ -7,6 +7,7 @@
 #   scripts/bench_model_limits.sh            # line, 400 MB
 #   scripts/bench_model_limits.sh event      # event, 400 MB
 #   BYTES=100000000 scripts/bench_model_limits.sh
+#   LIMIT=4294967295 scripts/bench_model_limits.sh   # every limit set this high: as if unbounded
 #
 # A benchmark, not a test: it prints numbers and asserts nothing. Needs GNU time
 # (/usr/bin/time, Debian package `time`). Uses CARGO_TARGET_DIR if set (default: target/), debug
@@ -52,6 +53,10 @@ profiles:
     base_url: "$base/v1"
     model: scripted
 YAML
+if [ -n "${LIMIT:-}" ]; then
+  printf '    limits: {max_line_bytes: %s, max_event_bytes: %s, max_answer_bytes: %s}\n' \
+    "$LIMIT" "$LIMIT" "$LIMIT" >>"$home/config/models.yaml"
+fi
 
 set +e
 /usr/bin/time -v -o "$work/time.txt" \
@@ -61,7 +66,7 @@ code=$?
 set -e
 rss_kb="$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$work/time.txt")"
 wall="$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$work/time.txt")"
-echo "stream: $shape, $bytes bytes; build: $profile"
+echo "stream: $shape, $bytes bytes; limits: ${LIMIT:-defaults}; build: $profile"
 echo "exit code: $code"
 echo "error: $(grep -m1 -i 'limit' "$work/run.err" || tail -n 1 "$work/run.err")"
 echo "wall clock: $wall"
