@@ -1168,7 +1168,11 @@ max_tokens?: number | null;
 /**
  * Idle timeout in seconds (see [`DEFAULT_IDLE_TIMEOUT_SECS`]).
  */
-timeout?: number | null }
+timeout?: number | null; 
+/**
+ * Bounds on what the server may send; [`StreamLimits::default`] when unset.
+ */
+limits?: StreamLimits | null }
 /**
  * One parameter of a tool.
  */
@@ -1458,6 +1462,22 @@ prompt_tokens: number | null;
  * Tokens, for assistant messages when reported.
  */
 completion_tokens: number | null }
+/**
+ * The limits of one stream. Every field is in bytes.
+ */
+export type StreamLimits = { 
+/**
+ * Longest line (of an event stream) held while waiting for its end.
+ */
+max_line_bytes: number; 
+/**
+ * Largest event (all its `data:` lines together).
+ */
+max_event_bytes: number; 
+/**
+ * Longest whole answer.
+ */
+max_answer_bytes: number }
 /**
  * What the editor shows about a draft.
  */

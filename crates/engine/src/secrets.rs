@@ -249,15 +249,38 @@ impl SecretResolver {
 }
 
 /// Replaces known secret values in text that leaves the engine (results, errors, events, logs).
+///
+/// A server may echo a secret in another spelling, so each value is looked for in these forms,
+/// in any mix within one occurrence (each character may be spelled differently):
+///
+/// - as is;
+/// - JSON-escaped: `\"`, `\\`, `\/`, `\n`-style escapes and `\uXXXX` (either hex case,
+///   surrogate pairs for characters outside the BMP) for any character;
+/// - percent-encoded: any byte as `%XX` in either hex case (whatever set of characters the
+///   encoder left alone), and a space as `+` (form encoding);
+/// - base64, standard and URL-safe alphabets, padded or not, of the value alone; and the part
+///   of its base64 that does not depend on its neighbours when it sits inside a longer encoded
+///   blob (e.g. `user:secret` in a Basic header), for each of the three byte alignments — the
+///   one to three characters at each end that mix the secret's bits with its neighbours' stay
+///   visible, and this inner part is masked only when it is at least
+///   [`Redactor::MIN_BASE64_CORE`] characters long; these base64 forms may also be
+///   JSON-escaped or percent-encoded.
+///
+/// Not covered: encodings applied twice (`%252F`), HTML entities, hex or other encodings of the
+/// value, and a value split across separately redacted texts.
 #[derive(Debug, Clone, Default)]
 pub struct Redactor {
     values: Vec<String>,
+    pattern: Option<Regex>,
 }
 
 impl Redactor {
     /// Values shorter than this are not redacted (they would mangle ordinary text and are not
     /// credible secrets).
     pub const MIN_LEN: usize = 4;
+
+    /// Shortest base64 inner part (of a value inside a longer blob) that is masked.
+    pub const MIN_BASE64_CORE: usize = 8;
 
     /// A redactor for these values.
     pub fn new(values: impl IntoIterator<Item = String>) -> Self {
@@ -268,23 +291,103 @@ impl Redactor {
         // Longest first, so a value containing another is replaced whole.
         values.sort_by_key(|v| std::cmp::Reverse(v.len()));
         values.dedup();
-        Redactor { values }
+        let pattern = build_pattern(&values);
+        Redactor { values, pattern }
     }
 
-    /// `text` with every secret value (and its URL-encoded form) replaced by [`MASK`].
+    /// `text` with every secret value (in any of the forms above) replaced by [`MASK`].
     pub fn redact(&self, text: &str) -> String {
-        let mut out = text.to_string();
-        for v in &self.values {
-            if out.contains(v.as_str()) {
-                out = out.replace(v.as_str(), MASK);
-            }
-            let encoded = url_encode(v);
-            if encoded != *v && out.contains(encoded.as_str()) {
-                out = out.replace(encoded.as_str(), MASK);
+        match &self.pattern {
+            Some(re) => re.replace_all(text, MASK).into_owned(),
+            None => {
+                // Only when the pattern could not be built (a huge value): the plain forms.
+                let mut out = text.to_string();
+                for v in &self.values {
+                    out = out.replace(v.as_str(), MASK);
+                    out = out.replace(url_encode(v).as_str(), MASK);
+                }
+                out
             }
         }
-        out
     }
+}
+
+/// One regex matching every form of every value, longest form first.
+fn build_pattern(values: &[String]) -> Option<Regex> {
+    if values.is_empty() {
+        return None;
+    }
+    let mut forms: Vec<String> = values.iter().flat_map(|v| forms_of(v)).collect();
+    forms.sort_by_key(|f| std::cmp::Reverse(f.len()));
+    forms.dedup();
+    let alternation = forms
+        .iter()
+        .map(|f| f.chars().map(char_pattern).collect::<String>())
+        .collect::<Vec<_>>()
+        .join("|");
+    regex::RegexBuilder::new(&alternation)
+        .size_limit(64 * 1024 * 1024)
+        .build()
+        .map_err(|e| tracing::warn!("secret redaction falls back to plain forms: {e}"))
+        .ok()
+}
+
+/// The value itself and its base64 forms (each later matched with any character escaped).
+fn forms_of(value: &str) -> Vec<String> {
+    use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD};
+    use base64::Engine;
+    let bytes = value.as_bytes();
+    let mut forms = vec![value.to_string()];
+    for engine in [&STANDARD, &STANDARD_NO_PAD, &URL_SAFE, &URL_SAFE_NO_PAD] {
+        forms.push(engine.encode(bytes));
+    }
+    for offset in 0..3 {
+        // Encode behind `offset` filler bytes; keep the groups of 3 bytes that are all secret.
+        let mut shifted = vec![0u8; offset];
+        shifted.extend_from_slice(bytes);
+        let first_group = offset.div_ceil(3);
+        let end_group = shifted.len() / 3;
+        if end_group <= first_group {
+            continue;
+        }
+        let encoded = STANDARD_NO_PAD.encode(&shifted);
+        let core = &encoded[first_group * 4..end_group * 4];
+        if core.len() >= Redactor::MIN_BASE64_CORE {
+            forms.push(core.to_string());
+            forms.push(core.replace('+', "-").replace('/', "_"));
+        }
+    }
+    forms
+}
+
+/// A regex alternation matching `c` as is, JSON-escaped or percent-encoded.
+fn char_pattern(c: char) -> String {
+    let mut alternatives = vec![regex::escape(&c.to_string())];
+    let mut units = [0u16; 2];
+    let unicode: String = c
+        .encode_utf16(&mut units)
+        .iter()
+        .map(|u| format!("\\\\u{}", hex_any_case(&format!("{u:04x}"))))
+        .collect();
+    alternatives.push(unicode);
+    match c {
+        '"' | '\\' | '/' => alternatives.push(regex::escape(&format!("\\{c}"))),
+        '\n' => alternatives.push(r"\\n".into()),
+        '\r' => alternatives.push(r"\\r".into()),
+        '\t' => alternatives.push(r"\\t".into()),
+        '\u{8}' => alternatives.push(r"\\b".into()),
+        '\u{c}' => alternatives.push(r"\\f".into()),
+        ' ' => alternatives.push(r"\+".into()),
+        _ => {}
+    }
+    let mut utf8 = [0u8; 4];
+    let percent: String = c
+        .encode_utf8(&mut utf8)
+        .bytes()
+        .map(|b| format!("%{}", hex_any_case(&format!("{b:02x}"))))
+        .collect();
+    alternatives.push(percent);
+    format!("(?:{})", alternatives.join("|"))
 }
 
 fn url_encode(s: &str) -> String {
@@ -294,6 +397,19 @@ fn url_encode(s: &str) -> String {
                 (b as char).to_string()
             }
             _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// `hex` with each letter matching either case (`c3` → `[cC]3`).
+fn hex_any_case(hex: &str) -> String {
+    hex.chars()
+        .map(|h| {
+            if h.is_ascii_alphabetic() {
+                format!("[{}{}]", h.to_ascii_lowercase(), h.to_ascii_uppercase())
+            } else {
+                h.to_string()
+            }
         })
         .collect()
 }
@@ -335,6 +451,41 @@ mod tests {
             r.redact("h=s3cr3t/+key q=s3cr3t%2F%2Bkey ab"),
             format!("h={MASK} q={MASK} ab")
         );
+    }
+
+    #[test]
+    fn redacts_escaped_percent_encoded_and_base64_forms() {
+        use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
+        use base64::Engine;
+        let secret = "k/e+y \"É✓ 9";
+        let r = Redactor::new([secret.to_string()]);
+        let forms = [
+            r#"k\/e+y \"\u00c9\u2713 9"#.to_string(),
+            r#"\u006B/e+y \u0022\u00C9\u2713\u0020\u0039"#.to_string(),
+            "k%2fe%2by%20%22%c3%89%e2%9c%93%209".to_string(),
+            "k%2Fe%2By+%22%C3%89%E2%9C%93+9".to_string(),
+            "k/e%2By+%22%C3%89%E2%9C%93+9".to_string(),
+            STANDARD.encode(secret),
+            URL_SAFE_NO_PAD.encode(secret),
+        ];
+        for form in &forms {
+            assert_eq!(
+                r.redact(&format!("<{form}>")),
+                format!("<{MASK}>"),
+                "{form}"
+            );
+        }
+        // Inside a longer blob, at each alignment, only the bits mixed with neighbours remain.
+        for prefix in ["", "u:", "us:", "use:"] {
+            let blob = STANDARD.encode(format!("{prefix}{secret}:tail"));
+            let out = r.redact(&blob);
+            assert!(out.contains(MASK), "{prefix}: {out}");
+            assert!(
+                out.chars().count() < blob.chars().count(),
+                "{prefix}: {out}"
+            );
+        }
+        assert_eq!(r.redact("ordinary text"), "ordinary text");
     }
 
     #[test]

@@ -15,4 +15,4 @@ mod scripted_model;
 mod turn;
 
 pub use scripted_model::{Dialect, RecordedRequest, ScriptedModel};
-pub use turn::{Finish, Turn, TurnError, TurnUsage};
+pub use turn::{Finish, Flood, FloodShape, Turn, TurnError, TurnUsage};

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use tokio::sync::watch;
 
-use crate::turn::{Finish, Turn};
+use crate::turn::{Finish, Flood, FloodShape, Turn};
 
 /// Which API a request used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -295,6 +295,9 @@ fn answer(
     if let Some(raw) = &turn.raw_sse {
         return sse_response(vec![(Duration::ZERO, raw.clone())], turn.stall);
     }
+    if let Some(flood) = turn.flood {
+        return flood_response(dialect, &turn.text, flood);
+    }
     let usage = turn.reported_usage(request.prompt_chars());
     let model = request.model().unwrap_or("scripted").to_string();
     if turn.non_streaming || !request.stream() {
@@ -491,6 +494,44 @@ fn error_response(
         );
     }
     response
+}
+
+/// The turn's text as one event, then `flood.bytes` bytes of a runaway stream.
+fn flood_response(dialect: Dialect, text: &str, flood: Flood) -> Response {
+    const CHUNK: usize = 64 * 1024;
+    let first = match dialect {
+        Dialect::OpenAi => {
+            let data = json!({"choices": [{"index": 0, "delta": {"content": text}}]});
+            format!("data: {data}\n\n")
+        }
+        Dialect::Anthropic => {
+            let data = json!({"type": "content_block_delta", "index": 0,
+                              "delta": {"type": "text_delta", "text": text}});
+            format!("event: content_block_delta\ndata: {data}\n\n")
+        }
+    };
+    let block = match flood.shape {
+        FloodShape::Line => Bytes::from(vec![b'x'; CHUNK]),
+        FloodShape::Event => {
+            let line = format!("data: {}\n", "x".repeat(1024 - 7));
+            Bytes::from(line.repeat(CHUNK / 1024))
+        }
+    };
+    let head = futures::stream::iter([Bytes::from(first), Bytes::from_static(b"data: ")]);
+    let body = futures::stream::unfold(flood.bytes, move |left| {
+        let block = block.clone();
+        async move {
+            (left > 0).then(|| {
+                let n = (left as usize).min(block.len());
+                (block.slice(..n), left - n as u64)
+            })
+        }
+    });
+    let stream = head.chain(body).map(Ok::<_, Infallible>);
+    Response::builder()
+        .header(header::CONTENT_TYPE, "text/event-stream")
+        .body(Body::from_stream(stream))
+        .expect("a valid response")
 }
 
 /// An event stream sending each `(delay, text)` after its delay; with `stall`, it then stays

@@ -60,6 +60,7 @@ fn default_error_message() -> String {
 ///   "non_streaming": false,            // answer with one JSON body even if `stream` was asked
 ///   "stream_error": null,              // after the text, an error inside the stream
 ///   "raw_sse": null,                   // send this text verbatim as the event stream
+///   "flood": {"shape": "line", "bytes": 400000000},  // after the text, a runaway stream
 ///   "error": {"status": 429, "retry_after": 1, "message": "slow down"}  // an error answer
 /// }
 /// ```
@@ -87,9 +88,33 @@ pub struct Turn {
     /// Send this body verbatim as `text/event-stream` (for malformed streams).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub raw_sse: Option<String>,
+    /// After the text (sent as one event), a runaway stream instead of the end of the answer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flood: Option<Flood>,
     /// Answer with this HTTP error instead.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<TurnError>,
+}
+
+/// A runaway stream, to test a client's limits: `bytes` bytes, sent in 64 KiB chunks as fast as
+/// the client reads them, then the connection ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Flood {
+    /// What the bytes look like.
+    pub shape: FloodShape,
+    /// How many.
+    pub bytes: u64,
+}
+
+/// The shape of a [`Flood`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FloodShape {
+    /// `data: xxxx…` with no line end: one line that never ends.
+    Line,
+    /// `data: xxxx…` lines of 1 KiB with no blank line: one event that is never dispatched.
+    Event,
 }
 
 impl Default for Turn {
@@ -104,6 +129,7 @@ impl Default for Turn {
             non_streaming: false,
             stream_error: None,
             raw_sse: None,
+            flood: None,
             error: None,
         }
     }
@@ -137,6 +163,12 @@ impl Turn {
             e.retry_after = Some(retry_after_secs);
         }
         turn
+    }
+
+    /// After the text, `bytes` bytes of a runaway stream shaped as `shape`.
+    pub fn flood(mut self, shape: FloodShape, bytes: u64) -> Self {
+        self.flood = Some(Flood { shape, bytes });
+        self
     }
 
     /// An event stream sent verbatim (e.g. malformed SSE).

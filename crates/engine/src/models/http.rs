@@ -22,6 +22,7 @@ use tokio_util::sync::CancellationToken;
 use super::profiles::ModelProfile;
 use super::sse::{SseDecoder, SseEvent};
 use super::{ChatModel, ChatRequest, ChatResponse, FinishReason, ModelError, Usage};
+use crate::limits::{human_bytes, Limit, LimitExceeded, StreamLimits};
 use crate::secrets::{Redactor, SecretResolver};
 
 /// Largest whole-JSON answer read.
@@ -132,9 +133,9 @@ impl<D: Dialect> HttpChatModel<D> {
         policy: RetryPolicy,
         dialect: D,
     ) -> Self {
-        let client = reqwest::Client::builder()
+        // A model call may carry a key in any header: its redirects never leave the origin.
+        let client = crate::net::client_builder(crate::net::Secrets::Carried)
             .connect_timeout(CONNECT_TIMEOUT.min(profile.idle_timeout()))
-            .user_agent(concat!("ArtifactFlow/", env!("CARGO_PKG_VERSION")))
             .build()
             .unwrap_or_default();
         HttpChatModel {
@@ -197,6 +198,12 @@ impl<D: Dialect> HttpChatModel<D> {
                         seconds(idle)
                     ))))
                 }
+                Ok(Err(e)) if crate::net::refused_redirect(&e).is_some() => {
+                    // Not worth retrying: the server will redirect again.
+                    return Err(Failure::Fatal(ModelError::Config(
+                        redactor.redact(&crate::tools::http::describe_request_error(&e)),
+                    )))
+                }
                 Ok(Err(e)) => {
                     return Err(Failure::Retry {
                         error: ModelError::Connection(
@@ -217,7 +224,8 @@ impl<D: Dialect> HttpChatModel<D> {
                 .and_then(|v| v.to_str().ok())
                 .and_then(|v| v.trim().parse::<f64>().ok())
                 .filter(|s| s.is_finite() && *s >= 0.0)
-                .map(Duration::from_secs_f64);
+                // Too long for a Duration is still "longer than we wait".
+                .map(|s| Duration::try_from_secs_f64(s).unwrap_or(Duration::MAX));
             let bytes = read_body(&mut response, MAX_ERROR_BYTES, idle, cancel)
                 .await
                 .unwrap_or_default();
@@ -246,8 +254,13 @@ impl<D: Dialect> HttpChatModel<D> {
             return self.complete(&bytes, on_text, streamed).map_err(protocol);
         }
 
-        let mut decoder = SseDecoder::default();
-        let mut stream = StreamState::default();
+        let limits = self.profile.limits();
+        let limit = |e: LimitExceeded| Failure::Fatal(self.limit_error(e));
+        let mut decoder = SseDecoder::new(limits);
+        let mut stream = StreamState {
+            limits,
+            ..StreamState::default()
+        };
         let mut sniff: Vec<u8> = Vec::new();
         loop {
             let next = tokio::select! {
@@ -272,19 +285,21 @@ impl<D: Dialect> HttpChatModel<D> {
                         retry_after: None,
                     })
                 }
-                Ok(Ok(None)) => decoder.finish(),
+                Ok(Ok(None)) => decoder.finish().map_err(limit)?,
                 Ok(Ok(Some(bytes))) => {
                     if !stream.saw_event && sniff.len() < MAX_SNIFF_BYTES {
                         sniff.extend_from_slice(&bytes);
                     }
-                    decoder.feed(&bytes)
+                    decoder.feed(&bytes).map_err(limit)?
                 }
             };
             for event in &events {
                 stream.saw_event = true;
                 let deltas = self.dialect.decode_event(event).map_err(protocol)?;
                 for delta in deltas {
-                    stream.apply(delta, on_text, streamed, redactor)?;
+                    stream
+                        .apply(delta, on_text, streamed, redactor)
+                        .map_err(|e| e.into_failure(&limit))?;
                 }
             }
             if stream.done || at_end {
@@ -320,6 +335,22 @@ impl<D: Dialect> HttpChatModel<D> {
         })
     }
 
+    /// The error for a stream that went past one of the profile's limits.
+    fn limit_error(&self, e: LimitExceeded) -> ModelError {
+        let what = match e.limit {
+            Limit::Line => "an SSE line longer than",
+            Limit::Event => "an SSE event larger than",
+            Limit::Answer => "an answer longer than",
+        };
+        ModelError::Limit(format!(
+            "the model server sent {what} {} (limit `{}` of profile `{}`); raise it under \
+             `limits:` in models.yaml if this server is right",
+            human_bytes(e.max),
+            e.limit.field(),
+            self.profile.name
+        ))
+    }
+
     fn complete<'f>(
         &self,
         bytes: &[u8],
@@ -343,6 +374,7 @@ impl<D: Dialect> HttpChatModel<D> {
 
 #[derive(Default)]
 struct StreamState {
+    limits: StreamLimits,
     text: String,
     finish: Option<FinishReason>,
     usage: Option<Usage>,
@@ -357,10 +389,14 @@ impl StreamState {
         on_text: &mut (dyn FnMut(&str) + Send + 'f),
         streamed: &mut bool,
         redactor: &Redactor,
-    ) -> Result<(), Failure> {
+    ) -> Result<(), Stopped> {
         match delta {
             Delta::Text(text) if text.is_empty() => {}
             Delta::Text(text) => {
+                // Checked before the text is passed on: what the caller got stays within it.
+                self.limits
+                    .answer(self.text.len() + text.len())
+                    .map_err(Stopped::Limit)?;
                 *streamed = true;
                 on_text(&text);
                 self.text.push_str(&text);
@@ -378,7 +414,7 @@ impl StreamState {
             Delta::Done => self.done = true,
             Delta::Error { status, message } => {
                 let message = redactor.redact(&excerpt(&message));
-                return Err(match status {
+                return Err(Stopped::Failure(match status {
                     Some(status) => {
                         let error = ModelError::Http { status, message };
                         if retryable(status) {
@@ -393,10 +429,27 @@ impl StreamState {
                     None => Failure::Fatal(ModelError::Protocol(format!(
                         "the server reported an error in the middle of the answer: {message}"
                     ))),
-                });
+                }));
             }
         }
         Ok(())
+    }
+}
+
+/// Why [`StreamState::apply`] stopped the stream.
+enum Stopped {
+    /// The answer went past its limit.
+    Limit(LimitExceeded),
+    /// The server reported an error.
+    Failure(Failure),
+}
+
+impl Stopped {
+    fn into_failure(self, limit: &impl Fn(LimitExceeded) -> Failure) -> Failure {
+        match self {
+            Stopped::Limit(e) => limit(e),
+            Stopped::Failure(f) => f,
+        }
     }
 }
 
@@ -410,6 +463,14 @@ impl<D: Dialect> ChatModel for HttpChatModel<D> {
     ) -> Result<ChatResponse, ModelError> {
         if cancel.is_cancelled() {
             return Err(ModelError::Cancelled);
+        }
+        // A profile that did not come through the loader (the Settings form) is checked here.
+        if let Err((field, message)) = self.profile.check() {
+            return Err(ModelError::Config(format!(
+                "model profile `{}`: {message} (field `{field}`); fix it in Settings → Models or \
+                 models.yaml",
+                self.profile.name
+            )));
         }
         let (key, redactor) = self.resolve_key().await?;
         let body = self.dialect.body(&self.profile, request);

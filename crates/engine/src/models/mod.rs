@@ -158,6 +158,10 @@ pub enum ModelError {
     /// The profile cannot be used (e.g. its API key is not set).
     #[error("{0}")]
     Config(String),
+    /// The server sent more than one of the profile's [`crate::limits::StreamLimits`] allows;
+    /// the text names the limit and the profile.
+    #[error("{0}")]
+    Limit(String),
 }
 
 /// A chat model that streams its answer.

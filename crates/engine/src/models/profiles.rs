@@ -10,6 +10,10 @@
 //!     temperature: 0.2                   # optional, 0–2
 //!     max_tokens: 4096                   # optional, at least 1
 //!     timeout: 60                        # optional, seconds of silence before giving up
+//!     limits:                            # optional; bounds on what the server may send
+//!       max_line_bytes: 1048576          #   one SSE line (default 1 MiB)
+//!       max_event_bytes: 4194304         #   one SSE event (default 4 MiB)
+//!       max_answer_bytes: 16777216       #   the whole answer (default 16 MiB)
 //! ```
 //!
 //! Loading never fails as a whole: each broken profile becomes a [`ConfigError`] with the file,
@@ -23,6 +27,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::config::ConfigError;
+use crate::limits::StreamLimits;
 
 /// The profiles file name inside the config folder.
 pub const FILE: &str = "models.yaml";
@@ -68,6 +73,9 @@ pub struct ModelProfile {
     /// Idle timeout in seconds (see [`DEFAULT_IDLE_TIMEOUT_SECS`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout: Option<f64>,
+    /// Bounds on what the server may send; [`StreamLimits::default`] when unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limits: Option<StreamLimits>,
 }
 
 impl ModelProfile {
@@ -87,7 +95,13 @@ impl ModelProfile {
             temperature: None,
             max_tokens: None,
             timeout: None,
+            limits: None,
         }
+    }
+
+    /// The stream limits in force.
+    pub fn limits(&self) -> StreamLimits {
+        self.limits.unwrap_or_default()
     }
 
     /// The secret name in `api_key` (`OPENAI_API_KEY` for `{{OPENAI_API_KEY}}`).
@@ -95,9 +109,75 @@ impl ModelProfile {
         self.api_key.as_deref().and_then(secret_template_name)
     }
 
-    /// How long a call may stay silent.
+    /// How long a call may stay silent. A `timeout` out of range (see [`ModelProfile::check`])
+    /// counts as unset here; calls refuse such a profile before using it.
     pub fn idle_timeout(&self) -> Duration {
-        Duration::from_secs_f64(self.timeout.unwrap_or(DEFAULT_IDLE_TIMEOUT_SECS))
+        self.timeout
+            .filter(|t| timeout_in_range(*t))
+            .and_then(|t| Duration::try_from_secs_f64(t).ok())
+            .unwrap_or(Duration::from_secs_f64(DEFAULT_IDLE_TIMEOUT_SECS))
+    }
+
+    /// Are the profile's numbers in range? The loader checks the same ranges; this is for
+    /// profiles that did not come through it (the Settings form's "Test connection").
+    /// `Err` holds the field and what is wrong with it.
+    pub fn check(&self) -> Result<(), (&'static str, String)> {
+        if let Some(t) = self.temperature {
+            check_temperature(f64::from(t)).map_err(|m| ("temperature", m))?;
+        }
+        if let Some(m) = self.max_tokens {
+            check_max_tokens(f64::from(m)).map_err(|m| ("max_tokens", m))?;
+        }
+        if let Some(t) = self.timeout {
+            check_timeout(t).map_err(|m| ("timeout", m))?;
+        }
+        if let Some((field, value)) = self.limits.and_then(|l| l.too_small()) {
+            return Err(("limits", limit_too_small(field, value)));
+        }
+        Ok(())
+    }
+}
+
+/// Longest idle timeout, in seconds (a day).
+pub const MAX_TIMEOUT_SECS: f64 = 86_400.0;
+
+fn timeout_in_range(t: f64) -> bool {
+    t > 0.0 && t <= MAX_TIMEOUT_SECS
+}
+
+fn limit_too_small(field: &str, value: impl std::fmt::Display) -> String {
+    format!(
+        "`{field}` must be a whole number of bytes from {} to {}; found {value}",
+        StreamLimits::MIN_BYTES,
+        u32::MAX
+    )
+}
+
+fn check_temperature(t: f64) -> Result<(), String> {
+    if (0.0..=2.0).contains(&t) {
+        Ok(())
+    } else {
+        Err(format!("temperature must be between 0 and 2; found {t}"))
+    }
+}
+
+fn check_max_tokens(m: f64) -> Result<(), String> {
+    if m >= 1.0 && m.fract() == 0.0 && m <= f64::from(u32::MAX) {
+        Ok(())
+    } else {
+        Err(format!(
+            "max_tokens must be a whole number of at least 1; found {m}"
+        ))
+    }
+}
+
+fn check_timeout(t: f64) -> Result<(), String> {
+    if timeout_in_range(t) {
+        Ok(())
+    } else {
+        Err(format!(
+            "timeout must be a number of seconds above 0 and at most {MAX_TIMEOUT_SECS}; found {t}"
+        ))
     }
 }
 
@@ -137,7 +217,7 @@ struct RawFile {
     profiles: Vec<Value>,
 }
 
-const FIELDS: [&str; 8] = [
+const FIELDS: [&str; 9] = [
     "name",
     "api",
     "base_url",
@@ -146,6 +226,7 @@ const FIELDS: [&str; 8] = [
     "temperature",
     "max_tokens",
     "timeout",
+    "limits",
 ];
 
 /// Parse the text of a `models.yaml`; `path` is used for error locations only.
@@ -176,6 +257,13 @@ pub fn parse_profiles(path: &Path, text: &str) -> (Vec<ModelProfile>, Vec<Config
             }),
             message,
         };
+        if let Some((field, found)) = range.and_then(|r| special_number(text, r, entry)) {
+            errors.push(locate(
+                Some(field.into()),
+                format!("`{field}` must be a finite number; found {found}"),
+            ));
+            continue;
+        }
         match check_profile(entry) {
             Ok(profile) => {
                 if let Some(line) = first_line.get(&profile.name) {
@@ -200,6 +288,28 @@ pub fn parse_profiles(path: &Path, text: &str) -> (Vec<ModelProfile>, Vec<Config
 }
 
 type FieldError = (Option<String>, String);
+
+/// The numeric fields of a profile.
+const NUMBERS: [&str; 3] = ["temperature", "max_tokens", "timeout"];
+
+/// A numeric field written as YAML's `.nan` or `.inf` (which reach [`check_profile`] as "no
+/// value", JSON having no such numbers), found by the text of its line: the field and the text.
+fn special_number(
+    text: &str,
+    range: (usize, usize),
+    entry: &Value,
+) -> Option<(&'static str, String)> {
+    NUMBERS.into_iter().find_map(|field| {
+        if entry.get(field) != Some(&Value::Null) {
+            return None;
+        }
+        let line = field_line(text, range, field)?;
+        let raw = text.lines().nth(line as usize - 1)?;
+        let value = raw.split_once(':')?.1.split('#').next()?.trim();
+        let bare = value.trim_start_matches(['+', '-']).to_ascii_lowercase();
+        matches!(bare.as_str(), ".nan" | ".inf").then(|| (field, value.to_string()))
+    })
+}
 
 fn check_profile(entry: &Value) -> Result<ModelProfile, FieldError> {
     let Some(map) = entry.as_object() else {
@@ -260,31 +370,20 @@ fn check_profile(entry: &Value) -> Result<ModelProfile, FieldError> {
     };
     let temperature = optional_number(map, "temperature")?;
     if let Some(t) = temperature {
-        if !(0.0..=2.0).contains(&t) {
-            return Err((
-                Some("temperature".into()),
-                format!("temperature must be between 0 and 2; found {t}"),
-            ));
-        }
+        check_temperature(t).map_err(|m| (Some("temperature".into()), m))?;
     }
     let max_tokens = optional_number(map, "max_tokens")?;
     if let Some(m) = max_tokens {
-        if m < 1.0 || m.fract() != 0.0 || m > f64::from(u32::MAX) {
-            return Err((
-                Some("max_tokens".into()),
-                format!("max_tokens must be a whole number of at least 1; found {m}"),
-            ));
-        }
+        check_max_tokens(m).map_err(|m| (Some("max_tokens".into()), m))?;
     }
     let timeout = optional_number(map, "timeout")?;
     if let Some(t) = timeout {
-        if t <= 0.0 || t > 86_400.0 {
-            return Err((
-                Some("timeout".into()),
-                format!("timeout must be a number of seconds above 0; found {t}"),
-            ));
-        }
+        check_timeout(t).map_err(|m| (Some("timeout".into()), m))?;
     }
+    let limits = match map.get("limits") {
+        None | Some(Value::Null) => None,
+        Some(value) => Some(check_limits(value)?),
+    };
     Ok(ModelProfile {
         name,
         api,
@@ -294,7 +393,41 @@ fn check_profile(entry: &Value) -> Result<ModelProfile, FieldError> {
         temperature: temperature.map(|t| t as f32),
         max_tokens: max_tokens.map(|m| m as u32),
         timeout,
+        limits,
     })
+}
+
+/// The `limits:` mapping: known fields only, each a whole number of bytes in range.
+fn check_limits(value: &Value) -> Result<StreamLimits, FieldError> {
+    let fields = StreamLimits::FIELDS.join(", ");
+    let Some(map) = value.as_object() else {
+        return Err((
+            Some("limits".into()),
+            format!("`limits` must be a mapping with any of {fields}"),
+        ));
+    };
+    let mut limits = StreamLimits::default();
+    for (key, value) in map {
+        let err = |message: String| (Some("limits".into()), message);
+        if !StreamLimits::FIELDS.contains(&key.as_str()) {
+            return Err(err(format!(
+                "unknown field `limits.{key}`; limits has {fields}"
+            )));
+        }
+        let Some(n) = value.as_f64() else {
+            return Err(err(format!(
+                "`{key}` must be a whole number of bytes; found {}",
+                kind(value)
+            )));
+        };
+        let in_range =
+            n.fract() == 0.0 && n >= f64::from(StreamLimits::MIN_BYTES) && n <= f64::from(u32::MAX);
+        if !in_range {
+            return Err(err(limit_too_small(key, n)));
+        }
+        limits.set(key, n as u32);
+    }
+    Ok(limits)
 }
 
 fn required_text(map: &Map<String, Value>, field: &'static str) -> Result<String, FieldError> {
@@ -488,6 +621,36 @@ profiles:
         assert!(errors[2].message.contains("line 10"), "{}", errors[2]);
         assert!(errors[3].message.contains("missing field `model`"));
         assert!(errors[4].message.contains("temprature"));
+    }
+
+    #[test]
+    fn limits_are_read_and_checked_with_a_location() {
+        let base =
+            "profiles:\n  - name: a\n    api: openai\n    base_url: http://h/v1\n    model: m\n";
+        let (profiles, errors) = parse(&format!("{base}    limits:\n      max_line_bytes: 2048\n"));
+        assert!(errors.is_empty(), "{errors:?}");
+        let limits = profiles[0].limits();
+        assert_eq!(limits.max_line_bytes, 2048);
+        assert_eq!(
+            limits.max_answer_bytes,
+            StreamLimits::default().max_answer_bytes
+        );
+        assert_eq!(
+            ModelProfile::new("b", Api::Openai, "http://h", "m").limits(),
+            StreamLimits::default()
+        );
+        for (bad, needle) in [
+            ("max_line_bytes: 10", "from 1024"),
+            ("max_event_bytes: 1.5e12", "from 1024"),
+            ("max_answer_bytes: lots", "whole number of bytes"),
+            ("max_lines: 4096", "unknown field `limits.max_lines`"),
+        ] {
+            let (profiles, errors) = parse(&format!("{base}    limits:\n      {bad}\n"));
+            assert!(profiles.is_empty(), "{bad}");
+            assert_eq!(errors[0].line, Some(6), "{bad}");
+            assert_eq!(errors[0].field.as_deref(), Some("profiles[0].limits"));
+            assert!(errors[0].message.contains(needle), "{bad}: {}", errors[0]);
+        }
     }
 
     #[test]

@@ -35,7 +35,7 @@ use crate::tool_spec::ParamSpec;
 /// Largest response body read from an HTTP tool's endpoint.
 pub const MAX_RESPONSE_BYTES: usize = 8 * 1024 * 1024;
 /// Redirects followed before giving up.
-pub const MAX_REDIRECTS: usize = 5;
+pub const MAX_REDIRECTS: usize = crate::net::MAX_REDIRECTS;
 /// Characters of an error response body shown to the model.
 pub const ERROR_BODY_CHARS: usize = 500;
 
@@ -309,15 +309,27 @@ pub fn load_dir(dir: &Path) -> (Vec<HttpToolDef>, Vec<ConfigError>) {
     (defs, errors)
 }
 
-/// The one HTTP client every tool shares (connection pool, TLS roots loaded once); timeouts are
-/// set per request. Building a client costs milliseconds, so tools never build their own.
+/// The HTTP client tools share for requests that carry secrets (connection pool, TLS roots
+/// loaded once); timeouts are set per request. Building a client costs milliseconds, so tools
+/// never build their own. Its redirects never leave the request's origin (see [`crate::net`]).
 pub(crate) fn shared_client() -> reqwest::Client {
     static CLIENT: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
     CLIENT
         .get_or_init(|| {
-            reqwest::Client::builder()
-                .redirect(reqwest::redirect::Policy::limited(MAX_REDIRECTS))
-                .user_agent(concat!("ArtifactFlow/", env!("CARGO_PKG_VERSION")))
+            crate::net::client_builder(crate::net::Secrets::Carried)
+                .build()
+                .unwrap_or_default()
+        })
+        .clone()
+}
+
+/// The shared client for requests with nothing secret in them: a 301/302/303 may lead to
+/// another origin (still no downgrade, no `Referer`, no body replayed elsewhere).
+pub(crate) fn shared_open_client() -> reqwest::Client {
+    static CLIENT: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
+    CLIENT
+        .get_or_init(|| {
+            crate::net::client_builder(crate::net::Secrets::None)
                 .build()
                 .unwrap_or_default()
         })
@@ -380,7 +392,15 @@ impl HttpTool {
             .response_extract
             .as_deref()
             .and_then(|e| JsonPath::parse(e).ok());
-        let client = shared_client();
+        // A tool whose endpoint or headers name a secret must never follow a redirect away.
+        let uses_secrets = std::iter::once(&def.endpoint)
+            .chain(def.headers.values())
+            .any(|t| !crate::secrets::template_names(t).is_empty());
+        let client = if uses_secrets {
+            shared_client()
+        } else {
+            shared_open_client()
+        };
         HttpTool {
             def,
             extract,
@@ -678,6 +698,8 @@ pub fn describe_shape(json: &Value) -> String {
 pub(crate) fn describe_request_error(e: &reqwest::Error) -> String {
     if e.is_timeout() {
         "the request timed out".into()
+    } else if let Some(refused) = crate::net::refused_redirect(e) {
+        refused.to_string()
     } else if e.is_redirect() {
         format!("too many redirects (more than {MAX_REDIRECTS})")
     } else if e.is_connect() {

@@ -2,5 +2,7 @@
 //! scripted model server (real HTTP + SSE on 127.0.0.1).
 
 mod harness; // a test home: scripted model, local tool server, runner, recording sink
+mod limits; // runaway model streams end the run at a limit, partial answer kept
+mod redaction; // a secret echoed in other encodings is masked everywhere
 mod reload; // the config watcher: new, broken and fixed files while running
 mod runs; // full runs: tools, permissions, cancel, sub-agents, limits, dialects

@@ -5,5 +5,6 @@ mod anthropic; // Anthropic Messages: streaming, stop reasons, usage, headers, s
 mod common; // profiles, secrets and a runner shared by the modules
 mod openai; // OpenAI-compatible: streaming, finish reasons, usage, auth, JSON answers, bad SSE
 mod profiles; // models.yaml loading: bundled file, located errors
+mod redirects; // a call carrying a key never follows a redirect to another origin
 mod resilience; // retries (429 Retry-After, 5xx, connection), idle timeout, cancellation
 mod secrets; // API keys: missing key names the secret, keys never appear in errors

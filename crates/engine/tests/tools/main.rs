@@ -7,5 +7,6 @@ mod direct;
 mod editor; // the tool editor: drafts checked, test runs with the whole exchange // direct calls: artifact tools per conversation, oversized results stored
 mod http_tool; // HTTP tool calls: query vs body, headers, JSONPath, errors, caps
 mod loading; // HTTP tool files: every field and default, located errors, registry clashes
+mod redirects; // secrets never follow a redirect to another origin; no Referer
 mod secrets; // keyring → env → .env, and no secret in any output
 mod servers; // axum stand-ins: a JSON API, Bocha web search, Jina Reader // adding a tool in Rust (seed 001 path B), called through the pipeline

@@ -226,3 +226,46 @@ pub async fn jina() -> Server {
     }
     serve(Router::new().route("/{*url}", get(read))).await
 }
+
+/// A server that sends every request elsewhere: `/302/…` answers 302 and `/307/…` answers 307
+/// with `Location: {target}/…` (same path rest and query), `/same/…` answers 302 to `/…` on
+/// itself, and anything else is echoed like [`json_api`]'s `/echo`. Every request is logged.
+pub async fn redirector(target: String) -> Server {
+    async fn hop(
+        State((log, target)): State<(Log, String)>,
+        method: Method,
+        uri: Uri,
+        headers: HeaderMap,
+        body: Bytes,
+    ) -> Response {
+        let seen = record(&log, &method, &uri, &headers, &body);
+        let path = uri.path();
+        let query = uri.query().map(|q| format!("?{q}")).unwrap_or_default();
+        let (status, location) = if let Some(rest) = path.strip_prefix("/302") {
+            (StatusCode::FOUND, format!("{target}{rest}{query}"))
+        } else if let Some(rest) = path.strip_prefix("/307") {
+            (
+                StatusCode::TEMPORARY_REDIRECT,
+                format!("{target}{rest}{query}"),
+            )
+        } else if let Some(rest) = path.strip_prefix("/same") {
+            (StatusCode::FOUND, format!("{rest}{query}"))
+        } else {
+            return Json(json!({"uri": seen.uri, "method": seen.method})).into_response();
+        };
+        (status, [(axum::http::header::LOCATION, location)]).into_response()
+    }
+    let log: Log = Arc::default();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let app = Router::new()
+        .fallback(hop)
+        .with_state((log.clone(), target));
+    tokio::spawn(async move {
+        axum::serve(listener, app).await.unwrap();
+    });
+    Server {
+        base: format!("http://{addr}"),
+        log,
+    }
+}

@@ -60,6 +60,16 @@ describe("profile drafts", () => {
     });
   });
 
+  it("keeps the stream limits of models.yaml, which the form does not edit", () => {
+    const limits = { max_line_bytes: 2048, max_event_bytes: 4096, max_answer_bytes: 8192 };
+    const d = updateDraft(
+      draftFromProfile({ name: "l", api: "openai", base_url: "http://h/v1", model: "m", limits }),
+      { model: "m2" },
+    );
+    const built = buildProfile(d);
+    expect(built.ok && built.profile).toMatchObject({ model: "m2", limits });
+  });
+
   it("reports unparseable numbers and bad secret names", () => {
     const d = updateDraft(emptyDraft("x"), { timeout: "soon", secretName: "1X" });
     const built = buildProfile(d);

@@ -1,4 +1,4 @@
-import type { Api, ModelProfile } from "../../bindings";
+import type { Api, ModelProfile, StreamLimits } from "../../bindings";
 import { CUSTOM, PRESETS, presetById, presetFor, type Preset } from "./presets";
 import {
   SECRET_NAME_RULE,
@@ -30,6 +30,8 @@ export interface ProfileDraft {
   temperature: string;
   max_tokens: string;
   timeout: string;
+  /** Stream limits written in models.yaml: the form does not edit them, but saving keeps them. */
+  limits?: StreamLimits | null;
 }
 
 /** The form's fields; `api_key` errors from the backend land on `secretName`. */
@@ -79,6 +81,7 @@ export function draftFromProfile(p: ModelProfile): ProfileDraft {
     temperature: numberText(p.temperature),
     max_tokens: numberText(p.max_tokens),
     timeout: numberText(p.timeout),
+    limits: p.limits ?? null,
   });
 }
 
@@ -149,6 +152,7 @@ export function buildProfile(d: ProfileDraft): Built {
       temperature,
       max_tokens,
       timeout,
+      ...(d.limits ? { limits: d.limits } : {}),
     },
   };
 }
