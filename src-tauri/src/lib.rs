@@ -10,6 +10,7 @@ pub mod bindings;
 pub mod commands;
 pub mod error;
 pub mod events;
+mod seams;
 pub mod state;
 mod window_state;
 
