@@ -27,16 +27,28 @@ cargo fmt --all --check
 
 step "Rust: clippy"
 cargo clippy --workspace --all-targets "${FEATURES[@]}" -- -D warnings
+# The end-to-end test seams (src-tauri/src/seams.rs) compile only with their feature: lint them too.
+cargo clippy --workspace --all-targets "${FEATURES[@]}" --features artifactflow-desktop/e2e-seams -- -D warnings
 
 step "Rust: tests"
 scripts/with-session.sh cargo test --workspace "${FEATURES[@]}"
 
+step "The app as released has no test seams (their variable names are not in the binary)"
+# cargo test built target/debug/artifactflow-desktop without the e2e-seams feature, like the
+# release workflow's build; the end-to-end build below replaces it.
+if grep -q ARTIFACTFLOW_TEST_ target/debug/artifactflow-desktop; then
+  echo "target/debug/artifactflow-desktop (built without e2e-seams) contains a test seam" >&2
+  exit 1
+fi
+
 step "Small model: agent runs against SmolLM2-135M (llama-cpp-python, CPU)"
 scripts/small_model.sh
 
-step "App: debug build with embedded UI, its .deb and .rpm (and the scripted model server the end-to-end tests use)"
-# Bundling reuses the debug build and adds about 5 s (no release build, no network).
-ui/node_modules/.bin/tauri build --debug --bundles deb rpm --ci
+step "App: debug build with embedded UI and the E2E test seams, its .deb and .rpm (and the scripted model server the end-to-end tests use)"
+# Bundling reuses the debug build and adds about 5 s (no release build, no network). The
+# e2e-seams feature lets the tests stand in for the save dialog and the system browser
+# (src-tauri/src/seams.rs); release builds never have it.
+ui/node_modules/.bin/tauri build --debug --bundles deb rpm --ci --features e2e-seams
 cargo build -p artifactflow-test-support --bin scripted-model-server
 
 step "End-to-end tests (Xvfb + WebDriver)"

@@ -51,5 +51,6 @@ fn artifactflow_commands() -> &'static [&'static str] {
         "check_for_updates",
         "install_update",
         "open_project_link",
+        "open_external",
     ]
 }

@@ -3,7 +3,7 @@
 use specta_typescript::Typescript;
 use tauri_specta::{collect_commands, collect_events, Builder};
 
-use crate::{commands, events};
+use crate::{commands, events, links};
 
 /// The command and event registry shared by the app and the bindings generator.
 pub fn builder() -> Builder<tauri::Wry> {
@@ -49,6 +49,7 @@ pub fn builder() -> Builder<tauri::Wry> {
             commands::app_info::check_for_updates,
             commands::app_info::install_update,
             commands::app_info::open_project_link,
+            links::open_external,
         ])
         .events(collect_events![events::StatusChanged])
         .typ::<engine::events::EngineEvent>()

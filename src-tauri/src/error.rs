@@ -28,6 +28,8 @@ pub enum ErrorCode {
     Io,
     /// Checking for, downloading or installing an update failed.
     Update,
+    /// A link the app does not open (only http, https and mailto open, outside the app).
+    LinkRefused,
 }
 
 /// An error returned by a Tauri command.

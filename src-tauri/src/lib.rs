@@ -10,6 +10,8 @@ pub mod bindings;
 pub mod commands;
 pub mod error;
 pub mod events;
+pub mod links;
+mod seams;
 pub mod state;
 mod window_state;
 
@@ -41,6 +43,7 @@ pub fn run() {
         }))
         .plugin(tauri_plugin_window_state::Builder::default().build())
         .plugin(tauri_plugin_opener::init())
+        .plugin(links::navigation_guard())
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_updater::Builder::new().build())
         .manage(commands::app_info::PendingUpdate::default())

@@ -14,7 +14,7 @@ def pytest_sessionstart(session):
     for binary in (APP_BINARY, CLI_BINARY):
         if not binary.is_file():
             raise pytest.UsageError(
-                f"{binary} is missing: build it with `ui/node_modules/.bin/tauri build --debug --no-bundle` "
+                f"{binary} is missing: build it with `ui/node_modules/.bin/tauri build --debug --no-bundle --features e2e-seams` "
                 "(scripts/test.sh does this)"
             )
 

@@ -207,6 +207,19 @@ class App:
         self.by_testid("composer-input").send_keys(text)
         self.by_testid("send").click()
 
+    def permission_armed(self) -> bool:
+        """Is the permission dialog open with its approve buttons armed? (They ignore keys and
+        clicks for a moment after each request appears, see PermissionDialog.tsx.)"""
+        return self.js(
+            "const d = document.querySelector('[data-testid=permission-dialog]');"
+            "return !!d && d.open && d.dataset.armed === 'true'"
+        )
+
+    def answer_permission(self, button: str) -> None:
+        """Press the permission dialog's ``button`` (approve, always or deny) once it is armed."""
+        self.wait(lambda d: self.permission_armed(), "the permission dialog to arm")
+        self.by_testid(f"permission-{button}").click()
+
     def js(self, script: str, *args):
         return self.driver.execute_script(script, *args)
 

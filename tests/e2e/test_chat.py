@@ -3,7 +3,9 @@ permission dialog (approve, deny, always allow, timeout), and cancel mid-stream.
 
 from __future__ import annotations
 
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 
 from harness import App, prepare_home
 
@@ -54,8 +56,10 @@ def test_auto_tool_then_confirm_tool_approved(home, scripted_model):
         dialog = app.by_testid("permission-dialog")
         assert "Allow probe to run?" in dialog.text
         assert "GET http://127.0.0.1:" in app.text_of("permission-http")
+        assert "Goes to http://127.0.0.1:" in app.text_of("permission-destination")
+        assert app.text_of("permission-asker") == "Asked by tester in Make notes"
         app.screenshot("permission-dialog")
-        app.by_testid("permission-approve").click()
+        app.answer_permission("approve")
         app.wait(lambda d: card_status(app, "probe") == "succeeded", "the approved tool's card")
         app.wait(lambda d: "All done." in app.driver.find_elements(By.CSS_SELECTOR, '[data-testid="msg-assistant"]')[-1].text, "the final answer")
         assert not dialog_open(app)
@@ -93,11 +97,38 @@ def test_denied_and_always_allowed(home, scripted_model):
 
         app.send("Probe twice")
         app.wait(lambda d: dialog_open(app), "the second dialog")
-        app.by_testid("permission-always").click()
+        app.answer_permission("always")
         app.wait(lambda d: "Probed twice." in app.by_testid("timeline").text, "the end of the run")
         assert card_status(app, "probe", 1) == "succeeded"
         assert card_status(app, "probe", 2) == "succeeded", "the second call ran without asking"
         assert not dialog_open(app)
+    finally:
+        app.stop()
+
+
+def test_enter_typed_into_the_composer_never_approves(home, scripted_model):
+    """Someone typing Enter in the composer while a request arrives must not approve it: the
+    keys land in the dialog, which stays disarmed while they keep coming."""
+    app = start_chat(home, scripted_model, [{"text": PROBE}, {"text": "Probed once."}], "chat_enter_guard")
+    try:
+        app.send("Probe please")
+        composer = app.by_testid("composer-input")
+        presses = 0
+        while not dialog_open(app):
+            app.js("arguments[0].focus()", composer)
+            ActionChains(app.driver).send_keys(Keys.ENTER).perform()
+            presses += 1
+            assert presses < 400, "the permission dialog never opened"
+        # The request is shown: the typing goes on, in bursts, and now lands in the dialog.
+        for _ in range(5):
+            ActionChains(app.driver).send_keys(Keys.ENTER * 4).perform()
+        assert dialog_open(app), "an Enter meant for the composer answered the request"
+        assert card_status(app, "probe") not in ("running", "succeeded"), "the tool ran without approval"
+        # The same key, pressed once the dialog has armed, approves: the keys did reach it.
+        app.wait(lambda d: app.permission_armed(), "the permission dialog to arm")
+        ActionChains(app.driver).send_keys(Keys.ENTER).perform()
+        app.wait(lambda d: card_status(app, "probe") == "succeeded", "the approved tool's card")
+        app.wait(lambda d: "Probed once." in app.by_testid("timeline").text, "the final answer")
     finally:
         app.stop()
 

@@ -102,7 +102,7 @@ def test_create_test_use_and_break_an_http_tool(home, scripted_model):
         click_testid(app, "run-test")
         app.wait(lambda d: dialog_open(app), "the permission dialog for the test run")
         assert "weather_now" in app.by_testid("permission-dialog").text
-        click_testid(app, "permission-approve")
+        app.answer_permission("approve")
         app.wait(lambda d: app.js("return !!document.querySelector('[data-testid=test-output]')"), "the test result")
         assert app.text_of("test-output") == "21.5"
         assert app.text_of("test-outcome").startswith("Succeeded · HTTP 200")

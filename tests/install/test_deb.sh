@@ -7,7 +7,8 @@
 #
 # Usage: tests/install/test_deb.sh [PATH.deb]
 #   default: the newest target/{debug,release}/bundle/deb/*.deb
-#   (build one with: ui/node_modules/.bin/tauri build --debug --bundles deb rpm --ci)
+#   (build one with: ui/node_modules/.bin/tauri build --debug --bundles deb rpm --ci --features e2e-seams,
+#   as scripts/test.sh does: an end-to-end test build, see README)
 # Needs root or sudo, and the test tools from scripts/setup.sh --test (xvfb, dbus, gnome-keyring).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)

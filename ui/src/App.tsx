@@ -15,6 +15,7 @@ import { usePermissions } from "./screens/chat/usePermissions";
 import { FirstRunSetup } from "./screens/settings/FirstRunSetup";
 import { useFirstRun } from "./shell/useFirstRun";
 import { About } from "./shell/AboutDialog";
+import { ExternalLinks } from "./shell/externalLinks";
 
 export function App() {
   return (
@@ -94,6 +95,7 @@ function Shell() {
           <SettingsScreen theme={theme} onThemeChange={setTheme} state={status} />
         )}
       </main>
+      <ExternalLinks />
       <PermissionDialog
         queue={permissions.queue}
         timeoutSecs={permissions.timeoutSecs}

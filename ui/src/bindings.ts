@@ -458,6 +458,18 @@ async openProjectLink(link: ProjectLink) : Promise<Result<null, AppError>> {
     if(e instanceof Error) throw e;
     else return { status: "error", error: e  as any };
 }
+},
+/**
+ * Open an http(s) or mailto link from the window in the system's browser or mail program;
+ * anything else is refused (the window itself never leaves the app, see [`navigation_guard`]).
+ */
+async openExternal(url: string) : Promise<Result<null, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("open_external", { url }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
 }
 }
 
@@ -856,7 +868,7 @@ export type EngineEvent =
 /**
  * The user is asked to allow a call.
  */
-{ type: "permission_request"; conversation_id: string; request_id: string; request: PermissionRequest } | 
+{ type: "permission_request"; conversation_id: string; conversation_title: string; agent_chain: string[]; request_id: string; request: PermissionRequest } | 
 /**
  * A run began.
  */
@@ -944,7 +956,11 @@ export type ErrorCode =
 /**
  * Checking for, downloading or installing an update failed.
  */
-"update"
+"update" | 
+/**
+ * A link the app does not open (only http, https and mailto open, outside the app).
+ */
+"link_refused"
 /**
  * One file in a listing.
  */

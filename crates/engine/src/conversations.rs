@@ -123,6 +123,16 @@ pub fn title_if_untitled(conn: &Connection, id: &str, task: &str) -> rusqlite::R
     Ok(())
 }
 
+/// A conversation's title (empty while untitled), or None when it does not exist.
+pub fn title(conn: &Connection, id: &str) -> rusqlite::Result<Option<String>> {
+    conn.query_row(
+        "SELECT title FROM conversations WHERE id = ?1",
+        params![id],
+        |r| r.get(0),
+    )
+    .optional()
+}
+
 /// Rename a conversation. Returns false when it does not exist.
 pub fn rename(conn: &Connection, id: &str, title: &str) -> rusqlite::Result<bool> {
     Ok(conn.execute(

@@ -46,6 +46,12 @@ pub enum EngineEvent {
     PermissionRequest {
         /// Conversation.
         conversation_id: String,
+        /// Its title (empty while untitled), so the dialog says which conversation asks.
+        conversation_title: String,
+        /// Who asks: the conversation's agent first, then each sub-agent down to the one
+        /// making the call (`lead_agent`, `search_agent`). Empty for a direct call (the tool
+        /// editor's test panel, `artifactflow-cli tools call`).
+        agent_chain: Vec<String>,
         /// Id to answer with.
         request_id: String,
         /// What is asked (tool, parameters, HTTP request with secrets masked).

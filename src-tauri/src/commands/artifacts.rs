@@ -143,10 +143,6 @@ fn extension(content_type: &str) -> &'static str {
     }
 }
 
-/// Set to a path, the export writes there instead of asking: the end-to-end tests' stand-in
-/// for a person answering the native save dialog (which WebDriver cannot reach).
-const SAVE_PATH_OVERRIDE: &str = "ARTIFACTFLOW_TEST_SAVE_PATH";
-
 /// Export a version of an artifact (the latest when `version` is null) to a file the user
 /// picks in the native save dialog. Returns the path written, or null when cancelled.
 #[tauri::command]
@@ -165,8 +161,9 @@ pub async fn export_artifact(
         id.replace(['/', '\\', ':'], "_"),
         extension(&artifact.content_type)
     );
-    let path = match std::env::var_os(SAVE_PATH_OVERRIDE) {
-        Some(p) => Some(std::path::PathBuf::from(p)),
+    // The end-to-end tests' stand-in for a person answering the save dialog (e2e builds only).
+    let path = match crate::seams::save_path() {
+        Some(p) => Some(p),
         None => {
             let (tx, rx) = tokio::sync::oneshot::channel();
             let mut dialog = app

@@ -160,10 +160,14 @@ const NOT_RUN_STOPPED: &str = "not run: the user stopped the run";
 /// The tool-call format shown to a model whose call could not be read.
 const FORMAT_REMINDER: &str = "Write each tool call exactly like this, with every value in CDATA:\n<tool_call>\n  <name>TOOL_NAME</name>\n  <params>\n    <PARAM_NAME><![CDATA[value]]></PARAM_NAME>\n  </params>\n</tool_call>";
 
+#[derive(Clone, Copy)]
 struct Scope<'a> {
     run_id: &'a str,
     conversation: &'a str,
     cancel: &'a CancellationToken,
+    /// The agents from the conversation's agent down to the one running (for permission
+    /// requests: who asks).
+    agents: &'a [String],
 }
 
 impl Runner {
@@ -245,10 +249,12 @@ impl Runner {
             run_id: run_id.clone(),
             agent: request.agent.clone(),
         });
+        let agents = [request.agent.clone()];
         let scope = Scope {
             run_id: &run_id,
             conversation,
             cancel: &cancel,
+            agents: &agents,
         };
         let result = self.run_agent(&scope, &request.agent, history, 0).await;
         self.end(&run_id, conversation, result)
@@ -668,12 +674,22 @@ impl Runner {
                     tool: call.name.clone(),
                     permission: crate::config::Permission::Confirm,
                     params: typed.clone(),
-                    request: tool.request_preview(&typed),
+                    request: tool
+                        .request_preview(&typed, &self.ctx.tool_context(Some(scope.conversation)))
+                        .await,
                 };
+                let conversation_title = self
+                    .ctx
+                    .with_db(|c| conversations::title(c, scope.conversation))
+                    .ok()
+                    .flatten()
+                    .unwrap_or_default();
                 // Registered before it is announced, so an immediate answer always finds it.
                 let pending = self.broker.register(scope.conversation, &request_id);
                 self.events.emit(EngineEvent::PermissionRequest {
                     conversation_id: scope.conversation.to_string(),
+                    conversation_title,
+                    agent_chain: scope.agents.to_vec(),
                     request_id: request_id.clone(),
                     request,
                 });
@@ -798,7 +814,12 @@ impl Runner {
         });
         self.persist(scope, "user", target, instruction, depth + 1, None);
         let history = vec![ChatMessage::new(Role::User, instruction.to_string())];
-        let outcome = self.run_agent(scope, target, history, depth + 1).await;
+        let agents = [scope.agents, &[target.to_string()]].concat();
+        let sub_scope = Scope {
+            agents: &agents,
+            ..*scope
+        };
+        let outcome = self.run_agent(&sub_scope, target, history, depth + 1).await;
         let success = outcome.is_ok();
         self.events.emit(EngineEvent::AgentReturn {
             conversation_id: scope.conversation.to_string(),

@@ -123,12 +123,20 @@ pub async fn call_tool(
                         tool: name.to_string(),
                         permission: crate::config::Permission::Confirm,
                         params: typed.clone(),
-                        request: tool.request_preview(&typed),
+                        request: tool.request_preview(&typed, tool_ctx).await,
                     };
                     let request_id = new_id("perm");
+                    let conversation_title = ctx
+                        .with_db(|c| crate::conversations::title(c, conversation))
+                        .ok()
+                        .flatten()
+                        .unwrap_or_default();
                     let announce = || {
                         events.emit(EngineEvent::PermissionRequest {
                             conversation_id: conversation.to_string(),
+                            conversation_title: conversation_title.clone(),
+                            // A direct call: no agent asks.
+                            agent_chain: Vec::new(),
                             request_id: request_id.clone(),
                             request: request.clone(),
                         })

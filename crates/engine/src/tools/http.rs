@@ -465,6 +465,79 @@ impl HttpTool {
     }
 }
 
+/// Where a call will go, beside the templated URL of the permission dialog: a template such as
+/// `{{API_BASE}}/x` hides the host, so the dialog also shows the filled endpoint's origin.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Destination {
+    /// `scheme://host:port` of the endpoint with its secrets filled in; never its path, query
+    /// or user info (a secret may carry them). None when it cannot be known.
+    pub destination: Option<String>,
+    /// Why the destination is unknown (e.g. a secret is not set).
+    pub destination_error: Option<String>,
+    /// Names of the secrets the call uses (endpoint and headers), sorted.
+    pub secrets: Vec<String>,
+}
+
+impl HttpTool {
+    /// Resolve where this tool's requests go, for the permission dialog.
+    pub async fn destination(&self, ctx: &ToolContext) -> Destination {
+        let mut secrets: Vec<String> = std::iter::once(&self.def.endpoint)
+            .chain(self.def.headers.values())
+            .flat_map(|t| crate::secrets::template_names(t))
+            .collect();
+        secrets.sort();
+        secrets.dedup();
+        let resolver = ctx
+            .secrets
+            .clone()
+            .unwrap_or_else(|| Arc::new(SecretResolver::new(None, None)));
+        let filled = resolver
+            .fill_async(vec![self.def.endpoint.clone()])
+            .await
+            .pop()
+            .unwrap_or_default();
+        let (destination, destination_error) = match origin_of(&filled) {
+            Ok(origin) => (Some(origin), None),
+            Err(why) => (None, Some(format!("destination unknown: {why}"))),
+        };
+        Destination {
+            destination,
+            destination_error,
+            secrets,
+        }
+    }
+}
+
+/// `scheme://host:port` of a filled endpoint, or why it cannot be told.
+fn origin_of(filled: &crate::secrets::Filled) -> Result<String, String> {
+    match filled.unresolved.as_slice() {
+        [] => {}
+        [one] => {
+            return Err(format!(
+                "secret {one} is not set (add it in Settings → Secrets)"
+            ))
+        }
+        many => {
+            return Err(format!(
+                "secrets {} are not set (add them in Settings → Secrets)",
+                many.join(", ")
+            ))
+        }
+    }
+    let url = reqwest::Url::parse(&filled.text).map_err(|_| {
+        "the endpoint is not a complete URL once its secrets are filled in".to_string()
+    })?;
+    let host = url
+        .host_str()
+        .filter(|h| !h.is_empty())
+        .ok_or_else(|| "the endpoint names no host".to_string())?;
+    let port = url
+        .port_or_known_default()
+        .map(|p| format!(":{p}"))
+        .unwrap_or_default();
+    Ok(format!("{}://{host}{port}", url.scheme()))
+}
+
 fn encode_component(s: &str) -> String {
     s.bytes()
         .map(|b| match b {
@@ -492,8 +565,15 @@ impl Tool for HttpTool {
         }
     }
 
-    fn request_preview(&self, params: &Params) -> Option<Value> {
-        serde_json::to_value(self.preview(params)).ok()
+    async fn request_preview(&self, params: &Params, ctx: &ToolContext) -> Option<Value> {
+        let mut preview = serde_json::to_value(self.preview(params)).ok()?;
+        if let (Value::Object(map), Ok(Value::Object(dest))) = (
+            &mut preview,
+            serde_json::to_value(self.destination(ctx).await),
+        ) {
+            map.extend(dest);
+        }
+        Some(preview)
     }
 
     async fn execute(&self, params: Params, ctx: &ToolContext) -> ToolResult {

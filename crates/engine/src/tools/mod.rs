@@ -129,8 +129,13 @@ pub trait Tool: Send + Sync {
     }
 
     /// For the permission dialog: exactly what will be sent (HTTP tools: method, URL, headers
-    /// and body, with secrets masked). `None` when the parameters say it all.
-    fn request_preview(&self, _params: &Params) -> Option<serde_json::Value> {
+    /// and body, with secrets masked, plus where it goes and which secrets it uses). `None`
+    /// when the parameters say it all. `ctx` gives the secrets to resolve the destination.
+    async fn request_preview(
+        &self,
+        _params: &Params,
+        _ctx: &ToolContext,
+    ) -> Option<serde_json::Value> {
         None
     }
 

@@ -374,6 +374,57 @@ async fn a_sub_agent_runs_to_its_answer_which_returns_to_the_caller() {
         .contains("- search_agent: Searches the web"));
 }
 
+/// The dialog must say who asks: the conversation (by title) and the agents from the
+/// conversation's agent down to the sub-agent making the call.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_permission_request_names_the_conversation_and_the_agents_asking() {
+    let h = Harness::new(
+        vec![
+            Turn::text(call(
+                "call_subagent",
+                &[("agent_name", "helper"), ("instruction", "Echo x")],
+            )),
+            Turn::text(call("echo", &[("text", "x")])),
+            Turn::text("Echoed."),
+            Turn::text(call("echo", &[("text", "y")])),
+            Turn::text("The helper echoed, and so did I."),
+        ],
+        "openai",
+        RunOptions::default(),
+    )
+    .await;
+    write(
+        &h.ctx.paths().config_dir.join("agents/helper.md"),
+        "---\nname: helper\ndescription: Echoes things\nmodel: default\ntools:\n  echo: confirm\n---\nYou help.\n",
+    );
+    h.ctx.reload_config();
+    h.answer_with(Policy::Answer(Answer::Approve));
+    let outcome = h.run("tester", "Quarterly numbers\nfor the board").await;
+    assert_eq!(outcome.status, RunStatus::Completed, "{outcome:?}");
+    let asked: Vec<(String, Vec<String>)> = h
+        .events()
+        .into_iter()
+        .filter_map(|e| match e {
+            EngineEvent::PermissionRequest {
+                conversation_title,
+                agent_chain,
+                ..
+            } => Some((conversation_title, agent_chain)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        asked,
+        [
+            (
+                "Quarterly numbers".to_string(),
+                vec!["tester".to_string(), "helper".to_string()]
+            ),
+            ("Quarterly numbers".to_string(), vec!["tester".to_string()]),
+        ]
+    );
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn self_calls_and_the_round_limit_are_bounded() {
     let again = call(

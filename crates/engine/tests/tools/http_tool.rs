@@ -188,17 +188,64 @@ async fn validation_runs_before_any_request() {
     );
 }
 
-#[test]
-fn preview_shows_the_request_with_templates_not_values() {
+#[tokio::test]
+async fn preview_shows_the_request_with_templates_not_values() {
     let t = tool(
-        "---\nname: pv\nmethod: POST\nendpoint: https://{{HOST}}/v1\nheaders:\n  Authorization: Bearer {{KEY}}\n---\n",
+        "---\nname: pv\nmethod: POST\nendpoint: https://{{AF_PV_UNSET_HOST}}/v1\nheaders:\n  Authorization: Bearer {{AF_PV_UNSET_KEY}}\n---\n",
     );
     let mut p = engine::tools::Params::new();
     p.insert("q".into(), json!("x"));
-    let preview = t.request_preview(&p).unwrap();
+    let preview = t.request_preview(&p, &ctx()).await.unwrap();
     assert_eq!(
         preview,
-        json!({"method": "POST", "url": "https://{{HOST}}/v1",
-               "headers": {"Authorization": "Bearer {{KEY}}"}, "body": {"q": "x"}})
+        json!({"method": "POST", "url": "https://{{AF_PV_UNSET_HOST}}/v1",
+               "headers": {"Authorization": "Bearer {{AF_PV_UNSET_KEY}}"}, "body": {"q": "x"},
+               "destination": null,
+               "destination_error": "destination unknown: secret AF_PV_UNSET_HOST is not set (add it in Settings → Secrets)",
+               "secrets": ["AF_PV_UNSET_HOST", "AF_PV_UNSET_KEY"]})
     );
+}
+
+/// A templated endpoint hides where the request goes: the preview also shows the filled
+/// endpoint's scheme, host and port, never its path, query or user info, nor a secret value.
+#[tokio::test]
+async fn preview_shows_the_real_destination_and_the_secret_names() {
+    std::env::set_var(
+        "AF_PV_API_BASE",
+        "https://robot:hunter22@api.example.test:8443/tenant-7f3a?sig=s3cr3t",
+    );
+    std::env::set_var("AF_PV_API_KEY", "key-value-9d2c");
+    let t = tool(
+        "---\nname: pd\nendpoint: \"{{AF_PV_API_BASE}}/x\"\nheaders:\n  X-Key: \"{{AF_PV_API_KEY}}\"\n---\n",
+    );
+    let preview = t
+        .request_preview(&engine::tools::Params::new(), &ctx())
+        .await
+        .unwrap();
+    assert_eq!(preview["url"], "{{AF_PV_API_BASE}}/x");
+    assert_eq!(preview["destination"], "https://api.example.test:8443");
+    assert_eq!(preview["destination_error"], Value::Null);
+    assert_eq!(
+        preview["secrets"],
+        json!(["AF_PV_API_BASE", "AF_PV_API_KEY"])
+    );
+    let text = preview.to_string();
+    for hidden in [
+        "robot",
+        "hunter22",
+        "tenant-7f3a",
+        "s3cr3t",
+        "key-value-9d2c",
+    ] {
+        assert!(!text.contains(hidden), "{hidden} leaked into {text}");
+    }
+
+    // A default port is spelled out, so the destination is never ambiguous.
+    std::env::set_var("AF_PV_PLAIN_BASE", "http://127.0.0.1");
+    let plain = tool("---\nname: pp\nendpoint: \"{{AF_PV_PLAIN_BASE}}/y\"\n---\n");
+    let preview = plain
+        .request_preview(&engine::tools::Params::new(), &ctx())
+        .await
+        .unwrap();
+    assert_eq!(preview["destination"], "http://127.0.0.1:80");
 }

@@ -1,11 +1,12 @@
-import { fireEvent, render, screen } from "@testing-library/react";
-import userEvent from "@testing-library/user-event";
-import { PermissionDialog } from "./PermissionDialog";
+import { act, fireEvent, render, screen } from "@testing-library/react";
+import { ARM_DELAY_MS, PermissionDialog } from "./PermissionDialog";
 import type { PendingPermission } from "./timeline";
 
 const request = (id: string, tool: string, http = false): PendingPermission => ({
   requestId: id,
   conversationId: "c",
+  conversationTitle: "Quarterly numbers",
+  agentChain: ["lead_agent", "search_agent"],
   receivedAt: Date.now(),
   request: {
     tool,
@@ -14,62 +15,163 @@ const request = (id: string, tool: string, http = false): PendingPermission => (
     request: http
       ? {
           method: "POST",
-          url: "https://api.example.com/v1?key={{API_KEY}}",
+          url: "{{API_BASE}}/v1?key={{API_KEY}}",
           headers: { Authorization: "Bearer {{API_KEY}}" },
           body: { q: "x" },
+          destination: "https://api.example.com:443",
+          destination_error: null,
+          secrets: ["API_BASE", "API_KEY"],
         }
       : null,
   },
 });
 
+/** The dialog over `queue`, recording every answer. Time is fake: nothing here waits. */
+function dialogOver(queue: PendingPermission[]) {
+  const answers: [string, string][] = [];
+  const onAnswer = (id: string, a: string) => answers.push([id, a]);
+  const view = render(<PermissionDialog queue={queue} timeoutSecs={60} onAnswer={onAnswer} />);
+  const rerender = (next: PendingPermission[]) =>
+    view.rerender(<PermissionDialog queue={next} timeoutSecs={60} onAnswer={onAnswer} />);
+  return { answers, rerender };
+}
+
+const dialog = () => screen.getByTestId("permission-dialog");
+const press = (key: string, init: KeyboardEventInit = {}) =>
+  fireEvent.keyDown(document.activeElement ?? document.body, { key, ...init });
+const wait = (ms: number) => act(() => vi.advanceTimersByTime(ms));
+
 describe("PermissionDialog", () => {
-  it("shows the tool, every parameter and the exact HTTP request with secrets by name", () => {
-    render(
-      <PermissionDialog
-        queue={[request("r1", "quote", true)]}
-        timeoutSecs={60}
-        onAnswer={() => {}}
-      />,
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  it("says who asks and shows every parameter, the HTTP request with secrets by name, the real destination and the secret names", () => {
+    dialogOver([request("r1", "quote", true)]);
+    expect(dialog()).toHaveAttribute("open");
+    expect(dialog()).toHaveTextContent("Allow quote to run?");
+    expect(screen.getByTestId("permission-asker")).toHaveTextContent(
+      "Asked by lead_agent → search_agent in Quarterly numbers",
     );
-    const dialog = screen.getByTestId("permission-dialog");
-    expect(dialog).toHaveAttribute("open");
-    expect(dialog).toHaveTextContent("Allow quote to run?");
-    expect(dialog).toHaveTextContent('"url": "https://example.com"');
+    expect(dialog()).toHaveTextContent('"url": "https://example.com"');
     const http = screen.getByTestId("permission-http");
-    expect(http).toHaveTextContent("POST https://api.example.com/v1?key={{API_KEY}}");
+    expect(http).toHaveTextContent("POST {{API_BASE}}/v1?key={{API_KEY}}");
     expect(http).toHaveTextContent("Authorization: Bearer {{API_KEY}}");
+    expect(screen.getByTestId("permission-destination")).toHaveTextContent(
+      "Goes to https://api.example.com:443",
+    );
+    expect(screen.getByTestId("permission-secrets")).toHaveTextContent(
+      "Uses the secrets API_BASE, API_KEY",
+    );
     expect(screen.getByTestId("permission-countdown")).toHaveTextContent(
-      /denied automatically in (59|60) s/,
+      "denied automatically in 60 s",
     );
   });
 
-  it("answers with buttons and keyboard, first request first", async () => {
-    const answers: [string, string][] = [];
-    const onAnswer = (id: string, a: string) => answers.push([id, a]);
-    const { rerender } = render(
-      <PermissionDialog
-        queue={[request("r1", "one"), request("r2", "two")]}
-        timeoutSecs={60}
-        onAnswer={onAnswer}
-      />,
+  it("says when the destination cannot be known", () => {
+    const r = request("r1", "quote", true);
+    r.request.request = {
+      method: "GET",
+      url: "{{API_BASE}}/x",
+      headers: {},
+      body: null,
+      destination: null,
+      destination_error: "destination unknown: secret API_BASE is not set",
+      secrets: ["API_BASE"],
+    };
+    dialogOver([r]);
+    expect(screen.getByTestId("permission-destination")).toHaveTextContent(
+      "destination unknown: secret API_BASE is not set",
     );
-    expect(screen.getByTestId("permission-dialog")).toHaveTextContent("Allow one to run?");
-    expect(screen.getByTestId("permission-dialog")).toHaveTextContent("1 more waiting");
-    expect(screen.getByTestId("permission-approve")).toHaveFocus();
-    await userEvent.keyboard("{Enter}");
-    fireEvent.keyDown(screen.getByTestId("permission-dialog"), { key: "Enter", ctrlKey: true });
-    fireEvent(screen.getByTestId("permission-dialog"), new Event("cancel", { cancelable: true }));
+  });
+
+  it("ignores Enter, Space, Ctrl+Enter and clicks until armed, then answers them", () => {
+    const { answers } = dialogOver([request("r1", "one")]);
+    // The focus starts on the title, not on a button a keystroke could press.
+    expect(screen.getByRole("heading", { name: "Allow one to run?" })).toHaveFocus();
+    expect(dialog()).toHaveAttribute("data-armed", "false");
+    press("Enter");
+    press(" ");
+    press("Enter", { ctrlKey: true });
+    fireEvent.click(screen.getByTestId("permission-approve"));
+    fireEvent.click(screen.getByTestId("permission-always"));
+    expect(answers).toEqual([]);
+
+    wait(ARM_DELAY_MS);
+    expect(dialog()).toHaveAttribute("data-armed", "true");
+    press("Enter");
+    press("Enter", { ctrlKey: true });
+    fireEvent.click(screen.getByTestId("permission-approve"));
+    fireEvent.click(screen.getByTestId("permission-always"));
     expect(answers).toEqual([
       ["r1", "approve"],
       ["r1", "approve_always"],
-      ["r1", "deny"],
+      ["r1", "approve"],
+      ["r1", "approve_always"],
     ]);
-    rerender(
-      <PermissionDialog queue={[request("r2", "two")]} timeoutSecs={60} onAnswer={onAnswer} />,
-    );
-    await userEvent.click(screen.getByTestId("permission-deny"));
-    expect(answers.at(-1)).toEqual(["r2", "deny"]);
-    rerender(<PermissionDialog queue={[]} timeoutSecs={60} onAnswer={onAnswer} />);
+  });
+
+  it("keeps disarmed while keys keep coming, so typing meant for the composer never approves", () => {
+    const { answers } = dialogOver([request("r1", "one")]);
+    for (let i = 0; i < 10; i++) {
+      wait(ARM_DELAY_MS - 100);
+      press(i % 2 ? "Enter" : "a");
+    }
+    expect(answers).toEqual([]);
+    expect(dialog()).toHaveAttribute("data-armed", "false");
+    wait(ARM_DELAY_MS);
+    press("Enter");
+    expect(answers).toEqual([["r1", "approve"]]);
+  });
+
+  it("never approves with a held (repeating) key", () => {
+    const { answers } = dialogOver([request("r1", "one")]);
+    wait(ARM_DELAY_MS);
+    press("Enter", { repeat: true });
+    expect(answers).toEqual([]);
+  });
+
+  it("denies with Escape and Deny at once, armed or not", () => {
+    const { answers, rerender } = dialogOver([request("r1", "one"), request("r2", "two")]);
+    fireEvent(dialog(), new Event("cancel", { cancelable: true }));
+    rerender([request("r2", "two")]);
+    fireEvent.click(screen.getByTestId("permission-deny"));
+    expect(answers).toEqual([
+      ["r1", "deny"],
+      ["r2", "deny"],
+    ]);
+  });
+
+  it("re-arms for each queued request: a double click or a second Enter cannot approve the next one unseen", () => {
+    const { answers, rerender } = dialogOver([request("r1", "one"), request("r2", "two")]);
+    expect(dialog()).toHaveTextContent("1 more waiting");
+    wait(ARM_DELAY_MS);
+    fireEvent.click(screen.getByTestId("permission-approve"));
+    expect(answers).toEqual([["r1", "approve"]]);
+
+    // The queue moves on under the pointer: the second click and Enter do nothing.
+    rerender([request("r2", "two")]);
+    expect(dialog()).toHaveTextContent("Allow two to run?");
+    expect(dialog()).toHaveAttribute("data-armed", "false");
+    expect(screen.getByRole("heading", { name: "Allow two to run?" })).toHaveFocus();
+    fireEvent.click(screen.getByTestId("permission-approve"));
+    press("Enter");
+    expect(answers).toEqual([["r1", "approve"]]);
+
+    wait(ARM_DELAY_MS);
+    press("Enter");
+    expect(answers).toEqual([
+      ["r1", "approve"],
+      ["r2", "approve"],
+    ]);
+    rerender([]);
     expect(screen.getByRole("dialog", { hidden: true })).not.toHaveAttribute("open");
+  });
+
+  it("leaves Enter on a focused button to that button", () => {
+    const { answers } = dialogOver([request("r1", "one")]);
+    wait(ARM_DELAY_MS);
+    screen.getByTestId("permission-deny").focus();
+    press("Enter");
+    expect(answers).toEqual([]);
   });
 });

@@ -1,12 +1,40 @@
-import { useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import type { Answer } from "../../bindings";
 import type { PendingPermission } from "./timeline";
 
 /**
- * The permission dialog: exactly what will run (tool, every parameter, for HTTP tools the
- * method, URL, headers and body with secrets shown as {{NAME}}), a countdown to the timeout,
- * and Approve / Deny / Always allow. Keyboard: Enter approves, Escape denies,
- * Ctrl+Enter always allows. Several requests are answered in the order they came.
+ * How long Approve and Always allow stay disarmed once a request is shown, and after every
+ * key press or click while disarmed (as browsers do for install prompts): Enter typed into the
+ * composer, a double click or a held key meant for something else cannot approve a request
+ * nobody has read. Each new request in the queue disarms again.
+ */
+export const ARM_DELAY_MS = 1000;
+
+/** The HTTP part of a request preview (see the engine's `HttpTool::request_preview`). */
+interface HttpPreview {
+  method?: string;
+  url?: string;
+  headers?: Record<string, string>;
+  body?: unknown;
+  /** `scheme://host:port` of the filled endpoint. */
+  destination?: string | null;
+  /** Why the destination is unknown, e.g. "destination unknown: secret API_BASE is not set". */
+  destination_error?: string | null;
+  /** Names of the secrets the call uses. */
+  secrets?: string[];
+}
+
+/** Elements where Enter or Space already mean something (they click or type): the dialog's
+ * own shortcuts leave those keys to them. */
+const NATIVE_KEYS = "button, a[href], input, textarea, select, summary";
+
+/**
+ * The permission dialog: who asks (conversation and agent chain), exactly what will run
+ * (tool, every parameter, for HTTP tools the method, URL, headers and body with secrets shown
+ * as {{NAME}}, the real destination and the secret names), a countdown to the timeout, and
+ * Approve / Deny / Always allow. Keyboard: Enter approves, Escape denies, Ctrl+Enter always
+ * allows; approving works only once armed ({@link ARM_DELAY_MS}). Several requests are
+ * answered in the order they came.
  */
 export function PermissionDialog(props: {
   queue: PendingPermission[];
@@ -15,17 +43,22 @@ export function PermissionDialog(props: {
 }) {
   const current = props.queue[0];
   const dialog = useRef<HTMLDialogElement>(null);
-  const approve = useRef<HTMLButtonElement>(null);
+  const title = useRef<HTMLHeadingElement>(null);
   const [now, setNow] = useState(() => Date.now());
+  const { armed, disarm } = useArming(current?.requestId ?? null);
 
   useEffect(() => {
     const d = dialog.current;
     if (!d) return;
-    if (current && !d.open) {
-      d.showModal();
-      approve.current?.focus();
-    } else if (!current && d.open) d.close();
+    if (current && !d.open) d.showModal();
+    else if (!current && d.open) d.close();
   }, [current]);
+
+  // Each request starts with the focus on its title: nothing a keystroke could press.
+  const requestId = current?.requestId;
+  useEffect(() => {
+    if (requestId) title.current?.focus();
+  }, [requestId]);
 
   useEffect(() => {
     if (!current) return;
@@ -33,17 +66,50 @@ export function PermissionDialog(props: {
     return () => clearInterval(timer);
   }, [current]);
 
+  const { onAnswer } = props;
+  const answer = useCallback(
+    (a: Answer) => {
+      if (!current) return;
+      if (a !== "deny" && !armed) {
+        disarm();
+        return;
+      }
+      onAnswer(current.requestId, a);
+    },
+    [current, armed, disarm, onAnswer],
+  );
+
+  // Keys while the dialog shows (it is modal: every key lands here).
+  useEffect(() => {
+    if (!current) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== "Enter") {
+        if (!armed) disarm();
+        return;
+      }
+      const target = e.target instanceof Element ? e.target : null;
+      if (target?.closest(NATIVE_KEYS) && !(e.ctrlKey || e.metaKey)) {
+        // A focused button clicks itself (its click is checked too).
+        if (!armed) disarm();
+        return;
+      }
+      e.preventDefault();
+      // A held key repeats: never an answer to a request that appeared meanwhile.
+      if (e.repeat) {
+        if (!armed) disarm();
+        return;
+      }
+      answer(e.ctrlKey || e.metaKey ? "approve_always" : "approve");
+    };
+    document.addEventListener("keydown", onKey, true);
+    return () => document.removeEventListener("keydown", onKey, true);
+  }, [current, armed, disarm, answer]);
+
   if (!current) return <dialog ref={dialog} className="permission-dialog" />;
   const { request } = current;
   const elapsed = Math.max(0, now - current.receivedAt) / 1000;
   const left = Math.max(0, Math.ceil(props.timeoutSecs - elapsed));
-  const http = request.request as null | {
-    method?: string;
-    url?: string;
-    headers?: Record<string, string>;
-    body?: unknown;
-  };
-  const answer = (a: Answer) => props.onAnswer(current.requestId, a);
+  const http = request.request as null | HttpPreview;
 
   return (
     <dialog
@@ -51,20 +117,28 @@ export function PermissionDialog(props: {
       className="permission-dialog"
       aria-labelledby="permission-title"
       data-testid="permission-dialog"
+      data-armed={armed ? "true" : "false"}
       onCancel={(e) => {
         e.preventDefault();
         answer("deny");
       }}
-      onKeyDown={(e) => {
-        if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
-          e.preventDefault();
-          answer("approve_always");
-        }
+      onPointerDown={() => {
+        if (!armed) disarm();
       }}
     >
-      <h2 id="permission-title">
+      <h2 id="permission-title" tabIndex={-1} ref={title}>
         Allow <code>{request.tool}</code> to run?
       </h2>
+      <p data-testid="permission-asker">
+        {current.agentChain.length > 0 ? (
+          <>
+            Asked by <strong>{current.agentChain.join(" → ")}</strong>
+          </>
+        ) : (
+          <>Asked by a direct call (no agent)</>
+        )}{" "}
+        in <strong>{current.conversationTitle || "an untitled conversation"}</strong>
+      </p>
       <p className="muted">
         Permission level: <strong>{request.permission}</strong>
         {props.queue.length > 1 && ` · ${props.queue.length - 1} more waiting`}
@@ -75,21 +149,7 @@ export function PermissionDialog(props: {
       <pre className="code permission-params" tabIndex={0}>
         {JSON.stringify(request.params, null, 2)}
       </pre>
-      {http && (
-        <>
-          <h3>HTTP request that will be sent</h3>
-          <pre className="code permission-http" tabIndex={0} data-testid="permission-http">
-            {`${http.method ?? ""} ${http.url ?? ""}\n`}
-            {Object.entries(http.headers ?? {}).map(([k, v]) => `${k}: ${v}\n`)}
-            {http.body !== undefined && http.body !== null
-              ? `\n${JSON.stringify(http.body, null, 2)}`
-              : ""}
-          </pre>
-          <p className="muted small">
-            Secrets are shown by name, e.g. {"{{API_KEY}}"}; their values are never displayed.
-          </p>
-        </>
-      )}
+      {http && <HttpRequest http={http} />}
       <div className="dialog-actions">
         <button type="button" onClick={() => answer("deny")} data-testid="permission-deny">
           Deny <kbd>Esc</kbd>
@@ -97,15 +157,16 @@ export function PermissionDialog(props: {
         <button
           type="button"
           onClick={() => answer("approve_always")}
+          disabled={!armed}
           data-testid="permission-always"
         >
           Always allow in this conversation <kbd>Ctrl+Enter</kbd>
         </button>
         <button
           type="button"
-          ref={approve}
           className="primary"
           onClick={() => answer("approve")}
+          disabled={!armed}
           data-testid="permission-approve"
         >
           Approve <kbd>Enter</kbd>
@@ -113,4 +174,50 @@ export function PermissionDialog(props: {
       </div>
     </dialog>
   );
+}
+
+/** The HTTP request that will be sent, where it goes, and the secrets it uses (by name). */
+function HttpRequest({ http }: { http: HttpPreview }) {
+  return (
+    <>
+      <h3>HTTP request that will be sent</h3>
+      <p data-testid="permission-destination">
+        {http.destination ? (
+          <>
+            Goes to <strong>{http.destination}</strong>
+          </>
+        ) : (
+          <span className="status-warning">{http.destination_error ?? "destination unknown"}</span>
+        )}
+      </p>
+      <pre className="code permission-http" tabIndex={0} data-testid="permission-http">
+        {`${http.method ?? ""} ${http.url ?? ""}\n`}
+        {Object.entries(http.headers ?? {}).map(([k, v]) => `${k}: ${v}\n`)}
+        {http.body !== undefined && http.body !== null
+          ? `\n${JSON.stringify(http.body, null, 2)}`
+          : ""}
+      </pre>
+      <p className="muted small" data-testid="permission-secrets">
+        {http.secrets && http.secrets.length > 0
+          ? `Uses the secrets ${http.secrets.join(", ")} (shown by name; their values are never displayed).`
+          : "Uses no secrets."}
+      </p>
+    </>
+  );
+}
+
+/**
+ * Whether approving is armed for request `requestId`: false for {@link ARM_DELAY_MS} after
+ * the request appears, and again after each `disarm()` (a key press or click while disarmed).
+ */
+function useArming(requestId: string | null) {
+  const [armedFor, setArmedFor] = useState<string | null>(null);
+  const [restarts, setRestarts] = useState(0);
+  useEffect(() => {
+    if (!requestId) return;
+    const timer = setTimeout(() => setArmedFor(requestId), ARM_DELAY_MS);
+    return () => clearTimeout(timer);
+  }, [requestId, restarts]);
+  const disarm = useCallback(() => setRestarts((n) => n + 1), []);
+  return { armed: requestId !== null && armedFor === requestId, disarm };
 }

@@ -38,6 +38,10 @@ export type TimelineItem =
 export interface PendingPermission {
   requestId: string;
   conversationId: string;
+  /** The conversation's title (empty while untitled). */
+  conversationTitle: string;
+  /** Who asks: the conversation's agent, then each sub-agent down to the caller. */
+  agentChain: string[];
   request: Extract<EngineEvent, { type: "permission_request" }>["request"];
   receivedAt: number;
 }

@@ -21,6 +21,8 @@ export function usePermissions() {
         {
           requestId: event.request_id,
           conversationId: event.conversation_id,
+          conversationTitle: event.conversation_title,
+          agentChain: event.agent_chain,
           request: event.request,
           receivedAt: Date.now(),
         },

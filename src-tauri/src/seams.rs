@@ -1,0 +1,65 @@
+//! Test seams: stand-ins for what WebDriver cannot reach (the native save dialog, the system
+//! browser). They exist only in builds with the `e2e-seams` cargo feature (the end-to-end
+//! tests' app, built by `scripts/test.sh`); in every other build, release installers
+//! included, these functions return `None`, the environment variables are never read, and
+//! their names are not even in the binary (`scripts/test.sh` and the release workflow check).
+
+use std::path::PathBuf;
+
+/// Set to a path, an artifact export writes there instead of asking in the save dialog.
+#[cfg(feature = "e2e-seams")]
+const SAVE_PATH_ENV: &str = "ARTIFACTFLOW_TEST_SAVE_PATH";
+
+/// Set to a path, an external link is appended to that file (one URL a line) instead of being
+/// opened in the system browser.
+#[cfg(feature = "e2e-seams")]
+const OPENER_LOG_ENV: &str = "ARTIFACTFLOW_TEST_OPENER_LOG";
+
+/// Where an export writes instead of asking, in an end-to-end test.
+pub fn save_path() -> Option<PathBuf> {
+    #[cfg(feature = "e2e-seams")]
+    return from_env(SAVE_PATH_ENV);
+    #[cfg(not(feature = "e2e-seams"))]
+    None
+}
+
+/// Where external links are logged instead of opened, in an end-to-end test.
+pub fn opener_log() -> Option<PathBuf> {
+    #[cfg(feature = "e2e-seams")]
+    return from_env(OPENER_LOG_ENV);
+    #[cfg(not(feature = "e2e-seams"))]
+    None
+}
+
+#[cfg(feature = "e2e-seams")]
+fn from_env(name: &str) -> Option<PathBuf> {
+    std::env::var_os(name)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A build without the feature (what the release workflow ships) ignores the seams even
+    /// when their variables are set.
+    #[cfg(not(feature = "e2e-seams"))]
+    #[test]
+    fn seams_are_ignored_without_the_e2e_feature() {
+        std::env::set_var("ARTIFACTFLOW_TEST_SAVE_PATH", "/tmp/seam-export.md");
+        std::env::set_var("ARTIFACTFLOW_TEST_OPENER_LOG", "/tmp/seam-opener.log");
+        assert_eq!(save_path(), None, "the save dialog must not be skipped");
+        assert_eq!(opener_log(), None, "links must open in the browser");
+    }
+
+    /// The end-to-end build honours them.
+    #[cfg(feature = "e2e-seams")]
+    #[test]
+    fn seams_are_honoured_with_the_e2e_feature() {
+        std::env::set_var(SAVE_PATH_ENV, "/tmp/seam-export.md");
+        std::env::set_var(OPENER_LOG_ENV, "/tmp/seam-opener.log");
+        assert_eq!(save_path(), Some(PathBuf::from("/tmp/seam-export.md")));
+        assert_eq!(opener_log(), Some(PathBuf::from("/tmp/seam-opener.log")));
+    }
+}
