@@ -7,6 +7,7 @@ use rusqlite::Connection;
 
 use crate::config::{self, ConfigError, ConfigSnapshot};
 use crate::db::{self, DbError};
+use crate::owner::ProcessOwner;
 use crate::paths::{AppPaths, PathsError};
 use crate::secrets::{SecretResolver, SecretStore};
 use crate::status::Status;
@@ -24,12 +25,23 @@ pub enum OpenError {
     /// The database could not be opened or migrated.
     #[error(transparent)]
     Db(#[from] DbError),
+    /// This process's owner lock (see [`crate::owner`]) could not be created.
+    #[error("cannot create the process lock in {path}: {source}")]
+    Owner {
+        /// The owners folder.
+        path: std::path::PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 /// The engine state of one running app or CLI: resolved folders, the open database and the
 /// loaded configuration.
 pub struct AppContext {
     paths: AppPaths,
+    /// This process, as the owner of the runs it starts; held (locked) while the context lives.
+    owner: ProcessOwner,
     db: Arc<Mutex<Connection>>,
     config: RwLock<ConfigSnapshot>,
     /// Built from `config` whenever it changes (building tools is not free).
@@ -48,9 +60,13 @@ impl AppContext {
     pub fn open_at(paths: AppPaths) -> Result<Self, OpenError> {
         paths.prepare()?;
         let conn = db::open(&paths.database)?;
-        match crate::conversations::mark_interrupted_runs(&conn) {
+        let owner = ProcessOwner::acquire(&paths.data_dir).map_err(|source| OpenError::Owner {
+            path: paths.data_dir.join(crate::owner::OWNERS_DIR),
+            source,
+        })?;
+        match crate::conversations::mark_interrupted_runs(&conn, &owner) {
             Ok(0) => {}
-            Ok(n) => tracing::warn!("{n} run(s) were interrupted when the app last stopped"),
+            Ok(n) => tracing::warn!("{n} run(s) were interrupted when their process stopped"),
             Err(e) => tracing::warn!("cannot mark interrupted runs: {e}"),
         }
         let config = config::load(&paths.config_dir);
@@ -59,6 +75,7 @@ impl AppContext {
         }
         Ok(AppContext {
             paths,
+            owner,
             db: Arc::new(Mutex::new(conn)),
             registry: RwLock::new(build_registry(&config)),
             config: RwLock::new(config),
@@ -68,6 +85,11 @@ impl AppContext {
     /// The resolved folders.
     pub fn paths(&self) -> &AppPaths {
         &self.paths
+    }
+
+    /// This process, as the owner of the runs it starts.
+    pub fn owner(&self) -> &ProcessOwner {
+        &self.owner
     }
 
     /// Run `f` with the database connection.

@@ -1,12 +1,15 @@
 //! Conversations in the database: creation, the always-allowed tool set that "approve and
 //! always allow" adds to, the messages of every run as they happen, and the runs themselves.
 //! Each write is its own transaction, so a crash loses at most the message being streamed;
-//! [`mark_interrupted_runs`] (called when the app opens) turns runs left `running` by a crash
-//! into `interrupted`.
+//! [`mark_interrupted_runs`] (called when the app or a CLI command opens) turns runs whose
+//! process is gone (see [`crate::owner`]) into `interrupted`, and leaves the runs of live
+//! processes alone.
 
 use std::collections::BTreeSet;
 
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+
+use crate::owner::ProcessOwner;
 
 /// Create the conversation `id` if it does not exist.
 pub fn ensure(conn: &Connection, id: &str, title: &str) -> rusqlite::Result<()> {
@@ -334,23 +337,93 @@ impl RunStatus {
     }
 }
 
-/// Record the start of a run (creating the conversation if needed).
+/// Why a run could not start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StartRunError {
+    /// The conversation already has a run in progress, in this or another live process.
+    #[error("{0}")]
+    Busy(String),
+    /// The database refused.
+    #[error(transparent)]
+    Db(#[from] rusqlite::Error),
+}
+
+/// Record the start of a run owned by `owner` (creating the conversation if needed). Fails
+/// with [`StartRunError::Busy`] while another run of the conversation is in progress in a live
+/// process; a `running` run whose process is gone is marked interrupted first. Check and insert
+/// are one `IMMEDIATE` transaction, so two processes starting at once cannot both win.
 pub fn start_run(
     conn: &Connection,
     run_id: &str,
     conversation_id: &str,
     agent: &str,
-) -> rusqlite::Result<()> {
-    ensure(conn, conversation_id, "")?;
-    conn.execute(
+    owner: &ProcessOwner,
+) -> Result<(), StartRunError> {
+    let tx = rusqlite::Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
+    if let Some(message) = busy_message(&tx, conversation_id, owner)? {
+        return Err(StartRunError::Busy(message));
+    }
+    interrupt_orphans(&tx, Some(conversation_id), owner)?;
+    ensure(&tx, conversation_id, "")?;
+    tx.execute(
         "UPDATE conversations SET agent = ?2 WHERE id = ?1",
         params![conversation_id, agent],
     )?;
-    conn.execute(
-        "INSERT INTO runs (id, conversation_id, agent, status) VALUES (?1, ?2, ?3, 'running')",
-        params![run_id, conversation_id, agent],
+    tx.execute(
+        "INSERT INTO runs (id, conversation_id, agent, status, owner, owner_pid, owner_label)
+         VALUES (?1, ?2, ?3, 'running', ?4, ?5, ?6)",
+        params![
+            run_id,
+            conversation_id,
+            agent,
+            owner.id(),
+            owner.pid(),
+            owner.label()
+        ],
     )?;
+    tx.commit()?;
     Ok(())
+}
+
+/// The error to show when `conversation_id` has a run in progress in a live process (this one
+/// included), naming the conversation by its title and the process by what it is and its pid.
+pub fn busy_message(
+    conn: &Connection,
+    conversation_id: &str,
+    owner: &ProcessOwner,
+) -> rusqlite::Result<Option<String>> {
+    /// owner, owner_pid, owner_label, title.
+    type RunningRow = (Option<String>, Option<u32>, Option<String>, String);
+    let running: Option<RunningRow> = conn
+        .query_row(
+            "SELECT r.owner, r.owner_pid, r.owner_label, c.title FROM runs r
+             JOIN conversations c ON c.id = r.conversation_id
+             WHERE r.conversation_id = ?1 AND r.status = 'running'",
+            [conversation_id],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .optional()?;
+    let Some((Some(run_owner), pid, label, title)) = running else {
+        return Ok(None);
+    };
+    if !owner.is_alive(&run_owner) {
+        return Ok(None);
+    }
+    let name = if title.trim().is_empty() {
+        format!("conversation `{conversation_id}`")
+    } else {
+        format!("conversation '{title}'")
+    };
+    Ok(Some(if run_owner == owner.id() {
+        format!("{name} already has a run in progress; wait for it to finish or stop it")
+    } else {
+        format!(
+            "{name} is already running in another ArtifactFlow process ({}, pid {}); wait for it to finish or stop it there",
+            label.as_deref().unwrap_or("another program"),
+            pid.map_or_else(|| "unknown".to_string(), |p| p.to_string())
+        )
+    }))
 }
 
 /// Record how a run ended.
@@ -380,14 +453,41 @@ pub fn last_run_status(
     .optional()
 }
 
-/// Runs still `running` when the app opens were cut short by a crash or kill: mark them
-/// `interrupted`. Returns how many.
-pub fn mark_interrupted_runs(conn: &Connection) -> rusqlite::Result<usize> {
-    conn.execute(
-        "UPDATE runs SET status = 'interrupted', error = 'the app stopped while this run was in progress',
-            ended_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE status = 'running'",
-        [],
-    )
+/// Runs still `running` whose process is gone were cut short by a crash or kill: mark them
+/// `interrupted`. Runs of live processes (another app or CLI command using the same database)
+/// are left alone. Returns how many were marked.
+pub fn mark_interrupted_runs(conn: &Connection, owner: &ProcessOwner) -> rusqlite::Result<usize> {
+    interrupt_orphans(conn, None, owner)
+}
+
+/// [`mark_interrupted_runs`], for one conversation or all.
+fn interrupt_orphans(
+    conn: &Connection,
+    conversation_id: Option<&str>,
+    owner: &ProcessOwner,
+) -> rusqlite::Result<usize> {
+    let mut stmt = conn.prepare(
+        "SELECT id, owner FROM runs WHERE status = 'running' AND (?1 IS NULL OR conversation_id = ?1)",
+    )?;
+    let orphans: Vec<String> = stmt
+        .query_map([conversation_id], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?))
+        })?
+        .filter_map(|row| match row {
+            Ok((_, Some(o))) if owner.is_alive(&o) => None,
+            Ok((id, _)) => Some(Ok(id)),
+            Err(e) => Some(Err(e)),
+        })
+        .collect::<rusqlite::Result<_>>()?;
+    for id in &orphans {
+        conn.execute(
+            "UPDATE runs SET status = 'interrupted',
+                error = 'the ArtifactFlow process running it stopped before it finished',
+                ended_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?1 AND status = 'running'",
+            [id],
+        )?;
+    }
+    Ok(orphans.len())
 }
 
 #[cfg(test)]
@@ -398,9 +498,10 @@ mod tests {
     fn list_search_rename_delete() {
         let tmp = tempfile::tempdir().unwrap();
         let conn = crate::db::open(&tmp.path().join("a.db")).unwrap();
+        let owner = ProcessOwner::acquire(tmp.path()).unwrap();
         ensure(&conn, "a", "Rust history").unwrap();
         ensure(&conn, "b", "Cooking 100% pasta").unwrap();
-        start_run(&conn, "r", "b", "lead").unwrap();
+        start_run(&conn, "r", "b", "lead", &owner).unwrap();
         add_message(
             &conn,
             &NewMessage {
@@ -468,7 +569,9 @@ mod tests {
         let path = tmp.path().join("a.db");
         {
             let conn = crate::db::open(&path).unwrap();
-            start_run(&conn, "r1", "c", "lead").unwrap();
+            // The process that ran it is gone: its owner lock was released.
+            let gone = ProcessOwner::acquire(tmp.path()).unwrap();
+            start_run(&conn, "r1", "c", "lead", &gone).unwrap();
             let m = |role, content, depth| NewMessage {
                 conversation_id: "c",
                 run_id: "r1",
@@ -491,11 +594,12 @@ mod tests {
             // The process dies here: the run is never finished.
         }
         let conn = crate::db::open(&path).unwrap();
+        let owner = ProcessOwner::acquire(tmp.path()).unwrap();
         assert_eq!(
             last_run_status(&conn, "c").unwrap().as_deref(),
             Some("running")
         );
-        assert_eq!(mark_interrupted_runs(&conn).unwrap(), 1);
+        assert_eq!(mark_interrupted_runs(&conn, &owner).unwrap(), 1);
         assert_eq!(
             last_run_status(&conn, "c").unwrap().as_deref(),
             Some("interrupted")
@@ -511,7 +615,52 @@ mod tests {
         );
         assert_eq!(all[2].depth, 1);
         finish_run(&conn, "r1", RunStatus::Completed, None).unwrap();
-        assert_eq!(mark_interrupted_runs(&conn).unwrap(), 0);
+        assert_eq!(mark_interrupted_runs(&conn, &owner).unwrap(), 0);
+    }
+
+    /// Another live process's run is neither interrupted nor doubled; once that process is
+    /// gone, its run is interrupted and the conversation can run again.
+    #[test]
+    fn runs_of_live_owners_are_kept_and_a_second_runner_gets_a_clear_error() {
+        let tmp = tempfile::tempdir().unwrap();
+        let conn = crate::db::open(&tmp.path().join("a.db")).unwrap();
+        let app = ProcessOwner::acquire(tmp.path()).unwrap();
+        let cli = ProcessOwner::acquire(tmp.path()).unwrap();
+        ensure(&conn, "c", "Weekly report").unwrap();
+        start_run(&conn, "r1", "c", "lead", &app).unwrap();
+        assert_eq!(mark_interrupted_runs(&conn, &cli).unwrap(), 0);
+        let err = start_run(&conn, "r2", "c", "lead", &cli)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with(
+                "conversation 'Weekly report' is already running in another ArtifactFlow process ("
+            ),
+            "{err}"
+        );
+        assert!(err.contains(&format!("pid {}", app.pid())), "{err}");
+        assert!(
+            err.ends_with("wait for it to finish or stop it there"),
+            "{err}"
+        );
+        let same = start_run(&conn, "r3", "c", "lead", &app)
+            .unwrap_err()
+            .to_string();
+        assert!(same.contains("already has a run in progress"), "{same}");
+        drop(app);
+        start_run(&conn, "r4", "c", "lead", &cli).unwrap();
+        let statuses: Vec<(String, String)> = conn
+            .prepare("SELECT id, status FROM runs ORDER BY rowid")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let statuses: Vec<_> = statuses
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
+        assert_eq!(statuses, [("r1", "interrupted"), ("r4", "running")]);
     }
 
     #[test]

@@ -27,6 +27,7 @@ pub mod frontmatter;
 pub mod interrupts;
 pub mod logging;
 pub mod models;
+pub mod owner;
 pub mod parser;
 pub mod paths;
 pub mod permissions;
