@@ -34,8 +34,9 @@ pub fn always_allowed(conn: &Connection, id: &str) -> rusqlite::Result<BTreeSet<
         .unwrap_or_default())
 }
 
-/// Change whether `tool` is always allowed in conversation `id` (creating the conversation if
-/// needed).
+/// Change whether `tool` is always allowed in conversation `id`. A conversation that does not
+/// exist (it was deleted, perhaps while a permission request was open) is never re-created:
+/// allowing fails with [`rusqlite::Error::QueryReturnedNoRows`], revoking does nothing.
 pub fn set_always_allowed(
     conn: &Connection,
     id: &str,
@@ -43,7 +44,18 @@ pub fn set_always_allowed(
     allowed: bool,
 ) -> rusqlite::Result<()> {
     let tx = conn.unchecked_transaction()?;
-    ensure(&tx, id, "")?;
+    let exists: bool = tx.query_row(
+        "SELECT EXISTS (SELECT 1 FROM conversations WHERE id = ?1)",
+        [id],
+        |r| r.get(0),
+    )?;
+    if !exists {
+        return if allowed {
+            Err(rusqlite::Error::QueryReturnedNoRows)
+        } else {
+            Ok(())
+        };
+    }
     let mut set = always_allowed(&tx, id)?;
     if allowed {
         set.insert(tool.to_string());
@@ -551,6 +563,7 @@ mod tests {
         {
             let conn = crate::db::open(&path).unwrap();
             assert!(always_allowed(&conn, "c").unwrap().is_empty());
+            ensure(&conn, "c", "").unwrap();
             set_always_allowed(&conn, "c", "web_fetch", true).unwrap();
             set_always_allowed(&conn, "c", "other", true).unwrap();
             set_always_allowed(&conn, "c", "other", false).unwrap();
@@ -661,6 +674,17 @@ mod tests {
             .map(|(a, b)| (a.as_str(), b.as_str()))
             .collect();
         assert_eq!(statuses, [("r1", "interrupted"), ("r4", "running")]);
+    }
+
+    #[test]
+    fn always_allow_never_recreates_a_deleted_conversation() {
+        let tmp = tempfile::tempdir().unwrap();
+        let conn = crate::db::open(&tmp.path().join("a.db")).unwrap();
+        ensure(&conn, "c", "t").unwrap();
+        assert!(delete(&conn, "c").unwrap());
+        assert!(set_always_allowed(&conn, "c", "echo", true).is_err());
+        set_always_allowed(&conn, "c", "echo", false).unwrap();
+        assert!(list(&conn, None).unwrap().is_empty(), "not re-created");
     }
 
     #[test]

@@ -108,15 +108,17 @@ pub fn rename_conversation(
         .ok_or_else(|| AppError::new(ErrorCode::NotFound, format!("no conversation `{id}`")))
 }
 
-/// Delete a conversation with its messages and artifacts (cancelling its run first).
+/// Delete a conversation with its messages, runs and artifacts. Its run is stopped and waited
+/// for first, so nothing it stores outlives the conversation. (Async: the wait must not block
+/// the window's main thread.)
 #[tauri::command]
 #[specta::specta]
-pub fn delete_conversation(state: State<'_, AppState>, id: String) -> Result<(), AppError> {
+pub async fn delete_conversation(state: State<'_, AppState>, id: String) -> Result<(), AppError> {
     let engine = state.engine()?;
-    engine.runs.cancel(&id);
     engine
-        .ctx
-        .with_db(|c| engine::conversations::delete(c, &id))
+        .runs
+        .delete_conversation(&id)
+        .await
         .map_err(AppError::database)?;
     Ok(())
 }

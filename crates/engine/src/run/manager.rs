@@ -1,5 +1,7 @@
 //! [`RunManager`]: the runs in progress, one per conversation, each cancellable by its
-//! conversation id. The desktop shell starts runs through it and cancels them from the UI.
+//! conversation id. The desktop shell starts runs through it, cancels them from the UI and
+//! deletes conversations through it (a run is stopped and has ended before its conversation
+//! goes).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -98,6 +100,41 @@ impl RunManager {
             |t| format!("conversation '{t}'"),
         );
         format!("{name} already has a run in progress (or is being deleted); wait for it to finish or stop it")
+    }
+
+    /// Delete `conversation` with its messages, runs and artifacts. Its run, if any, is
+    /// stopped first and waited for, so nothing it stores (an artifact, a message, a
+    /// remembered "always allow") is written after the delete; no run of it can start
+    /// meanwhile. Returns false when it did not exist.
+    pub async fn delete_conversation(&self, conversation: &str) -> rusqlite::Result<bool> {
+        let reserved = Active {
+            cancel: CancellationToken::new(),
+            ended: CancellationToken::new(),
+        };
+        loop {
+            let running = {
+                let mut active = self.active.lock().unwrap_or_else(|p| p.into_inner());
+                match active.get(conversation) {
+                    Some(run) => run.clone(),
+                    None => {
+                        active.insert(conversation.to_string(), reserved.clone());
+                        break;
+                    }
+                }
+            };
+            running.cancel.cancel();
+            running.ended.cancelled().await;
+        }
+        let deleted = self
+            .runner
+            .ctx
+            .with_db(|c| crate::conversations::delete(c, conversation));
+        self.active
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(conversation);
+        reserved.ended.cancel();
+        deleted
     }
 
     /// Cancel the run of `conversation`. Returns false when none is in progress.
