@@ -346,6 +346,32 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
     }
 
+    /// The Settings screen's two saves into the bundled file: one line changes, one is added.
+    #[test]
+    fn saving_into_the_bundled_file_changes_only_the_saved_keys() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join(Settings::FILE);
+        let bundled = crate::paths::BUNDLED_CONFIG
+            .get_file("settings.yaml")
+            .and_then(|f| f.contents_utf8())
+            .unwrap();
+        std::fs::write(&path, bundled).unwrap();
+        let mut settings = Settings::load(tmp.path()).unwrap();
+        settings.permission_timeout_secs = 300;
+        settings.update_url = Some("https://example.com/latest.json".into());
+        save_settings(tmp.path(), &settings).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let expected = format!(
+            "{}update_url: https://example.com/latest.json\n",
+            bundled.replace(
+                "permission_timeout_secs: 120",
+                "permission_timeout_secs: 300"
+            )
+        );
+        assert_eq!(text, expected);
+        assert_eq!(Settings::load(tmp.path()).unwrap(), settings);
+    }
+
     /// A file that does not load is never written over, and the error says where it breaks.
     #[test]
     fn a_broken_settings_file_is_not_overwritten() {
