@@ -35,15 +35,21 @@ impl ProcessOwner {
         std::fs::create_dir_all(&dir)?;
         let id = random_id()?;
         let path = dir.join(format!("{id}.lock"));
+        // Locked under a temporary name, then renamed (the lock stays with the file): a
+        // `.lock` file is never seen unlocked while its process lives, so a sweep by another
+        // process cannot take it for a dead one's.
+        let fresh = dir.join(format!("{id}.new"));
         let file = OpenOptions::new()
             .read(true)
             .write(true)
             .create_new(true)
-            .open(&path)?;
+            .open(&fresh)?;
         FileExt::try_lock(&file).map_err(|e| match e {
             fs4::TryLockError::Error(e) => e,
             fs4::TryLockError::WouldBlock => io::Error::other("a new owner lock is already held"),
         })?;
+        std::fs::rename(&fresh, &path)?;
+        sweep_stale(&dir, &id);
         Ok(ProcessOwner {
             id,
             pid: std::process::id(),
@@ -114,6 +120,23 @@ fn owner_alive(dir: &Path, owner_id: &str) -> bool {
     }
 }
 
+/// Remove the lock files of processes that are gone (killed ones leave theirs behind).
+fn sweep_stale(dir: &Path, own_id: &str) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(id) = name.to_str().and_then(|n| n.strip_suffix(".lock")) else {
+            continue;
+        };
+        if id != own_id {
+            // Removes the file when its owner is gone.
+            owner_alive(dir, id);
+        }
+    }
+}
+
 fn random_id() -> io::Result<String> {
     let mut bytes = [0u8; 8];
     getrandom::fill(&mut bytes).map_err(|e| io::Error::other(e.to_string()))?;
@@ -154,5 +177,21 @@ mod tests {
         assert!(!a.is_alive(&b_id));
         assert!(!a.is_alive("0123456789abcdef"), "unknown owner");
         assert!(!a.is_alive("../x"), "not an owner id");
+    }
+
+    #[test]
+    fn lock_files_of_gone_processes_are_swept() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join(OWNERS_DIR);
+        std::fs::create_dir_all(&dir).unwrap();
+        // Left behind by a killed process: present, but nobody holds its lock.
+        std::fs::write(dir.join("00112233aabbccdd.lock"), "").unwrap();
+        let live = ProcessOwner::acquire(tmp.path()).unwrap();
+        let _new = ProcessOwner::acquire(tmp.path()).unwrap();
+        assert!(!dir.join("00112233aabbccdd.lock").exists());
+        assert!(
+            dir.join(format!("{}.lock", live.id())).exists(),
+            "a live one stays"
+        );
     }
 }
