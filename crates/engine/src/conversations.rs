@@ -151,6 +151,33 @@ pub fn delete(conn: &Connection, id: &str) -> rusqlite::Result<bool> {
     Ok(conn.execute("DELETE FROM conversations WHERE id = ?1", [id])? > 0)
 }
 
+/// [`delete`], refused with [`ConflictError::Busy`] while another live process (the CLI, a
+/// second app) runs the conversation: what that run stores would outlive the delete. Runs of
+/// this process are the caller's to stop first (see `RunManager::delete_conversation`).
+pub fn delete_unless_running_elsewhere(
+    conn: &Connection,
+    id: &str,
+    owner: &ProcessOwner,
+) -> Result<bool, ConflictError> {
+    let tx = rusqlite::Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
+    let other: Option<String> = tx
+        .query_row(
+            "SELECT owner FROM runs WHERE conversation_id = ?1 AND status = 'running'
+                AND owner IS NOT NULL AND owner != ?2",
+            params![id, owner.id()],
+            |r| r.get(0),
+        )
+        .optional()?;
+    if other.is_some_and(|o| owner.is_alive(&o)) {
+        if let Some(message) = busy_message(&tx, id, owner)? {
+            return Err(ConflictError::Busy(message));
+        }
+    }
+    let deleted = delete(&tx, id)?;
+    tx.commit()?;
+    Ok(deleted)
+}
+
 /// A stored message.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
@@ -349,11 +376,11 @@ impl RunStatus {
     }
 }
 
-/// Why a run could not start.
+/// Why a run could not start, or a conversation could not be deleted.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum StartRunError {
-    /// The conversation already has a run in progress, in this or another live process.
+pub enum ConflictError {
+    /// The conversation has a run in progress, in this or another live process.
     #[error("{0}")]
     Busy(String),
     /// The database refused.
@@ -362,7 +389,7 @@ pub enum StartRunError {
 }
 
 /// Record the start of a run owned by `owner` (creating the conversation if needed). Fails
-/// with [`StartRunError::Busy`] while another run of the conversation is in progress in a live
+/// with [`ConflictError::Busy`] while another run of the conversation is in progress in a live
 /// process; a `running` run whose process is gone is marked interrupted first. Check and insert
 /// are one `IMMEDIATE` transaction, so two processes starting at once cannot both win.
 pub fn start_run(
@@ -371,10 +398,10 @@ pub fn start_run(
     conversation_id: &str,
     agent: &str,
     owner: &ProcessOwner,
-) -> Result<(), StartRunError> {
+) -> Result<(), ConflictError> {
     let tx = rusqlite::Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
     if let Some(message) = busy_message(&tx, conversation_id, owner)? {
-        return Err(StartRunError::Busy(message));
+        return Err(ConflictError::Busy(message));
     }
     interrupt_orphans(&tx, Some(conversation_id), owner)?;
     ensure(&tx, conversation_id, "")?;

@@ -109,18 +109,19 @@ pub fn rename_conversation(
 }
 
 /// Delete a conversation with its messages, runs and artifacts. Its run is stopped and waited
-/// for first, so nothing it stores outlives the conversation. (Async: the wait must not block
-/// the window's main thread.)
+/// for first, so nothing it stores outlives the conversation; a run in another live process
+/// (the CLI) refuses the delete. (Async: the wait must not block the window's main thread.)
 #[tauri::command]
 #[specta::specta]
 pub async fn delete_conversation(state: State<'_, AppState>, id: String) -> Result<(), AppError> {
     let engine = state.engine()?;
-    engine
-        .runs
-        .delete_conversation(&id)
-        .await
-        .map_err(AppError::database)?;
-    Ok(())
+    match engine.runs.delete_conversation(&id).await {
+        Ok(_) => Ok(()),
+        Err(engine::conversations::ConflictError::Busy(message)) => {
+            Err(AppError::new(ErrorCode::AlreadyRunning, message))
+        }
+        Err(e) => Err(AppError::database(e)),
+    }
 }
 
 /// Start `agent` on `task` in `conversation_id` (created if new). Progress arrives as

@@ -105,8 +105,12 @@ impl RunManager {
     /// Delete `conversation` with its messages, runs and artifacts. Its run, if any, is
     /// stopped first and waited for, so nothing it stores (an artifact, a message, a
     /// remembered "always allow") is written after the delete; no run of it can start
-    /// meanwhile. Returns false when it did not exist.
-    pub async fn delete_conversation(&self, conversation: &str) -> rusqlite::Result<bool> {
+    /// meanwhile. Refused while another live process runs it. Returns false when it did not
+    /// exist.
+    pub async fn delete_conversation(
+        &self,
+        conversation: &str,
+    ) -> Result<bool, crate::conversations::ConflictError> {
         let reserved = Active {
             cancel: CancellationToken::new(),
             ended: CancellationToken::new(),
@@ -125,10 +129,13 @@ impl RunManager {
             running.cancel.cancel();
             running.ended.cancelled().await;
         }
-        let deleted = self
-            .runner
-            .ctx
-            .with_db(|c| crate::conversations::delete(c, conversation));
+        let deleted = self.runner.ctx.with_db(|c| {
+            crate::conversations::delete_unless_running_elsewhere(
+                c,
+                conversation,
+                self.runner.ctx.owner(),
+            )
+        });
         self.active
             .lock()
             .unwrap_or_else(|p| p.into_inner())

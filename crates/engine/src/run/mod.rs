@@ -201,7 +201,7 @@ impl Runner {
         let run_id = new_id("run");
         let conversation = request.conversation_id.as_str();
         let history = self.ctx.with_db(
-            |c| -> Result<Vec<ChatMessage>, conversations::StartRunError> {
+            |c| -> Result<Vec<ChatMessage>, conversations::ConflictError> {
                 conversations::start_run(
                     c,
                     &run_id,
@@ -239,7 +239,7 @@ impl Runner {
         );
         let mut history = match history {
             Ok(h) => h,
-            Err(conversations::StartRunError::Busy(message)) => {
+            Err(conversations::ConflictError::Busy(message)) => {
                 return self.end(&run_id, conversation, Err(Stop::Failed(message)))
             }
             Err(e) => {

@@ -135,3 +135,32 @@ async fn always_allow_answered_just_before_a_delete_does_not_bring_the_conversat
     );
     assert_eq!(rows_left(&h), 0);
 }
+
+/// A run of another live process (here a second owner in this one, as the CLI would be) keeps
+/// its conversation: the delete is refused, naming the conversation; once that process is gone
+/// the delete works.
+#[tokio::test(flavor = "current_thread")]
+async fn a_conversation_running_in_another_process_is_not_deleted() {
+    let h = Harness::new(harness_turns(), "openai", RunOptions::default()).await;
+    let other = engine::owner::ProcessOwner::acquire(&h.ctx.paths().data_dir).unwrap();
+    h.ctx.with_db(|c| {
+        engine::conversations::ensure(c, "m", "Quarterly notes").unwrap();
+        engine::conversations::start_run(c, "r-cli", "m", "tester", &other).unwrap();
+    });
+    let manager = RunManager::new(h.runner.clone());
+    let err = manager
+        .delete_conversation("m")
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with(
+            "conversation 'Quarterly notes' is already running in another ArtifactFlow process"
+        ),
+        "{err}"
+    );
+    assert!(rows_left(&h) > 0, "nothing deleted");
+    drop(other);
+    assert!(manager.delete_conversation("m").await.unwrap());
+    assert_eq!(rows_left(&h), 0);
+}
