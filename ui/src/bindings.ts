@@ -76,7 +76,9 @@ async renameConversation(id: string, title: string) : Promise<Result<null, AppEr
 }
 },
 /**
- * Delete a conversation with its messages and artifacts (cancelling its run first).
+ * Delete a conversation with its messages, runs and artifacts. Its run is stopped and waited
+ * for first, so nothing it stores outlives the conversation; a run in another live process
+ * (the CLI) refuses the delete. (Async: the wait must not block the window's main thread.)
  */
 async deleteConversation(id: string) : Promise<Result<null, AppError>> {
     try {

@@ -318,6 +318,25 @@ fn check_lists_every_problem_with_file_and_line() {
 }
 
 #[test]
+fn check_locates_a_broken_settings_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path();
+    ok(home_cli(home).arg("check").output().unwrap());
+    let settings = home.join("config/settings.yaml");
+    std::fs::write(&settings, "# mine\npermission_timeout_secs: soon\n").unwrap();
+    let out = home_cli(home).arg("check").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "{}:2: field `permission_timeout_secs`",
+            settings.display()
+        )),
+        "{err}"
+    );
+}
+
+#[test]
 fn secrets_set_list_delete_never_print_values() {
     use std::io::Write;
     let tmp = tempfile::tempdir().unwrap();

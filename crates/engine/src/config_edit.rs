@@ -50,7 +50,11 @@ pub fn save_profiles(config_dir: &Path, profiles: &[ModelProfile]) -> Result<(),
     })
 }
 
-/// Write `settings.yaml` atomically.
+/// Save `settings` into `settings.yaml`, atomically, changing only what changed: each top-level
+/// key whose value differs from the file's is rewritten in place (or appended, or removed when
+/// it went back to an unset default), so the user's comments, key order and other keys stay
+/// byte for byte. A file that does not load is never written over: the error says where it is
+/// broken and nothing changes on disk. A missing or empty file is written whole.
 pub fn save_settings(config_dir: &Path, settings: &Settings) -> Result<(), ConfigError> {
     let path = config_dir.join(Settings::FILE);
     let err = |message: String| ConfigError {
@@ -59,9 +63,108 @@ pub fn save_settings(config_dir: &Path, settings: &Settings) -> Result<(), Confi
         field: None,
         message,
     };
-    let yaml = crate::yaml::to_string(settings).map_err(|e| err(e.to_string()))?;
-    crate::config::write_atomically(&path, format!("{SETTINGS_HEADER}{yaml}").as_bytes())
+    let current = match std::fs::read_to_string(&path) {
+        Ok(text) if !text.trim().is_empty() => Some(text),
+        Ok(_) => None,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(err(format!("cannot read: {e}"))),
+    };
+    let text = match current {
+        None => {
+            let yaml = crate::yaml::to_string(settings).map_err(|e| err(e.to_string()))?;
+            format!("{SETTINGS_HEADER}{yaml}")
+        }
+        Some(text) => {
+            let on_disk: Settings = crate::yaml::from_str(&text).map_err(|e| {
+                let located = crate::config::yaml_error(&path, 1, e);
+                ConfigError {
+                    message: format!(
+                        "{}; this file does not load, so it was not changed: fix it (or delete it to go back to the defaults), then save again",
+                        located.message
+                    ),
+                    ..located
+                }
+            })?;
+            edit_changed_keys(&text, &on_disk, settings).map_err(err)?
+        }
+    };
+    match crate::yaml::from_str::<Settings>(&text) {
+        Ok(written) if written == *settings => {}
+        _ => {
+            return Err(err(
+                "cannot edit this file in place (its layout is unusual); nothing was written: change the value by hand".into(),
+            ))
+        }
+    }
+    crate::config::write_atomically(&path, text.as_bytes())
         .map_err(|e| err(format!("cannot write: {e}")))
+}
+
+/// `text` with every top-level key whose value differs between `old` and `new` rewritten.
+fn edit_changed_keys(text: &str, old: &Settings, new: &Settings) -> Result<String, String> {
+    let as_map = |s: &Settings| match serde_json::to_value(s) {
+        Ok(serde_json::Value::Object(map)) => Ok(map),
+        _ => Err("cannot serialise the settings".to_string()),
+    };
+    let (old, new) = (as_map(old)?, as_map(new)?);
+    let newline = if text.contains("\r\n") { "\r\n" } else { "\n" };
+    let mut lines: Vec<String> = text.split_inclusive('\n').map(str::to_string).collect();
+    if lines.last().is_some_and(|l| !l.ends_with('\n')) {
+        let last = lines.len() - 1;
+        lines[last].push_str(newline);
+    }
+    let mut keys: Vec<&String> = Vec::new();
+    for key in old.keys().chain(new.keys()) {
+        if !keys.contains(&key) {
+            keys.push(key);
+        }
+    }
+    for key in keys {
+        if old.get(key) == new.get(key) {
+            continue;
+        }
+        let block: Vec<String> = match new.get(key) {
+            Some(value) => {
+                let mut one = serde_json::Map::new();
+                one.insert(key.clone(), value.clone());
+                crate::yaml::to_string(&one)
+                    .map_err(|e| e.to_string())?
+                    .lines()
+                    .map(|l| format!("{l}{newline}"))
+                    .collect()
+            }
+            None => Vec::new(),
+        };
+        match key_block(&lines, key) {
+            Some((start, end)) => {
+                lines.splice(start..end, block);
+            }
+            None => lines.extend(block),
+        }
+    }
+    Ok(lines.concat())
+}
+
+/// The lines `start..end` of top-level key `key`: its `key:` line and the indented (or `- `)
+/// lines under it; blank lines and comments after its last value line are not part of it.
+fn key_block(lines: &[String], key: &str) -> Option<(usize, usize)> {
+    let start = lines.iter().position(|l| {
+        l.strip_prefix(key)
+            .is_some_and(|rest| rest.trim_start().starts_with(':'))
+    })?;
+    let mut end = start + 1;
+    for (i, line) in lines.iter().enumerate().skip(start + 1) {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let nested =
+            line.starts_with([' ', '\t']) || (line.starts_with('-') && !line.starts_with("---"));
+        if !nested {
+            break;
+        }
+        end = i + 1;
+    }
+    Some((start, end))
 }
 
 /// Check an update manifest URL typed into the app: blank means "updates off" (`None`);
@@ -210,6 +313,88 @@ mod tests {
         let text = std::fs::read_to_string(tmp.path().join(Settings::FILE)).unwrap();
         assert!(!text.contains("update_url"), "{text}");
         assert_eq!(Settings::load(tmp.path()).unwrap().update_url, None);
+    }
+
+    /// Saving one setting rewrites only its line: comments, key order and other keys stay.
+    #[test]
+    fn saving_keeps_comments_and_order_byte_for_byte_except_the_changed_line() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join(Settings::FILE);
+        let original = "# My settings\n\n# How long to wait (seconds).\npermission_timeout_secs: 120   # two minutes\n\nweb_fetch:\n  # my own reader\n  endpoint: http://127.0.0.1:9/\n  api_key: null\n\n# search last\nweb_search:\n  endpoint: https://api.bochaai.com/v1/web-search\n";
+        std::fs::write(&path, original).unwrap();
+        let mut settings = Settings::load(tmp.path()).unwrap();
+        settings.permission_timeout_secs = 45;
+        save_settings(tmp.path(), &settings).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(
+            text,
+            original.replace(
+                "permission_timeout_secs: 120   # two minutes",
+                "permission_timeout_secs: 45"
+            )
+        );
+        assert_eq!(Settings::load(tmp.path()).unwrap(), settings);
+
+        // A key the file does not have is appended; unsetting it removes just its lines.
+        settings.update_url = Some("https://example.com/latest.json".into());
+        save_settings(tmp.path(), &settings).unwrap();
+        let with_url = std::fs::read_to_string(&path).unwrap();
+        assert!(with_url.starts_with(&text), "{with_url}");
+        assert_eq!(Settings::load(tmp.path()).unwrap(), settings);
+        settings.update_url = None;
+        save_settings(tmp.path(), &settings).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+    }
+
+    /// The Settings screen's two saves into the bundled file: one line changes, one is added.
+    #[test]
+    fn saving_into_the_bundled_file_changes_only_the_saved_keys() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join(Settings::FILE);
+        let bundled = crate::paths::BUNDLED_CONFIG
+            .get_file("settings.yaml")
+            .and_then(|f| f.contents_utf8())
+            .unwrap();
+        std::fs::write(&path, bundled).unwrap();
+        let mut settings = Settings::load(tmp.path()).unwrap();
+        settings.permission_timeout_secs = 300;
+        settings.update_url = Some("https://example.com/latest.json".into());
+        save_settings(tmp.path(), &settings).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let expected = format!(
+            "{}update_url: https://example.com/latest.json\n",
+            bundled.replace(
+                "permission_timeout_secs: 120",
+                "permission_timeout_secs: 300"
+            )
+        );
+        assert_eq!(text, expected);
+        assert_eq!(Settings::load(tmp.path()).unwrap(), settings);
+    }
+
+    /// A file that does not load is never written over, and the error says where it breaks.
+    #[test]
+    fn a_broken_settings_file_is_not_overwritten() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join(Settings::FILE);
+        let broken = "# keep me\npermission_timeout_secs: 60\nweb_fetch: [oops\n";
+        std::fs::write(&path, broken).unwrap();
+        let err = save_settings(
+            tmp.path(),
+            &Settings {
+                permission_timeout_secs: 30,
+                ..Default::default()
+            },
+        )
+        .unwrap_err();
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            broken.as_bytes(),
+            "untouched"
+        );
+        assert!(err.line.is_some(), "{err:?}");
+        assert!(err.message.contains("was not changed"), "{err}");
+        assert!(err.to_string().contains("settings.yaml"), "{err}");
     }
 
     #[test]

@@ -7,6 +7,7 @@ use rusqlite::Connection;
 
 use crate::config::{self, ConfigError, ConfigSnapshot};
 use crate::db::{self, DbError};
+use crate::owner::ProcessOwner;
 use crate::paths::{AppPaths, PathsError};
 use crate::secrets::{SecretResolver, SecretStore};
 use crate::status::Status;
@@ -24,12 +25,23 @@ pub enum OpenError {
     /// The database could not be opened or migrated.
     #[error(transparent)]
     Db(#[from] DbError),
+    /// This process's owner lock (see [`crate::owner`]) could not be created.
+    #[error("cannot create the process lock in {path}: {source}")]
+    Owner {
+        /// The owners folder.
+        path: std::path::PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 /// The engine state of one running app or CLI: resolved folders, the open database and the
 /// loaded configuration.
 pub struct AppContext {
     paths: AppPaths,
+    /// This process, as the owner of the runs it starts; held (locked) while the context lives.
+    owner: ProcessOwner,
     db: Arc<Mutex<Connection>>,
     config: RwLock<ConfigSnapshot>,
     /// Built from `config` whenever it changes (building tools is not free).
@@ -48,9 +60,13 @@ impl AppContext {
     pub fn open_at(paths: AppPaths) -> Result<Self, OpenError> {
         paths.prepare()?;
         let conn = db::open(&paths.database)?;
-        match crate::conversations::mark_interrupted_runs(&conn) {
+        let owner = ProcessOwner::acquire(&paths.data_dir).map_err(|source| OpenError::Owner {
+            path: paths.data_dir.join(crate::owner::OWNERS_DIR),
+            source,
+        })?;
+        match crate::conversations::mark_interrupted_runs(&conn, &owner) {
             Ok(0) => {}
-            Ok(n) => tracing::warn!("{n} run(s) were interrupted when the app last stopped"),
+            Ok(n) => tracing::warn!("{n} run(s) were interrupted when their process stopped"),
             Err(e) => tracing::warn!("cannot mark interrupted runs: {e}"),
         }
         let config = config::load(&paths.config_dir);
@@ -59,6 +75,7 @@ impl AppContext {
         }
         Ok(AppContext {
             paths,
+            owner,
             db: Arc::new(Mutex::new(conn)),
             registry: RwLock::new(build_registry(&config)),
             config: RwLock::new(config),
@@ -68,6 +85,11 @@ impl AppContext {
     /// The resolved folders.
     pub fn paths(&self) -> &AppPaths {
         &self.paths
+    }
+
+    /// This process, as the owner of the runs it starts.
+    pub fn owner(&self) -> &ProcessOwner {
+        &self.owner
     }
 
     /// Run `f` with the database connection.
@@ -83,7 +105,7 @@ impl AppContext {
 
     /// Re-read the config folder and swap the new snapshot in atomically. A file that no
     /// longer loads keeps its last good version active (its error is still reported), so a
-    /// half-saved edit never takes a working tool or agent away.
+    /// half-saved edit never takes a working tool, agent, model profile or setting away.
     pub fn reload_config(&self) {
         let mut snap = config::load(&self.paths.config_dir);
         let mut current = self.config.write().unwrap_or_else(|p| p.into_inner());
@@ -106,6 +128,11 @@ impl AppContext {
         if broken.contains(&models_file) && snap.models.is_empty() && !current.models.is_empty() {
             tracing::warn!("models.yaml does not load; keeping the last good model profiles");
             snap.models = current.models.clone();
+        }
+        let settings_file = self.paths.config_dir.join(crate::config::Settings::FILE);
+        if broken.contains(&settings_file) {
+            tracing::warn!("settings.yaml does not load; keeping the last good settings");
+            snap.settings = current.settings.clone();
         }
         snap.tools.sort_by(|a, b| a.spec.name.cmp(&b.spec.name));
         snap.agents.sort_by(|a, b| a.name.cmp(&b.name));
@@ -278,5 +305,40 @@ mod tests {
         assert!(problems
             .iter()
             .any(|p| p.field.as_deref() == Some("tools.nope") && p.line == Some(4)));
+    }
+
+    /// A settings.yaml broken by a hand edit is reported with its line, the last good settings
+    /// stay in use, and the Settings screen's save does not write over it.
+    #[test]
+    fn a_broken_settings_file_keeps_the_last_good_settings() {
+        let tmp = tempfile::tempdir().unwrap();
+        let ctx = AppContext::open(Some(tmp.path())).unwrap();
+        let file = tmp.path().join("config/settings.yaml");
+        std::fs::write(&file, "# mine\npermission_timeout_secs: 33\n").unwrap();
+        ctx.reload_config();
+        assert_eq!(ctx.config().settings.permission_timeout_secs, 33);
+
+        let broken = "# mine\npermission_timeout_secs: 44\nweb_fetch:\n  endpoint: [unclosed\n";
+        std::fs::write(&file, broken).unwrap();
+        ctx.reload_config();
+        assert_eq!(
+            ctx.config().settings.permission_timeout_secs,
+            33,
+            "last good value kept"
+        );
+        let problem = ctx
+            .status()
+            .config_errors
+            .into_iter()
+            .find(|e| e.file == file)
+            .expect("the broken file is reported");
+        assert!(problem.line.is_some(), "{problem:?}");
+
+        let mut settings = ctx.config().settings.clone();
+        settings.permission_timeout_secs = 90;
+        let err =
+            crate::config_edit::save_settings(&tmp.path().join("config"), &settings).unwrap_err();
+        assert!(err.message.contains("was not changed"), "{err}");
+        assert_eq!(std::fs::read(&file).unwrap(), broken.as_bytes());
     }
 }

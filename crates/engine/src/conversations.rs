@@ -1,12 +1,15 @@
 //! Conversations in the database: creation, the always-allowed tool set that "approve and
 //! always allow" adds to, the messages of every run as they happen, and the runs themselves.
 //! Each write is its own transaction, so a crash loses at most the message being streamed;
-//! [`mark_interrupted_runs`] (called when the app opens) turns runs left `running` by a crash
-//! into `interrupted`.
+//! [`mark_interrupted_runs`] (called when the app or a CLI command opens) turns runs whose
+//! process is gone (see [`crate::owner`]) into `interrupted`, and leaves the runs of live
+//! processes alone.
 
 use std::collections::BTreeSet;
 
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+
+use crate::owner::ProcessOwner;
 
 /// Create the conversation `id` if it does not exist.
 pub fn ensure(conn: &Connection, id: &str, title: &str) -> rusqlite::Result<()> {
@@ -31,8 +34,9 @@ pub fn always_allowed(conn: &Connection, id: &str) -> rusqlite::Result<BTreeSet<
         .unwrap_or_default())
 }
 
-/// Change whether `tool` is always allowed in conversation `id` (creating the conversation if
-/// needed).
+/// Change whether `tool` is always allowed in conversation `id`. A conversation that does not
+/// exist (it was deleted, perhaps while a permission request was open) is never re-created:
+/// allowing fails with [`rusqlite::Error::QueryReturnedNoRows`], revoking does nothing.
 pub fn set_always_allowed(
     conn: &Connection,
     id: &str,
@@ -40,7 +44,18 @@ pub fn set_always_allowed(
     allowed: bool,
 ) -> rusqlite::Result<()> {
     let tx = conn.unchecked_transaction()?;
-    ensure(&tx, id, "")?;
+    let exists: bool = tx.query_row(
+        "SELECT EXISTS (SELECT 1 FROM conversations WHERE id = ?1)",
+        [id],
+        |r| r.get(0),
+    )?;
+    if !exists {
+        return if allowed {
+            Err(rusqlite::Error::QueryReturnedNoRows)
+        } else {
+            Ok(())
+        };
+    }
     let mut set = always_allowed(&tx, id)?;
     if allowed {
         set.insert(tool.to_string());
@@ -144,6 +159,33 @@ pub fn rename(conn: &Connection, id: &str, title: &str) -> rusqlite::Result<bool
 /// Delete a conversation with its messages, runs and artifacts. Returns false when it did not exist.
 pub fn delete(conn: &Connection, id: &str) -> rusqlite::Result<bool> {
     Ok(conn.execute("DELETE FROM conversations WHERE id = ?1", [id])? > 0)
+}
+
+/// [`delete`], refused with [`ConflictError::Busy`] while another live process (the CLI, a
+/// second app) runs the conversation: what that run stores would outlive the delete. Runs of
+/// this process are the caller's to stop first (see `RunManager::delete_conversation`).
+pub fn delete_unless_running_elsewhere(
+    conn: &Connection,
+    id: &str,
+    owner: &ProcessOwner,
+) -> Result<bool, ConflictError> {
+    let tx = rusqlite::Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
+    let other: Option<String> = tx
+        .query_row(
+            "SELECT owner FROM runs WHERE conversation_id = ?1 AND status = 'running'
+                AND owner IS NOT NULL AND owner != ?2",
+            params![id, owner.id()],
+            |r| r.get(0),
+        )
+        .optional()?;
+    if other.is_some_and(|o| owner.is_alive(&o)) {
+        if let Some(message) = busy_message(&tx, id, owner)? {
+            return Err(ConflictError::Busy(message));
+        }
+    }
+    let deleted = delete(&tx, id)?;
+    tx.commit()?;
+    Ok(deleted)
 }
 
 /// A stored message.
@@ -344,23 +386,93 @@ impl RunStatus {
     }
 }
 
-/// Record the start of a run (creating the conversation if needed).
+/// Why a run could not start, or a conversation could not be deleted.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConflictError {
+    /// The conversation has a run in progress, in this or another live process.
+    #[error("{0}")]
+    Busy(String),
+    /// The database refused.
+    #[error(transparent)]
+    Db(#[from] rusqlite::Error),
+}
+
+/// Record the start of a run owned by `owner` (creating the conversation if needed). Fails
+/// with [`ConflictError::Busy`] while another run of the conversation is in progress in a live
+/// process; a `running` run whose process is gone is marked interrupted first. Check and insert
+/// are one `IMMEDIATE` transaction, so two processes starting at once cannot both win.
 pub fn start_run(
     conn: &Connection,
     run_id: &str,
     conversation_id: &str,
     agent: &str,
-) -> rusqlite::Result<()> {
-    ensure(conn, conversation_id, "")?;
-    conn.execute(
+    owner: &ProcessOwner,
+) -> Result<(), ConflictError> {
+    let tx = rusqlite::Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
+    if let Some(message) = busy_message(&tx, conversation_id, owner)? {
+        return Err(ConflictError::Busy(message));
+    }
+    interrupt_orphans(&tx, Some(conversation_id), owner)?;
+    ensure(&tx, conversation_id, "")?;
+    tx.execute(
         "UPDATE conversations SET agent = ?2 WHERE id = ?1",
         params![conversation_id, agent],
     )?;
-    conn.execute(
-        "INSERT INTO runs (id, conversation_id, agent, status) VALUES (?1, ?2, ?3, 'running')",
-        params![run_id, conversation_id, agent],
+    tx.execute(
+        "INSERT INTO runs (id, conversation_id, agent, status, owner, owner_pid, owner_label)
+         VALUES (?1, ?2, ?3, 'running', ?4, ?5, ?6)",
+        params![
+            run_id,
+            conversation_id,
+            agent,
+            owner.id(),
+            owner.pid(),
+            owner.label()
+        ],
     )?;
+    tx.commit()?;
     Ok(())
+}
+
+/// The error to show when `conversation_id` has a run in progress in a live process (this one
+/// included), naming the conversation by its title and the process by what it is and its pid.
+pub fn busy_message(
+    conn: &Connection,
+    conversation_id: &str,
+    owner: &ProcessOwner,
+) -> rusqlite::Result<Option<String>> {
+    /// owner, owner_pid, owner_label, title.
+    type RunningRow = (Option<String>, Option<u32>, Option<String>, String);
+    let running: Option<RunningRow> = conn
+        .query_row(
+            "SELECT r.owner, r.owner_pid, r.owner_label, c.title FROM runs r
+             JOIN conversations c ON c.id = r.conversation_id
+             WHERE r.conversation_id = ?1 AND r.status = 'running'",
+            [conversation_id],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .optional()?;
+    let Some((Some(run_owner), pid, label, title)) = running else {
+        return Ok(None);
+    };
+    if !owner.is_alive(&run_owner) {
+        return Ok(None);
+    }
+    let name = if title.trim().is_empty() {
+        format!("conversation `{conversation_id}`")
+    } else {
+        format!("conversation '{title}'")
+    };
+    Ok(Some(if run_owner == owner.id() {
+        format!("{name} already has a run in progress; wait for it to finish or stop it")
+    } else {
+        format!(
+            "{name} is already running in another ArtifactFlow process ({}, pid {}); wait for it to finish or stop it there",
+            label.as_deref().unwrap_or("another program"),
+            pid.map_or_else(|| "unknown".to_string(), |p| p.to_string())
+        )
+    }))
 }
 
 /// Record how a run ended.
@@ -390,14 +502,41 @@ pub fn last_run_status(
     .optional()
 }
 
-/// Runs still `running` when the app opens were cut short by a crash or kill: mark them
-/// `interrupted`. Returns how many.
-pub fn mark_interrupted_runs(conn: &Connection) -> rusqlite::Result<usize> {
-    conn.execute(
-        "UPDATE runs SET status = 'interrupted', error = 'the app stopped while this run was in progress',
-            ended_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE status = 'running'",
-        [],
-    )
+/// Runs still `running` whose process is gone were cut short by a crash or kill: mark them
+/// `interrupted`. Runs of live processes (another app or CLI command using the same database)
+/// are left alone. Returns how many were marked.
+pub fn mark_interrupted_runs(conn: &Connection, owner: &ProcessOwner) -> rusqlite::Result<usize> {
+    interrupt_orphans(conn, None, owner)
+}
+
+/// [`mark_interrupted_runs`], for one conversation or all.
+fn interrupt_orphans(
+    conn: &Connection,
+    conversation_id: Option<&str>,
+    owner: &ProcessOwner,
+) -> rusqlite::Result<usize> {
+    let mut stmt = conn.prepare(
+        "SELECT id, owner FROM runs WHERE status = 'running' AND (?1 IS NULL OR conversation_id = ?1)",
+    )?;
+    let orphans: Vec<String> = stmt
+        .query_map([conversation_id], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?))
+        })?
+        .filter_map(|row| match row {
+            Ok((_, Some(o))) if owner.is_alive(&o) => None,
+            Ok((id, _)) => Some(Ok(id)),
+            Err(e) => Some(Err(e)),
+        })
+        .collect::<rusqlite::Result<_>>()?;
+    for id in &orphans {
+        conn.execute(
+            "UPDATE runs SET status = 'interrupted',
+                error = 'the ArtifactFlow process running it stopped before it finished',
+                ended_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?1 AND status = 'running'",
+            [id],
+        )?;
+    }
+    Ok(orphans.len())
 }
 
 #[cfg(test)]
@@ -408,9 +547,10 @@ mod tests {
     fn list_search_rename_delete() {
         let tmp = tempfile::tempdir().unwrap();
         let conn = crate::db::open(&tmp.path().join("a.db")).unwrap();
+        let owner = ProcessOwner::acquire(tmp.path()).unwrap();
         ensure(&conn, "a", "Rust history").unwrap();
         ensure(&conn, "b", "Cooking 100% pasta").unwrap();
-        start_run(&conn, "r", "b", "lead").unwrap();
+        start_run(&conn, "r", "b", "lead", &owner).unwrap();
         add_message(
             &conn,
             &NewMessage {
@@ -460,6 +600,7 @@ mod tests {
         {
             let conn = crate::db::open(&path).unwrap();
             assert!(always_allowed(&conn, "c").unwrap().is_empty());
+            ensure(&conn, "c", "").unwrap();
             set_always_allowed(&conn, "c", "web_fetch", true).unwrap();
             set_always_allowed(&conn, "c", "other", true).unwrap();
             set_always_allowed(&conn, "c", "other", false).unwrap();
@@ -478,7 +619,9 @@ mod tests {
         let path = tmp.path().join("a.db");
         {
             let conn = crate::db::open(&path).unwrap();
-            start_run(&conn, "r1", "c", "lead").unwrap();
+            // The process that ran it is gone: its owner lock was released.
+            let gone = ProcessOwner::acquire(tmp.path()).unwrap();
+            start_run(&conn, "r1", "c", "lead", &gone).unwrap();
             let m = |role, content, depth| NewMessage {
                 conversation_id: "c",
                 run_id: "r1",
@@ -501,11 +644,12 @@ mod tests {
             // The process dies here: the run is never finished.
         }
         let conn = crate::db::open(&path).unwrap();
+        let owner = ProcessOwner::acquire(tmp.path()).unwrap();
         assert_eq!(
             last_run_status(&conn, "c").unwrap().as_deref(),
             Some("running")
         );
-        assert_eq!(mark_interrupted_runs(&conn).unwrap(), 1);
+        assert_eq!(mark_interrupted_runs(&conn, &owner).unwrap(), 1);
         assert_eq!(
             last_run_status(&conn, "c").unwrap().as_deref(),
             Some("interrupted")
@@ -521,7 +665,63 @@ mod tests {
         );
         assert_eq!(all[2].depth, 1);
         finish_run(&conn, "r1", RunStatus::Completed, None).unwrap();
-        assert_eq!(mark_interrupted_runs(&conn).unwrap(), 0);
+        assert_eq!(mark_interrupted_runs(&conn, &owner).unwrap(), 0);
+    }
+
+    /// Another live process's run is neither interrupted nor doubled; once that process is
+    /// gone, its run is interrupted and the conversation can run again.
+    #[test]
+    fn runs_of_live_owners_are_kept_and_a_second_runner_gets_a_clear_error() {
+        let tmp = tempfile::tempdir().unwrap();
+        let conn = crate::db::open(&tmp.path().join("a.db")).unwrap();
+        let app = ProcessOwner::acquire(tmp.path()).unwrap();
+        let cli = ProcessOwner::acquire(tmp.path()).unwrap();
+        ensure(&conn, "c", "Weekly report").unwrap();
+        start_run(&conn, "r1", "c", "lead", &app).unwrap();
+        assert_eq!(mark_interrupted_runs(&conn, &cli).unwrap(), 0);
+        let err = start_run(&conn, "r2", "c", "lead", &cli)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with(
+                "conversation 'Weekly report' is already running in another ArtifactFlow process ("
+            ),
+            "{err}"
+        );
+        assert!(err.contains(&format!("pid {}", app.pid())), "{err}");
+        assert!(
+            err.ends_with("wait for it to finish or stop it there"),
+            "{err}"
+        );
+        let same = start_run(&conn, "r3", "c", "lead", &app)
+            .unwrap_err()
+            .to_string();
+        assert!(same.contains("already has a run in progress"), "{same}");
+        drop(app);
+        start_run(&conn, "r4", "c", "lead", &cli).unwrap();
+        let statuses: Vec<(String, String)> = conn
+            .prepare("SELECT id, status FROM runs ORDER BY rowid")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let statuses: Vec<_> = statuses
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
+        assert_eq!(statuses, [("r1", "interrupted"), ("r4", "running")]);
+    }
+
+    #[test]
+    fn always_allow_never_recreates_a_deleted_conversation() {
+        let tmp = tempfile::tempdir().unwrap();
+        let conn = crate::db::open(&tmp.path().join("a.db")).unwrap();
+        ensure(&conn, "c", "t").unwrap();
+        assert!(delete(&conn, "c").unwrap());
+        assert!(set_always_allowed(&conn, "c", "echo", true).is_err());
+        set_always_allowed(&conn, "c", "echo", false).unwrap();
+        assert!(list(&conn, None).unwrap().is_empty(), "not re-created");
     }
 
     #[test]

@@ -95,6 +95,18 @@ pub const MIGRATIONS_SQL: &[&str] = &[
     CREATE INDEX runs_by_conversation ON runs(conversation_id, started_at);
     ALTER TABLE messages ADD COLUMN run_id TEXT;
     ALTER TABLE messages ADD COLUMN depth INTEGER NOT NULL DEFAULT 0;",
+    // 4: the process that owns a run (see `crate::owner`), so only runs whose process is gone
+    // are marked interrupted, and at most one run per conversation is `running` (older
+    // duplicates, left by crashes before this version, become `interrupted`).
+    "ALTER TABLE runs ADD COLUMN owner TEXT;
+    ALTER TABLE runs ADD COLUMN owner_pid INTEGER;
+    ALTER TABLE runs ADD COLUMN owner_label TEXT;
+    UPDATE runs SET status = 'interrupted', ended_at = strftime('%Y-%m-%dT%H:%M:%fZ','now'),
+        error = 'the app stopped while this run was in progress'
+        WHERE status = 'running' AND rowid NOT IN
+            (SELECT max(rowid) FROM runs WHERE status = 'running' GROUP BY conversation_id);
+    CREATE UNIQUE INDEX one_running_run_per_conversation ON runs(conversation_id)
+        WHERE status = 'running';",
 ];
 
 /// The migration set built from [`MIGRATIONS_SQL`].
@@ -129,6 +141,15 @@ pub enum DbError {
         #[source]
         source: rusqlite_migration::Error,
     },
+    /// The lock that serialises opening a new database between processes could not be taken.
+    #[error("cannot lock {path}.lock while opening the database: {source}")]
+    Lock {
+        /// The database file.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
     /// The file was written by a newer ArtifactFlow whose schema this build does not know.
     #[error("database {path} has schema version {found}, newer than this build's {supported}; update ArtifactFlow")]
     TooNew {
@@ -142,6 +163,11 @@ pub enum DbError {
 }
 
 /// Open (creating if needed) and migrate the database at `path`.
+///
+/// Several processes may open a brand-new file at once (the app and a CLI command): switching
+/// to WAL and migrating happen while holding an OS lock on `PATH.lock`, so the second process
+/// waits, then finds the schema up to date (without it, the second one's migration failed on
+/// tables the first had just created).
 pub fn open(path: &Path) -> Result<Connection, DbError> {
     let open_err = |source| DbError::Open {
         path: path.to_path_buf(),
@@ -150,6 +176,10 @@ pub fn open(path: &Path) -> Result<Connection, DbError> {
     let mut conn = Connection::open(path).map_err(open_err)?;
     conn.busy_timeout(Duration::from_secs(5))
         .map_err(open_err)?;
+    let _setup = SetupLock::take(path).map_err(|e| DbError::Lock {
+        path: path.to_path_buf(),
+        source: e,
+    })?;
     conn.pragma_update(None, "journal_mode", "WAL")
         .map_err(open_err)?;
     conn.pragma_update(None, "synchronous", "NORMAL")
@@ -171,6 +201,31 @@ pub fn open(path: &Path) -> Result<Connection, DbError> {
             source,
         })?;
     Ok(conn)
+}
+
+/// An exclusive OS lock on `DB.lock` (beside the database), released on drop. The file is
+/// left in place: removing a lock file others may be waiting on would let two holders in.
+struct SetupLock(std::fs::File);
+
+impl SetupLock {
+    fn take(db: &Path) -> std::io::Result<SetupLock> {
+        let mut name = db.as_os_str().to_os_string();
+        name.push(".lock");
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(PathBuf::from(name))?;
+        fs4::FileExt::lock(&file)?;
+        Ok(SetupLock(file))
+    }
+}
+
+impl Drop for SetupLock {
+    fn drop(&mut self) {
+        let _ = fs4::FileExt::unlock(&self.0);
+    }
 }
 
 /// The schema version stored in the database (`PRAGMA user_version`).
@@ -283,6 +338,64 @@ mod tests {
             )
             .unwrap();
         assert_eq!(left, 0, "deleting a conversation deletes its artifacts");
+    }
+
+    /// Connections opening one brand-new file at the same moment all get a migrated database
+    /// (before, all but the first failed with "table conversations already exists"). Threads
+    /// stand in for processes here; `crates/cli/tests/shared_db.rs` does it with processes.
+    #[test]
+    fn opening_a_new_file_from_several_connections_at_once_works_for_all() {
+        for _ in 0..20 {
+            let tmp = tempfile::tempdir().unwrap();
+            let path = tmp.path().join("new.db");
+            let start = std::sync::Barrier::new(4);
+            std::thread::scope(|s| {
+                let opened: Vec<_> = (0..4)
+                    .map(|_| {
+                        s.spawn(|| {
+                            start.wait();
+                            open(&path).map(|c| schema_version(&c).unwrap())
+                        })
+                    })
+                    .collect();
+                for handle in opened {
+                    assert_eq!(handle.join().unwrap().unwrap(), latest_version());
+                }
+            });
+        }
+    }
+
+    #[test]
+    fn migration_4_keeps_one_running_run_per_conversation() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("v3.db");
+        {
+            let mut conn = Connection::open(&path).unwrap();
+            migrations().to_version(&mut conn, 3).unwrap();
+            conn.execute_batch(
+                "INSERT INTO conversations (id) VALUES ('c');
+                 INSERT INTO runs (id, conversation_id, agent, status) VALUES ('old', 'c', 'a', 'running');
+                 INSERT INTO runs (id, conversation_id, agent, status) VALUES ('new', 'c', 'a', 'running');",
+            )
+            .unwrap();
+        }
+        let conn = open(&path).unwrap();
+        let statuses: Vec<String> = conn
+            .prepare("SELECT status FROM runs ORDER BY rowid")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(statuses, ["interrupted", "running"]);
+        assert!(
+            conn.execute(
+                "INSERT INTO runs (id, conversation_id, agent, status) VALUES ('x', 'c', 'a', 'running')",
+                [],
+            )
+            .is_err(),
+            "a second running run of one conversation is refused"
+        );
     }
 
     #[test]

@@ -29,6 +29,7 @@ pub mod limits;
 pub mod logging;
 pub mod models;
 pub mod net;
+pub mod owner;
 pub mod parser;
 pub mod paths;
 pub mod permissions;

@@ -108,17 +108,20 @@ pub fn rename_conversation(
         .ok_or_else(|| AppError::new(ErrorCode::NotFound, format!("no conversation `{id}`")))
 }
 
-/// Delete a conversation with its messages and artifacts (cancelling its run first).
+/// Delete a conversation with its messages, runs and artifacts. Its run is stopped and waited
+/// for first, so nothing it stores outlives the conversation; a run in another live process
+/// (the CLI) refuses the delete. (Async: the wait must not block the window's main thread.)
 #[tauri::command]
 #[specta::specta]
-pub fn delete_conversation(state: State<'_, AppState>, id: String) -> Result<(), AppError> {
+pub async fn delete_conversation(state: State<'_, AppState>, id: String) -> Result<(), AppError> {
     let engine = state.engine()?;
-    engine.runs.cancel(&id);
-    engine
-        .ctx
-        .with_db(|c| engine::conversations::delete(c, &id))
-        .map_err(AppError::database)?;
-    Ok(())
+    match engine.runs.delete_conversation(&id).await {
+        Ok(_) => Ok(()),
+        Err(engine::conversations::ConflictError::Busy(message)) => {
+            Err(AppError::new(ErrorCode::AlreadyRunning, message))
+        }
+        Err(e) => Err(AppError::database(e)),
+    }
 }
 
 /// Start `agent` on `task` in `conversation_id` (created if new). Progress arrives as

@@ -1,5 +1,7 @@
 //! [`RunManager`]: the runs in progress, one per conversation, each cancellable by its
-//! conversation id. The desktop shell starts runs through it and cancels them from the UI.
+//! conversation id. The desktop shell starts runs through it, cancels them from the UI and
+//! deletes conversations through it (a run is stopped and has ended before its conversation
+//! goes).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -8,15 +10,24 @@ use tokio_util::sync::CancellationToken;
 
 use super::{RunOutcome, RunRequest, Runner};
 
-/// A conversation already has a run in progress.
+/// A conversation already has a run in progress (in this process or another live one), or is
+/// being deleted. The text names the conversation by its title and says what to do.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("conversation `{0}` already has a run in progress; wait for it or cancel it")]
+#[error("{0}")]
 pub struct AlreadyRunning(pub String);
+
+/// A run in progress (or a conversation being deleted): `cancel` stops it, `ended` is
+/// cancelled once it has ended and stored what it stores.
+#[derive(Clone)]
+struct Active {
+    cancel: CancellationToken,
+    ended: CancellationToken,
+}
 
 /// Runs in progress.
 pub struct RunManager {
     runner: Arc<Runner>,
-    active: Arc<Mutex<HashMap<String, CancellationToken>>>,
+    active: Arc<Mutex<HashMap<String, Active>>>,
 }
 
 impl RunManager {
@@ -40,24 +51,97 @@ impl RunManager {
         request: RunRequest,
     ) -> Result<tokio::task::JoinHandle<RunOutcome>, AlreadyRunning> {
         let conversation = request.conversation_id.clone();
-        let cancel = CancellationToken::new();
+        let entry = Active {
+            cancel: CancellationToken::new(),
+            ended: CancellationToken::new(),
+        };
         {
             let mut active = self.active.lock().unwrap_or_else(|p| p.into_inner());
             if active.contains_key(&conversation) {
-                return Err(AlreadyRunning(conversation));
+                return Err(AlreadyRunning(self.busy_here(&conversation)));
             }
-            active.insert(conversation.clone(), cancel.clone());
+            // Another process (the CLI, a second app) may be running it.
+            let elsewhere = self.runner.ctx.with_db(|c| {
+                crate::conversations::busy_message(c, &conversation, self.runner.ctx.owner())
+            });
+            if let Ok(Some(message)) = elsewhere {
+                return Err(AlreadyRunning(message));
+            }
+            active.insert(conversation.clone(), entry.clone());
         }
         let runner = Arc::clone(&self.runner);
         let active = Arc::clone(&self.active);
         Ok(tokio::spawn(async move {
-            let outcome = runner.run(request, cancel).await;
+            let outcome = runner.run(request, entry.cancel).await;
             active
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
                 .remove(&conversation);
+            entry.ended.cancel();
             outcome
         }))
+    }
+
+    fn busy_here(&self, conversation: &str) -> String {
+        let title = self
+            .runner
+            .ctx
+            .with_db(|c| {
+                c.query_row(
+                    "SELECT title FROM conversations WHERE id = ?1",
+                    [conversation],
+                    |r| r.get::<_, String>(0),
+                )
+            })
+            .ok()
+            .filter(|t| !t.trim().is_empty());
+        let name = title.map_or_else(
+            || format!("conversation `{conversation}`"),
+            |t| format!("conversation '{t}'"),
+        );
+        format!("{name} already has a run in progress (or is being deleted); wait for it to finish or stop it")
+    }
+
+    /// Delete `conversation` with its messages, runs and artifacts. Its run, if any, is
+    /// stopped first and waited for, so nothing it stores (an artifact, a message, a
+    /// remembered "always allow") is written after the delete; no run of it can start
+    /// meanwhile. Refused while another live process runs it. Returns false when it did not
+    /// exist.
+    pub async fn delete_conversation(
+        &self,
+        conversation: &str,
+    ) -> Result<bool, crate::conversations::ConflictError> {
+        let reserved = Active {
+            cancel: CancellationToken::new(),
+            ended: CancellationToken::new(),
+        };
+        loop {
+            let running = {
+                let mut active = self.active.lock().unwrap_or_else(|p| p.into_inner());
+                match active.get(conversation) {
+                    Some(run) => run.clone(),
+                    None => {
+                        active.insert(conversation.to_string(), reserved.clone());
+                        break;
+                    }
+                }
+            };
+            running.cancel.cancel();
+            running.ended.cancelled().await;
+        }
+        let deleted = self.runner.ctx.with_db(|c| {
+            crate::conversations::delete_unless_running_elsewhere(
+                c,
+                conversation,
+                self.runner.ctx.owner(),
+            )
+        });
+        self.active
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(conversation);
+        reserved.ended.cancel();
+        deleted
     }
 
     /// Cancel the run of `conversation`. Returns false when none is in progress.
@@ -68,8 +152,8 @@ impl RunManager {
             .unwrap_or_else(|p| p.into_inner())
             .get(conversation)
         {
-            Some(token) => {
-                token.cancel();
+            Some(run) => {
+                run.cancel.cancel();
                 true
             }
             None => false,
@@ -109,13 +193,13 @@ impl RunManager {
 
     /// Cancel everything (the app is closing). Pending permission requests are denied too.
     pub fn cancel_all(&self) {
-        for token in self
+        for run in self
             .active
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .values()
         {
-            token.cancel();
+            run.cancel.cancel();
         }
         self.runner.broker().deny_all(None);
     }

@@ -204,37 +204,48 @@ impl Runner {
     pub async fn run(&self, request: RunRequest, cancel: CancellationToken) -> RunOutcome {
         let run_id = new_id("run");
         let conversation = request.conversation_id.as_str();
-        let history = self.ctx.with_db(|c| -> rusqlite::Result<Vec<ChatMessage>> {
-            conversations::start_run(c, &run_id, conversation, &request.agent)?;
-            conversations::title_if_untitled(c, conversation, &request.task)?;
-            let previous = conversations::messages(c, conversation)?;
-            conversations::add_message(
-                c,
-                &NewMessage {
-                    conversation_id: conversation,
-                    run_id: &run_id,
-                    role: "user",
-                    agent: &request.agent,
-                    content: &request.task,
-                    depth: 0,
-                    usage: None,
-                },
-            )?;
-            Ok(previous
-                .into_iter()
-                .filter(|m| m.depth == 0)
-                .map(|m| {
-                    let role = if m.role == "assistant" {
-                        Role::Assistant
-                    } else {
-                        Role::User
-                    };
-                    ChatMessage::new(role, m.content)
-                })
-                .collect())
-        });
+        let history = self.ctx.with_db(
+            |c| -> Result<Vec<ChatMessage>, conversations::ConflictError> {
+                conversations::start_run(
+                    c,
+                    &run_id,
+                    conversation,
+                    &request.agent,
+                    self.ctx.owner(),
+                )?;
+                conversations::title_if_untitled(c, conversation, &request.task)?;
+                let previous = conversations::messages(c, conversation)?;
+                conversations::add_message(
+                    c,
+                    &NewMessage {
+                        conversation_id: conversation,
+                        run_id: &run_id,
+                        role: "user",
+                        agent: &request.agent,
+                        content: &request.task,
+                        depth: 0,
+                        usage: None,
+                    },
+                )?;
+                Ok(previous
+                    .into_iter()
+                    .filter(|m| m.depth == 0)
+                    .map(|m| {
+                        let role = if m.role == "assistant" {
+                            Role::Assistant
+                        } else {
+                            Role::User
+                        };
+                        ChatMessage::new(role, m.content)
+                    })
+                    .collect())
+            },
+        );
         let mut history = match history {
             Ok(h) => h,
+            Err(conversations::ConflictError::Busy(message)) => {
+                return self.end(&run_id, conversation, Err(Stop::Failed(message)))
+            }
             Err(e) => {
                 return self.end(
                     &run_id,

@@ -166,7 +166,10 @@ pub async fn call_tool(
                         (Answer::Approve, _) => Ok(()),
                         (Answer::ApproveAlways, _) if !remember_always => Ok(()),
                         (Answer::ApproveAlways, _) => {
+                            // The user named this conversation for this call, so it is created
+                            // if new (a run never does this: see `set_always_allowed`).
                             if let Err(e) = ctx.with_db(|c| {
+                                crate::conversations::ensure(c, conversation, "")?;
                                 crate::conversations::set_always_allowed(
                                     c,
                                     conversation,

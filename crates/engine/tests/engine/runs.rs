@@ -653,9 +653,10 @@ async fn the_run_manager_runs_one_per_conversation_and_cancels_by_conversation()
         task: "Summarise the week\nin detail".into(),
     };
     let handle = manager.start(request()).unwrap();
-    assert_eq!(
-        manager.start(request()).unwrap_err(),
-        engine::run::AlreadyRunning("m".into())
+    let busy = manager.start(request()).unwrap_err().to_string();
+    assert!(
+        busy.contains("already has a run in progress") && busy.contains("wait for it"),
+        "{busy}"
     );
     assert_eq!(manager.running(), ["m"]);
     until_event(&h.events, |e| matches!(e, EngineEvent::Token { .. })).await;
