@@ -16,6 +16,7 @@
 #![warn(missing_docs)]
 
 pub mod artifacts;
+pub mod calls;
 pub mod config;
 pub mod config_edit;
 pub mod config_files;

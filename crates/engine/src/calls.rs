@@ -1,0 +1,128 @@
+//! A tool call as data, from the model to the screen: every call has a stable id from the moment
+//! it is parsed, ends with a typed [`CallStatus`] and a reason, and is stored as a
+//! [`CallRecord`]. The UI, the history reader and the CLI read these fields; none of them parses
+//! the engine's English (the text for the model) back.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// How a call ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub enum CallStatus {
+    /// The tool ran and did what was asked.
+    Succeeded,
+    /// The tool ran, or was refused before running for a reason of its own (unknown tool,
+    /// invalid parameters, unreadable call), and failed.
+    Failed,
+    /// Permission was refused: by the user, a timeout, a closed window, or a rule.
+    Denied,
+    /// The call never started: the run was stopped before it (while it waited for permission or
+    /// for an earlier call), or the answer was cut off.
+    NotRun,
+    /// The run was stopped while the tool was running; it may have partly happened.
+    Stopped,
+}
+
+impl CallStatus {
+    /// The name stored in the database and shown in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CallStatus::Succeeded => "succeeded",
+            CallStatus::Failed => "failed",
+            CallStatus::Denied => "denied",
+            CallStatus::NotRun => "not_run",
+            CallStatus::Stopped => "stopped",
+        }
+    }
+
+    /// The status named `s` (as written by [`CallStatus::as_str`]).
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "succeeded" => CallStatus::Succeeded,
+            "failed" => CallStatus::Failed,
+            "denied" => CallStatus::Denied,
+            "not_run" => CallStatus::NotRun,
+            "stopped" => CallStatus::Stopped,
+            _ => return None,
+        })
+    }
+
+    /// Did the tool do what was asked?
+    pub fn succeeded(self) -> bool {
+        self == CallStatus::Succeeded
+    }
+}
+
+/// A `call_subagent` call that hands the task over: the engine runs `target` on `instruction`
+/// and the sub-agent's final answer becomes the call's result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct Handover {
+    /// The agent that takes over.
+    pub target: String,
+    /// What it is asked to do.
+    pub instruction: String,
+}
+
+/// One stored tool call (a row of the `tool_calls` table).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct CallRecord {
+    /// Stable id, given when the call is parsed (or the provider's id for native calls).
+    pub call_id: String,
+    /// Conversation.
+    pub conversation_id: String,
+    /// The run it belongs to (none for a direct call outside a run, e.g. a test-run).
+    pub run_id: Option<String>,
+    /// The assistant message (`messages.id`) whose text holds the call.
+    pub message_id: Option<i64>,
+    /// 0-based position of the call in that message.
+    pub position: u32,
+    /// The agent that called it.
+    pub agent: String,
+    /// 0 for the conversation's agent, 1+ for sub-agents.
+    pub depth: u32,
+    /// Tool name as the model wrote it.
+    pub tool: String,
+    /// Parameters (typed after the pipeline's coercion when it got that far; secrets masked).
+    pub params: Map<String, Value>,
+    /// How it ended.
+    pub status: CallStatus,
+    /// Why it ended so, in words for a person (none for a plain success).
+    pub reason: Option<String>,
+    /// The result text the model was sent (or a preview of it when it became an artifact).
+    pub result: String,
+    /// Artifacts the call created or changed (including an oversized result's artifact).
+    pub artifact_ids: Vec<String>,
+    /// For a `call_subagent` that handed over: to whom and what.
+    pub handover: Option<Handover>,
+    /// When it started and ended (RFC 3339, UTC).
+    pub started_at: String,
+    /// When it ended; none while it runs.
+    pub ended_at: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CallStatus;
+
+    #[test]
+    fn statuses_round_trip_through_their_names() {
+        for s in [
+            CallStatus::Succeeded,
+            CallStatus::Failed,
+            CallStatus::Denied,
+            CallStatus::NotRun,
+            CallStatus::Stopped,
+        ] {
+            assert_eq!(CallStatus::parse(s.as_str()), Some(s));
+            assert_eq!(
+                serde_json::to_value(s).unwrap(),
+                serde_json::Value::String(s.as_str().into())
+            );
+        }
+        assert_eq!(CallStatus::parse("ok"), None);
+    }
+}
