@@ -107,6 +107,29 @@ pub const MIGRATIONS_SQL: &[&str] = &[
             (SELECT max(rowid) FROM runs WHERE status = 'running' GROUP BY conversation_id);
     CREATE UNIQUE INDEX one_running_run_per_conversation ON runs(conversation_id)
         WHERE status = 'running';",
+    // 5: tool calls as records (see `crate::calls::CallRecord`): the history the UI shows and the
+    // CLI prints is read from these rows; the `<tool_result>` text in `messages` stays what the
+    // model is sent. `params`, `artifact_ids` and `handover` are JSON.
+    "CREATE TABLE tool_calls (
+        call_id TEXT PRIMARY KEY NOT NULL,
+        conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+        run_id TEXT,
+        message_id INTEGER REFERENCES messages(id) ON DELETE SET NULL,
+        position INTEGER NOT NULL DEFAULT 0,
+        agent TEXT NOT NULL DEFAULT '',
+        depth INTEGER NOT NULL DEFAULT 0,
+        tool TEXT NOT NULL,
+        params TEXT NOT NULL DEFAULT '{}',
+        status TEXT NOT NULL
+            CHECK (status IN ('succeeded','failed','denied','not_run','stopped')),
+        reason TEXT,
+        result TEXT NOT NULL DEFAULT '',
+        artifact_ids TEXT NOT NULL DEFAULT '[]',
+        handover TEXT,
+        started_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
+        ended_at TEXT
+    ) STRICT;
+    CREATE INDEX tool_calls_by_conversation ON tool_calls(conversation_id, message_id, position);",
 ];
 
 /// The migration set built from [`MIGRATIONS_SQL`].
