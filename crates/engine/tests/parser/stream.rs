@@ -6,6 +6,11 @@ use proptest::prelude::*;
 use crate::support::{all_cases, corpus};
 
 /// Feed `chunks`, then check the events against the one-shot result of the whole text.
+///
+/// `finish()` must always equal `parse()`. The events must agree with it too, except in the one
+/// case the parser's module docs name: an unterminated CDATA section whose D5 exception (and so
+/// a `</think>` in the tail) only the end of the response decides. There the events must agree
+/// with the response as it reads when more text follows, which is all a stream can know.
 pub fn check_stream(chunks: &[&str]) -> Result<(), String> {
     let text: String = chunks.concat();
     let mut p = StreamParser::new();
@@ -18,6 +23,22 @@ pub fn check_stream(chunks: &[&str]) -> Result<(), String> {
     if finished != oneshot {
         return Err(format!("finish() {finished:?} != parse() {oneshot:?}"));
     }
+    check_events(&events, &oneshot).or_else(|error| {
+        let continued = parse(&format!("{text}x"));
+        if text.contains("<![CDATA[") && continued != oneshot {
+            check_events(&events, &continued)
+                .map_err(|e| format!("{error}; against the continued text too: {e}"))
+        } else {
+            Err(error)
+        }
+    })
+}
+
+/// The events after the last reset describe exactly the calls of `oneshot`, in order.
+fn check_events(
+    events: &[StreamEvent],
+    oneshot: &[engine::parser::ToolCall],
+) -> Result<(), String> {
     let from = events
         .iter()
         .rposition(|e| *e == StreamEvent::Reset)
@@ -208,4 +229,23 @@ fn long_cut_constructs_fed_char_by_char_are_resumed() {
     }
     assert_eq!(parse(&texts[0])[0].name, "a");
     assert_eq!(parse(&texts[6])[0].name, long);
+}
+
+/// Found by the markup proptest: whether the CDATA section ends before `</tool_call>` (and so
+/// whether the final `</think>` turns everything into reasoning) is decided only by the end of
+/// the response. The stream reports the call it reads; `finish()` is still exactly `parse()`.
+#[test]
+fn a_think_close_that_only_the_end_reveals_keeps_finish_exact() {
+    let text =
+        "<tool_call><tool_call name=\"t\">]]><tool_call/><tool_call><![CDATA[</tool_call></think>";
+    assert!(parse(text).is_empty());
+    assert_eq!(
+        parse(&format!("{text}x")).len(),
+        1,
+        "with more text the section runs on"
+    );
+    check_stream(&[text]).unwrap();
+    let mut p = StreamParser::new();
+    p.feed(text);
+    assert!(p.finish().is_empty());
 }
