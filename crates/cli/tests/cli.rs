@@ -151,8 +151,8 @@ fn parse_prints_calls_as_json() {
     );
 }
 
-/// A one-shot HTTP server on 127.0.0.1 answering every request with `body` as JSON.
-fn json_server(body: &'static str) -> String {
+/// An HTTP server on 127.0.0.1 answering each request with `reply(request target)`.
+fn tiny_server(reply: impl Fn(&str) -> String + Send + 'static) -> String {
     use std::io::{Read, Write};
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
@@ -160,15 +160,26 @@ fn json_server(body: &'static str) -> String {
         for stream in listener.incoming() {
             let Ok(mut stream) = stream else { break };
             let mut buf = [0u8; 8192];
-            let _ = stream.read(&mut buf);
-            let _ = write!(
-                stream,
-                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                body.len()
-            );
+            let n = stream.read(&mut buf).unwrap_or(0);
+            let head = String::from_utf8_lossy(&buf[..n]).to_string();
+            let target = head.split_whitespace().nth(1).unwrap_or("/").to_string();
+            let _ = stream.write_all(reply(&target).as_bytes());
         }
     });
     format!("http://{addr}")
+}
+
+/// A 200 answer with a JSON body.
+fn json_reply(body: &str) -> String {
+    format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+}
+
+/// A server on 127.0.0.1 answering every request with `body` as JSON.
+fn json_server(body: &'static str) -> String {
+    tiny_server(move |_| json_reply(body))
 }
 
 fn home_cli(home: &Path) -> Command {
@@ -297,9 +308,7 @@ fn check_lists_every_problem_with_file_and_line() {
         "---\nname: b\nendpoint: http://x\nmethod: FETCH\n---\n",
     )
     .unwrap();
-    let out = home_cli(home).arg("check").output().unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = check_fails(home);
     assert!(
         err.contains(&format!(
             "{}:2: field `name`: `web_fetch` is a built-in tool",
@@ -317,6 +326,13 @@ fn check_lists_every_problem_with_file_and_line() {
     assert!(err.contains("2 problems"), "{err}");
 }
 
+/// `check` on `home`, which must fail with exit 1: its standard error.
+fn check_fails(home: &Path) -> String {
+    let out = home_cli(home).arg("check").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
 #[test]
 fn check_locates_a_broken_settings_file() {
     let tmp = tempfile::tempdir().unwrap();
@@ -324,9 +340,7 @@ fn check_locates_a_broken_settings_file() {
     ok(home_cli(home).arg("check").output().unwrap());
     let settings = home.join("config/settings.yaml");
     std::fs::write(&settings, "# mine\npermission_timeout_secs: soon\n").unwrap();
-    let out = home_cli(home).arg("check").output().unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = check_fails(home);
     assert!(
         err.contains(&format!(
             "{}:2: field `permission_timeout_secs`",
@@ -383,26 +397,14 @@ fn secrets_set_list_delete_never_print_values() {
 /// A server on 127.0.0.1 that redirects `/start?…` to `/final?…` on itself (same origin, so the
 /// request is followed with its query) and answers `/final` with JSON.
 fn redirecting_server() -> String {
-    use std::io::{Read, Write};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { break };
-            let mut buf = [0u8; 8192];
-            let n = stream.read(&mut buf).unwrap_or(0);
-            let head = String::from_utf8_lossy(&buf[..n]).to_string();
-            let target = head.split_whitespace().nth(1).unwrap_or("/").to_string();
-            let reply = match target.strip_prefix("/start") {
-                Some(query) => format!(
-                    "HTTP/1.1 302 Found\r\nLocation: /final{query}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-                ),
-                None => "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\nConnection: close\r\n\r\n{\"ok\":true}".to_string(),
-            };
-            let _ = stream.write_all(reply.as_bytes());
-        }
-    });
-    format!("http://{addr}")
+    tiny_server(|target| {
+        match target.strip_prefix("/start") {
+        Some(query) => format!(
+            "HTTP/1.1 302 Found\r\nLocation: /final{query}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        ),
+        None => json_reply(r#"{"ok":true}"#),
+    }
+    })
 }
 
 /// With the most detailed log level, a call whose URL holds a secret (and is redirected, which

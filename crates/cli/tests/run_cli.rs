@@ -11,14 +11,7 @@ fn setup(home: &std::path::Path, model: &ScriptedModel) {
         .output()
         .unwrap();
     assert!(out.status.success());
-    std::fs::write(
-        home.join("config/models.yaml"),
-        format!(
-            "profiles:\n  - name: default\n    api: openai\n    base_url: \"{}\"\n    model: scripted\n",
-            model.openai_base_url()
-        ),
-    )
-    .unwrap();
+    std::fs::write(home.join("config/models.yaml"), model.models_yaml()).unwrap();
     std::fs::write(
         home.join("config/agents/writer.md"),
         "---\nname: writer\nmodel: default\ntools:\n  create_artifact: confirm\n---\nYou write things down.\n",

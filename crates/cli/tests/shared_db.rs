@@ -54,10 +54,7 @@ async fn a_live_run_of_another_process_is_kept_and_a_killed_one_is_interrupted()
         status(&home);
         std::fs::write(
             home.join("config/models.yaml"),
-            format!(
-                "profiles:\n  - name: default\n    api: openai\n    base_url: \"{}\"\n    model: scripted\n",
-                model.openai_base_url()
-            ),
+            model.models_yaml(),
         )
         .unwrap();
         let mut owner = cli(&home)

@@ -170,6 +170,14 @@ impl ScriptedModel {
         format!("{}/v1", self.base_url)
     }
 
+    /// A `models.yaml` whose `default` profile talks to this server (OpenAI dialect).
+    pub fn models_yaml(&self) -> String {
+        format!(
+            "profiles:\n  - name: default\n    api: openai\n    base_url: \"{}\"\n    model: scripted\n",
+            self.openai_base_url()
+        )
+    }
+
     /// Append turns to the script.
     pub fn push_turns(&self, turns: impl IntoIterator<Item = Turn>) {
         self.shared.turns.lock().unwrap().extend(turns);
