@@ -337,7 +337,7 @@ mod tests {
         let mut settings = ctx.config().settings.clone();
         settings.permission_timeout_secs = 90;
         let err =
-            crate::config_edit::save_settings(&tmp.path().join("config"), &settings).unwrap_err();
+            crate::config::edit::save_settings(&tmp.path().join("config"), &settings).unwrap_err();
         assert!(err.message.contains("was not changed"), "{err}");
         assert_eq!(std::fs::read(&file).unwrap(), broken.as_bytes());
     }

@@ -18,13 +18,10 @@
 pub mod artifacts;
 pub mod calls;
 pub mod config;
-pub mod config_edit;
-pub mod config_files;
 pub mod context;
 pub mod conversations;
 pub mod db;
 pub mod events;
-pub mod frontmatter;
 pub mod interrupts;
 pub mod limits;
 pub mod logging;
@@ -39,8 +36,14 @@ pub mod secrets;
 pub mod status;
 pub mod tool_spec;
 pub mod tools;
-pub mod watcher;
-pub mod yaml;
+pub mod util;
+
+// The config modules' old paths, kept so code written against them still builds.
+pub use config::edit as config_edit;
+pub use config::files as config_files;
+pub use config::frontmatter;
+pub use config::watcher;
+pub use config::yaml;
 
 /// The engine's version, which is also the app's version (one workspace version).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
