@@ -11,6 +11,8 @@
 //! - [`config`] reads `config/agents/*.md` and `config/tools/*.md` into a snapshot, collecting
 //!   located errors instead of failing.
 //! - [`context`] opens all of that at once as an [`context::AppContext`].
+//! - [`engine`] wires a context, runner, permission broker and config watcher into the one
+//!   [`Engine`] the app, the CLI and the tests open.
 //! - [`status`] gathers the facts the app's status area and `artifactflow-cli status` show.
 //! - [`logging`] sets up `tracing` with a rotating file in the log folder.
 #![warn(missing_docs)]
@@ -21,6 +23,7 @@ pub mod config;
 pub mod context;
 pub mod conversations;
 pub mod db;
+pub mod engine;
 pub mod events;
 pub mod interrupts;
 pub mod limits;
@@ -44,6 +47,8 @@ pub use config::files as config_files;
 pub use config::frontmatter;
 pub use config::watcher;
 pub use config::yaml;
+
+pub use engine::Engine;
 
 /// The engine's version, which is also the app's version (one workspace version).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
