@@ -4,12 +4,13 @@
 
 use std::sync::Arc;
 
-use crate::config::watcher::ConfigWatcher;
+use crate::config::watcher::{announce_reload, ConfigWatcher};
 use crate::context::{AppContext, OpenError};
 use crate::events::EventSink;
 use crate::interrupts::PermissionBroker;
 use crate::paths::AppPaths;
 use crate::run::{ContextModels, RunManager, RunOptions, Runner};
+use crate::status::Status;
 
 /// How an [`Engine`] is opened; the default is what the app uses.
 #[derive(Debug, Clone)]
@@ -90,5 +91,16 @@ impl Engine {
     /// The config watcher, if hot reload is on.
     pub fn watcher(&self) -> Option<&ConfigWatcher> {
         self.watcher.as_ref()
+    }
+
+    /// Re-read the config folder after the app changed it (a save) and announce it
+    /// ([`EngineEvent::ConfigReloaded`](crate::events::EngineEvent::ConfigReloaded)). The
+    /// watcher takes the same path, so whichever of the two comes first reloads and announces
+    /// and the other finds no change: one save, one reload, one event. Returns the status.
+    pub fn reload_config(&self) -> Status {
+        if self.ctx.reload_config_if_changed() {
+            announce_reload(&self.ctx, &*self.events);
+        }
+        self.ctx.status()
     }
 }

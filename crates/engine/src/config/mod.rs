@@ -19,6 +19,7 @@ use crate::util::fs::markdown_files;
 pub mod edit;
 pub mod error;
 pub mod files;
+pub mod fingerprint;
 pub mod frontmatter;
 pub mod watcher;
 pub mod yaml;
@@ -86,11 +87,16 @@ pub struct ConfigSnapshot {
     pub models: Vec<crate::models::ModelProfile>,
     /// Problems found, in file order.
     pub errors: Vec<ConfigError>,
+    /// The files this snapshot was read from, as they were just before reading them.
+    pub loaded_from: fingerprint::Fingerprint,
 }
 
 /// Load agents, HTTP tools and settings from `config_dir`.
 pub fn load(config_dir: &Path) -> ConfigSnapshot {
-    let mut snap = ConfigSnapshot::default();
+    let mut snap = ConfigSnapshot {
+        loaded_from: fingerprint::fingerprint(config_dir),
+        ..ConfigSnapshot::default()
+    };
     let agents_dir = config_dir.join("agents");
     let agent_files = markdown_files(&agents_dir).unwrap_or_else(|e| {
         snap.errors
