@@ -9,11 +9,14 @@
 //!   bundled defaults on first run.
 //! - [`db`] opens the one SQLite database (WAL, versioned migrations).
 //! - [`config`] reads `config/agents/*.md` and `config/tools/*.md` into a snapshot, collecting
-//!   located errors instead of failing.
+//!   located errors instead of failing; it also holds the file editors, the settings and
+//!   profile writers, the one YAML module and the watcher.
 //! - [`context`] opens all of that at once as an [`context::AppContext`].
 //! - [`engine`] wires a context, runner, permission broker and config watcher into the one
 //!   [`Engine`] the app, the CLI and the tests open.
 //! - [`status`] gathers the facts the app's status area and `artifactflow-cli status` show.
+//! - [`util`] holds the small helpers below every concern (atomic write, name rules, URL
+//!   encoding).
 //! - [`logging`] sets up `tracing` with a rotating file in the log folder.
 #![warn(missing_docs)]
 
