@@ -1,27 +1,13 @@
-//! The state the shell manages: the opened engine (context, runs, config watcher), or why it
-//! could not be opened.
+//! The state the shell manages: the opened [`Engine`] (context, runs, config watcher), or why
+//! it could not be opened.
 
 use std::sync::Arc;
 
-use engine::context::AppContext;
 use engine::events::{EngineEvent, EventSink};
-use engine::interrupts::PermissionBroker;
 use engine::paths::{AppPaths, PathsError};
-use engine::run::{ContextModels, RunManager, RunOptions, Runner};
-use engine::watcher::ConfigWatcher;
+pub use engine::Engine;
 
 use crate::error::AppError;
-
-/// The running engine.
-pub struct Engine {
-    /// Folders, database, configuration.
-    pub ctx: Arc<AppContext>,
-    /// Runs in progress (and the permission broker).
-    pub runs: RunManager,
-    /// Where engine events go (the window).
-    pub events: Arc<dyn EventSink>,
-    _watcher: Option<ConfigWatcher>,
-}
 
 /// Managed Tauri state. If the engine failed to open (e.g. a database from a newer version),
 /// the window still starts and every command reports the reason.
@@ -34,26 +20,7 @@ impl AppState {
     pub fn open(paths: Result<AppPaths, PathsError>, events: Arc<dyn EventSink>) -> Self {
         let engine = paths
             .map_err(engine::context::OpenError::from)
-            .and_then(AppContext::open_at)
-            .map(|ctx| {
-                let ctx = Arc::new(ctx);
-                let runner = Runner::new(
-                    ctx.clone(),
-                    Arc::new(ContextModels::new(ctx.clone())),
-                    Arc::new(PermissionBroker::new()),
-                    events.clone(),
-                    RunOptions::default(),
-                );
-                let watcher = ConfigWatcher::start(ctx.clone(), events.clone())
-                    .map_err(|e| tracing::warn!("hot reload is off: {e}"))
-                    .ok();
-                Engine {
-                    ctx,
-                    runs: RunManager::new(Arc::new(runner)),
-                    events,
-                    _watcher: watcher,
-                }
-            })
+            .and_then(|paths| Engine::open(paths, events))
             .map_err(|e| {
                 tracing::error!("engine unavailable: {e}");
                 AppError::engine_unavailable(e)

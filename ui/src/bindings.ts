@@ -21,7 +21,9 @@ async getStatus() : Promise<Result<Status, AppError>> {
 }
 },
 /**
- * Re-read the config folder and broadcast the new status as a [`StatusChanged`] event.
+ * Re-read the config folder. A change is announced once, as a
+ * [`StatusChanged`](crate::events::StatusChanged) event from the window's event sink (the
+ * same way as the watcher's reloads), so a save is not announced twice.
  */
 async reloadConfig() : Promise<Result<Status, AppError>> {
     try {

@@ -77,10 +77,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             status_cmd::run(&ctx, json)
         }
         Command::Parse { jsonl } => parse_cmd::run(jsonl),
-        Command::Run(args) => {
-            let ctx = open(cli.home)?;
-            run_cmd::run(ctx, args)
-        }
+        Command::Run(args) => run_cmd::run(prepare(cli.home)?, args),
         Command::Tools(cmd) => {
             let ctx = open(cli.home)?;
             tools_cmd::run(&ctx, cmd)
@@ -100,11 +97,19 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// Open the engine state and start logging into its log folder.
+/// Open the engine state (no runner: only `run` needs one, and opens the whole [`Engine`]
+/// itself, with its event sink).
+///
+/// [`Engine`]: engine::Engine
 fn open(home: Option<PathBuf>) -> anyhow::Result<AppContext> {
+    Ok(AppContext::open_at(prepare(home)?)?)
+}
+
+/// Resolve and prepare the folders and start logging into the log folder.
+fn prepare(home: Option<PathBuf>) -> anyhow::Result<engine::paths::AppPaths> {
     let paths = engine::paths::AppPaths::resolve(home.as_deref())?;
     paths.prepare()?;
     // The guard lives for the whole process: the CLI is short-lived.
     std::mem::forget(engine::logging::init(&paths.log_dir, "cli", false));
-    Ok(AppContext::open_at(paths)?)
+    Ok(paths)
 }

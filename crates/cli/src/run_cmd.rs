@@ -6,12 +6,12 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use engine::context::AppContext;
 use engine::conversations::RunStatus;
 use engine::events::EngineEvent;
-use engine::interrupts::PermissionBroker;
+use engine::paths::AppPaths;
 use engine::permissions::Answer;
-use engine::run::{ContextModels, RunOptions, RunRequest, Runner};
+use engine::run::RunRequest;
+use engine::Engine;
 use tokio_util::sync::CancellationToken;
 
 use crate::term::clean;
@@ -41,15 +41,16 @@ enum Policy {
     Ask,
 }
 
-pub fn run(ctx: AppContext, args: RunArgs) -> anyhow::Result<ExitCode> {
+/// Open the engine at `paths` and run `args`' task.
+pub fn run(paths: AppPaths, args: RunArgs) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()?;
-    runtime.block_on(run_async(Arc::new(ctx), args))
+    runtime.block_on(run_async(paths, args))
 }
 
-async fn run_async(ctx: Arc<AppContext>, args: RunArgs) -> anyhow::Result<ExitCode> {
+async fn run_async(paths: AppPaths, args: RunArgs) -> anyhow::Result<ExitCode> {
     let policy = match (args.yes, args.no) {
         (true, _) => Policy::Yes,
         (_, true) => Policy::No,
@@ -59,22 +60,13 @@ async fn run_async(ctx: Arc<AppContext>, args: RunArgs) -> anyhow::Result<ExitCo
         .conversation
         .clone()
         .unwrap_or_else(|| engine::events::new_id("cli"));
-    let broker = Arc::new(PermissionBroker::new());
     let (requests_tx, mut requests_rx) = tokio::sync::mpsc::unbounded_channel();
     let sink = move |e: EngineEvent| print_event(&e, &requests_tx);
-    let options = RunOptions::default();
-    let runner = Arc::new(Runner::new(
-        ctx.clone(),
-        Arc::new(ContextModels::new(ctx.clone())),
-        broker.clone(),
-        Arc::new(sink),
-        options,
-    ));
-    let _watcher = engine::watcher::ConfigWatcher::start(ctx.clone(), Arc::new(|_e| {})).ok();
+    let engine = Engine::open(paths, Arc::new(sink))?;
 
     // Permission requests are answered from the policy or at the terminal, off the run's task.
     let answerer = {
-        let broker = broker.clone();
+        let broker = engine.broker().clone();
         tokio::spawn(async move {
             while let Some((id, tool)) = requests_rx.recv().await {
                 let answer = match policy {
@@ -101,7 +93,8 @@ async fn run_async(ctx: Arc<AppContext>, args: RunArgs) -> anyhow::Result<ExitCo
             }
         });
     }
-    let outcome = runner
+    let outcome = engine
+        .runner()
         .run(
             RunRequest {
                 conversation_id: conversation.clone(),
@@ -113,7 +106,8 @@ async fn run_async(ctx: Arc<AppContext>, args: RunArgs) -> anyhow::Result<ExitCo
         .await;
     answerer.abort();
     println!();
-    let artifacts = ctx
+    let artifacts = engine
+        .ctx
         .artifact_store()
         .list(
             &engine::artifacts::ListFilter {

@@ -46,6 +46,9 @@ pub struct AppContext {
     config: RwLock<ConfigSnapshot>,
     /// Built from `config` whenever it changes (building tools is not free).
     registry: RwLock<Registry>,
+    /// Held from "has a file changed?" to the swap, so a save's reload and the watcher's
+    /// never both reload (and announce) one change.
+    reloading: Mutex<()>,
 }
 
 impl AppContext {
@@ -79,6 +82,7 @@ impl AppContext {
             db: Arc::new(Mutex::new(conn)),
             registry: RwLock::new(build_registry(&config)),
             config: RwLock::new(config),
+            reloading: Mutex::new(()),
         })
     }
 
@@ -139,6 +143,19 @@ impl AppContext {
         let registry = build_registry(&snap);
         *current = snap;
         *self.registry.write().unwrap_or_else(|p| p.into_inner()) = registry;
+    }
+
+    /// Reload (as [`AppContext::reload_config`]) only when a config file changed since the
+    /// current snapshot was read; returns whether it did. The watcher's way in: the echo of a
+    /// reload that already happened (an in-app save) is no change.
+    pub fn reload_config_if_changed(&self) -> bool {
+        let _one_at_a_time = self.reloading.lock().unwrap_or_else(|p| p.into_inner());
+        let now = crate::config::fingerprint::fingerprint(&self.paths.config_dir);
+        if self.config().loaded_from == now {
+            return false;
+        }
+        self.reload_config();
+        true
     }
 
     /// The loaded configuration.
@@ -337,7 +354,7 @@ mod tests {
         let mut settings = ctx.config().settings.clone();
         settings.permission_timeout_secs = 90;
         let err =
-            crate::config_edit::save_settings(&tmp.path().join("config"), &settings).unwrap_err();
+            crate::config::edit::save_settings(&tmp.path().join("config"), &settings).unwrap_err();
         assert!(err.message.contains("was not changed"), "{err}");
         assert_eq!(std::fs::read(&file).unwrap(), broken.as_bytes());
     }

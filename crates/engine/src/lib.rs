@@ -9,22 +9,25 @@
 //!   bundled defaults on first run.
 //! - [`db`] opens the one SQLite database (WAL, versioned migrations).
 //! - [`config`] reads `config/agents/*.md` and `config/tools/*.md` into a snapshot, collecting
-//!   located errors instead of failing.
+//!   located errors instead of failing; it also holds the file editors, the settings and
+//!   profile writers, the one YAML module and the watcher.
 //! - [`context`] opens all of that at once as an [`context::AppContext`].
+//! - [`engine`] wires a context, runner, permission broker and config watcher into the one
+//!   [`Engine`] the app, the CLI and the tests open.
 //! - [`status`] gathers the facts the app's status area and `artifactflow-cli status` show.
+//! - [`util`] holds the small helpers below every concern (atomic write, name rules, URL
+//!   encoding).
 //! - [`logging`] sets up `tracing` with a rotating file in the log folder.
 #![warn(missing_docs)]
 
 pub mod artifacts;
 pub mod calls;
 pub mod config;
-pub mod config_edit;
-pub mod config_files;
 pub mod context;
 pub mod conversations;
 pub mod db;
+pub mod engine;
 pub mod events;
-pub mod frontmatter;
 pub mod interrupts;
 pub mod limits;
 pub mod logging;
@@ -39,8 +42,16 @@ pub mod secrets;
 pub mod status;
 pub mod tool_spec;
 pub mod tools;
-pub mod watcher;
-pub mod yaml;
+pub mod util;
+
+// The config modules' old paths, kept so code written against them still builds.
+pub use config::edit as config_edit;
+pub use config::files as config_files;
+pub use config::frontmatter;
+pub use config::watcher;
+pub use config::yaml;
+
+pub use engine::Engine;
 
 /// The engine's version, which is also the app's version (one workspace version).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

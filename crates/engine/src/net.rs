@@ -129,6 +129,27 @@ pub fn refused_redirect(e: &reqwest::Error) -> Option<&RedirectRefused> {
     None
 }
 
+/// A failed request described for a person, without its URL (which may carry a secret: the
+/// caller names the masked URL itself). Shared by HTTP tools and model clients.
+pub fn describe_request_error(e: &reqwest::Error) -> String {
+    if e.is_timeout() {
+        "the request timed out".into()
+    } else if let Some(refused) = refused_redirect(e) {
+        refused.to_string()
+    } else if e.is_redirect() {
+        format!("too many redirects (more than {MAX_REDIRECTS})")
+    } else if e.is_connect() {
+        "connection failed (is the server running and the address right?)".into()
+    } else {
+        // Without the URL: it may contain a secret; the caller names the masked URL itself.
+        let mut text = e.to_string();
+        if let Some(url) = e.url() {
+            text = text.replace(url.as_str(), "<url>");
+        }
+        text
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

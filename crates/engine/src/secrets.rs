@@ -15,6 +15,8 @@ use std::sync::{Arc, OnceLock};
 
 use regex::Regex;
 
+use crate::util::url::encode_component;
+
 /// The keyring service name entries are stored under.
 pub const KEYRING_SERVICE: &str = "app.artifactflow.desktop";
 
@@ -44,12 +46,7 @@ pub fn template_names(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// Is `name` a valid secret name (`A-Z`, `a-z`, `0-9`, `_`, not starting with a digit)?
-pub fn is_valid_name(name: &str) -> bool {
-    let mut chars = name.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-}
+pub use crate::util::names::is_valid_secret_name as is_valid_name;
 
 /// Errors of the secret store.
 #[derive(Debug, thiserror::Error)]
@@ -171,7 +168,7 @@ impl SecretStore {
             std::fs::create_dir_all(dir).map_err(err)?;
         }
         let json = serde_json::to_vec_pretty(names).expect("names serialise");
-        crate::config::write_atomically(&self.index, &json).map_err(err)
+        crate::util::fs::write_atomically(&self.index, &json).map_err(err)
     }
 }
 
@@ -304,7 +301,7 @@ impl Redactor {
                 let mut out = text.to_string();
                 for v in &self.values {
                     out = out.replace(v.as_str(), MASK);
-                    out = out.replace(url_encode(v).as_str(), MASK);
+                    out = out.replace(encode_component(v).as_str(), MASK);
                 }
                 out
             }
@@ -388,17 +385,6 @@ fn char_pattern(c: char) -> String {
         .collect();
     alternatives.push(percent);
     format!("(?:{})", alternatives.join("|"))
-}
-
-fn url_encode(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
 }
 
 /// `hex` with each letter matching either case (`c3` → `[cC]3`).

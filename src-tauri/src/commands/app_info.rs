@@ -134,7 +134,7 @@ pub fn save_update_url(
     settings.update_url = url.clone();
     engine::config_edit::save_settings(&ctx.paths().config_dir, &settings)
         .map_err(|e| AppError::new(ErrorCode::InvalidConfig, e.to_string()))?;
-    ctx.reload_config();
+    state.engine()?.reload_config();
     Ok(url)
 }
 

@@ -43,7 +43,6 @@ pub fn read_config_file(
 #[tauri::command]
 #[specta::specta]
 pub fn save_config_file(
-    app: tauri::AppHandle,
     state: State<'_, AppState>,
     kind: FileKind,
     path: Option<String>,
@@ -68,7 +67,7 @@ pub fn save_config_file(
         base.as_deref(),
     )
     .map_err(AppError::file)?;
-    super::reload_config(app, state)?;
+    state.engine()?.reload_config();
     Ok(saved)
 }
 
@@ -76,7 +75,6 @@ pub fn save_config_file(
 #[tauri::command]
 #[specta::specta]
 pub fn set_config_file_enabled(
-    app: tauri::AppHandle,
     state: State<'_, AppState>,
     kind: FileKind,
     path: String,
@@ -89,7 +87,7 @@ pub fn set_config_file_enabled(
         enabled,
     )
     .map_err(AppError::file)?;
-    super::reload_config(app, state)?;
+    state.engine()?.reload_config();
     Ok(file)
 }
 
@@ -97,14 +95,13 @@ pub fn set_config_file_enabled(
 #[tauri::command]
 #[specta::specta]
 pub fn delete_config_file(
-    app: tauri::AppHandle,
     state: State<'_, AppState>,
     kind: FileKind,
     path: String,
 ) -> Result<(), AppError> {
     config_files::delete(&state.engine()?.ctx.paths().config_dir, kind, &path)
         .map_err(AppError::file)?;
-    super::reload_config(app, state)?;
+    state.engine()?.reload_config();
     Ok(())
 }
 

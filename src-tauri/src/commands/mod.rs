@@ -1,10 +1,8 @@
 //! Tauri commands: each a few lines over the engine, grouped by screen.
 
 use tauri::State;
-use tauri_specta::Event;
 
 use crate::error::AppError;
-use crate::events::StatusChanged;
 use crate::state::AppState;
 
 pub mod artifacts;
@@ -32,22 +30,11 @@ pub fn get_status(state: State<'_, AppState>) -> Result<engine::status::Status, 
     Ok(state.engine()?.ctx.status())
 }
 
-/// Re-read the config folder and broadcast the new status as a [`StatusChanged`] event.
+/// Re-read the config folder. A change is announced once, as a
+/// [`StatusChanged`](crate::events::StatusChanged) event from the window's event sink (the
+/// same way as the watcher's reloads), so a save is not announced twice.
 #[tauri::command]
 #[specta::specta]
-pub fn reload_config(
-    app: tauri::AppHandle,
-    state: State<'_, AppState>,
-) -> Result<engine::status::Status, AppError> {
-    let engine = state.engine()?;
-    engine.ctx.reload_config();
-    let status = engine.ctx.status();
-    if let Err(e) = (StatusChanged {
-        status: status.clone(),
-    })
-    .emit(&app)
-    {
-        tracing::warn!("cannot emit status-changed: {e}");
-    }
-    Ok(status)
+pub fn reload_config(state: State<'_, AppState>) -> Result<engine::status::Status, AppError> {
+    Ok(state.engine()?.reload_config())
 }

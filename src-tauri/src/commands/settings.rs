@@ -88,7 +88,7 @@ pub fn save_profiles(
             .collect();
         AppError::new(ErrorCode::InvalidConfig, lines.join("\n"))
     })?;
-    ctx.reload_config();
+    state.engine()?.reload_config();
     Ok(())
 }
 
@@ -147,7 +147,7 @@ pub fn save_permission_timeout(state: State<'_, AppState>, seconds: u32) -> Resu
     settings.permission_timeout_secs = u64::from(seconds);
     engine::config_edit::save_settings(&ctx.paths().config_dir, &settings)
         .map_err(|e| AppError::new(ErrorCode::InvalidConfig, e.to_string()))?;
-    ctx.reload_config();
+    state.engine()?.reload_config();
     Ok(())
 }
 

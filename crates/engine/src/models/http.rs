@@ -201,13 +201,13 @@ impl<D: Dialect> HttpChatModel<D> {
                 Ok(Err(e)) if crate::net::refused_redirect(&e).is_some() => {
                     // Not worth retrying: the server will redirect again.
                     return Err(Failure::Fatal(ModelError::Config(
-                        redactor.redact(&crate::tools::http::describe_request_error(&e)),
+                        redactor.redact(&crate::net::describe_request_error(&e)),
                     )))
                 }
                 Ok(Err(e)) => {
                     return Err(Failure::Retry {
                         error: ModelError::Connection(
-                            redactor.redact(&crate::tools::http::describe_request_error(&e)),
+                            redactor.redact(&crate::net::describe_request_error(&e)),
                         ),
                         retry_after: None,
                     })
@@ -280,7 +280,7 @@ impl<D: Dialect> HttpChatModel<D> {
                     return Err(Failure::Retry {
                         error: ModelError::Connection(format!(
                             "the answer broke off: {}",
-                            redactor.redact(&crate::tools::http::describe_request_error(&e))
+                            redactor.redact(&crate::net::describe_request_error(&e))
                         )),
                         retry_after: None,
                     })
@@ -564,11 +564,7 @@ async fn read_body(
         };
         match next {
             Err(_) => return Err(ReadError::Timeout(idle)),
-            Ok(Err(e)) => {
-                return Err(ReadError::Broken(
-                    crate::tools::http::describe_request_error(&e),
-                ))
-            }
+            Ok(Err(e)) => return Err(ReadError::Broken(crate::net::describe_request_error(&e))),
             Ok(Ok(None)) => return Ok(body),
             Ok(Ok(Some(chunk))) => {
                 if body.len() + chunk.len() > cap {

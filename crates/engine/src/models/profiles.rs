@@ -26,7 +26,8 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::config::ConfigError;
+use crate::config::error::{yaml_error, ConfigError};
+use crate::config::yaml;
 use crate::limits::StreamLimits;
 
 /// The profiles file name inside the config folder.
@@ -189,7 +190,7 @@ pub fn secret_template_name(value: &str) -> Option<String> {
         .and_then(|r| r.strip_suffix("}}"))
         .or_else(|| v.strip_prefix("<<").and_then(|r| r.strip_suffix(">>")))?
         .trim();
-    crate::secrets::is_valid_name(inner).then(|| inner.to_string())
+    crate::util::names::is_valid_secret_name(inner).then(|| inner.to_string())
 }
 
 /// Load `config_dir/models.yaml`. A missing file gives no profiles and no errors.
@@ -235,9 +236,9 @@ pub fn parse_profiles(path: &Path, text: &str) -> (Vec<ModelProfile>, Vec<Config
     if text.trim().is_empty() {
         return (Vec::new(), errors);
     }
-    let raw: RawFile = match crate::yaml::from_str(text) {
+    let raw: RawFile = match yaml::from_str(text) {
         Ok(raw) => raw,
-        Err(e) => return (Vec::new(), vec![crate::config::yaml_error(path, 1, e)]),
+        Err(e) => return (Vec::new(), vec![yaml_error(path, 1, e)]),
     };
     let items = item_lines(text);
     let mut profiles: Vec<ModelProfile> = Vec::new();

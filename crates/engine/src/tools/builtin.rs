@@ -10,9 +10,10 @@ use std::time::{Duration, Instant};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::http::{describe_request_error, read_capped, trim_chars, ERROR_BODY_CHARS};
+use super::http::{read_capped, trim_chars, ERROR_BODY_CHARS};
 use super::{Params, Permission, Tool, ToolContext, ToolRef, ToolResult, ToolSpec};
 use crate::config::{ServiceSettings, Settings};
+use crate::net::describe_request_error;
 use crate::secrets::{Redactor, SecretResolver};
 use crate::tool_spec::{ParamSpec, ParamType};
 

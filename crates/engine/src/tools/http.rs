@@ -28,9 +28,13 @@ use serde_json_path::JsonPath;
 
 use super::pipeline::value_text;
 use super::{Params, Permission, Tool, ToolContext, ToolResult, ToolSource, ToolSpec};
-use crate::config::ConfigError;
+use crate::config::error::{yaml_error, ConfigError};
+use crate::config::{frontmatter, yaml};
+use crate::net::describe_request_error;
 use crate::secrets::{Redactor, SecretResolver};
 use crate::tool_spec::ParamSpec;
+use crate::util::fs::markdown_files;
+use crate::util::url::encode_component;
 
 /// Largest response body read from an HTTP tool's endpoint.
 pub const MAX_RESPONSE_BYTES: usize = 8 * 1024 * 1024;
@@ -108,22 +112,21 @@ impl HttpToolDef {
 
 /// Parse and validate one HTTP tool file's text. `path` is used for error locations only.
 pub fn parse_definition(path: &Path, text: &str) -> Result<HttpToolDef, ConfigError> {
-    let doc = crate::frontmatter::split(text).map_err(|e| ConfigError {
+    let doc = frontmatter::split(text).map_err(|e| ConfigError {
         file: path.to_path_buf(),
         line: Some(1),
         field: None,
         message: e.to_string(),
     })?;
     let first = doc.yaml_first_line;
-    let raw: RawDef =
-        crate::yaml::from_str(doc.yaml).map_err(|e| crate::config::yaml_error(path, first, e))?;
+    let raw: RawDef = yaml::from_str(doc.yaml).map_err(|e| yaml_error(path, first, e))?;
     let at = |field: &str, message: String| ConfigError {
         file: path.to_path_buf(),
         line: line_of(doc.yaml, field).map(|l| (l + first - 1) as u32),
         field: Some(field.to_string()),
         message,
     };
-    if !crate::config::is_valid_tool_name(&raw.name) {
+    if !crate::util::names::is_valid_tool_name(&raw.name) {
         return Err(at(
             "name",
             format!(
@@ -288,7 +291,11 @@ fn param_line(yaml: &str, index: usize, sub: &str) -> Option<usize> {
 pub fn load_dir(dir: &Path) -> (Vec<HttpToolDef>, Vec<ConfigError>) {
     let mut errors = Vec::new();
     let mut defs = Vec::new();
-    for path in crate::config::markdown_files(dir, &mut errors) {
+    let files = markdown_files(dir).unwrap_or_else(|e| {
+        errors.push(ConfigError::unreadable_folder(dir, e));
+        Vec::new()
+    });
+    for path in files {
         let text = match std::fs::read_to_string(&path) {
             Ok(t) => t,
             Err(e) => {
@@ -538,17 +545,6 @@ fn origin_of(filled: &crate::secrets::Filled) -> Result<String, String> {
     Ok(format!("{}://{host}{port}", url.scheme()))
 }
 
-fn encode_component(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
-}
-
 #[async_trait::async_trait]
 impl Tool for HttpTool {
     fn spec(&self) -> &ToolSpec {
@@ -773,25 +769,6 @@ fn shape(json: &Value) -> String {
 /// A short description of a JSON value's top level, to explain a JSONPath that matched nothing.
 pub fn describe_shape(json: &Value) -> String {
     format!("the response is {}", shape(json))
-}
-
-pub(crate) fn describe_request_error(e: &reqwest::Error) -> String {
-    if e.is_timeout() {
-        "the request timed out".into()
-    } else if let Some(refused) = crate::net::refused_redirect(e) {
-        refused.to_string()
-    } else if e.is_redirect() {
-        format!("too many redirects (more than {MAX_REDIRECTS})")
-    } else if e.is_connect() {
-        "connection failed (is the server running and the address right?)".into()
-    } else {
-        // Without the URL: it may contain a secret; the caller names the masked URL itself.
-        let mut text = e.to_string();
-        if let Some(url) = e.url() {
-            text = text.replace(url.as_str(), "<url>");
-        }
-        text
-    }
 }
 
 pub(crate) async fn read_capped(

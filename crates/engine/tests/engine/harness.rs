@@ -1,14 +1,17 @@
 //! A test home with a scripted model, a local tool server, a runner and a recording event sink.
 
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use engine::context::AppContext;
+use engine::engine::EngineOptions;
 use engine::events::EngineEvent;
 use engine::interrupts::PermissionBroker;
+use engine::paths::AppPaths;
 use engine::permissions::Answer;
-use engine::run::{ContextModels, RunOptions, RunOutcome, RunRequest, Runner};
+use engine::run::{RunOptions, RunOutcome, RunRequest, Runner};
+use engine::Engine;
 use test_support::{ScriptedModel, Turn};
 use tokio_util::sync::CancellationToken;
 
@@ -21,6 +24,8 @@ pub enum Policy {
 
 pub struct Harness {
     pub _home: tempfile::TempDir,
+    /// Opened as the app opens it (without the watcher: tests reload by hand).
+    pub _engine: Engine,
     pub ctx: Arc<AppContext>,
     pub runner: Arc<Runner>,
     pub model: ScriptedModel,
@@ -87,35 +92,42 @@ impl Harness {
             &config.join("agents/tester.md"),
             "---\nname: tester\ndescription: Test agent\nmodel: default\ntools:\n  echo: confirm\n  slow: auto\n  long: auto\n  create_artifact: auto\n  read_artifact: auto\n  call_subagent: auto\nmax_tool_rounds: 3\n---\nYou are the tester.\n",
         );
-        let ctx = Arc::new(AppContext::open(Some(home.path())).unwrap());
-        assert!(
-            ctx.config_problems().is_empty(),
-            "{:?}",
-            ctx.config_problems()
-        );
         let events: Arc<Mutex<Vec<EngineEvent>>> = Arc::default();
         let policy = Arc::new(Mutex::new(Policy::Ignore));
-        let broker = Arc::new(PermissionBroker::new());
+        // The sink answers through the engine's broker, which exists once the engine does.
+        let broker: Arc<OnceLock<Arc<PermissionBroker>>> = Arc::default();
         let sink = {
             let (events, policy, broker) = (events.clone(), policy.clone(), broker.clone());
             move |e: EngineEvent| {
                 if let EngineEvent::PermissionRequest { request_id, .. } = &e {
                     if let Policy::Answer(answer) = *policy.lock().unwrap() {
+                        let broker = broker.get().expect("the engine is open");
                         broker.answer(request_id, answer).unwrap();
                     }
                 }
                 events.lock().unwrap().push(e);
             }
         };
-        let runner = Arc::new(Runner::new(
-            ctx.clone(),
-            Arc::new(ContextModels::new(ctx.clone())),
-            broker,
+        let engine = Engine::open_with(
+            AppPaths::resolve(Some(home.path())).unwrap(),
             Arc::new(sink),
-            options,
-        ));
+            EngineOptions {
+                run: options,
+                watch: false,
+            },
+        )
+        .unwrap();
+        let _ = broker.set(engine.broker().clone());
+        let ctx = engine.ctx.clone();
+        assert!(
+            ctx.config_problems().is_empty(),
+            "{:?}",
+            ctx.config_problems()
+        );
+        let runner = engine.runner().clone();
         Harness {
             _home: home,
+            _engine: engine,
             ctx,
             runner,
             model,

@@ -4,6 +4,7 @@ use std::time::{Duration, Instant};
 use engine::context::AppContext;
 use engine::events::EngineEvent;
 use engine::watcher::ConfigWatcher;
+use engine::Engine;
 
 /// Poll `cond` until it holds (generous limit: a failing watcher fails the test, a slow machine
 /// does not).
@@ -105,5 +106,45 @@ fn changes_are_live_and_a_broken_file_keeps_its_last_good_version() {
     eprintln!(
         "reload latency (debounce {:?} included): new file {added:?}, fixed file {fixed:?}",
         engine::watcher::DEBOUNCE
+    );
+}
+
+/// An in-app save is reloaded and announced once: the save's reload and the watcher's take
+/// one path, so the watcher, catching up with the same write, finds no change (it used to
+/// reload and announce it a second time).
+#[test]
+fn a_save_from_the_app_is_reloaded_and_announced_once() {
+    let home = tempfile::tempdir().unwrap();
+    let events: Arc<Mutex<Vec<EngineEvent>>> = Arc::default();
+    let sink = {
+        let events = events.clone();
+        move |e: EngineEvent| events.lock().unwrap().push(e)
+    };
+    let paths = engine::paths::AppPaths::resolve(Some(home.path())).unwrap();
+    let engine = Engine::open(paths, Arc::new(sink)).unwrap();
+    let watcher = engine.watcher().expect("hot reload is on");
+    let before = watcher.handled();
+
+    let mut settings = engine.ctx.config().settings.clone();
+    settings.permission_timeout_secs += 7;
+    engine::config::edit::save_settings(&engine.ctx.paths().config_dir, &settings).unwrap();
+    let status = engine.reload_config();
+    wait_until("the watcher to see the save", || watcher.handled() > before);
+
+    let reloads = events
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|e| matches!(e, EngineEvent::ConfigReloaded { .. }))
+        .count();
+    assert_eq!(reloads, 1, "one save, one reload event");
+    assert!(
+        status.config_errors.is_empty(),
+        "{:?}",
+        status.config_errors
+    );
+    assert_eq!(
+        engine.ctx.config().settings.permission_timeout_secs,
+        settings.permission_timeout_secs
     );
 }

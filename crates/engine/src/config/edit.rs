@@ -27,7 +27,7 @@ struct ModelsFile<'a> {
 /// Returns every problem (and writes nothing) when they do not validate.
 pub fn save_profiles(config_dir: &Path, profiles: &[ModelProfile]) -> Result<(), Vec<ConfigError>> {
     let path = config_dir.join("models.yaml");
-    let yaml = crate::yaml::to_string(&ModelsFile { profiles }).map_err(|e| {
+    let yaml = crate::config::yaml::to_string(&ModelsFile { profiles }).map_err(|e| {
         vec![ConfigError {
             file: path.clone(),
             line: None,
@@ -40,7 +40,7 @@ pub fn save_profiles(config_dir: &Path, profiles: &[ModelProfile]) -> Result<(),
     if !errors.is_empty() {
         return Err(errors);
     }
-    crate::config::write_atomically(&path, text.as_bytes()).map_err(|e| {
+    crate::util::fs::write_atomically(&path, text.as_bytes()).map_err(|e| {
         vec![ConfigError {
             file: path,
             line: None,
@@ -71,12 +71,12 @@ pub fn save_settings(config_dir: &Path, settings: &Settings) -> Result<(), Confi
     };
     let text = match current {
         None => {
-            let yaml = crate::yaml::to_string(settings).map_err(|e| err(e.to_string()))?;
+            let yaml = crate::config::yaml::to_string(settings).map_err(|e| err(e.to_string()))?;
             format!("{SETTINGS_HEADER}{yaml}")
         }
         Some(text) => {
-            let on_disk: Settings = crate::yaml::from_str(&text).map_err(|e| {
-                let located = crate::config::yaml_error(&path, 1, e);
+            let on_disk: Settings = crate::config::yaml::from_str(&text).map_err(|e| {
+                let located = crate::config::error::yaml_error(&path, 1, e);
                 ConfigError {
                     message: format!(
                         "{}; this file does not load, so it was not changed: fix it (or delete it to go back to the defaults), then save again",
@@ -88,7 +88,7 @@ pub fn save_settings(config_dir: &Path, settings: &Settings) -> Result<(), Confi
             edit_changed_keys(&text, &on_disk, settings).map_err(err)?
         }
     };
-    match crate::yaml::from_str::<Settings>(&text) {
+    match crate::config::yaml::from_str::<Settings>(&text) {
         Ok(written) if written == *settings => {}
         _ => {
             return Err(err(
@@ -96,7 +96,7 @@ pub fn save_settings(config_dir: &Path, settings: &Settings) -> Result<(), Confi
             ))
         }
     }
-    crate::config::write_atomically(&path, text.as_bytes())
+    crate::util::fs::write_atomically(&path, text.as_bytes())
         .map_err(|e| err(format!("cannot write: {e}")))
 }
 
@@ -127,7 +127,7 @@ fn edit_changed_keys(text: &str, old: &Settings, new: &Settings) -> Result<Strin
             Some(value) => {
                 let mut one = serde_json::Map::new();
                 one.insert(key.clone(), value.clone());
-                crate::yaml::to_string(&one)
+                crate::config::yaml::to_string(&one)
                     .map_err(|e| e.to_string())?
                     .lines()
                     .map(|l| format!("{l}{newline}"))
@@ -296,7 +296,7 @@ mod tests {
             .get_file("settings.yaml")
             .and_then(|f| f.contents_utf8())
             .unwrap();
-        let bundled: Settings = crate::yaml::from_str(bundled).unwrap();
+        let bundled: Settings = crate::config::yaml::from_str(bundled).unwrap();
         assert_eq!(bundled.update_url, None);
 
         let on = Settings {

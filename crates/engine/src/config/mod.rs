@@ -8,13 +8,27 @@
 //! module's job; here a tool file counts as loaded when its frontmatter parses and names it.
 
 use std::collections::BTreeMap;
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::frontmatter;
 use crate::tools::http::HttpToolDef;
+use crate::util::fs::markdown_files;
+
+pub mod edit;
+pub mod error;
+pub mod files;
+pub mod fingerprint;
+pub mod frontmatter;
+pub mod watcher;
+pub mod yaml;
+
+use error::yaml_error;
+pub use error::ConfigError;
+// Kept at their old paths for the code that names them there.
+pub use crate::util::fs::write_atomically;
+pub use crate::util::names::is_valid_tool_name;
 
 /// A tool's permission level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -60,33 +74,6 @@ fn default_max_tool_rounds() -> u32 {
     20
 }
 
-/// A problem in one config file, located as precisely as known.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-pub struct ConfigError {
-    /// The file.
-    pub file: PathBuf,
-    /// 1-based line in the file, if known.
-    pub line: Option<u32>,
-    /// The field at fault, if known.
-    pub field: Option<String>,
-    /// What is wrong and what to do.
-    pub message: String,
-}
-
-impl std::fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", self.file.display())?;
-        if let Some(line) = self.line {
-            write!(f, ":{line}")?;
-        }
-        if let Some(field) = &self.field {
-            write!(f, ": field `{field}`")?;
-        }
-        write!(f, ": {}", self.message)
-    }
-}
-
 /// Everything loaded from one config folder.
 #[derive(Debug, Clone, Default)]
 pub struct ConfigSnapshot {
@@ -100,12 +87,23 @@ pub struct ConfigSnapshot {
     pub models: Vec<crate::models::ModelProfile>,
     /// Problems found, in file order.
     pub errors: Vec<ConfigError>,
+    /// The files this snapshot was read from, as they were just before reading them.
+    pub loaded_from: fingerprint::Fingerprint,
 }
 
 /// Load agents, HTTP tools and settings from `config_dir`.
 pub fn load(config_dir: &Path) -> ConfigSnapshot {
-    let mut snap = ConfigSnapshot::default();
-    for path in markdown_files(&config_dir.join("agents"), &mut snap.errors) {
+    let mut snap = ConfigSnapshot {
+        loaded_from: fingerprint::fingerprint(config_dir),
+        ..ConfigSnapshot::default()
+    };
+    let agents_dir = config_dir.join("agents");
+    let agent_files = markdown_files(&agents_dir).unwrap_or_else(|e| {
+        snap.errors
+            .push(ConfigError::unreadable_folder(&agents_dir, e));
+        Vec::new()
+    });
+    for path in agent_files {
         match load_agent(&path) {
             Ok(agent) => snap.agents.push(agent),
             Err(e) => snap.errors.push(e),
@@ -165,32 +163,6 @@ fn dedupe<T>(
     items.sort_by(|a, b| name(a).cmp(name(b)));
 }
 
-/// `*.md` files in `dir` not starting with `_`, sorted. A missing folder is simply empty.
-pub(crate) fn markdown_files(dir: &Path, errors: &mut Vec<ConfigError>) -> Vec<PathBuf> {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Vec::new(),
-        Err(e) => {
-            errors.push(ConfigError {
-                file: dir.to_path_buf(),
-                line: None,
-                field: None,
-                message: format!("cannot read folder: {e}"),
-            });
-            return Vec::new();
-        }
-    };
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            name.ends_with(".md") && !name.starts_with('_') && p.is_file()
-        })
-        .collect();
-    files.sort();
-    files
-}
-
 fn read_document(path: &Path) -> Result<String, ConfigError> {
     std::fs::read_to_string(path).map_err(|e| ConfigError {
         file: path.to_path_buf(),
@@ -198,32 +170,6 @@ fn read_document(path: &Path) -> Result<String, ConfigError> {
         field: None,
         message: format!("cannot read file: {e}"),
     })
-}
-
-pub(crate) fn yaml_error(path: &Path, first_line: usize, e: crate::yaml::YamlError) -> ConfigError {
-    // serde_yaml names the field in messages like "name: invalid type ..." or "missing field `x`".
-    let field = e
-        .message
-        .split_once("missing field `")
-        .and_then(|(_, rest)| rest.split_once('`'))
-        .map(|(f, _)| f.to_string())
-        .or_else(|| {
-            e.message
-                .split_once(": ")
-                .map(|(f, _)| f)
-                .filter(|f| {
-                    !f.is_empty()
-                        && f.chars()
-                            .all(|c| c.is_ascii_alphanumeric() || "_.[]".contains(c))
-                })
-                .map(|f| f.to_string())
-        });
-    ConfigError {
-        file: path.to_path_buf(),
-        line: e.line.map(|l| (l + first_line - 1) as u32),
-        field,
-        message: e.message,
-    }
 }
 
 fn split_document<'a>(
@@ -247,7 +193,7 @@ pub fn load_agent(path: &Path) -> Result<AgentDef, ConfigError> {
 pub fn parse_agent(path: &Path, text: &str) -> Result<AgentDef, ConfigError> {
     let doc = split_document(path, text)?;
     let mut agent: AgentDef =
-        crate::yaml::from_str(doc.yaml).map_err(|e| yaml_error(path, doc.yaml_first_line, e))?;
+        yaml::from_str(doc.yaml).map_err(|e| yaml_error(path, doc.yaml_first_line, e))?;
     if agent.name.trim().is_empty() {
         return Err(ConfigError {
             file: path.to_path_buf(),
@@ -259,14 +205,6 @@ pub fn parse_agent(path: &Path, text: &str) -> Result<AgentDef, ConfigError> {
     agent.role_prompt = doc.body.to_string();
     agent.source = path.to_path_buf();
     Ok(agent)
-}
-
-/// Is `name` a valid tool name: one or more ASCII letters, digits, `_`, `-`, `.`, `:`?
-pub fn is_valid_tool_name(name: &str) -> bool {
-    !name.is_empty()
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':'))
 }
 
 /// Optional app settings from `config/settings.yaml`.
@@ -324,7 +262,7 @@ impl Settings {
         let path = config_dir.join(Self::FILE);
         match std::fs::read_to_string(&path) {
             Ok(text) if text.trim().is_empty() => Ok(Settings::default()),
-            Ok(text) => crate::yaml::from_str(&text).map_err(|e| yaml_error(&path, 1, e)),
+            Ok(text) => yaml::from_str(&text).map_err(|e| yaml_error(&path, 1, e)),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Settings::default()),
             Err(e) => Err(ConfigError {
                 file: path,
@@ -334,40 +272,6 @@ impl Settings {
             }),
         }
     }
-}
-
-/// Write `contents` to `path` atomically: a temporary file in the same folder, flushed to disk,
-/// then renamed over the target. A crash leaves either the old or the new file, never half.
-pub fn write_atomically(path: &Path, contents: &[u8]) -> io::Result<()> {
-    let dir = path.parent().unwrap_or_else(|| Path::new("."));
-    let mut tmp = tempfile_in(dir)?;
-    tmp.1.write_all(contents)?;
-    tmp.1.sync_all()?;
-    drop(tmp.1);
-    std::fs::rename(&tmp.0, path).inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp.0);
-    })
-}
-
-fn tempfile_in(dir: &Path) -> io::Result<(PathBuf, std::fs::File)> {
-    let pid = std::process::id();
-    for attempt in 0..100u32 {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.subsec_nanos())
-            .unwrap_or(0);
-        let candidate = dir.join(format!(".artifactflow-{pid}-{nanos}-{attempt}.tmp"));
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&candidate)
-        {
-            Ok(file) => return Ok((candidate, file)),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e),
-        }
-    }
-    Err(io::Error::other("cannot create a temporary file"))
 }
 
 #[cfg(test)]

@@ -192,8 +192,8 @@ fn frontmatter_name(text: &str) -> Option<String> {
     struct Named {
         name: String,
     }
-    let doc = crate::frontmatter::split(text).ok()?;
-    crate::yaml::from_str::<Named>(doc.yaml)
+    let doc = crate::config::frontmatter::split(text).ok()?;
+    crate::config::yaml::from_str::<Named>(doc.yaml)
         .ok()
         .map(|n| n.name)
 }
@@ -306,7 +306,7 @@ pub fn save(
     };
     let dir = folder(config_dir, kind);
     std::fs::create_dir_all(&dir).map_err(|e| io_error("create", &dir, e))?;
-    crate::config::write_atomically(&target, text.as_bytes())
+    crate::util::fs::write_atomically(&target, text.as_bytes())
         .map_err(|e| io_error("write", &target, e))?;
     Ok(file_of(&target, text.to_string()))
 }

@@ -6,13 +6,14 @@
 //! [`AppContext::reload_config`]) while the error is reported through a
 //! [`ConfigReloaded`](EngineEvent::ConfigReloaded) event. Dropping the watcher stops it.
 
-use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use notify_debouncer_mini::notify::{RecommendedWatcher, RecursiveMode};
 use notify_debouncer_mini::{new_debouncer, DebounceEventResult, Debouncer};
 
+use super::fingerprint::is_relevant;
 use crate::context::AppContext;
 use crate::events::{EngineEvent, EventSink};
 
@@ -22,6 +23,7 @@ pub const DEBOUNCE: Duration = Duration::from_millis(150);
 /// A running watcher; stops when dropped.
 pub struct ConfigWatcher {
     _debouncer: Debouncer<RecommendedWatcher>,
+    handled: Arc<AtomicU64>,
 }
 
 /// Errors starting the watcher.
@@ -44,8 +46,8 @@ impl ConfigWatcher {
             message: e.to_string(),
         };
         let handler_ctx = Arc::clone(&ctx);
-        let last = std::sync::Mutex::new(fingerprint(&dir));
-        let watched = dir.clone();
+        let handled = Arc::new(AtomicU64::new(0));
+        let handler_handled = Arc::clone(&handled);
         let mut debouncer = new_debouncer(DEBOUNCE, move |result: DebounceEventResult| {
             let relevant = match &result {
                 Ok(events) => events.iter().any(|e| is_relevant(&e.path)),
@@ -54,20 +56,13 @@ impl ConfigWatcher {
             if !relevant {
                 return;
             }
-            // Reading the files (our own reload included) also produces events; reload only
-            // when a config file really changed, or a reload would trigger the next one.
-            let now = fingerprint(&watched);
-            {
-                let mut last = last.lock().unwrap_or_else(|p| p.into_inner());
-                if *last == now {
-                    return;
-                }
-                *last = now;
+            // Reading the files (our own reload included) also produces events, and an in-app
+            // save has reloaded already: reload only when a config file really changed since
+            // the snapshot was read, or one change would be reloaded and announced twice.
+            if handler_ctx.reload_config_if_changed() {
+                announce_reload(&handler_ctx, &*events);
             }
-            handler_ctx.reload_config();
-            let errors = handler_ctx.config_problems();
-            tracing::info!(problems = errors.len(), "config folder reloaded");
-            events.emit(EngineEvent::ConfigReloaded { errors });
+            handler_handled.fetch_add(1, Ordering::SeqCst);
         })
         .map_err(|e| err(&e))?;
         debouncer
@@ -76,45 +71,21 @@ impl ConfigWatcher {
             .map_err(|e| err(&e))?;
         Ok(ConfigWatcher {
             _debouncer: debouncer,
+            handled,
         })
     }
+
+    /// How many batches of config-file changes this watcher has handled (reloaded, or found
+    /// to be no change). Lets a caller wait until the watcher has caught up with a write.
+    pub fn handled(&self) -> u64 {
+        self.handled.load(Ordering::SeqCst)
+    }
 }
 
-/// Path and content hash of every config file that matters, sorted (config files are small).
-fn fingerprint(dir: &Path) -> Vec<(std::path::PathBuf, u64)> {
-    let mut files = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let Ok(meta) = entry.metadata() else { continue };
-            if meta.is_dir() {
-                stack.push(path);
-            } else if is_relevant(&path) {
-                use std::hash::{Hash, Hasher};
-                let mut hasher = std::collections::hash_map::DefaultHasher::new();
-                std::fs::read(&path).ok().hash(&mut hasher);
-                files.push((path, hasher.finish()));
-            }
-        }
-    }
-    files.sort();
-    files
-}
-
-/// Changes that matter: Markdown in tools/agents, the YAML files and `.env`; not our own
-/// temporary files from atomic writes.
-fn is_relevant(path: &Path) -> bool {
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    if name.starts_with(".artifactflow-") {
-        return false;
-    }
-    name.ends_with(".md")
-        || name.ends_with(".yaml")
-        || name.ends_with(".yml")
-        || name == ".env"
-        || path.is_dir()
+/// Tell `events` that `ctx`'s config was reloaded, with the problems it has now. The one
+/// announcement of a reload, whether a save or the watcher caused it.
+pub fn announce_reload(ctx: &AppContext, events: &dyn EventSink) {
+    let errors = ctx.config_problems();
+    tracing::info!(problems = errors.len(), "config folder reloaded");
+    events.emit(EngineEvent::ConfigReloaded { errors });
 }

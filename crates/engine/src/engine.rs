@@ -1,0 +1,106 @@
+//! [`Engine`]: the engine of one app or CLI process, wired once: the opened [`AppContext`], a
+//! runner with its models and permission broker, the runs in progress, the config watcher, and
+//! where events go. The desktop shell, the CLI and the tests all open it this way.
+
+use std::sync::Arc;
+
+use crate::config::watcher::{announce_reload, ConfigWatcher};
+use crate::context::{AppContext, OpenError};
+use crate::events::EventSink;
+use crate::interrupts::PermissionBroker;
+use crate::paths::AppPaths;
+use crate::run::{ContextModels, RunManager, RunOptions, Runner};
+use crate::status::Status;
+
+/// How an [`Engine`] is opened; the default is what the app uses.
+#[derive(Debug, Clone)]
+pub struct EngineOptions {
+    /// Limits of every run.
+    pub run: RunOptions,
+    /// Watch the config folder and reload it on change (see [`ConfigWatcher`]).
+    pub watch: bool,
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        EngineOptions {
+            run: RunOptions::default(),
+            watch: true,
+        }
+    }
+}
+
+/// The running engine.
+pub struct Engine {
+    /// Folders, database, configuration.
+    pub ctx: Arc<AppContext>,
+    /// Runs in progress (and, through its runner, the permission broker).
+    pub runs: RunManager,
+    /// Where engine events go (the window, the terminal, a test's list).
+    pub events: Arc<dyn EventSink>,
+    watcher: Option<ConfigWatcher>,
+}
+
+impl Engine {
+    /// Open the engine at `paths` with the default options; its events go to `events`.
+    pub fn open(paths: AppPaths, events: Arc<dyn EventSink>) -> Result<Self, OpenError> {
+        Self::open_with(paths, events, EngineOptions::default())
+    }
+
+    /// Open the engine at `paths` with `options`. A watcher that cannot start only turns hot
+    /// reload off (logged): the engine still works.
+    pub fn open_with(
+        paths: AppPaths,
+        events: Arc<dyn EventSink>,
+        options: EngineOptions,
+    ) -> Result<Self, OpenError> {
+        let ctx = Arc::new(AppContext::open_at(paths)?);
+        let runner = Runner::new(
+            ctx.clone(),
+            Arc::new(ContextModels::new(ctx.clone())),
+            Arc::new(PermissionBroker::new()),
+            events.clone(),
+            options.run,
+        );
+        let watcher = options
+            .watch
+            .then(|| {
+                ConfigWatcher::start(ctx.clone(), events.clone())
+                    .map_err(|e| tracing::warn!("hot reload is off: {e}"))
+                    .ok()
+            })
+            .flatten();
+        Ok(Engine {
+            ctx,
+            runs: RunManager::new(Arc::new(runner)),
+            events,
+            watcher,
+        })
+    }
+
+    /// The runner that runs are started with.
+    pub fn runner(&self) -> &Arc<Runner> {
+        self.runs.runner()
+    }
+
+    /// The broker that permission requests are answered through.
+    pub fn broker(&self) -> &Arc<PermissionBroker> {
+        self.runner().broker()
+    }
+
+    /// The config watcher, if hot reload is on.
+    pub fn watcher(&self) -> Option<&ConfigWatcher> {
+        self.watcher.as_ref()
+    }
+
+    /// Re-read the config folder after the app changed it (a save) and announce it
+    /// ([`EngineEvent::ConfigReloaded`](crate::events::EngineEvent::ConfigReloaded)). The
+    /// watcher takes the same path, so whichever of the two comes first reloads and announces
+    /// and the other finds no change: one save, one reload, one event. Returns the status.
+    pub fn reload_config(&self) -> Status {
+        if self.ctx.reload_config_if_changed() {
+            announce_reload(&self.ctx, &*self.events);
+        }
+        self.ctx.status()
+    }
+}
