@@ -8,33 +8,34 @@ use super::{CallRecord, CallStatus, Handover};
 
 /// Store `record` (replacing a row with the same call id).
 pub fn record(conn: &Connection, record: &CallRecord) -> rusqlite::Result<()> {
-    conn.execute(
+    // Cached: the run loop writes one row per call, so this is on its hot path.
+    conn.prepare_cached(
         "INSERT OR REPLACE INTO tool_calls (call_id, conversation_id, run_id, message_id, position,
              agent, depth, tool, params, status, reason, result, artifact_ids, handover,
              started_at, ended_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
-        params![
-            record.call_id,
-            record.conversation_id,
-            record.run_id,
-            record.message_id,
-            record.position,
-            record.agent,
-            record.depth,
-            record.tool,
-            serde_json::Value::Object(record.params.clone()).to_string(),
-            record.status.as_str(),
-            record.reason,
-            record.result,
-            serde_json::to_string(&record.artifact_ids).unwrap_or_else(|_| "[]".into()),
-            record
-                .handover
-                .as_ref()
-                .and_then(|h| serde_json::to_string(h).ok()),
-            record.started_at,
-            record.ended_at,
-        ],
-    )?;
+    )?
+    .execute(params![
+        record.call_id,
+        record.conversation_id,
+        record.run_id,
+        record.message_id,
+        record.position,
+        record.agent,
+        record.depth,
+        record.tool,
+        serde_json::Value::Object(record.params.clone()).to_string(),
+        record.status.as_str(),
+        record.reason,
+        record.result,
+        serde_json::to_string(&record.artifact_ids).unwrap_or_else(|_| "[]".into()),
+        record
+            .handover
+            .as_ref()
+            .and_then(|h| serde_json::to_string(h).ok()),
+        record.started_at,
+        record.ended_at,
+    ])?;
     Ok(())
 }
 
