@@ -98,7 +98,6 @@ function Shell() {
       <ExternalLinks />
       <PermissionDialog
         queue={permissions.queue}
-        timeoutSecs={permissions.timeoutSecs}
         onAnswer={(id, answer) => void permissions.answer(id, answer)}
       />
     </div>

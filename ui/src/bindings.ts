@@ -758,6 +758,32 @@ date: string | null;
  */
 notes: string | null }
 /**
+ * How a call ended.
+ */
+export type CallStatus = 
+/**
+ * The tool ran and did what was asked.
+ */
+"succeeded" | 
+/**
+ * The tool ran, or was refused before running for a reason of its own (unknown tool,
+ * invalid parameters, unreadable call), and failed.
+ */
+"failed" | 
+/**
+ * Permission was refused: by the user, a timeout, a closed window, or a rule.
+ */
+"denied" | 
+/**
+ * The call never started: the run was stopped before it (while it waited for permission or
+ * for an earlier call), or the answer was cut off.
+ */
+"not_run" | 
+/**
+ * The run was stopped while the tool was running; it may have partly happened.
+ */
+"stopped"
+/**
  * A problem in one config file, located as precisely as known.
  */
 export type ConfigError = { 
@@ -868,11 +894,11 @@ export type EngineEvent =
 /**
  * A tool call finished (or was refused: validation, permission, unknown tool).
  */
-{ type: "tool_complete"; conversation_id: string; call_id: string; tool: string; success: boolean; result: string; metadata: Partial<{ [key in string]: JsonValue }>; duration_ms: number } | 
+{ type: "tool_complete"; conversation_id: string; call_id: string; agent: string; depth: number; tool: string; success: boolean; status: CallStatus; reason: string | null; result: string; metadata: Partial<{ [key in string]: JsonValue }>; artifact_ids: string[]; duration_ms: number } | 
 /**
  * The user is asked to allow a call.
  */
-{ type: "permission_request"; conversation_id: string; conversation_title: string; agent_chain: string[]; request_id: string; request: PermissionRequest } | 
+{ type: "permission_request"; conversation_id: string; conversation_title: string; agent_chain: string[]; call_id: string; agent: string; depth: number; deadline_ms: number | null; request_id: string; request: PermissionRequest } | 
 /**
  * A run began.
  */
@@ -884,7 +910,7 @@ export type EngineEvent =
 /**
  * The incremental parser saw a tool call begin in the model's answer ("calling X…").
  */
-{ type: "tool_call_started"; conversation_id: string; agent: string; index: number; name: string | null } | 
+{ type: "tool_call_started"; conversation_id: string; call_id: string; agent: string; depth: number; index: number; name: string | null } | 
 /**
  * A model answer finished.
  */

@@ -31,14 +31,24 @@ pub enum EngineEvent {
         conversation_id: String,
         /// Unique id of this call.
         call_id: String,
+        /// The calling agent (empty for a direct call).
+        agent: String,
+        /// 0 for the conversation's agent, 1+ for sub-agents.
+        depth: u32,
         /// Tool name.
         tool: String,
-        /// Did it succeed?
+        /// Did it succeed? (`status == succeeded`.)
         success: bool,
+        /// How it ended: what the UI shows (never read from `result`'s wording).
+        status: crate::calls::CallStatus,
+        /// Why it ended so, in words for a person (none for a plain success).
+        reason: Option<String>,
         /// The output (success) or the reason (failure), as the model sees it.
         result: String,
         /// Tool metadata (artifact snapshots, HTTP status, persisted artifact id, …).
         metadata: Map<String, Value>,
+        /// Artifacts the call created or changed (including an oversized result's artifact).
+        artifact_ids: Vec<String>,
         /// Milliseconds from start to completion.
         duration_ms: u64,
     },
@@ -52,6 +62,15 @@ pub enum EngineEvent {
         /// making the call (`lead_agent`, `search_agent`). Empty for a direct call (the tool
         /// editor's test panel, `artifactflow-cli tools call`).
         agent_chain: Vec<String>,
+        /// The call asking (the id its `ToolCallStarted`/`ToolStart`/`ToolComplete` carry).
+        call_id: String,
+        /// The calling agent (empty for a direct call).
+        agent: String,
+        /// 0 for the conversation's agent, 1+ for sub-agents.
+        depth: u32,
+        /// When the request is denied unanswered (milliseconds since the Unix epoch, from the
+        /// permission timeout); none when the asker has no deadline (the CLI's prompt).
+        deadline_ms: Option<u64>,
         /// Id to answer with.
         request_id: String,
         /// What is asked (tool, parameters, HTTP request with secrets masked).
@@ -81,8 +100,12 @@ pub enum EngineEvent {
     ToolCallStarted {
         /// Conversation.
         conversation_id: String,
+        /// The call's id (the same in the call's later events and its stored record).
+        call_id: String,
         /// Agent writing.
         agent: String,
+        /// 0 for the conversation's agent, 1+ for sub-agents.
+        depth: u32,
         /// Position of the call in the answer.
         index: usize,
         /// The tool name, once known (may be provisional while streaming).

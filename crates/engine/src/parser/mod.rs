@@ -59,8 +59,12 @@ pub const MALFORMED: &str = "__malformed__";
 pub type Params = IndexMap<String, String>;
 
 /// One tool call found in a model response.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct ToolCall {
+    /// Stable id (`call_…`), given when the call is parsed; the run loop replaces it with the
+    /// id its streamed events carried (or a provider's id, for native calls). Not part of the
+    /// call's content: equality and the JSON form ignore it.
+    pub id: String,
     /// The tool name, exactly as written; [`MALFORMED`] for a call that could not be read.
     pub name: String,
     /// Parameter values as strings (type coercion happens later), in document order.
@@ -73,6 +77,7 @@ impl ToolCall {
     /// A well-formed call.
     pub fn new(name: impl Into<String>, params: Params) -> Self {
         ToolCall {
+            id: new_call_id(),
             name: name.into(),
             params,
             error: None,
@@ -86,6 +91,7 @@ impl ToolCall {
             error = "the tool call could not be read".into();
         }
         ToolCall {
+            id: new_call_id(),
             name: MALFORMED.into(),
             params: Params::new(),
             error: Some(error),
@@ -97,6 +103,20 @@ impl ToolCall {
         self.error.is_some()
     }
 }
+
+/// A new unique call id.
+fn new_call_id() -> String {
+    crate::events::new_id("call")
+}
+
+/// Two calls are equal when they say the same thing, whatever their ids.
+impl PartialEq for ToolCall {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name && self.params == other.params && self.error == other.error
+    }
+}
+
+impl Eq for ToolCall {}
 
 /// Serialises as `{"name": .., "params": {..}}` plus `"error"` for a malformed call, keeping the
 /// parameters in document order.

@@ -4,10 +4,12 @@
 //! # One round
 //! stream the model's answer (batched [`Token`](EngineEvent::Token) events, plus
 //! [`ToolCallStarted`](EngineEvent::ToolCallStarted) from the incremental parser) → parse the
-//! calls → run them one by one, `call_subagent` last: cancellation checked before each, the
-//! agent's tool list enforced, the permission decision applied (a `confirm` tool waits on the
-//! [`PermissionBroker`]; no answer, a cancel or a closed window mean deny), the pipeline run,
-//! an oversized result stored as an artifact → the results go back as `<tool_result>` blocks.
+//! calls (each with the id its streamed events carried) → run them one by one, `call_subagent`
+//! last, through the call gate ([`crate::calls::gate`]: cancellation checked, the agent's tool
+//! list enforced, the permission decision applied (a `confirm` tool waits on the
+//! [`PermissionBroker`]; no answer or a closed window mean deny), the pipeline run, an oversized
+//! result stored as an artifact) → each call recorded in `tool_calls` once it has ended (calls
+//! a stop left unrun too, as `not_run`) → the results go back as `<tool_result>` blocks.
 //! The loop ends when the model answers without a tool call, or when the agent's round limit
 //! is reached (the model is then told to answer without tools).
 //!
@@ -18,21 +20,20 @@
 //! change (hot reload) is live from the next round of a running conversation.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
+use crate::calls::gate::{self, Asker, CallOutcome, Caller, Subject};
+use crate::calls::{store, CallRecord, CallStatus};
 use crate::config::AgentDef;
 use crate::context::AppContext;
 use crate::conversations::{self, NewMessage, RunStatus};
 use crate::events::{new_id, EngineEvent, EventSink};
-use crate::interrupts::{PermissionBroker, Resolution};
+use crate::interrupts::PermissionBroker;
 use crate::models::{ChatMessage, ChatModel, ChatRequest, FinishReason, Role};
 use crate::parser::{format_result, StreamEvent, StreamParser, ToolCall};
-use crate::permissions::{
-    self, AgentSetting, Answer, Decision, PermissionInput, PermissionRequest,
-};
-use crate::tools::{pipeline, ToolResult, ToolSpec};
+use crate::tools::{ToolResult, ToolSpec};
 
 mod manager;
 mod tokens;
@@ -154,8 +155,22 @@ enum Stop {
     Failed(String),
 }
 
-/// The result of a call the user's stop came before.
-const NOT_RUN_STOPPED: &str = "not run: the user stopped the run";
+/// One answer's model text, finish reason, the calls complete before the stream ended, the
+/// stored message's id and the prefix its calls' ids are made of.
+type Answered = (String, FinishReason, Vec<usize>, Option<i64>, String);
+
+/// The id of the call at `position` of the answer whose calls' ids start with `prefix`: the
+/// same from the first streamed token of the call to its stored row.
+fn call_id(prefix: &str, position: usize) -> String {
+    format!("{prefix}_{position}")
+}
+
+/// Where a call sits: the assistant message that holds it and its 0-based position there.
+#[derive(Clone, Copy)]
+struct Place {
+    message_id: Option<i64>,
+    position: usize,
+}
 
 /// The tool-call format shown to a model whose call could not be read.
 const FORMAT_REMINDER: &str = "Write each tool call exactly like this, with every value in CDATA:\n<tool_call>\n  <name>TOOL_NAME</name>\n  <params>\n    <PARAM_NAME><![CDATA[value]]></PARAM_NAME>\n  </params>\n</tool_call>";
@@ -353,7 +368,7 @@ impl Runner {
         content: &str,
         depth: u32,
         usage: Option<(u32, u32)>,
-    ) {
+    ) -> Option<i64> {
         let result = self.ctx.with_db(|c| {
             conversations::add_message(
                 c,
@@ -368,9 +383,79 @@ impl Runner {
                 },
             )
         });
-        if let Err(e) = result {
-            tracing::warn!("cannot store a message of run {}: {e}", scope.run_id);
+        match result {
+            Ok(id) => Some(id),
+            Err(e) => {
+                tracing::warn!("cannot store a message of run {}: {e}", scope.run_id);
+                None
+            }
         }
+    }
+
+    /// Store the call record of `outcome` (see [`crate::calls::store`]).
+    fn record(
+        &self,
+        scope: &Scope<'_>,
+        agent: &str,
+        depth: u32,
+        place: Place,
+        outcome: &CallOutcome,
+    ) {
+        let record = CallRecord {
+            call_id: outcome.call_id.clone(),
+            conversation_id: scope.conversation.to_string(),
+            run_id: Some(scope.run_id.to_string()),
+            message_id: place.message_id,
+            position: place.position as u32,
+            agent: agent.to_string(),
+            depth,
+            tool: outcome.tool.clone(),
+            params: outcome.params.clone(),
+            status: outcome.status,
+            reason: outcome.reason.clone(),
+            result: outcome.result_text().to_string(),
+            artifact_ids: outcome.artifact_ids.clone(),
+            handover: outcome.handover.clone(),
+            started_at: outcome.started_at.clone(),
+            ended_at: Some(gate::now_rfc3339()),
+        };
+        if let Err(e) = self.ctx.with_db(|c| store::record(c, &record)) {
+            tracing::warn!(
+                "cannot store call {} of run {}: {e}",
+                record.call_id,
+                scope.run_id
+            );
+        }
+    }
+
+    /// Who makes calls for `agent` at `depth` in `scope`.
+    fn caller<'s>(&'s self, scope: &'s Scope<'_>, agent: &'s AgentDef, depth: u32) -> Caller<'s> {
+        Caller {
+            ctx: &self.ctx,
+            events: self.events.as_ref(),
+            conversation: scope.conversation,
+            agent: Some(agent),
+            agent_chain: scope.agents,
+            depth,
+            cancel: scope.cancel,
+            remember_always: true,
+            tool_ctx: None,
+        }
+    }
+
+    /// The end of `call` that was not run, for `reason`: recorded, its result returned.
+    fn not_run(
+        &self,
+        scope: &Scope<'_>,
+        agent: &AgentDef,
+        depth: u32,
+        place: Place,
+        call: &ToolCall,
+        reason: &str,
+    ) -> String {
+        let outcome = gate::not_run(&self.caller(scope, agent, depth), call, reason);
+        self.record(scope, &agent.name, depth, place, &outcome);
+        outcome.text
     }
 
     /// Run one agent to its final answer.
@@ -402,20 +487,42 @@ impl Runner {
                 let answer = self
                     .stream_answer(scope, &agent, depth, model.as_ref(), messages)
                     .await?;
-                let (text, finish_reason, completed_during_stream) = answer;
+                let (text, finish_reason, completed_during_stream, message_id, prefix) = answer;
                 history.push(ChatMessage::new(Role::Assistant, text.clone()));
-                let mut calls = crate::parser::parse(&text);
+                // Each call keeps its position in the answer (call_subagent runs last).
+                let mut calls: Vec<(Place, ToolCall)> = crate::parser::parse(&text)
+                    .into_iter()
+                    .enumerate()
+                    .map(|(position, mut call)| {
+                        call.id = call_id(&prefix, position);
+                        (
+                            Place {
+                                message_id,
+                                position,
+                            },
+                            call,
+                        )
+                    })
+                    .collect();
                 if final_round {
                     return Ok(text);
                 }
                 let mut notes = Vec::new();
                 if finish_reason == FinishReason::Length {
-                    if let Some(last) = calls.last() {
+                    if let Some((place, last)) = calls.last() {
                         if !completed_during_stream.contains(&(calls.len() - 1)) {
                             notes.push(format!(
                                 "Your answer was cut off by the token limit in the middle of a call to `{}`; that call was not run. Send it again, shorter (for long content, create the artifact with part of it and add the rest with update_artifact).",
                                 if last.is_malformed() { "a tool" } else { last.name.as_str() }
                             ));
+                            self.not_run(
+                                scope,
+                                &agent,
+                                depth,
+                                *place,
+                                last,
+                                "the answer was cut off by the token limit",
+                            );
                             calls.pop();
                         }
                     }
@@ -435,58 +542,52 @@ impl Runner {
                     continue;
                 }
                 // call_subagent last, keeping the order of the others.
-                calls.sort_by_key(|c| c.name == "call_subagent");
+                calls.sort_by_key(|(_, c)| c.name == "call_subagent");
                 let mut blocks = Vec::new();
                 let mut handed_over = false;
-                for (index, call) in calls.iter().enumerate() {
+                for (index, (place, call)) in calls.iter().enumerate() {
                     if scope.cancel.is_cancelled() {
                         // Stopped mid-round: what ran is kept, and every call of the answer
-                        // has a result, so the next run's history tells the model what happened.
-                        for rest in &calls[index..] {
-                            blocks.push(format_result(&rest.name, false, NOT_RUN_STOPPED));
+                        // has a result (and a record), so the next run's history tells the
+                        // model what happened.
+                        for (place, rest) in &calls[index..] {
+                            blocks.push(self.not_run(
+                                scope,
+                                &agent,
+                                depth,
+                                *place,
+                                rest,
+                                gate::STOPPED_BEFORE,
+                            ));
                         }
                         self.persist(scope, "tool", agent_name, &blocks.join("\n\n"), depth, None);
                         return Err(Stop::Cancelled);
                     }
                     if handed_over && call.name == "call_subagent" {
-                        blocks.push(format_result(
-                            &call.name,
-                            false,
-                            "not run: only one hand-over per answer; call the next agent after this one's result",
+                        blocks.push(self.not_run(
+                            scope,
+                            &agent,
+                            depth,
+                            *place,
+                            call,
+                            "only one hand-over per answer; call the next agent after this one's result",
                         ));
                         continue;
                     }
-                    let (result, subagent) = self.run_call(scope, &agent, depth, call).await?;
-                    let result = match subagent {
-                        Some((target, instruction)) => {
-                            handed_over = true;
-                            match self
-                                .hand_over(scope, &agent, depth, &target, &instruction)
-                                .await
-                            {
-                                Err(Stop::Cancelled) => ToolResult::fail(format!(
-                                    "agent `{target}` was stopped by the user before it finished"
-                                )),
-                                other => other?,
-                            }
-                        }
-                        None => result,
-                    };
-                    blocks.push(format_result(
-                        &call.name,
-                        result.success,
-                        if result.success {
-                            &result.data
-                        } else {
-                            result.error.as_deref().unwrap_or("")
-                        },
-                    ));
+                    let mut outcome = self.run_call(scope, &agent, depth, call).await;
+                    if let Some(handover) = outcome.handover.clone() {
+                        handed_over = true;
+                        self.complete_hand_over(scope, &agent, depth, &handover, &mut outcome)
+                            .await?;
+                    }
+                    self.record(scope, &agent.name, depth, *place, &outcome);
+                    blocks.push(outcome.text);
                 }
                 if scope.cancel.is_cancelled() {
                     self.persist(scope, "tool", agent_name, &blocks.join("\n\n"), depth, None);
                     return Err(Stop::Cancelled);
                 }
-                if calls.iter().any(ToolCall::is_malformed) {
+                if calls.iter().any(|(_, c)| c.is_malformed()) {
                     // The engine's own text, outside the result frames so it is not escaped.
                     notes.push(FORMAT_REMINDER.to_string());
                 }
@@ -507,7 +608,8 @@ impl Runner {
         depth: u32,
         model: &dyn ChatModel,
         messages: Vec<ChatMessage>,
-    ) -> Result<(String, FinishReason, Vec<usize>), Stop> {
+    ) -> Result<Answered, Stop> {
+        let prefix = new_id("call");
         let mut parser = StreamParser::new();
         let mut batcher = TokenBatcher::new();
         let mut completed = Vec::new();
@@ -536,7 +638,9 @@ impl Runner {
                         StreamEvent::CallStarted { index } => {
                             events.emit(EngineEvent::ToolCallStarted {
                                 conversation_id: scope.conversation.to_string(),
+                                call_id: call_id(&prefix, index),
                                 agent: agent.name.clone(),
+                                depth,
                                 index,
                                 name: None,
                             })
@@ -544,7 +648,9 @@ impl Runner {
                         StreamEvent::NameKnown { index, name } => {
                             events.emit(EngineEvent::ToolCallStarted {
                                 conversation_id: scope.conversation.to_string(),
+                                call_id: call_id(&prefix, index),
                                 agent: agent.name.clone(),
+                                depth,
                                 index,
                                 name: Some(name),
                             })
@@ -575,7 +681,7 @@ impl Runner {
         let usage = response
             .usage
             .map(|u| (u.prompt_tokens, u.completion_tokens));
-        self.persist(
+        let message_id = self.persist(
             scope,
             "assistant",
             &agent.name,
@@ -595,202 +701,62 @@ impl Runner {
             prompt_tokens: usage.map(|u| u.0),
             completion_tokens: usage.map(|u| u.1),
         });
-        Ok((response.text, response.finish_reason, completed))
+        Ok((
+            response.text,
+            response.finish_reason,
+            completed,
+            message_id,
+            prefix,
+        ))
     }
 
-    /// Run one parsed call. Returns the result and, for a successful `call_subagent`, the
-    /// hand-over target and instruction.
+    /// Run one parsed call through the gate (see [`crate::calls::gate`]).
     async fn run_call(
         &self,
         scope: &Scope<'_>,
         agent: &AgentDef,
         depth: u32,
         call: &ToolCall,
-    ) -> Result<(ToolResult, Option<(String, String)>), Stop> {
-        let started = Instant::now();
-        let call_id = new_id("call");
-        let complete = |result: &ToolResult| {
-            self.events.emit(EngineEvent::ToolComplete {
-                conversation_id: scope.conversation.to_string(),
-                call_id: call_id.clone(),
-                tool: call.name.clone(),
-                success: result.success,
-                result: if result.success {
-                    result.data.clone()
-                } else {
-                    result.error.clone().unwrap_or_default()
-                },
-                metadata: result.metadata.clone(),
-                duration_ms: started.elapsed().as_millis() as u64,
-            });
-            if let Some(snapshot) = result.metadata.get("artifact_snapshot") {
-                self.events.emit(EngineEvent::ArtifactSnapshot {
-                    conversation_id: scope.conversation.to_string(),
-                    snapshot: snapshot.clone(),
-                });
-            }
+    ) -> CallOutcome {
+        let asker = Asker::Broker {
+            broker: &self.broker,
+            timeout: self.permission_timeout(),
+            cancel: scope.cancel.clone(),
         };
-        if call.is_malformed() {
-            let result = ToolResult::fail(format!(
-                "your tool call could not be read ({}); see the format below and send it again",
-                call.error.as_deref().unwrap_or("malformed")
-            ));
-            complete(&result);
-            return Ok((result, None));
-        }
-        let registry = self.ctx.conversation_registry(scope.conversation);
-        let setting = match agent.tools.get(&call.name) {
-            Some(p) => AgentSetting::Listed(*p),
-            None => AgentSetting::NotListed,
+        let caller = self.caller(scope, agent, depth);
+        gate::run(&caller, asker, call.id.clone(), Subject::Parsed(call)).await
+    }
+
+    /// Perform the hand-over a successful `call_subagent` asked for; the sub-agent's final
+    /// answer (or why it has none) becomes the call's result and status.
+    async fn complete_hand_over(
+        &self,
+        scope: &Scope<'_>,
+        agent: &AgentDef,
+        depth: u32,
+        handover: &crate::calls::Handover,
+        outcome: &mut CallOutcome,
+    ) -> Result<(), Stop> {
+        let target = &handover.target;
+        let (status, result) = match self
+            .hand_over(scope, agent, depth, target, &handover.instruction)
+            .await
+        {
+            Err(Stop::Cancelled) => (
+                CallStatus::Stopped,
+                ToolResult::fail(format!(
+                    "agent `{target}` was stopped by the user before it finished"
+                )),
+            ),
+            Err(stop) => return Err(stop),
+            Ok(result) if result.success => (CallStatus::Succeeded, result),
+            Ok(result) => (CallStatus::Failed, result),
         };
-        let Some(tool) = registry.get(&call.name).cloned() else {
-            let result = ToolResult::fail(match setting {
-                AgentSetting::NotListed => format!(
-                    "there is no tool `{}`; use only the tools listed in your instructions",
-                    call.name
-                ),
-                AgentSetting::Listed(_) => format!(
-                    "tool `{}` is not available right now (its definition failed to load)",
-                    call.name
-                ),
-            });
-            complete(&result);
-            return Ok((result, None));
-        };
-        let typed = match pipeline::prepare(&tool.spec().params, &call.params) {
-            Ok(t) => t,
-            Err(message) => {
-                let result = ToolResult::fail(message);
-                complete(&result);
-                return Ok((result, None));
-            }
-        };
-        let always = self
-            .ctx
-            .with_db(|c| conversations::always_allowed(c, scope.conversation))
-            .map(|s| s.contains(&call.name))
-            .unwrap_or(false);
-        let decision = permissions::decide(PermissionInput {
-            tool: &call.name,
-            tool_default: tool.permission(),
-            agent: Some(setting),
-            always_allowed: always,
-        });
-        let denial = match decision {
-            Decision::Allow => None,
-            Decision::Deny(why) => Some(why),
-            Decision::Ask => {
-                let request_id = new_id("perm");
-                let request = PermissionRequest {
-                    tool: call.name.clone(),
-                    permission: crate::config::Permission::Confirm,
-                    params: typed.clone(),
-                    request: tool
-                        .request_preview(&typed, &self.ctx.tool_context(Some(scope.conversation)))
-                        .await,
-                };
-                let conversation_title = self
-                    .ctx
-                    .with_db(|c| conversations::title(c, scope.conversation))
-                    .ok()
-                    .flatten()
-                    .unwrap_or_default();
-                // Registered before it is announced, so an immediate answer always finds it.
-                let pending = self.broker.register(scope.conversation, &request_id);
-                self.events.emit(EngineEvent::PermissionRequest {
-                    conversation_id: scope.conversation.to_string(),
-                    conversation_title,
-                    agent_chain: scope.agents.to_vec(),
-                    request_id: request_id.clone(),
-                    request,
-                });
-                let (answer, resolution) = self
-                    .broker
-                    .wait(pending, self.permission_timeout(), scope.cancel)
-                    .await;
-                self.events.emit(EngineEvent::PermissionResolved {
-                    conversation_id: scope.conversation.to_string(),
-                    request_id,
-                    answer,
-                    resolution,
-                });
-                match (answer, resolution) {
-                    (Answer::Approve, _) => None,
-                    (Answer::ApproveAlways, _) => {
-                        if let Err(e) = self.ctx.with_db(|c| {
-                            conversations::set_always_allowed(
-                                c,
-                                scope.conversation,
-                                &call.name,
-                                true,
-                            )
-                        }) {
-                            tracing::warn!("cannot remember always-allow: {e}");
-                        }
-                        None
-                    }
-                    (Answer::Deny, Resolution::Cancelled) => Some(
-                        "not run: the run was stopped while waiting for permission".to_string(),
-                    ),
-                    (Answer::Deny, Resolution::TimedOut) => Some(permissions::denied_message(
-                        &call.name,
-                        "no answer before the permission timeout",
-                    )),
-                    (Answer::Deny, Resolution::ListenerGone) => Some(permissions::denied_message(
-                        &call.name,
-                        "the window asking for permission was closed",
-                    )),
-                    (Answer::Deny, Resolution::Answered) => {
-                        Some(permissions::denied_message(&call.name, "denied"))
-                    }
-                }
-            }
-        };
-        if let Some(message) = denial {
-            let result = ToolResult::fail(message);
-            complete(&result);
-            return Ok((result, None));
-        }
-        if scope.cancel.is_cancelled() {
-            let result = ToolResult::fail(NOT_RUN_STOPPED);
-            complete(&result);
-            return Ok((result, None));
-        }
-        self.events.emit(EngineEvent::ToolStart {
-            conversation_id: scope.conversation.to_string(),
-            call_id: call_id.clone(),
-            tool: call.name.clone(),
-            params: typed.clone(),
-        });
-        let tool_ctx = self.ctx.tool_context(Some(scope.conversation));
-        let result = tokio::select! {
-            r = pipeline::execute_guarded(tool.as_ref(), typed, &tool_ctx) => r,
-            _ = scope.cancel.cancelled() => {
-                let result = ToolResult::fail(
-                    "stopped by the user while running; it may have partly happened",
-                );
-                complete(&result);
-                return Ok((result, None));
-            }
-        };
-        let result = crate::artifacts::persist_oversized(
-            &self.ctx.artifact_store(),
-            &call.name,
-            tool.max_result_size_chars(),
-            result,
-            scope.conversation,
-        );
-        complete(&result);
-        let subagent = (call.name == "call_subagent" && result.success)
-            .then(|| {
-                Some((
-                    result.metadata.get("subagent")?.as_str()?.to_string(),
-                    result.metadata.get("instruction")?.as_str()?.to_string(),
-                ))
-            })
-            .flatten();
-        let _ = depth;
-        Ok((result, subagent))
+        outcome.status = status;
+        outcome.reason = (!result.success).then(|| result.error.clone().unwrap_or_default());
+        outcome.text = format_result(&outcome.tool, result.success, gate_text(&result));
+        outcome.result = result;
+        Ok(())
     }
 
     /// Run sub-agent `target` on `instruction`; its final answer is the call_subagent result.
@@ -839,11 +805,20 @@ impl Runner {
             success,
         });
         match outcome {
-            Ok(answer) => Ok(ToolResult::ok(answer).with_meta("subagent", target.to_string())),
+            Ok(answer) => Ok(ToolResult::ok(answer)),
             Err(Stop::Cancelled) => Err(Stop::Cancelled),
             Err(Stop::Failed(e)) => Ok(ToolResult::fail(format!(
                 "agent `{target}` could not finish: {e}"
             ))),
         }
+    }
+}
+
+/// The unframed text of `result` for the model: its output, or its error.
+fn gate_text(result: &ToolResult) -> &str {
+    if result.success {
+        &result.data
+    } else {
+        result.error.as_deref().unwrap_or("")
     }
 }

@@ -8,7 +8,7 @@ use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::json;
 
 use super::http::{read_capped, trim_chars, ERROR_BODY_CHARS};
 use super::{Params, Permission, Tool, ToolContext, ToolRef, ToolResult, ToolSpec};
@@ -423,9 +423,8 @@ impl Tool for CallSubagent {
             .map(|a| format!("`{}`", a.name))
             .collect();
         match agents.iter().find(|a| a.name == target) {
-            Some(a) if !a.internal => ToolResult::ok(format!("Routing to agent `{target}`."))
-                .with_meta("subagent", Value::String(target))
-                .with_meta("instruction", Value::String(instruction)),
+            // The gate turns the success into a typed hand-over (see `calls::gate`).
+            Some(a) if !a.internal => ToolResult::ok(format!("Routing to agent `{target}`.")),
             Some(_) => ToolResult::fail(format!(
                 "agent `{target}` is internal and cannot be called; callable agents: {}",
                 callable.join(", ")

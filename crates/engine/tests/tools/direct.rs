@@ -171,3 +171,71 @@ async fn an_oversized_result_is_stored_as_an_artifact_and_previewed() {
     assert!(!failed.result.success);
     assert!(!failed.result.metadata.contains_key("persisted_artifact_id"));
 }
+
+/// `tools call` goes through the run's gate: a stop that arrives while the user is answering
+/// the prompt means the approved tool does not run (the direct path once ran it anyway).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_direct_call_stopped_at_the_prompt_is_not_run() {
+    let home = tempfile::tempdir().unwrap();
+    let ctx = AppContext::open(Some(home.path())).unwrap();
+    let server = servers::json_api().await;
+    std::fs::write(
+        ctx.paths().config_dir.join("tools/asker.md"),
+        format!(
+            "---\nname: asker\npermission: confirm\nendpoint: {}/long\n---\n",
+            server.base
+        ),
+    )
+    .unwrap();
+    ctx.reload_config();
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let stop_then_approve = |_: &_| {
+        cancel.cancel();
+        Answer::Approve
+    };
+    let out = engine::tools::direct::call_cancellable(
+        &ctx,
+        "asker",
+        &params(&[]),
+        "conv-1",
+        stop_then_approve,
+        &cancel,
+        &discard(),
+    )
+    .await;
+    assert_eq!(out.status, engine::calls::CallStatus::NotRun, "{out:?}");
+    assert!(!out.result.success);
+    assert!(server.requests().is_empty(), "the tool must not run");
+}
+
+/// A direct call that changes an artifact announces its snapshot, like a run's call does.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_direct_call_emits_the_artifact_snapshot() {
+    use engine::events::EngineEvent;
+    let home = tempfile::tempdir().unwrap();
+    let ctx = AppContext::open(Some(home.path())).unwrap();
+    let seen = std::sync::Mutex::new(Vec::new());
+    let sink = |e: EngineEvent| seen.lock().unwrap().push(e);
+    let out = call(
+        &ctx,
+        "create_artifact",
+        &params(&[("id", "notes"), ("title", "Notes"), ("content", "alpha")]),
+        "conv-a",
+        |_: &_| -> Answer { panic!("auto") },
+        &sink,
+    )
+    .await;
+    assert_eq!(out.status, engine::calls::CallStatus::Succeeded);
+    let events = seen.into_inner().unwrap();
+    let complete = events.iter().position(|e| {
+        matches!(e, EngineEvent::ToolComplete { call_id, artifact_ids, .. }
+            if *call_id == out.call_id && artifact_ids == &["notes".to_string()])
+    });
+    let snapshot = events.iter().position(|e| {
+        matches!(e, EngineEvent::ArtifactSnapshot { snapshot, .. } if snapshot["id"] == "notes")
+    });
+    assert!(
+        matches!((complete, snapshot), (Some(c), Some(s)) if c < s),
+        "{events:#?}"
+    );
+}

@@ -214,7 +214,9 @@ async fn a_test_run_goes_through_permission_and_shows_the_whole_exchange() {
 
     // Unanswered: denied when the wait times out.
     let (timed_out, _) = run(text.clone(), "MSFT", None, Duration::from_millis(50)).await;
-    assert!(timed_out.output.contains("not answered in time"));
+    assert!(timed_out
+        .output
+        .contains("no answer before the permission timeout"));
 
     // A path that matches nothing is explained against the actual response.
     let auto = draft(&format!("{}/price", api.base), "auto", "$.data.cost");

@@ -65,7 +65,9 @@ describe("ChatScreen", () => {
     await engine({
       type: "tool_call_started",
       conversation_id: conversationId,
+      call_id: "k",
       agent: "lead_agent",
+      depth: 0,
       index: 0,
       name: "web_search",
     });
@@ -93,10 +95,15 @@ describe("ChatScreen", () => {
       type: "tool_complete",
       conversation_id: conversationId,
       call_id: "k",
+      agent: "lead_agent",
+      depth: 0,
       tool: "web_search",
       success: true,
+      status: "succeeded",
+      reason: null,
       result: "3 results",
       metadata: {},
+      artifact_ids: [],
       duration_ms: 42,
     });
     const card = screen.getByTestId("tool-card-web_search");
@@ -186,10 +193,15 @@ describe("ChatScreen", () => {
       type: "tool_complete",
       conversation_id: "a",
       call_id: "k",
+      agent: "lead_agent",
+      depth: 0,
       tool: "web_fetch",
       success: true,
+      status: "succeeded",
+      reason: null,
       result: "page text",
       metadata: {},
+      artifact_ids: [],
       duration_ms: 5,
     });
     await user.click(within(first).getByText("Conversation a"));

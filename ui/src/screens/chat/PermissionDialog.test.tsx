@@ -7,7 +7,7 @@ const request = (id: string, tool: string, http = false): PendingPermission => (
   conversationId: "c",
   conversationTitle: "Quarterly numbers",
   agentChain: ["lead_agent", "search_agent"],
-  receivedAt: Date.now(),
+  deadlineMs: Date.now() + 60_000,
   request: {
     tool,
     permission: "confirm",
@@ -30,9 +30,9 @@ const request = (id: string, tool: string, http = false): PendingPermission => (
 function dialogOver(queue: PendingPermission[]) {
   const answers: [string, string][] = [];
   const onAnswer = (id: string, a: string) => answers.push([id, a]);
-  const view = render(<PermissionDialog queue={queue} timeoutSecs={60} onAnswer={onAnswer} />);
+  const view = render(<PermissionDialog queue={queue} onAnswer={onAnswer} />);
   const rerender = (next: PendingPermission[]) =>
-    view.rerender(<PermissionDialog queue={next} timeoutSecs={60} onAnswer={onAnswer} />);
+    view.rerender(<PermissionDialog queue={next} onAnswer={onAnswer} />);
   return { answers, rerender };
 }
 

@@ -38,7 +38,6 @@ const NATIVE_KEYS = "button, a[href], input, textarea, select, summary";
  */
 export function PermissionDialog(props: {
   queue: PendingPermission[];
-  timeoutSecs: number;
   onAnswer: (requestId: string, answer: Answer) => void;
 }) {
   const current = props.queue[0];
@@ -107,8 +106,8 @@ export function PermissionDialog(props: {
 
   if (!current) return <dialog ref={dialog} className="permission-dialog" />;
   const { request } = current;
-  const elapsed = Math.max(0, now - current.receivedAt) / 1000;
-  const left = Math.max(0, Math.ceil(props.timeoutSecs - elapsed));
+  const left =
+    current.deadlineMs === null ? null : Math.max(0, Math.ceil((current.deadlineMs - now) / 1000));
   const http = request.request as null | HttpPreview;
 
   return (
@@ -142,8 +141,12 @@ export function PermissionDialog(props: {
       <p className="muted">
         Permission level: <strong>{request.permission}</strong>
         {props.queue.length > 1 && ` · ${props.queue.length - 1} more waiting`}
-        {" · "}
-        <span data-testid="permission-countdown">denied automatically in {left} s</span>
+        {left !== null && (
+          <>
+            {" · "}
+            <span data-testid="permission-countdown">denied automatically in {left} s</span>
+          </>
+        )}
       </p>
       <h3>Parameters</h3>
       <pre className="code permission-params" tabIndex={0}>

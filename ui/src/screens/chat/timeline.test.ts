@@ -1,6 +1,6 @@
 import type { EngineEvent } from "../../bindings";
 import { emptyChat, fromHistory, reduce, type ChatState } from "./timeline";
-import type { HistoryMessage, StoredMessage } from "../../bindings";
+import type { CallStatus, HistoryMessage, StoredMessage } from "../../bindings";
 
 const C = "c1";
 const run = (events: EngineEvent[], start: ChatState = emptyChat) => events.reduce(reduce, start);
@@ -32,7 +32,9 @@ describe("timeline reducer", () => {
       {
         type: "tool_call_started",
         conversation_id: C,
+        call_id: "k1",
         agent: "lead",
+        depth: 0,
         index: 0,
         name: "create_artifact",
       },
@@ -50,10 +52,15 @@ describe("timeline reducer", () => {
       type: "tool_complete",
       conversation_id: C,
       call_id: "k1",
+      agent: "lead",
+      depth: 0,
       tool: "create_artifact",
       success: true,
+      status: "succeeded",
+      reason: null,
       result: "created",
       metadata: { artifact_snapshot: { id: "notes" } },
+      artifact_ids: ["notes"],
       duration_ms: 12,
     });
     expect(done.items[0]).toMatchObject({
@@ -63,43 +70,55 @@ describe("timeline reducer", () => {
     });
   });
 
-  it("shows refused calls as denied, failed or not-run cards", () => {
-    const denied = run([
-      {
-        type: "tool_complete",
-        conversation_id: C,
-        call_id: "k2",
-        tool: "web_fetch",
-        success: false,
-        result: "the user did not allow `web_fetch` to run (denied)",
-        metadata: {},
-        duration_ms: 3,
-      },
-      {
-        type: "tool_complete",
-        conversation_id: C,
-        call_id: "k3",
-        tool: "__malformed__",
-        success: false,
-        result: "could not be read",
-        metadata: {},
-        duration_ms: 0,
-      },
-      {
-        type: "tool_complete",
-        conversation_id: C,
-        call_id: "k4",
-        tool: "probe",
-        success: false,
-        result: "not run: the run was stopped while waiting for permission",
-        metadata: {},
-        duration_ms: 0,
-      },
+  /** A finished call as the engine reports it: `status` says how it ended, `result` is the
+   * engine's English for the model. */
+  const complete = (
+    call_id: string,
+    tool: string,
+    status: CallStatus,
+    result: string,
+  ): EngineEvent => ({
+    type: "tool_complete",
+    conversation_id: C,
+    call_id,
+    agent: "lead",
+    depth: 0,
+    tool,
+    success: status === "succeeded",
+    status,
+    reason: status === "succeeded" ? null : result,
+    result,
+    metadata: {},
+    artifact_ids: [],
+    duration_ms: 0,
+  });
+
+  it("shows refused calls as denied, failed, not-run or stopped cards from their status", () => {
+    const s = run([
+      complete("k2", "web_fetch", "denied", "the user did not allow `web_fetch` to run (denied)"),
+      complete("k3", "__malformed__", "failed", "could not be read"),
+      complete("k4", "probe", "not_run", "not run: the run was stopped while waiting"),
+      complete("k5", "slow", "stopped", "stopped by the user while running"),
     ]);
-    expect(denied.items.map((i) => i.kind === "tool" && i.status)).toEqual([
+    expect(s.items.map((i) => i.kind === "tool" && i.status)).toEqual([
       "denied",
       "failed",
       "not_run",
+      "stopped",
+    ]);
+  });
+
+  it("reads a live call's status, not the engine's wording", () => {
+    // Reworded: no "did not allow", no "not run:" — the status alone decides.
+    const s = run([
+      complete("k6", "web_fetch", "denied", "Permission refused by the person at the keyboard."),
+      complete("k7", "probe", "not_run", "Skipped because the run ended."),
+      complete("k8", "echo", "failed", "the user did not allow this text to fool anyone"),
+    ]);
+    expect(s.items.map((i) => i.kind === "tool" && i.status)).toEqual([
+      "denied",
+      "not_run",
+      "failed",
     ]);
   });
 

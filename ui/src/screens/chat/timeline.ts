@@ -1,4 +1,10 @@
-import type { EngineEvent, HistoryCall, HistoryMessage, JsonValue } from "../../bindings";
+import type {
+  CallStatus,
+  EngineEvent,
+  HistoryCall,
+  HistoryMessage,
+  JsonValue,
+} from "../../bindings";
 
 /** One thing shown in a conversation. */
 export type TimelineItem =
@@ -19,7 +25,7 @@ export type TimelineItem =
       tool: string;
       depth: number;
       params: Record<string, JsonValue>;
-      status: "running" | "succeeded" | "failed" | "denied" | "not_run";
+      status: "running" | CallStatus;
       result: string | null;
       durationMs: number | null;
       artifactId: string | null;
@@ -43,7 +49,8 @@ export interface PendingPermission {
   /** Who asks: the conversation's agent, then each sub-agent down to the caller. */
   agentChain: string[];
   request: Extract<EngineEvent, { type: "permission_request" }>["request"];
-  receivedAt: number;
+  /** When the engine denies it unanswered (ms since the Unix epoch); null when it never does. */
+  deadlineMs: number | null;
 }
 
 export interface ChatState {
@@ -178,8 +185,10 @@ const NO_RESULT =
 
 type Finished = "succeeded" | "failed" | "denied" | "not_run";
 
-/** How a finished call is shown: the engine's results say "not run: …" for calls a stop came
- * before, and "… did not allow …" for denied ones. */
+/** How a finished call read from history text is shown: the stored results say "not run: …"
+ * for calls a stop came before, and "… did not allow …" for denied ones. Live calls carry their
+ * status in `tool_complete`; history is rebuilt from call records by the store work of
+ * issue 13, which removes this. */
 function finishedStatus(success: boolean, text: string): Finished {
   if (success) return "succeeded";
   if (text.startsWith("not run:")) return "not_run";
@@ -255,7 +264,8 @@ export function reduce(state: ChatState, event: EngineEvent): ChatState {
         seq,
       };
     case "tool_complete": {
-      const status = finishedStatus(event.success, event.result);
+      // The engine's status, never its wording.
+      const status = event.status;
       const index = findLastIndex(items, (i) => i.kind === "tool" && i.callId === event.call_id);
       const done = {
         status,
@@ -271,7 +281,7 @@ export function reduce(state: ChatState, event: EngineEvent): ChatState {
         return { ...state, items: next, seq };
       }
       // Refused before it ran (validation, permission, malformed, unknown tool).
-      const refused = { ...toolItem(event.call_id, event.tool, state.depth, {}), ...done };
+      const refused = { ...toolItem(event.call_id, event.tool, event.depth, {}), ...done };
       return { ...state, items: [...items, refused], seq };
     }
     case "agent_switch":

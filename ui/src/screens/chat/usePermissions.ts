@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useState } from "react";
 import { commands, type Answer } from "../../bindings";
 import { useEngineEvents } from "../../ipc/useEngineEvents";
 import type { PendingPermission } from "./timeline";
@@ -6,14 +6,6 @@ import type { PendingPermission } from "./timeline";
 /** Pending permission requests, oldest first, and the answer action. */
 export function usePermissions() {
   const [queue, setQueue] = useState<PendingPermission[]>([]);
-  const [timeoutSecs, setTimeoutSecs] = useState(120);
-
-  useEffect(() => {
-    void commands.getSettings().then((res) => {
-      if (res.status === "ok") setTimeoutSecs(res.data.settings.permission_timeout_secs);
-    });
-  }, []);
-
   useEngineEvents((event) => {
     if (event.type === "permission_request") {
       setQueue((q) => [
@@ -24,15 +16,12 @@ export function usePermissions() {
           conversationTitle: event.conversation_title,
           agentChain: event.agent_chain,
           request: event.request,
-          receivedAt: Date.now(),
+          // The engine's deadline: no settings (and so no keyring) read to learn the timeout.
+          deadlineMs: event.deadline_ms,
         },
       ]);
     } else if (event.type === "permission_resolved") {
       setQueue((q) => q.filter((p) => p.requestId !== event.request_id));
-    } else if (event.type === "config_reloaded") {
-      void commands.getSettings().then((res) => {
-        if (res.status === "ok") setTimeoutSecs(res.data.settings.permission_timeout_secs);
-      });
     }
   });
 
@@ -41,5 +30,5 @@ export function usePermissions() {
     await commands.answerPermission(requestId, a);
   }, []);
 
-  return { queue, timeoutSecs, answer };
+  return { queue, answer };
 }

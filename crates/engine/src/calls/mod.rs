@@ -6,6 +6,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+pub mod gate;
+pub mod store;
+
 /// How a call ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

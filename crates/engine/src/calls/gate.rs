@@ -1,0 +1,505 @@
+//! The one gate every tool call goes through, whoever makes it (the run loop, `artifactflow-cli
+//! tools call`, the tool editor's test-run): cancellation checked → the tool looked up (and the
+//! agent's tool list enforced) → parameters prepared → the permission decision applied (asking
+//! through [`Asker`]) → cancellation checked again → the pipeline run (a stop while it runs
+//! ends it) → an oversized result stored as an artifact → events. It returns a typed
+//! [`CallOutcome`]; nothing after it reads the English text meant for the model.
+//!
+//! Events, in order: `PermissionRequest`/`PermissionResolved` (when asked), `ToolStart` (when
+//! it runs), `ToolComplete` (always, with the status), `ArtifactSnapshot` (when the tool changed
+//! an artifact).
+
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use indexmap::IndexMap;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::{CallStatus, Handover};
+use crate::config::AgentDef;
+use crate::context::AppContext;
+use crate::events::{new_id, EngineEvent, EventSink};
+use crate::interrupts::{PermissionBroker, Resolution};
+use crate::parser::{format_result, ToolCall};
+use crate::permissions::{
+    self, AgentSetting, Answer, Decision, PermissionInput, PermissionRequest,
+};
+use crate::tools::{pipeline, Params, Tool, ToolContext, ToolResult};
+
+/// Why a call the user's stop came before did not run.
+pub const STOPPED_BEFORE: &str = "the user stopped the run";
+
+/// How a call's permission is asked for, when its decision is to ask.
+pub enum Asker<'a> {
+    /// Ask synchronously (the CLI's terminal prompt).
+    Now(Box<dyn FnOnce(&PermissionRequest) -> Answer + Send + 'a>),
+    /// Announce the request as an event and wait for its answer through the broker (a run's or
+    /// the app's permission dialog), at most `timeout`.
+    Broker {
+        /// The broker the answer comes through.
+        broker: &'a PermissionBroker,
+        /// How long to wait before denying.
+        timeout: Duration,
+        /// Stops the wait (the call is then not run).
+        cancel: CancellationToken,
+    },
+}
+
+/// Who makes a call, and where.
+pub struct Caller<'a> {
+    /// The app.
+    pub ctx: &'a AppContext,
+    /// Where events go.
+    pub events: &'a dyn EventSink,
+    /// The conversation the call belongs to.
+    pub conversation: &'a str,
+    /// The calling agent (its tool list is enforced); `None` for a direct call.
+    pub agent: Option<&'a AgentDef>,
+    /// Who asks, from the conversation's agent down to the caller (empty for a direct call).
+    pub agent_chain: &'a [String],
+    /// 0 for the conversation's agent, 1+ for sub-agents.
+    pub depth: u32,
+    /// The user's stop.
+    pub cancel: &'a CancellationToken,
+    /// Remember an "always allow" answer for the conversation (creating it if new); without
+    /// it, such an answer approves this one call.
+    pub remember_always: bool,
+    /// The tool context (the editor's records the HTTP exchange); `None` for the usual one.
+    pub tool_ctx: Option<&'a ToolContext>,
+}
+
+/// What a call is: a parsed call (looked up by name) or a tool given directly (the editor's
+/// unsaved draft).
+pub enum Subject<'a> {
+    /// A call from the parser (or a direct call by name), looked up in the conversation's tools.
+    Parsed(&'a ToolCall),
+    /// A tool and its string parameters.
+    Tool(&'a dyn Tool, &'a IndexMap<String, String>),
+}
+
+/// How a call ended.
+#[derive(Debug, Clone)]
+pub struct CallOutcome {
+    /// The call's id.
+    pub call_id: String,
+    /// The tool name as called.
+    pub tool: String,
+    /// How it ended.
+    pub status: CallStatus,
+    /// Why, in words for a person (none for a plain success).
+    pub reason: Option<String>,
+    /// The parameters, typed when preparation succeeded (strings otherwise).
+    pub params: Params,
+    /// The tool's result (a refusal is a failed result), after oversized storage.
+    pub result: ToolResult,
+    /// The result exactly as the model sees it (`<tool_result>` block).
+    pub text: String,
+    /// Artifacts the call created or changed.
+    pub artifact_ids: Vec<String>,
+    /// When it started (wall clock, RFC 3339) and how long it took.
+    pub started_at: String,
+    /// From the gate's start to the outcome.
+    pub duration: Duration,
+    /// For a successful `call_subagent`: the hand-over the run loop performs.
+    pub handover: Option<Handover>,
+}
+
+impl CallOutcome {
+    /// The text of the result for the model, unframed (the output or the error).
+    pub fn result_text(&self) -> &str {
+        result_text(&self.result)
+    }
+}
+
+fn result_text(result: &ToolResult) -> &str {
+    if result.success {
+        &result.data
+    } else {
+        result.error.as_deref().unwrap_or("")
+    }
+}
+
+/// Milliseconds since the Unix epoch, `after` from now.
+fn deadline_ms(after: Duration) -> u64 {
+    (SystemTime::now() + after)
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+/// The artifacts a result names: a changed artifact's snapshot, an oversized result's artifact.
+fn artifact_ids(result: &ToolResult) -> Vec<String> {
+    let snapshot = result
+        .metadata
+        .get("artifact_snapshot")
+        .and_then(|s| s.get("id"))
+        .and_then(Value::as_str);
+    let persisted = result
+        .metadata
+        .get("persisted_artifact_id")
+        .and_then(Value::as_str);
+    snapshot
+        .into_iter()
+        .chain(persisted)
+        .map(str::to_string)
+        .collect()
+}
+
+/// The end of `call`, which is not run for `reason` (a stop came first, or only one hand-over
+/// per answer): completed with status `not_run`, its result "not run: {reason}".
+pub fn not_run(caller: &Caller<'_>, call: &ToolCall, reason: &str) -> CallOutcome {
+    Gate::new(call.id.clone(), &call.name).not_run(caller, string_params(&call.params), reason)
+}
+
+fn string_params(params: &IndexMap<String, String>) -> Params {
+    params
+        .iter()
+        .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+        .collect()
+}
+
+/// The per-call facts the steps share.
+struct Gate {
+    call_id: String,
+    tool: String,
+    started: Instant,
+    started_at: String,
+}
+
+impl Gate {
+    fn new(call_id: String, tool: &str) -> Self {
+        Gate {
+            call_id,
+            tool: tool.to_string(),
+            started: Instant::now(),
+            started_at: now_rfc3339(),
+        }
+    }
+
+    /// The call failed before it ran (unreadable, unknown tool, invalid parameters).
+    fn fail(self, caller: &Caller<'_>, params: Params, message: String) -> CallOutcome {
+        let result = ToolResult::fail(message.clone());
+        self.finish(caller, CallStatus::Failed, Some(message), params, result)
+    }
+
+    /// The call is not run, for `reason`.
+    fn not_run(self, caller: &Caller<'_>, params: Params, reason: &str) -> CallOutcome {
+        let result = ToolResult::fail(format!("not run: {reason}"));
+        self.finish(
+            caller,
+            CallStatus::NotRun,
+            Some(reason.to_string()),
+            params,
+            result,
+        )
+    }
+
+    /// Emit the completion (and the snapshot) and build the outcome.
+    fn finish(
+        self,
+        caller: &Caller<'_>,
+        status: CallStatus,
+        reason: Option<String>,
+        params: Params,
+        result: ToolResult,
+    ) -> CallOutcome {
+        let duration = self.started.elapsed();
+        let ids = artifact_ids(&result);
+        let agent = caller.agent.map(|a| a.name.clone()).unwrap_or_default();
+        caller.events.emit(EngineEvent::ToolComplete {
+            conversation_id: caller.conversation.to_string(),
+            call_id: self.call_id.clone(),
+            agent,
+            depth: caller.depth,
+            tool: self.tool.clone(),
+            success: result.success,
+            status,
+            reason: reason.clone(),
+            result: result_text(&result).to_string(),
+            metadata: result.metadata.clone(),
+            artifact_ids: ids.clone(),
+            duration_ms: duration.as_millis() as u64,
+        });
+        if let Some(snapshot) = result.metadata.get("artifact_snapshot") {
+            caller.events.emit(EngineEvent::ArtifactSnapshot {
+                conversation_id: caller.conversation.to_string(),
+                snapshot: snapshot.clone(),
+            });
+        }
+        let handover = (status.succeeded() && self.tool == "call_subagent")
+            .then(|| {
+                Some(Handover {
+                    target: params.get("agent_name")?.as_str()?.trim().to_string(),
+                    instruction: params.get("instruction")?.as_str()?.trim().to_string(),
+                })
+            })
+            .flatten();
+        let text = format_result(&self.tool, result.success, result_text(&result));
+        CallOutcome {
+            call_id: self.call_id,
+            tool: self.tool,
+            status,
+            reason,
+            params,
+            result,
+            text,
+            artifact_ids: ids,
+            started_at: self.started_at,
+            duration,
+            handover,
+        }
+    }
+}
+
+/// The current time as stored in the database (RFC 3339, UTC, milliseconds).
+pub fn now_rfc3339() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+/// Run one call through the gate, asking permission through `asker`. Never panics; every
+/// refusal is an outcome.
+pub async fn run(
+    caller: &Caller<'_>,
+    asker: Asker<'_>,
+    call_id: String,
+    subject: Subject<'_>,
+) -> CallOutcome {
+    let (name, raw, parsed, given) = match subject {
+        Subject::Parsed(call) => (call.name.as_str(), &call.params, Some(call), None),
+        Subject::Tool(tool, params) => (tool.spec().name.as_str(), params, None, Some(tool)),
+    };
+    let gate = Gate::new(call_id, name);
+    if caller.cancel.is_cancelled() {
+        return gate.not_run(caller, string_params(raw), STOPPED_BEFORE);
+    }
+    if let Some(error) = parsed.and_then(|c| c.error.as_deref()) {
+        let message = format!(
+            "your tool call could not be read ({error}); see the format below and send it again"
+        );
+        return gate.fail(caller, Params::new(), message);
+    }
+    let registry;
+    let tool: &dyn Tool = match given {
+        Some(tool) => tool,
+        None => {
+            registry = caller.ctx.conversation_registry(caller.conversation);
+            match registry.get(name) {
+                Some(tool) => tool.as_ref(),
+                None => {
+                    let message = unknown_tool(caller, &registry, name);
+                    return gate.fail(caller, string_params(raw), message);
+                }
+            }
+        }
+    };
+    let typed = match pipeline::prepare(&tool.spec().params, raw) {
+        Ok(t) => t,
+        Err(message) => return gate.fail(caller, string_params(raw), message),
+    };
+    let default_ctx;
+    let tool_ctx = match caller.tool_ctx {
+        Some(c) => c,
+        None => {
+            default_ctx = caller.ctx.tool_context(Some(caller.conversation));
+            &default_ctx
+        }
+    };
+    if let Some((status, reason, message)) =
+        permit(caller, asker, &gate.call_id, name, tool, &typed, tool_ctx).await
+    {
+        return gate.finish(
+            caller,
+            status,
+            Some(reason),
+            typed,
+            ToolResult::fail(message),
+        );
+    }
+    if caller.cancel.is_cancelled() {
+        return gate.not_run(caller, typed, STOPPED_BEFORE);
+    }
+    caller.events.emit(EngineEvent::ToolStart {
+        conversation_id: caller.conversation.to_string(),
+        call_id: gate.call_id.clone(),
+        tool: name.to_string(),
+        params: typed.clone(),
+    });
+    let result = tokio::select! {
+        r = pipeline::execute_guarded(tool, typed.clone(), tool_ctx) => r,
+        _ = caller.cancel.cancelled() => {
+            let reason = "stopped by the user while running; it may have partly happened";
+            return gate.finish(
+                caller,
+                CallStatus::Stopped,
+                Some(reason.to_string()),
+                typed,
+                ToolResult::fail(reason),
+            );
+        }
+    };
+    let result = crate::artifacts::persist_oversized(
+        &caller.ctx.artifact_store(),
+        name,
+        tool.max_result_size_chars(),
+        result,
+        caller.conversation,
+    );
+    let (status, reason) = if result.success {
+        (CallStatus::Succeeded, None)
+    } else {
+        (CallStatus::Failed, result.error.clone())
+    };
+    gate.finish(caller, status, reason, typed, result)
+}
+
+/// The refusal of a tool that is not in the conversation's registry.
+fn unknown_tool(
+    caller: &Caller<'_>,
+    registry: &crate::tools::registry::Registry,
+    name: &str,
+) -> String {
+    match caller.agent {
+        None => {
+            let mut names: Vec<_> = registry.iter().map(|t| t.spec().name.clone()).collect();
+            names.sort();
+            format!("there is no tool `{name}`; available: {}", names.join(", "))
+        }
+        Some(agent) if agent.tools.contains_key(name) => {
+            format!("tool `{name}` is not available right now (its definition failed to load)")
+        }
+        Some(_) => {
+            format!("there is no tool `{name}`; use only the tools listed in your instructions")
+        }
+    }
+}
+
+/// Apply the permission decision; `None` when the call may run, else its status, the reason
+/// for a person and the message for the model.
+async fn permit(
+    caller: &Caller<'_>,
+    asker: Asker<'_>,
+    call_id: &str,
+    name: &str,
+    tool: &dyn Tool,
+    typed: &Params,
+    tool_ctx: &ToolContext,
+) -> Option<(CallStatus, String, String)> {
+    let always = caller
+        .ctx
+        .with_db(|c| crate::conversations::always_allowed(c, caller.conversation))
+        .map(|s| s.contains(name))
+        .unwrap_or(false);
+    let decision = permissions::decide(PermissionInput {
+        tool: name,
+        tool_default: tool.permission(),
+        agent: caller.agent.map(|a| match a.tools.get(name) {
+            Some(p) => AgentSetting::Listed(*p),
+            None => AgentSetting::NotListed,
+        }),
+        always_allowed: always,
+    });
+    match decision {
+        Decision::Allow => None,
+        Decision::Deny(why) => Some((CallStatus::Denied, why.clone(), why)),
+        Decision::Ask => ask(caller, asker, call_id, name, tool, typed, tool_ctx).await,
+    }
+}
+
+/// Ask the user (terminal prompt or broker), announce and resolve the request.
+async fn ask(
+    caller: &Caller<'_>,
+    asker: Asker<'_>,
+    call_id: &str,
+    name: &str,
+    tool: &dyn Tool,
+    typed: &Params,
+    tool_ctx: &ToolContext,
+) -> Option<(CallStatus, String, String)> {
+    let request = PermissionRequest {
+        tool: name.to_string(),
+        permission: crate::config::Permission::Confirm,
+        params: typed.clone(),
+        request: tool.request_preview(typed, tool_ctx).await,
+    };
+    let request_id = new_id("perm");
+    let conversation_title = caller
+        .ctx
+        .with_db(|c| crate::conversations::title(c, caller.conversation))
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    let announce = |deadline_ms: Option<u64>| {
+        caller.events.emit(EngineEvent::PermissionRequest {
+            conversation_id: caller.conversation.to_string(),
+            conversation_title: conversation_title.clone(),
+            agent_chain: caller.agent_chain.to_vec(),
+            call_id: call_id.to_string(),
+            agent: caller.agent.map(|a| a.name.clone()).unwrap_or_default(),
+            depth: caller.depth,
+            deadline_ms,
+            request_id: request_id.clone(),
+            request: request.clone(),
+        })
+    };
+    let (answer, resolution) = match asker {
+        Asker::Now(ask) => {
+            announce(None);
+            (ask(&request), Resolution::Answered)
+        }
+        Asker::Broker {
+            broker,
+            timeout,
+            cancel,
+        } => {
+            // Registered before it is announced, so an immediate answer always finds it.
+            let pending = broker.register(caller.conversation, &request_id);
+            announce(Some(deadline_ms(timeout)));
+            broker.wait(pending, timeout, &cancel).await
+        }
+    };
+    caller.events.emit(EngineEvent::PermissionResolved {
+        conversation_id: caller.conversation.to_string(),
+        request_id,
+        answer,
+        resolution,
+    });
+    let denied = |why: &str| {
+        Some((
+            CallStatus::Denied,
+            why.to_string(),
+            permissions::denied_message(name, why),
+        ))
+    };
+    match (answer, resolution) {
+        (Answer::Approve, _) => None,
+        (Answer::ApproveAlways, _) if !caller.remember_always => None,
+        (Answer::ApproveAlways, _) => {
+            remember_always(caller, name);
+            None
+        }
+        (Answer::Deny, Resolution::Cancelled) => Some((
+            CallStatus::NotRun,
+            "the run was stopped while waiting for permission".to_string(),
+            "not run: the run was stopped while waiting for permission".to_string(),
+        )),
+        (Answer::Deny, Resolution::TimedOut) => denied("no answer before the permission timeout"),
+        (Answer::Deny, Resolution::ListenerGone) => {
+            denied("the window asking for permission was closed")
+        }
+        (Answer::Deny, Resolution::Answered) => denied("denied"),
+    }
+}
+
+/// Remember "always allow" `name` in the caller's conversation. A run's conversation exists; a
+/// direct call's is created, since the user named it for this call.
+fn remember_always(caller: &Caller<'_>, name: &str) {
+    let direct = caller.agent.is_none();
+    if let Err(e) = caller.ctx.with_db(|c| {
+        if direct {
+            crate::conversations::ensure(c, caller.conversation, "")?;
+        }
+        crate::conversations::set_always_allowed(c, caller.conversation, name, true)
+    }) {
+        tracing::warn!("cannot remember always-allow: {e}");
+    }
+}

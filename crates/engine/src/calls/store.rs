@@ -1,0 +1,76 @@
+//! Call records in the `tool_calls` table: one row per call, written once when the call has
+//! ended (the run loop records each call right after the gate returns, and the calls a stop
+//! left unrun as `not_run`), read back by conversation for the history and the CLI.
+
+use rusqlite::{params, Connection};
+
+use super::{CallRecord, CallStatus, Handover};
+
+/// Store `record` (replacing a row with the same call id).
+pub fn record(conn: &Connection, record: &CallRecord) -> rusqlite::Result<()> {
+    // Cached: the run loop writes one row per call, so this is on its hot path.
+    conn.prepare_cached(
+        "INSERT OR REPLACE INTO tool_calls (call_id, conversation_id, run_id, message_id, position,
+             agent, depth, tool, params, status, reason, result, artifact_ids, handover,
+             started_at, ended_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+    )?
+    .execute(params![
+        record.call_id,
+        record.conversation_id,
+        record.run_id,
+        record.message_id,
+        record.position,
+        record.agent,
+        record.depth,
+        record.tool,
+        serde_json::Value::Object(record.params.clone()).to_string(),
+        record.status.as_str(),
+        record.reason,
+        record.result,
+        serde_json::to_string(&record.artifact_ids).unwrap_or_else(|_| "[]".into()),
+        record
+            .handover
+            .as_ref()
+            .and_then(|h| serde_json::to_string(h).ok()),
+        record.started_at,
+        record.ended_at,
+    ])?;
+    Ok(())
+}
+
+/// Every call of a conversation, in the order of their messages and positions.
+pub fn list(conn: &Connection, conversation_id: &str) -> rusqlite::Result<Vec<CallRecord>> {
+    let mut stmt = conn.prepare(
+        "SELECT call_id, conversation_id, run_id, message_id, position, agent, depth, tool,
+                params, status, reason, result, artifact_ids, handover, started_at, ended_at
+         FROM tool_calls WHERE conversation_id = ?1
+         ORDER BY message_id IS NULL, message_id, position, started_at, rowid",
+    )?;
+    let rows = stmt.query_map([conversation_id], |r| {
+        let params: String = r.get(8)?;
+        let status: String = r.get(9)?;
+        let artifact_ids: String = r.get(12)?;
+        let handover: Option<String> = r.get(13)?;
+        Ok(CallRecord {
+            call_id: r.get(0)?,
+            conversation_id: r.get(1)?,
+            run_id: r.get(2)?,
+            message_id: r.get(3)?,
+            position: r.get(4)?,
+            agent: r.get(5)?,
+            depth: r.get(6)?,
+            tool: r.get(7)?,
+            params: serde_json::from_str(&params).unwrap_or_default(),
+            // The table's CHECK admits only the statuses' names.
+            status: CallStatus::parse(&status).unwrap_or(CallStatus::Failed),
+            reason: r.get(10)?,
+            result: r.get(11)?,
+            artifact_ids: serde_json::from_str(&artifact_ids).unwrap_or_default(),
+            handover: handover.and_then(|h| serde_json::from_str::<Handover>(&h).ok()),
+            started_at: r.get(14)?,
+            ended_at: r.get(15)?,
+        })
+    })?;
+    rows.collect()
+}
