@@ -1,7 +1,7 @@
 import { render, screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { FirstRunSetup } from "./FirstRunSetup";
-import { fakeBackend } from "./fakeBackend";
+import { fakeBackend } from "../../test/fakeBackend";
 
 function renderSetup() {
   const onDone = vi.fn();

@@ -3,7 +3,7 @@ import userEvent from "@testing-library/user-event";
 import type { StatusState } from "../../ipc/useStatus";
 import type { ConnectionTest } from "../../bindings";
 import { SettingsScreen } from "./SettingsScreen";
-import { LOCAL, OPENAI, STATUS, fakeBackend } from "./fakeBackend";
+import { LOCAL, OPENAI, STATUS, fakeBackend } from "../../test/fakeBackend";
 
 const STATE: StatusState = { status: STATUS, error: null, loading: false, reload: async () => {} };
 
