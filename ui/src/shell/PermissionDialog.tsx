@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from "react";
-import type { Answer } from "../../bindings";
-import type { PendingPermission } from "./timeline";
+import type { Answer } from "../bindings";
+import type { PendingPermission } from "../screens/chat/timeline";
 
 /**
  * How long Approve and Always allow stay disarmed once a request is shown, and after every
