@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import { commands, events, type ConfigFile, type FileKind } from "../bindings";
+import { IpcError, call, errorMessage } from "../ipc/call";
 
 /** What happened to the file on disk while it was open. */
 export type External = { kind: "changed"; disk: string } | { kind: "deleted" } | null;
@@ -30,24 +31,26 @@ export function useFileEditor(kind: FileKind, opened: { path: string | null; tex
     if (path === null) return;
     let alive = true;
     const check = () =>
-      void commands.readConfigFile(kind, path).then((res) => {
-        if (!alive) return;
-        const { text: mine, base: from } = latest.current;
-        if (res.status === "error") {
-          if (res.error.code === "not_found") setExternal({ kind: "deleted" });
-          return;
-        }
-        const disk = res.data.text;
-        if (disk === from) return;
-        if (mine === from) {
-          setText(disk);
-          setBase(disk);
-          setExternal(null);
-          setNotice("The file was changed outside the app; the editor shows the new version.");
-        } else if (disk !== mine) {
-          setExternal({ kind: "changed", disk });
-        }
-      });
+      void call(commands.readConfigFile(kind, path)).then(
+        (file) => {
+          if (!alive) return;
+          const { text: mine, base: from } = latest.current;
+          const disk = file.text;
+          if (disk === from) return;
+          if (mine === from) {
+            setText(disk);
+            setBase(disk);
+            setExternal(null);
+            setNotice("The file was changed outside the app; the editor shows the new version.");
+          } else if (disk !== mine) {
+            setExternal({ kind: "changed", disk });
+          }
+        },
+        (e: unknown) => {
+          if (alive && e instanceof IpcError && e.code === "not_found")
+            setExternal({ kind: "deleted" });
+        },
+      );
     const off = events.statusChanged.listen(check);
     window.addEventListener("focus", check);
     return () => {
@@ -62,21 +65,25 @@ export function useFileEditor(kind: FileKind, opened: { path: string | null; tex
       setSaving(true);
       setSaveError(null);
       setNotice(null);
-      const res = await commands.saveConfigFile(kind, path, text, overwrite ? null : base);
-      setSaving(false);
-      if (res.status === "ok") {
-        setPath(res.data.path);
-        setBase(res.data.text);
+      try {
+        const saved = await call(
+          commands.saveConfigFile(kind, path, text, overwrite ? null : base),
+        );
+        setPath(saved.path);
+        setBase(saved.text);
         setExternal(null);
-        setNotice(`Saved to ${res.data.path}; it is live.`);
-        return res.data;
+        setNotice(`Saved to ${saved.path}; it is live.`);
+        return saved;
+      } catch (e) {
+        setSaveError(errorMessage(e));
+        if (e instanceof IpcError && e.code === "conflict" && path !== null) {
+          const disk = await call(commands.readConfigFile(kind, path)).catch(() => null);
+          if (disk) setExternal({ kind: "changed", disk: disk.text });
+        }
+        return null;
+      } finally {
+        setSaving(false);
       }
-      setSaveError(res.error.message);
-      if (res.error.code === "conflict" && path !== null) {
-        const disk = await commands.readConfigFile(kind, path);
-        if (disk.status === "ok") setExternal({ kind: "changed", disk: disk.data.text });
-      }
-      return null;
     },
     [kind, path, text, base],
   );

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { commands, type AppInfo, type ProjectLink } from "../bindings";
+import { attempt, call, errorMessage } from "../ipc/call";
 import { Field } from "../components/Field";
 import { Spinner } from "../components/Spinner";
 import { Icon } from "./Icon";
@@ -60,10 +61,7 @@ export function AboutDialog(props: { open: boolean; onClose: () => void }) {
 
   const openLink = (link: ProjectLink) => {
     setLinkError(null);
-    void commands
-      .openProjectLink(link)
-      .then((res) => res.status === "error" && setLinkError(res.error.message))
-      .catch((e: unknown) => setLinkError(String(e)));
+    call(commands.openProjectLink(link)).catch((e: unknown) => setLinkError(errorMessage(e)));
   };
 
   const info = about.info;
@@ -209,7 +207,7 @@ function UpdatesSection({ info, about }: { info: AppInfo; about: AboutState }) {
               <button
                 type="button"
                 className="link-button"
-                onClick={() => void commands.openProjectLink("releases")}
+                onClick={() => void attempt(commands.openProjectLink("releases"))}
               >
                 releases page
               </button>

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from "react";
 import { commands, type ArtifactView } from "../../bindings";
 import { Markdown } from "../../components/Markdown";
+import { call, errorMessage } from "../../ipc/call";
 
 /** A quick look at an artifact from a chat link: Markdown rendered safely, other types as text. */
 export function ArtifactViewer(props: { conversationId: string; id: string; onClose: () => void }) {
@@ -11,11 +12,10 @@ export function ArtifactViewer(props: { conversationId: string; id: string; onCl
   useEffect(() => {
     dialog.current?.showModal();
     let alive = true;
-    void commands.getArtifact(props.conversationId, props.id).then((res) => {
-      if (!alive) return;
-      if (res.status === "ok") setArtifact(res.data);
-      else setError(res.error.message);
-    });
+    void call(commands.getArtifact(props.conversationId, props.id)).then(
+      (artifact) => alive && setArtifact(artifact),
+      (e: unknown) => alive && setError(errorMessage(e)),
+    );
     return () => {
       alive = false;
     };

@@ -1,5 +1,6 @@
 import { useEffect, useState } from "react";
 import { commands, events, type ToolCheck } from "../../bindings";
+import { call, errorMessage } from "../../ipc/call";
 
 /** The backend's check of a draft (the loader's own errors, secrets, instructions),
  * re-run 250 ms after the text stops changing and whenever the config folder reloads. */
@@ -13,18 +14,18 @@ export function useToolCheck(path: string | null, text: string) {
   useEffect(() => {
     let alive = true;
     const timer = window.setTimeout(() => {
-      void commands.checkToolDraft(path, text).then((res) => {
-        if (!alive) return;
-        if (res.status === "ok") setCheck(res.data);
-        else
+      void call(commands.checkToolDraft(path, text)).then(
+        (check) => alive && setCheck(check),
+        (e: unknown) =>
+          alive &&
           setCheck({
             name: null,
-            errors: [{ file: path ?? "", line: null, field: null, message: res.error.message }],
+            errors: [{ file: path ?? "", line: null, field: null, message: errorMessage(e) }],
             instructions: null,
             secrets: [],
             permission: null,
-          });
-      });
+          }),
+      );
     }, 250);
     return () => {
       alive = false;

@@ -1,5 +1,6 @@
 import { useEffect, useState } from "react";
 import { commands, events, type ToolInfo } from "../../bindings";
+import { call, errorMessage } from "../../ipc/call";
 
 /** Every tool from the backend, refreshed when the config folder reloads. */
 export function useTools() {
@@ -8,13 +9,14 @@ export function useTools() {
   useEffect(() => {
     let alive = true;
     const load = () =>
-      void commands.listTools().then((res) => {
-        if (!alive) return;
-        if (res.status === "ok") {
-          setTools(res.data);
+      void call(commands.listTools()).then(
+        (tools) => {
+          if (!alive) return;
+          setTools(tools);
           setError(null);
-        } else setError(res.error.message);
-      });
+        },
+        (e: unknown) => alive && setError(errorMessage(e)),
+      );
     load();
     const off = events.statusChanged.listen(load);
     return () => {

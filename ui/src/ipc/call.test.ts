@@ -1,0 +1,35 @@
+import { clearMocks, mockIPC } from "@tauri-apps/api/mocks";
+import { afterEach, describe, expect, it } from "vitest";
+import { commands } from "../bindings";
+import { IpcError, call } from "./call";
+
+afterEach(() => clearMocks());
+
+describe("call", () => {
+  it("returns the value of a command that succeeded", async () => {
+    mockIPC((cmd) => (cmd === "list_conversations" ? [{ id: "c1" }] : null));
+    await expect(call(commands.listConversations(null))).resolves.toEqual([{ id: "c1" }]);
+  });
+
+  it("throws the shell's error with its code and message", async () => {
+    mockIPC(() => {
+      throw { code: "already_running", message: "“Notes” is still running: stop it first" };
+    });
+    const err = await call(commands.startRun("c1", "researcher", "hi")).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(IpcError);
+    expect(err).toMatchObject({
+      code: "already_running",
+      message: "“Notes” is still running: stop it first",
+    });
+  });
+
+  it("turns a bridge that rejects into a transport error", async () => {
+    mockIPC(() => {
+      throw new Error("the IPC channel closed");
+    });
+    const err = await call(commands.getStatus()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(IpcError);
+    expect(err).toMatchObject({ code: "transport" });
+    expect((err as IpcError).message).toContain("the IPC channel closed");
+  });
+});
