@@ -1,5 +1,6 @@
-import { useEffect, useRef, useState, type FormEvent } from "react";
+import { useRef, useState, type FormEvent } from "react";
 import { commands, type AppInfo, type ProjectLink } from "../bindings";
+import { Modal } from "../components/Modal";
 import { attempt, call, errorMessage } from "../ipc/call";
 import { Field } from "../components/Field";
 import { Spinner } from "../components/Spinner";
@@ -45,19 +46,9 @@ const LINKS: { link: ProjectLink; label: string }[] = [
 ];
 
 export function AboutDialog(props: { open: boolean; onClose: () => void }) {
-  const dialog = useRef<HTMLDialogElement>(null);
   const close = useRef<HTMLButtonElement>(null);
   const about = useAbout(props.open);
   const [linkError, setLinkError] = useState<string | null>(null);
-
-  useEffect(() => {
-    const d = dialog.current;
-    if (!d) return;
-    if (props.open && !d.open) {
-      d.showModal();
-      close.current?.focus();
-    } else if (!props.open && d.open) d.close();
-  }, [props.open]);
 
   const openLink = (link: ProjectLink) => {
     setLinkError(null);
@@ -66,15 +57,13 @@ export function AboutDialog(props: { open: boolean; onClose: () => void }) {
 
   const info = about.info;
   return (
-    <dialog
-      ref={dialog}
+    <Modal
+      open={props.open}
+      initialFocus={close}
       className="permission-dialog about-dialog"
       aria-labelledby="about-title"
       data-testid="about-dialog"
-      onCancel={(e) => {
-        e.preventDefault();
-        props.onClose();
-      }}
+      onEscape={props.onClose}
     >
       {props.open && (
         <>
@@ -122,7 +111,7 @@ export function AboutDialog(props: { open: boolean; onClose: () => void }) {
           </div>
         </>
       )}
-    </dialog>
+    </Modal>
   );
 }
 
