@@ -3,6 +3,7 @@ import { LeaveGuardProvider, useConfirmLeave } from "./shell/leaveGuard";
 import { AgentsScreen } from "./screens/agents/AgentsScreen";
 import { Sidebar, SCREENS, type ScreenId } from "./shell/Sidebar";
 import { StatusArea } from "./shell/StatusArea";
+import { EngineEventsProvider } from "./ipc/EngineEventsProvider";
 import { useStatus } from "./ipc/useStatus";
 import { useTheme } from "./theme/useTheme";
 import { ChatScreen } from "./screens/chat/ChatScreen";
@@ -19,11 +20,13 @@ import { ExternalLinks } from "./shell/externalLinks";
 
 export function App() {
   return (
-    <LeaveGuardProvider>
-      <ChatStoreProvider>
-        <Shell />
-      </ChatStoreProvider>
-    </LeaveGuardProvider>
+    <EngineEventsProvider>
+      <LeaveGuardProvider>
+        <ChatStoreProvider>
+          <Shell />
+        </ChatStoreProvider>
+      </LeaveGuardProvider>
+    </EngineEventsProvider>
   );
 }
 

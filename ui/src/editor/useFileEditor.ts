@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from "react";
-import { commands, events, type ConfigFile, type FileKind } from "../bindings";
+import { commands, type ConfigFile, type FileKind } from "../bindings";
 import { IpcError, call, errorMessage } from "../ipc/call";
+import { useStatusChanges } from "../ipc/useEngineEvents";
 
 /** What happened to the file on disk while it was open. */
 export type External = { kind: "changed"; disk: string } | { kind: "deleted" } | null;
@@ -21,6 +22,7 @@ export function useFileEditor(kind: FileKind, opened: { path: string | null; tex
   const [initial, setInitial] = useState(opened.text);
   const dirty = text !== (base ?? initial);
 
+  const statusChanges = useStatusChanges();
   const latest = useRef({ text, base });
   useEffect(() => {
     latest.current = { text, base };
@@ -51,14 +53,14 @@ export function useFileEditor(kind: FileKind, opened: { path: string | null; tex
             setExternal({ kind: "deleted" });
         },
       );
-    const off = events.statusChanged.listen(check);
+    const off = statusChanges.subscribe(check);
     window.addEventListener("focus", check);
     return () => {
       alive = false;
       window.removeEventListener("focus", check);
-      void off.then((unlisten) => unlisten());
+      off();
     };
-  }, [kind, path]);
+  }, [kind, path, statusChanges]);
 
   const save = useCallback(
     async (overwrite = false): Promise<ConfigFile | null> => {

@@ -1,7 +1,7 @@
 import { clearMocks, mockIPC } from "@tauri-apps/api/mocks";
 import { afterEach, describe, expect, it } from "vitest";
 import { commands } from "../bindings";
-import { IpcError, call } from "./call";
+import { IpcError, attempt, call } from "./call";
 
 afterEach(() => clearMocks());
 
@@ -31,5 +31,14 @@ describe("call", () => {
     expect(err).toBeInstanceOf(IpcError);
     expect(err).toMatchObject({ code: "transport" });
     expect((err as IpcError).message).toContain("the IPC channel closed");
+  });
+
+  it("attempt gives null on success and the error otherwise", async () => {
+    mockIPC((cmd) => {
+      if (cmd === "delete_secret") throw { code: "keyring", message: "the system keyring failed" };
+      return null;
+    });
+    await expect(attempt(commands.cancelToolTest())).resolves.toBeNull();
+    await expect(attempt(commands.deleteSecret("K"))).resolves.toMatchObject({ code: "keyring" });
   });
 });

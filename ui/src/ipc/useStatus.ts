@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from "react";
-import { commands, events, type Status } from "../bindings";
+import { commands, type Status } from "../bindings";
 import { IpcError, call } from "./call";
+import { useStatusChanged } from "./useEngineEvents";
 
 export interface StatusState {
   status: Status | null;
@@ -21,15 +22,14 @@ export function useStatus(): StatusState {
       .then((status) => alive && setStatus(status))
       .catch((e: unknown) => alive && setError(unexpected(e)))
       .finally(() => alive && setLoading(false));
-    const unlisten = events.statusChanged.listen((event) => {
-      setStatus(event.payload.status);
-      setError(null);
-    });
     return () => {
       alive = false;
-      void unlisten.then((off) => off());
     };
   }, []);
+  useStatusChanged((event) => {
+    setStatus(event.status);
+    setError(null);
+  });
 
   const reload = useCallback(async () => {
     setLoading(true);

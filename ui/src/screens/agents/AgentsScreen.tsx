@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from "react";
-import { commands, events, type AgentCheck, type AgentView, type FileEntry } from "../../bindings";
+import { commands, type AgentCheck, type AgentView, type FileEntry } from "../../bindings";
 import { call, errorMessage } from "../../ipc/call";
 import { ConfirmButton } from "../../components/ConfirmButton";
 import { Markdown } from "../../components/Markdown";
@@ -9,6 +9,7 @@ import { selectLine } from "../../editor/selectLine";
 import { useFileEditor } from "../../editor/useFileEditor";
 import { useConfirmLeave, useLeaveGuard } from "../../shell/leaveGuard";
 import { NEW_AGENT } from "./agentFile";
+import { useStatusChanges } from "../../ipc/useEngineEvents";
 
 type Opened = { path: string | null; text: string; key: number };
 
@@ -30,11 +31,11 @@ function useAgentFiles() {
       ),
     [],
   );
+  const statusChanges = useStatusChanges();
   useEffect(() => {
     load();
-    const off = events.statusChanged.listen(load);
-    return () => void off.then((unlisten) => unlisten());
-  }, [load]);
+    return statusChanges.subscribe(load);
+  }, [load, statusChanges]);
   return { files, error, reload: load };
 }
 
@@ -148,6 +149,7 @@ function AgentDetail(props: {
 }) {
   const [text, setText] = useState<string | null>(null);
   const [check, setCheck] = useState<AgentCheck | null>(null);
+  const statusChanges = useStatusChanges();
   const { path } = props.file;
   useEffect(() => {
     let alive = true;
@@ -162,12 +164,12 @@ function AgentDetail(props: {
         // A file that vanished shows as gone on the next listing; nothing to say here.
         .catch(() => {});
     load();
-    const off = events.statusChanged.listen(load);
+    const off = statusChanges.subscribe(load);
     return () => {
       alive = false;
-      void off.then((unlisten) => unlisten());
+      off();
     };
-  }, [path]);
+  }, [path, statusChanges]);
   const agent = check?.agent ?? null;
   const problems = check?.errors ?? [];
   const name = agent?.name || props.file.file_name;

@@ -1,4 +1,5 @@
-import { render, screen, waitFor } from "@testing-library/react";
+import { screen, waitFor } from "@testing-library/react";
+import { render } from "../../test/render";
 import userEvent from "@testing-library/user-event";
 import { FirstRunSetup } from "./FirstRunSetup";
 import { fakeBackend } from "../../test/fakeBackend";

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from "react";
-import { commands, events, type SettingsView } from "../../bindings";
+import { commands, type SettingsView } from "../../bindings";
 import { IpcError, call } from "../../ipc/call";
+import { useStatusChanges } from "../../ipc/useEngineEvents";
 
 export interface SettingsState {
   settings: SettingsView | null;
@@ -16,6 +17,7 @@ export function useSettings(): SettingsState {
   const [error, setError] = useState<IpcError | null>(null);
   const [loading, setLoading] = useState(true);
   const alive = useRef(true);
+  const statusChanges = useStatusChanges();
 
   /** Fetch the settings, then show them or the error. */
   const fetch = useCallback(
@@ -44,21 +46,12 @@ export function useSettings(): SettingsState {
   useEffect(() => {
     alive.current = true;
     void fetch();
-    let off: (() => void) | null = null;
-    let unmounted = false;
-    events.statusChanged
-      .listen(() => void fetch())
-      .then((unlisten) => {
-        if (unmounted) unlisten();
-        else off = unlisten;
-      })
-      .catch(() => undefined);
+    const off = statusChanges.subscribe(() => void fetch());
     return () => {
       alive.current = false;
-      unmounted = true;
-      off?.();
+      off();
     };
-  }, [fetch]);
+  }, [fetch, statusChanges]);
 
   return { settings, error, loading, reload };
 }

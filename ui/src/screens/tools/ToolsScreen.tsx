@@ -1,7 +1,6 @@
 import { useCallback, useEffect, useState } from "react";
 import {
   commands,
-  events,
   type AppError,
   type FileEntry,
   type Result,
@@ -14,6 +13,7 @@ import { useConfirmLeave } from "../../shell/leaveGuard";
 import { ToolEditor } from "./ToolEditor";
 import { duplicateText } from "./toolDraft";
 import { useTools } from "./useTools";
+import { useStatusChanges } from "../../ipc/useEngineEvents";
 
 type Opened = { path: string | null; text: string; key: number };
 
@@ -24,6 +24,7 @@ const opening = (path: string | null, text: string): Opened => ({ path, text, ke
 /** Tool files on disk, enabled or not, refreshed on every config reload. */
 function useToolFiles() {
   const [files, setFiles] = useState<FileEntry[]>([]);
+  const statusChanges = useStatusChanges();
   const load = useCallback(
     () =>
       // A failed listing keeps the last one; the tool list above shows the backend's state.
@@ -32,9 +33,8 @@ function useToolFiles() {
   );
   useEffect(() => {
     load();
-    const off = events.statusChanged.listen(load);
-    return () => void off.then((unlisten) => unlisten());
-  }, [load]);
+    return statusChanges.subscribe(load);
+  }, [load, statusChanges]);
   return { files, reload: load };
 }
 

@@ -1,16 +1,14 @@
 import { useEffect, useState } from "react";
-import { commands, events, type ToolCheck } from "../../bindings";
+import { commands, type ToolCheck } from "../../bindings";
 import { call, errorMessage } from "../../ipc/call";
+import { useStatusChanged } from "../../ipc/useEngineEvents";
 
 /** The backend's check of a draft (the loader's own errors, secrets, instructions),
  * re-run 250 ms after the text stops changing and whenever the config folder reloads. */
 export function useToolCheck(path: string | null, text: string) {
   const [check, setCheck] = useState<ToolCheck | null>(null);
   const [generation, setGeneration] = useState(0);
-  useEffect(() => {
-    const off = events.statusChanged.listen(() => setGeneration((g) => g + 1));
-    return () => void off.then((unlisten) => unlisten());
-  }, []);
+  useStatusChanged(() => setGeneration((g) => g + 1));
   useEffect(() => {
     let alive = true;
     const timer = window.setTimeout(() => {
