@@ -30,6 +30,8 @@ pub enum ErrorCode {
     Update,
     /// A link the app does not open (only http, https and mailto open, outside the app).
     LinkRefused,
+    /// The system did not open a link or folder (no browser or file manager answered).
+    OpenFailed,
 }
 
 /// An error returned by a Tauri command.
@@ -59,22 +61,107 @@ impl AppError {
         )
     }
 
-    /// A config file operation failed.
-    pub fn file(e: engine::config_files::FileError) -> Self {
+    /// A database operation failed.
+    pub fn database(e: impl std::fmt::Display) -> Self {
+        Self::new(ErrorCode::Database, format!("the database failed: {e}"))
+    }
+
+    /// The system could not open `what` (a link or a folder) in its default application.
+    pub fn open_failed(what: impl std::fmt::Display, e: impl std::fmt::Display) -> Self {
+        Self::new(
+            ErrorCode::OpenFailed,
+            format!("cannot open {what}: {e}; check that a default browser or file manager is set"),
+        )
+    }
+}
+
+// How each engine error reaches the web view, chosen once here so commands use `?` and no two
+// commands report the same failure with different codes.
+
+impl From<engine::config_files::FileError> for AppError {
+    fn from(e: engine::config_files::FileError) -> Self {
         use engine::config_files::FileError;
         let code = match &e {
             FileError::Outside(..) | FileError::NotFound(_) => ErrorCode::NotFound,
             FileError::Conflict { .. } => ErrorCode::Conflict,
             FileError::Exists(_) => ErrorCode::AlreadyExists,
             FileError::Invalid(_) => ErrorCode::InvalidConfig,
-            _ => ErrorCode::Io,
+            FileError::Io(_) | _ => ErrorCode::Io,
         };
         Self::new(code, e.to_string())
     }
+}
 
-    /// A database operation failed.
-    pub fn database(e: impl std::fmt::Display) -> Self {
-        Self::new(ErrorCode::Database, format!("the database failed: {e}"))
+impl From<engine::config_edit::SaveError> for AppError {
+    fn from(e: engine::config_edit::SaveError) -> Self {
+        use engine::config_edit::SaveError;
+        let code = match &e {
+            SaveError::Invalid(_) => ErrorCode::InvalidConfig,
+            SaveError::Io(_) => ErrorCode::Io,
+        };
+        Self::new(code, e.to_string())
+    }
+}
+
+/// A draft (tool or agent file) that does not load.
+impl From<engine::config::ConfigError> for AppError {
+    fn from(e: engine::config::ConfigError) -> Self {
+        Self::new(ErrorCode::InvalidConfig, e.to_string())
+    }
+}
+
+impl From<engine::artifacts::StoreError> for AppError {
+    fn from(e: engine::artifacts::StoreError) -> Self {
+        use engine::artifacts::StoreError;
+        match &e {
+            StoreError::NotFound { .. } | StoreError::VersionNotFound { .. } => {
+                Self::new(ErrorCode::NotFound, e.to_string())
+            }
+            StoreError::Exists { .. } => Self::new(ErrorCode::AlreadyExists, e.to_string()),
+            StoreError::Io(_) => Self::new(ErrorCode::Io, e.to_string()),
+            StoreError::Open(_) | StoreError::Db(_) | _ => Self::database(e),
+        }
+    }
+}
+
+impl From<rusqlite::Error> for AppError {
+    fn from(e: rusqlite::Error) -> Self {
+        Self::database(e)
+    }
+}
+
+impl From<engine::conversations::ConflictError> for AppError {
+    fn from(e: engine::conversations::ConflictError) -> Self {
+        use engine::conversations::ConflictError;
+        match e {
+            ConflictError::Busy(message) => Self::new(ErrorCode::AlreadyRunning, message),
+            ConflictError::Db(e) => Self::database(e),
+            e => Self::database(e),
+        }
+    }
+}
+
+impl From<engine::run::AlreadyRunning> for AppError {
+    fn from(e: engine::run::AlreadyRunning) -> Self {
+        Self::new(ErrorCode::AlreadyRunning, e.to_string())
+    }
+}
+
+impl From<engine::interrupts::UnknownRequest> for AppError {
+    fn from(e: engine::interrupts::UnknownRequest) -> Self {
+        Self::new(ErrorCode::UnknownRequest, e.to_string())
+    }
+}
+
+impl From<engine::secrets::SecretError> for AppError {
+    fn from(e: engine::secrets::SecretError) -> Self {
+        use engine::secrets::SecretError;
+        let code = match &e {
+            SecretError::InvalidName(_) => ErrorCode::InvalidConfig,
+            SecretError::Keyring(_) => ErrorCode::Keyring,
+            SecretError::Index { .. } | _ => ErrorCode::Io,
+        };
+        Self::new(code, e.to_string())
     }
 }
 
@@ -100,5 +187,135 @@ mod tests {
             serde_json::to_value(ErrorCode::UnknownRequest).unwrap(),
             "unknown_request"
         );
+    }
+
+    /// Every engine error kind a command can return, and the code the web view gets for it.
+    /// The rows marked "drifted" had another code when each command chose its own.
+    #[test]
+    fn each_engine_error_kind_has_one_code() {
+        use engine::artifacts::StoreError;
+        use engine::config::ConfigError;
+        use engine::config_edit::SaveError;
+        use engine::config_files::FileError;
+        use engine::conversations::ConflictError;
+        use engine::secrets::SecretError;
+
+        let invalid = || ConfigError {
+            file: "settings.yaml".into(),
+            line: Some(2),
+            field: None,
+            message: "not a number".into(),
+        };
+        let sqlite = || rusqlite::Error::InvalidQuery;
+        let tmp = tempfile::tempdir().unwrap();
+        // A real failed write: the config folder is gone.
+        let failed_write = engine::config_edit::save_settings(
+            &tmp.path().join("gone"),
+            &engine::config::Settings::default(),
+        )
+        .unwrap_err();
+
+        let table: Vec<(AppError, ErrorCode)> = vec![
+            (
+                FileError::Outside("x".into(), "tools").into(),
+                ErrorCode::NotFound,
+            ),
+            (FileError::NotFound("x".into()).into(), ErrorCode::NotFound),
+            (
+                FileError::Conflict {
+                    path: "x".into(),
+                    disk: String::new(),
+                }
+                .into(),
+                ErrorCode::Conflict,
+            ),
+            (
+                FileError::Exists("x".into()).into(),
+                ErrorCode::AlreadyExists,
+            ),
+            (
+                FileError::Invalid(vec![invalid()]).into(),
+                ErrorCode::InvalidConfig,
+            ),
+            (FileError::Io("disk full".into()).into(), ErrorCode::Io),
+            (
+                SaveError::Invalid(vec![invalid()]).into(),
+                ErrorCode::InvalidConfig,
+            ),
+            // drifted: a failed settings write said InvalidConfig.
+            (failed_write.into(), ErrorCode::Io),
+            (invalid().into(), ErrorCode::InvalidConfig),
+            (
+                StoreError::NotFound {
+                    conversation_id: "c".into(),
+                    id: "a".into(),
+                }
+                .into(),
+                ErrorCode::NotFound,
+            ),
+            (
+                StoreError::VersionNotFound {
+                    id: "a".into(),
+                    version: 3,
+                    latest: 2,
+                }
+                .into(),
+                ErrorCode::NotFound,
+            ),
+            (
+                StoreError::Exists {
+                    conversation_id: "c".into(),
+                    id: "a".into(),
+                }
+                .into(),
+                ErrorCode::AlreadyExists,
+            ),
+            // drifted: reading an artifact's versions reported a database failure as NotFound.
+            (StoreError::Db(sqlite()).into(), ErrorCode::Database),
+            (
+                StoreError::Io(std::io::Error::other("eio")).into(),
+                ErrorCode::Io,
+            ),
+            (sqlite().into(), ErrorCode::Database),
+            (
+                ConflictError::Busy("running".into()).into(),
+                ErrorCode::AlreadyRunning,
+            ),
+            (ConflictError::Db(sqlite()).into(), ErrorCode::Database),
+            (
+                engine::run::AlreadyRunning("running".into()).into(),
+                ErrorCode::AlreadyRunning,
+            ),
+            (
+                engine::interrupts::UnknownRequest("r1".into()).into(),
+                ErrorCode::UnknownRequest,
+            ),
+            // drifted: a bad secret name said Keyring, and so did a failed index write.
+            (
+                SecretError::InvalidName("1x".into()).into(),
+                ErrorCode::InvalidConfig,
+            ),
+            (
+                SecretError::Keyring("locked".into()).into(),
+                ErrorCode::Keyring,
+            ),
+            (
+                SecretError::Index {
+                    path: "secrets.yaml".into(),
+                    source: std::io::Error::other("eio"),
+                }
+                .into(),
+                ErrorCode::Io,
+            ),
+            // drifted: a link or folder that failed to open said NotFound (or Io).
+            (
+                AppError::open_failed("https://example.org", "no browser"),
+                ErrorCode::OpenFailed,
+            ),
+        ];
+        for (error, code) in table {
+            assert_eq!(error.code, code, "{}", error.message);
+            assert!(!error.message.is_empty(), "{code:?} has no message");
+        }
     }
 }

@@ -89,7 +89,7 @@ pub fn open_external(app: AppHandle, url: String) -> Result<(), AppError> {
         .open_url(url.as_str(), None::<&str>)
         .map_err(|e| {
             AppError::new(
-                ErrorCode::Io,
+                ErrorCode::OpenFailed,
                 format!("cannot open the link in your browser: {e}; copy it and open it by hand"),
             )
         })

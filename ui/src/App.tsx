@@ -3,6 +3,7 @@ import { LeaveGuardProvider, useConfirmLeave } from "./shell/leaveGuard";
 import { AgentsScreen } from "./screens/agents/AgentsScreen";
 import { Sidebar, SCREENS, type ScreenId } from "./shell/Sidebar";
 import { StatusArea } from "./shell/StatusArea";
+import { EngineEventsProvider } from "./ipc/EngineEventsProvider";
 import { useStatus } from "./ipc/useStatus";
 import { useTheme } from "./theme/useTheme";
 import { ChatScreen } from "./screens/chat/ChatScreen";
@@ -10,8 +11,8 @@ import { ChatStoreProvider } from "./screens/chat/ChatStoreProvider";
 import { ToolsScreen } from "./screens/tools/ToolsScreen";
 import { ArtifactsScreen } from "./screens/artifacts/ArtifactsScreen";
 import { SettingsScreen } from "./screens/settings/SettingsScreen";
-import { PermissionDialog } from "./screens/chat/PermissionDialog";
-import { usePermissions } from "./screens/chat/usePermissions";
+import { PermissionDialog } from "./shell/PermissionDialog";
+import { usePermissions } from "./shell/usePermissions";
 import { FirstRunSetup } from "./screens/settings/FirstRunSetup";
 import { useFirstRun } from "./shell/useFirstRun";
 import { About } from "./shell/AboutDialog";
@@ -19,11 +20,13 @@ import { ExternalLinks } from "./shell/externalLinks";
 
 export function App() {
   return (
-    <LeaveGuardProvider>
-      <ChatStoreProvider>
-        <Shell />
-      </ChatStoreProvider>
-    </LeaveGuardProvider>
+    <EngineEventsProvider>
+      <LeaveGuardProvider>
+        <ChatStoreProvider>
+          <Shell />
+        </ChatStoreProvider>
+      </LeaveGuardProvider>
+    </EngineEventsProvider>
   );
 }
 

@@ -990,7 +990,11 @@ export type ErrorCode =
 /**
  * A link the app does not open (only http, https and mailto open, outside the app).
  */
-"link_refused"
+"link_refused" | 
+/**
+ * The system did not open a link or folder (no browser or file manager answered).
+ */
+"open_failed"
 /**
  * One file in a listing.
  */

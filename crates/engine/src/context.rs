@@ -355,7 +355,7 @@ mod tests {
         settings.permission_timeout_secs = 90;
         let err =
             crate::config::edit::save_settings(&tmp.path().join("config"), &settings).unwrap_err();
-        assert!(err.message.contains("was not changed"), "{err}");
+        assert!(err.to_string().contains("was not changed"), "{err}");
         assert_eq!(std::fs::read(&file).unwrap(), broken.as_bytes());
     }
 }

@@ -132,8 +132,7 @@ pub fn save_update_url(
     let ctx = &state.engine()?.ctx;
     let mut settings = ctx.config().settings.clone();
     settings.update_url = url.clone();
-    engine::config_edit::save_settings(&ctx.paths().config_dir, &settings)
-        .map_err(|e| AppError::new(ErrorCode::InvalidConfig, e.to_string()))?;
+    engine::config_edit::save_settings(&ctx.paths().config_dir, &settings)?;
     state.engine()?.reload_config();
     Ok(url)
 }
@@ -219,7 +218,7 @@ pub fn open_project_link(app: AppHandle, link: ProjectLink) -> Result<(), AppErr
     };
     app.opener()
         .open_url(&url, None::<&str>)
-        .map_err(|e| AppError::new(ErrorCode::NotFound, format!("cannot open {url}: {e}")))
+        .map_err(|e| AppError::open_failed(&url, e))
 }
 
 /// Seed a new config folder from the defaults the installer shipped as resources

@@ -50,12 +50,11 @@ pub fn list_artifacts(
         updated_before: query.updated_before,
         sort: query.sort,
     };
-    state
-        .engine()?
-        .ctx
-        .artifact_store()
-        .list(&filter, limit.clamp(1, 500) as usize, offset as usize)
-        .map_err(AppError::database)
+    Ok(state.engine()?.ctx.artifact_store().list(
+        &filter,
+        limit.clamp(1, 500) as usize,
+        offset as usize,
+    )?)
 }
 
 /// Every version of an artifact, oldest first.
@@ -66,12 +65,11 @@ pub fn artifact_versions(
     conversation_id: String,
     id: String,
 ) -> Result<Vec<VersionInfo>, AppError> {
-    state
+    Ok(state
         .engine()?
         .ctx
         .artifact_store()
-        .versions(&conversation_id, &id)
-        .map_err(not_found)
+        .versions(&conversation_id, &id)?)
 }
 
 /// One version of an artifact (the latest when `version` is null).
@@ -93,12 +91,12 @@ pub(crate) fn view(
     id: &str,
     version: Option<i64>,
 ) -> Result<ArtifactView, AppError> {
-    let (artifact, content) = state
-        .engine()?
-        .ctx
-        .artifact_store()
-        .content(conversation_id, id, version)
-        .map_err(not_found)?;
+    let (artifact, content) =
+        state
+            .engine()?
+            .ctx
+            .artifact_store()
+            .content(conversation_id, id, version)?;
     Ok(ArtifactView {
         id: artifact.id,
         title: artifact.title,
@@ -120,8 +118,7 @@ pub fn delete_artifact(
         .engine()?
         .ctx
         .artifact_store()
-        .delete(&conversation_id, &id)
-        .map_err(AppError::database)?;
+        .delete(&conversation_id, &id)?;
     deleted.then_some(()).ok_or_else(|| {
         not_found(format!(
             "no artifact `{id}` in conversation `{conversation_id}`"

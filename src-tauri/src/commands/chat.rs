@@ -59,11 +59,10 @@ pub fn list_conversations(
     state: State<'_, AppState>,
     query: Option<String>,
 ) -> Result<Vec<ConversationSummary>, AppError> {
-    state
+    Ok(state
         .engine()?
         .ctx
-        .with_db(|c| engine::conversations::list(c, query.as_deref()))
-        .map_err(AppError::database)
+        .with_db(|c| engine::conversations::list(c, query.as_deref()))?)
 }
 
 /// One conversation with its messages.
@@ -74,15 +73,12 @@ pub fn get_conversation(
     id: String,
 ) -> Result<ConversationView, AppError> {
     let engine = state.engine()?;
-    let (summary, messages) = engine
-        .ctx
-        .with_db(|c| -> rusqlite::Result<_> {
-            let summary = engine::conversations::list(c, None)?
-                .into_iter()
-                .find(|s| s.id == id);
-            Ok((summary, engine::conversations::messages(c, &id)?))
-        })
-        .map_err(AppError::database)?;
+    let (summary, messages) = engine.ctx.with_db(|c| -> rusqlite::Result<_> {
+        let summary = engine::conversations::list(c, None)?
+            .into_iter()
+            .find(|s| s.id == id);
+        Ok((summary, engine::conversations::messages(c, &id)?))
+    })?;
     Ok(ConversationView {
         summary,
         messages: messages.into_iter().map(HistoryMessage::from).collect(),
@@ -101,8 +97,7 @@ pub fn rename_conversation(
     let found = state
         .engine()?
         .ctx
-        .with_db(|c| engine::conversations::rename(c, &id, title.trim()))
-        .map_err(AppError::database)?;
+        .with_db(|c| engine::conversations::rename(c, &id, title.trim()))?;
     found
         .then_some(())
         .ok_or_else(|| AppError::new(ErrorCode::NotFound, format!("no conversation `{id}`")))
@@ -115,13 +110,8 @@ pub fn rename_conversation(
 #[specta::specta]
 pub async fn delete_conversation(state: State<'_, AppState>, id: String) -> Result<(), AppError> {
     let engine = state.engine()?;
-    match engine.runs.delete_conversation(&id).await {
-        Ok(_) => Ok(()),
-        Err(engine::conversations::ConflictError::Busy(message)) => {
-            Err(AppError::new(ErrorCode::AlreadyRunning, message))
-        }
-        Err(e) => Err(AppError::database(e)),
-    }
+    engine.runs.delete_conversation(&id).await?;
+    Ok(())
 }
 
 /// Start `agent` on `task` in `conversation_id` (created if new). Progress arrives as
@@ -136,15 +126,12 @@ pub async fn start_run(
     task: String,
 ) -> Result<(), AppError> {
     let engine = state.engine()?;
-    engine
-        .runs
-        .start(RunRequest {
-            conversation_id,
-            agent,
-            task,
-        })
-        .map(|_| ())
-        .map_err(|e| AppError::new(ErrorCode::AlreadyRunning, e.to_string()))
+    engine.runs.start(RunRequest {
+        conversation_id,
+        agent,
+        task,
+    })?;
+    Ok(())
 }
 
 /// Cancel the run of a conversation. Returns false when none was in progress.
@@ -162,13 +149,12 @@ pub fn answer_permission(
     request_id: String,
     answer: Answer,
 ) -> Result<(), AppError> {
-    state
+    Ok(state
         .engine()?
         .runs
         .runner()
         .broker()
-        .answer(&request_id, answer)
-        .map_err(|e| AppError::new(ErrorCode::UnknownRequest, e.to_string()))
+        .answer(&request_id, answer)?)
 }
 
 /// An artifact's latest content, for the chat's artifact links.
@@ -205,9 +191,7 @@ pub fn revoke_always_allowed(
     conversation_id: String,
     tool: String,
 ) -> Result<(), AppError> {
-    state
-        .engine()?
-        .ctx
-        .with_db(|c| engine::conversations::set_always_allowed(c, &conversation_id, &tool, false))
-        .map_err(AppError::database)
+    Ok(state.engine()?.ctx.with_db(|c| {
+        engine::conversations::set_always_allowed(c, &conversation_id, &tool, false)
+    })?)
 }

@@ -35,7 +35,11 @@ pub fn read_config_file(
     kind: FileKind,
     path: String,
 ) -> Result<ConfigFile, AppError> {
-    config_files::read(&state.engine()?.ctx.paths().config_dir, kind, &path).map_err(AppError::file)
+    Ok(config_files::read(
+        &state.engine()?.ctx.paths().config_dir,
+        kind,
+        &path,
+    )?)
 }
 
 /// Save `text` to `path` (or a new `<name>.md`), provided the disk still holds `base`; then
@@ -56,8 +60,7 @@ pub fn save_config_file(
             &engine.ctx,
             path.as_deref().map(std::path::Path::new),
             &text,
-        )
-        .map_err(|e| AppError::new(ErrorCode::InvalidConfig, e.to_string()))?;
+        )?;
     }
     let saved = config_files::save(
         &engine.ctx.paths().config_dir,
@@ -65,8 +68,7 @@ pub fn save_config_file(
         path.as_deref(),
         &text,
         base.as_deref(),
-    )
-    .map_err(AppError::file)?;
+    )?;
     state.engine()?.reload_config();
     Ok(saved)
 }
@@ -85,8 +87,7 @@ pub fn set_config_file_enabled(
         kind,
         &path,
         enabled,
-    )
-    .map_err(AppError::file)?;
+    )?;
     state.engine()?.reload_config();
     Ok(file)
 }
@@ -99,8 +100,7 @@ pub fn delete_config_file(
     kind: FileKind,
     path: String,
 ) -> Result<(), AppError> {
-    config_files::delete(&state.engine()?.ctx.paths().config_dir, kind, &path)
-        .map_err(AppError::file)?;
+    config_files::delete(&state.engine()?.ctx.paths().config_dir, kind, &path)?;
     state.engine()?.reload_config();
     Ok(())
 }
@@ -159,7 +159,7 @@ pub async fn test_tool_draft(
     let engine = state.engine()?;
     let timeout = Duration::from_secs(engine.ctx.config().settings.permission_timeout_secs.max(1));
     let params: indexmap::IndexMap<String, String> = params.into_iter().collect();
-    engine::tools::editor::test_tool(
+    Ok(engine::tools::editor::test_tool(
         &engine.ctx,
         path.map(PathBuf::from).as_deref(),
         &text,
@@ -171,8 +171,7 @@ pub async fn test_tool_draft(
         },
         engine.events.as_ref(),
     )
-    .await
-    .map_err(|e| AppError::new(ErrorCode::InvalidConfig, e.to_string()))
+    .await?)
 }
 
 /// Stop waiting for the permission of a test run (the editor was closed): denied.

@@ -78,15 +78,21 @@ pub fn save_profiles(
     profiles: Vec<ModelProfile>,
 ) -> Result<(), AppError> {
     let ctx = &state.engine()?.ctx;
-    engine::config_edit::save_profiles(&ctx.paths().config_dir, &profiles).map_err(|errors| {
-        let lines: Vec<String> = errors
+    engine::config_edit::save_profiles(&ctx.paths().config_dir, &profiles).map_err(|e| {
+        // The form shows each problem beside its field, so the lines name the field, not the
+        // file (which the user never sees here).
+        let lines: Vec<String> = e
+            .errors()
             .iter()
             .map(|e| match &e.field {
                 Some(f) => format!("{f}: {}", e.message),
                 None => e.message.clone(),
             })
             .collect();
-        AppError::new(ErrorCode::InvalidConfig, lines.join("\n"))
+        AppError {
+            message: lines.join("\n"),
+            ..AppError::from(e)
+        }
     })?;
     state.engine()?.reload_config();
     Ok(())
@@ -111,24 +117,14 @@ pub async fn set_secret(
     name: String,
     value: String,
 ) -> Result<(), AppError> {
-    state
-        .engine()?
-        .ctx
-        .secret_store()
-        .set(&name, &value)
-        .map_err(|e| AppError::new(ErrorCode::Keyring, e.to_string()))
+    Ok(state.engine()?.ctx.secret_store().set(&name, &value)?)
 }
 
 /// Delete a secret from the OS keyring.
 #[tauri::command]
 #[specta::specta]
 pub async fn delete_secret(state: State<'_, AppState>, name: String) -> Result<(), AppError> {
-    state
-        .engine()?
-        .ctx
-        .secret_store()
-        .delete(&name)
-        .map_err(|e| AppError::new(ErrorCode::Keyring, e.to_string()))
+    Ok(state.engine()?.ctx.secret_store().delete(&name)?)
 }
 
 /// Change how long a permission request waits (applies to runs started afterwards and to the
@@ -145,8 +141,7 @@ pub fn save_permission_timeout(state: State<'_, AppState>, seconds: u32) -> Resu
     let ctx = &state.engine()?.ctx;
     let mut settings = ctx.config().settings.clone();
     settings.permission_timeout_secs = u64::from(seconds);
-    engine::config_edit::save_settings(&ctx.paths().config_dir, &settings)
-        .map_err(|e| AppError::new(ErrorCode::InvalidConfig, e.to_string()))?;
+    engine::config_edit::save_settings(&ctx.paths().config_dir, &settings)?;
     state.engine()?.reload_config();
     Ok(())
 }
@@ -162,10 +157,5 @@ pub fn open_config_folder(
     let dir = state.engine()?.ctx.paths().config_dir.clone();
     app.opener()
         .open_path(dir.display().to_string(), None::<&str>)
-        .map_err(|e| {
-            AppError::new(
-                ErrorCode::NotFound,
-                format!("cannot open {}: {e}", dir.display()),
-            )
-        })
+        .map_err(|e| AppError::open_failed(dir.display(), e))
 }

@@ -1,5 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from "react";
-import { commands, events, type ConfigFile, type FileKind } from "../bindings";
+import { commands, type ConfigFile, type FileKind } from "../bindings";
+import { IpcError, call, errorMessage } from "../ipc/call";
+import { useStatusChanges } from "../ipc/useEngineEvents";
 
 /** What happened to the file on disk while it was open. */
 export type External = { kind: "changed"; disk: string } | { kind: "deleted" } | null;
@@ -20,6 +22,7 @@ export function useFileEditor(kind: FileKind, opened: { path: string | null; tex
   const [initial, setInitial] = useState(opened.text);
   const dirty = text !== (base ?? initial);
 
+  const statusChanges = useStatusChanges();
   const latest = useRef({ text, base });
   useEffect(() => {
     latest.current = { text, base };
@@ -30,53 +33,59 @@ export function useFileEditor(kind: FileKind, opened: { path: string | null; tex
     if (path === null) return;
     let alive = true;
     const check = () =>
-      void commands.readConfigFile(kind, path).then((res) => {
-        if (!alive) return;
-        const { text: mine, base: from } = latest.current;
-        if (res.status === "error") {
-          if (res.error.code === "not_found") setExternal({ kind: "deleted" });
-          return;
-        }
-        const disk = res.data.text;
-        if (disk === from) return;
-        if (mine === from) {
-          setText(disk);
-          setBase(disk);
-          setExternal(null);
-          setNotice("The file was changed outside the app; the editor shows the new version.");
-        } else if (disk !== mine) {
-          setExternal({ kind: "changed", disk });
-        }
-      });
-    const off = events.statusChanged.listen(check);
+      void call(commands.readConfigFile(kind, path)).then(
+        (file) => {
+          if (!alive) return;
+          const { text: mine, base: from } = latest.current;
+          const disk = file.text;
+          if (disk === from) return;
+          if (mine === from) {
+            setText(disk);
+            setBase(disk);
+            setExternal(null);
+            setNotice("The file was changed outside the app; the editor shows the new version.");
+          } else if (disk !== mine) {
+            setExternal({ kind: "changed", disk });
+          }
+        },
+        (e: unknown) => {
+          if (alive && e instanceof IpcError && e.code === "not_found")
+            setExternal({ kind: "deleted" });
+        },
+      );
+    const off = statusChanges.subscribe(check);
     window.addEventListener("focus", check);
     return () => {
       alive = false;
       window.removeEventListener("focus", check);
-      void off.then((unlisten) => unlisten());
+      off();
     };
-  }, [kind, path]);
+  }, [kind, path, statusChanges]);
 
   const save = useCallback(
     async (overwrite = false): Promise<ConfigFile | null> => {
       setSaving(true);
       setSaveError(null);
       setNotice(null);
-      const res = await commands.saveConfigFile(kind, path, text, overwrite ? null : base);
-      setSaving(false);
-      if (res.status === "ok") {
-        setPath(res.data.path);
-        setBase(res.data.text);
+      try {
+        const saved = await call(
+          commands.saveConfigFile(kind, path, text, overwrite ? null : base),
+        );
+        setPath(saved.path);
+        setBase(saved.text);
         setExternal(null);
-        setNotice(`Saved to ${res.data.path}; it is live.`);
-        return res.data;
+        setNotice(`Saved to ${saved.path}; it is live.`);
+        return saved;
+      } catch (e) {
+        setSaveError(errorMessage(e));
+        if (e instanceof IpcError && e.code === "conflict" && path !== null) {
+          const disk = await call(commands.readConfigFile(kind, path)).catch(() => null);
+          if (disk) setExternal({ kind: "changed", disk: disk.text });
+        }
+        return null;
+      } finally {
+        setSaving(false);
       }
-      setSaveError(res.error.message);
-      if (res.error.code === "conflict" && path !== null) {
-        const disk = await commands.readConfigFile(kind, path);
-        if (disk.status === "ok") setExternal({ kind: "changed", disk: disk.data.text });
-      }
-      return null;
     },
     [kind, path, text, base],
   );

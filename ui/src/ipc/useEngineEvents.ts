@@ -1,20 +1,49 @@
-import { useEffect, useRef } from "react";
-import { listen } from "@tauri-apps/api/event";
-import type { EngineEvent } from "../bindings";
+import { createContext, useContext, useEffect, useRef } from "react";
+import type { EngineEvent, StatusChanged } from "../bindings";
 
 /** The Tauri event carrying engine events (see src-tauri/src/events.rs). */
 export const ENGINE_EVENT = "engine-event";
 
-/** Call `handler` for every engine event while mounted. */
-export function useEngineEvents(handler: (event: EngineEvent) => void): void {
+/** Handlers of one kind of backend event, fed by a single listener (see EngineEventsProvider). */
+export interface EventFanOut<T> {
+  /** Call `handler` for every event until the returned function is called. */
+  subscribe(handler: (event: T) => void): () => void;
+}
+
+/** What the app root provides: one subscription per backend event, shared by every screen. */
+export interface EngineEventSources {
+  engine: EventFanOut<EngineEvent>;
+  statusChanged: EventFanOut<StatusChanged>;
+}
+
+export const EngineEventsContext = createContext<EngineEventSources | null>(null);
+
+function useSources(): EngineEventSources {
+  const sources = useContext(EngineEventsContext);
+  if (sources === null) throw new Error("engine events need an EngineEventsProvider above them");
+  return sources;
+}
+
+function useFanOut<T>(fanOut: EventFanOut<T>, handler: (event: T) => void): void {
   const ref = useRef(handler);
   useEffect(() => {
     ref.current = handler;
   });
-  useEffect(() => {
-    const off = listen<EngineEvent>(ENGINE_EVENT, (e) => ref.current(e.payload));
-    return () => {
-      void off.then((unlisten) => unlisten());
-    };
-  }, []);
+  useEffect(() => fanOut.subscribe((e) => ref.current(e)), [fanOut]);
+}
+
+/** Call `handler` for every engine event while mounted. */
+export function useEngineEvents(handler: (event: EngineEvent) => void): void {
+  useFanOut(useSources().engine, handler);
+}
+
+/** Call `handler` whenever the configuration reloaded (the new status) while mounted. */
+export function useStatusChanged(handler: (event: StatusChanged) => void): void {
+  useFanOut(useSources().statusChanged, handler);
+}
+
+/** The app's one source of status changes, for effects that subscribe with their own
+ * closures (`subscribe` returns the unsubscribe function). */
+export function useStatusChanges(): EventFanOut<StatusChanged> {
+  return useSources().statusChanged;
 }

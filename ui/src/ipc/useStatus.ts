@@ -1,9 +1,11 @@
 import { useCallback, useEffect, useState } from "react";
-import { commands, events, type AppError, type Status } from "../bindings";
+import { commands, type Status } from "../bindings";
+import { IpcError, call } from "./call";
+import { useStatusChanged } from "./useEngineEvents";
 
 export interface StatusState {
   status: Status | null;
-  error: AppError | null;
+  error: IpcError | null;
   loading: boolean;
   reload: () => Promise<void>;
 }
@@ -11,38 +13,29 @@ export interface StatusState {
 /** The backend's status: fetched once, refreshed by `status-changed` events and by `reload`. */
 export function useStatus(): StatusState {
   const [status, setStatus] = useState<Status | null>(null);
-  const [error, setError] = useState<AppError | null>(null);
+  const [error, setError] = useState<IpcError | null>(null);
   const [loading, setLoading] = useState(true);
 
   useEffect(() => {
     let alive = true;
-    commands
-      .getStatus()
-      .then((res) => {
-        if (!alive) return;
-        if (res.status === "ok") setStatus(res.data);
-        else setError(res.error);
-      })
+    call(commands.getStatus())
+      .then((status) => alive && setStatus(status))
       .catch((e: unknown) => alive && setError(unexpected(e)))
       .finally(() => alive && setLoading(false));
-    const unlisten = events.statusChanged.listen((event) => {
-      setStatus(event.payload.status);
-      setError(null);
-    });
     return () => {
       alive = false;
-      void unlisten.then((off) => off());
     };
   }, []);
+  useStatusChanged((event) => {
+    setStatus(event.status);
+    setError(null);
+  });
 
   const reload = useCallback(async () => {
     setLoading(true);
     try {
-      const res = await commands.reloadConfig();
-      if (res.status === "ok") {
-        setStatus(res.data);
-        setError(null);
-      } else setError(res.error);
+      setStatus(await call(commands.reloadConfig()));
+      setError(null);
     } catch (e) {
       setError(unexpected(e));
     } finally {
@@ -53,6 +46,6 @@ export function useStatus(): StatusState {
   return { status, error, loading, reload };
 }
 
-function unexpected(e: unknown): AppError {
-  return { code: "engine_unavailable", message: `Cannot reach the backend: ${String(e)}` };
+function unexpected(e: unknown): IpcError {
+  return e instanceof IpcError ? e : new IpcError("transport", String(e));
 }

@@ -1,5 +1,7 @@
-import { useEffect, useRef, useState, type FormEvent } from "react";
+import { useRef, useState, type FormEvent } from "react";
 import { commands, type AppInfo, type ProjectLink } from "../bindings";
+import { Modal } from "../components/Modal";
+import { attempt, call, errorMessage } from "../ipc/call";
 import { Field } from "../components/Field";
 import { Spinner } from "../components/Spinner";
 import { Icon } from "./Icon";
@@ -44,39 +46,24 @@ const LINKS: { link: ProjectLink; label: string }[] = [
 ];
 
 export function AboutDialog(props: { open: boolean; onClose: () => void }) {
-  const dialog = useRef<HTMLDialogElement>(null);
   const close = useRef<HTMLButtonElement>(null);
   const about = useAbout(props.open);
   const [linkError, setLinkError] = useState<string | null>(null);
 
-  useEffect(() => {
-    const d = dialog.current;
-    if (!d) return;
-    if (props.open && !d.open) {
-      d.showModal();
-      close.current?.focus();
-    } else if (!props.open && d.open) d.close();
-  }, [props.open]);
-
   const openLink = (link: ProjectLink) => {
     setLinkError(null);
-    void commands
-      .openProjectLink(link)
-      .then((res) => res.status === "error" && setLinkError(res.error.message))
-      .catch((e: unknown) => setLinkError(String(e)));
+    call(commands.openProjectLink(link)).catch((e: unknown) => setLinkError(errorMessage(e)));
   };
 
   const info = about.info;
   return (
-    <dialog
-      ref={dialog}
+    <Modal
+      open={props.open}
+      initialFocus={close}
       className="permission-dialog about-dialog"
       aria-labelledby="about-title"
       data-testid="about-dialog"
-      onCancel={(e) => {
-        e.preventDefault();
-        props.onClose();
-      }}
+      onEscape={props.onClose}
     >
       {props.open && (
         <>
@@ -124,7 +111,7 @@ export function AboutDialog(props: { open: boolean; onClose: () => void }) {
           </div>
         </>
       )}
-    </dialog>
+    </Modal>
   );
 }
 
@@ -209,7 +196,7 @@ function UpdatesSection({ info, about }: { info: AppInfo; about: AboutState }) {
               <button
                 type="button"
                 className="link-button"
-                onClick={() => void commands.openProjectLink("releases")}
+                onClick={() => void attempt(commands.openProjectLink("releases"))}
               >
                 releases page
               </button>

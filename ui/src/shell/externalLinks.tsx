@@ -1,5 +1,6 @@
 import { useEffect, useState } from "react";
 import { commands } from "../bindings";
+import { call, errorMessage } from "../ipc/call";
 
 /** What a click on a link does: nothing special (a jump within the page), open it outside the
  * app (http, https, mailto), or nothing at all (every other kind, and the app's own pages). */
@@ -54,9 +55,7 @@ export function ExternalLinks() {
         return;
       }
       setNotice(null);
-      void commands.openExternal(action.url).then((res) => {
-        if (res.status === "error") setNotice(res.error.message);
-      });
+      call(commands.openExternal(action.url)).catch((e: unknown) => setNotice(errorMessage(e)));
     };
     document.addEventListener("click", onClick, true);
     document.addEventListener("auxclick", onClick, true);

@@ -8,6 +8,7 @@ import {
   type ReactNode,
   type RefObject,
 } from "react";
+import { Modal } from "../components/Modal";
 import { holdWindowClose } from "../ipc/window";
 
 /**
@@ -75,25 +76,14 @@ export function LeaveGuardProvider({ children }: { children: ReactNode }) {
 }
 
 function LeaveDialog(props: { what: string; onDiscard: () => void; onStay: () => void }) {
-  const dialog = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const d = dialog.current;
-    if (d && !d.open) {
-      if (typeof d.showModal === "function") d.showModal();
-      else d.setAttribute("open", "");
-    }
-  }, []);
   return (
-    <dialog
-      ref={dialog}
+    <Modal
+      open
       className="leave-dialog"
       role="alertdialog"
       aria-labelledby="leave-title"
       data-testid="leave-dialog"
-      onCancel={(e) => {
-        e.preventDefault();
-        props.onStay();
-      }}
+      onEscape={props.onStay}
     >
       <h2 id="leave-title">Discard unsaved changes?</h2>
       <p>{props.what} has changes that are not saved. If you leave now, they are lost.</p>
@@ -105,6 +95,6 @@ function LeaveDialog(props: { what: string; onDiscard: () => void; onStay: () =>
           Discard changes
         </button>
       </div>
-    </dialog>
+    </Modal>
   );
 }

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from "react";
-import { commands, type AppError, type AppInfo, type UpdateCheck } from "../bindings";
+import { commands, type AppInfo, type UpdateCheck } from "../bindings";
+import { call, errorMessage } from "../ipc/call";
 
 /** What "Check for updates" has found so far. */
 export type UpdateState =
@@ -23,11 +24,6 @@ export interface AboutState {
   clearSaveState: () => void;
 }
 
-function message(e: AppError | unknown): string {
-  if (e && typeof e === "object" && "message" in e) return String((e as AppError).message);
-  return `Cannot reach the backend: ${String(e)}`;
-}
-
 /** The About dialog's data and actions, loaded while `open`. */
 export function useAbout(open: boolean): AboutState {
   const [info, setInfo] = useState<AppInfo | null>(null);
@@ -40,16 +36,13 @@ export function useAbout(open: boolean): AboutState {
   useEffect(() => {
     if (!open) return;
     let alive = true;
-    commands
-      .getAppInfo()
-      .then((res) => {
+    call(commands.getAppInfo())
+      .then((info) => {
         if (!alive) return;
-        if (res.status === "ok") {
-          setInfo(res.data);
-          setLoadError(null);
-        } else setLoadError(res.error.message);
+        setInfo(info);
+        setLoadError(null);
       })
-      .catch((e: unknown) => alive && setLoadError(message(e)));
+      .catch((e: unknown) => alive && setLoadError(errorMessage(e)));
     return () => {
       alive = false;
     };
@@ -60,14 +53,12 @@ export function useAbout(open: boolean): AboutState {
     setSaveError(null);
     setSaved(false);
     try {
-      const res = await commands.saveUpdateUrl(url);
-      if (res.status === "ok") {
-        setInfo((i) => (i ? { ...i, update_url: res.data } : i));
-        setSaved(true);
-        setUpdate({ kind: "idle" });
-      } else setSaveError(res.error.message);
+      const stored = await call(commands.saveUpdateUrl(url));
+      setInfo((i) => (i ? { ...i, update_url: stored } : i));
+      setSaved(true);
+      setUpdate({ kind: "idle" });
     } catch (e) {
-      setSaveError(message(e));
+      setSaveError(errorMessage(e));
     } finally {
       setSaving(false);
     }
@@ -76,14 +67,9 @@ export function useAbout(open: boolean): AboutState {
   const check = useCallback(async () => {
     setUpdate({ kind: "checking" });
     try {
-      const res = await commands.checkForUpdates();
-      setUpdate(
-        res.status === "ok"
-          ? { kind: "result", check: res.data }
-          : { kind: "error", message: res.error.message },
-      );
+      setUpdate({ kind: "result", check: await call(commands.checkForUpdates()) });
     } catch (e) {
-      setUpdate({ kind: "error", message: message(e) });
+      setUpdate({ kind: "error", message: errorMessage(e) });
     }
   }, []);
 
@@ -91,10 +77,9 @@ export function useAbout(open: boolean): AboutState {
     setUpdate({ kind: "installing" });
     try {
       // On success the app restarts, so only a failure comes back.
-      const res = await commands.installUpdate();
-      if (res.status === "error") setUpdate({ kind: "error", message: res.error.message });
+      await call(commands.installUpdate());
     } catch (e) {
-      setUpdate({ kind: "error", message: message(e) });
+      setUpdate({ kind: "error", message: errorMessage(e) });
     }
   }, []);
 

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from "react";
 import { commands, type SettingsView } from "../bindings";
+import { call } from "../ipc/call";
 
 const SKIPPED = "artifactflow.setupDone";
 
@@ -22,9 +23,10 @@ export function useFirstRun() {
   useEffect(() => {
     if (globalThis.localStorage?.getItem(SKIPPED) === "1") return;
     let alive = true;
-    void commands.getSettings().then((res) => {
-      if (alive && res.status === "ok" && needsSetup(res.data)) setShow(true);
-    });
+    call(commands.getSettings())
+      .then((view) => alive && needsSetup(view) && setShow(true))
+      // Without settings there is nothing to set up from; the Settings screen shows why.
+      .catch(() => {});
     return () => {
       alive = false;
     };

@@ -14,6 +14,28 @@ use crate::config::{ConfigError, Settings};
 use crate::models::{ChatMessage, ChatRequest, ModelProfile, Role};
 use crate::secrets::SecretResolver;
 
+/// Why a save wrote nothing: the values do not validate (the user fixes the form), or the file
+/// could not be read or written (the user fixes the disk). Callers report the two differently.
+#[derive(Debug, thiserror::Error)]
+pub enum SaveError {
+    /// The values (or the file on disk) do not load; every problem, located.
+    #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))]
+    Invalid(Vec<ConfigError>),
+    /// Reading or writing the file failed.
+    #[error("{0}")]
+    Io(ConfigError),
+}
+
+impl SaveError {
+    /// Every problem, located.
+    pub fn errors(&self) -> &[ConfigError] {
+        match self {
+            SaveError::Invalid(errors) => errors,
+            SaveError::Io(e) => std::slice::from_ref(e),
+        }
+    }
+}
+
 const MODELS_HEADER: &str = "# Model profiles, edited by ArtifactFlow's Settings screen (hand edits are fine too).\n# `api_key` is a secret template such as \"{{OPENAI_API_KEY}}\": the value lives in the OS keyring.\n";
 const SETTINGS_HEADER: &str =
     "# App settings, edited by ArtifactFlow's Settings screen (hand edits are fine too).\n";
@@ -25,28 +47,28 @@ struct ModelsFile<'a> {
 
 /// Validate `profiles` with the `models.yaml` loader and write them atomically.
 /// Returns every problem (and writes nothing) when they do not validate.
-pub fn save_profiles(config_dir: &Path, profiles: &[ModelProfile]) -> Result<(), Vec<ConfigError>> {
+pub fn save_profiles(config_dir: &Path, profiles: &[ModelProfile]) -> Result<(), SaveError> {
     let path = config_dir.join("models.yaml");
     let yaml = crate::config::yaml::to_string(&ModelsFile { profiles }).map_err(|e| {
-        vec![ConfigError {
+        SaveError::Invalid(vec![ConfigError {
             file: path.clone(),
             line: None,
             field: None,
             message: e.to_string(),
-        }]
+        }])
     })?;
     let text = format!("{MODELS_HEADER}{yaml}");
     let (_, errors) = crate::models::parse_profiles(&path, &text);
     if !errors.is_empty() {
-        return Err(errors);
+        return Err(SaveError::Invalid(errors));
     }
     crate::util::fs::write_atomically(&path, text.as_bytes()).map_err(|e| {
-        vec![ConfigError {
+        SaveError::Io(ConfigError {
             file: path,
             line: None,
             field: None,
             message: format!("cannot write: {e}"),
-        }]
+        })
     })
 }
 
@@ -55,49 +77,51 @@ pub fn save_profiles(config_dir: &Path, profiles: &[ModelProfile]) -> Result<(),
 /// it went back to an unset default), so the user's comments, key order and other keys stay
 /// byte for byte. A file that does not load is never written over: the error says where it is
 /// broken and nothing changes on disk. A missing or empty file is written whole.
-pub fn save_settings(config_dir: &Path, settings: &Settings) -> Result<(), ConfigError> {
+pub fn save_settings(config_dir: &Path, settings: &Settings) -> Result<(), SaveError> {
     let path = config_dir.join(Settings::FILE);
-    let err = |message: String| ConfigError {
+    let located = |message: String| ConfigError {
         file: path.clone(),
         line: None,
         field: None,
         message,
     };
+    let invalid = |message: String| SaveError::Invalid(vec![located(message)]);
     let current = match std::fs::read_to_string(&path) {
         Ok(text) if !text.trim().is_empty() => Some(text),
         Ok(_) => None,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(err(format!("cannot read: {e}"))),
+        Err(e) => return Err(SaveError::Io(located(format!("cannot read: {e}")))),
     };
     let text = match current {
         None => {
-            let yaml = crate::config::yaml::to_string(settings).map_err(|e| err(e.to_string()))?;
+            let yaml =
+                crate::config::yaml::to_string(settings).map_err(|e| invalid(e.to_string()))?;
             format!("{SETTINGS_HEADER}{yaml}")
         }
         Some(text) => {
             let on_disk: Settings = crate::config::yaml::from_str(&text).map_err(|e| {
                 let located = crate::config::error::yaml_error(&path, 1, e);
-                ConfigError {
+                SaveError::Invalid(vec![ConfigError {
                     message: format!(
                         "{}; this file does not load, so it was not changed: fix it (or delete it to go back to the defaults), then save again",
                         located.message
                     ),
                     ..located
-                }
+                }])
             })?;
-            edit_changed_keys(&text, &on_disk, settings).map_err(err)?
+            edit_changed_keys(&text, &on_disk, settings).map_err(invalid)?
         }
     };
     match crate::config::yaml::from_str::<Settings>(&text) {
         Ok(written) if written == *settings => {}
         _ => {
-            return Err(err(
+            return Err(invalid(
                 "cannot edit this file in place (its layout is unusual); nothing was written: change the value by hand".into(),
             ))
         }
     }
     crate::util::fs::write_atomically(&path, text.as_bytes())
-        .map_err(|e| err(format!("cannot write: {e}")))
+        .map_err(|e| SaveError::Io(located(format!("cannot write: {e}"))))
 }
 
 /// `text` with every top-level key whose value differs between `old` and `new` rewritten.
@@ -258,7 +282,10 @@ mod tests {
         let mut clear_key = p.clone();
         clear_key.api_key = Some("sk-plain-text-key".into());
         let errors = save_profiles(tmp.path(), &[clear_key]).unwrap_err();
-        assert!(!errors.is_empty());
+        assert!(
+            matches!(&errors, SaveError::Invalid(e) if !e.is_empty()),
+            "{errors:?}"
+        );
         assert!(
             !std::fs::read_to_string(tmp.path().join("models.yaml"))
                 .unwrap()
@@ -267,7 +294,7 @@ mod tests {
         );
         let errors = save_profiles(tmp.path(), &[p.clone(), p]).unwrap_err();
         assert!(
-            errors.iter().any(|e| e.message.contains("local")),
+            errors.errors().iter().any(|e| e.message.contains("local")),
             "{errors:?}"
         );
     }
@@ -372,6 +399,18 @@ mod tests {
         assert_eq!(Settings::load(tmp.path()).unwrap(), settings);
     }
 
+    /// A write that fails is an IO failure, not a form to fix.
+    #[test]
+    fn a_failed_write_is_an_io_error() {
+        let tmp = tempfile::tempdir().unwrap();
+        let missing = tmp.path().join("no such folder");
+        let err = save_settings(&missing, &Settings::default()).unwrap_err();
+        assert!(matches!(err, SaveError::Io(_)), "{err:?}");
+        assert!(err.to_string().contains("cannot write"), "{err}");
+        let err = save_profiles(&missing, &[]).unwrap_err();
+        assert!(matches!(err, SaveError::Io(_)), "{err:?}");
+    }
+
     /// A file that does not load is never written over, and the error says where it breaks.
     #[test]
     fn a_broken_settings_file_is_not_overwritten() {
@@ -392,8 +431,11 @@ mod tests {
             broken.as_bytes(),
             "untouched"
         );
-        assert!(err.line.is_some(), "{err:?}");
-        assert!(err.message.contains("was not changed"), "{err}");
+        let SaveError::Invalid(errors) = &err else {
+            panic!("a file that does not load is invalid, not a write failure: {err:?}")
+        };
+        assert!(errors[0].line.is_some(), "{err:?}");
+        assert!(errors[0].message.contains("was not changed"), "{err}");
         assert!(err.to_string().contains("settings.yaml"), "{err}");
     }
 

@@ -130,7 +130,7 @@ mod numbers {
                     }
                     Err(errors) => {
                         prop_assert!(checked.is_err(), "refused a valid profile: {errors:?}");
-                        let e = &errors[0];
+                        let e = &errors.errors()[0];
                         prop_assert!(e.line.is_some(), "{e}");
                         let field = e.field.clone().unwrap_or_default();
                         prop_assert!(bad.contains(&field), "{field} is fine: {e}");

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from "react";
-import { commands, events, type AgentCheck, type AgentView, type FileEntry } from "../../bindings";
+import { commands, type AgentCheck, type AgentView, type FileEntry } from "../../bindings";
+import { call, errorMessage } from "../../ipc/call";
 import { ConfirmButton } from "../../components/ConfirmButton";
 import { Markdown } from "../../components/Markdown";
 import { FileEditorFrame } from "../../editor/FileEditorFrame";
@@ -8,6 +9,7 @@ import { selectLine } from "../../editor/selectLine";
 import { useFileEditor } from "../../editor/useFileEditor";
 import { useConfirmLeave, useLeaveGuard } from "../../shell/leaveGuard";
 import { NEW_AGENT } from "./agentFile";
+import { useStatusChanges } from "../../ipc/useEngineEvents";
 
 type Opened = { path: string | null; text: string; key: number };
 
@@ -20,19 +22,20 @@ function useAgentFiles() {
   const [error, setError] = useState<string | null>(null);
   const load = useCallback(
     () =>
-      void commands.listConfigFiles("agent").then((res) => {
-        if (res.status === "ok") {
-          setFiles(res.data);
+      void call(commands.listConfigFiles("agent")).then(
+        (files) => {
+          setFiles(files);
           setError(null);
-        } else setError(res.error.message);
-      }),
+        },
+        (e: unknown) => setError(errorMessage(e)),
+      ),
     [],
   );
+  const statusChanges = useStatusChanges();
   useEffect(() => {
     load();
-    const off = events.statusChanged.listen(load);
-    return () => void off.then((unlisten) => unlisten());
-  }, [load]);
+    return statusChanges.subscribe(load);
+  }, [load, statusChanges]);
   return { files, error, reload: load };
 }
 
@@ -54,16 +57,18 @@ export function AgentsScreen() {
   const edit = (path: string) =>
     confirmLeave(
       () =>
-        void commands.readConfigFile("agent", path).then((res) => {
-          if (res.status === "ok") setOpened(opening(res.data.path, res.data.text));
-          else setActionError(res.error.message);
-        }),
+        void call(commands.readConfigFile("agent", path)).then(
+          (file) => setOpened(opening(file.path, file.text)),
+          (e: unknown) => setActionError(errorMessage(e)),
+        ),
     );
-  const act = async (
-    run: () => Promise<{ status: "ok" } | { status: "error"; error: { message: string } }>,
-  ) => {
-    const res = await run();
-    setActionError(res.status === "error" ? res.error.message : null);
+  const act = async (run: () => Promise<unknown>) => {
+    try {
+      await run();
+      setActionError(null);
+    } catch (e) {
+      setActionError(errorMessage(e));
+    }
     reload();
   };
 
@@ -118,15 +123,14 @@ export function AgentsScreen() {
               file={current}
               onEdit={() => edit(current.path)}
               onToggle={() =>
-                void commands
-                  .setConfigFileEnabled("agent", current.path, !current.enabled)
-                  .then((res) => {
-                    if (res.status === "ok") setSelected(res.data.path);
-                    setActionError(res.status === "error" ? res.error.message : null);
-                    reload();
-                  })
+                void act(async () => {
+                  const file = await call(
+                    commands.setConfigFileEnabled("agent", current.path, !current.enabled),
+                  );
+                  setSelected(file.path);
+                })
               }
-              onDelete={() => act(() => commands.deleteConfigFile("agent", current.path))}
+              onDelete={() => act(() => call(commands.deleteConfigFile("agent", current.path)))}
             />
           ) : (
             files && <p className="muted">No agents yet.</p>
@@ -145,23 +149,27 @@ function AgentDetail(props: {
 }) {
   const [text, setText] = useState<string | null>(null);
   const [check, setCheck] = useState<AgentCheck | null>(null);
+  const statusChanges = useStatusChanges();
   const { path } = props.file;
   useEffect(() => {
     let alive = true;
     const load = () =>
-      void commands.readConfigFile("agent", path).then(async (res) => {
-        if (!alive || res.status === "error") return;
-        setText(res.data.text);
-        const check = await commands.checkAgentDraft(path, res.data.text);
-        if (alive && check.status === "ok") setCheck(check.data);
-      });
+      void call(commands.readConfigFile("agent", path))
+        .then(async (file) => {
+          if (!alive) return;
+          setText(file.text);
+          const check = await call(commands.checkAgentDraft(path, file.text));
+          if (alive) setCheck(check);
+        })
+        // A file that vanished shows as gone on the next listing; nothing to say here.
+        .catch(() => {});
     load();
-    const off = events.statusChanged.listen(load);
+    const off = statusChanges.subscribe(load);
     return () => {
       alive = false;
-      void off.then((unlisten) => unlisten());
+      off();
     };
-  }, [path]);
+  }, [path, statusChanges]);
   const agent = check?.agent ?? null;
   const problems = check?.errors ?? [];
   const name = agent?.name || props.file.file_name;
@@ -259,19 +267,15 @@ function AgentEditor(props: {
   useEffect(() => {
     let alive = true;
     const timer = window.setTimeout(() => {
-      void commands.checkAgentDraft(file.path, file.text).then((res) => {
-        if (!alive) return;
-        setCheck(
-          res.status === "ok"
-            ? res.data
-            : {
-                errors: [
-                  { file: file.path ?? "", line: null, field: null, message: res.error.message },
-                ],
-                agent: null,
-              },
-        );
-      });
+      void call(commands.checkAgentDraft(file.path, file.text)).then(
+        (check) => alive && setCheck(check),
+        (e: unknown) =>
+          alive &&
+          setCheck({
+            errors: [{ file: file.path ?? "", line: null, field: null, message: errorMessage(e) }],
+            agent: null,
+          }),
+      );
     }, 250);
     return () => {
       alive = false;

@@ -9,6 +9,7 @@ import {
   type VersionInfo,
 } from "../../bindings";
 import { ConfirmButton } from "../../components/ConfirmButton";
+import { call, errorMessage } from "../../ipc/call";
 import { ArtifactBody } from "./ArtifactBody";
 import { EMPTY_FILTER, useLibrary, type LibraryFilter } from "./useLibrary";
 
@@ -170,9 +171,10 @@ function useConversations() {
   const [list, setList] = useState<ConversationSummary[]>([]);
   useEffect(() => {
     let alive = true;
-    void commands.listConversations(null).then((res) => {
-      if (alive && res.status === "ok") setList(res.data);
-    });
+    // Without the list the filter offers no conversations; the library itself still works.
+    call(commands.listConversations(null))
+      .then((list) => alive && setList(list))
+      .catch(() => {});
     return () => {
       alive = false;
     };
@@ -280,14 +282,14 @@ function Viewer(props: {
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     let alive = true;
-    void commands.getArtifactVersion(a.conversation_id, a.id, null).then((res) => {
-      if (!alive) return;
-      if (res.status === "ok") setView(res.data);
-      else setError(res.error.message);
-    });
-    void commands.artifactVersions(a.conversation_id, a.id).then((res) => {
-      if (alive && res.status === "ok") setVersions(res.data);
-    });
+    void call(commands.getArtifactVersion(a.conversation_id, a.id, null)).then(
+      (view) => alive && setView(view),
+      (e: unknown) => alive && setError(errorMessage(e)),
+    );
+    void call(commands.artifactVersions(a.conversation_id, a.id)).then(
+      (versions) => alive && setVersions(versions),
+      (e: unknown) => alive && setError(errorMessage(e)),
+    );
     return () => {
       alive = false;
     };
@@ -330,10 +332,10 @@ function Viewer(props: {
             type="button"
             data-testid="export-artifact"
             onClick={() =>
-              void commands.exportArtifact(a.conversation_id, a.id, null).then((res) => {
-                if (res.status === "error") setError(res.error.message);
-                else if (res.data !== null) setExported(res.data);
-              })
+              void call(commands.exportArtifact(a.conversation_id, a.id, null)).then(
+                (path) => path !== null && setExported(path),
+                (e: unknown) => setError(errorMessage(e)),
+              )
             }
           >
             Export…
@@ -351,9 +353,12 @@ function Viewer(props: {
             question={`Delete ${a.id} and all its versions?`}
             confirmLabel="Delete"
             onConfirm={async () => {
-              const res = await commands.deleteArtifact(a.conversation_id, a.id);
-              if (res.status === "ok") onDeleted();
-              else setError(res.error.message);
+              try {
+                await call(commands.deleteArtifact(a.conversation_id, a.id));
+                onDeleted();
+              } catch (e) {
+                setError(errorMessage(e));
+              }
             }}
           >
             Delete
@@ -386,12 +391,13 @@ function History(props: { conversationId: string; id: string; versions: VersionI
   useEffect(() => {
     let alive = true;
     void Promise.all([
-      commands.getArtifactVersion(props.conversationId, props.id, from),
-      commands.getArtifactVersion(props.conversationId, props.id, to),
-    ]).then(([a, b]) => {
-      if (alive && a.status === "ok" && b.status === "ok")
-        setTexts([a.data.content, b.data.content]);
-    });
+      call(commands.getArtifactVersion(props.conversationId, props.id, from)),
+      call(commands.getArtifactVersion(props.conversationId, props.id, to)),
+    ]).then(
+      ([a, b]) => alive && setTexts([a.content, b.content]),
+      // The versions were listed a moment ago; one that vanished leaves the diff empty.
+      () => {},
+    );
     return () => {
       alive = false;
     };

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import { commands, type ArtifactSource, type ArtifactSummary, type ListSort } from "../../bindings";
+import { call, errorMessage } from "../../ipc/call";
 import { useEngineEvents } from "../../ipc/useEngineEvents";
 
 const PAGE = 100;
@@ -83,15 +84,18 @@ export function useLibrary() {
     const same = lastFetch.current === fetchPage;
     lastFetch.current = fetchPage;
     const keep = same ? Math.min(500, Math.max(PAGE, loaded.current)) : PAGE;
-    void fetchPage(0, keep).then((res) => {
-      if (mine !== generation.current) return;
-      if (!alive) return;
-      if (res.status === "ok") {
-        setItems(res.data.items);
-        setTotal(res.data.total);
+    void call(fetchPage(0, keep)).then(
+      (page) => {
+        if (mine !== generation.current || !alive) return;
+        setItems(page.items);
+        setTotal(page.total);
         setError(null);
-      } else setError(res.error.message);
-    });
+      },
+      (e: unknown) => {
+        if (mine !== generation.current || !alive) return;
+        setError(errorMessage(e));
+      },
+    );
     return () => {
       alive = false;
     };
@@ -101,10 +105,14 @@ export function useLibrary() {
     if (loading.current) return;
     loading.current = true;
     const mine = generation.current;
-    const res = await fetchPage(items.length);
-    loading.current = false;
-    if (mine !== generation.current) return;
-    if (res.status === "ok") setItems((old) => [...old, ...res.data.items]);
+    try {
+      const page = await call(fetchPage(items.length));
+      if (mine === generation.current) setItems((old) => [...old, ...page.items]);
+    } catch (e) {
+      if (mine === generation.current) setError(errorMessage(e));
+    } finally {
+      loading.current = false;
+    }
   }, [fetchPage, items.length]);
 
   const refresh = useCallback(() => setVersion((v) => v + 1), []);

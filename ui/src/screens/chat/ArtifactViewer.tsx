@@ -1,36 +1,32 @@
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useState } from "react";
 import { commands, type ArtifactView } from "../../bindings";
 import { Markdown } from "../../components/Markdown";
+import { Modal } from "../../components/Modal";
+import { call, errorMessage } from "../../ipc/call";
 
 /** A quick look at an artifact from a chat link: Markdown rendered safely, other types as text. */
 export function ArtifactViewer(props: { conversationId: string; id: string; onClose: () => void }) {
-  const dialog = useRef<HTMLDialogElement>(null);
   const [artifact, setArtifact] = useState<ArtifactView | null>(null);
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
-    dialog.current?.showModal();
     let alive = true;
-    void commands.getArtifact(props.conversationId, props.id).then((res) => {
-      if (!alive) return;
-      if (res.status === "ok") setArtifact(res.data);
-      else setError(res.error.message);
-    });
+    void call(commands.getArtifact(props.conversationId, props.id)).then(
+      (artifact) => alive && setArtifact(artifact),
+      (e: unknown) => alive && setError(errorMessage(e)),
+    );
     return () => {
       alive = false;
     };
   }, [props.conversationId, props.id]);
 
   return (
-    <dialog
-      ref={dialog}
+    <Modal
+      open
       className="permission-dialog artifact-viewer"
       aria-labelledby="artifact-title"
       data-testid="artifact-viewer"
-      onCancel={(e) => {
-        e.preventDefault();
-        props.onClose();
-      }}
+      onEscape={props.onClose}
     >
       <h2 id="artifact-title">{artifact ? artifact.title || artifact.id : props.id}</h2>
       {artifact && (
@@ -52,6 +48,6 @@ export function ArtifactViewer(props: { conversationId: string; id: string; onCl
           Close <kbd>Esc</kbd>
         </button>
       </div>
-    </dialog>
+    </Modal>
   );
 }

@@ -5,6 +5,7 @@ import {
   type ConversationSummary,
   type ConversationView,
 } from "../../bindings";
+import { call, errorMessage } from "../../ipc/call";
 import { useEngineEvents } from "../../ipc/useEngineEvents";
 import { useChatStore } from "./ChatStoreProvider";
 import { emptyChat, fromHistory, type ChatState } from "./timeline";
@@ -37,30 +38,34 @@ export function useChat(initial: string | null = null) {
   const [error, setError] = useState<string | null>(null);
 
   const refresh = useCallback(async () => {
-    const res = await commands.listConversations(query.trim() === "" ? null : query);
-    if (res.status === "ok") setConversations(res.data);
+    // A failed refresh keeps the list shown; the next event or keystroke tries again.
+    const list = await call(commands.listConversations(query.trim() === "" ? null : query)).catch(
+      () => null,
+    );
+    if (list) setConversations(list);
   }, [query]);
 
   useEffect(() => {
     let alive = true;
-    void commands.listConversations(query.trim() === "" ? null : query).then((res) => {
-      if (alive && res.status === "ok") setConversations(res.data);
-    });
+    call(commands.listConversations(query.trim() === "" ? null : query))
+      .then((list) => alive && setConversations(list))
+      .catch((e: unknown) => alive && setError(errorMessage(e)));
     return () => {
       alive = false;
     };
   }, [query]);
 
   useEffect(() => {
-    void commands.listAgents().then((res) => {
-      if (res.status !== "ok") return;
-      const callable = res.data.filter((a) => !a.internal);
-      setAgents(callable);
-      setAgent(
-        (current) =>
-          current || (callable.find((a) => a.name === "lead_agent") ?? callable[0])?.name || "",
-      );
-    });
+    call(commands.listAgents())
+      .then((all) => {
+        const callable = all.filter((a) => !a.internal);
+        setAgents(callable);
+        setAgent(
+          (current) =>
+            current || (callable.find((a) => a.name === "lead_agent") ?? callable[0])?.name || "",
+        );
+      })
+      .catch((e: unknown) => setError(errorMessage(e)));
   }, []);
 
   // The store applies events to the conversations; here they only refresh the list.
@@ -80,12 +85,11 @@ export function useChat(initial: string | null = null) {
 
   const load = useCallback(
     async (id: string) => {
-      const res = await commands.getConversation(id);
-      if (res.status !== "ok") {
-        setError(res.error.message);
-        return;
+      try {
+        show(id, await call(commands.getConversation(id)));
+      } catch (e) {
+        setError(errorMessage(e));
       }
-      show(id, res.data);
     },
     [show],
   );
@@ -102,11 +106,10 @@ export function useChat(initial: string | null = null) {
   useEffect(() => {
     if (initial === null) return;
     let alive = true;
-    void commands.getConversation(initial).then((res) => {
-      if (!alive) return;
-      if (res.status !== "ok") setError(res.error.message);
-      else show(initial, res.data);
-    });
+    void call(commands.getConversation(initial)).then(
+      (view) => alive && show(initial, view),
+      (e: unknown) => alive && setError(errorMessage(e)),
+    );
     return () => {
       alive = false;
     };
@@ -120,9 +123,10 @@ export function useChat(initial: string | null = null) {
       const id = currentId ?? newId();
       if (currentId === null) setCurrentId(id);
       store.set(id, withUserMessage(store.get(id) ?? emptyChat, text, agent));
-      const res = await commands.startRun(id, agent, text);
-      if (res.status !== "ok") {
-        setError(res.error.message);
+      try {
+        await call(commands.startRun(id, agent, text));
+      } catch (e) {
+        setError(errorMessage(e));
         return false;
       }
       void refresh();
@@ -132,7 +136,8 @@ export function useChat(initial: string | null = null) {
   );
 
   const cancel = useCallback(async () => {
-    if (currentId) await commands.cancelRun(currentId);
+    if (currentId)
+      await call(commands.cancelRun(currentId)).catch((e: unknown) => setError(errorMessage(e)));
   }, [currentId]);
 
   const lastTask = [...chat.items].reverse().find((i) => i.kind === "user" && i.depth === 0);
@@ -142,8 +147,9 @@ export function useChat(initial: string | null = null) {
 
   const rename = useCallback(
     async (id: string, title: string) => {
-      const res = await commands.renameConversation(id, title);
-      if (res.status !== "ok") setError(res.error.message);
+      await call(commands.renameConversation(id, title)).catch((e: unknown) =>
+        setError(errorMessage(e)),
+      );
       await refresh();
     },
     [refresh],
@@ -151,9 +157,12 @@ export function useChat(initial: string | null = null) {
 
   const remove = useCallback(
     async (id: string) => {
-      const res = await commands.deleteConversation(id);
-      if (res.status !== "ok") setError(res.error.message);
-      else store.forget(id);
+      try {
+        await call(commands.deleteConversation(id));
+        store.forget(id);
+      } catch (e) {
+        setError(errorMessage(e));
+      }
       if (id === currentId) await open(null);
       await refresh();
     },

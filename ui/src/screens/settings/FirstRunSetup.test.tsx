@@ -1,7 +1,8 @@
-import { render, screen, waitFor } from "@testing-library/react";
+import { screen, waitFor } from "@testing-library/react";
+import { render } from "../../test/render";
 import userEvent from "@testing-library/user-event";
 import { FirstRunSetup } from "./FirstRunSetup";
-import { fakeBackend } from "./fakeBackend";
+import { fakeBackend } from "../../test/fakeBackend";
 
 function renderSetup() {
   const onDone = vi.fn();

@@ -1,9 +1,10 @@
-import { render, screen, waitFor, within } from "@testing-library/react";
+import { screen, waitFor, within } from "@testing-library/react";
+import { render } from "../../test/render";
 import userEvent from "@testing-library/user-event";
 import type { StatusState } from "../../ipc/useStatus";
 import type { ConnectionTest } from "../../bindings";
 import { SettingsScreen } from "./SettingsScreen";
-import { LOCAL, OPENAI, STATUS, fakeBackend } from "./fakeBackend";
+import { LOCAL, OPENAI, STATUS, fakeBackend } from "../../test/fakeBackend";
 
 const STATE: StatusState = { status: STATUS, error: null, loading: false, reload: async () => {} };
 

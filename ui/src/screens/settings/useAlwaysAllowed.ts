@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from "react";
-import type { ConversationSummary } from "../../bindings";
-import { settingsIpc } from "./settingsIpc";
+import { commands, type ConversationSummary } from "../../bindings";
+import { attempt, call, errorMessage } from "../../ipc/call";
 
 /** Conversations that always allow some tools, and revoking one tool in one of them. */
 export function useAlwaysAllowed() {
@@ -11,15 +11,14 @@ export function useAlwaysAllowed() {
 
   useEffect(() => {
     let alive = true;
-    void settingsIpc.listConversations().then((res) => {
-      if (!alive) return;
-      if (res.status === "ok") {
-        setConversations(res.data.filter((c) => c.always_allowed.length > 0));
-      } else {
+    void call(commands.listConversations(null)).then(
+      (list) => alive && setConversations(list.filter((c) => c.always_allowed.length > 0)),
+      (e: unknown) => {
+        if (!alive) return;
         setConversations([]);
-        setError(res.error.message);
-      }
-    });
+        setError(errorMessage(e));
+      },
+    );
     return () => {
       alive = false;
     };
@@ -28,10 +27,10 @@ export function useAlwaysAllowed() {
   const revoke = useCallback(async (conversationId: string, tool: string) => {
     setBusy(`${conversationId}\n${tool}`);
     setError(null);
-    const res = await settingsIpc.revokeAlwaysAllowed(conversationId, tool);
+    const failed = await attempt(commands.revokeAlwaysAllowed(conversationId, tool));
     setBusy(null);
-    if (res.status === "error") {
-      setError(`Could not revoke ${tool}: ${res.error.message}`);
+    if (failed) {
+      setError(`Could not revoke ${tool}: ${failed.message}`);
       return;
     }
     setConversations(

@@ -1,6 +1,6 @@
 import { useCallback, useRef, useState } from "react";
-import type { ConnectionTest, ModelProfile } from "../../bindings";
-import { settingsIpc } from "./settingsIpc";
+import { commands, type ConnectionTest, type ModelProfile } from "../../bindings";
+import { call, errorMessage } from "../../ipc/call";
 
 export type TestState =
   | { kind: "idle" }
@@ -16,13 +16,14 @@ export function useConnectionTest() {
   const run = useCallback(async (profile: ModelProfile) => {
     const mine = ++seq.current;
     setState({ kind: "running" });
-    const res = await settingsIpc.testProfile(profile);
+    let next: TestState;
+    try {
+      next = { kind: "done", result: await call(commands.testProfile(profile)) };
+    } catch (e) {
+      next = { kind: "failed", message: errorMessage(e) };
+    }
     if (mine !== seq.current) return;
-    setState(
-      res.status === "ok"
-        ? { kind: "done", result: res.data }
-        : { kind: "failed", message: res.error.message },
-    );
+    setState(next);
   }, []);
 
   const fail = useCallback((message: string) => {

@@ -1,5 +1,6 @@
 import { useCallback, useState } from "react";
-import { settingsIpc } from "./settingsIpc";
+import { commands } from "../../bindings";
+import { attempt } from "../../ipc/call";
 
 /** "Open folder": asks the backend to show the config folder in the file manager. */
 export function useOpenConfigFolder() {
@@ -8,9 +9,9 @@ export function useOpenConfigFolder() {
   const open = useCallback(async () => {
     setOpening(true);
     setError(null);
-    const res = await settingsIpc.openConfigFolder();
+    const failed = await attempt(commands.openConfigFolder());
     setOpening(false);
-    if (res.status === "error") setError(res.error.message);
+    if (failed) setError(failed.message);
   }, []);
   return { opening, error, open };
 }

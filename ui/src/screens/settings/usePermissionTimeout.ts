@@ -1,6 +1,7 @@
 import { useCallback, useState } from "react";
 import { parseTimeout } from "./permissionTimeout";
-import { settingsIpc } from "./settingsIpc";
+import { commands } from "../../bindings";
+import { attempt } from "../../ipc/call";
 
 /** Saving the permission timeout: checked against the bounds, then `save_permission_timeout`. */
 export function usePermissionTimeout(reload: () => Promise<void>) {
@@ -18,10 +19,10 @@ export function usePermissionTimeout(reload: () => Promise<void>) {
       }
       setSaving(true);
       setError(null);
-      const res = await settingsIpc.savePermissionTimeout(parsed.seconds);
+      const failed = await attempt(commands.savePermissionTimeout(parsed.seconds));
       setSaving(false);
-      if (res.status === "error") {
-        setError(res.error.message);
+      if (failed) {
+        setError(failed.message);
         return false;
       }
       setSaved(true);

@@ -1,5 +1,5 @@
 import { useCallback, useState } from "react";
-import type { ModelProfile } from "../../bindings";
+import { commands, type ModelProfile } from "../../bindings";
 import {
   applyPreset,
   buildProfile,
@@ -9,7 +9,7 @@ import {
   type ProfileDraft,
   type SaveErrors,
 } from "./profileDraft";
-import { settingsIpc } from "./settingsIpc";
+import { attempt } from "../../ipc/call";
 import { useConnectionTest } from "./useConnectionTest";
 
 const NO_ERRORS: SaveErrors = { fields: {}, general: [] };
@@ -47,9 +47,9 @@ export function useProfileEditor({ profiles, index, initial, onSaved }: ProfileE
   /** Store a typed key (if any); returns false when the keyring refused. */
   const storeKey = async (d: ProfileDraft, name: string, prefix: string): Promise<boolean> => {
     if (!d.useKey || d.keyValue === "") return true;
-    const res = await settingsIpc.setSecret(name, d.keyValue);
-    if (res.status === "error") {
-      setErrors({ fields: {}, general: [`${prefix}${res.error.message}`] });
+    const failed = await attempt(commands.setSecret(name, d.keyValue));
+    if (failed) {
+      setErrors({ fields: {}, general: [`${prefix}${failed.message}`] });
       return false;
     }
     setDraft((cur) => ({ ...cur, keyValue: "" }));
@@ -67,12 +67,12 @@ export function useProfileEditor({ profiles, index, initial, onSaved }: ProfileE
     setErrors(NO_ERRORS);
     try {
       const { list, index: at } = replaceAt(profiles, index, built.profile);
-      const res = await settingsIpc.saveProfiles(list);
-      if (res.status === "error") {
+      const failed = await attempt(commands.saveProfiles(list));
+      if (failed) {
         setErrors(
-          res.error.code === "invalid_config"
-            ? placeSaveErrors(res.error.message, at, list)
-            : { fields: {}, general: [res.error.message] },
+          failed.code === "invalid_config"
+            ? placeSaveErrors(failed.message, at, list)
+            : { fields: {}, general: [failed.message] },
         );
         return false;
       }

@@ -1,6 +1,7 @@
 import { useCallback, useState } from "react";
 import type { ModelProfile } from "../../bindings";
-import { settingsIpc } from "./settingsIpc";
+import { commands } from "../../bindings";
+import { attempt } from "../../ipc/call";
 
 /** Deleting a profile: the list without it goes through `save_profiles`. */
 export function useProfileList(profiles: readonly ModelProfile[], reload: () => Promise<void>) {
@@ -12,8 +13,8 @@ export function useProfileList(profiles: readonly ModelProfile[], reload: () => 
       setBusy(true);
       setError(null);
       const name = profiles[index]?.name ?? "";
-      const res = await settingsIpc.saveProfiles(profiles.filter((_, i) => i !== index));
-      if (res.status === "error") setError(`Could not delete ${name}: ${res.error.message}`);
+      const failed = await attempt(commands.saveProfiles(profiles.filter((_, i) => i !== index)));
+      if (failed) setError(`Could not delete ${name}: ${failed.message}`);
       else await reload();
       setBusy(false);
     },

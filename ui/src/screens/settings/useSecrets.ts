@@ -1,6 +1,7 @@
 import { useCallback, useState } from "react";
 import { SECRET_NAME_RULE, isValidSecretName } from "./secretNames";
-import { settingsIpc } from "./settingsIpc";
+import { commands } from "../../bindings";
+import { attempt } from "../../ipc/call";
 
 export interface SecretRow {
   name: string;
@@ -31,9 +32,9 @@ export function useSecrets(reload: () => Promise<void>) {
       if (value === "") return "Enter the secret's value.";
       setBusy(n);
       setError(null);
-      const res = await settingsIpc.setSecret(n, value);
+      const failed = await attempt(commands.setSecret(n, value));
       setBusy(null);
-      if (res.status === "error") return res.error.message;
+      if (failed) return failed.message;
       await reload();
       return null;
     },
@@ -44,9 +45,9 @@ export function useSecrets(reload: () => Promise<void>) {
     async (name: string) => {
       setBusy(name);
       setError(null);
-      const res = await settingsIpc.deleteSecret(name);
+      const failed = await attempt(commands.deleteSecret(name));
       setBusy(null);
-      if (res.status === "error") setError(`Could not delete ${name}: ${res.error.message}`);
+      if (failed) setError(`Could not delete ${name}: ${failed.message}`);
       else await reload();
     },
     [reload],

@@ -1,10 +1,11 @@
 import { useCallback, useEffect, useRef, useState } from "react";
-import { events, type AppError, type Result, type SettingsView } from "../../bindings";
-import { settingsIpc } from "./settingsIpc";
+import { commands, type SettingsView } from "../../bindings";
+import { IpcError, call } from "../../ipc/call";
+import { useStatusChanges } from "../../ipc/useEngineEvents";
 
 export interface SettingsState {
   settings: SettingsView | null;
-  error: AppError | null;
+  error: IpcError | null;
   loading: boolean;
   /** Fetch again (after a change, or when the config folder was reloaded). */
   reload: () => Promise<void>;
@@ -13,42 +14,44 @@ export interface SettingsState {
 /** Everything the Settings screen shows; refreshed on `status-changed` and by `reload`. */
 export function useSettings(): SettingsState {
   const [settings, setSettings] = useState<SettingsView | null>(null);
-  const [error, setError] = useState<AppError | null>(null);
+  const [error, setError] = useState<IpcError | null>(null);
   const [loading, setLoading] = useState(true);
   const alive = useRef(true);
+  const statusChanges = useStatusChanges();
 
-  const apply = useCallback((res: Result<SettingsView, AppError>) => {
-    if (!alive.current) return;
-    if (res.status === "ok") {
-      setSettings(res.data);
-      setError(null);
-    } else setError(res.error);
-    setLoading(false);
-  }, []);
+  /** Fetch the settings, then show them or the error. */
+  const fetch = useCallback(
+    () =>
+      call(commands.getSettings()).then(
+        (view) => {
+          if (!alive.current) return;
+          setSettings(view);
+          setError(null);
+          setLoading(false);
+        },
+        (e: unknown) => {
+          if (!alive.current) return;
+          setError(e instanceof IpcError ? e : new IpcError("transport", String(e)));
+          setLoading(false);
+        },
+      ),
+    [],
+  );
 
   const reload = useCallback(async () => {
     setLoading(true);
-    apply(await settingsIpc.getSettings());
-  }, [apply]);
+    await fetch();
+  }, [fetch]);
 
   useEffect(() => {
     alive.current = true;
-    void settingsIpc.getSettings().then(apply);
-    let off: (() => void) | null = null;
-    let unmounted = false;
-    events.statusChanged
-      .listen(() => void settingsIpc.getSettings().then(apply))
-      .then((unlisten) => {
-        if (unmounted) unlisten();
-        else off = unlisten;
-      })
-      .catch(() => undefined);
+    void fetch();
+    const off = statusChanges.subscribe(() => void fetch());
     return () => {
       alive.current = false;
-      unmounted = true;
-      off?.();
+      off();
     };
-  }, [apply]);
+  }, [fetch, statusChanges]);
 
   return { settings, error, loading, reload };
 }

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from "react";
 import { commands, type ToolTest } from "../../bindings";
+import { attempt, call, errorMessage } from "../../ipc/call";
 import { Spinner } from "../../components/Spinner";
 import type { ToolDraft } from "./toolDraft";
 
@@ -23,7 +24,8 @@ export function TestPanel(props: {
   const waiting = useRef(false);
   useEffect(
     () => () => {
-      if (waiting.current) void commands.cancelToolTest();
+      // Unmounted: nothing is left to show a failure in.
+      if (waiting.current) void attempt(commands.cancelToolTest());
     },
     [],
   );
@@ -37,13 +39,14 @@ export function TestPanel(props: {
       if (v !== undefined && v !== "") sent[p.name] = v;
     }
     waiting.current = true;
-    const res = await commands.testToolDraft(props.path, props.text, sent);
-    waiting.current = false;
-    setRunning(false);
-    if (res.status === "ok") setResult(res.data);
-    else {
+    try {
+      setResult(await call(commands.testToolDraft(props.path, props.text, sent)));
+    } catch (e) {
       setResult(null);
-      setError(res.error.message);
+      setError(errorMessage(e));
+    } finally {
+      waiting.current = false;
+      setRunning(false);
     }
   };
 

@@ -1,11 +1,19 @@
 import { useCallback, useEffect, useState } from "react";
-import { commands, events, type FileEntry, type ToolInfo } from "../../bindings";
+import {
+  commands,
+  type AppError,
+  type FileEntry,
+  type Result,
+  type ToolInfo,
+} from "../../bindings";
+import { attempt, call, errorMessage } from "../../ipc/call";
 import { ConfirmButton } from "../../components/ConfirmButton";
 import type { StatusState } from "../../ipc/useStatus";
 import { useConfirmLeave } from "../../shell/leaveGuard";
 import { ToolEditor } from "./ToolEditor";
 import { duplicateText } from "./toolDraft";
 import { useTools } from "./useTools";
+import { useStatusChanges } from "../../ipc/useEngineEvents";
 
 type Opened = { path: string | null; text: string; key: number };
 
@@ -16,18 +24,17 @@ const opening = (path: string | null, text: string): Opened => ({ path, text, ke
 /** Tool files on disk, enabled or not, refreshed on every config reload. */
 function useToolFiles() {
   const [files, setFiles] = useState<FileEntry[]>([]);
+  const statusChanges = useStatusChanges();
   const load = useCallback(
     () =>
-      void commands.listConfigFiles("tool").then((res) => {
-        if (res.status === "ok") setFiles(res.data);
-      }),
+      // A failed listing keeps the last one; the tool list above shows the backend's state.
+      void call(commands.listConfigFiles("tool")).then(setFiles, () => {}),
     [],
   );
   useEffect(() => {
     load();
-    const off = events.statusChanged.listen(load);
-    return () => void off.then((unlisten) => unlisten());
-  }, [load]);
+    return statusChanges.subscribe(load);
+  }, [load, statusChanges]);
   return { files, reload: load };
 }
 
@@ -59,16 +66,16 @@ export function ToolsScreen({ state }: { state: StatusState }) {
       });
     });
   const read = async (path: string): Promise<Opened | null> => {
-    const res = await commands.readConfigFile("tool", path);
-    if (res.status === "ok") return opening(res.data.path, res.data.text);
-    setActionError(res.error.message);
-    return null;
+    try {
+      const file = await call(commands.readConfigFile("tool", path));
+      return opening(file.path, file.text);
+    } catch (e) {
+      setActionError(errorMessage(e));
+      return null;
+    }
   };
-  const act = async (
-    run: () => Promise<{ status: "ok" } | { status: "error"; error: { message: string } }>,
-  ) => {
-    const res = await run();
-    setActionError(res.status === "error" ? res.error.message : null);
+  const act = async (run: () => Promise<Result<unknown, AppError>>) => {
+    setActionError((await attempt(run()))?.message ?? null);
     reload();
   };
   const actions: ToolActions = {
@@ -116,8 +123,12 @@ export function ToolsScreen({ state }: { state: StatusState }) {
           data-testid="new-tool"
           onClick={() =>
             open(async () => {
-              const res = await commands.toolTemplate();
-              return res.status === "ok" ? opening(null, res.data) : null;
+              try {
+                return opening(null, await call(commands.toolTemplate()));
+              } catch (e) {
+                setActionError(errorMessage(e));
+                return null;
+              }
             })
           }
         >

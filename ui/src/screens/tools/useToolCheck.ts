@@ -1,30 +1,29 @@
 import { useEffect, useState } from "react";
-import { commands, events, type ToolCheck } from "../../bindings";
+import { commands, type ToolCheck } from "../../bindings";
+import { call, errorMessage } from "../../ipc/call";
+import { useStatusChanged } from "../../ipc/useEngineEvents";
 
 /** The backend's check of a draft (the loader's own errors, secrets, instructions),
  * re-run 250 ms after the text stops changing and whenever the config folder reloads. */
 export function useToolCheck(path: string | null, text: string) {
   const [check, setCheck] = useState<ToolCheck | null>(null);
   const [generation, setGeneration] = useState(0);
-  useEffect(() => {
-    const off = events.statusChanged.listen(() => setGeneration((g) => g + 1));
-    return () => void off.then((unlisten) => unlisten());
-  }, []);
+  useStatusChanged(() => setGeneration((g) => g + 1));
   useEffect(() => {
     let alive = true;
     const timer = window.setTimeout(() => {
-      void commands.checkToolDraft(path, text).then((res) => {
-        if (!alive) return;
-        if (res.status === "ok") setCheck(res.data);
-        else
+      void call(commands.checkToolDraft(path, text)).then(
+        (check) => alive && setCheck(check),
+        (e: unknown) =>
+          alive &&
           setCheck({
             name: null,
-            errors: [{ file: path ?? "", line: null, field: null, message: res.error.message }],
+            errors: [{ file: path ?? "", line: null, field: null, message: errorMessage(e) }],
             instructions: null,
             secrets: [],
             permission: null,
-          });
-      });
+          }),
+      );
     }, 250);
     return () => {
       alive = false;

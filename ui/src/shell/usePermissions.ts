@@ -1,7 +1,7 @@
 import { useCallback, useState } from "react";
-import { commands, type Answer } from "../../bindings";
-import { useEngineEvents } from "../../ipc/useEngineEvents";
-import type { PendingPermission } from "./timeline";
+import { commands, type Answer } from "../bindings";
+import { useEngineEvents } from "../ipc/useEngineEvents";
+import type { PendingPermission } from "../screens/chat/timeline";
 
 /** Pending permission requests, oldest first, and the answer action. */
 export function usePermissions() {

@@ -1,6 +1,6 @@
 import { act, fireEvent, render, screen } from "@testing-library/react";
 import { ARM_DELAY_MS, PermissionDialog } from "./PermissionDialog";
-import type { PendingPermission } from "./timeline";
+import type { PendingPermission } from "../screens/chat/timeline";
 
 const request = (id: string, tool: string, http = false): PendingPermission => ({
   requestId: id,

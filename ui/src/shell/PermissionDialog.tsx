@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from "react";
-import type { Answer } from "../../bindings";
-import type { PendingPermission } from "./timeline";
+import type { Answer } from "../bindings";
+import { Modal } from "../components/Modal";
+import type { PendingPermission } from "../screens/chat/timeline";
 
 /**
  * How long Approve and Always allow stay disarmed once a request is shown, and after every
@@ -41,17 +42,9 @@ export function PermissionDialog(props: {
   onAnswer: (requestId: string, answer: Answer) => void;
 }) {
   const current = props.queue[0];
-  const dialog = useRef<HTMLDialogElement>(null);
   const title = useRef<HTMLHeadingElement>(null);
   const [now, setNow] = useState(() => Date.now());
   const { armed, disarm } = useArming(current?.requestId ?? null);
-
-  useEffect(() => {
-    const d = dialog.current;
-    if (!d) return;
-    if (current && !d.open) d.showModal();
-    else if (!current && d.open) d.close();
-  }, [current]);
 
   // Each request starts with the focus on its title: nothing a keystroke could press.
   const requestId = current?.requestId;
@@ -104,23 +97,20 @@ export function PermissionDialog(props: {
     return () => document.removeEventListener("keydown", onKey, true);
   }, [current, armed, disarm, answer]);
 
-  if (!current) return <dialog ref={dialog} className="permission-dialog" />;
+  if (!current) return <Modal open={false} className="permission-dialog" />;
   const { request } = current;
   const left =
     current.deadlineMs === null ? null : Math.max(0, Math.ceil((current.deadlineMs - now) / 1000));
   const http = request.request as null | HttpPreview;
 
   return (
-    <dialog
-      ref={dialog}
+    <Modal
+      open
       className="permission-dialog"
       aria-labelledby="permission-title"
       data-testid="permission-dialog"
       data-armed={armed ? "true" : "false"}
-      onCancel={(e) => {
-        e.preventDefault();
-        answer("deny");
-      }}
+      onEscape={() => answer("deny")}
       onPointerDown={() => {
         if (!armed) disarm();
       }}
@@ -175,7 +165,7 @@ export function PermissionDialog(props: {
           Approve <kbd>Enter</kbd>
         </button>
       </div>
-    </dialog>
+    </Modal>
   );
 }
 

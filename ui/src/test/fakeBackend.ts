@@ -1,5 +1,5 @@
 import { mockIPC } from "@tauri-apps/api/mocks";
-import type { ConversationSummary, ModelProfile, SettingsView, Status } from "../../bindings";
+import type { ConversationSummary, ModelProfile, SettingsView, Status } from "../bindings";
 
 /** A call the UI made, with its arguments. */
 export interface Call {
