@@ -17,6 +17,7 @@
 
 pub mod artifacts;
 pub mod calls;
+pub mod calls_backfill;
 pub mod config;
 pub mod config_edit;
 pub mod config_files;

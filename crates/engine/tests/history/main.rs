@@ -1,0 +1,137 @@
+//! Databases made before call records migrate: the calls of a database written by the version
+//! users have (commit d48d954, schema 3; see `tests/fixtures/history_v3/README.md`) are
+//! backfilled into `tool_calls` once, with their statuses, reasons and hand-overs.
+
+use engine::calls::{CallRecord, CallStatus, Handover};
+use engine::calls_backfill::rows_for_conversation;
+use serde_json::json;
+
+const FIXTURE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/history_v3/artifactflow.db"
+);
+
+/// A copy of the fixture (opening migrates it; the committed file stays at schema 3).
+fn fixture_copy() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("artifactflow.db");
+    std::fs::copy(FIXTURE, &path).unwrap();
+    (dir, path)
+}
+
+/// The fields a backfilled row is checked on (ids and times are checked apart).
+fn summary(r: &CallRecord) -> serde_json::Value {
+    json!({
+        "tool": r.tool,
+        "position": r.position,
+        "agent": r.agent,
+        "depth": r.depth,
+        "params": r.params,
+        "status": r.status.as_str(),
+        "reason": r.reason,
+        "artifact_ids": r.artifact_ids,
+        "handover": r.handover,
+    })
+}
+
+#[test]
+fn an_old_database_gets_its_calls_backfilled_once() {
+    let (_dir, path) = fixture_copy();
+    {
+        let old = rusqlite::Connection::open(&path).unwrap();
+        assert_eq!(
+            engine::db::schema_version(&old).unwrap(),
+            3,
+            "made by the old version"
+        );
+    }
+    let conn = engine::db::open(&path).unwrap();
+    assert_eq!(
+        engine::db::schema_version(&conn).unwrap(),
+        engine::db::latest_version()
+    );
+    let calls = rows_for_conversation(&conn, "conv").unwrap();
+    let got: Vec<_> = calls.iter().map(summary).collect();
+    assert_eq!(
+        got,
+        vec![
+            json!({"tool": "echo", "position": 0, "agent": "tester", "depth": 0,
+                   "params": {"text": "first"}, "status": "succeeded", "reason": null,
+                   "artifact_ids": [], "handover": null}),
+            json!({"tool": "echo", "position": 1, "agent": "tester", "depth": 0,
+                   "params": {"text": "second"}, "status": "succeeded", "reason": null,
+                   "artifact_ids": [], "handover": null}),
+            json!({"tool": "read_artifact", "position": 2, "agent": "tester", "depth": 0,
+                   "params": {"id": "missing"}, "status": "failed",
+                   "reason": "no artifact with id 'missing' in this conversation",
+                   "artifact_ids": [], "handover": null}),
+            json!({"tool": "create_artifact", "position": 3, "agent": "tester", "depth": 0,
+                   "params": {"id": "notes", "title": "Notes", "content": "# Notes"},
+                   "status": "succeeded", "reason": null,
+                   "artifact_ids": ["notes"], "handover": null}),
+            json!({"tool": "echo", "position": 0, "agent": "tester", "depth": 0,
+                   "params": {"text": "refuse me"}, "status": "denied", "reason": "denied",
+                   "artifact_ids": [], "handover": null}),
+            json!({"tool": "echo", "position": 0, "agent": "tester", "depth": 0,
+                   "params": {"text": "waiting"}, "status": "not_run",
+                   "reason": "the run was stopped while waiting for permission",
+                   "artifact_ids": [], "handover": null}),
+            json!({"tool": "slow", "position": 1, "agent": "tester", "depth": 0,
+                   "params": {}, "status": "not_run", "reason": "the user stopped the run",
+                   "artifact_ids": [], "handover": null}),
+            json!({"tool": "slow", "position": 0, "agent": "tester", "depth": 0,
+                   "params": {"text": "running"}, "status": "stopped",
+                   "reason": "stopped by the user while running; it may have partly happened",
+                   "artifact_ids": [], "handover": null}),
+        ]
+    );
+    // Two calls of the same tool keep their own results.
+    assert!(calls[0].result.contains("first") && !calls[0].result.contains("second"));
+    assert!(calls[1].result.contains("second") && !calls[1].result.contains("first"));
+    // Stable ids from the assistant message and the position; every call has ended.
+    for c in &calls {
+        assert_eq!(
+            c.call_id,
+            format!("m{}-{}", c.message_id.unwrap(), c.position)
+        );
+        assert!(c.run_id.is_some() && c.ended_at.is_some(), "{c:?}");
+    }
+    assert_eq!(calls[0].message_id, calls[1].message_id);
+    assert_ne!(calls[0].message_id, calls[4].message_id);
+
+    let handed = rows_for_conversation(&conn, "conv2").unwrap();
+    assert_eq!(handed.len(), 1);
+    assert_eq!(handed[0].tool, "call_subagent");
+    assert_eq!(handed[0].status, CallStatus::Succeeded);
+    assert_eq!(
+        handed[0].handover,
+        Some(Handover {
+            target: "search_agent".into(),
+            instruction: "Find the Rust release date".into()
+        })
+    );
+    assert!(
+        handed[0].result.contains("2015-05-15"),
+        "{}",
+        handed[0].result
+    );
+
+    // Opening again backfills nothing: rows removed since stay removed.
+    let count = |conn: &rusqlite::Connection| -> i64 {
+        conn.query_row("SELECT count(*) FROM tool_calls", [], |r| r.get(0))
+            .unwrap()
+    };
+    assert_eq!(count(&conn), 9);
+    conn.execute("DELETE FROM tool_calls WHERE conversation_id = 'conv'", [])
+        .unwrap();
+    drop(conn);
+    let conn = engine::db::open(&path).unwrap();
+    assert_eq!(count(&conn), 1, "backfilled once, not on every open");
+}
+
+#[test]
+fn a_new_database_has_nothing_to_backfill() {
+    let dir = tempfile::tempdir().unwrap();
+    let conn = engine::db::open(&dir.path().join("new.db")).unwrap();
+    assert!(rows_for_conversation(&conn, "conv").unwrap().is_empty());
+}
