@@ -50,40 +50,41 @@ struct Pending {
 /// Write a `tool_calls` row for every call stored as text; returns how many were written.
 /// Runs inside migration 5's transaction, so it happens exactly once per database.
 pub fn backfill(conn: &Connection) -> rusqlite::Result<usize> {
-    let mut by_conversation: Vec<(String, Vec<Row>)> = Vec::new();
-    {
-        let mut stmt = conn.prepare(
-            "SELECT id, conversation_id, role, agent, content, run_id, depth, created_at
-             FROM messages ORDER BY conversation_id, id",
-        )?;
-        let rows = stmt.query_map([], |r| {
-            Ok(Row {
-                id: r.get(0)?,
-                conversation_id: r.get(1)?,
-                role: r.get(2)?,
-                agent: r.get(3)?,
-                content: r.get(4)?,
-                run_id: r.get(5)?,
-                depth: r.get(6)?,
-                created_at: r.get(7)?,
-            })
-        })?;
-        for row in rows {
-            let row = row?;
-            match by_conversation.last_mut() {
-                Some((id, rows)) if *id == row.conversation_id => rows.push(row),
-                _ => by_conversation.push((row.conversation_id.clone(), vec![row])),
-            }
-        }
-    }
+    let ids: Vec<String> = conn
+        .prepare("SELECT DISTINCT conversation_id FROM messages ORDER BY conversation_id")?
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
     let mut written = 0;
-    for (_, rows) in by_conversation {
-        for record in records(rows) {
+    for id in ids {
+        for record in from_text(conn, &id)? {
             insert(conn, &record)?;
             written += 1;
         }
     }
     Ok(written)
+}
+
+/// The call records a conversation's stored text describes (nothing is written). Besides the
+/// backfill, the history uses it for messages that have no rows (written by a build whose
+/// runs did not record calls yet).
+pub fn from_text(conn: &Connection, conversation_id: &str) -> rusqlite::Result<Vec<CallRecord>> {
+    let mut stmt = conn.prepare(
+        "SELECT id, conversation_id, role, agent, content, run_id, depth, created_at
+         FROM messages WHERE conversation_id = ?1 ORDER BY id",
+    )?;
+    let rows = stmt.query_map([conversation_id], |r| {
+        Ok(Row {
+            id: r.get(0)?,
+            conversation_id: r.get(1)?,
+            role: r.get(2)?,
+            agent: r.get(3)?,
+            content: r.get(4)?,
+            run_id: r.get(5)?,
+            depth: r.get(6)?,
+            created_at: r.get(7)?,
+        })
+    })?;
+    Ok(records(rows.collect::<rusqlite::Result<_>>()?))
 }
 
 /// The call records of one conversation's messages (in order).

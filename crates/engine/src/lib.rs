@@ -26,6 +26,7 @@ pub mod conversations;
 pub mod db;
 pub mod events;
 pub mod frontmatter;
+pub mod history;
 pub mod interrupts;
 pub mod limits;
 pub mod logging;

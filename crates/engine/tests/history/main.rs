@@ -135,3 +135,84 @@ fn a_new_database_has_nothing_to_backfill() {
     let conn = engine::db::open(&dir.path().join("new.db")).unwrap();
     assert!(rows_for_conversation(&conn, "conv").unwrap().is_empty());
 }
+
+/// `(tool, status, reason)` of the results of each tool message of a reopened conversation.
+fn shown(conn: &rusqlite::Connection, id: &str) -> Vec<Vec<(String, String, Option<String>)>> {
+    engine::history::history(conn, id)
+        .unwrap()
+        .into_iter()
+        .filter(|m| m.message.role == "tool")
+        .map(|m| {
+            m.results
+                .into_iter()
+                .map(|r| (r.name, r.status.as_str().to_string(), r.reason))
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn a_reopened_conversation_shows_its_calls_from_the_rows() {
+    let (_dir, path) = fixture_copy();
+    let conn = engine::db::open(&path).unwrap();
+    let s = |v: &str| v.to_string();
+    assert_eq!(
+        shown(&conn, "conv"),
+        vec![
+            vec![
+                (s("echo"), s("succeeded"), None),
+                (s("echo"), s("succeeded"), None),
+                (
+                    s("read_artifact"),
+                    s("failed"),
+                    Some(s("no artifact with id 'missing' in this conversation"))
+                ),
+                (s("create_artifact"), s("succeeded"), None),
+            ],
+            vec![(s("echo"), s("denied"), Some(s("denied")))],
+            vec![
+                (
+                    s("echo"),
+                    s("not_run"),
+                    Some(s("the run was stopped while waiting for permission"))
+                ),
+                (s("slow"), s("not_run"), Some(s("the user stopped the run"))),
+            ],
+            vec![(
+                s("slow"),
+                s("stopped"),
+                Some(s(
+                    "stopped by the user while running; it may have partly happened"
+                ))
+            )],
+        ]
+    );
+    let history = engine::history::history(&conn, "conv2").unwrap();
+    let tool = history.iter().find(|m| m.message.role == "tool").unwrap();
+    assert_eq!(tool.message.content, "", "results are not sent twice");
+    assert_eq!(
+        tool.results[0].handover.as_ref().map(|h| h.target.as_str()),
+        Some("search_agent")
+    );
+    let asked = history.iter().find(|m| !m.calls.is_empty()).unwrap();
+    assert_eq!(asked.calls[0].call_id, tool.results[0].call_id);
+
+    // The rows are the source: what a row says is shown, whatever the stored text says
+    // (the second of two echo calls pairs by its id, not by its name).
+    conn.execute(
+        "UPDATE tool_calls SET status = 'failed', reason = 'changed', result = 'second, changed'
+         WHERE call_id = (SELECT call_id FROM tool_calls WHERE conversation_id = 'conv'
+                          ORDER BY message_id, position LIMIT 1 OFFSET 1)",
+        [],
+    )
+    .unwrap();
+    let history = engine::history::history(&conn, "conv").unwrap();
+    let first = history.iter().find(|m| m.message.role == "tool").unwrap();
+    let got: Vec<_> = first.results[..2]
+        .iter()
+        .map(|r| (r.status.as_str(), r.text.as_str()))
+        .collect();
+    assert_eq!(got[1], ("failed", "second, changed"));
+    assert_eq!(got[0].0, "succeeded");
+    assert!(got[0].1.contains("first"), "{got:?}");
+}

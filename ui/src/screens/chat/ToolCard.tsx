@@ -9,6 +9,7 @@ const LABEL: Record<ToolItem["status"], string> = {
   failed: "Failed",
   denied: "Denied",
   not_run: "Not run",
+  stopped: "Stopped",
 };
 
 /** One tool call, live: name, parameters, status, duration, result preview, artifact link. */
