@@ -304,6 +304,18 @@ async exportArtifact(conversationId: string, id: string, version: number | null)
 }
 },
 /**
+ * Export a conversation with its tool calls (read from the stored call records) to a file the
+ * user picks in the native save dialog. Returns the path written, or null when cancelled.
+ */
+async exportConversation(id: string, format: ExportFormat) : Promise<Result<string | null, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("export_conversation", { id, format }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
  * Every tool or agent file, enabled or disabled.
  */
 async listConfigFiles(kind: FileKind) : Promise<Result<FileEntry[], AppError>> {
@@ -989,6 +1001,18 @@ export type ErrorCode =
  * A link the app does not open (only http, https and mailto open, outside the app).
  */
 "link_refused"
+/**
+ * The format of an exported conversation.
+ */
+export type ExportFormat = 
+/**
+ * Markdown, for people.
+ */
+"md" | 
+/**
+ * JSON, the shape `artifactflow-cli conversations export --format json` writes.
+ */
+"json"
 /**
  * One file in a listing.
  */

@@ -4,6 +4,7 @@ import {
   type AgentInfo,
   type ConversationSummary,
   type ConversationView,
+  type ExportFormat,
 } from "../../bindings";
 import { useEngineEvents } from "../../ipc/useEngineEvents";
 import { useChatStore } from "./ChatStoreProvider";
@@ -160,6 +161,14 @@ export function useChat(initial: string | null = null) {
     [currentId, open, refresh, store],
   );
 
+  // Where the last export was written, shown until the next one.
+  const [exported, setExported] = useState<string | null>(null);
+  const exportConversation = useCallback(async (id: string, format: ExportFormat) => {
+    const res = await commands.exportConversation(id, format);
+    if (res.status !== "ok") setError(res.error.message);
+    else if (res.data !== null) setExported(res.data);
+  }, []);
+
   return {
     conversations,
     query,
@@ -176,5 +185,7 @@ export function useChat(initial: string | null = null) {
     retry,
     rename,
     remove,
+    exported,
+    exportConversation,
   };
 }
