@@ -72,7 +72,7 @@ pub struct HistoryMessage {
 /// Every message of a conversation with its calls.
 pub fn history(conn: &Connection, conversation_id: &str) -> rusqlite::Result<Vec<HistoryMessage>> {
     let messages = crate::conversations::messages(conn, conversation_id)?;
-    let mut by_message = calls_by_message(conn, conversation_id)?;
+    let mut by_message = calls_by_message(conn, conversation_id, &messages)?;
     // The calls of the last assistant message at each depth, until the tool message answering
     // them (sub-agent messages one level down come in between).
     let mut waiting: HashMap<u32, Vec<CallRecord>> = HashMap::new();
@@ -120,12 +120,19 @@ pub fn history(conn: &Connection, conversation_id: &str) -> rusqlite::Result<Vec
 fn calls_by_message(
     conn: &Connection,
     conversation_id: &str,
+    messages: &[StoredMessage],
 ) -> rusqlite::Result<HashMap<i64, Vec<CallRecord>>> {
     let mut by_message: HashMap<i64, Vec<CallRecord>> = HashMap::new();
     for record in crate::calls_backfill::rows_for_conversation(conn, conversation_id)? {
         if let Some(id) = record.message_id {
             by_message.entry(id).or_default().push(record);
         }
+    }
+    let unrecorded_text = messages.iter().any(|m| {
+        m.role == "assistant" && !by_message.contains_key(&m.id) && m.content.contains("<tool_call")
+    });
+    if !unrecorded_text {
+        return Ok(by_message); // the usual case: every call has its row
     }
     let mut unrecorded: HashMap<i64, Vec<CallRecord>> = HashMap::new();
     for record in crate::calls_backfill::from_text(conn, conversation_id)? {
@@ -229,8 +236,9 @@ pub fn transcript(conn: &Connection, id: &str) -> rusqlite::Result<Option<Transc
     else {
         return Ok(None);
     };
-    let mut by_message = calls_by_message(conn, id)?;
-    let messages = crate::conversations::messages(conn, id)?
+    let messages = crate::conversations::messages(conn, id)?;
+    let mut by_message = calls_by_message(conn, id, &messages)?;
+    let messages = messages
         .into_iter()
         .filter(|m| m.role == "user" || m.role == "assistant")
         .map(|m| TranscriptMessage {

@@ -216,3 +216,14 @@ fn a_reopened_conversation_shows_its_calls_from_the_rows() {
     assert_eq!(got[0].0, "succeeded");
     assert!(got[0].1.contains("first"), "{got:?}");
 }
+
+/// Messages whose calls have no rows (written by a build whose runs did not record calls) still
+/// show their calls, read from their text as the backfill reads it.
+#[test]
+fn messages_without_rows_show_the_calls_their_text_describes() {
+    let (_dir, path) = fixture_copy();
+    let conn = engine::db::open(&path).unwrap();
+    let before = shown(&conn, "conv");
+    conn.execute("DELETE FROM tool_calls", []).unwrap();
+    assert_eq!(shown(&conn, "conv"), before);
+}
