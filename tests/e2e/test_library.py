@@ -22,6 +22,12 @@ You are the tester.
 """
 
 
+def wait_for_last_answer(app: App, text: str) -> None:
+    app.wait(lambda d: text in app.js(
+        "const m = [...document.querySelectorAll('[data-testid=msg-assistant]')]; return m.length ? m.at(-1).textContent : ''"),
+        "the run's end")
+
+
 def call(name: str, **params: str) -> str:
     inner = "".join(f"<{k}><![CDATA[{v}]]></{k}>" for k, v in params.items())
     return f"<tool_call><name>{name}</name><params>{inner}</params></tool_call>"
@@ -43,9 +49,7 @@ def test_search_diff_export_and_open_the_conversation(home, scripted_model, tmp_
     try:
         app.pick_agent("tester")
         app.send("Research penguins")
-        app.wait(lambda d: "Done." in app.js(
-            "const m = [...document.querySelectorAll('[data-testid=msg-assistant]')]; return m.length ? m.at(-1).textContent : ''"),
-            "the run's end")
+        wait_for_last_answer(app, "Done.")
 
         app.by_testid("nav-artifacts").click()
         app.by_testid("artifact-search").send_keys("rotate")
@@ -101,9 +105,7 @@ def test_export_a_conversation_from_its_menu(home, scripted_model, tmp_path):
     try:
         app.pick_agent("tester")
         app.send("Take notes")
-        app.wait(lambda d: "Done." in app.js(
-            "const m = [...document.querySelectorAll('[data-testid=msg-assistant]')]; return m.length ? m.at(-1).textContent : ''"),
-            "the run's end")
+        wait_for_last_answer(app, "Done.")
         app.js("document.querySelector('[aria-label=\"Export Take notes\"]').click()")
         choice = app.by_testid("export-choice")
         next(b for b in choice.find_elements("css selector", "button") if b.text == "JSON").click()
