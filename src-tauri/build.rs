@@ -37,6 +37,7 @@ fn artifactflow_commands() -> &'static [&'static str] {
         "open_config_folder",
         "cancel_tool_test",
         "export_artifact",
+        "export_conversation",
         "list_config_files",
         "read_config_file",
         "save_config_file",

@@ -35,6 +35,7 @@ pub fn builder() -> Builder<tauri::Wry> {
             commands::settings::open_config_folder,
             commands::editor::cancel_tool_test,
             commands::artifacts::export_artifact,
+            commands::export::export_conversation,
             commands::editor::list_config_files,
             commands::editor::read_config_file,
             commands::editor::save_config_file,

@@ -1,8 +1,11 @@
 """The artifact library through the real app: an artifact made and changed in a run is found by
 search, its two versions are diffed, it is exported to a file, and its conversation opens; an
-HTML artifact renders in a frame where its script does not run."""
+HTML artifact renders in a frame where its script does not run. A conversation exports from its
+menu with its calls."""
 
 from __future__ import annotations
+
+import json
 
 from harness import App, prepare_home
 
@@ -17,6 +20,12 @@ max_tool_rounds: 6
 ---
 You are the tester.
 """
+
+
+def wait_for_last_answer(app: App, text: str) -> None:
+    app.wait(lambda d: text in app.js(
+        "const m = [...document.querySelectorAll('[data-testid=msg-assistant]')]; return m.length ? m.at(-1).textContent : ''"),
+        "the run's end")
 
 
 def call(name: str, **params: str) -> str:
@@ -40,9 +49,7 @@ def test_search_diff_export_and_open_the_conversation(home, scripted_model, tmp_
     try:
         app.pick_agent("tester")
         app.send("Research penguins")
-        app.wait(lambda d: "Done." in app.js(
-            "const m = [...document.querySelectorAll('[data-testid=msg-assistant]')]; return m.length ? m.at(-1).textContent : ''"),
-            "the run's end")
+        wait_for_last_answer(app, "Done.")
 
         app.by_testid("nav-artifacts").click()
         app.by_testid("artifact-search").send_keys("rotate")
@@ -83,3 +90,33 @@ def test_search_diff_export_and_open_the_conversation(home, scripted_model, tmp_
                  "the conversation's history")
     finally:
         app.stop()
+
+
+def test_export_a_conversation_from_its_menu(home, scripted_model, tmp_path):
+    """Export in the conversation menu writes the conversation with its calls (status, result)
+    to the file the save dialog answered; the CLI shows the same calls."""
+    model = scripted_model([
+        {"text": "Noting.\n" + call("create_artifact", id="notes", title="Notes", content="# Notes\n")},
+        {"text": "Done."},
+    ])
+    prepare_home(home, model, AGENT)
+    export_to = tmp_path / "conversation.json"
+    app = App(home, "export_conversation", {"ARTIFACTFLOW_TEST_SAVE_PATH": str(export_to)})
+    try:
+        app.pick_agent("tester")
+        app.send("Take notes")
+        wait_for_last_answer(app, "Done.")
+        app.js("document.querySelector('[aria-label=\"Export Take notes\"]').click()")
+        choice = app.by_testid("export-choice")
+        next(b for b in choice.find_elements("css selector", "button") if b.text == "JSON").click()
+        app.wait(lambda d: export_to.is_file(), "the exported file")
+        assert str(export_to) in app.text_of("conversation-exported")
+    finally:
+        app.stop()
+    exported = json.loads(export_to.read_text())
+    calls = [c for m in exported["messages"] for c in m["calls"]]
+    assert [(c["tool"], c["status"], c["artifact_ids"]) for c in calls] == [
+        ("create_artifact", "succeeded", ["notes"])], calls
+    assert exported["conversation"]["title"] == "Take notes"
+    shown = app.cli_json("conversations", "show", exported["conversation"]["id"])
+    assert [c["call_id"] for m in shown["messages"] for c in m["calls"]] == [calls[0]["call_id"]]

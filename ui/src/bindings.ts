@@ -306,6 +306,18 @@ async exportArtifact(conversationId: string, id: string, version: number | null)
 }
 },
 /**
+ * Export a conversation with its tool calls (read from the stored call records) to a file the
+ * user picks in the native save dialog. Returns the path written, or null when cancelled.
+ */
+async exportConversation(id: string, format: ExportFormat) : Promise<Result<string | null, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("export_conversation", { id, format }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
  * Every tool or agent file, enabled or disabled.
  */
 async listConfigFiles(kind: FileKind) : Promise<Result<FileEntry[], AppError>> {
@@ -876,7 +888,7 @@ export type ConversationView = {
  */
 summary: ConversationSummary | null; 
 /**
- * Every message, in order, with its tool calls and results read back.
+ * Every message, in order, with its tool calls read from their stored records.
  */
 messages: HistoryMessage[]; 
 /**
@@ -996,6 +1008,18 @@ export type ErrorCode =
  */
 "open_failed"
 /**
+ * The format of an exported conversation.
+ */
+export type ExportFormat = 
+/**
+ * Markdown, for people.
+ */
+"md" | 
+/**
+ * JSON, the shape `artifactflow-cli conversations export --format json` writes.
+ */
+"json"
+/**
  * One file in a listing.
  */
 export type FileEntry = { 
@@ -1028,25 +1052,50 @@ export type FileKind =
  */
 "agent"
 /**
- * A tool call read from a stored assistant message.
+ * A `call_subagent` call that hands the task over: the engine runs `target` on `instruction`
+ * and the sub-agent's final answer becomes the call's result.
+ */
+export type Handover = { 
+/**
+ * The agent that takes over.
+ */
+target: string; 
+/**
+ * What it is asked to do.
+ */
+instruction: string }
+/**
+ * A tool call of an assistant message, as the model asked for it.
  */
 export type HistoryCall = { 
+/**
+ * The call's stable id.
+ */
+call_id: string; 
 /**
  * The tool's name ([`crate::parser::MALFORMED`] for a call that could not be read).
  */
 name: string; 
 /**
- * Its parameters as written, in order.
+ * Its parameters.
  */
 params: Partial<{ [key in string]: JsonValue }>; 
 /**
  * Why it could not be read, for a malformed call.
  */
-error: string | null }
+error: string | null; 
 /**
- * A stored message with its parts read back, so a reopened conversation shows tool calls and
- * results as they were shown live. A tool message's text is read into `results` and `notes`
- * and its `message.content` left empty.
+ * How it ended.
+ */
+status: CallStatus; 
+/**
+ * Why it ended so (none for a plain success).
+ */
+reason: string | null }
+/**
+ * A stored message with its calls, so a reopened conversation shows tool calls and results as
+ * they were shown live. A tool message's text is replaced by its `results` and `notes` (its
+ * `message.content` is left empty: results can be large and are not sent twice).
  */
 export type HistoryMessage = { 
 /**
@@ -1054,11 +1103,11 @@ export type HistoryMessage = {
  */
 message: StoredMessage; 
 /**
- * The tool calls of an assistant message.
+ * The tool calls of an assistant message, in the order written.
  */
 calls: HistoryCall[]; 
 /**
- * The results in a tool message.
+ * In a tool message: the calls it answered, in the order written.
  */
 results: HistoryResult[]; 
 /**
@@ -1066,21 +1115,45 @@ results: HistoryResult[];
  */
 notes: string | null }
 /**
- * A tool result read from a stored tool message.
+ * How a call ended, listed in the tool message that answered it.
  */
 export type HistoryResult = { 
+/**
+ * The call's stable id (the same as in the assistant message's `calls`).
+ */
+call_id: string; 
 /**
  * The tool's name.
  */
 name: string; 
 /**
- * Did it succeed?
+ * Its parameters.
+ */
+params: Partial<{ [key in string]: JsonValue }>; 
+/**
+ * Did it succeed? (`status == succeeded`)
  */
 success: boolean; 
 /**
- * The data or the error.
+ * How it ended.
  */
-text: string }
+status: CallStatus; 
+/**
+ * Why it ended so, in words for a person (none for a plain success).
+ */
+reason: string | null; 
+/**
+ * The data or the error the model was sent (a preview when it became an artifact).
+ */
+text: string; 
+/**
+ * Artifacts the call created or changed.
+ */
+artifact_ids: string[]; 
+/**
+ * For a `call_subagent` that handed over: to whom and what.
+ */
+handover: Handover | null }
 /**
  * One HTTP tool call in full, for the tool editor's test panel. Secrets are masked everywhere.
  */

@@ -8,6 +8,7 @@ use engine::context::AppContext;
 
 mod artifacts_cmd;
 mod check_cmd;
+mod conversations_cmd;
 mod parse_cmd;
 mod prompt;
 mod run_cmd;
@@ -49,6 +50,9 @@ enum Command {
     /// List, show, search and export artifacts.
     #[command(subcommand)]
     Artifacts(artifacts_cmd::ArtifactsCommand),
+    /// List, show and export conversations with their tool calls.
+    #[command(subcommand)]
+    Conversations(conversations_cmd::ConversationsCommand),
     /// Parse one model response from stdin and print its tool calls as JSON.
     ///
     /// Prints {"tool_calls":[{"name":..,"params":{..}}, {"name":"__malformed__","params":{},"error":".."}]}.
@@ -93,6 +97,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Artifacts(cmd) => {
             let ctx = open(cli.home)?;
             artifacts_cmd::run(&ctx, cmd)
+        }
+        Command::Conversations(cmd) => {
+            let ctx = open(cli.home)?;
+            conversations_cmd::run(&ctx, cmd)
         }
     }
 }

@@ -133,8 +133,23 @@ pub const MIGRATIONS_SQL: &[&str] = &[
 ];
 
 /// The migration set built from [`MIGRATIONS_SQL`].
+///
+/// Migration 5 also backfills `tool_calls` from the calls older versions stored only as text
+/// ([`crate::calls_backfill`]), inside its transaction: once per database, never again.
 pub fn migrations() -> Migrations<'static> {
-    Migrations::new(MIGRATIONS_SQL.iter().map(|sql| M::up(sql)).collect())
+    Migrations::new(
+        MIGRATIONS_SQL
+            .iter()
+            .enumerate()
+            .map(|(i, sql)| match i + 1 {
+                5 => M::up_with_hook(sql, |tx: &rusqlite::Transaction| {
+                    crate::calls_backfill::backfill(tx)?;
+                    Ok(())
+                }),
+                _ => M::up(sql),
+            })
+            .collect(),
+    )
 }
 
 /// The schema version a fully migrated database has.

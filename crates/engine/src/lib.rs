@@ -22,12 +22,14 @@
 
 pub mod artifacts;
 pub mod calls;
+pub mod calls_backfill;
 pub mod config;
 pub mod context;
 pub mod conversations;
 pub mod db;
 pub mod engine;
 pub mod events;
+pub mod history;
 pub mod interrupts;
 pub mod limits;
 pub mod logging;

@@ -151,44 +151,15 @@ pub async fn export_artifact(
     id: String,
     version: Option<i64>,
 ) -> Result<Option<String>, AppError> {
-    use tauri_plugin_dialog::DialogExt;
     let artifact = view(&state, &conversation_id, &id, version)?;
     let file_name = format!(
         "{}.{}",
         id.replace(['/', '\\', ':'], "_"),
         extension(&artifact.content_type)
     );
-    // The end-to-end tests' stand-in for a person answering the save dialog (e2e builds only).
-    let path = match crate::seams::save_path() {
-        Some(p) => Some(p),
-        None => {
-            let (tx, rx) = tokio::sync::oneshot::channel();
-            let mut dialog = app
-                .dialog()
-                .file()
-                .set_title("Export artifact")
-                .set_file_name(&file_name);
-            if let Some(dir) = tauri::Manager::path(&app)
-                .download_dir()
-                .ok()
-                .filter(|d| d.is_dir())
-            {
-                dialog = dialog.set_directory(dir);
-            }
-            dialog.save_file(move |picked| {
-                let _ = tx.send(picked.and_then(|p| p.into_path().ok()));
-            });
-            rx.await.ok().flatten()
-        }
-    };
-    let Some(path) = path else {
+    let Some(path) = super::export::pick_save_path(&app, "Export artifact", &file_name).await
+    else {
         return Ok(None);
     };
-    engine::config::write_atomically(&path, artifact.content.as_bytes()).map_err(|e| {
-        AppError::new(
-            ErrorCode::Io,
-            format!("cannot write {}: {e}; pick another folder", path.display()),
-        )
-    })?;
-    Ok(Some(path.display().to_string()))
+    super::export::write_export(&path, artifact.content.as_bytes()).map(Some)
 }

@@ -27,7 +27,7 @@ pub struct AgentInfo {
 pub struct ConversationView {
     /// The conversation (None for a new, still empty one).
     pub summary: Option<ConversationSummary>,
-    /// Every message, in order, with its tool calls and results read back.
+    /// Every message, in order, with its tool calls read from their stored records.
     pub messages: Vec<HistoryMessage>,
     /// Is a run in progress?
     pub running: bool,
@@ -77,11 +77,11 @@ pub fn get_conversation(
         let summary = engine::conversations::list(c, None)?
             .into_iter()
             .find(|s| s.id == id);
-        Ok((summary, engine::conversations::messages(c, &id)?))
+        Ok((summary, engine::history::history(c, &id)?))
     })?;
     Ok(ConversationView {
         summary,
-        messages: messages.into_iter().map(HistoryMessage::from).collect(),
+        messages,
         running: engine.runs.running().contains(&id),
     })
 }

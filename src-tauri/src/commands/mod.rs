@@ -8,6 +8,7 @@ use crate::state::AppState;
 pub mod artifacts;
 pub mod chat;
 pub mod editor;
+pub mod export;
 pub mod settings;
 pub mod tools;
 

@@ -216,4 +216,61 @@ describe("ChatScreen", () => {
     expect(stripCalls("Sure.\n<tool_call><name>x</name></tool_call>\nDone")).toBe("Sure.\n\nDone");
     expect(stripCalls("Half <tool_call><name>x")).toBe("Half");
   });
+  it("exports a conversation from its menu as Markdown or JSON through the save dialog", async () => {
+    const calls: { cmd: string; args: unknown }[] = [];
+    let fail = false;
+    mockIPC(
+      (cmd, args) => {
+        calls.push({ cmd, args });
+        if (cmd === "list_conversations")
+          return [
+            {
+              id: "c1",
+              title: "Rust dates",
+              agent: "lead_agent",
+              updated_at: "2026-01-01T00:00:00Z",
+              last_status: "completed",
+              always_allowed: [],
+            },
+          ];
+        if (cmd === "list_agents")
+          return [{ name: "lead_agent", description: "", model: null, internal: false }];
+        if (cmd === "export_conversation") {
+          if (fail)
+            throw { code: "io", message: "cannot write /ro/c1.md: read-only; pick another folder" };
+          const { format } = args as { format: string };
+          return `/home/u/Downloads/conversation-c1.${format}`;
+        }
+        throw new Error(`unexpected ${cmd}`);
+      },
+      { shouldMockEvents: true },
+    );
+    const user = userEvent.setup();
+    render(
+      <ChatStoreProvider>
+        <ChatScreen />
+      </ChatStoreProvider>,
+    );
+    await user.click(await screen.findByRole("button", { name: "Export Rust dates" }));
+    const choice = screen.getByTestId("export-choice");
+    await user.click(within(choice).getByRole("button", { name: "JSON" }));
+    expect(calls.filter((c) => c.cmd === "export_conversation").map((c) => c.args)).toEqual([
+      { id: "c1", format: "json" },
+    ]);
+    expect(await screen.findByTestId("conversation-exported")).toHaveTextContent(
+      "Exported to /home/u/Downloads/conversation-c1.json",
+    );
+    expect(screen.queryByTestId("export-choice")).toBeNull();
+
+    fail = true;
+    await user.click(screen.getByRole("button", { name: "Export Rust dates" }));
+    await user.click(screen.getByRole("button", { name: "Markdown" }));
+    expect(calls.filter((c) => c.cmd === "export_conversation").at(-1)?.args).toEqual({
+      id: "c1",
+      format: "md",
+    });
+    expect(await screen.findByTestId("chat-error")).toHaveTextContent(
+      "cannot write /ro/c1.md: read-only; pick another folder",
+    );
+  });
 });

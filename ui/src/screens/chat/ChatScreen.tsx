@@ -33,6 +33,11 @@ export function ChatScreen({
             Calling {chat.chat.callingTool}…
           </p>
         )}
+        {chat.exported && (
+          <p className="muted small" role="status" data-testid="conversation-exported">
+            Exported to {chat.exported}
+          </p>
+        )}
         {chat.error && (
           <p className="chat-error" role="alert" data-testid="chat-error">
             {chat.error}
@@ -56,6 +61,7 @@ type Chat = ReturnType<typeof useChat>;
 function ConversationList({ chat }: { chat: Chat }) {
   const [editing, setEditing] = useState<string | null>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
+  const [exporting, setExporting] = useState<string | null>(null);
   const [title, setTitle] = useState("");
   return (
     <aside className="conv-list" aria-label="Conversations">
@@ -123,8 +129,34 @@ function ConversationList({ chat }: { chat: Chat }) {
                   No
                 </button>
               </span>
+            ) : exporting === c.id ? (
+              <span className="conv-actions" data-testid="export-choice">
+                Export as
+                {(["md", "json"] as const).map((format) => (
+                  <button
+                    key={format}
+                    type="button"
+                    onClick={() =>
+                      void chat.exportConversation(c.id, format).then(() => setExporting(null))
+                    }
+                  >
+                    {format === "md" ? "Markdown" : "JSON"}
+                  </button>
+                ))}
+                <button type="button" onClick={() => setExporting(null)}>
+                  Cancel
+                </button>
+              </span>
             ) : (
               <span className="conv-actions">
+                <button
+                  type="button"
+                  className="link-button"
+                  aria-label={`Export ${c.title}`}
+                  onClick={() => setExporting(c.id)}
+                >
+                  Export
+                </button>
                 <button
                   type="button"
                   className="link-button"

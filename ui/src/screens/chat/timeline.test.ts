@@ -1,6 +1,13 @@
 import type { EngineEvent } from "../../bindings";
 import { emptyChat, fromHistory, reduce, type ChatState } from "./timeline";
-import type { CallStatus, HistoryMessage, StoredMessage } from "../../bindings";
+import type {
+  CallStatus,
+  HistoryCall,
+  HistoryMessage,
+  HistoryResult,
+  JsonValue,
+  StoredMessage,
+} from "../../bindings";
 
 const C = "c1";
 const run = (events: EngineEvent[], start: ChatState = emptyChat) => events.reduce(reduce, start);
@@ -174,33 +181,43 @@ describe("timeline reducer", () => {
         {
           ...stored(2, "assistant", "Writing.<tool_call>…</tool_call>"),
           calls: [
-            { name: "create_artifact", params: { id: "notes", title: "Notes" }, error: null },
-            { name: "probe", params: {}, error: null },
-            { name: "web_fetch", params: { url: "http://x" }, error: null },
+            call("m2-0", "create_artifact", { id: "notes", title: "Notes" }, "succeeded"),
+            call("m2-1", "probe", {}, "denied"),
+            call("m2-2", "web_fetch", { url: "http://x" }, "failed"),
           ],
         },
         {
-          ...stored(3, "tool", "frames"),
+          ...stored(3, "tool", ""),
           results: [
-            { name: "create_artifact", success: true, text: "created notes v1" },
-            { name: "probe", success: false, text: "the user did not allow `probe` (denied)" },
-            { name: "web_fetch", success: false, text: "HTTP 404" },
+            result(
+              "m2-0",
+              "create_artifact",
+              { id: "notes", title: "Notes" },
+              "succeeded",
+              "created notes v1",
+              {
+                artifact_ids: ["notes"],
+              },
+            ),
+            result("m2-1", "probe", {}, "denied", "refused"),
+            result("m2-2", "web_fetch", { url: "http://x" }, "failed", "HTTP 404"),
           ],
         },
         {
           ...stored(4, "assistant", "again"),
-          calls: [{ name: "probe", params: { a: "1" }, error: null }],
+          calls: [call("m4-0", "probe", { a: "1" }, "not_run")],
         },
       ],
       "cancelled",
       false,
     );
     const cards = s.items.filter((i) => i.kind === "tool");
-    expect(cards.map((c) => [c.tool, c.status, c.result])).toEqual([
-      ["create_artifact", "succeeded", "created notes v1"],
-      ["probe", "denied", "the user did not allow `probe` (denied)"],
-      ["web_fetch", "failed", "HTTP 404"],
+    expect(cards.map((c) => [c.callId, c.tool, c.status, c.result])).toEqual([
+      ["m2-0", "create_artifact", "succeeded", "created notes v1"],
+      ["m2-1", "probe", "denied", "refused"],
+      ["m2-2", "web_fetch", "failed", "HTTP 404"],
       [
+        "m4-0",
         "probe",
         "not_run",
         "No result was recorded for this call: it was not run, or the app stopped before it finished.",
@@ -225,77 +242,78 @@ describe("timeline reducer", () => {
 
     // While a run is still working on its last calls, they are not declared lost.
     const live = fromHistory(
-      [{ ...stored(1, "assistant", "x"), calls: [{ name: "probe", params: {}, error: null }] }],
+      [{ ...stored(1, "assistant", "x"), calls: [call("m1-0", "probe", {}, "not_run")] }],
       "running",
       true,
     );
     expect(live.items.map((i) => i.kind)).toEqual(["assistant"]);
   });
 
-  it("pairs results with calls by name, as the engine runs call_subagent last", () => {
+  it("reads each status from the stored record, whatever the engine's wording", () => {
+    // The texts say the opposite of the statuses: only the statuses count.
+    const s = fromHistory(
+      [
+        {
+          ...stored(1, "assistant", "x"),
+          calls: ["denied", "not_run", "stopped", "failed"].map((st, i) =>
+            call(`m1-${i}`, "probe", {}, st as CallStatus),
+          ),
+        },
+        {
+          ...stored(2, "tool", ""),
+          results: [
+            result("m1-0", "probe", {}, "denied", "Permission refusée par l'utilisateur"),
+            result("m1-1", "probe", {}, "not_run", "the user did not allow `probe`"),
+            result("m1-2", "probe", {}, "stopped", "not run: whatever"),
+            result("m1-3", "probe", {}, "failed", "not run: the user did not allow it"),
+          ],
+        },
+      ],
+      "completed",
+      false,
+    );
+    const cards = s.items.filter((i) => i.kind === "tool");
+    expect(cards.map((c) => c.status)).toEqual(["denied", "not_run", "stopped", "failed"]);
+  });
+
+  it("pairs results with calls by id: two calls of one tool answered in another order", () => {
     const s = fromHistory(
       [
         {
           ...stored(1, "assistant", "x"),
           calls: [
-            { name: "call_subagent", params: { agent_name: "nobody" }, error: null },
-            { name: "call_subagent", params: { agent_name: "r" }, error: null },
-            { name: "create_artifact", params: { id: "notes" }, error: null },
+            call("m1-0", "echo", { text: "a" }, "succeeded"),
+            call("m1-1", "echo", { text: "b" }, "failed"),
           ],
         },
         {
-          ...stored(2, "user", "go"),
-          message: { ...msg(2, "user", "go"), depth: 1, agent: "r" },
-        },
-        {
-          ...stored(3, "assistant", "partial"),
-          message: { ...msg(3, "assistant", "partial"), depth: 1, agent: "r" },
-          calls: [{ name: "web_fetch", params: { url: "u" }, error: null }],
-        },
-        {
-          ...stored(4, "tool", "frames"),
+          ...stored(2, "tool", ""),
           results: [
-            { name: "create_artifact", success: true, text: "created" },
-            { name: "call_subagent", success: false, text: "there is no agent `nobody`" },
-            { name: "call_subagent", success: false, text: "agent `r` was stopped by the user" },
+            result("m1-1", "echo", { text: "b" }, "failed", "b broke"),
+            result("m1-0", "echo", { text: "a" }, "succeeded", "a done"),
           ],
-        },
-        {
-          ...stored(5, "tool", "frames"),
-          results: [{ name: "probe", success: false, text: "not run: the user stopped the run" }],
         },
       ],
-      "cancelled",
+      "completed",
       false,
     );
-    const shown = s.items.map((i) =>
-      i.kind === "tool"
-        ? `tool:${i.tool}:${i.status}:${JSON.stringify(i.params)}`
-        : i.kind === "return"
-          ? `return:${i.from}->${i.to}`
-          : i.kind,
-    );
-    expect(shown).toEqual([
-      "assistant",
-      "handover",
-      "assistant",
-      // The sub-agent's pending call ended with it, before the caller's results.
-      'tool:web_fetch:not_run:{"url":"u"}',
-      'tool:create_artifact:succeeded:{"id":"notes"}',
-      'tool:call_subagent:failed:{"agent_name":"nobody"}',
-      "return:r->lead",
-      'tool:call_subagent:failed:{"agent_name":"r"}',
-      "tool:probe:not_run:{}",
-      "run_end",
+    const cards = s.items.filter((i) => i.kind === "tool");
+    expect(cards.map((c) => [c.callId, c.params, c.status, c.result])).toEqual([
+      ["m1-1", { text: "b" }, "failed", "b broke"],
+      ["m1-0", { text: "a" }, "succeeded", "a done"],
     ]);
   });
 
   it("keeps a sub-agent's messages between the hand-over call and its result", () => {
+    const handover = { target: "r", instruction: "research this" };
     const s = fromHistory(
       [
         {
           ...stored(1, "assistant", "handing over"),
-          calls: [{ name: "call_subagent", params: { agent_name: "r" }, error: null }],
+          calls: [
+            call("m1-0", "call_subagent", { agent_name: "r" }, "succeeded"),
+            call("m1-1", "web_fetch", { url: "u" }, "succeeded"),
+          ],
         },
         {
           ...stored(2, "user", "research this"),
@@ -304,10 +322,16 @@ describe("timeline reducer", () => {
         {
           ...stored(3, "assistant", "found it"),
           message: { ...msg(3, "assistant", "found it"), depth: 1, agent: "r" },
+          calls: [call("m3-0", "probe", {}, "not_run")],
         },
         {
-          ...stored(4, "tool", "frames"),
-          results: [{ name: "call_subagent", success: true, text: "found it" }],
+          ...stored(4, "tool", ""),
+          results: [
+            result("m1-0", "call_subagent", { agent_name: "r" }, "succeeded", "found it", {
+              handover,
+            }),
+            result("m1-1", "web_fetch", { url: "u" }, "succeeded", "page"),
+          ],
         },
       ],
       "completed",
@@ -317,23 +341,29 @@ describe("timeline reducer", () => {
       "assistant:0",
       "handover:1",
       "assistant:1",
+      // The sub-agent's pending call ended with it, before the caller's results.
+      "tool:1",
       "return:0",
+      "tool:0",
       "tool:0",
     ]);
     expect(s.items[1]).toMatchObject({ from: "lead", to: "r", instruction: "research this" });
-    expect(s.items[3]).toMatchObject({ from: "r", to: "lead", success: true });
-    expect(s.items[4]).toMatchObject({ params: { agent_name: "r" }, status: "succeeded" });
+    expect(s.items[3]).toMatchObject({ tool: "probe", status: "not_run" });
+    expect(s.items[4]).toMatchObject({ from: "r", to: "lead", success: true });
+    expect(s.items[5]).toMatchObject({ params: { agent_name: "r" }, status: "succeeded" });
 
     // A hand-over refused before it happened has no return.
     const refused = fromHistory(
       [
         {
           ...stored(1, "assistant", "x"),
-          calls: [{ name: "call_subagent", params: { agent_name: "nobody" }, error: null }],
+          calls: [call("m1-0", "call_subagent", { agent_name: "nobody" }, "failed")],
         },
         {
-          ...stored(2, "tool", "frames"),
-          results: [{ name: "call_subagent", success: false, text: "there is no agent `nobody`" }],
+          ...stored(2, "tool", ""),
+          results: [
+            result("m1-0", "call_subagent", { agent_name: "nobody" }, "failed", "no such agent"),
+          ],
         },
       ],
       "completed",
@@ -342,6 +372,37 @@ describe("timeline reducer", () => {
     expect(refused.items.map((i) => i.kind)).toEqual(["assistant", "tool"]);
   });
 });
+
+function call(
+  call_id: string,
+  name: string,
+  params: Record<string, JsonValue>,
+  status: CallStatus,
+): HistoryCall {
+  return { call_id, name, params, error: null, status, reason: null };
+}
+
+function result(
+  call_id: string,
+  name: string,
+  params: Record<string, JsonValue>,
+  status: CallStatus,
+  text: string,
+  extra: Partial<HistoryResult> = {},
+): HistoryResult {
+  return {
+    call_id,
+    name,
+    params,
+    success: status === "succeeded",
+    status,
+    reason: status === "succeeded" ? null : text,
+    text,
+    artifact_ids: [],
+    handover: null,
+    ...extra,
+  };
+}
 
 function msg(id: number, role: string, content: string): StoredMessage {
   return {

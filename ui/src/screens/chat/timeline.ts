@@ -71,7 +71,9 @@ export const emptyChat: ChatState = {
 };
 
 /** Timeline items for stored messages (a conversation opened from history): tool calls and
- * their results become the same cards a live run shows. */
+ * their results become the same cards a live run shows. Each result carries its call's id,
+ * status, reason and hand-over as data (read from the stored call records), so nothing here
+ * reads the engine's wording or pairs a result with a call by name. */
 export function fromHistory(
   messages: HistoryMessage[],
   lastStatus: string | null,
@@ -79,27 +81,24 @@ export function fromHistory(
 ): ChatState {
   const items: TimelineItem[] = [];
   // The calls of the last assistant message at each depth, until their results arrive.
-  const waiting = new Map<number, { key: string; calls: HistoryCall[] }>();
+  const waiting = new Map<number, HistoryCall[]>();
   const unanswered = (fromDepth: number) => {
-    for (const [depth, w] of [...waiting].sort(([a], [b]) => b - a)) {
+    for (const [depth, calls] of [...waiting].sort(([a], [b]) => b - a)) {
       if (depth < fromDepth) continue;
       waiting.delete(depth);
-      w.calls.forEach((call, i) =>
+      calls.forEach((call) =>
         items.push(
-          historyCard(`${w.key}-${i}`, call.name, depth, call.params, "not_run", NO_RESULT),
+          historyCard(call.call_id, call.name, depth, call.params, call.status, NO_RESULT, []),
         ),
       );
     }
   };
   // The agent that last answered at each depth: the caller of a hand-over one level down.
   const answering = new Map<number, string>();
-  // The agent each depth handed over to, until the hand-over's result comes back.
-  const handedTo = new Map<number, string>();
   for (const { message: m, calls, results, notes } of messages) {
     const key = `m${m.id}`;
     if (m.role === "user") {
       unanswered(m.depth);
-      if (m.depth > 0) handedTo.set(m.depth - 1, m.agent);
       // A message one level down is a hand-over's instruction.
       items.push(
         m.depth > 0
@@ -128,42 +127,26 @@ export function fromHistory(
             ? { prompt: m.prompt_tokens, completion: m.completion_tokens }
             : null,
       });
-      if (calls.length > 0) waiting.set(m.depth, { key, calls });
+      if (calls.length > 0) waiting.set(m.depth, calls);
     } else {
       // A sub-agent that stopped with calls pending ended before this result came back.
       unanswered(m.depth + 1);
-      const asked = waiting.get(m.depth)?.calls ?? [];
       waiting.delete(m.depth);
-      // Results are paired with calls by name, in order: the engine runs call_subagent last,
-      // so results need not be in the order the calls were written.
-      const claimed = new Set<number>();
-      const callFor = (name: string) => {
-        const j = asked.findIndex((c, k) => !claimed.has(k) && c.name === name);
-        if (j < 0) return null;
-        claimed.add(j);
-        return asked[j] ?? null;
-      };
-      const target = handedTo.get(m.depth);
-      handedTo.delete(m.depth);
-      let returned = false;
-      results.forEach((r, i) => {
-        const params = callFor(r.name)?.params ?? {};
-        const status = finishedStatus(r.success, r.text);
-        const handedOver =
-          r.name === "call_subagent" && params["agent_name"] === target && status !== "not_run";
-        if (handedOver && target !== undefined && !returned) {
-          returned = true;
+      for (const r of results) {
+        if (r.handover !== null) {
           items.push({
             kind: "return",
-            key: `${key}-${i}-return`,
-            from: target,
+            key: `${r.call_id}-return`,
+            from: r.handover.target,
             to: m.agent,
             success: r.success,
             depth: m.depth,
           });
         }
-        items.push(historyCard(`${key}-${i}`, r.name, m.depth, params, status, r.text));
-      });
+        items.push(
+          historyCard(r.call_id, r.name, m.depth, r.params, r.status, r.text, r.artifact_ids),
+        );
+      }
       if (notes !== null) {
         items.push({ kind: "tool_results", key, agent: m.agent, depth: m.depth, text: notes });
       }
@@ -183,31 +166,21 @@ export function fromHistory(
 const NO_RESULT =
   "No result was recorded for this call: it was not run, or the app stopped before it finished.";
 
-type Finished = "succeeded" | "failed" | "denied" | "not_run";
-
-/** How a finished call read from history text is shown: the stored results say "not run: …"
- * for calls a stop came before, and "… did not allow …" for denied ones. Live calls carry their
- * status in `tool_complete`; history is rebuilt from call records by the store work of
- * issue 13, which removes this. */
-function finishedStatus(success: boolean, text: string): Finished {
-  if (success) return "succeeded";
-  if (text.startsWith("not run:")) return "not_run";
-  return /did not allow/.test(text) ? "denied" : "failed";
-}
-
 function historyCard(
-  key: string,
+  callId: string,
   tool: string,
   depth: number,
   params: Partial<Record<string, JsonValue>>,
-  status: Finished,
+  status: CallStatus,
   result: string,
+  artifactIds: string[],
 ): Extract<TimelineItem, { kind: "tool" }> {
-  // The artifact tools name their artifact in `id`; the link opens it as the live card's does.
-  const id = params["id"];
-  const artifactId =
-    status === "succeeded" && tool.endsWith("_artifact") && typeof id === "string" ? id : null;
-  return { ...toolItem(key, tool, depth, params), status, result, artifactId };
+  return {
+    ...toolItem(callId, tool, depth, params),
+    status,
+    result,
+    artifactId: artifactIds[0] ?? null,
+  };
 }
 
 function artifactIdOf(metadata: Partial<Record<string, JsonValue>>): string | null {

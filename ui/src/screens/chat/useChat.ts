@@ -4,6 +4,7 @@ import {
   type AgentInfo,
   type ConversationSummary,
   type ConversationView,
+  type ExportFormat,
 } from "../../bindings";
 import { call, errorMessage } from "../../ipc/call";
 import { useEngineEvents } from "../../ipc/useEngineEvents";
@@ -169,6 +170,14 @@ export function useChat(initial: string | null = null) {
     [currentId, open, refresh, store],
   );
 
+  // Where the last export was written, shown until the next one.
+  const [exported, setExported] = useState<string | null>(null);
+  const exportConversation = useCallback(async (id: string, format: ExportFormat) => {
+    const res = await commands.exportConversation(id, format);
+    if (res.status !== "ok") setError(res.error.message);
+    else if (res.data !== null) setExported(res.data);
+  }, []);
+
   return {
     conversations,
     query,
@@ -185,5 +194,7 @@ export function useChat(initial: string | null = null) {
     retry,
     rename,
     remove,
+    exported,
+    exportConversation,
   };
 }
