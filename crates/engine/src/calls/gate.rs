@@ -68,6 +68,31 @@ pub struct Caller<'a> {
     pub tool_ctx: Option<&'a ToolContext>,
 }
 
+impl<'a> Caller<'a> {
+    /// A call made directly by a person (CLI `tools call`, the editor's test-run): no agent and
+    /// no tool list, depth 0.
+    pub fn direct(
+        ctx: &'a AppContext,
+        events: &'a dyn EventSink,
+        conversation: &'a str,
+        cancel: &'a CancellationToken,
+        remember_always: bool,
+        tool_ctx: Option<&'a ToolContext>,
+    ) -> Self {
+        Caller {
+            ctx,
+            events,
+            conversation,
+            agent: None,
+            agent_chain: &[],
+            depth: 0,
+            cancel,
+            remember_always,
+            tool_ctx,
+        }
+    }
+}
+
 /// What a call is: a parsed call (looked up by name) or a tool given directly (the editor's
 /// unsaved draft).
 pub enum Subject<'a> {
@@ -304,8 +329,18 @@ pub async fn run(
             &default_ctx
         }
     };
-    if let Some((status, reason, message)) =
-        permit(caller, asker, &gate.call_id, name, tool, &typed, tool_ctx).await
+    if let Some((status, reason, message)) = permit(
+        caller,
+        asker,
+        Asking {
+            call_id: &gate.call_id,
+            name,
+            tool,
+            typed: &typed,
+            tool_ctx,
+        },
+    )
+    .await
     {
         return gate.finish(
             caller,
@@ -373,17 +408,24 @@ fn unknown_tool(
     }
 }
 
+/// The call a permission decision is about.
+#[derive(Clone, Copy)]
+struct Asking<'a> {
+    call_id: &'a str,
+    name: &'a str,
+    tool: &'a dyn Tool,
+    typed: &'a Params,
+    tool_ctx: &'a ToolContext,
+}
+
 /// Apply the permission decision; `None` when the call may run, else its status, the reason
 /// for a person and the message for the model.
 async fn permit(
     caller: &Caller<'_>,
     asker: Asker<'_>,
-    call_id: &str,
-    name: &str,
-    tool: &dyn Tool,
-    typed: &Params,
-    tool_ctx: &ToolContext,
+    call: Asking<'_>,
 ) -> Option<(CallStatus, String, String)> {
+    let Asking { name, tool, .. } = call;
     let always = caller
         .ctx
         .with_db(|c| crate::conversations::always_allowed(c, caller.conversation))
@@ -401,7 +443,7 @@ async fn permit(
     match decision {
         Decision::Allow => None,
         Decision::Deny(why) => Some((CallStatus::Denied, why.clone(), why)),
-        Decision::Ask => ask(caller, asker, call_id, name, tool, typed, tool_ctx).await,
+        Decision::Ask => ask(caller, asker, call).await,
     }
 }
 
@@ -409,12 +451,15 @@ async fn permit(
 async fn ask(
     caller: &Caller<'_>,
     asker: Asker<'_>,
-    call_id: &str,
-    name: &str,
-    tool: &dyn Tool,
-    typed: &Params,
-    tool_ctx: &ToolContext,
+    call: Asking<'_>,
 ) -> Option<(CallStatus, String, String)> {
+    let Asking {
+        call_id,
+        name,
+        tool,
+        typed,
+        tool_ctx,
+    } = call;
     let request = PermissionRequest {
         tool: name.to_string(),
         permission: crate::config::Permission::Confirm,

@@ -67,17 +67,7 @@ pub async fn call_cancellable(
     cancel: &CancellationToken,
     events: &dyn EventSink,
 ) -> DirectCall {
-    let caller = Caller {
-        ctx,
-        events,
-        conversation,
-        agent: None,
-        agent_chain: &[],
-        depth: 0,
-        cancel,
-        remember_always: true,
-        tool_ctx: None,
-    };
+    let caller = Caller::direct(ctx, events, conversation, cancel, true, None);
     let call = ToolCall::new(name, params.clone());
     let asker = Asker::Now(Box::new(ask));
     gate::run(&caller, asker, call.id.clone(), Subject::Parsed(&call))
@@ -104,17 +94,14 @@ pub async fn call_tool(
         Asker::Broker { cancel, .. } => cancel.clone(),
         Asker::Now(_) => CancellationToken::new(),
     };
-    let caller = Caller {
+    let caller = Caller::direct(
         ctx,
         events,
         conversation,
-        agent: None,
-        agent_chain: &[],
-        depth: 0,
-        cancel: &cancel,
+        &cancel,
         remember_always,
-        tool_ctx: Some(tool_ctx),
-    };
+        Some(tool_ctx),
+    );
     gate::run(&caller, ask, new_id("call"), Subject::Tool(tool, params))
         .await
         .into()
