@@ -1,4 +1,4 @@
-import { screen, waitFor, within } from "@testing-library/react";
+import { render as renderAlone, screen, waitFor, within } from "@testing-library/react";
 import { render } from "../../test/render";
 import userEvent from "@testing-library/user-event";
 import { mockIPC } from "@tauri-apps/api/mocks";
@@ -148,9 +148,11 @@ describe("ArtifactsScreen", () => {
     );
   });
 
+  // ArtifactBody talks to no backend: rendered without the app's event provider (whose
+  // listeners need the mocked IPC the screen tests set up).
   it("shows JSON as a foldable tree and HTML in a sandboxed frame", async () => {
     const user = userEvent.setup();
-    const { unmount } = render(
+    const { unmount } = renderAlone(
       <ArtifactBody contentType="application/json" content='{"a":{"b":[1,"x",null]},"c":true}' />,
     );
     const tree = screen.getByTestId("json-tree");
@@ -164,7 +166,7 @@ describe("ArtifactsScreen", () => {
     expect(tree).toHaveTextContent("c: true");
     unmount();
 
-    render(
+    renderAlone(
       <ArtifactBody
         contentType="text/html"
         content={
@@ -191,7 +193,7 @@ describe("ArtifactsScreen", () => {
   });
 
   it("highlights code, escaping what it shows", () => {
-    render(
+    renderAlone(
       <ArtifactBody
         contentType="text/x-python"
         content={'def f():\n    return "<img src=x onerror=alert(1)>"\n'}
