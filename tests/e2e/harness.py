@@ -111,6 +111,9 @@ class App:
         self.env = app_env(home)
         self.env.update(extra_env or {})
         reap_apps()
+        # The UI logs "UI ready" once it has rendered and asked for the status; a relaunch on
+        # the same home adds one more.
+        ready_before = self.log_text().count("UI ready")
         port, native_port = free_port(), free_port()
         driver_bin = os.environ.get("TAURI_DRIVER", "tauri-driver")
         self.log = open(home / "tauri-driver.log", "wb")
@@ -131,6 +134,14 @@ class App:
             self.driver = webdriver.Remote(
                 command_executor=RemoteConnection(client_config=config), options=options
             )
+            # A scenario starts once the UI says it is ready: on a first start (new WebKit
+            # caches, fonts) the window shows up seconds before that, and a click in between
+            # was seen to be lost.
+            deadline = time.monotonic() + 2 * TIMEOUT
+            while self.log_text().count("UI ready") <= ready_before:
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"the app's UI did not report ready within {2 * TIMEOUT:.0f} s")
+                time.sleep(0.1)
         except Exception as e:
             others = running_apps()
             self.stop()
