@@ -72,6 +72,7 @@ fn list(ctx: &AppContext, json: bool) -> anyhow::Result<ExitCode> {
         let source = match t.source() {
             engine::tools::ToolSource::Http { file } => file.display().to_string(),
             engine::tools::ToolSource::Builtin => "built-in".into(),
+            engine::tools::ToolSource::Mcp { server } => format!("MCP server {server}"),
             engine::tools::ToolSource::Artifact => "artifact".into(),
         };
         let params: Vec<_> = t

@@ -48,6 +48,21 @@ pub struct ToolResult {
     pub error: Option<String>,
     /// Extra facts for the UI and the engine (never shown to the model).
     pub metadata: Map<String, Value>,
+    /// Binary content the tool produced (an MCP server's images and audio): the gate stores
+    /// each as an artifact of the conversation and tells the model about it in one line.
+    #[serde(skip)]
+    pub attachments: Vec<Attachment>,
+}
+
+/// One piece of binary content a tool produced, before it is stored as an artifact.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Attachment {
+    /// Its MIME type, e.g. `image/png`.
+    pub mime: String,
+    /// A short title for the library (e.g. "everything.get-image: image 1").
+    pub title: String,
+    /// The content.
+    pub bytes: Vec<u8>,
 }
 
 impl ToolResult {
@@ -88,6 +103,11 @@ pub enum ToolSource {
     Http {
         /// The file it was loaded from.
         file: std::path::PathBuf,
+    },
+    /// A tool of an MCP server configured in `mcp.json`.
+    Mcp {
+        /// The server's name (the part before the dot in `SERVER.TOOL`).
+        server: String,
     },
 }
 
