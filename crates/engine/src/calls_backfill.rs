@@ -188,6 +188,7 @@ fn pair(p: Pending, frames: Vec<ResultFrame>, ended_at: Option<&str>) -> Vec<Cal
                 depth: p.row.depth,
                 tool: call.name.clone(),
                 artifact_ids: artifact_ids(&call.name, status, &params),
+                attachments: Vec::new(),
                 params,
                 status,
                 reason,

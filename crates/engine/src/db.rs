@@ -130,6 +130,21 @@ pub const MIGRATIONS_SQL: &[&str] = &[
         ended_at TEXT
     ) STRICT;
     CREATE INDEX tool_calls_by_conversation ON tool_calls(conversation_id, message_id, position);",
+    // 6: binary artifacts (a tool's images and audio). `binary` marks an artifact whose one
+    // version holds bytes in `artifact_blobs` instead of text chunks (its MIME type is
+    // `content_type`); text artifacts are untouched. Its full-text row has the title only. A
+    // call's stored attachments (artifact id, MIME type, title, size) are JSON in
+    // `tool_calls.attachments`, so the history shows them without reading the result text.
+    "ALTER TABLE artifacts ADD COLUMN binary INTEGER NOT NULL DEFAULT 0 CHECK (binary IN (0, 1));
+    CREATE TABLE artifact_blobs (
+        artifact_pk INTEGER NOT NULL,
+        version INTEGER NOT NULL,
+        content BLOB NOT NULL,
+        PRIMARY KEY (artifact_pk, version),
+        FOREIGN KEY (artifact_pk, version) REFERENCES artifact_versions(artifact_pk, version)
+            ON DELETE CASCADE
+    ) STRICT;
+    ALTER TABLE tool_calls ADD COLUMN attachments TEXT NOT NULL DEFAULT '[]';",
 ];
 
 /// The migration set built from [`MIGRATIONS_SQL`].

@@ -49,6 +49,9 @@ pub enum EngineEvent {
         metadata: Map<String, Value>,
         /// Artifacts the call created or changed (including an oversized result's artifact).
         artifact_ids: Vec<String>,
+        /// The result's images, audio and other binary content, stored as artifacts (also in
+        /// `artifact_ids`): what the tool card shows.
+        attachments: Vec<crate::calls::StoredAttachment>,
         /// Milliseconds from start to completion.
         duration_ms: u64,
     },

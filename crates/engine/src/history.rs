@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use rusqlite::Connection;
 use serde_json::{Map, Value};
 
-use crate::calls::{CallRecord, CallStatus, Handover};
+use crate::calls::{CallRecord, CallStatus, Handover, StoredAttachment};
 use crate::conversations::{ConversationSummary, StoredMessage};
 
 /// A tool call of an assistant message, as the model asked for it.
@@ -49,6 +49,8 @@ pub struct HistoryResult {
     pub text: String,
     /// Artifacts the call created or changed.
     pub artifact_ids: Vec<String>,
+    /// The result's binary content, stored as artifacts (see [`StoredAttachment`]).
+    pub attachments: Vec<StoredAttachment>,
     /// For a `call_subagent` that handed over: to whom and what.
     pub handover: Option<Handover>,
 }
@@ -154,6 +156,7 @@ fn history_result(r: CallRecord) -> HistoryResult {
         reason: r.reason,
         text: r.result,
         artifact_ids: r.artifact_ids,
+        attachments: r.attachments,
         handover: r.handover,
     }
 }
@@ -211,6 +214,8 @@ pub struct TranscriptCall {
     pub result_chars: u32,
     /// Artifacts it created or changed.
     pub artifact_ids: Vec<String>,
+    /// Its binary content, stored as artifacts.
+    pub attachments: Vec<StoredAttachment>,
     /// For a `call_subagent` that handed over: to whom and what.
     pub handover: Option<Handover>,
 }
@@ -242,6 +247,7 @@ pub fn transcript(conn: &Connection, id: &str) -> rusqlite::Result<Option<Transc
                     reason: r.reason,
                     result: r.result,
                     artifact_ids: r.artifact_ids,
+                    attachments: r.attachments,
                     handover: r.handover,
                 })
                 .collect(),

@@ -6,7 +6,9 @@
 //! - [`store`]: [`ArtifactStore`], a cloneable handle over the shared connection. Artifacts are
 //!   named by (conversation, id); every change is a new immutable version (stored as ~64 KB
 //!   chunks of whole lines) written in one transaction; an FTS5 index covers titles and
-//!   latest content for the library's search.
+//!   latest content for the library's search. Binary artifacts (a tool's images and audio,
+//!   [`ArtifactStore::create_binary`]) hold one version of bytes, read with
+//!   [`ArtifactStore::bytes`]; only their title is indexed, and the text tools refuse them.
 //! - [`tools`]: [`artifact_tools`] builds `create_artifact`, `update_artifact`,
 //!   `rewrite_artifact`, `read_artifact` and `grep_artifact` bound to one conversation; add them
 //!   with [`Registry::with_tools`](crate::tools::registry::Registry::with_tools).
@@ -39,6 +41,6 @@ pub mod tools;
 pub use persist::persist_oversized;
 pub use store::{
     Artifact, ArtifactPage, ArtifactSource, ArtifactStore, ArtifactSummary, ListFilter, ListSort,
-    NewArtifact, StoreError, VersionInfo,
+    NewArtifact, StoreError, VersionInfo, MAX_BINARY_BYTES,
 };
 pub use tools::{artifact_tools, snapshot};

@@ -36,7 +36,8 @@ pub fn persisted_id(tool_name: &str) -> String {
     format!("tool_{name}_{}", random_hex12())
 }
 
-fn random_hex12() -> String {
+/// 12 random hex digits (from the OS, or the clock and pid when it has none).
+pub(crate) fn random_hex12() -> String {
     let mut bytes = [0u8; 6];
     if getrandom::fill(&mut bytes).is_err() {
         let nanos = std::time::SystemTime::now()

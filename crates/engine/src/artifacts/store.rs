@@ -71,6 +71,9 @@ pub struct Artifact {
     pub created_at: String,
     /// When its latest version was made (UTC, RFC 3339).
     pub updated_at: String,
+    /// Binary content (an image, audio…; see [`ArtifactStore::create_binary`]): one version of
+    /// bytes, which the text tools refuse. `false` for text.
+    pub binary: bool,
 }
 
 /// An artifact with the size of its latest version, as listed in the library.
@@ -84,6 +87,8 @@ pub struct ArtifactSummary {
     pub size_chars: i64,
     /// Lines in the latest version.
     pub line_count: i64,
+    /// Bytes in the latest version (UTF-8 for text).
+    pub size_bytes: i64,
 }
 
 /// One page of a listing.
@@ -253,6 +258,30 @@ pub enum StoreError {
         /// The id.
         id: String,
     },
+    /// A text tool or text read on a binary artifact.
+    #[error("artifact '{id}' is {} ({mime}), not text: it cannot be read, searched or edited as text (the user sees it in the library)", kind_phrase(.mime))]
+    NotText {
+        /// The artifact.
+        id: String,
+        /// Its MIME type.
+        mime: String,
+    },
+    /// Binary content over [`MAX_BINARY_BYTES`].
+    #[error("'{title}' ({mime}, {}) is over the {} limit for binary artifacts; it was not stored", human_size(*.size as u64), human_size(MAX_BINARY_BYTES as u64))]
+    TooLarge {
+        /// The title it would have had.
+        title: String,
+        /// Its MIME type.
+        mime: String,
+        /// Its size in bytes.
+        size: usize,
+    },
+    /// A MIME type that is not `type/subtype`.
+    #[error("'{mime}' is not a MIME type (expected type/subtype, e.g. image/png); the content was not stored")]
+    BadMime {
+        /// What was given.
+        mime: String,
+    },
     /// The artifact exists but not at that version.
     #[error("artifact '{id}' has no version {version}; its versions are 1 to {latest}")]
     VersionNotFound {
@@ -278,8 +307,15 @@ pub struct ArtifactStore {
 /// from the mapping instead of making a system call per page).
 const READER_MMAP_BYTES: i64 = 1 << 30;
 
+/// The columns [`meta_from_row`] reads; queries select their own columns after these, from
+/// index [`META_LEN`] on.
 const META_COLUMNS: &str =
-    "a.id, a.conversation_id, a.title, a.content_type, a.source, a.current_version, a.created_at, a.updated_at";
+    "a.id, a.conversation_id, a.title, a.content_type, a.source, a.current_version, a.created_at, a.updated_at, a.binary";
+const META_LEN: usize = 9;
+
+/// The most bytes one binary artifact may hold. Tools' images and audio are far smaller; the
+/// cap keeps one runaway result from bloating the database (and the window that shows it).
+pub const MAX_BINARY_BYTES: usize = 25 * 1024 * 1024;
 
 fn meta_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Artifact> {
     let source: String = row.get(4)?;
@@ -292,6 +328,7 @@ fn meta_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Artifact> {
         version: row.get(5)?,
         created_at: row.get(6)?,
         updated_at: row.get(7)?,
+        binary: row.get(8)?,
     })
 }
 
@@ -360,6 +397,85 @@ impl ArtifactStore {
         Ok(artifact)
     }
 
+    /// Store binary content (a tool's image or audio) as a new artifact of `conversation_id`
+    /// with a fresh id (`image_…`, `audio_…`, `file_…` and 12 hex digits), source `tool` and
+    /// one version. Only its title is indexed for search. Fails with
+    /// [`StoreError::TooLarge`] over [`MAX_BINARY_BYTES`] and [`StoreError::BadMime`] when
+    /// `mime` is not `type/subtype` (an empty one is stored as `application/octet-stream`).
+    pub fn create_binary(
+        &self,
+        conversation_id: &str,
+        title: &str,
+        mime: &str,
+        bytes: &[u8],
+    ) -> Result<Artifact, StoreError> {
+        let mime = normalize_mime(mime)?;
+        if bytes.len() > MAX_BINARY_BYTES {
+            return Err(StoreError::TooLarge {
+                title: title.to_string(),
+                mime,
+                size: bytes.len(),
+            });
+        }
+        let prefix = match mime.split('/').next() {
+            Some("image") => "image",
+            Some("audio") => "audio",
+            _ => "file",
+        };
+        let mut conn = self.lock();
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let id = loop {
+            let id = format!("{prefix}_{}", super::persist::random_hex12());
+            if find_pk(&tx, conversation_id, &id)?.is_none() {
+                break id;
+            }
+        };
+        tx.execute(
+            "INSERT INTO artifacts (conversation_id, id, title, content_type, source, binary)
+             VALUES (?1, ?2, ?3, ?4, 'tool', 1)",
+            params![conversation_id, id, title, mime],
+        )?;
+        let pk = tx.last_insert_rowid();
+        tx.execute(
+            "INSERT INTO artifact_versions (artifact_pk, version, size_chars, size_bytes, line_count)
+             VALUES (?1, 1, 0, ?2, 0)",
+            params![pk, bytes.len() as i64],
+        )?;
+        tx.execute(
+            "INSERT INTO artifact_blobs (artifact_pk, version, content) VALUES (?1, 1, ?2)",
+            params![pk, bytes],
+        )?;
+        tx.execute(
+            "INSERT INTO artifacts_fts (rowid, title, content) VALUES (?1, ?2, '')",
+            params![pk, title],
+        )?;
+        let artifact = load_meta(&tx, pk)?;
+        tx.commit()?;
+        Ok(artifact)
+    }
+
+    /// The latest content of an artifact as bytes, with its metadata (the MIME type is
+    /// `content_type`): a binary artifact's bytes, or a text artifact's UTF-8 text.
+    pub fn bytes(
+        &self,
+        conversation_id: &str,
+        id: &str,
+    ) -> Result<(Artifact, Vec<u8>), StoreError> {
+        let conn = self.lock();
+        let (artifact, pk) = require(&conn, conversation_id, id)?;
+        let bytes = if artifact.binary {
+            conn.prepare_cached(
+                "SELECT content FROM artifact_blobs WHERE artifact_pk = ?1 AND version = ?2",
+            )?
+            .query_row(params![pk, artifact.version], |r| r.get(0))
+            .optional()?
+            .unwrap_or_default()
+        } else {
+            load_content(&conn, pk, artifact.version)?.into_bytes()
+        };
+        Ok((artifact, bytes))
+    }
+
     /// Make a new version from the latest one, atomically: `change` gets the artifact and its
     /// latest content and returns the new content (plus anything the caller wants back), or
     /// an error that leaves the artifact untouched. Other writers wait meanwhile.
@@ -376,6 +492,7 @@ impl ArtifactStore {
             id: id.to_string(),
         })?;
         let current = load_meta(&tx, pk)?;
+        require_text(&current)?;
         let content = load_content(&tx, pk, current.version)?;
         let (new_content, extra) = change(&current, &content).map_err(ModifyError::Rejected)?;
         drop(content);
@@ -437,6 +554,7 @@ impl ArtifactStore {
     ) -> Result<(Artifact, String), StoreError> {
         let conn = self.lock();
         let (mut artifact, pk) = require(&conn, conversation_id, id)?;
+        require_text(&artifact)?;
         let version = check_version(&artifact, version)?;
         let content = load_content(&conn, pk, version)?;
         artifact.version = version;
@@ -530,7 +648,10 @@ impl ArtifactStore {
             Some(ListSort::Newest) => order = "a.updated_at DESC, a.pk DESC",
             Some(ListSort::Oldest) => order = "a.updated_at ASC, a.pk ASC",
             Some(ListSort::Title) => order = "a.title COLLATE NOCASE ASC, a.pk ASC",
-            Some(ListSort::Largest) => order = "v.size_chars DESC, a.pk DESC",
+            Some(ListSort::Largest) => {
+                // Text by characters, binary content (which has none) by bytes.
+                order = "CASE WHEN a.binary THEN v.size_bytes ELSE v.size_chars END DESC, a.pk DESC"
+            }
         }
         let where_sql = if clauses.is_empty() {
             String::new()
@@ -543,7 +664,7 @@ impl ArtifactStore {
             |r| r.get(0),
         )?;
         let sql = format!(
-            "SELECT {META_COLUMNS}, v.size_chars, v.line_count FROM {from}{where_sql} ORDER BY {order} LIMIT {} OFFSET {}",
+            "SELECT {META_COLUMNS}, v.size_chars, v.line_count, v.size_bytes FROM {from}{where_sql} ORDER BY {order} LIMIT {} OFFSET {}",
             limit.min(i64::MAX as usize),
             offset.min(i64::MAX as usize)
         );
@@ -551,8 +672,9 @@ impl ArtifactStore {
         let rows = stmt.query_map(rusqlite::params_from_iter(args.iter()), |r| {
             Ok(ArtifactSummary {
                 artifact: meta_from_row(r)?,
-                size_chars: r.get(8)?,
-                line_count: r.get(9)?,
+                size_chars: r.get(META_LEN)?,
+                line_count: r.get(META_LEN + 1)?,
+                size_bytes: r.get(META_LEN + 2)?,
             })
         })?;
         Ok(ArtifactPage {
@@ -590,13 +712,14 @@ impl ArtifactStore {
             "SELECT {META_COLUMNS}, a.pk, v.size_bytes FROM artifacts a
              JOIN artifact_versions v ON v.artifact_pk = a.pk AND v.version = a.current_version
              WHERE (?1 IS NULL OR a.conversation_id = ?1) AND (?2 IS NULL OR a.id = ?2)
+                 AND a.binary = 0
              ORDER BY a.conversation_id, a.id"
         ))?;
         let rows = stmt.query_map(params![conversation_id, id], |row| {
-            let size: i64 = row.get(9)?;
+            let size: i64 = row.get(META_LEN + 1)?;
             Ok(LatestItem {
                 artifact: meta_from_row(row)?,
-                pk: row.get(8)?,
+                pk: row.get(META_LEN)?,
                 size_bytes: size.max(0) as usize,
             })
         })?;
@@ -658,16 +781,17 @@ impl ArtifactStore {
             "SELECT {META_COLUMNS}, a.pk, v.size_bytes FROM artifacts a
              JOIN artifact_versions v ON v.artifact_pk = a.pk AND v.version = a.current_version
              WHERE (?1 IS NULL OR a.conversation_id = ?1) AND (?2 IS NULL OR a.id = ?2)
+                 AND a.binary = 0
              ORDER BY a.conversation_id, a.id"
         ))?;
         let mut reader = ChunkReader::new(&conn);
         let mut rows = stmt.query(params![conversation_id, id])?;
         while let Some(row) = rows.next()? {
             let artifact = meta_from_row(row)?;
-            let size_bytes: i64 = row.get(9)?;
+            let size_bytes: i64 = row.get(META_LEN + 1)?;
             let mut content = LatestContent {
                 reader: &mut reader,
-                pk: row.get(8)?,
+                pk: row.get(META_LEN)?,
                 version: artifact.version,
                 size_bytes: size_bytes.max(0) as usize,
             };
@@ -692,6 +816,7 @@ impl ArtifactStore {
     ) -> Result<LinePage, StoreError> {
         let conn = self.lock();
         let (mut artifact, pk) = require(&conn, conversation_id, id)?;
+        require_text(&artifact)?;
         let version = check_version(&artifact, version)?;
         artifact.version = version;
         let offset = offset.max(1);
@@ -892,6 +1017,66 @@ fn load_content(conn: &Connection, pk: i64, version: i64) -> Result<String, Stor
     let n = ChunkReader::new(conn).read_into(pk, version, size.max(0) as usize, &mut buf)?;
     buf.truncate(n);
     String::from_utf8(buf).map_err(|e| invalid_utf8(e.utf8_error()))
+}
+
+/// "an image", "audio", "a video", "a PDF" or "a binary file", for messages about `mime`.
+pub fn kind_phrase(mime: &str) -> &'static str {
+    match mime.split('/').next().unwrap_or("") {
+        "image" => "an image",
+        "audio" => "audio",
+        "video" => "a video",
+        _ if mime == "application/pdf" => "a PDF",
+        _ => "a binary file",
+    }
+}
+
+/// A size for people: `812 B`, `12 KB`, `3.4 MB` (1 KB = 1024 bytes).
+pub fn human_size(bytes: u64) -> String {
+    const KB: u64 = 1024;
+    const MB: u64 = KB * 1024;
+    if bytes < KB {
+        format!("{bytes} B")
+    } else if bytes < MB {
+        format!("{} KB", bytes.div_ceil(KB))
+    } else {
+        format!("{:.1} MB", bytes as f64 / MB as f64)
+    }
+}
+
+/// A MIME type as stored: lower-cased, parameters dropped, `application/octet-stream` when
+/// none is given; an error when it is not `type/subtype`.
+fn normalize_mime(mime: &str) -> Result<String, StoreError> {
+    let base = mime
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    if base.is_empty() {
+        return Ok("application/octet-stream".into());
+    }
+    let token = |t: &str| {
+        !t.is_empty()
+            && t.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "!#$&-^_.+".contains(c))
+    };
+    match base.split_once('/') {
+        Some((t, sub)) if token(t) && token(sub) => Ok(base),
+        _ => Err(StoreError::BadMime {
+            mime: mime.chars().take(100).collect(),
+        }),
+    }
+}
+
+/// Refuse text access to a binary artifact.
+fn require_text(artifact: &Artifact) -> Result<(), StoreError> {
+    if artifact.binary {
+        return Err(StoreError::NotText {
+            id: artifact.id.clone(),
+            mime: artifact.content_type.clone(),
+        });
+    }
+    Ok(())
 }
 
 /// Turn user words into a safe FTS5 query: each word quoted, all required, the last a prefix.

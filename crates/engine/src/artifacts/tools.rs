@@ -422,6 +422,12 @@ fn grep(store: &ArtifactStore, conv: &str, p: &Params) -> ToolResult {
     };
     if let Some(id) = id {
         match store.get(conv, id) {
+            Ok(Some(a)) if a.binary => {
+                return store_failure(StoreError::NotText {
+                    id: a.id,
+                    mime: a.content_type,
+                })
+            }
             Ok(Some(_)) => {}
             Ok(None) => {
                 return store_failure(StoreError::NotFound {

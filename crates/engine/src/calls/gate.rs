@@ -2,7 +2,8 @@
 //! tools call`, the tool editor's test-run): cancellation checked → the tool looked up (and the
 //! agent's tool list enforced) → parameters prepared → the permission decision applied (asking
 //! through [`Asker`]) → cancellation checked again → the pipeline run (a stop while it runs
-//! ends it) → an oversized result stored as an artifact → events. It returns a typed
+//! ends it) → an oversized result stored as an artifact → the result's binary attachments
+//! stored as artifacts, one line each for the model ([`store_attachments`]) → events. It returns a typed
 //! [`CallOutcome`]; nothing after it reads the English text meant for the model.
 //!
 //! Events, in order: `PermissionRequest`/`PermissionResolved` (when asked), `ToolStart` (when
@@ -15,7 +16,8 @@ use indexmap::IndexMap;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::{CallStatus, Handover};
+use super::{CallStatus, Handover, StoredAttachment};
+use crate::artifacts::store::{human_size, ArtifactStore};
 use crate::config::AgentDef;
 use crate::context::AppContext;
 use crate::events::{new_id, EngineEvent, EventSink};
@@ -119,8 +121,10 @@ pub struct CallOutcome {
     pub result: ToolResult,
     /// The result exactly as the model sees it (`<tool_result>` block).
     pub text: String,
-    /// Artifacts the call created or changed.
+    /// Artifacts the call created or changed (the attachments' included).
     pub artifact_ids: Vec<String>,
+    /// The result's binary content, stored as artifacts.
+    pub attachments: Vec<StoredAttachment>,
     /// When it started (wall clock, RFC 3339) and how long it took.
     pub started_at: String,
     /// From the gate's start to the outcome.
@@ -189,6 +193,8 @@ struct Gate {
     tool: String,
     started: Instant,
     started_at: String,
+    /// The result's attachments once stored.
+    attachments: Vec<StoredAttachment>,
 }
 
 impl Gate {
@@ -198,6 +204,7 @@ impl Gate {
             tool: tool.to_string(),
             started: Instant::now(),
             started_at: now_rfc3339(),
+            attachments: Vec::new(),
         }
     }
 
@@ -229,7 +236,8 @@ impl Gate {
         result: ToolResult,
     ) -> CallOutcome {
         let duration = self.started.elapsed();
-        let ids = artifact_ids(&result);
+        let mut ids = artifact_ids(&result);
+        ids.extend(self.attachments.iter().map(|a| a.artifact_id.clone()));
         let agent = caller.agent.map(|a| a.name.clone()).unwrap_or_default();
         caller.events.emit(EngineEvent::ToolComplete {
             conversation_id: caller.conversation.to_string(),
@@ -243,6 +251,7 @@ impl Gate {
             result: result_text(&result).to_string(),
             metadata: result.metadata.clone(),
             artifact_ids: ids.clone(),
+            attachments: self.attachments.clone(),
             duration_ms: duration.as_millis() as u64,
         });
         if let Some(snapshot) = result.metadata.get("artifact_snapshot") {
@@ -269,6 +278,7 @@ impl Gate {
             result,
             text,
             artifact_ids: ids,
+            attachments: self.attachments,
             started_at: self.started_at,
             duration,
             handover,
@@ -293,7 +303,7 @@ pub async fn run(
         Subject::Parsed(call) => (call.name.as_str(), &call.params, Some(call), None),
         Subject::Tool(tool, params) => (tool.spec().name.as_str(), params, None, Some(tool)),
     };
-    let gate = Gate::new(call_id, name);
+    let mut gate = Gate::new(call_id, name);
     if caller.cancel.is_cancelled() {
         return gate.not_run(caller, string_params(raw), STOPPED_BEFORE);
     }
@@ -372,19 +382,70 @@ pub async fn run(
             );
         }
     };
-    let result = crate::artifacts::persist_oversized(
-        &caller.ctx.artifact_store(),
+    let store = caller.ctx.artifact_store();
+    let mut result = crate::artifacts::persist_oversized(
+        &store,
         name,
         tool.max_result_size_chars(),
         result,
         caller.conversation,
     );
+    gate.attachments = store_attachments(&store, caller.conversation, &mut result);
     let (status, reason) = if result.success {
         (CallStatus::Succeeded, None)
     } else {
         (CallStatus::Failed, result.error.clone())
     };
     gate.finish(caller, status, reason, typed, result)
+}
+
+/// Store each of `result`'s attachments as a binary artifact of `conversation`, drop the bytes
+/// from the result, and add one line per attachment to the text the model sees (its data, or
+/// its error when it failed): `[image/png, 12 KB, stored as artifact image_… "title"]`, or why
+/// it was not stored. The bytes never reach the model. Returns the stored ones, in order.
+pub fn store_attachments(
+    store: &ArtifactStore,
+    conversation: &str,
+    result: &mut ToolResult,
+) -> Vec<StoredAttachment> {
+    let attachments = std::mem::take(&mut result.attachments);
+    let mut stored = Vec::with_capacity(attachments.len());
+    let mut lines = Vec::with_capacity(attachments.len());
+    for a in attachments {
+        let size = human_size(a.bytes.len() as u64);
+        match store.create_binary(conversation, &a.title, &a.mime, &a.bytes) {
+            Ok(artifact) => {
+                lines.push(format!(
+                    "[{}, {size}, stored as artifact {} {:?}]",
+                    artifact.content_type, artifact.id, artifact.title
+                ));
+                stored.push(StoredAttachment {
+                    artifact_id: artifact.id,
+                    mime: artifact.content_type,
+                    title: artifact.title,
+                    size_bytes: u32::try_from(a.bytes.len()).unwrap_or(u32::MAX),
+                });
+            }
+            Err(e) => {
+                tracing::warn!(mime = %a.mime, error = %e, "could not store a tool result's attachment");
+                lines.push(format!("[{}, {size}, not stored: {e}]", a.mime));
+            }
+        }
+    }
+    if !lines.is_empty() {
+        let text = if result.success {
+            &mut result.data
+        } else {
+            result.error.get_or_insert_with(String::new)
+        };
+        for line in lines {
+            if !text.is_empty() && !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str(&line);
+        }
+    }
+    stored
 }
 
 /// The refusal of a tool that is not in the conversation's registry.

@@ -69,6 +69,23 @@ pub struct Handover {
     pub instruction: String,
 }
 
+/// A tool result's binary content (an MCP server's image or audio), stored by the gate as an
+/// artifact of the conversation. The tool card shows it from these fields; its bytes are read
+/// with [`ArtifactStore::bytes`](crate::artifacts::ArtifactStore::bytes) and never reach the
+/// model (it gets one line per attachment).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct StoredAttachment {
+    /// The artifact holding the bytes.
+    pub artifact_id: String,
+    /// Its MIME type, e.g. `image/png`.
+    pub mime: String,
+    /// Its title.
+    pub title: String,
+    /// Its size in bytes.
+    pub size_bytes: u32,
+}
+
 /// One stored tool call (a row of the `tool_calls` table).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
@@ -99,6 +116,9 @@ pub struct CallRecord {
     pub result: String,
     /// Artifacts the call created or changed (including an oversized result's artifact).
     pub artifact_ids: Vec<String>,
+    /// The result's binary content, stored as artifacts (also listed in `artifact_ids`).
+    #[serde(default)]
+    pub attachments: Vec<StoredAttachment>,
     /// For a `call_subagent` that handed over: to whom and what.
     pub handover: Option<Handover>,
     /// When it started and ended (RFC 3339, UTC).

@@ -36,6 +36,15 @@ pub fn record(conn: &Connection, record: &CallRecord) -> rusqlite::Result<()> {
         record.started_at,
         record.ended_at,
     ])?;
+    // A separate statement, run only when there are attachments: the backfill of migration 5
+    // writes through this function before migration 6 adds the column (its calls have none).
+    if !record.attachments.is_empty() {
+        conn.prepare_cached("UPDATE tool_calls SET attachments = ?1 WHERE call_id = ?2")?
+            .execute(params![
+                serde_json::to_string(&record.attachments).unwrap_or_else(|_| "[]".into()),
+                record.call_id
+            ])?;
+    }
     Ok(())
 }
 
@@ -43,7 +52,8 @@ pub fn record(conn: &Connection, record: &CallRecord) -> rusqlite::Result<()> {
 pub fn list(conn: &Connection, conversation_id: &str) -> rusqlite::Result<Vec<CallRecord>> {
     let mut stmt = conn.prepare(
         "SELECT call_id, conversation_id, run_id, message_id, position, agent, depth, tool,
-                params, status, reason, result, artifact_ids, handover, started_at, ended_at
+                params, status, reason, result, artifact_ids, handover, started_at, ended_at,
+                attachments
          FROM tool_calls WHERE conversation_id = ?1
          ORDER BY message_id IS NULL, message_id, position, started_at, rowid",
     )?;
@@ -52,6 +62,7 @@ pub fn list(conn: &Connection, conversation_id: &str) -> rusqlite::Result<Vec<Ca
         let status: String = r.get(9)?;
         let artifact_ids: String = r.get(12)?;
         let handover: Option<String> = r.get(13)?;
+        let attachments: String = r.get(16)?;
         Ok(CallRecord {
             call_id: r.get(0)?,
             conversation_id: r.get(1)?,
@@ -67,6 +78,7 @@ pub fn list(conn: &Connection, conversation_id: &str) -> rusqlite::Result<Vec<Ca
             reason: r.get(10)?,
             result: r.get(11)?,
             artifact_ids: serde_json::from_str(&artifact_ids).unwrap_or_default(),
+            attachments: serde_json::from_str(&attachments).unwrap_or_default(),
             handover: handover.and_then(|h| serde_json::from_str::<Handover>(&h).ok()),
             started_at: r.get(14)?,
             ended_at: r.get(15)?,

@@ -415,6 +415,7 @@ impl Runner {
             reason: outcome.reason.clone(),
             result: outcome.result_text().to_string(),
             artifact_ids: outcome.artifact_ids.clone(),
+            attachments: outcome.attachments.clone(),
             handover: outcome.handover.clone(),
             started_at: outcome.started_at.clone(),
             ended_at: Some(gate::now_rfc3339()),

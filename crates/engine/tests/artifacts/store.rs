@@ -344,3 +344,149 @@ fn registry_takes_the_artifact_tools_per_conversation() {
         assert_eq!(tool.source(), engine::tools::ToolSource::Artifact);
     }
 }
+
+/// A schema-5 database (text artifacts with two versions, and a call row) migrates to binary
+/// content: the text artifacts read back exactly, versions included, and take binary siblings.
+#[test]
+fn a_schema_5_database_keeps_its_text_artifacts_and_takes_binary_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v5.db");
+    {
+        let mut conn = rusqlite::Connection::open(&path).unwrap();
+        engine::db::migrations().to_version(&mut conn, 5).unwrap();
+        conn.execute_batch(
+            "INSERT INTO conversations (id) VALUES ('c1');
+             INSERT INTO tool_calls (call_id, conversation_id, tool, status)
+                 VALUES ('k1', 'c1', 'echo', 'succeeded');
+             INSERT INTO artifacts (pk, conversation_id, id, title, source, current_version)
+                 VALUES (1, 'c1', 'notes', 'Notes', 'agent', 2);
+             INSERT INTO artifact_versions (artifact_pk, version, size_chars, size_bytes, line_count)
+                 VALUES (1, 1, 4, 4, 1), (1, 2, 8, 8, 2);
+             INSERT INTO artifact_chunks (artifact_pk, version, first_line, content)
+                 VALUES (1, 1, 1, 'one
+'), (1, 2, 1, 'one
+two
+');
+             INSERT INTO artifacts_fts (rowid, title, content) VALUES (1, 'Notes', 'one two');",
+        )
+        .unwrap();
+    }
+    let store = ArtifactStore::open(&path).unwrap();
+    let (a, text) = store.content("c1", "notes", None).unwrap();
+    assert_eq!(
+        (a.version, a.binary, text.as_str()),
+        (2, false, "one\ntwo\n")
+    );
+    assert_eq!(store.content("c1", "notes", Some(1)).unwrap().1, "one\n");
+    let image = store
+        .create_binary(
+            "c1",
+            "Chart of sales",
+            "image/png",
+            &[0x89, b'P', b'N', b'G', 0, 255],
+        )
+        .unwrap();
+    assert!(image.binary && image.id.starts_with("image_"), "{image:?}");
+    assert_eq!(
+        (image.version, image.content_type.as_str()),
+        (1, "image/png")
+    );
+    let (_, bytes) = store.bytes("c1", &image.id).unwrap();
+    assert_eq!(bytes, [0x89, b'P', b'N', b'G', 0, 255]);
+    // A text artifact reads as its UTF-8 bytes.
+    assert_eq!(store.bytes("c1", "notes").unwrap().1, b"one\ntwo\n");
+    let versions = store.versions("c1", &image.id).unwrap();
+    assert_eq!(versions.len(), 1);
+    // The library lists it with its size in bytes; the call row got the new column's default.
+    let page = store.list(&ListFilter::default(), 10, 0).unwrap();
+    let listed = page
+        .items
+        .iter()
+        .find(|s| s.artifact.id == image.id)
+        .unwrap();
+    assert_eq!(
+        (listed.size_bytes, listed.size_chars, listed.line_count),
+        (6, 0, 0)
+    );
+    let conn = engine::db::open(&path).unwrap();
+    let calls = engine::calls::store::list(&conn, "c1").unwrap();
+    assert!(calls[0].attachments.is_empty());
+}
+
+#[test]
+fn binary_content_is_found_by_title_only_and_deleted_with_its_conversation() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = engine::context::AppContext::open(Some(dir.path())).unwrap();
+    ctx.with_db(|c| engine::conversations::ensure(c, "c1", ""))
+        .unwrap();
+    let store = ctx.artifact_store();
+    let image = store
+        .create_binary("c1", "Sunset photo", "Image/JPEG; q=1", b"sunrise bytes")
+        .unwrap();
+    assert_eq!(image.content_type, "image/jpeg", "normalised");
+    let search = |q: &str| {
+        let filter = ListFilter {
+            query: Some(q.into()),
+            ..Default::default()
+        };
+        ids(&store.list(&filter, 10, 0).unwrap()).join(",")
+    };
+    assert_eq!(search("sunset"), image.id);
+    assert_eq!(search("sunrise"), "", "the bytes are not indexed");
+    let largest = ListFilter {
+        sort: Some(ListSort::Largest),
+        ..Default::default()
+    };
+    add(
+        &store,
+        "c1",
+        "t",
+        "T",
+        "text/plain",
+        ArtifactSource::Agent,
+        "abc",
+    );
+    assert_eq!(
+        ids(&store.list(&largest, 10, 0).unwrap()),
+        [image.id.as_str(), "t"]
+    );
+    ctx.with_db(|c| engine::conversations::delete(c, "c1"))
+        .unwrap();
+    let left: i64 = ctx.with_db(|c| {
+        c.query_row(
+            "SELECT (SELECT count(*) FROM artifact_blobs) + (SELECT count(*) FROM artifacts)",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap()
+    });
+    assert_eq!(left, 0);
+}
+
+#[test]
+fn binary_content_over_the_limit_or_with_a_bad_type_is_refused_clearly() {
+    let e = env();
+    let big = vec![1u8; engine::artifacts::MAX_BINARY_BYTES + 1];
+    let err = e
+        .store
+        .create_binary("c1", "Big", "audio/wav", &big)
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "'Big' (audio/wav, 25.0 MB) is over the 25.0 MB limit for binary artifacts; it was not stored"
+    );
+    let err = e.store.create_binary("c1", "X", "png", b"x").unwrap_err();
+    assert!(
+        err.to_string().contains("'png' is not a MIME type"),
+        "{err}"
+    );
+    let a = e.store.create_binary("c1", "Blob", "", b"x").unwrap();
+    assert_eq!(
+        (a.content_type.as_str(), a.id.starts_with("file_")),
+        ("application/octet-stream", true)
+    );
+    assert_eq!(
+        e.store.list(&ListFilter::default(), 10, 0).unwrap().total,
+        1
+    );
+}

@@ -1,6 +1,7 @@
 //! Integration tests of the tools: real HTTP servers on 127.0.0.1, real SQLite files, and the
 //! real OS keyring (run under `scripts/with-session.sh` on Linux, as `scripts/test.sh` does).
 
+mod attachments; // binary attachments stored as artifacts by the gate
 mod builtins; // web_search, web_fetch, call_subagent against their stand-ins
 mod custom_tool;
 mod direct;
