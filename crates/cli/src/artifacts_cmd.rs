@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context};
 use engine::artifacts::grep::{Grep, GrepLimits, GrepOptions};
+use engine::artifacts::store::human_size;
 use engine::artifacts::{Artifact, ArtifactStore, ListFilter};
 use engine::context::AppContext;
 
@@ -25,7 +26,8 @@ pub enum ArtifactsCommand {
         #[arg(long, default_value_t = 100)]
         limit: usize,
     },
-    /// Print an artifact's content (latest version unless --version).
+    /// Print an artifact's content (latest version unless --version); for binary content
+    /// (an image, audio) its type and size, or its bytes into FILE with --out.
     Show {
         /// The artifact id.
         id: String,
@@ -35,6 +37,9 @@ pub enum ArtifactsCommand {
         /// The conversation, when the id exists in several.
         #[arg(long, value_name = "ID")]
         conversation: Option<String>,
+        /// Write the content to FILE instead of printing it (the bytes of binary content).
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
     },
     /// Search artifacts' latest content (ripgrep semantics); exit 1 when nothing matches.
     Grep {
@@ -92,14 +97,18 @@ pub fn run(ctx: &AppContext, cmd: ArtifactsCommand) -> anyhow::Result<ExitCode> 
             } else {
                 for s in &page.items {
                     let a = &s.artifact;
+                    let size = if a.binary {
+                        human_size(s.size_bytes.max(0) as u64)
+                    } else {
+                        format!("{} lines", s.line_count)
+                    };
                     println!(
-                        "{}\t{}\t{}\t{}\tv{}\t{} lines\t{}\t{}",
+                        "{}\t{}\t{}\t{}\tv{}\t{size}\t{}\t{}",
                         a.conversation_id,
                         a.id,
                         a.content_type,
                         a.source.as_str(),
                         a.version,
-                        s.line_count,
                         a.updated_at,
                         term::clean(&a.title)
                     );
@@ -118,8 +127,22 @@ pub fn run(ctx: &AppContext, cmd: ArtifactsCommand) -> anyhow::Result<ExitCode> 
             id,
             version,
             conversation,
+            out,
         } => {
             let a = resolve(&store, &id, conversation.as_deref())?;
+            if let Some(file) = out {
+                return export(&store, &a, version, &file);
+            }
+            if a.binary {
+                let (_, bytes) = store.bytes(&a.conversation_id, &id)?;
+                println!(
+                    "{}: {}, {} (binary content; write it to a file with --out FILE)",
+                    a.id,
+                    a.content_type,
+                    human_size(bytes.len() as u64)
+                );
+                return Ok(ExitCode::SUCCESS);
+            }
             let (_, content) = store.content(&a.conversation_id, &id, version)?;
             print!("{}", term::clean(&content));
             Ok(ExitCode::SUCCESS)
@@ -131,17 +154,7 @@ pub fn run(ctx: &AppContext, cmd: ArtifactsCommand) -> anyhow::Result<ExitCode> 
             conversation,
         } => {
             let a = resolve(&store, &id, conversation.as_deref())?;
-            let (a, content) = store.content(&a.conversation_id, &id, version)?;
-            std::fs::write(&file, &content)
-                .with_context(|| format!("cannot write {}", file.display()))?;
-            eprintln!(
-                "Exported '{}' version {} ({} bytes) to {}",
-                a.id,
-                a.version,
-                content.len(),
-                file.display()
-            );
-            Ok(ExitCode::SUCCESS)
+            export(&store, &a, version, &file)
         }
         ArtifactsCommand::Grep {
             pattern,
@@ -184,6 +197,36 @@ pub fn run(ctx: &AppContext, cmd: ArtifactsCommand) -> anyhow::Result<ExitCode> 
             })
         }
     }
+}
+
+/// Write a version of `a` (its bytes, for binary content, which has one version) to `file`.
+fn export(
+    store: &ArtifactStore,
+    a: &Artifact,
+    version: Option<i64>,
+    file: &std::path::Path,
+) -> anyhow::Result<ExitCode> {
+    let (a, bytes) = if a.binary {
+        if version.is_some_and(|v| v != 1) {
+            bail!(
+                "'{}' is binary content with a single version; leave out --version",
+                a.id
+            );
+        }
+        store.bytes(&a.conversation_id, &a.id)?
+    } else {
+        let (a, text) = store.content(&a.conversation_id, &a.id, version)?;
+        (a, text.into_bytes())
+    };
+    std::fs::write(file, &bytes).with_context(|| format!("cannot write {}", file.display()))?;
+    eprintln!(
+        "Exported '{}' version {} ({} bytes) to {}",
+        a.id,
+        a.version,
+        bytes.len(),
+        file.display()
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 /// The one artifact called `id` (in `conversation` if given).

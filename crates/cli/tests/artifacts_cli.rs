@@ -99,3 +99,41 @@ fn list_show_grep_export() {
     assert!(ok);
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "step two\n");
 }
+
+/// Binary content (a tool's image): `show` prints its type and size, never the bytes to the
+/// terminal; `show --out` and `export` write the exact bytes; `list` gives its size.
+#[test]
+fn binary_artifacts_show_their_type_and_size_and_write_their_bytes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path();
+    assert!(cli(home).arg("status").output().unwrap().status.success());
+    let store = ArtifactStore::open(&home.join("data/artifactflow.db")).unwrap();
+    let bytes: Vec<u8> = (0..=255u8).cycle().take(3000).collect();
+    let image = store
+        .create_binary("c1", "Chart", "image/png", &bytes)
+        .unwrap();
+    let id = image.id.as_str();
+
+    let (ok, out, err) = run(cli(home).args(["artifacts", "show", id]));
+    assert!(ok, "{err}");
+    assert_eq!(
+        out,
+        format!("{id}: image/png, 3 KB (binary content; write it to a file with --out FILE)\n")
+    );
+    let file = home.join("chart.png");
+    let (ok, _, err) = run(cli(home)
+        .args(["artifacts", "show", id, "--out"])
+        .arg(&file));
+    assert!(ok, "{err}");
+    assert_eq!(std::fs::read(&file).unwrap(), bytes);
+    let again = home.join("again.png");
+    let (ok, _, _) = run(cli(home).args(["artifacts", "export", id]).arg(&again));
+    assert!(ok);
+    assert_eq!(std::fs::read(&again).unwrap(), bytes);
+    let (ok, out, _) = run(cli(home).args(["artifacts", "list"]));
+    assert!(ok);
+    assert!(
+        out.starts_with(&format!("c1\t{id}\timage/png\ttool\tv1\t3 KB\t")),
+        "{out}"
+    );
+}
