@@ -25,6 +25,7 @@ pub fn builder() -> Builder<tauri::Wry> {
             commands::artifacts::list_artifacts,
             commands::artifacts::artifact_versions,
             commands::artifacts::get_artifact_version,
+            commands::artifacts::get_artifact_bytes,
             commands::artifacts::delete_artifact,
             commands::settings::get_settings,
             commands::settings::save_profiles,

@@ -192,6 +192,17 @@ async getArtifactVersion(conversationId: string, id: string, version: number | n
 }
 },
 /**
+ * The latest content of an artifact as base64, with its MIME type.
+ */
+async getArtifactBytes(conversationId: string, id: string) : Promise<Result<ArtifactBytes, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("get_artifact_bytes", { conversationId, id }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
  * Delete an artifact with all its versions.
  */
 async deleteArtifact(conversationId: string, id: string) : Promise<Result<null, AppError>> {
@@ -654,6 +665,35 @@ update_url: string | null;
  */
 can_install_updates: boolean }
 /**
+ * An artifact's content as bytes: what the library and a tool card show for binary content
+ * (an image as `data:MIME;base64,…`, which the window's CSP admits for images and media).
+ */
+export type ArtifactBytes = { 
+/**
+ * Id.
+ */
+id: string; 
+/**
+ * Title.
+ */
+title: string; 
+/**
+ * MIME type.
+ */
+content_type: string; 
+/**
+ * Binary content (false: `base64` holds UTF-8 text).
+ */
+binary: boolean; 
+/**
+ * Size in bytes.
+ */
+size_bytes: number; 
+/**
+ * The content, base64 (standard alphabet, padded).
+ */
+base64: string }
+/**
  * One page of a listing.
  */
 export type ArtifactPage = { 
@@ -720,7 +760,12 @@ created_at: string;
 /**
  * When its latest version was made (UTC, RFC 3339).
  */
-updated_at: string }) & { 
+updated_at: string; 
+/**
+ * Binary content (an image, audio…; see [`ArtifactStore::create_binary`]): one version of
+ * bytes, which the text tools refuse. `false` for text.
+ */
+binary: boolean }) & { 
 /**
  * Characters in the latest version.
  */
@@ -728,7 +773,11 @@ size_chars: number;
 /**
  * Lines in the latest version.
  */
-line_count: number }
+line_count: number; 
+/**
+ * Bytes in the latest version (UTF-8 for text).
+ */
+size_bytes: number }
 /**
  * An artifact's latest content, for the chat's artifact links.
  */
@@ -906,7 +955,7 @@ export type EngineEvent =
 /**
  * A tool call finished (or was refused: validation, permission, unknown tool).
  */
-{ type: "tool_complete"; conversation_id: string; call_id: string; agent: string; depth: number; tool: string; success: boolean; status: CallStatus; reason: string | null; result: string; metadata: Partial<{ [key in string]: JsonValue }>; artifact_ids: string[]; duration_ms: number } | 
+{ type: "tool_complete"; conversation_id: string; call_id: string; agent: string; depth: number; tool: string; success: boolean; status: CallStatus; reason: string | null; result: string; metadata: Partial<{ [key in string]: JsonValue }>; artifact_ids: string[]; attachments: StoredAttachment[]; duration_ms: number } | 
 /**
  * The user is asked to allow a call.
  */
@@ -1150,6 +1199,10 @@ text: string;
  * Artifacts the call created or changed.
  */
 artifact_ids: string[]; 
+/**
+ * The result's binary content, stored as artifacts (see [`StoredAttachment`]).
+ */
+attachments: StoredAttachment[]; 
 /**
  * For a `call_subagent` that handed over: to whom and what.
  */
@@ -1549,6 +1602,29 @@ export type StatusChanged = {
  * The new status.
  */
 status: Status }
+/**
+ * A tool result's binary content (an MCP server's image or audio), stored by the gate as an
+ * artifact of the conversation. The tool card shows it from these fields; its bytes are read
+ * with [`ArtifactStore::bytes`](crate::artifacts::ArtifactStore::bytes) and never reach the
+ * model (it gets one line per attachment).
+ */
+export type StoredAttachment = { 
+/**
+ * The artifact holding the bytes.
+ */
+artifact_id: string; 
+/**
+ * Its MIME type, e.g. `image/png`.
+ */
+mime: string; 
+/**
+ * Its title.
+ */
+title: string; 
+/**
+ * Its size in bytes.
+ */
+size_bytes: number }
 /**
  * A stored message.
  */

@@ -1,8 +1,9 @@
 //! Artifact library: every artifact across conversations, searched, filtered, viewed by
 //! version, deleted.
 
+use base64::Engine as _;
 use engine::artifacts::{ArtifactPage, ArtifactSource, ListFilter, ListSort, VersionInfo};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use tauri::State;
 
 use crate::commands::chat::ArtifactView;
@@ -106,6 +107,51 @@ pub(crate) fn view(
     })
 }
 
+/// An artifact's content as bytes: what the library and a tool card show for binary content
+/// (an image as `data:MIME;base64,…`, which the window's CSP admits for images and media).
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct ArtifactBytes {
+    /// Id.
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// MIME type.
+    pub content_type: String,
+    /// Binary content (false: `base64` holds UTF-8 text).
+    pub binary: bool,
+    /// Size in bytes.
+    pub size_bytes: u32,
+    /// The content, base64 (standard alphabet, padded).
+    pub base64: String,
+}
+
+/// The latest content of an artifact as base64, with its MIME type.
+#[tauri::command]
+#[specta::specta]
+pub fn get_artifact_bytes(
+    state: State<'_, AppState>,
+    conversation_id: String,
+    id: String,
+) -> Result<ArtifactBytes, AppError> {
+    bytes_of(&state.engine()?.ctx.artifact_store(), &conversation_id, &id)
+}
+
+fn bytes_of(
+    store: &engine::artifacts::ArtifactStore,
+    conversation_id: &str,
+    id: &str,
+) -> Result<ArtifactBytes, AppError> {
+    let (artifact, bytes) = store.bytes(conversation_id, id)?;
+    Ok(ArtifactBytes {
+        id: artifact.id,
+        title: artifact.title,
+        content_type: artifact.content_type,
+        binary: artifact.binary,
+        size_bytes: u32::try_from(bytes.len()).unwrap_or(u32::MAX),
+        base64: base64::engine::general_purpose::STANDARD.encode(&bytes),
+    })
+}
+
 /// Delete an artifact with all its versions.
 #[tauri::command]
 #[specta::specta]
@@ -129,6 +175,16 @@ pub fn delete_artifact(
 /// A file name extension for a content type.
 fn extension(content_type: &str) -> &'static str {
     match content_type {
+        "image/png" => "png",
+        "image/jpeg" => "jpg",
+        "image/gif" => "gif",
+        "image/webp" => "webp",
+        "image/svg+xml" => "svg",
+        "audio/wav" | "audio/x-wav" | "audio/wave" => "wav",
+        "audio/mpeg" => "mp3",
+        "audio/ogg" => "ogg",
+        "audio/webm" => "webm",
+        "application/pdf" => "pdf",
         "text/markdown" => "md",
         "application/json" => "json",
         "text/csv" => "csv",
@@ -136,7 +192,8 @@ fn extension(content_type: &str) -> &'static str {
         "text/x-python" => "py",
         "application/javascript" | "text/javascript" => "js",
         "application/yaml" | "text/yaml" => "yaml",
-        _ => "txt",
+        t if t.starts_with("text/") => "txt",
+        _ => "bin",
     }
 }
 
@@ -151,15 +208,55 @@ pub async fn export_artifact(
     id: String,
     version: Option<i64>,
 ) -> Result<Option<String>, AppError> {
-    let artifact = view(&state, &conversation_id, &id, version)?;
+    let store = state.engine()?.ctx.artifact_store();
+    let (content_type, bytes) = match store.get(&conversation_id, &id)? {
+        // Binary content has one version: its bytes.
+        Some(a) if a.binary => {
+            let (a, bytes) = store.bytes(&conversation_id, &id)?;
+            (a.content_type, bytes)
+        }
+        _ => {
+            let artifact = view(&state, &conversation_id, &id, version)?;
+            (artifact.content_type, artifact.content.into_bytes())
+        }
+    };
     let file_name = format!(
         "{}.{}",
         id.replace(['/', '\\', ':'], "_"),
-        extension(&artifact.content_type)
+        extension(&content_type)
     );
     let Some(path) = super::export::pick_save_path(&app, "Export artifact", &file_name).await
     else {
         return Ok(None);
     };
-    super::export::write_export(&path, artifact.content.as_bytes()).map(Some)
+    super::export::write_export(&path, &bytes).map(Some)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn binary_content_comes_as_base64_with_its_type_and_exports_with_its_extension() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = engine::artifacts::ArtifactStore::open(&dir.path().join("a.db")).unwrap();
+        let image = store
+            .create_binary("c", "Shot", "image/png", &[0x89, b'P', b'N', b'G', 0xff])
+            .unwrap();
+        let b = bytes_of(&store, "c", &image.id).unwrap();
+        assert_eq!(
+            (
+                b.content_type.as_str(),
+                b.binary,
+                b.size_bytes,
+                b.base64.as_str()
+            ),
+            ("image/png", true, 5, "iVBOR/8=")
+        );
+        assert!(bytes_of(&store, "c", "missing").is_err());
+        assert_eq!(extension(&b.content_type), "png");
+        assert_eq!(extension("audio/mpeg"), "mp3");
+        assert_eq!(extension("application/octet-stream"), "bin");
+        assert_eq!(extension("text/x-rust"), "txt");
+    }
 }

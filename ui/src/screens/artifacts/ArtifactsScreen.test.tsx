@@ -17,6 +17,19 @@ const summary = (id: string, title: string, content_type = "text/markdown") => (
   updated_at: "2026-11-29T11:00:00Z",
   size_chars: 10,
   line_count: 2,
+  size_bytes: 10,
+  binary: false,
+});
+
+/** A tool's image, sound and PDF, stored as binary artifacts. */
+const binary = (id: string, content_type: string, size_bytes: number) => ({
+  ...summary(id, `${id} from the tool`, content_type),
+  source: "tool",
+  version: 1,
+  size_chars: 0,
+  line_count: 0,
+  size_bytes,
+  binary: true,
 });
 
 const CONTENT: Record<number, string> = { 1: "# Plan\nold line\n", 2: "# Plan\nnew line\n" };
@@ -102,6 +115,70 @@ describe("ArtifactsScreen", () => {
     await user.click(within(viewer).getByRole("button", { name: "Delete" }));
     await user.click(screen.getByRole("button", { name: "Delete" }));
     expect(calls.some((c) => c.cmd === "delete_artifact" && c.args.id === "plan")).toBe(true);
+  });
+
+  it("shows a binary image and audio from their bytes, and other binary types as a line", async () => {
+    const calls: { cmd: string; args: Record<string, unknown> }[] = [];
+    const items = [
+      binary("image_1", "image/png", 67),
+      binary("audio_1", "audio/wav", 3000),
+      binary("file_1", "application/pdf", 2 * 1024 * 1024),
+    ];
+    mockIPC(
+      (cmd, args) => {
+        const a = (args ?? {}) as Record<string, unknown>;
+        calls.push({ cmd, args: a });
+        if (cmd === "list_artifacts") return { items, total: items.length };
+        if (cmd === "list_conversations") return [];
+        if (cmd === "get_artifact_bytes") {
+          const item = items.find((i) => i.id === a.id);
+          return {
+            id: a.id,
+            title: item?.title,
+            content_type: item?.content_type,
+            binary: true,
+            size_bytes: item?.size_bytes,
+            base64: a.id === "image_1" ? "iVBORw0KGgo=" : "UklGRg==",
+          };
+        }
+        if (cmd === "export_artifact") return "/home/u/Downloads/image_1.png";
+        throw new Error(`unexpected ${cmd}`);
+      },
+      { shouldMockEvents: true },
+    );
+    const user = userEvent.setup();
+    render(<ArtifactsScreen />);
+    const rows = await screen.findAllByTestId("artifact-item");
+    expect(rows.map((r) => r.textContent)).toEqual([
+      expect.stringContaining("image/png · tool · v1 · 67 B"),
+      expect.stringContaining("audio/wav · tool · v1 · 3 KB"),
+      expect.stringContaining("application/pdf · tool · v1 · 2.0 MB"),
+    ]);
+
+    await user.click(rows[0] as HTMLElement);
+    const image = await screen.findByTestId("binary-image");
+    expect(image).toHaveAttribute("src", "data:image/png;base64,iVBORw0KGgo=");
+    expect(image).toHaveAttribute("alt", "image_1 from the tool (image/png, 67 B)");
+    // Binary content has no text, history or copy; it can be saved.
+    expect(screen.queryByTestId("history-tab")).toBeNull();
+    expect(calls.some((c) => c.cmd === "get_artifact_version")).toBe(false);
+    await user.click(screen.getByRole("button", { name: "Save as…" }));
+    expect(await screen.findByTestId("exported")).toHaveTextContent("image_1.png");
+
+    await user.click(rows[1] as HTMLElement);
+    const audio = await screen.findByTestId("binary-audio");
+    expect(audio).toHaveAttribute("src", "data:audio/wav;base64,UklGRg==");
+    expect(audio).toHaveAttribute("controls");
+
+    await user.click(rows[2] as HTMLElement);
+    const pdf = await screen.findByTestId("binary-content");
+    await waitFor(() => expect(pdf).toHaveAttribute("data-artifact-id", "file_1"));
+    expect(pdf).toHaveTextContent("application/pdf · 2.0 MB · file_1");
+    expect(pdf.querySelector("img, audio")).toBeNull();
+    expect(calls.filter((c) => c.cmd === "get_artifact_bytes").map((c) => c.args.id)).toEqual([
+      "image_1",
+      "audio_1",
+    ]);
   });
 
   it("filters by conversation and dates, sorts, exports and opens the conversation", async () => {

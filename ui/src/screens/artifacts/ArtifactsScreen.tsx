@@ -8,6 +8,7 @@ import {
   type ConversationSummary,
   type VersionInfo,
 } from "../../bindings";
+import { BinaryContent, formatSize } from "../../components/BinaryContent";
 import { ConfirmButton } from "../../components/ConfirmButton";
 import { call, errorMessage } from "../../ipc/call";
 import { ArtifactBody } from "./ArtifactBody";
@@ -225,7 +226,8 @@ function LibraryList(props: {
       >
         <span className="conv-title">{a.title || a.id}</span>
         <span className="muted small">
-          {a.id} · {a.content_type} · {a.source} · v{a.version} · {a.line_count} lines
+          {a.id} · {a.content_type} · {a.source} · v{a.version} ·{" "}
+          {a.binary ? formatSize(a.size_bytes) : `${a.line_count} lines`}
         </span>
       </button>
     );
@@ -281,6 +283,8 @@ function Viewer(props: {
   const [versions, setVersions] = useState<VersionInfo[]>([]);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
+    // Binary content is shown by BinaryContent; it has one version and no text.
+    if (a.binary) return;
     let alive = true;
     void call(commands.getArtifactVersion(a.conversation_id, a.id, null)).then(
       (view) => alive && setView(view),
@@ -293,7 +297,7 @@ function Viewer(props: {
     return () => {
       alive = false;
     };
-  }, [a.conversation_id, a.id, a.version]);
+  }, [a.conversation_id, a.id, a.version, a.binary]);
 
   const copy = () => void globalThis.navigator?.clipboard?.writeText(view?.content ?? "");
   return (
@@ -302,32 +306,36 @@ function Viewer(props: {
         <h2>{a.title || a.id}</h2>
         <p className="muted small">
           {a.id} · {a.content_type} · from {a.source} · conversation{" "}
-          {props.conversationTitle ?? a.conversation_id} · version {a.version} · updated{" "}
-          {a.updated_at}
+          {props.conversationTitle ?? a.conversation_id} ·{" "}
+          {a.binary ? formatSize(a.size_bytes) : `version ${a.version}`} · updated {a.updated_at}
         </p>
         <div className="viewer-actions">
-          <div role="tablist" aria-label="Artifact" className="viewer-tabs">
-            <button
-              type="button"
-              role="tab"
-              aria-selected={tab === "view"}
-              onClick={() => setTab("view")}
-            >
-              View
-            </button>
-            <button
-              type="button"
-              role="tab"
-              aria-selected={tab === "history"}
-              onClick={() => setTab("history")}
-              data-testid="history-tab"
-            >
-              History ({versions.length})
-            </button>
-          </div>
-          <button type="button" onClick={copy}>
-            Copy
-          </button>
+          {!a.binary && (
+            <>
+              <div role="tablist" aria-label="Artifact" className="viewer-tabs">
+                <button
+                  type="button"
+                  role="tab"
+                  aria-selected={tab === "view"}
+                  onClick={() => setTab("view")}
+                >
+                  View
+                </button>
+                <button
+                  type="button"
+                  role="tab"
+                  aria-selected={tab === "history"}
+                  onClick={() => setTab("history")}
+                  data-testid="history-tab"
+                >
+                  History ({versions.length})
+                </button>
+              </div>
+              <button type="button" onClick={copy}>
+                Copy
+              </button>
+            </>
+          )}
           <button
             type="button"
             data-testid="export-artifact"
@@ -338,7 +346,7 @@ function Viewer(props: {
               )
             }
           >
-            Export…
+            {a.binary ? "Save as…" : "Export…"}
           </button>
           {props.onOpenConversation && (
             <button
@@ -371,12 +379,23 @@ function Viewer(props: {
           Exported to {exported}
         </p>
       )}
-      {tab === "view" && view && (
+      {a.binary && (
+        <div className="artifact-body" data-testid="artifact-content">
+          <BinaryContent
+            conversationId={a.conversation_id}
+            id={a.id}
+            mime={a.content_type}
+            sizeBytes={a.size_bytes}
+            title={a.title}
+          />
+        </div>
+      )}
+      {!a.binary && tab === "view" && view && (
         <div className="artifact-body" data-testid="artifact-content">
           <ArtifactBody contentType={view.content_type} content={view.content} />
         </div>
       )}
-      {tab === "history" && (
+      {!a.binary && tab === "history" && (
         <History conversationId={a.conversation_id} id={a.id} versions={versions} />
       )}
     </article>

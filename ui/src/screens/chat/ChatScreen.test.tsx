@@ -105,6 +105,7 @@ describe("ChatScreen", () => {
       result: "3 results",
       metadata: {},
       artifact_ids: [],
+      attachments: [],
       duration_ms: 42,
     });
     const card = screen.getByTestId("tool-card-web_search");
@@ -134,6 +135,79 @@ describe("ChatScreen", () => {
     expect(screen.getByTestId("run-end")).toHaveTextContent("Run cancelled.");
     await user.click(screen.getByTestId("retry"));
     expect(calls.filter((c) => c.cmd === "start_run")).toHaveLength(2);
+  });
+
+  it("shows a tool's image and audio in its card, from the call's attachments", async () => {
+    const calls = backend();
+    // The bytes come from the attachment's artifact, never from the result text.
+    mockIPC(
+      (cmd, args) => {
+        calls.push({ cmd, args });
+        if (cmd === "list_conversations") return [];
+        if (cmd === "list_agents")
+          return [{ name: "lead_agent", description: "", model: null, internal: false }];
+        if (cmd === "start_run") return null;
+        if (cmd === "get_artifact_bytes") {
+          const { conversationId, id } = args as { conversationId: string; id: string };
+          return {
+            id,
+            title: "t",
+            content_type: id === "image_a" ? "image/png" : "audio/wav",
+            binary: true,
+            size_bytes: 67,
+            base64: `${conversationId}-${id}`,
+          };
+        }
+        throw new Error(`unexpected ${cmd}`);
+      },
+      { shouldMockEvents: true },
+    );
+    const user = userEvent.setup();
+    render(
+      <ChatStoreProvider>
+        <ChatScreen />
+      </ChatStoreProvider>,
+    );
+    await screen.findByTestId("agent-picker");
+    await user.type(screen.getByTestId("composer-input"), "Take a picture{Enter}");
+    const start = calls.find((c) => c.cmd === "start_run");
+    const conversationId = (start?.args as { conversationId: string }).conversationId;
+    await engine({ type: "run_started", conversation_id: conversationId, run_id: "r", agent: "a" });
+    await engine({
+      type: "tool_start",
+      conversation_id: conversationId,
+      call_id: "k",
+      tool: "camera.snap",
+      params: {},
+    });
+    await engine({
+      type: "tool_complete",
+      conversation_id: conversationId,
+      call_id: "k",
+      agent: "a",
+      depth: 0,
+      tool: "camera.snap",
+      success: true,
+      status: "succeeded",
+      reason: null,
+      result: 'Here.\n[image/png, 67 B, stored as artifact image_a "Shot"]',
+      metadata: {},
+      artifact_ids: ["image_a", "audio_b"],
+      attachments: [
+        { artifact_id: "image_a", mime: "image/png", title: "Shot", size_bytes: 67 },
+        { artifact_id: "audio_b", mime: "audio/wav", title: "Click", size_bytes: 3000 },
+      ],
+      duration_ms: 5,
+    });
+    const card = screen.getByTestId("tool-card-camera.snap");
+    const image = await within(card).findByTestId("binary-image");
+    expect(image).toHaveAttribute("src", `data:image/png;base64,${conversationId}-image_a`);
+    expect(image).toHaveAttribute("alt", "Shot (image/png, 67 B)");
+    const audio = await within(card).findByTestId("binary-audio");
+    expect(audio).toHaveAttribute("src", `data:audio/wav;base64,${conversationId}-audio_b`);
+    expect(card).toHaveTextContent("Click · audio/wav · 3 KB · audio_b");
+    // The attachments are not offered as a text artifact to open.
+    expect(within(card).queryByTestId("artifact-link")).toBeNull();
   });
 
   it("keeps a running conversation live while another screen or conversation is shown", async () => {
@@ -203,6 +277,7 @@ describe("ChatScreen", () => {
       result: "page text",
       metadata: {},
       artifact_ids: [],
+      attachments: [],
       duration_ms: 5,
     });
     await user.click(within(first).getByText("Conversation a"));

@@ -27,7 +27,11 @@ export function ChatScreen({
       <ConversationList chat={chat} />
       <div className="chat-main">
         <ChatHeader chat={chat} />
-        <Timeline items={chat.chat.items} onOpenArtifact={setViewing} />
+        <Timeline
+          items={chat.chat.items}
+          conversationId={chat.currentId}
+          onOpenArtifact={setViewing}
+        />
         {chat.chat.callingTool && (
           <p className="calling" role="status" data-testid="calling-tool">
             Calling {chat.chat.callingTool}…
@@ -220,9 +224,11 @@ const VIRTUALIZE_FROM = 150;
 
 function Timeline({
   items,
+  conversationId,
   onOpenArtifact,
 }: {
   items: TimelineItem[];
+  conversationId: string | null;
   onOpenArtifact: (id: string) => void;
 }) {
   const scroller = useRef<HTMLDivElement>(null);
@@ -262,7 +268,11 @@ function Timeline({
       {!virtualize &&
         items.map((item) => (
           <div key={item.key} className="timeline-row">
-            <TimelineEntry item={item} onOpenArtifact={onOpenArtifact} />
+            <TimelineEntry
+              item={item}
+              conversationId={conversationId}
+              onOpenArtifact={onOpenArtifact}
+            />
           </div>
         ))}
       {virtualize && (
@@ -284,7 +294,11 @@ function Timeline({
                   transform: `translateY(${row.start}px)`,
                 }}
               >
-                <TimelineEntry item={item} onOpenArtifact={onOpenArtifact} />
+                <TimelineEntry
+                  item={item}
+                  conversationId={conversationId}
+                  onOpenArtifact={onOpenArtifact}
+                />
               </div>
             );
           })}
@@ -300,9 +314,11 @@ function indent(depth: number) {
 
 function TimelineEntry({
   item,
+  conversationId,
   onOpenArtifact,
 }: {
   item: TimelineItem;
+  conversationId: string | null;
   onOpenArtifact: (id: string) => void;
 }) {
   switch (item.kind) {
@@ -343,7 +359,7 @@ function TimelineEntry({
     case "tool":
       return (
         <div style={indent(item.depth)}>
-          <ToolCard item={item} onOpenArtifact={onOpenArtifact} />
+          <ToolCard item={item} conversationId={conversationId} onOpenArtifact={onOpenArtifact} />
         </div>
       );
     case "tool_results":

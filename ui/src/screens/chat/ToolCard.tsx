@@ -1,4 +1,5 @@
 import { useState } from "react";
+import { BinaryContent } from "../../components/BinaryContent";
 import type { TimelineItem } from "./timeline";
 
 type ToolItem = Extract<TimelineItem, { kind: "tool" }>;
@@ -12,12 +13,15 @@ const LABEL: Record<ToolItem["status"], string> = {
   stopped: "Stopped",
 };
 
-/** One tool call, live: name, parameters, status, duration, result preview, artifact link. */
+/** One tool call, live: name, parameters, status, duration, result preview, its images and
+ * audio (stored as artifacts of `conversationId`), artifact link. */
 export function ToolCard({
   item,
+  conversationId,
   onOpenArtifact,
 }: {
   item: ToolItem;
+  conversationId?: string | null;
   onOpenArtifact?: (id: string) => void;
 }) {
   const [open, setOpen] = useState(false);
@@ -77,6 +81,20 @@ export function ToolCard({
           {preview}
           {item.result && item.result.length > 600 ? "…" : ""}
         </pre>
+      )}
+      {conversationId && item.attachments.length > 0 && (
+        <div className="tool-attachments" data-testid="tool-attachments">
+          {item.attachments.map((a) => (
+            <BinaryContent
+              key={a.artifact_id}
+              conversationId={conversationId}
+              id={a.artifact_id}
+              mime={a.mime}
+              sizeBytes={a.size_bytes}
+              title={a.title}
+            />
+          ))}
+        </div>
       )}
       {item.artifactId && (
         <button

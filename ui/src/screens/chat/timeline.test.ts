@@ -68,6 +68,7 @@ describe("timeline reducer", () => {
       result: "created",
       metadata: { artifact_snapshot: { id: "notes" } },
       artifact_ids: ["notes"],
+      attachments: [],
       duration_ms: 12,
     });
     expect(done.items[0]).toMatchObject({
@@ -97,6 +98,7 @@ describe("timeline reducer", () => {
     result,
     metadata: {},
     artifact_ids: [],
+    attachments: [],
     duration_ms: 0,
   });
 
@@ -197,6 +199,7 @@ describe("timeline reducer", () => {
               "created notes v1",
               {
                 artifact_ids: ["notes"],
+                attachments: [],
               },
             ),
             result("m2-1", "probe", {}, "denied", "refused"),
@@ -247,6 +250,52 @@ describe("timeline reducer", () => {
       true,
     );
     expect(live.items.map((i) => i.kind)).toEqual(["assistant"]);
+  });
+
+  it("keeps a call's attachments as data, live and from history, apart from its artifact link", () => {
+    const attachments = [
+      { artifact_id: "image_a", mime: "image/png", title: "Shot", size_bytes: 67 },
+    ];
+    const live = run([
+      {
+        type: "tool_complete",
+        conversation_id: C,
+        call_id: "k1",
+        agent: "lead",
+        depth: 0,
+        tool: "camera.snap",
+        success: true,
+        status: "succeeded",
+        reason: null,
+        result: "Here.",
+        metadata: { persisted_artifact_id: "tool_camera_snap_1" },
+        artifact_ids: ["tool_camera_snap_1", "image_a"],
+        attachments,
+        duration_ms: 1,
+      },
+    ]);
+    expect(live.items[0]).toMatchObject({ attachments, artifactId: "tool_camera_snap_1" });
+    const history = fromHistory(
+      [
+        { ...stored(1, "assistant", "x"), calls: [call("m1-0", "camera.snap", {}, "succeeded")] },
+        {
+          ...stored(2, "tool", ""),
+          results: [
+            result("m1-0", "camera.snap", {}, "succeeded", "Here.", {
+              artifact_ids: ["image_a"],
+              attachments,
+            }),
+          ],
+        },
+      ],
+      "completed",
+      false,
+    );
+    // The image is shown as an attachment, not offered as a text artifact to open.
+    expect(history.items.find((i) => i.kind === "tool")).toMatchObject({
+      attachments,
+      artifactId: null,
+    });
   });
 
   it("reads each status from the stored record, whatever the engine's wording", () => {
@@ -399,6 +448,7 @@ function result(
     reason: status === "succeeded" ? null : text,
     text,
     artifact_ids: [],
+    attachments: [],
     handover: null,
     ...extra,
   };

@@ -4,6 +4,7 @@ import type {
   HistoryCall,
   HistoryMessage,
   JsonValue,
+  StoredAttachment,
 } from "../../bindings";
 
 /** One thing shown in a conversation. */
@@ -28,7 +29,10 @@ export type TimelineItem =
       status: "running" | CallStatus;
       result: string | null;
       durationMs: number | null;
+      /** The text artifact to link (a changed artifact, an oversized result). */
       artifactId: string | null;
+      /** The result's images, audio and other binary content, stored as artifacts. */
+      attachments: StoredAttachment[];
     }
   /** The engine's own words to the model beside the results (round limit, call format). */
   | { kind: "tool_results"; key: string; agent: string; depth: number; text: string }
@@ -88,7 +92,7 @@ export function fromHistory(
       waiting.delete(depth);
       calls.forEach((call) =>
         items.push(
-          historyCard(call.call_id, call.name, depth, call.params, call.status, NO_RESULT, []),
+          historyCard(call.call_id, call.name, depth, call.params, call.status, NO_RESULT, [], []),
         ),
       );
     }
@@ -144,7 +148,16 @@ export function fromHistory(
           });
         }
         items.push(
-          historyCard(r.call_id, r.name, m.depth, r.params, r.status, r.text, r.artifact_ids),
+          historyCard(
+            r.call_id,
+            r.name,
+            m.depth,
+            r.params,
+            r.status,
+            r.text,
+            r.artifact_ids,
+            r.attachments,
+          ),
         );
       }
       if (notes !== null) {
@@ -174,12 +187,16 @@ function historyCard(
   status: CallStatus,
   result: string,
   artifactIds: string[],
+  attachments: StoredAttachment[],
 ): Extract<TimelineItem, { kind: "tool" }> {
+  // The attachments are shown as such; the link is for the text artifact, if any.
+  const shown = new Set(attachments.map((a) => a.artifact_id));
   return {
     ...toolItem(callId, tool, depth, params),
     status,
     result,
-    artifactId: artifactIds[0] ?? null,
+    artifactId: artifactIds.find((id) => !shown.has(id)) ?? null,
+    attachments,
   };
 }
 
@@ -245,6 +262,7 @@ export function reduce(state: ChatState, event: EngineEvent): ChatState {
         result: event.result,
         durationMs: event.duration_ms,
         artifactId: artifactIdOf(event.metadata),
+        attachments: event.attachments,
       } as const;
       if (index >= 0) {
         const item = items[index];
@@ -337,6 +355,7 @@ function toolItem(
     result: null,
     durationMs: null,
     artifactId: null,
+    attachments: [],
   };
 }
 
