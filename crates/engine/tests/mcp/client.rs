@@ -338,3 +338,31 @@ async fn a_server_that_dies_at_start_reports_its_stderr() {
     );
     let _ = Duration::ZERO;
 }
+
+/// A server that never answers the handshake fails after the connect timeout instead of
+/// staying "starting" forever.
+#[tokio::test]
+async fn a_server_that_never_answers_fails_after_the_connect_timeout() {
+    let cfg = stdio(
+        "silent",
+        "node",
+        vec![
+            "-e".into(),
+            "console.error('waiting forever'); setInterval(() => {}, 1000)".into(),
+        ],
+    );
+    let opts = ConnectOptions {
+        connect_timeout: Duration::from_secs(1),
+        ..Default::default()
+    };
+    let err = connect(&cfg, &opts).await.unwrap_err();
+    let McpError::Handshake {
+        message,
+        stderr_tail,
+    } = &err
+    else {
+        panic!("{err:?}")
+    };
+    assert!(message.contains("did not answer `initialize`"), "{message}");
+    assert!(stderr_tail.iter().any(|l| l.contains("waiting forever")));
+}
