@@ -788,7 +788,7 @@ enum HandshakeError {
     #[error("the server did not answer `initialize` within {0:?} (a first `npx`/`uvx` run may need longer: see `connect_timeout`)")]
     TimedOut(Duration),
     #[error(transparent)]
-    Rmcp(#[from] rmcp::service::ClientInitializeError),
+    Rmcp(Box<rmcp::service::ClientInitializeError>),
 }
 
 /// Run the handshake, at most [`ConnectOptions::connect_timeout`].
@@ -797,7 +797,7 @@ async fn handshake<T>(
     serve: impl std::future::Future<Output = Result<T, rmcp::service::ClientInitializeError>>,
 ) -> Result<T, HandshakeError> {
     match tokio::time::timeout(opts.connect_timeout, serve).await {
-        Ok(r) => Ok(r?),
+        Ok(r) => r.map_err(|e| HandshakeError::Rmcp(Box::new(e))),
         Err(_) => Err(HandshakeError::TimedOut(opts.connect_timeout)),
     }
 }
