@@ -63,6 +63,14 @@ async fn run_async(paths: AppPaths, args: RunArgs) -> anyhow::Result<ExitCode> {
     let (requests_tx, mut requests_rx) = tokio::sync::mpsc::unbounded_channel();
     let sink = move |e: EngineEvent| print_event(&e, &requests_tx);
     let engine = Engine::open(paths, Arc::new(sink))?;
+    // The app starts MCP servers in the background; a one-shot run waits for them (at most
+    // 30 s each) so their tools are in the agent's instructions from the first answer.
+    for server in engine.mcp().servers() {
+        let _ = engine
+            .mcp()
+            .wait_settled(&server.name, std::time::Duration::from_secs(30))
+            .await;
+    }
 
     // Permission requests are answered from the policy or at the terminal, off the run's task.
     let answerer = {
@@ -183,6 +191,12 @@ fn print_event(e: &EngineEvent, requests: &tokio::sync::mpsc::UnboundedSender<(S
         } => {
             crate::prompt::show_request(request);
             let _ = requests.send((request_id.clone(), request.tool.clone()));
+        }
+        EngineEvent::McpServerStatus {
+            server,
+            status: engine::mcp::ServerStatus::Failed { reason, .. },
+        } => {
+            eprintln!("MCP server `{}` failed: {}", clean(server), clean(reason));
         }
         EngineEvent::RunEnded {
             error: Some(error), ..

@@ -1,0 +1,190 @@
+//! `artifactflow-cli mcp list|tools|call` against the real server-everything (installed in
+//! `tests/mcp` by `scripts/setup.sh --test`), started with a minimal PATH as a macOS app is.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn everything_js() -> PathBuf {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    assert!(
+        path.is_file(),
+        "server-everything is not installed at {}: run `scripts/setup.sh --test` (or `npm ci --prefix tests/mcp`)",
+        path.display()
+    );
+    path
+}
+
+fn cli(home: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_artifactflow-cli"));
+    cmd.env_remove("ARTIFACTFLOW_HOME").arg("--home").arg(home);
+    cmd
+}
+
+fn run(cmd: &mut Command) -> (bool, String, String) {
+    let out: Output = cmd.output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn home_with_everything() -> tempfile::TempDir {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(home.path().join("config")).unwrap();
+    std::fs::write(
+        home.path().join("config/mcp.json"),
+        serde_json::json!({"mcpServers": {
+            "everything": {"command": "node", "args": [everything_js(), "stdio"]},
+            "off": {"command": "node", "disabled": true}
+        }})
+        .to_string(),
+    )
+    .unwrap();
+    home
+}
+
+#[test]
+fn list_tools_and_call() {
+    let home = home_with_everything();
+    let (ok, out, err) = run(cli(home.path()).args(["mcp", "list"]));
+    assert!(ok, "{out}{err}");
+    assert!(out.contains("everything"), "{out}");
+    assert!(out.contains("ready ("), "{out}");
+    assert!(out.contains("disabled"), "{out}");
+
+    let (ok, out, err) = run(cli(home.path()).args(["mcp", "tools", "everything"]));
+    assert!(ok, "{out}{err}");
+    assert!(out.contains("everything.echo  [confirm"), "{out}");
+    assert!(out.contains("<tool name=\"everything.get-sum\">"), "{out}");
+
+    let (ok, out, err) = run(cli(home.path()).args([
+        "mcp",
+        "call",
+        "everything.echo",
+        "message=hello from the cli",
+        "--yes",
+    ]));
+    assert!(ok, "{out}{err}");
+    assert!(out.contains("Echo: hello from the cli"), "{out}");
+
+    // The server asks a question: --accept-defaults answers with the form's defaults; without
+    // it and without a terminal, the question is declined.
+    let (ok, out, err) = run(cli(home.path()).args([
+        "mcp",
+        "call",
+        "everything.trigger-elicitation-request",
+        "--yes",
+        "--accept-defaults",
+    ]));
+    assert!(ok, "{out}{err}");
+    assert!(out.contains("Favorite Integer: 42"), "{out}");
+    let (ok, out, err) = run(cli(home.path()).args([
+        "mcp",
+        "call",
+        "everything.trigger-elicitation-request",
+        "--yes",
+    ]));
+    assert!(ok, "{out}{err}");
+    assert!(out.contains("declined"), "{out}");
+    assert!(err.contains("declined: no terminal"), "{err}");
+
+    // Without --yes and without a terminal: not allowed, exit 1.
+    let (ok, out, _) = run(cli(home.path()).args(["mcp", "call", "everything.echo", "message=x"]));
+    assert!(!ok);
+    assert!(out.contains("did not allow"), "{out}");
+}
+
+/// Started with a PATH that has no node (a macOS app's), the command is found through the
+/// login shell's PATH and the status says so.
+#[test]
+fn a_minimal_path_is_completed_by_the_login_shell() {
+    let home = home_with_everything();
+    let node = which_node();
+    let shell = home.path().join("login-shell");
+    std::fs::write(
+        &shell,
+        format!(
+            "#!/bin/sh\nprintf %s \"{}:/bin\"\n",
+            node.parent().unwrap().display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&shell, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let empty = home.path().join("empty-bin");
+    std::fs::create_dir(&empty).unwrap();
+    let (ok, out, err) = run(cli(home.path())
+        .args(["mcp", "list"])
+        .env("PATH", &empty)
+        .env("SHELL", &shell));
+    assert!(ok, "{out}{err}");
+    assert!(out.contains("ready ("), "{out}");
+    assert!(
+        out.contains(&format!(
+            "command: {} (found through the login shell's PATH)",
+            node.display()
+        )),
+        "{out}"
+    );
+}
+
+fn which_node() -> PathBuf {
+    std::env::split_paths(&std::env::var_os("PATH").unwrap())
+        .map(|d| d.join("node"))
+        .find(|p| p.is_file())
+        .expect("node is installed")
+}
+
+/// An agent that lists `everything.*` sees the server's tools in its instructions and calls
+/// one through the gate in a real run (the scripted model plays the model).
+#[tokio::test(flavor = "multi_thread")]
+async fn an_agent_uses_a_server_tool_in_a_run() {
+    use test_support::{ScriptedModel, Turn};
+    const CALL: &str = "<tool_call><name>everything.echo</name><params><message><![CDATA[from the agent]]></message></params></tool_call>";
+    let model = ScriptedModel::start(vec![Turn::text(CALL), Turn::text("Done.")]).await;
+    let home = home_with_everything();
+    std::fs::write(home.path().join("config/models.yaml"), model.models_yaml()).unwrap();
+    std::fs::create_dir_all(home.path().join("config/agents")).unwrap();
+    std::fs::write(
+        home.path().join("config/agents/mcp_agent.md"),
+        "---\nname: mcp_agent\nmodel: default\ntools:\n  everything.*: confirm\n---\nUse the server's tools.\n",
+    )
+    .unwrap();
+    let out = tokio::task::spawn_blocking({
+        let home = home.path().to_path_buf();
+        move || {
+            cli(&home)
+                .args(["run", "--agent", "mcp_agent", "--yes", "Echo something."])
+                .stdin(std::process::Stdio::null())
+                .output()
+                .unwrap()
+        }
+    })
+    .await
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("Done."), "{stdout}");
+    assert!(stderr.contains("[✓ everything.echo"), "{stderr}");
+    let system = model.requests()[0]
+        .messages()
+        .into_iter()
+        .find(|(role, _)| role == "system")
+        .map(|(_, text)| text)
+        .expect("a system prompt");
+    assert!(
+        system.contains("<tool name=\"everything.echo\">"),
+        "{system}"
+    );
+    assert!(system.contains("<tool name=\"everything.get-tiny-image\">"));
+    // The tool's result went back to the model.
+    let second = model.requests()[1].messages();
+    assert!(
+        second
+            .iter()
+            .any(|(_, text)| text.contains("Echo: from the agent")),
+        "{second:?}"
+    );
+}
