@@ -41,6 +41,9 @@ pub const CLIENT_NAME: &str = "ArtifactFlow";
 #[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum SignInError {
+    /// No such server in mcp.json.
+    #[error("there is no MCP server `{0}` in mcp.json")]
+    UnknownServer(String),
     /// The server is not a remote one.
     #[error("server `{0}` is a local (stdio) server: only remote servers sign in")]
     NotRemote(String),
@@ -340,7 +343,12 @@ pub async fn sign_in(
         request = request.with_client_metadata_url(metadata_url);
     }
     let mut scopes = oauth.scopes.clone();
-    if let Some(challenge) = challenge {
+    // Asked from the user's side (a Sign in button): ask the server what it wants.
+    let probed = match challenge {
+        Some(_) => None,
+        None => probe_challenge(url).await,
+    };
+    if let Some(challenge) = challenge.or(probed.as_deref()) {
         request = request.with_challenge(challenge);
         let wanted = challenge_scopes(challenge, url);
         if !wanted.is_empty() {
@@ -396,6 +404,33 @@ pub async fn sign_in(
     };
     tracing::info!(server = %cfg.name, "signed in");
     Ok(SignedIn { scopes: granted })
+}
+
+/// The server's `WWW-Authenticate` challenge to an unauthenticated `initialize`, if it sends
+/// one (its scope hint and metadata address).
+async fn probe_challenge(url: &str) -> Option<String> {
+    let body = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": rmcp::model::ProtocolVersion::LATEST_WITH_INITIALIZE,
+        "capabilities": {},
+        "clientInfo": {"name": "artifactflow", "version": crate::VERSION},
+    }});
+    let response = reqwest::Client::new()
+        .post(url)
+        .header("accept", "application/json, text/event-stream")
+        .json(&body)
+        .timeout(Duration::from_secs(10))
+        .send()
+        .await
+        .ok()?;
+    if !matches!(response.status().as_u16(), 401 | 403) {
+        return None;
+    }
+    response
+        .headers()
+        .get(reqwest::header::WWW_AUTHENTICATE)?
+        .to_str()
+        .ok()
+        .map(str::to_string)
 }
 
 /// The loopback redirect target: one HTTP listener on 127.0.0.1 that takes the first
