@@ -343,12 +343,12 @@ pub async fn sign_in(
         request = request.with_client_metadata_url(metadata_url);
     }
     let mut scopes = oauth.scopes.clone();
-    // Asked from the user's side (a Sign in button): ask the server what it wants.
-    let probed = match challenge {
+    // Asked from the user's side (Sign in): what a refused call or the server asks for.
+    let asked = match challenge {
         Some(_) => None,
-        None => probe_challenge(url).await,
+        None => challenge_for(&cfg.name, url).await,
     };
-    if let Some(challenge) = challenge.or(probed.as_deref()) {
+    if let Some(challenge) = challenge.or(asked.as_deref()) {
         request = request.with_challenge(challenge);
         let wanted = challenge_scopes(challenge, url);
         if !wanted.is_empty() {
@@ -404,6 +404,37 @@ pub async fn sign_in(
     };
     tracing::info!(server = %cfg.name, "signed in");
     Ok(SignedIn { scopes: granted })
+}
+
+/// The last challenge each server sent with a refused call (a 403 `insufficient_scope`: the
+/// call needs more access), kept for the next sign-in to ask for it (step-up).
+fn refused_calls() -> &'static std::sync::Mutex<std::collections::HashMap<String, String>> {
+    static MAP: std::sync::OnceLock<std::sync::Mutex<std::collections::HashMap<String, String>>> =
+        std::sync::OnceLock::new();
+    MAP.get_or_init(Default::default)
+}
+
+/// Remember that server `server` refused a call with `challenge` (see [`McpHub::sign_in`]).
+///
+/// [`McpHub::sign_in`]: super::McpHub::sign_in
+pub fn remember_challenge(server: &str, challenge: &str) {
+    refused_calls()
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert(server.to_string(), challenge.to_string());
+}
+
+/// The challenge the next sign-in to `server` answers: the last refused call's, else the one
+/// the server sends to an unauthenticated `initialize`.
+pub async fn challenge_for(server: &str, url: &str) -> Option<String> {
+    let remembered = refused_calls()
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .remove(server);
+    match remembered {
+        Some(c) => Some(c),
+        None => probe_challenge(url).await,
+    }
 }
 
 /// The server's `WWW-Authenticate` challenge to an unauthenticated `initialize`, if it sends

@@ -1053,6 +1053,13 @@ impl McpClient {
             }
         };
         self.progress_map().remove(&token);
+        if let Err(McpError::NeedsSignIn {
+            challenge: Some(challenge),
+        }) = &outcome
+        {
+            // Refused for lack of access: the next sign-in asks for it (step-up).
+            super::auth::remember_challenge(&self.name, challenge);
+        }
         match &outcome {
             Err(McpError::Timeout(_)) => guard.reason = "timed out",
             Err(McpError::Cancelled) => {}

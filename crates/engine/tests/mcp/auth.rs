@@ -15,11 +15,12 @@ use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use axum::{Form, Json, Router};
 use engine::engine::EngineOptions;
-use engine::mcp::{auth, ServerStatus};
+use engine::mcp::{auth, McpError, ServerStatus};
 use engine::paths::AppPaths;
 use engine::secrets::SecretStore;
 use engine::Engine;
 use serde_json::{json, Value};
+use tokio_util::sync::CancellationToken;
 
 const WAIT: Duration = Duration::from_secs(30);
 
@@ -35,12 +36,15 @@ struct Seen {
     issued: u32,
 }
 
+/// What a call needs beyond listing tools (a step-up).
+const WRITE: &str = "tools:write";
+
 #[derive(Clone)]
 struct Stand {
     base: String,
     seen: Arc<Mutex<Seen>>,
-    /// Tokens the MCP endpoint accepts.
-    valid: Arc<Mutex<Vec<String>>>,
+    /// Tokens the MCP endpoint accepts, with their scope.
+    valid: Arc<Mutex<HashMap<String, String>>>,
 }
 
 impl Stand {
@@ -48,13 +52,18 @@ impl Stand {
         let mut seen = self.seen.lock().unwrap();
         seen.issued += 1;
         let access = format!("access-{}-{}", seen.issued, "x".repeat(1500));
-        self.valid.lock().unwrap().push(access.clone());
+        // The scope last asked for at /authorize.
+        let scope = seen.scopes.last().cloned().unwrap_or_default();
+        self.valid
+            .lock()
+            .unwrap()
+            .insert(access.clone(), scope.clone());
         json!({
             "access_token": access,
             "token_type": "Bearer",
             "expires_in": expires_in,
             "refresh_token": format!("refresh-{}", seen.issued),
-            "scope": "tools:read",
+            "scope": scope,
             // Not needed to call the server: must not be kept.
             "id_token": "an-id-token-the-app-does-not-keep",
         })
@@ -122,8 +131,8 @@ async fn mcp(State(s): State<Stand>, headers: HeaderMap, Json(msg): Json<Value>)
         .and_then(|v| v.to_str().ok())
         .map(|v| v.trim_start_matches("Bearer ").to_string());
     s.seen.lock().unwrap().bearers.push(bearer.clone());
-    let ok = bearer.is_some_and(|b| s.valid.lock().unwrap().contains(&b));
-    if !ok {
+    let scope = bearer.and_then(|b| s.valid.lock().unwrap().get(&b).cloned());
+    let Some(scope) = scope else {
         let challenge = format!(
             r#"Bearer resource_metadata="{}/.well-known/oauth-protected-resource/mcp", scope="tools:read""#,
             s.base
@@ -134,7 +143,7 @@ async fn mcp(State(s): State<Stand>, headers: HeaderMap, Json(msg): Json<Value>)
             "sign in",
         )
             .into_response();
-    }
+    };
     let id = msg.get("id").cloned();
     let result = match msg["method"].as_str().unwrap_or_default() {
         "initialize" => json!({
@@ -145,6 +154,19 @@ async fn mcp(State(s): State<Stand>, headers: HeaderMap, Json(msg): Json<Value>)
         "tools/list" => json!({"tools": [
             {"name": "whoami", "inputSchema": {"type": "object", "properties": {}}}
         ]}),
+        "tools/call" if !scope.split(' ').any(|s| s == WRITE) => {
+            let challenge = format!(
+                r#"Bearer error="insufficient_scope", scope="tools:read {WRITE}", resource_metadata="{}/.well-known/oauth-protected-resource/mcp""#,
+                s.base
+            );
+            return (
+                StatusCode::FORBIDDEN,
+                [("www-authenticate", challenge)],
+                "more scope",
+            )
+                .into_response();
+        }
+        "tools/call" => json!({"content": [{"type": "text", "text": format!("scope {scope}")}]}),
         _ => return StatusCode::ACCEPTED.into_response(),
     };
     match id {
@@ -269,6 +291,64 @@ async fn sign_in_through_the_hub_keeps_tokens_in_the_keyring_and_refreshes_them(
     );
     let last = stand.seen.lock().unwrap().bearers.last().cloned().flatten();
     assert_eq!(last, None, "a token was sent to another URL");
+    drop(engine);
+    auth::sign_out(&store, &name).unwrap();
+}
+
+/// A call the server refuses for lack of scope (403 `insufficient_scope`) fails saying to sign
+/// in; the next Sign in asks for the old and the new scopes (step-up) and the call then works.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_refused_for_scope_is_granted_after_signing_in_again() {
+    let stand = start_stand_in().await;
+    let home = tempfile::tempdir().unwrap();
+    let name = format!("stepup-{}", std::process::id());
+    let engine = open(home.path(), &name, &format!("{}/mcp", stand.base));
+    let store = SecretStore::for_data_dir(&engine.ctx.paths().data_dir);
+    auth::sign_out(&store, &name).unwrap();
+    engine.mcp().wait_settled(&name, WAIT).await.unwrap();
+    engine
+        .mcp()
+        .sign_in(&name, auth::follow_redirects_headlessly())
+        .await
+        .expect("signed in");
+    let status = engine.mcp().wait_settled(&name, WAIT).await.unwrap();
+    assert_eq!(status, ServerStatus::Ready { tool_count: 1 });
+
+    let call = || async {
+        let client = engine.mcp().client(&name).expect("running");
+        client
+            .call_tool(
+                "whoami",
+                Default::default(),
+                &CancellationToken::new(),
+                None,
+            )
+            .await
+    };
+    let refused = call().await.unwrap_err();
+    assert!(
+        matches!(refused, McpError::NeedsSignIn { .. }),
+        "{refused:?}"
+    );
+    assert!(refused.to_string().contains("sign in"), "{refused}");
+
+    let signed = engine
+        .mcp()
+        .sign_in(&name, auth::follow_redirects_headlessly())
+        .await
+        .expect("signed in again");
+    assert_eq!(signed.scopes, ["tools:read", WRITE]);
+    assert_eq!(
+        stand.seen.lock().unwrap().scopes,
+        ["tools:read", &format!("tools:read {WRITE}")]
+    );
+    let status = engine.mcp().wait_settled(&name, WAIT).await.unwrap();
+    assert_eq!(status, ServerStatus::Ready { tool_count: 1 });
+    let result = call().await.expect("the call works with the new scope");
+    assert_eq!(
+        serde_json::to_value(&result.content).unwrap()[0]["text"],
+        format!("scope tools:read {WRITE}")
+    );
     drop(engine);
     auth::sign_out(&store, &name).unwrap();
 }

@@ -30,13 +30,13 @@ const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadat
 
 #[tokio::main]
 async fn main() {
-    let Some(url) = std::env::args().nth(1).filter(|a| !a.starts_with('-')) else {
+    // The suite appends the server URL to the command: the last argument.
+    let Some(url) = std::env::args().skip(1).next_back() else {
         eprintln!(
             "usage: mcp-conformance-client SERVER_URL (scenario in MCP_CONFORMANCE_SCENARIO)"
         );
         std::process::exit(2);
     };
-    let url = std::env::args().last().unwrap_or(url);
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
     let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
         .ok()
