@@ -42,6 +42,8 @@ pub struct OAuthStandIn {
     seen: Arc<Mutex<Seen>>,
     /// Tokens the MCP endpoint accepts, with their scope.
     valid: Arc<Mutex<HashMap<String, String>>>,
+    /// The authorization endpoint shows a login page instead of approving at once.
+    login_page: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl OAuthStandIn {
@@ -95,22 +97,28 @@ async fn register(Json(body): Json<Value>) -> (StatusCode, Json<Value>) {
     )
 }
 
-/// Approves at once (no login page), like the conformance suite's authorization server.
+/// Approves at once (no login page), like the conformance suite's authorization server —
+/// unless [`OAuthStandIn::show_login_page`] was called.
 async fn authorize(
     State(s): State<OAuthStandIn>,
     Query(q): Query<HashMap<String, String>>,
-) -> Redirect {
+) -> Response {
     s.seen
         .lock()
         .unwrap()
         .scopes
         .push(q.get("scope").cloned().unwrap_or_default());
+    if s.login_page.load(std::sync::atomic::Ordering::SeqCst) {
+        return axum::response::Html("<form>Your password: <input type=password></form>")
+            .into_response();
+    }
     Redirect::to(&format!(
         "{}?code=the-code&state={}&iss={}",
         q["redirect_uri"],
         q["state"],
         urlencode(&s.base)
     ))
+    .into_response()
 }
 
 fn urlencode(s: &str) -> String {
@@ -188,6 +196,12 @@ impl OAuthStandIn {
         start_stand_in().await
     }
 
+    /// From now on the authorization endpoint shows a login page (a person must sign in).
+    pub fn show_login_page(&self) {
+        self.login_page
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
     /// What it saw so far.
     pub fn seen(&self) -> Seen {
         self.seen.lock().unwrap().clone()
@@ -201,6 +215,7 @@ async fn start_stand_in() -> OAuthStandIn {
         base,
         seen: Default::default(),
         valid: Default::default(),
+        login_page: Default::default(),
     };
     let app = Router::new()
         .route("/.well-known/oauth-protected-resource/mcp", get(prm))

@@ -544,11 +544,25 @@ pub fn follow_redirects_headlessly() -> BrowserOpener {
     Box::new(|auth_url: String| {
         tokio::spawn(async move {
             if let Err(e) = follow(&auth_url).await {
+                // End the wait now rather than at the timeout: tell the loopback listener.
                 tracing::warn!("headless sign-in: {e}");
+                if let Some(mut back) = redirect_uri_of(&auth_url) {
+                    back.query_pairs_mut()
+                        .append_pair("error", "headless_sign_in_failed")
+                        .append_pair("error_description", &e);
+                    let _ = reqwest::get(back).await;
+                }
             }
         });
         Ok(())
     })
+}
+
+/// The `redirect_uri` an authorization URL carries.
+fn redirect_uri_of(auth_url: &str) -> Option<reqwest::Url> {
+    let url = reqwest::Url::parse(auth_url).ok()?;
+    let (_, back) = url.query_pairs().find(|(k, _)| k == "redirect_uri")?;
+    reqwest::Url::parse(&back).ok()
 }
 
 async fn follow(start: &str) -> Result<(), String> {

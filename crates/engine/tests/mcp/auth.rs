@@ -172,3 +172,28 @@ async fn a_call_refused_for_scope_is_granted_after_signing_in_again() {
     drop(engine);
     auth::sign_out(&store, &name).unwrap();
 }
+
+/// Without a browser (`mcp login --headless`), an authorization page that needs a person
+/// ends the sign-in at once, saying so (not after the five-minute wait for the browser).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_headless_sign_in_at_a_login_page_fails_at_once_saying_why() {
+    let stand = OAuthStandIn::start().await;
+    stand.show_login_page();
+    let home = tempfile::tempdir().unwrap();
+    let name = format!("person-{}", std::process::id());
+    let engine = open(home.path(), &name, &format!("{}/mcp", stand.base));
+    let store = SecretStore::for_data_dir(&engine.ctx.paths().data_dir);
+    auth::sign_out(&store, &name).unwrap();
+    let err = engine
+        .mcp()
+        .sign_in(&name, auth::follow_redirects_headlessly())
+        .await
+        .unwrap_err();
+    assert!(matches!(err, auth::SignInError::Refused(_)), "{err:?}");
+    assert!(err.to_string().contains("it needs a person"), "{err}");
+    let status = engine.mcp().wait_settled(&name, WAIT).await.unwrap();
+    assert!(
+        matches!(status, ServerStatus::NeedsSignIn { .. }),
+        "{status:?}"
+    );
+}
