@@ -69,6 +69,27 @@ fn list_tools_and_call() {
     assert!(ok, "{out}{err}");
     assert!(out.contains("Echo: hello from the cli"), "{out}");
 
+    // The server asks a question: --accept-defaults answers with the form's defaults; without
+    // it and without a terminal, the question is declined.
+    let (ok, out, err) = run(cli(home.path()).args([
+        "mcp",
+        "call",
+        "everything.trigger-elicitation-request",
+        "--yes",
+        "--accept-defaults",
+    ]));
+    assert!(ok, "{out}{err}");
+    assert!(out.contains("Favorite Integer: 42"), "{out}");
+    let (ok, out, err) = run(cli(home.path()).args([
+        "mcp",
+        "call",
+        "everything.trigger-elicitation-request",
+        "--yes",
+    ]));
+    assert!(ok, "{out}{err}");
+    assert!(out.contains("declined"), "{out}");
+    assert!(err.contains("declined: no terminal"), "{err}");
+
     // Without --yes and without a terminal: not allowed, exit 1.
     let (ok, out, _) = run(cli(home.path()).args(["mcp", "call", "everything.echo", "message=x"]));
     assert!(!ok);
