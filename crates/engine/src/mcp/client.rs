@@ -796,8 +796,9 @@ async fn connect_stdio(
 enum HandshakeError {
     #[error("the server did not answer `initialize` within {0:?} (a first `npx`/`uvx` run may need longer: see `connect_timeout`)")]
     TimedOut(Duration),
+    /// Boxed: with rmcp's `auth` feature the error is large (clippy's large_enum_variant).
     #[error(transparent)]
-    Rmcp(#[from] rmcp::service::ClientInitializeError),
+    Rmcp(Box<rmcp::service::ClientInitializeError>),
 }
 
 /// Run the handshake, at most [`ConnectOptions::connect_timeout`].
@@ -806,7 +807,7 @@ async fn handshake<T>(
     serve: impl std::future::Future<Output = Result<T, rmcp::service::ClientInitializeError>>,
 ) -> Result<T, HandshakeError> {
     match tokio::time::timeout(opts.connect_timeout, serve).await {
-        Ok(r) => Ok(r?),
+        Ok(r) => r.map_err(|e| HandshakeError::Rmcp(Box::new(e))),
         Err(_) => Err(HandshakeError::TimedOut(opts.connect_timeout)),
     }
 }
