@@ -595,9 +595,3 @@ async fn follow(start: &str) -> Result<(), String> {
     }
     Err("too many redirects".into())
 }
-
-/// Is `value` a server's challenge asking for more scope (a 403 `insufficient_scope`)?
-pub fn is_insufficient_scope(challenge: &str) -> bool {
-    let base = reqwest::Url::parse("http://localhost/").expect("valid URL");
-    WWWAuthenticateParams::parse(challenge, &base).is_insufficient_scope()
-}
