@@ -56,6 +56,7 @@ fn through_client() -> Duration {
             permission: engine::tools::Permission::Auto,
             permissions: Default::default(),
             timeout_secs: 60,
+            oauth: None,
         };
         let client = connect(&cfg, &ConnectOptions::default()).await.unwrap();
         let never = CancellationToken::new();

@@ -11,6 +11,7 @@
 //! and `POST /turns` (append a JSON array of turns), for tests that drive it from outside.
 #![warn(missing_docs)]
 
+pub mod oauth;
 mod scripted_model;
 mod turn;
 
