@@ -1638,13 +1638,17 @@ name: string;
  */
 description: string; 
 /**
- * `builtin`, `artifact` or `http`.
+ * `builtin`, `artifact`, `http` or `mcp`.
  */
 source: string; 
 /**
  * The Markdown file of an HTTP tool.
  */
 file: string | null; 
+/**
+ * The MCP server an `mcp` tool comes from.
+ */
+server: string | null; 
 /**
  * Default permission.
  */
