@@ -46,6 +46,8 @@ pub struct AppContext {
     config: RwLock<ConfigSnapshot>,
     /// Built from `config` whenever it changes (building tools is not free).
     registry: RwLock<Registry>,
+    /// The tools of the MCP servers that are ready (set by the engine's [`crate::mcp::McpHub`]).
+    mcp_tools: RwLock<Vec<crate::tools::ToolRef>>,
     /// Held from "has a file changed?" to the swap, so a save's reload and the watcher's
     /// never both reload (and announce) one change.
     reloading: Mutex<()>,
@@ -82,6 +84,7 @@ impl AppContext {
             db: Arc::new(Mutex::new(conn)),
             registry: RwLock::new(build_registry(&config)),
             config: RwLock::new(config),
+            mcp_tools: RwLock::new(Vec::new()),
             reloading: Mutex::new(()),
         })
     }
@@ -138,6 +141,10 @@ impl AppContext {
             tracing::warn!("settings.yaml does not load; keeping the last good settings");
             snap.settings = current.settings.clone();
         }
+        if snap.mcp.file_broken {
+            tracing::warn!("mcp.json does not load; keeping the last good MCP servers");
+            snap.mcp.servers = current.mcp.servers.clone();
+        }
         snap.tools.sort_by(|a, b| a.spec.name.cmp(&b.spec.name));
         snap.agents.sort_by(|a, b| a.name.cmp(&b.name));
         let registry = build_registry(&snap);
@@ -188,10 +195,39 @@ impl AppContext {
     /// Built-in and custom tools from the current configuration (artifact tools are added per
     /// conversation). Name clashes are in the registry's `errors`.
     pub fn tool_registry(&self) -> Registry {
-        self.registry
+        let registry = self
+            .registry
             .read()
             .unwrap_or_else(|p| p.into_inner())
-            .clone()
+            .clone();
+        let mcp = self.mcp_tools.read().unwrap_or_else(|p| p.into_inner());
+        if mcp.is_empty() {
+            return registry;
+        }
+        // A configured tool of the same name wins (and the MCP one is logged when set).
+        let extra: Vec<_> = mcp
+            .iter()
+            .filter(|t| registry.get(&t.spec().name).is_none())
+            .cloned()
+            .collect();
+        registry.with_tools(extra)
+    }
+
+    /// Replace the MCP servers' tools in the registry (the hub calls it when a server becomes
+    /// ready, changes its tools or stops).
+    pub fn set_mcp_tools(&self, tools: Vec<crate::tools::ToolRef>) {
+        {
+            let registry = self.registry.read().unwrap_or_else(|p| p.into_inner());
+            for t in &tools {
+                if registry.get(&t.spec().name).is_some() {
+                    tracing::warn!(
+                        "MCP tool `{}` has the name of a configured tool; the configured one is used",
+                        t.spec().name
+                    );
+                }
+            }
+        }
+        *self.mcp_tools.write().unwrap_or_else(|p| p.into_inner()) = tools;
     }
 
     /// The artifact store over this context's database.
@@ -218,8 +254,10 @@ impl AppContext {
         problems.extend(registry.errors.iter().cloned());
         for agent in &config.agents {
             for tool in agent.tools.keys() {
+                // A configured MCP server's tools count even while it starts or has failed.
                 let known = registry.get(tool).is_some()
-                    || RESERVED_ARTIFACT_TOOLS.contains(&tool.as_str());
+                    || RESERVED_ARTIFACT_TOOLS.contains(&tool.as_str())
+                    || crate::mcp::server_of(tool, &config.mcp).is_some();
                 if !known {
                     problems.push(ConfigError {
                         file: agent.source.clone(),

@@ -6,8 +6,9 @@ use std::sync::Arc;
 
 use crate::config::watcher::{announce_reload, ConfigWatcher};
 use crate::context::{AppContext, OpenError};
-use crate::events::EventSink;
+use crate::events::{EngineEvent, EventSink};
 use crate::interrupts::PermissionBroker;
+use crate::mcp::hub::{HubOptions, McpHub};
 use crate::paths::AppPaths;
 use crate::run::{ContextModels, RunManager, RunOptions, Runner};
 use crate::status::Status;
@@ -19,6 +20,8 @@ pub struct EngineOptions {
     pub run: RunOptions,
     /// Watch the config folder and reload it on change (see [`ConfigWatcher`]).
     pub watch: bool,
+    /// How the MCP servers of `mcp.json` are started (see [`McpHub`]).
+    pub mcp: HubOptions,
 }
 
 impl Default for EngineOptions {
@@ -26,6 +29,7 @@ impl Default for EngineOptions {
         EngineOptions {
             run: RunOptions::default(),
             watch: true,
+            mcp: HubOptions::default(),
         }
     }
 }
@@ -39,6 +43,8 @@ pub struct Engine {
     /// Where engine events go (the window, the terminal, a test's list).
     pub events: Arc<dyn EventSink>,
     watcher: Option<ConfigWatcher>,
+    /// Declared last: dropped after the runs and the watcher, it ends every server's process.
+    mcp: Arc<McpHub>,
 }
 
 impl Engine {
@@ -55,6 +61,34 @@ impl Engine {
         options: EngineOptions,
     ) -> Result<Self, OpenError> {
         let ctx = Arc::new(AppContext::open_at(paths)?);
+        let mcp = Arc::new(McpHub::new(
+            events.clone(),
+            {
+                let ctx = Arc::downgrade(&ctx);
+                Arc::new(move |tools| {
+                    if let Some(ctx) = ctx.upgrade() {
+                        ctx.set_mcp_tools(tools)
+                    }
+                })
+            },
+            Some(ctx.secret_resolver()),
+            options.mcp,
+        ));
+        // Every config reload (watcher or save) also brings the MCP servers in line with
+        // mcp.json; the hub never blocks the caller.
+        let events: Arc<dyn EventSink> = {
+            let (ctx, hub, inner) = (Arc::downgrade(&ctx), Arc::downgrade(&mcp), events);
+            Arc::new(move |event: EngineEvent| {
+                if let EngineEvent::ConfigReloaded { .. } = &event {
+                    if let (Some(ctx), Some(hub)) = (ctx.upgrade(), hub.upgrade()) {
+                        let config = ctx.config().mcp.clone();
+                        hub.apply(&config);
+                    }
+                }
+                inner.emit(event)
+            })
+        };
+        mcp.apply(&ctx.config().mcp);
         let runner = Runner::new(
             ctx.clone(),
             Arc::new(ContextModels::new(ctx.clone())),
@@ -75,6 +109,7 @@ impl Engine {
             runs: RunManager::new(Arc::new(runner)),
             events,
             watcher,
+            mcp,
         })
     }
 
@@ -86,6 +121,11 @@ impl Engine {
     /// The broker that permission requests are answered through.
     pub fn broker(&self) -> &Arc<PermissionBroker> {
         self.runner().broker()
+    }
+
+    /// The MCP servers of `mcp.json`.
+    pub fn mcp(&self) -> &Arc<McpHub> {
+        &self.mcp
     }
 
     /// The config watcher, if hot reload is on.

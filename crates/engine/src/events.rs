@@ -175,6 +175,13 @@ pub enum EngineEvent {
         /// Problems now present (empty when everything loaded).
         errors: Vec<crate::config::ConfigError>,
     },
+    /// An MCP server's status changed (starting, ready, failed, needs sign-in, disabled).
+    McpServerStatus {
+        /// The server's name in mcp.json.
+        server: String,
+        /// Its new status.
+        status: crate::mcp::ServerStatus,
+    },
     /// The user (or a timeout) answered.
     PermissionResolved {
         /// Conversation.

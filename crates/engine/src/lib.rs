@@ -33,6 +33,7 @@ pub mod history;
 pub mod interrupts;
 pub mod limits;
 pub mod logging;
+pub mod mcp;
 pub mod models;
 pub mod net;
 pub mod owner;

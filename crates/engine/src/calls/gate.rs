@@ -399,7 +399,7 @@ fn unknown_tool(
             names.sort();
             format!("there is no tool `{name}`; available: {}", names.join(", "))
         }
-        Some(agent) if agent.tools.contains_key(name) => {
+        Some(agent) if crate::mcp::agent_setting(&agent.tools, name).is_some() => {
             format!("tool `{name}` is not available right now (its definition failed to load)")
         }
         Some(_) => {
@@ -434,10 +434,12 @@ async fn permit(
     let decision = permissions::decide(PermissionInput {
         tool: name,
         tool_default: tool.permission(),
-        agent: caller.agent.map(|a| match a.tools.get(name) {
-            Some(p) => AgentSetting::Listed(*p),
-            None => AgentSetting::NotListed,
-        }),
+        agent: caller
+            .agent
+            .map(|a| match crate::mcp::agent_setting(&a.tools, name) {
+                Some(p) => AgentSetting::Listed(p),
+                None => AgentSetting::NotListed,
+            }),
         always_allowed: always,
     });
     match decision {

@@ -33,7 +33,7 @@ pub fn fingerprint(dir: &Path) -> Fingerprint {
     files
 }
 
-/// Changes that matter: Markdown in tools/agents, the YAML files and `.env`; not our own
+/// Changes that matter: Markdown in tools/agents, the YAML files, `mcp.json` and `.env`; not our own
 /// temporary files from atomic writes.
 pub fn is_relevant(path: &Path) -> bool {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
@@ -44,5 +44,6 @@ pub fn is_relevant(path: &Path) -> bool {
         || name.ends_with(".yaml")
         || name.ends_with(".yml")
         || name == ".env"
+        || name == crate::mcp::config::FILE
         || path.is_dir()
 }

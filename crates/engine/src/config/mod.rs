@@ -85,6 +85,8 @@ pub struct ConfigSnapshot {
     pub settings: Settings,
     /// Model profiles from `models.yaml`.
     pub models: Vec<crate::models::ModelProfile>,
+    /// MCP servers from `mcp.json` (its problems are also in `errors`).
+    pub mcp: crate::mcp::McpConfig,
     /// Problems found, in file order.
     pub errors: Vec<ConfigError>,
     /// The files this snapshot was read from, as they were just before reading them.
@@ -119,6 +121,8 @@ pub fn load(config_dir: &Path) -> ConfigSnapshot {
         Ok(settings) => snap.settings = settings,
         Err(e) => snap.errors.push(e),
     }
+    snap.mcp = crate::mcp::config::load(config_dir);
+    snap.errors.extend(snap.mcp.errors.iter().cloned());
     dedupe(
         &mut snap.agents,
         |a| &a.name,

@@ -333,10 +333,8 @@ impl Runner {
             .filter(|a| !a.internal && a.name != agent.name)
             .map(|a| (a.name.clone(), a.description.clone()))
             .collect();
-        let specs: Vec<ToolSpec> = agent
-            .tools
-            .keys()
-            .filter_map(|name| registry.get(name))
+        let specs: Vec<ToolSpec> = crate::mcp::expand_agent_tools(&agent.tools, &registry)
+            .into_iter()
             .map(|tool| {
                 let mut spec = tool.spec().clone();
                 if spec.name == "call_subagent" {

@@ -262,8 +262,10 @@ pub fn check_agent(ctx: &AppContext, path: Option<&Path>, text: &str) -> AgentCh
     };
     let registry = ctx.conversation_registry(TEST_CONVERSATION);
     let mut errors = Vec::new();
+    let mcp = ctx.config().mcp.clone();
     for tool in agent.tools.keys() {
-        if registry.get(tool).is_none() {
+        // A configured MCP server's tools may not be loaded yet (it is starting or failed).
+        if registry.get(tool).is_none() && crate::mcp::server_of(tool, &mcp).is_none() {
             errors.push(ConfigError {
                 file: located.clone(),
                 line: line_of(tool),

@@ -114,6 +114,7 @@ impl Harness {
             EngineOptions {
                 run: options,
                 watch: false,
+                ..Default::default()
             },
         )
         .unwrap();

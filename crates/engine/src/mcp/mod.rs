@@ -1,0 +1,90 @@
+//! MCP (Model Context Protocol) client: the tools people already have, from servers they
+//! configure in `mcp.json`.
+//!
+//! - [`config`] reads and edits `mcp.json` (the `mcpServers` block other apps use).
+//! - [`client`] is one session with one server over the official SDK (`rmcp`): stdio children
+//!   with a clean environment in their own process group, or Streamable HTTP.
+//! - [`schema`] turns a tool's input schema into parameters and checks JSON arguments.
+//! - [`tool`] puts each server tool in the registry as `SERVER.TOOL`, through the one gate.
+//! - [`hub`] keeps the configured servers running in the background with a status each.
+
+pub mod client;
+pub mod config;
+pub mod hub;
+pub mod schema;
+pub mod tool;
+
+pub use client::{connect, ConnectOptions, ElicitationHandler, McpClient, McpError};
+pub use config::{McpConfig, McpServerConfig, McpTransport};
+pub use hub::{McpHub, McpServerView, ServerStatus};
+pub use tool::{McpTool, McpToolInfo};
+
+/// Does an agent's tool entry `pattern` (`SERVER.TOOL` or `SERVER.*`) name the tool `name`?
+pub fn pattern_matches(pattern: &str, name: &str) -> bool {
+    match pattern.strip_suffix(".*") {
+        Some(server) => name
+            .strip_prefix(server)
+            .is_some_and(|rest| rest.starts_with('.') && rest.len() > 1),
+        None => pattern == name,
+    }
+}
+
+/// The server an agent's tool entry names, when it is an MCP tool entry (`SERVER.TOOL` or
+/// `SERVER.*`) of a configured server.
+pub fn server_of<'a>(entry: &'a str, servers: &McpConfig) -> Option<&'a str> {
+    let (server, _) = entry.split_once('.')?;
+    servers.servers.contains_key(server).then_some(server)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn patterns() {
+        use super::pattern_matches as m;
+        assert!(m("srv.*", "srv.echo"));
+        assert!(m("srv.echo", "srv.echo"));
+        assert!(!m("srv.*", "srv2.echo"));
+        assert!(!m("srv.*", "srv."));
+        assert!(!m("srv.echo", "srv.echo2"));
+    }
+}
+
+/// The permission an agent's `tools:` map gives the tool `name`: its own entry, else a
+/// `SERVER.*` entry that covers it; `None` when the agent does not list it.
+pub fn agent_setting(
+    tools: &std::collections::BTreeMap<String, crate::config::Permission>,
+    name: &str,
+) -> Option<crate::config::Permission> {
+    tools.get(name).copied().or_else(|| {
+        tools
+            .iter()
+            .find(|(pattern, _)| pattern.ends_with(".*") && pattern_matches(pattern, name))
+            .map(|(_, p)| *p)
+    })
+}
+
+/// The tools an agent's `tools:` map names in `registry`, `SERVER.*` entries expanded, each
+/// once, in the map's order.
+pub fn expand_agent_tools<'a>(
+    tools: &std::collections::BTreeMap<String, crate::config::Permission>,
+    registry: &'a crate::tools::registry::Registry,
+) -> Vec<&'a crate::tools::ToolRef> {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut out = Vec::new();
+    for entry in tools.keys() {
+        let matched: Vec<&crate::tools::ToolRef> = if entry.ends_with(".*") {
+            registry
+                .iter()
+                .filter(|t| pattern_matches(entry, &t.spec().name))
+                .collect()
+        } else {
+            registry.get(entry).into_iter().collect()
+        };
+        for tool in matched {
+            if seen.insert(tool.spec().name.clone()) {
+                out.push(tool);
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,352 @@
+//! [`McpTool`]: one tool of an MCP server as a [`Tool`] of the registry, named `SERVER.TOOL`.
+//!
+//! It goes through the one gate like every tool: its parameters come from the input schema
+//! ([`super::schema`]), its permission is `confirm` unless `mcp.json` says otherwise (the
+//! server's annotations are shown, never trusted to skip the dialog), and its result is turned
+//! into ours by [`convert_result`]: text as text, `structuredContent` as JSON, embedded text
+//! resources as text, images and audio as [`Attachment`]s with one line each for the model,
+//! `isError` as a failed call.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use base64::Engine as _;
+use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
+use serde::Serialize;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::client::{McpClient, McpError};
+use super::config::McpServerConfig;
+use super::schema::{params_from_schema, to_arguments, SchemaParams};
+use crate::tools::{
+    Attachment, Params, Permission, Tool, ToolContext, ToolResult, ToolSource, ToolSpec,
+};
+
+/// What the UI shows of one server tool: its spec for the model, its annotations, and the
+/// block of instructions the model sees.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct McpToolInfo {
+    /// The registry name, `SERVER.TOOL` (sanitized).
+    pub name: String,
+    /// The server's own name for it.
+    pub remote_name: String,
+    /// Its title (annotations or tool title), if any.
+    pub title: Option<String>,
+    /// Its description.
+    pub description: String,
+    /// Parameters as the model sees them.
+    pub params: Vec<crate::tools::ParamSpec>,
+    /// The server's hint: the tool only reads.
+    pub read_only_hint: Option<bool>,
+    /// The server's hint: the tool may destroy data.
+    pub destructive_hint: Option<bool>,
+    /// The effective default permission (from mcp.json).
+    pub permission: Permission,
+    /// The `<tool>` block of the model's instructions.
+    pub instructions: String,
+}
+
+/// Registry names for a server's tools: `SERVER.TOOL`, with characters outside the name rules
+/// replaced by `_` and clashes numbered. Returns `(registry name, real name)` pairs in order.
+pub fn tool_names<'a>(
+    server: &str,
+    remote: impl IntoIterator<Item = &'a str>,
+) -> Vec<(String, String)> {
+    let mut used = std::collections::BTreeSet::new();
+    let mut out = Vec::new();
+    for real in remote {
+        let clean: String = real
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':') {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let clean = if clean.is_empty() {
+            "tool".to_string()
+        } else {
+            clean
+        };
+        let mut name = format!("{server}.{clean}");
+        let mut n = 2;
+        while !used.insert(name.clone()) {
+            name = format!("{server}.{clean}_{n}");
+            n += 1;
+        }
+        out.push((name, real.to_string()));
+    }
+    out
+}
+
+/// One MCP tool in the registry.
+pub struct McpTool {
+    spec: ToolSpec,
+    remote_name: String,
+    server: String,
+    permission: Permission,
+    schema: SchemaParams,
+    info: McpToolInfo,
+    client: Arc<McpClient>,
+}
+
+impl McpTool {
+    /// The tool `tool` of `client`'s server, registered as `name`.
+    pub fn new(
+        name: String,
+        tool: &rmcp::model::Tool,
+        cfg: &McpServerConfig,
+        client: Arc<McpClient>,
+    ) -> Self {
+        let schema = params_from_schema(&tool.input_schema);
+        let annotations = tool.annotations.as_ref();
+        let title = tool
+            .title
+            .clone()
+            .or_else(|| annotations.and_then(|a| a.title.clone()));
+        let mut description = tool.description.as_deref().unwrap_or("").trim().to_string();
+        if description.is_empty() {
+            description = title.clone().unwrap_or_default();
+        }
+        let spec = ToolSpec {
+            name: name.clone(),
+            description: description.clone(),
+            params: schema.params.clone(),
+        };
+        let permission = cfg.permission_of(&tool.name);
+        let info = McpToolInfo {
+            name,
+            remote_name: tool.name.to_string(),
+            title,
+            description,
+            params: schema.params.clone(),
+            read_only_hint: annotations.and_then(|a| a.read_only_hint),
+            destructive_hint: annotations.and_then(|a| a.destructive_hint),
+            permission,
+            instructions: crate::parser::tool_instructions(std::slice::from_ref(&spec))
+                .lines()
+                .skip_while(|l| !l.starts_with("<tool "))
+                .take_while(|l| *l != "</tool_instructions>")
+                .collect::<Vec<_>>()
+                .join("\n")
+                .trim()
+                .to_string(),
+        };
+        McpTool {
+            spec,
+            remote_name: tool.name.to_string(),
+            server: cfg.name.clone(),
+            permission,
+            schema,
+            info,
+            client,
+        }
+    }
+
+    /// What the UI shows of it.
+    pub fn info(&self) -> &McpToolInfo {
+        &self.info
+    }
+
+    /// Call it with typed parameters, stopping on `cancel` (the gate cancels the future
+    /// instead; both end the call on the server).
+    pub async fn call(&self, params: Params, cancel: &CancellationToken) -> ToolResult {
+        let args = match to_arguments(&self.schema, &params) {
+            Ok(a) => a,
+            Err(message) => return ToolResult::fail(message),
+        };
+        match self
+            .client
+            .call_tool(&self.remote_name, args, cancel, None)
+            .await
+        {
+            Ok(result) => convert_result(&self.spec.name, result),
+            Err(McpError::Closed) => ToolResult::fail(format!(
+                "the MCP server `{}` stopped while the call was running (it is being restarted); the call may have partly happened",
+                self.server
+            )),
+            Err(e) => ToolResult::fail(format!("MCP server `{}`: {e}", self.server)),
+        }
+        .with_meta("mcp_server", self.server.clone())
+    }
+}
+
+#[async_trait::async_trait]
+impl Tool for McpTool {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn permission(&self) -> Permission {
+        self.permission
+    }
+
+    fn source(&self) -> ToolSource {
+        ToolSource::Mcp {
+            server: self.server.clone(),
+        }
+    }
+
+    async fn request_preview(&self, params: &Params, _ctx: &ToolContext) -> Option<Value> {
+        let args = to_arguments(&self.schema, params).ok()?;
+        Some(serde_json::json!({
+            "mcp_server": self.server,
+            "tool": self.remote_name,
+            "arguments": args,
+            "read_only_hint": self.info.read_only_hint,
+            "destructive_hint": self.info.destructive_hint,
+        }))
+    }
+
+    async fn execute(&self, params: Params, _ctx: &ToolContext) -> ToolResult {
+        // The gate's stop drops this future; the client then tells the server with
+        // notifications/cancelled (see `McpClient::call_tool`).
+        self.call(params, &CancellationToken::new()).await
+    }
+}
+
+/// One line for the model about a binary attachment.
+fn attachment_line(mime: &str, bytes: usize) -> String {
+    let size = if bytes >= 1024 * 1024 {
+        format!("{:.1} MB", bytes as f64 / (1024.0 * 1024.0))
+    } else if bytes >= 1024 {
+        format!("{} KB", bytes.div_ceil(1024))
+    } else {
+        format!("{bytes} bytes")
+    };
+    format!("[{mime}, {size}: stored as an artifact]")
+}
+
+/// A server's result as ours (see the module docs). `tool` names the attachments.
+pub fn convert_result(tool: &str, result: CallToolResult) -> ToolResult {
+    let mut parts: Vec<String> = Vec::new();
+    let mut attachments = Vec::new();
+    let mut kinds: BTreeMap<&str, u32> = BTreeMap::new();
+    let mut binary = |mime: &str, data: &str, kind: &str, parts: &mut Vec<String>| {
+        match base64::engine::general_purpose::STANDARD.decode(data.trim()) {
+            Ok(bytes) => {
+                parts.push(attachment_line(mime, bytes.len()));
+                attachments.push(Attachment {
+                    mime: mime.to_string(),
+                    title: format!("{tool}: {kind} {}", attachments.len() + 1),
+                    bytes,
+                });
+            }
+            Err(_) => parts.push(format!("[{mime}: the server sent data that is not base64]")),
+        }
+    };
+    for block in result.content {
+        match block {
+            ContentBlock::Text(t) => {
+                *kinds.entry("text").or_default() += 1;
+                parts.push(t.text);
+            }
+            ContentBlock::Image(i) => {
+                *kinds.entry("image").or_default() += 1;
+                binary(&i.mime_type, &i.data, "image", &mut parts);
+            }
+            ContentBlock::Audio(a) => {
+                *kinds.entry("audio").or_default() += 1;
+                binary(&a.mime_type, &a.data, "audio", &mut parts);
+            }
+            ContentBlock::Resource(r) => {
+                *kinds.entry("resource").or_default() += 1;
+                match r.resource {
+                    ResourceContents::TextResourceContents {
+                        uri,
+                        mime_type,
+                        text,
+                        ..
+                    } => parts.push(format!(
+                        "[resource {uri}{}]\n{text}",
+                        mime_type.map(|m| format!(" ({m})")).unwrap_or_default()
+                    )),
+                    ResourceContents::BlobResourceContents {
+                        mime_type, blob, ..
+                    } => {
+                        let mime = mime_type.unwrap_or_else(|| "application/octet-stream".into());
+                        binary(&mime, &blob, "resource", &mut parts);
+                    }
+                    _ => parts.push("[a resource of a kind this version cannot read]".into()),
+                }
+            }
+            ContentBlock::ResourceLink(link) => {
+                *kinds.entry("resource_link").or_default() += 1;
+                parts.push(format!("[resource link: {} ({})]", link.uri, link.name));
+            }
+            #[allow(unreachable_patterns)]
+            _ => {}
+        }
+    }
+    if let Some(structured) = &result.structured_content {
+        // Structured output is the exact answer; text blocks often repeat it, keep both only
+        // when the text adds something.
+        let json = serde_json::to_string_pretty(structured).unwrap_or_default();
+        if !parts.iter().any(|p| p.trim() == json.trim()) {
+            parts.push(json);
+        }
+    }
+    let text = parts.join("\n");
+    let mut out = if result.is_error == Some(true) {
+        ToolResult::fail(if text.trim().is_empty() {
+            "the tool reported an error without a message".to_string()
+        } else {
+            text
+        })
+    } else {
+        ToolResult::ok(text)
+    };
+    out.attachments = attachments;
+    if let Some(structured) = result.structured_content {
+        out.metadata.insert("structured_content".into(), structured);
+    }
+    out.metadata.insert(
+        "mcp_content".into(),
+        serde_json::to_value(kinds).unwrap_or_default(),
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_prefixed_sanitized_and_unique() {
+        let names = tool_names(
+            "srv",
+            ["echo", "get image", "get_image", "a/b", "get image"],
+        );
+        let got: Vec<_> = names.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(
+            got,
+            [
+                "srv.echo",
+                "srv.get_image",
+                "srv.get_image_2",
+                "srv.a_b",
+                "srv.get_image_3"
+            ]
+        );
+        assert_eq!(names[1].1, "get image");
+        assert!(names
+            .iter()
+            .all(|(n, _)| crate::util::names::is_valid_tool_name(n)));
+    }
+
+    #[test]
+    fn attachment_lines_say_mime_and_size() {
+        assert_eq!(
+            attachment_line("image/png", 12 * 1024),
+            "[image/png, 12 KB: stored as an artifact]"
+        );
+        assert_eq!(
+            attachment_line("audio/wav", 10),
+            "[audio/wav, 10 bytes: stored as an artifact]"
+        );
+    }
+}
