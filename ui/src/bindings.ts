@@ -159,6 +159,100 @@ async listTools() : Promise<Result<ToolInfo[], AppError>> {
 }
 },
 /**
+ * Every server of `mcp.json`, in file order, with its status, command and stderr tail.
+ */
+async mcpServers() : Promise<Result<McpServerView[], AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("mcp_servers") };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * The tools of the server `name` (empty until it is ready).
+ */
+async mcpServerTools(name: string) : Promise<Result<McpToolInfo[], AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("mcp_server_tools", { name }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * The server `name` as it is written in `mcp.json`, as a `{"mcpServers": {...}}` block to edit
+ * (secrets stay `{{VAR}}` references: the file never holds their values).
+ */
+async mcpServerConfig(name: string) : Promise<Result<string, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("mcp_server_config", { name }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Add or replace the servers of pasted JSON (one server by name, or a whole `mcpServers`
+ * block), then reload so they start. `replacing`: the server being edited; when the paste no
+ * longer names it, it was renamed and the old entry goes. Returns the names written.
+ */
+async mcpSaveServers(json: string, replacing: string | null) : Promise<Result<string[], AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("mcp_save_servers", { json, replacing }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Remove the server `name` from `mcp.json` (its process ends), then reload.
+ */
+async mcpRemoveServer(name: string) : Promise<Result<null, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("mcp_remove_server", { name }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Disable (stop, and do not start again) or enable the server `name`, then reload.
+ */
+async mcpSetDisabled(name: string, disabled: boolean) : Promise<Result<null, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("mcp_set_disabled", { name, disabled }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Stop and start the server `name` again (a failed one too).
+ */
+async mcpRestart(name: string) : Promise<Result<null, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("mcp_restart", { name }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Call the MCP tool `name` (`SERVER.TOOL`) with `params` as the model would write them,
+ * through the gate: typed and checked against its schema, and asked in the permission dialog
+ * like in a run (annotations never skip it). Uses the tool editor's test conversation, so
+ * closing the panel withdraws the request (`cancel_tool_test`).
+ */
+async mcpTestTool(name: string, params: Partial<{ [key in string]: string }>) : Promise<Result<ToolTest, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("mcp_test_tool", { name, params }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
  * One page of the library (newest first, or by relevance when searching).
  */
 async listArtifacts(query: LibraryQuery, limit: number, offset: number) : Promise<Result<ArtifactPage, AppError>> {
@@ -948,6 +1042,10 @@ export type EngineEvent =
  */
 { type: "config_reloaded"; errors: ConfigError[] } | 
 /**
+ * An MCP server's status changed (starting, ready, failed, needs sign-in, disabled).
+ */
+{ type: "mcp_server_status"; server: string; status: ServerStatus } | 
+/**
  * The user (or a timeout) answered.
  */
 { type: "permission_resolved"; conversation_id: string; request_id: string; answer: Answer; resolution: Resolution }
@@ -1256,6 +1354,83 @@ export type ListSort =
  */
 "largest"
 /**
+ * One server as the status list shows it. No secret values: only the command line or URL.
+ */
+export type McpServerView = { 
+/**
+ * Its name.
+ */
+name: string; 
+/**
+ * `stdio` or `http`.
+ */
+transport: string; 
+/**
+ * The command line (stdio) or URL (http), as configured.
+ */
+target: string; 
+/**
+ * Where it is.
+ */
+status: ServerStatus; 
+/**
+ * The program that was started (stdio), once resolved.
+ */
+command_path: string | null; 
+/**
+ * The program was found through the login shell's PATH, not ours.
+ */
+command_from_login_shell: boolean; 
+/**
+ * The child's process id while it runs (stdio).
+ */
+pid: number | null; 
+/**
+ * The last lines of its stderr (stdio, secrets masked).
+ */
+stderr_tail: string[] }
+/**
+ * What the UI shows of one server tool: its spec for the model, its annotations, and the
+ * block of instructions the model sees.
+ */
+export type McpToolInfo = { 
+/**
+ * The registry name, `SERVER.TOOL` (sanitized).
+ */
+name: string; 
+/**
+ * The server's own name for it.
+ */
+remote_name: string; 
+/**
+ * Its title (annotations or tool title), if any.
+ */
+title: string | null; 
+/**
+ * Its description.
+ */
+description: string; 
+/**
+ * Parameters as the model sees them.
+ */
+params: ParamSpec[]; 
+/**
+ * The server's hint: the tool only reads.
+ */
+read_only_hint: boolean | null; 
+/**
+ * The server's hint: the tool may destroy data.
+ */
+destructive_hint: boolean | null; 
+/**
+ * The effective default permission (from mcp.json).
+ */
+permission: Permission; 
+/**
+ * The `<tool>` block of the model's instructions.
+ */
+instructions: string }
+/**
  * One entry of `models.yaml`.
  */
 export type ModelProfile = { 
@@ -1448,6 +1623,30 @@ name: string;
  * Where it was found: `keyring`, `environment` or `.env`; `None` when missing.
  */
 found_in: string | null }
+/**
+ * Where a server is.
+ */
+export type ServerStatus = 
+/**
+ * Being started (or restarted).
+ */
+{ state: "starting" } | 
+/**
+ * Running, with this many tools.
+ */
+{ state: "ready"; tool_count: number } | 
+/**
+ * Not running: why, and the last lines of its stderr.
+ */
+{ state: "failed"; reason: string; stderr_tail: string[] } | 
+/**
+ * A remote server that needs the user to sign in.
+ */
+{ state: "needs_sign_in"; reason: string } | 
+/**
+ * `"disabled": true` in mcp.json.
+ */
+{ state: "disabled" }
 /**
  * Where a built-in web tool sends its requests.
  */
