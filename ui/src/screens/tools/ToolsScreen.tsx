@@ -240,6 +240,7 @@ export function ToolsScreen({ state }: { state: StatusState }) {
       <McpServers
         servers={mcp.servers}
         error={mcp.error}
+        history={mcp.history}
         onAdd={() => openMcp(null)}
         onEdit={(name) => openMcp(name)}
         reload={() => void mcp.reload()}

@@ -190,6 +190,28 @@ describe("MCP servers on the Tools screen", () => {
     expect(screen.getByTestId("mcp-server-broken")).toHaveTextContent("failed");
   });
 
+  it("keeps a crash in the recent status changes after the server is back", async () => {
+    const fake = backend([EVERYTHING]);
+    renderScreen();
+    const row = await screen.findByTestId("mcp-server-everything");
+    const announce = (status: unknown) =>
+      act(() => emit("engine-event", { type: "mcp_server_status", server: "everything", status }));
+    const STOPPED = "the server stopped (restarting in 1 s; calls in flight failed)";
+    fake.list.servers = [
+      { ...EVERYTHING, status: { state: "failed", reason: STOPPED, stderr_tail: [] } },
+    ];
+    await announce({ state: "failed", reason: STOPPED, stderr_tail: [] });
+    fake.list.servers = [EVERYTHING];
+    await announce({ state: "starting" });
+    await announce({ state: "ready", tool_count: 2 });
+    await waitFor(() => expect(within(row).getByTestId("mcp-status")).toHaveTextContent("ready"));
+    const changes = within(row)
+      .getAllByRole("listitem")
+      .filter((li) => li.closest('[data-testid="mcp-history"]'))
+      .map((li) => li.textContent?.replace(`${li.querySelector("time")?.textContent} `, ""));
+    expect(changes).toEqual(["ready · 2 tools", "starting", `failed: ${STOPPED}`]);
+  });
+
   it("adds servers from pasted JSON and shows the engine's located error for a bad paste", async () => {
     const BAD =
       "line 3, column 14: expected `:` (mcp.json pasted text); fix the JSON and save again";

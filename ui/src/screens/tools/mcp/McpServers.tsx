@@ -11,6 +11,7 @@ import { attempt, call, errorMessage } from "../../../ipc/call";
 import { ConfirmButton } from "../../../components/ConfirmButton";
 import { ParamTable } from "../ParamTable";
 import { specTestParams, TestPanel } from "../TestPanel";
+import type { StatusChange } from "./useMcpServers";
 
 /** Badge text and style of each status. */
 function statusBadge(status: ServerStatus): { text: string; className: string } {
@@ -40,6 +41,8 @@ function statusBadge(status: ServerStatus): { text: string; className: string } 
 export function McpServers(props: {
   servers: McpServerView[] | null;
   error: string | null;
+  /** Recent status changes by server, newest first. */
+  history: Record<string, StatusChange[]>;
   onAdd: () => void;
   onEdit: (name: string) => void;
   reload: () => void;
@@ -70,6 +73,7 @@ export function McpServers(props: {
             <ServerRow
               key={s.name}
               server={s}
+              history={props.history[s.name] ?? []}
               onEdit={() => props.onEdit(s.name)}
               reload={props.reload}
             />
@@ -80,7 +84,12 @@ export function McpServers(props: {
   );
 }
 
-function ServerRow(props: { server: McpServerView; onEdit: () => void; reload: () => void }) {
+function ServerRow(props: {
+  server: McpServerView;
+  history: StatusChange[];
+  onEdit: () => void;
+  reload: () => void;
+}) {
   const { server: s } = props;
   const [open, setOpen] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -169,6 +178,20 @@ function ServerRow(props: { server: McpServerView; onEdit: () => void; reload: (
               <pre className="code" data-testid="mcp-stderr">
                 {stderr.join("\n")}
               </pre>
+            </details>
+          )}
+          {props.history.length > 0 && (
+            <details>
+              <summary>Recent status changes</summary>
+              <ul className="status-history small" data-testid="mcp-history">
+                {props.history.map((c, i) => (
+                  <li key={`${c.at.getTime()}-${i}`}>
+                    <time dateTime={c.at.toISOString()}>{c.at.toLocaleTimeString()}</time>{" "}
+                    {statusBadge(c.status).text}
+                    {"reason" in c.status && `: ${c.status.reason}`}
+                  </li>
+                ))}
+              </ul>
             </details>
           )}
           {open && s.status.state === "ready" && (
