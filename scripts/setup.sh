@@ -84,3 +84,12 @@ if [ $want_test -eq 1 ]; then
     touch .venv/.installed
   fi
 fi
+
+if [ $want_test -eq 1 ]; then
+  # Real MCP servers the MCP tests run against (@modelcontextprotocol/server-everything),
+  # pinned in tests/mcp/package-lock.json.
+  if [ ! -d tests/mcp/node_modules ] || [ tests/mcp/package-lock.json -nt tests/mcp/node_modules/.package-lock.json ]; then
+    say "Installing MCP test servers (npm ci --prefix tests/mcp)"
+    npm ci --prefix tests/mcp --no-audit --no-fund
+  fi
+fi

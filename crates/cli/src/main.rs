@@ -9,6 +9,7 @@ use engine::context::AppContext;
 mod artifacts_cmd;
 mod check_cmd;
 mod conversations_cmd;
+mod mcp_cmd;
 mod parse_cmd;
 mod prompt;
 mod run_cmd;
@@ -53,6 +54,9 @@ enum Command {
     /// List, show and export conversations with their tool calls.
     #[command(subcommand)]
     Conversations(conversations_cmd::ConversationsCommand),
+    /// MCP servers from mcp.json: status, tools, calls.
+    #[command(subcommand)]
+    Mcp(mcp_cmd::McpCommand),
     /// Parse one model response from stdin and print its tool calls as JSON.
     ///
     /// Prints {"tool_calls":[{"name":..,"params":{..}}, {"name":"__malformed__","params":{},"error":".."}]}.
@@ -102,6 +106,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let ctx = open(cli.home)?;
             conversations_cmd::run(&ctx, cmd)
         }
+        Command::Mcp(cmd) => mcp_cmd::run(prepare(cli.home)?, cmd),
     }
 }
 

@@ -486,10 +486,10 @@ mod tests {
                 .find(|e| e.field.as_deref() == Some(f))
                 .unwrap_or_else(|| panic!("{f}: {:?}", c.errors))
         };
-        assert_eq!(by_field("mcpServers.both").line, Some(13));
+        assert_eq!(by_field("mcpServers.both").line, Some(12));
         assert!(by_field("mcpServers.both").message.contains("both"));
         let sse = by_field("mcpServers.old");
-        assert_eq!(sse.line, Some(14));
+        assert_eq!(sse.line, Some(13));
         assert!(sse.message.contains("legacy SSE"), "{}", sse.message);
         assert!(by_field("mcpServers.bad.name")
             .message

@@ -265,11 +265,11 @@ impl McpHub {
             let pos = |n: &str| order.iter().position(|o| o == n).unwrap_or(usize::MAX);
             pos(a).cmp(&pos(b))
         });
+        self.inner.publish_locked(&servers);
         drop(servers);
         for (name, status) in announcements {
             self.inner.announce(&name, status);
         }
-        self.inner.publish();
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, IndexMap<String, Slot>> {
@@ -308,9 +308,9 @@ impl McpHub {
         }
         slot.status = ServerStatus::Starting;
         self.start_locked(&mut servers, name);
+        self.inner.publish_locked(&servers);
         drop(servers);
         self.inner.announce(name, ServerStatus::Starting);
-        self.inner.publish();
         Ok(())
     }
 
@@ -434,15 +434,23 @@ impl Inner {
 
     /// Send every ready server's tools to the registry.
     fn publish(&self) {
-        let tools: Vec<ToolRef> = self
-            .lock()
+        let servers = self.lock();
+        self.publish_locked(&servers);
+    }
+
+    /// [`Inner::publish`] with the servers already locked, so a status and the registry
+    /// change together (the sink only swaps a list; it never calls back into the hub).
+    fn publish_locked(&self, servers: &IndexMap<String, Slot>) {
+        let tools: Vec<ToolRef> = servers
             .values()
             .flat_map(|s| s.tools.iter().map(|t| t.clone() as ToolRef))
             .collect();
         (self.tools_sink)(tools);
     }
 
-    /// Update the slot `name` if it still belongs to `generation`; false when it does not.
+    /// Update the slot `name` if it still belongs to `generation` (false when it does not),
+    /// publish the tools, then announce the status (outside the lock: listeners may ask the
+    /// hub for its views).
     fn update(&self, name: &str, generation: u64, f: impl FnOnce(&mut Slot)) -> bool {
         let status = {
             let mut servers = self.lock();
@@ -450,10 +458,11 @@ impl Inner {
                 return false;
             };
             f(slot);
-            slot.status.clone()
+            let status = slot.status.clone();
+            self.publish_locked(&servers);
+            status
         };
         self.announce(name, status);
-        self.publish();
         true
     }
 }

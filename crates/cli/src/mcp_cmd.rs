@@ -1,0 +1,327 @@
+//! `artifactflow-cli mcp list|tools|call`: the MCP servers of `mcp.json`, through the same
+//! engine (hub, registry, gate) as the app. (`mcp login` is for remote servers' sign-in.)
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{bail, Context};
+use engine::mcp::client::{
+    AcceptDefaults, ElicitationAnswer, ElicitationHandler, ElicitationRequest,
+};
+use engine::mcp::{McpServerView, ServerStatus};
+use engine::permissions::Answer;
+use engine::Engine;
+use indexmap::IndexMap;
+
+/// MCP subcommands.
+#[derive(Debug, clap::Subcommand)]
+pub enum McpCommand {
+    /// Every configured server with its status (waits for the servers to start).
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+        /// Longest wait for a server to start, in seconds.
+        #[arg(long, default_value_t = 30)]
+        wait: u64,
+    },
+    /// One server's tools: parameters, annotations and the instructions the model sees.
+    Tools {
+        /// Server name.
+        name: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+        /// Longest wait for the server to start, in seconds.
+        #[arg(long, default_value_t = 30)]
+        wait: u64,
+    },
+    /// Call SERVER.TOOL through the permission decision, like `tools call`; prints the
+    /// `<tool_result>` as the model would see it. Exit 0 on success, 1 on failure.
+    Call {
+        /// `SERVER.TOOL`.
+        name: String,
+        /// Parameters as key=value (objects and arrays as JSON text).
+        #[arg(value_name = "KEY=VALUE")]
+        params: Vec<String>,
+        /// Approve without prompting.
+        #[arg(long)]
+        yes: bool,
+        /// Answer the server's questions (elicitation) with their defaults, without prompting.
+        #[arg(long)]
+        accept_defaults: bool,
+        /// Conversation whose always-allowed tools apply.
+        #[arg(long, default_value = "cli")]
+        conversation: String,
+        /// Longest wait for the server to start, in seconds.
+        #[arg(long, default_value_t = 30)]
+        wait: u64,
+    },
+}
+
+pub fn run(paths: engine::paths::AppPaths, cmd: McpCommand) -> anyhow::Result<ExitCode> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()?;
+    let engine = Engine::open(paths, Arc::new(engine::events::discard()))?;
+    let code = runtime.block_on(async {
+        match cmd {
+            McpCommand::List { json, wait } => list(&engine, json, wait).await,
+            McpCommand::Tools { name, json, wait } => tools(&engine, &name, json, wait).await,
+            McpCommand::Call {
+                name,
+                params,
+                yes,
+                accept_defaults,
+                conversation,
+                wait,
+            } => {
+                let handler: Arc<dyn ElicitationHandler> = if accept_defaults {
+                    Arc::new(AcceptDefaults)
+                } else {
+                    Arc::new(TerminalElicitation)
+                };
+                engine.mcp().set_elicitation_handler(handler);
+                call(&engine, &name, &params, yes, &conversation, wait).await
+            }
+        }
+    });
+    // Ends every server before the runtime goes.
+    drop(engine);
+    code
+}
+
+async fn settle(engine: &Engine, name: &str, wait: u64) -> anyhow::Result<ServerStatus> {
+    Ok(engine
+        .mcp()
+        .wait_settled(name, Duration::from_secs(wait))
+        .await?)
+}
+
+fn status_text(status: &ServerStatus) -> String {
+    match status {
+        ServerStatus::Starting => "starting".into(),
+        ServerStatus::Ready { tool_count } => format!("ready ({tool_count} tools)"),
+        ServerStatus::Failed { reason, .. } => format!("failed: {reason}"),
+        ServerStatus::NeedsSignIn { .. } => "needs sign-in (artifactflow-cli mcp login)".into(),
+        ServerStatus::Disabled => "disabled".into(),
+    }
+}
+
+async fn list(engine: &Engine, json: bool, wait: u64) -> anyhow::Result<ExitCode> {
+    let names: Vec<String> = engine.mcp().servers().into_iter().map(|s| s.name).collect();
+    for name in &names {
+        settle(engine, name, wait).await?;
+    }
+    let servers = engine.mcp().servers();
+    if json {
+        println!("{}", serde_json::to_string_pretty(&servers)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    if servers.is_empty() {
+        println!(
+            "no MCP servers: add them to {}",
+            engine
+                .ctx
+                .paths()
+                .config_dir
+                .join(engine::mcp::config::FILE)
+                .display()
+        );
+    }
+    for s in &servers {
+        print_server(s);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_server(s: &McpServerView) {
+    let clean = crate::term::clean;
+    println!(
+        "{:<20} {:<6} {}",
+        clean(&s.name),
+        s.transport,
+        clean(&status_text(&s.status))
+    );
+    println!("    {}", clean(&s.target));
+    if let Some(path) = &s.command_path {
+        let via = if s.command_from_login_shell {
+            " (found through the login shell's PATH)"
+        } else {
+            ""
+        };
+        println!("    command: {}{via}", clean(&path.display().to_string()));
+    }
+    if let ServerStatus::Failed { stderr_tail, .. } = &s.status {
+        for line in stderr_tail.iter().rev().take(5).rev() {
+            println!("    stderr: {}", clean(line));
+        }
+    }
+}
+
+async fn tools(engine: &Engine, name: &str, json: bool, wait: u64) -> anyhow::Result<ExitCode> {
+    let status = settle(engine, name, wait).await?;
+    let tools = engine.mcp().tools(name)?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&tools)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    if !matches!(status, ServerStatus::Ready { .. }) {
+        bail!("server `{name}` is not ready: {}", status_text(&status));
+    }
+    for t in &tools {
+        let mut hints = Vec::new();
+        if t.read_only_hint == Some(true) {
+            hints.push("read-only");
+        }
+        if t.destructive_hint == Some(true) {
+            hints.push("destructive");
+        }
+        println!(
+            "{}  [{}{}]",
+            crate::term::clean(&t.name),
+            serde_json::to_value(t.permission)?.as_str().unwrap_or(""),
+            if hints.is_empty() {
+                String::new()
+            } else {
+                format!(", server says: {}", hints.join(", "))
+            }
+        );
+        println!("{}\n", crate::term::clean(&t.instructions));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn parse_params(args: &[String]) -> anyhow::Result<IndexMap<String, String>> {
+    args.iter()
+        .map(|a| {
+            let (k, v) = a
+                .split_once('=')
+                .with_context(|| format!("`{a}` is not KEY=VALUE"))?;
+            Ok((k.to_string(), v.to_string()))
+        })
+        .collect()
+}
+
+async fn call(
+    engine: &Engine,
+    name: &str,
+    args: &[String],
+    yes: bool,
+    conversation: &str,
+    wait: u64,
+) -> anyhow::Result<ExitCode> {
+    let Some((server, _)) = name.split_once('.') else {
+        bail!("give the tool as SERVER.TOOL (see `artifactflow-cli mcp tools SERVER`)");
+    };
+    let status = settle(engine, server, wait).await?;
+    if !matches!(status, ServerStatus::Ready { .. }) {
+        bail!("server `{server}` is not ready: {}", status_text(&status));
+    }
+    let params = parse_params(args)?;
+    let outcome = engine::tools::direct::call(
+        &engine.ctx,
+        name,
+        &params,
+        conversation,
+        |request| {
+            if yes {
+                Answer::Approve
+            } else {
+                crate::prompt::show_request(request);
+                crate::prompt::ask(&request.tool, "use --yes to approve")
+            }
+        },
+        &engine::events::discard(),
+    )
+    .await;
+    println!("{}", crate::term::clean(&outcome.formatted));
+    for a in &outcome.result.attachments {
+        eprintln!(
+            "({}: {} bytes of {})",
+            crate::term::clean(&a.title),
+            a.bytes.len(),
+            a.mime
+        );
+    }
+    Ok(if outcome.result.success {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// Asks a server's questions at the terminal, one field at a time (Enter keeps the default);
+/// with no terminal it declines.
+struct TerminalElicitation;
+
+#[async_trait::async_trait]
+impl ElicitationHandler for TerminalElicitation {
+    async fn elicit(&self, request: ElicitationRequest) -> ElicitationAnswer {
+        tokio::task::spawn_blocking(move || ask_form(&request))
+            .await
+            .unwrap_or(ElicitationAnswer::Cancel)
+    }
+}
+
+fn ask_form(request: &ElicitationRequest) -> ElicitationAnswer {
+    let clean = crate::term::clean;
+    if !std::io::stdin().is_terminal() {
+        eprintln!(
+            "`{}` asks: {} — declined: no terminal to ask at (use --accept-defaults)",
+            clean(&request.server),
+            clean(&request.message)
+        );
+        return ElicitationAnswer::Decline;
+    }
+    let mut err = std::io::stderr();
+    let _ = writeln!(
+        err,
+        "\n`{}` asks: {}",
+        clean(&request.server),
+        clean(&request.message)
+    );
+    let Some(schema) = &request.schema else {
+        if let Some(url) = &request.url {
+            let _ = writeln!(err, "open {} to continue", clean(url));
+        }
+        return ElicitationAnswer::Decline;
+    };
+    let mut values = engine::mcp::client::schema_defaults(schema);
+    let props = schema
+        .get("properties")
+        .and_then(|p| p.as_object())
+        .cloned()
+        .unwrap_or_default();
+    let stdin = std::io::stdin();
+    for (key, prop) in props {
+        let kind = prop
+            .get("type")
+            .and_then(|t| t.as_str())
+            .unwrap_or("string");
+        let default = values
+            .get(&key)
+            .map(engine::tools::pipeline::value_text)
+            .unwrap_or_default();
+        let _ = write!(err, "  {} ({kind}) [{}]: ", clean(&key), clean(&default));
+        let _ = err.flush();
+        let mut line = String::new();
+        if stdin.lock().read_line(&mut line).unwrap_or(0) == 0 {
+            return ElicitationAnswer::Cancel;
+        }
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        let value = match kind {
+            "integer" | "number" | "boolean" => serde_json::from_str(line)
+                .unwrap_or_else(|_| serde_json::Value::String(line.into())),
+            _ => serde_json::Value::String(line.into()),
+        };
+        values.insert(key, value);
+    }
+    ElicitationAnswer::Accept(values)
+}

@@ -1,0 +1,475 @@
+//! The engine's MCP hub with server-everything: status, the registry and the gate, crashes
+//! and restarts, config reloads, and no process left behind.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use engine::calls::gate::{self, Asker, Caller, Subject};
+use engine::calls::CallStatus;
+use engine::engine::EngineOptions;
+use engine::events::EngineEvent;
+use engine::mcp::ServerStatus;
+use engine::parser::ToolCall;
+use engine::paths::AppPaths;
+use engine::permissions::Answer;
+use engine::Engine;
+use indexmap::IndexMap;
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+use crate::support::*;
+
+const WAIT: Duration = Duration::from_secs(30);
+
+struct Opened {
+    engine: Engine,
+    events: Arc<Mutex<Vec<EngineEvent>>>,
+    home: tempfile::TempDir,
+}
+
+impl Opened {
+    fn mcp_json(&self) -> std::path::PathBuf {
+        self.home.path().join("config/mcp.json")
+    }
+
+    fn statuses(&self, server: &str) -> Vec<ServerStatus> {
+        self.events
+            .lock()
+            .unwrap()
+            .iter()
+            .filter_map(|e| match e {
+                EngineEvent::McpServerStatus { server: s, status } if s == server => {
+                    Some(status.clone())
+                }
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+fn servers_json(servers: serde_json::Value) -> String {
+    serde_json::to_string_pretty(&json!({ "mcpServers": servers })).unwrap()
+}
+
+fn everything_entry() -> serde_json::Value {
+    json!({"command": "node", "args": [everything_js(), "stdio"]})
+}
+
+/// An engine over a fresh home whose mcp.json is `mcp_json`.
+fn open(mcp_json: &str) -> Opened {
+    let home = tempfile::tempdir().unwrap();
+    let paths = AppPaths::resolve(Some(home.path())).unwrap();
+    paths.prepare().unwrap();
+    std::fs::write(paths.config_dir.join("mcp.json"), mcp_json).unwrap();
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let sink = {
+        let events = events.clone();
+        move |e: EngineEvent| events.lock().unwrap().push(e)
+    };
+    let engine = Engine::open_with(
+        paths,
+        Arc::new(sink),
+        EngineOptions {
+            watch: false,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    Opened {
+        engine,
+        events,
+        home,
+    }
+}
+
+async fn ready(o: &Opened, name: &str) -> u32 {
+    match o.engine.mcp().wait_settled(name, WAIT).await.unwrap() {
+        ServerStatus::Ready { tool_count } => tool_count,
+        other => panic!("{name} is not ready: {other:?}"),
+    }
+}
+
+fn call(name: &str, params: &[(&str, &str)]) -> ToolCall {
+    ToolCall::new(
+        name,
+        params
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect::<IndexMap<_, _>>(),
+    )
+}
+
+/// Run `c` through the gate as a direct call, answering the permission prompt with `answer`
+/// and recording what it was asked.
+async fn through_gate(
+    o: &Opened,
+    c: &ToolCall,
+    answer: Answer,
+    cancel: &CancellationToken,
+) -> (
+    gate::CallOutcome,
+    Vec<engine::permissions::PermissionRequest>,
+) {
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let seen = asked.clone();
+    let sink = engine::events::discard();
+    let caller = Caller::direct(&o.engine.ctx, &sink, "conv-mcp", cancel, false, None);
+    let outcome = gate::run(
+        &caller,
+        Asker::Now(Box::new(move |r| {
+            seen.lock().unwrap().push(r.clone());
+            answer
+        })),
+        c.id.clone(),
+        Subject::Parsed(c),
+    )
+    .await;
+    let asked = asked.lock().unwrap().clone();
+    (outcome, asked)
+}
+
+/// Opening the engine never waits for a server; it becomes ready in the background, its tools
+/// join the registry as SERVER.TOOL and run through the gate, with the dialog by default.
+#[tokio::test]
+async fn servers_start_in_the_background_and_their_tools_go_through_the_gate() {
+    let o = open(&servers_json(json!({
+        "everything": everything_entry(),
+        "off": {"command": "node", "disabled": true},
+    })));
+    let first = o.engine.mcp().servers();
+    assert_eq!(first[0].status, ServerStatus::Starting, "open did not wait");
+    assert_eq!(first[1].status, ServerStatus::Disabled);
+
+    let count = ready(&o, "everything").await;
+    assert!(count >= 10, "{count}");
+    assert!(
+        eventually(5, || matches!(
+            o.statuses("everything").last(),
+            Some(ServerStatus::Ready { .. })
+        ))
+        .await,
+        "every change is an event"
+    );
+    assert_eq!(
+        o.statuses("everything").first(),
+        Some(&ServerStatus::Starting)
+    );
+    let view = o.engine.mcp().server("everything").unwrap();
+    assert_eq!(view.command_path, Some(which::which("node").unwrap()));
+    assert!(view.pid.is_some());
+
+    let tools = o.engine.mcp().tools("everything").unwrap();
+    let image = tools
+        .iter()
+        .find(|t| t.name == "everything.get-tiny-image")
+        .unwrap();
+    assert_eq!(image.read_only_hint, Some(true));
+    assert!(image
+        .instructions
+        .starts_with("<tool name=\"everything.get-tiny-image\">"));
+    let registry = o.engine.ctx.tool_registry();
+    assert!(registry.get("everything.echo").is_some());
+
+    // Confirm by default, even for a read-only tool: the dialog shows the arguments.
+    let c = call("everything.echo", &[("message", "hello")]);
+    let (outcome, asked) = through_gate(&o, &c, Answer::Approve, &CancellationToken::new()).await;
+    assert_eq!(
+        outcome.status,
+        CallStatus::Succeeded,
+        "{:?}",
+        outcome.result
+    );
+    assert_eq!(outcome.result.data, "Echo: hello");
+    assert_eq!(asked.len(), 1);
+    assert_eq!(asked[0].params["message"], "hello");
+    assert_eq!(asked[0].request.as_ref().unwrap()["tool"], "echo");
+
+    let c = call("everything.get-tiny-image", &[]);
+    let (outcome, _) = through_gate(&o, &c, Answer::Approve, &CancellationToken::new()).await;
+    assert_eq!(outcome.status, CallStatus::Succeeded);
+    assert_eq!(outcome.result.attachments.len(), 1);
+    assert_eq!(outcome.result.attachments[0].mime, "image/png");
+
+    // A denial never reaches the server.
+    let c = call("everything.echo", &[("message", "no")]);
+    let (outcome, _) = through_gate(&o, &c, Answer::Deny, &CancellationToken::new()).await;
+    assert_eq!(outcome.status, CallStatus::Denied);
+
+    // Parameters the schema rejects come back before the call.
+    let c = call("everything.get-sum", &[("a", "x"), ("b", "1")]);
+    let (outcome, asked) = through_gate(&o, &c, Answer::Approve, &CancellationToken::new()).await;
+    assert_eq!(outcome.status, CallStatus::Failed);
+    assert!(asked.is_empty());
+}
+
+/// `permission` in mcp.json and an agent's `SERVER.*` entry.
+#[tokio::test]
+async fn config_and_agent_permissions_apply_to_server_tools() {
+    let mut entry = everything_entry();
+    entry["permission"] = json!("auto");
+    entry["permissions"] = json!({"get-env": "confirm"});
+    let o = open(&servers_json(json!({ "everything": entry })));
+    ready(&o, "everything").await;
+    let c = call("everything.echo", &[("message", "auto")]);
+    let (outcome, asked) = through_gate(&o, &c, Answer::Deny, &CancellationToken::new()).await;
+    assert_eq!(outcome.status, CallStatus::Succeeded);
+    assert!(asked.is_empty(), "auto: not asked");
+    let c = call("everything.get-env", &[]);
+    let (outcome, asked) = through_gate(&o, &c, Answer::Deny, &CancellationToken::new()).await;
+    assert_eq!(outcome.status, CallStatus::Denied);
+    assert_eq!(asked.len(), 1);
+
+    // An agent listing `everything.*` may call every tool of the server (its setting wins);
+    // the config check accepts tools of a configured server even when it is not loaded.
+    std::fs::write(
+        o.home.path().join("config/agents/mcp_user.md"),
+        "---\nname: mcp_user\ntools:\n  everything.*: confirm\n  later.some_tool: auto\n---\nUse the tools.\n",
+    )
+    .unwrap();
+    let mut later =
+        serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(o.mcp_json()).unwrap())
+            .unwrap();
+    later["mcpServers"]["later"] = json!({"command": "node", "disabled": true});
+    std::fs::write(o.mcp_json(), later.to_string()).unwrap();
+    o.engine.reload_config();
+    let problems = o.engine.ctx.config_problems();
+    assert!(problems.is_empty(), "{problems:?}");
+    let agent = o
+        .engine
+        .ctx
+        .config()
+        .agents
+        .iter()
+        .find(|a| a.name == "mcp_user")
+        .unwrap()
+        .clone();
+    let cancel = CancellationToken::new();
+    let sink = engine::events::discard();
+    let chain = vec!["mcp_user".to_string()];
+    let caller = Caller {
+        agent: Some(&agent),
+        agent_chain: &chain,
+        ..Caller::direct(&o.engine.ctx, &sink, "conv-agent", &cancel, false, None)
+    };
+    let asked = Arc::new(Mutex::new(0));
+    let run = |name: &'static str, params: &'static [(&'static str, &'static str)]| {
+        let asked = asked.clone();
+        let c = call(name, params);
+        let caller = &caller;
+        async move {
+            gate::run(
+                caller,
+                Asker::Now(Box::new(move |_| {
+                    *asked.lock().unwrap() += 1;
+                    Answer::Approve
+                })),
+                c.id.clone(),
+                Subject::Parsed(&c),
+            )
+            .await
+        }
+    };
+    let echo = run("everything.echo", &[("message", "x")]).await;
+    assert_eq!(echo.status, CallStatus::Succeeded, "{:?}", echo.result);
+    assert_eq!(
+        *asked.lock().unwrap(),
+        1,
+        "the agent's confirm wins over the server's auto"
+    );
+    let other = run("web_search", &[("query", "x")]).await;
+    assert_eq!(
+        other.status,
+        CallStatus::Denied,
+        "not listed: {:?}",
+        other.result
+    );
+}
+
+/// A crashed server: its call in flight fails clearly, the status says failed with the end of
+/// its stderr, and a restart brings it back.
+#[tokio::test]
+async fn a_crashed_server_fails_clearly_and_restart_brings_it_back() {
+    let o = open(&servers_json(json!({ "everything": everything_entry() })));
+    ready(&o, "everything").await;
+    let pid = o.engine.mcp().server("everything").unwrap().pid.unwrap();
+
+    let c = call(
+        "everything.trigger-long-running-operation",
+        &[("duration", "600"), ("steps", "600")],
+    );
+    let never = CancellationToken::new();
+    let in_flight = through_gate(&o, &c, Answer::Approve, &never);
+    let killer = async {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        std::process::Command::new("kill")
+            .args(["-9", &pid.to_string()])
+            .status()
+            .unwrap();
+    };
+    let ((outcome, _), ()) = tokio::join!(in_flight, killer);
+    assert_eq!(outcome.status, CallStatus::Failed);
+    let error = outcome.result.error.unwrap();
+    assert!(
+        error.contains("stopped while the call was running"),
+        "{error}"
+    );
+
+    assert!(
+        eventually(20, || o
+            .statuses("everything")
+            .iter()
+            .any(|s| matches!(s, ServerStatus::Failed { .. })))
+        .await
+    );
+    let failed = o
+        .statuses("everything")
+        .into_iter()
+        .find(|s| matches!(s, ServerStatus::Failed { .. }))
+        .unwrap();
+    let ServerStatus::Failed {
+        reason,
+        stderr_tail,
+    } = failed
+    else {
+        unreachable!()
+    };
+    assert!(reason.contains("the server stopped"), "{reason}");
+    assert!(
+        stderr_tail
+            .iter()
+            .any(|l| l.contains("Starting default (STDIO) server")),
+        "{stderr_tail:?}"
+    );
+
+    o.engine.mcp().restart("everything").unwrap();
+    ready(&o, "everything").await;
+    let new_pid = o.engine.mcp().server("everything").unwrap().pid.unwrap();
+    assert_ne!(new_pid, pid);
+    let c = call("everything.echo", &[("message", "back")]);
+    let (outcome, _) = through_gate(&o, &c, Answer::Approve, &CancellationToken::new()).await;
+    assert_eq!(outcome.result.data, "Echo: back");
+}
+
+/// Stopping a run while an MCP tool runs: the call ends as stopped at once and the server
+/// receives notifications/cancelled.
+#[tokio::test]
+async fn stopping_a_running_call_cancels_it_on_the_server() {
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("to-server.jsonl");
+    let teed = everything_teed("everything", &log);
+    let engine::mcp::McpTransport::Stdio { command, args, .. } = &teed.transport else {
+        unreachable!()
+    };
+    let o = open(&servers_json(json!({
+        "everything": {"command": command, "args": args, "permission": "auto"}
+    })));
+    ready(&o, "everything").await;
+    let cancel = CancellationToken::new();
+    let c = call(
+        "everything.trigger-long-running-operation",
+        &[("duration", "600"), ("steps", "600")],
+    );
+    let running = through_gate(&o, &c, Answer::Approve, &cancel);
+    let stopper = async {
+        assert!(
+            eventually(10, || std::fs::read_to_string(&log)
+                .unwrap_or_default()
+                .contains("\"tools/call\""))
+            .await
+        );
+        cancel.cancel();
+    };
+    let ((outcome, _), ()) = tokio::join!(running, stopper);
+    assert_eq!(outcome.status, CallStatus::Stopped);
+    assert!(
+        eventually(10, || std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .contains("notifications/cancelled"))
+        .await,
+        "the server never heard of the stop"
+    );
+}
+
+/// A broken mcp.json is a located error and the running servers keep running; a fixed file
+/// starts new servers and stops removed ones.
+#[tokio::test]
+async fn a_broken_mcp_json_keeps_the_last_good_servers() {
+    let o = open(&servers_json(json!({ "everything": everything_entry() })));
+    ready(&o, "everything").await;
+    let pid = o.engine.mcp().server("everything").unwrap().pid;
+
+    std::fs::write(
+        o.mcp_json(),
+        "{\n  \"mcpServers\": {\n    \"everything\": {,}\n  }\n}\n",
+    )
+    .unwrap();
+    let status = o.engine.reload_config();
+    let problem = status
+        .config_errors
+        .iter()
+        .find(|e| e.file == o.mcp_json())
+        .expect("mcp.json's error is reported");
+    assert_eq!(problem.line, Some(3), "{problem:?}");
+    let view = o.engine.mcp().server("everything").unwrap();
+    assert!(
+        matches!(view.status, ServerStatus::Ready { .. }),
+        "{view:?}"
+    );
+    assert_eq!(view.pid, pid, "not restarted");
+    assert!(o
+        .engine
+        .ctx
+        .tool_registry()
+        .get("everything.echo")
+        .is_some());
+
+    // Fixed: a renamed server starts, the old one stops.
+    std::fs::write(
+        o.mcp_json(),
+        servers_json(json!({ "second": everything_entry() })),
+    )
+    .unwrap();
+    o.engine.reload_config();
+    ready(&o, "second").await;
+    assert!(o.engine.mcp().server("everything").is_none());
+    let registry = o.engine.ctx.tool_registry();
+    assert!(registry.get("second.echo").is_some());
+    assert!(registry.get("everything.echo").is_none());
+    let old = pid.unwrap();
+    assert!(
+        eventually(10, || processes_in_group(old).is_empty()).await,
+        "the removed server's processes are gone"
+    );
+}
+
+/// Every child (and what it started) is ended when the engine is dropped.
+#[tokio::test]
+async fn no_process_outlives_the_engine() {
+    // One server is a wrapper whose extra process does not read stdin (like a helper a server
+    // starts): only ending the whole process group ends it.
+    let wrapped = format!(
+        "sleep 300 & exec node '{}' stdio",
+        everything_js().display()
+    );
+    let o = open(&servers_json(json!({
+        "one": everything_entry(),
+        "wrapped": {"command": "sh", "args": ["-c", wrapped]},
+    })));
+    ready(&o, "one").await;
+    ready(&o, "wrapped").await;
+    let groups: Vec<u32> = o
+        .engine
+        .mcp()
+        .servers()
+        .iter()
+        .map(|s| s.pid.unwrap())
+        .collect();
+    assert_eq!(processes_in_group(groups[1]).len(), 2, "node and its sleep");
+    drop(o);
+    let left = || groups.iter().flat_map(|g| processes_in_group(*g)).count();
+    assert!(
+        eventually(10, || left() == 0).await,
+        "{} processes left",
+        left()
+    );
+}

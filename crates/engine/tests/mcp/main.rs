@@ -1,0 +1,7 @@
+//! Integration tests of the MCP client against the real `@modelcontextprotocol/server-everything`
+//! (pinned in `tests/mcp/package.json`, installed by `scripts/setup.sh --test`), over stdio and
+//! Streamable HTTP, directly and through the engine (hub, registry, gate).
+
+mod client; // one session: tools, content kinds, errors, progress, cancellation, env, PATH
+mod hub; // the engine's hub: status, crash and restart, reloads, the gate, leftover processes
+mod support;
