@@ -103,6 +103,16 @@ def test_paste_call_kill_and_restart_an_mcp_server(home, scripted_model):
         assert command.endswith("/node"), command
         app.screenshot("mcp-ready")
 
+        # The test panel calls it through the permission dialog.
+        echo.find_element(By.CSS_SELECTOR, '[data-testid="test-everything.echo"]').click()
+        echo.find_element(By.CSS_SELECTOR, '[data-testid="test-param-message"]').send_keys("from the panel")
+        echo.find_element(By.CSS_SELECTOR, '[data-testid="run-test"]').click()
+        app.wait(lambda d: app.js("const d = document.querySelector('[data-testid=permission-dialog]'); return !!d && d.open"), "the test's permission dialog")
+        assert "Server everything, tool echo" in app.text_of("permission-mcp")
+        app.answer_permission("approve")
+        app.wait(lambda d: app.js("return !!document.querySelector('[data-testid=test-output]')"), "the test result")
+        assert app.text_of("test-output") == "Echo: from the panel"
+
         # Give the echo tool to the tester agent.
         app.by_testid("nav-agents").click()
         app.by_testid("agent-tester").click()
