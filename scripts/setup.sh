@@ -86,8 +86,9 @@ if [ $want_test -eq 1 ]; then
 fi
 
 if [ $want_test -eq 1 ]; then
-  # Real MCP servers the MCP tests run against (@modelcontextprotocol/server-everything),
-  # pinned in tests/mcp/package-lock.json.
+  # Real MCP servers the MCP tests run against (@modelcontextprotocol/server-everything), the
+  # official conformance suite and the Node.js 22 it needs (npm's `node` package: the system
+  # Node stays as it is), pinned in tests/mcp/package-lock.json.
   if [ ! -d tests/mcp/node_modules ] || [ tests/mcp/package-lock.json -nt tests/mcp/node_modules/.package-lock.json ]; then
     say "Installing MCP test servers (npm ci --prefix tests/mcp)"
     npm ci --prefix tests/mcp --no-audit --no-fund

@@ -33,6 +33,9 @@ cargo clippy --workspace --all-targets "${FEATURES[@]}" --features artifactflow-
 step "Rust: tests"
 scripts/with-session.sh cargo test --workspace "${FEATURES[@]}"
 
+step "MCP: the official conformance suite's client scenarios (spec 2025-11-25, auth included)"
+scripts/with-session.sh scripts/mcp-conformance.sh
+
 step "The app as released has no test seams (their variable names are not in the binary)"
 # cargo test built target/debug/artifactflow-desktop without the e2e-seams feature, like the
 # release workflow's build; the end-to-end build below replaces it.

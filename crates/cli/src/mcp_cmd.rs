@@ -1,5 +1,5 @@
-//! `artifactflow-cli mcp list|tools|call`: the MCP servers of `mcp.json`, through the same
-//! engine (hub, registry, gate) as the app. (`mcp login` is for remote servers' sign-in.)
+//! `artifactflow-cli mcp list|tools|call|login`: the MCP servers of `mcp.json`, through the same
+//! engine (hub, registry, gate) as the app; `mcp login` signs in to a remote server (OAuth).
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::process::ExitCode;
@@ -59,6 +59,16 @@ pub enum McpCommand {
         #[arg(long, default_value_t = 30)]
         wait: u64,
     },
+    /// Sign in to a remote server (OAuth): prints the sign-in address and opens it in the
+    /// browser, then keeps the tokens in the system keyring.
+    Login {
+        /// Server name.
+        name: String,
+        /// Do not open a browser: follow the authorization page's redirects without one (for
+        /// tests, with an authorization server that approves without a login page).
+        #[arg(long)]
+        headless: bool,
+    },
 }
 
 pub fn run(paths: engine::paths::AppPaths, cmd: McpCommand) -> anyhow::Result<ExitCode> {
@@ -87,11 +97,44 @@ pub fn run(paths: engine::paths::AppPaths, cmd: McpCommand) -> anyhow::Result<Ex
                 engine.mcp().set_elicitation_handler(handler);
                 call(&engine, &name, &params, yes, &conversation, wait).await
             }
+            McpCommand::Login { name, headless } => login(&engine, &name, headless).await,
         }
     });
     // Ends every server before the runtime goes.
     drop(engine);
     code
+}
+
+async fn login(engine: &Engine, name: &str, headless: bool) -> anyhow::Result<ExitCode> {
+    let open: engine::mcp::auth::BrowserOpener = if headless {
+        let follow = engine::mcp::auth::follow_redirects_headlessly();
+        Box::new(move |url: String| {
+            println!("Signing in without a browser: {url}");
+            follow(url)
+        })
+    } else {
+        Box::new(|url: String| {
+            println!("Opening the sign-in page in your browser (or open it yourself):\n  {url}");
+            // The page is still printed above if no browser can be started.
+            if let Err(e) = open::that_detached(&url) {
+                eprintln!("could not start a browser: {e}");
+            }
+            Ok(())
+        })
+    };
+    let signed = engine.mcp().sign_in(name, open).await?;
+    let scopes = if signed.scopes.is_empty() {
+        String::new()
+    } else {
+        format!(" (scopes: {})", signed.scopes.join(" "))
+    };
+    println!("Signed in to `{name}`{scopes}; the tokens are in the system keyring.");
+    let status = settle(engine, name, 30).await?;
+    println!("{name}: {}", status_text(&status));
+    Ok(match status {
+        ServerStatus::Ready { .. } => ExitCode::SUCCESS,
+        _ => ExitCode::FAILURE,
+    })
 }
 
 async fn settle(engine: &Engine, name: &str, wait: u64) -> anyhow::Result<ServerStatus> {

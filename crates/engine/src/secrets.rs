@@ -151,6 +151,61 @@ impl SecretStore {
         }
     }
 
+    /// Store a long value the app keeps for itself (OAuth tokens) under `key`, split into
+    /// numbered entries `key#0`, `key#1`, … of at most [`CHUNK_CHARS`] characters each: Windows
+    /// Credential Manager holds at most 2,560 bytes (1,280 UTF-16 units) per entry, and a token
+    /// set is often longer. Such entries are not user secrets: they stay out of the index of
+    /// names (and so out of the secrets list and of `{{NAME}}` templates).
+    pub fn set_chunked(&self, key: &str, value: &str) -> Result<(), SecretError> {
+        let chars: Vec<char> = value.chars().collect();
+        let chunks: Vec<String> = if chars.is_empty() {
+            vec![String::new()]
+        } else {
+            chars
+                .chunks(CHUNK_CHARS)
+                .map(|c| c.iter().collect())
+                .collect()
+        };
+        for (i, chunk) in chunks.iter().enumerate() {
+            self.entry(&chunk_name(key, i))?
+                .set_password(chunk)
+                .map_err(|e| SecretError::Keyring(e.to_string()))?;
+        }
+        // A shorter value than before: drop the old value's extra entries.
+        self.delete_chunks_from(key, chunks.len())
+    }
+
+    /// The value [`SecretStore::set_chunked`] stored under `key`, if any. A keyring failure is
+    /// an error here (not "absent"): the caller must not mistake it for "never signed in".
+    pub fn get_chunked(&self, key: &str) -> Result<Option<String>, SecretError> {
+        let mut value = String::new();
+        for i in 0.. {
+            match self.entry(&chunk_name(key, i))?.get_password() {
+                Ok(chunk) => value.push_str(&chunk),
+                Err(keyring::Error::NoEntry) if i == 0 => return Ok(None),
+                Err(keyring::Error::NoEntry) => break,
+                Err(e) => return Err(SecretError::Keyring(e.to_string())),
+            }
+        }
+        Ok(Some(value))
+    }
+
+    /// Delete every entry of `key` (see [`SecretStore::set_chunked`]). Absent is not an error.
+    pub fn delete_chunked(&self, key: &str) -> Result<(), SecretError> {
+        self.delete_chunks_from(key, 0)
+    }
+
+    fn delete_chunks_from(&self, key: &str, first: usize) -> Result<(), SecretError> {
+        for i in first.. {
+            match self.entry(&chunk_name(key, i))?.delete_credential() {
+                Ok(()) => {}
+                Err(keyring::Error::NoEntry) => break,
+                Err(e) => return Err(SecretError::Keyring(e.to_string())),
+            }
+        }
+        Ok(())
+    }
+
     /// Names of the stored secrets, sorted.
     pub fn names(&self) -> BTreeSet<String> {
         std::fs::read(&self.index)
@@ -170,6 +225,15 @@ impl SecretStore {
         let json = serde_json::to_vec_pretty(names).expect("names serialise");
         crate::util::fs::write_atomically(&self.index, &json).map_err(err)
     }
+}
+
+/// Largest piece of a [`SecretStore::set_chunked`] value in one keyring entry, in characters:
+/// Windows Credential Manager stores at most 2,560 bytes of UTF-16 (1,280 units); 600 fits even
+/// when every character is outside the BMP (two units each).
+pub const CHUNK_CHARS: usize = 600;
+
+fn chunk_name(key: &str, i: usize) -> String {
+    format!("{key}#{i}")
 }
 
 /// Resolves template variables: keyring, then environment, then `.env`.
@@ -194,6 +258,11 @@ impl SecretResolver {
     /// A resolver over a keyring store (optional) and a `.env` file (optional).
     pub fn new(store: Option<SecretStore>, dotenv: Option<PathBuf>) -> Self {
         SecretResolver { store, dotenv }
+    }
+
+    /// The keyring store, if this resolver has one.
+    pub fn store(&self) -> Option<&SecretStore> {
+        self.store.as_ref()
     }
 
     /// Look up one name.

@@ -550,10 +550,13 @@ impl ClientHandler for Handler {
         let mut capabilities = ClientCapabilities::default();
         capabilities.elicitation =
             Some(ElicitationCapability::new().with_form(FormElicitationCapability::new()));
+        // rmcp's default version (its LATEST, 2026-07-28) has no `initialize` handshake any
+        // more; the handshake names the newest version that has one (2025-11-25).
         InitializeRequestParams::new(
             capabilities,
             Implementation::new("artifactflow", crate::VERSION),
         )
+        .with_protocol_version(rmcp::model::ProtocolVersion::LATEST_WITH_INITIALIZE)
     }
 }
 
@@ -636,6 +639,12 @@ pub async fn connect(cfg: &McpServerConfig, opts: &ConnectOptions) -> Result<Mcp
     match &cfg.transport {
         McpTransport::Stdio { .. } => connect_stdio(cfg, opts).await,
         McpTransport::Http { .. } => {
+            // Signed in (tokens in the keyring for this URL): send them, refreshed as needed.
+            if let Some(resolver) = &opts.secrets {
+                if let Some(client) = super::auth::authorized_client(cfg, resolver).await {
+                    return connect_http_with(cfg, opts, client).await;
+                }
+            }
             let client = opts.http_client.clone().unwrap_or_default();
             connect_http_with(cfg, opts, client).await
         }
@@ -1044,6 +1053,13 @@ impl McpClient {
             }
         };
         self.progress_map().remove(&token);
+        if let Err(McpError::NeedsSignIn {
+            challenge: Some(challenge),
+        }) = &outcome
+        {
+            // Refused for lack of access: the next sign-in asks for it (step-up).
+            super::auth::remember_challenge(&self.name, challenge);
+        }
         match &outcome {
             Err(McpError::Timeout(_)) => guard.reason = "timed out",
             Err(McpError::Cancelled) => {}

@@ -52,6 +52,38 @@ pub struct McpServerConfig {
     pub permissions: BTreeMap<String, Permission>,
     /// How long one tool call may take, in seconds.
     pub timeout_secs: u64,
+    /// OAuth settings of a remote server (`"oauth": {...}`); without them, sign-in registers
+    /// the app with the server's authorization server (dynamic client registration).
+    pub oauth: Option<OAuthConfig>,
+}
+
+/// A remote server's `"oauth"` entry: a client registered with its authorization server ahead
+/// of time, and the scopes to ask for. Every key is optional.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OAuthConfig {
+    /// A pre-registered client id (`client_id` or `clientId`).
+    #[serde(default, alias = "clientId", skip_serializing_if = "Option::is_none")]
+    pub client_id: Option<String>,
+    /// Its secret, for a confidential client: write it as a `{{VAR}}` template so the value
+    /// stays in the keyring (`client_secret` or `clientSecret`).
+    #[serde(
+        default,
+        alias = "clientSecret",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub client_secret: Option<String>,
+    /// Scopes to ask for; by default those the server names in its challenge or metadata.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scopes: Vec<String>,
+    /// The HTTPS URL of a client ID metadata document, used as the client id by authorization
+    /// servers that support them (`client_metadata_url` or `clientMetadataUrl`).
+    #[serde(
+        default,
+        alias = "clientMetadataUrl",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub client_metadata_url: Option<String>,
 }
 
 impl McpServerConfig {
@@ -110,6 +142,7 @@ struct RawServer {
     #[serde(default)]
     permissions: BTreeMap<String, Permission>,
     timeout: Option<u64>,
+    oauth: Option<OAuthConfig>,
 }
 
 /// Is `name` a valid server name: ASCII letters, digits, `_` and `-` (no dot: it separates
@@ -254,6 +287,11 @@ fn server_from_raw(name: &str, raw: RawServer) -> Result<McpServerConfig, String
             }
         }
     };
+    if raw.oauth.is_some() && matches!(transport, McpTransport::Stdio { .. }) {
+        return Err(format!(
+            "server `{name}`: `oauth` applies to remote servers (`url`) only; remove it"
+        ));
+    }
     if raw.timeout == Some(0) {
         return Err(format!(
             "server `{name}`: `timeout` must be at least 1 second"
@@ -266,6 +304,7 @@ fn server_from_raw(name: &str, raw: RawServer) -> Result<McpServerConfig, String
         permission: raw.permission.unwrap_or(Permission::Confirm),
         permissions: raw.permissions,
         timeout_secs: raw.timeout.unwrap_or(DEFAULT_TIMEOUT_SECS),
+        oauth: raw.oauth,
     })
 }
 

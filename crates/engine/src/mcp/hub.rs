@@ -314,6 +314,25 @@ impl McpHub {
         Ok(())
     }
 
+    /// Sign in to remote server `name` ([`super::auth::sign_in`]: `open` shows the
+    /// authorization page), then restart it with its new tokens.
+    pub async fn sign_in(
+        &self,
+        name: &str,
+        open: super::auth::BrowserOpener,
+    ) -> Result<super::auth::SignedIn, super::auth::SignInError> {
+        use super::auth::SignInError;
+        let cfg = self
+            .lock()
+            .get(name)
+            .map(|s| s.config.clone())
+            .ok_or_else(|| SignInError::UnknownServer(name.to_string()))?;
+        let secrets = self.inner.secrets.clone().ok_or(SignInError::NoKeyring)?;
+        let signed = super::auth::sign_in(&cfg, &secrets, None, open).await?;
+        let _ = self.restart(name);
+        Ok(signed)
+    }
+
     /// Every configured server, in file order.
     pub fn servers(&self) -> Vec<McpServerView> {
         self.lock()
@@ -560,11 +579,13 @@ async fn supervise(inner: Arc<Inner>, name: String, generation: u64) {
                     tail,
                 );
             }
-            Err(McpError::NeedsSignIn { challenge }) => {
+            Err(McpError::NeedsSignIn { .. }) => {
+                // Its challenge is asked again at sign-in (McpHub::sign_in).
                 inner.update(&name, generation, |s| {
                     s.status = ServerStatus::NeedsSignIn {
-                        reason: challenge
-                            .unwrap_or_else(|| "the server requires authorization".into()),
+                        reason: format!(
+                            "the server needs you to sign in: use Sign in, or run `artifactflow-cli mcp login {name}`"
+                        ),
                     };
                 });
                 return;

@@ -7,7 +7,9 @@
 //! - [`schema`] turns a tool's input schema into parameters and checks JSON arguments.
 //! - [`tool`] puts each server tool in the registry as `SERVER.TOOL`, through the one gate.
 //! - [`hub`] keeps the configured servers running in the background with a status each.
+//! - [`auth`] signs in to remote servers (OAuth) and keeps their tokens in the keyring.
 
+pub mod auth;
 pub mod client;
 pub mod config;
 pub mod hub;
@@ -15,7 +17,7 @@ pub mod schema;
 pub mod tool;
 
 pub use client::{connect, ConnectOptions, ElicitationHandler, McpClient, McpError};
-pub use config::{McpConfig, McpServerConfig, McpTransport};
+pub use config::{McpConfig, McpServerConfig, McpTransport, OAuthConfig};
 pub use hub::{McpHub, McpServerView, ServerStatus};
 pub use tool::{McpTool, McpToolInfo};
 

@@ -2,6 +2,7 @@
 //! (pinned in `tests/mcp/package.json`, installed by `scripts/setup.sh --test`), over stdio and
 //! Streamable HTTP, directly and through the engine (hub, registry, gate).
 
+mod auth; // sign-in (OAuth) through the hub against a stand-in authorization server
 mod client; // one session: tools, content kinds, errors, progress, cancellation, env, PATH
 mod hub; // the engine's hub: status, crash and restart, reloads, the gate, leftover processes
 mod support;

@@ -43,6 +43,7 @@ pub fn stdio(name: &str, command: &str, args: Vec<String>) -> McpServerConfig {
         permission: Permission::Confirm,
         permissions: Default::default(),
         timeout_secs: DEFAULT_TIMEOUT_SECS,
+        oauth: None,
     }
 }
 

@@ -194,3 +194,61 @@ async fn a_secret_value_never_reaches_the_model_the_logs_or_the_database() {
     );
     ctx.secret_store().delete("LEAK_KEY").unwrap();
 }
+
+/// The raw keyring entry `account` of `service`, through the desktop's own tool.
+fn secret_tool_lookup(service: &str, account: &str) -> Option<String> {
+    let out = Command::new("secret-tool")
+        .args(["lookup", "service", service, "username", account])
+        .output()
+        .expect("secret-tool (libsecret-tools) is installed by scripts/setup.sh --test");
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).to_string())
+}
+
+#[test]
+fn long_values_are_split_into_entries_windows_credential_manager_can_hold() {
+    let tmp = tempfile::tempdir().unwrap();
+    let service = unique("artifactflow-test-chunks");
+    let store = SecretStore::new(&service, tmp.path().join("names.json"));
+    let key = "mcp-oauth/remote";
+    // A token set longer than one Windows entry (2,560 bytes of UTF-16), with characters
+    // outside the BMP (two UTF-16 units each) at the chunk boundaries' mercy.
+    let long: String = (0..3000)
+        .map(|i| match i % 7 {
+            0 => '😀',
+            1 => 'é',
+            _ => char::from(b'a' + (i % 26) as u8),
+        })
+        .collect();
+    store.set_chunked(key, &long).expect(NO_KEYRING);
+    assert_eq!(
+        store.get_chunked(key).unwrap().as_deref(),
+        Some(long.as_str())
+    );
+
+    if cfg!(target_os = "linux") {
+        let mut entries = Vec::new();
+        while let Some(v) = secret_tool_lookup(&service, &format!("{key}#{}", entries.len())) {
+            entries.push(v);
+        }
+        assert!(entries.len() > 1, "a long value spans several entries");
+        for e in &entries {
+            let utf16_bytes = e.encode_utf16().count() * 2;
+            assert!(utf16_bytes <= 2560, "an entry of {utf16_bytes} bytes");
+        }
+        assert_eq!(entries.concat(), long);
+    }
+    // App-internal entries are not user secrets: not in the names list.
+    assert!(store.names().is_empty());
+
+    // A shorter value leaves no stale pieces behind.
+    store.set_chunked(key, "short").unwrap();
+    assert_eq!(store.get_chunked(key).unwrap().as_deref(), Some("short"));
+    if cfg!(target_os = "linux") {
+        assert_eq!(secret_tool_lookup(&service, &format!("{key}#1")), None);
+    }
+    store.delete_chunked(key).unwrap();
+    assert_eq!(store.get_chunked(key).unwrap(), None);
+    store.delete_chunked(key).expect("deleting twice is fine");
+}
