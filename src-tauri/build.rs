@@ -61,5 +61,6 @@ fn artifactflow_commands() -> &'static [&'static str] {
         "mcp_set_disabled",
         "mcp_restart",
         "mcp_test_tool",
+        "mcp_sign_in",
     ]
 }

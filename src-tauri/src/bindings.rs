@@ -30,6 +30,7 @@ pub fn builder() -> Builder<tauri::Wry> {
             commands::mcp::mcp_set_disabled,
             commands::mcp::mcp_restart,
             commands::mcp::mcp_test_tool,
+            commands::mcp::mcp_sign_in,
             commands::artifacts::list_artifacts,
             commands::artifacts::artifact_versions,
             commands::artifacts::get_artifact_version,

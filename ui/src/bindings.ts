@@ -253,6 +253,18 @@ async mcpTestTool(name: string, params: Partial<{ [key in string]: string }>) : 
 }
 },
 /**
+ * Sign in to the remote server `name`: its authorization page opens in the system browser,
+ * the tokens go to the keyring, and the server restarts with them. Returns the scopes granted.
+ */
+async mcpSignIn(name: string) : Promise<Result<string[], AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("mcp_sign_in", { name }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
  * One page of the library (newest first, or by relevance when searching).
  */
 async listArtifacts(query: LibraryQuery, limit: number, offset: number) : Promise<Result<ArtifactPage, AppError>> {
@@ -1104,7 +1116,11 @@ export type ErrorCode =
 /**
  * The system did not open a link or folder (no browser or file manager answered).
  */
-"open_failed"
+"open_failed" | 
+/**
+ * Signing in to an MCP server failed (refused, timed out, or the OAuth exchange failed).
+ */
+"sign_in"
 /**
  * The format of an exported conversation.
  */

@@ -12,7 +12,7 @@ use engine::mcp::{McpServerView, McpToolInfo};
 use engine::tools::direct::{call_tool, Asker};
 use engine::tools::editor::{ToolTest, TEST_CONVERSATION};
 use engine::Engine;
-use tauri::State;
+use tauri::{AppHandle, State};
 use tokio_util::sync::CancellationToken;
 
 use crate::error::{AppError, ErrorCode};
@@ -133,6 +133,37 @@ pub fn mcp_set_disabled(
 #[specta::specta]
 pub fn mcp_restart(state: State<'_, AppState>, name: String) -> Result<(), AppError> {
     Ok(state.engine()?.mcp().restart(&name)?)
+}
+
+impl From<engine::mcp::auth::SignInError> for AppError {
+    fn from(e: engine::mcp::auth::SignInError) -> Self {
+        use engine::mcp::auth::SignInError;
+        let code = match &e {
+            SignInError::UnknownServer(_) => ErrorCode::NotFound,
+            SignInError::NotRemote(_) => ErrorCode::InvalidConfig,
+            SignInError::Keyring(_) | SignInError::NoKeyring => ErrorCode::Keyring,
+            SignInError::Browser(_) => ErrorCode::OpenFailed,
+            _ => ErrorCode::SignIn,
+        };
+        Self::new(code, e.to_string())
+    }
+}
+
+/// Sign in to the remote server `name`: its authorization page opens in the system browser,
+/// the tokens go to the keyring, and the server restarts with them. Returns the scopes granted.
+#[tauri::command]
+#[specta::specta]
+pub async fn mcp_sign_in(
+    app: AppHandle,
+    state: State<'_, AppState>,
+    name: String,
+) -> Result<Vec<String>, AppError> {
+    let hub = state.engine()?.mcp().clone();
+    let open: engine::mcp::auth::BrowserOpener = Box::new(move |url: String| {
+        let url = crate::links::external_url(&url).map_err(|e| e.message)?;
+        crate::links::open_url(&app, &url).map_err(|e| e.message)
+    });
+    Ok(hub.sign_in(&name, open).await?.scopes)
 }
 
 /// Call the MCP tool `name` (`SERVER.TOOL`) with `params` as the model would write them,

@@ -266,6 +266,51 @@ describe("MCP servers on the Tools screen", () => {
     ]);
   });
 
+  it("offers Sign in for a remote server only, and says what the sign-in gave", async () => {
+    const REMOTE: McpServerView = {
+      ...EVERYTHING,
+      name: "remote",
+      transport: "http",
+      target: "https://mcp.example.com/mcp",
+      command_path: null,
+      command_from_login_shell: false,
+      pid: null,
+      stderr_tail: [],
+      status: { state: "needs_sign_in", reason: "sign in with `Sign in` or `mcp login remote`" },
+    };
+    let refuse = true;
+    const fake = backend([EVERYTHING, REMOTE], {
+      mcp_sign_in: () => {
+        if (refuse) {
+          refuse = false;
+          throw {
+            code: "sign_in",
+            message: "the authorization server refused the sign-in: access_denied",
+          };
+        }
+        return ["tools:read", "tools:call"];
+      },
+    });
+    const user = userEvent.setup();
+    renderScreen();
+    await user.click(await screen.findByText("remote"));
+    const row = screen.getByTestId("mcp-server-remote");
+    expect(within(row).getByTestId("mcp-status")).toHaveTextContent("needs sign-in");
+    expect(within(row).getByTestId("mcp-reason")).toHaveTextContent("mcp login remote");
+    await user.click(within(row).getByTestId("sign-in-remote"));
+    expect(await within(row).findByRole("alert")).toHaveTextContent(
+      "refused the sign-in: access_denied",
+    );
+    await user.click(within(row).getByTestId("sign-in-remote"));
+    expect(await within(row).findByRole("status")).toHaveTextContent(
+      "Signed in (scopes: tools:read tools:call).",
+    );
+    expect(within(row).queryByRole("alert")).toBeNull();
+    expect(fake.argsOf("mcp_sign_in")).toEqual([{ name: "remote" }, { name: "remote" }]);
+    // A local server has nothing to sign in to: no button.
+    expect(screen.queryByTestId("sign-in-everything")).toBeNull();
+  });
+
   it("deletes a server only after confirming", async () => {
     const fake = backend([EVERYTHING]);
     const user = userEvent.setup();

@@ -98,9 +98,27 @@ function ServerRow(props: {
   // A failed server's last lines are kept with its status once its process is gone.
   const stderr =
     s.stderr_tail.length > 0 || s.status.state !== "failed" ? s.stderr_tail : s.status.stderr_tail;
+  const [signingIn, setSigningIn] = useState(false);
+  const [notice, setNotice] = useState<string | null>(null);
   const act = async (run: () => Promise<Result<unknown, AppError>>) => {
+    setNotice(null);
     setError((await attempt(run()))?.message ?? null);
     props.reload();
+  };
+  // Waits for the browser to come back (the engine gives up after a few minutes).
+  const signIn = async () => {
+    setSigningIn(true);
+    setError(null);
+    setNotice(null);
+    try {
+      const scopes = await call(commands.mcpSignIn(s.name));
+      setNotice(`Signed in${scopes.length > 0 ? ` (scopes: ${scopes.join(" ")})` : ""}.`);
+    } catch (e) {
+      setError(errorMessage(e));
+    } finally {
+      setSigningIn(false);
+      props.reload();
+    }
   };
   return (
     <li>
@@ -140,6 +158,17 @@ function ServerRow(props: {
             </p>
           )}
           <div className="row-actions">
+            {s.transport === "http" && (
+              <button
+                type="button"
+                className={s.status.state === "needs_sign_in" ? "primary" : undefined}
+                disabled={disabled || signingIn}
+                onClick={() => void signIn()}
+                data-testid={`sign-in-${s.name}`}
+              >
+                {signingIn ? "Waiting for the browser…" : "Sign in"}
+              </button>
+            )}
             <button
               type="button"
               disabled={disabled}
@@ -170,6 +199,11 @@ function ServerRow(props: {
           {error && (
             <p role="alert" className="field-error">
               {error}
+            </p>
+          )}
+          {notice && (
+            <p role="status" className="muted small">
+              {notice}
             </p>
           )}
           {stderr.length > 0 && (
