@@ -244,6 +244,49 @@ describe("MCP servers on the Tools screen", () => {
     expect(saved[1]?.json).toBe('{"remote": {"url": "https://mcp.example.com/mcp"}}');
   });
 
+  it("adds a server with the form, which writes the JSON the paste box shows", async () => {
+    const fake = backend([], { mcp_save_servers: () => ["files"] });
+    const user = userEvent.setup();
+    renderScreen();
+    await user.click(await screen.findByTestId("add-mcp-server"));
+    await user.click(screen.getByTestId("mcp-tab-form"));
+    await user.type(screen.getByLabelText("Name"), "files");
+    await user.type(screen.getByLabelText("Command"), "npx");
+    await user.type(
+      screen.getByLabelText("Arguments"),
+      "-y{Enter}server-files{Enter}/home/u/My Docs",
+    );
+    await user.type(screen.getByLabelText("Environment"), "KEY={{{{FILES_KEY}}");
+    await user.click(screen.getByTestId("mcp-tab-json"));
+    const written = {
+      mcpServers: {
+        files: {
+          command: "npx",
+          args: ["-y", "server-files", "/home/u/My Docs"],
+          env: { KEY: "{{FILES_KEY}}" },
+        },
+      },
+    };
+    expect(
+      JSON.parse(
+        (screen.getByLabelText("Server configuration (JSON)") as HTMLTextAreaElement).value,
+      ),
+    ).toEqual(written);
+    await user.click(screen.getByTestId("mcp-tab-form"));
+    // Back in the form, nothing was lost; a remote server asks for a URL instead.
+    expect(screen.getByLabelText("Command")).toHaveValue("npx");
+    await user.selectOptions(screen.getByLabelText("Kind"), "http");
+    expect(screen.queryByLabelText("Command")).toBeNull();
+    await user.type(screen.getByLabelText("URL"), "https://mcp.example.com/mcp");
+    await user.click(screen.getByTestId("save-mcp"));
+    await screen.findByTestId("no-mcp-servers");
+    const sent = fake.argsOf("mcp_save_servers")[0];
+    expect(sent?.replacing).toBeNull();
+    expect(JSON.parse(sent?.json as string)).toEqual({
+      mcpServers: { files: { url: "https://mcp.example.com/mcp" } },
+    });
+  });
+
   it("edits a server from its configuration and saves it in its place", async () => {
     const CONFIG =
       '{\n  "mcpServers": {\n    "everything": {\n      "command": "npx"\n    }\n  }\n}';
