@@ -53,5 +53,14 @@ fn artifactflow_commands() -> &'static [&'static str] {
         "install_update",
         "open_project_link",
         "open_external",
+        "mcp_servers",
+        "mcp_server_tools",
+        "mcp_server_config",
+        "mcp_save_servers",
+        "mcp_remove_server",
+        "mcp_set_disabled",
+        "mcp_restart",
+        "mcp_test_tool",
+        "mcp_sign_in",
     ]
 }

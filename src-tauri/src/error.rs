@@ -32,6 +32,8 @@ pub enum ErrorCode {
     LinkRefused,
     /// The system did not open a link or folder (no browser or file manager answered).
     OpenFailed,
+    /// Signing in to an MCP server failed (refused, timed out, or the OAuth exchange failed).
+    SignIn,
 }
 
 /// An error returned by a Tauri command.

@@ -80,10 +80,15 @@ pub(crate) fn external_url(text: &str) -> Result<Url, AppError> {
 #[tauri::command]
 #[specta::specta]
 pub fn open_external(app: AppHandle, url: String) -> Result<(), AppError> {
+    open_url(&app, &external_url(&url)?)
+}
+
+/// Open `url` in the system's browser (or mail program), or, in the end-to-end tests' build,
+/// log it instead (see [`crate::seams::opener_log`]).
+pub(crate) fn open_url(app: &AppHandle, url: &Url) -> Result<(), AppError> {
     use tauri_plugin_opener::OpenerExt;
-    let url = external_url(&url)?;
     if let Some(log) = crate::seams::opener_log() {
-        return log_instead_of_opening(&log, &url);
+        return log_instead_of_opening(&log, url);
     }
     app.opener()
         .open_url(url.as_str(), None::<&str>)

@@ -53,7 +53,7 @@ function backend(overrides: Partial<Record<string, () => unknown>> = {}) {
       if (cmd === "get_status" || cmd === "reload_config") return STATUS;
       if (cmd === "list_conversations" || cmd === "list_tools") return [];
       if (cmd === "list_artifacts") return { items: [], total: 0 };
-      if (cmd === "list_agents" || cmd === "list_config_files") return [];
+      if (cmd === "list_agents" || cmd === "list_config_files" || cmd === "mcp_servers") return [];
       if (cmd === "get_settings") return settingsView([DEFAULT_PROFILE]);
       throw new Error(`unexpected command ${cmd}`);
     },

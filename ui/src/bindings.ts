@@ -159,6 +159,112 @@ async listTools() : Promise<Result<ToolInfo[], AppError>> {
 }
 },
 /**
+ * Every server of `mcp.json`, in file order, with its status, command and stderr tail.
+ */
+async mcpServers() : Promise<Result<McpServerView[], AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("mcp_servers") };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * The tools of the server `name` (empty until it is ready).
+ */
+async mcpServerTools(name: string) : Promise<Result<McpToolInfo[], AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("mcp_server_tools", { name }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * The server `name` as it is written in `mcp.json`, as a `{"mcpServers": {...}}` block to edit
+ * (secrets stay `{{VAR}}` references: the file never holds their values).
+ */
+async mcpServerConfig(name: string) : Promise<Result<string, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("mcp_server_config", { name }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Add or replace the servers of pasted JSON (one server by name, or a whole `mcpServers`
+ * block), then reload so they start. `replacing`: the server being edited; when the paste no
+ * longer names it, it was renamed and the old entry goes. Returns the names written.
+ */
+async mcpSaveServers(json: string, replacing: string | null) : Promise<Result<string[], AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("mcp_save_servers", { json, replacing }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Remove the server `name` from `mcp.json` (its process ends), then reload.
+ */
+async mcpRemoveServer(name: string) : Promise<Result<null, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("mcp_remove_server", { name }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Disable (stop, and do not start again) or enable the server `name`, then reload.
+ */
+async mcpSetDisabled(name: string, disabled: boolean) : Promise<Result<null, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("mcp_set_disabled", { name, disabled }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Stop and start the server `name` again (a failed one too).
+ */
+async mcpRestart(name: string) : Promise<Result<null, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("mcp_restart", { name }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Call the MCP tool `name` (`SERVER.TOOL`) with `params` as the model would write them,
+ * through the gate: typed and checked against its schema, and asked in the permission dialog
+ * like in a run (annotations never skip it). Uses the tool editor's test conversation, so
+ * closing the panel withdraws the request (`cancel_tool_test`).
+ */
+async mcpTestTool(name: string, params: Partial<{ [key in string]: string }>) : Promise<Result<ToolTest, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("mcp_test_tool", { name, params }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Sign in to the remote server `name`: its authorization page opens in the system browser,
+ * the tokens go to the keyring, and the server restarts with them. Returns the scopes granted.
+ */
+async mcpSignIn(name: string) : Promise<Result<string[], AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("mcp_sign_in", { name }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
  * One page of the library (newest first, or by relevance when searching).
  */
 async listArtifacts(query: LibraryQuery, limit: number, offset: number) : Promise<Result<ArtifactPage, AppError>> {
@@ -1059,7 +1165,11 @@ export type ErrorCode =
 /**
  * The system did not open a link or folder (no browser or file manager answered).
  */
-"open_failed"
+"open_failed" | 
+/**
+ * Signing in to an MCP server failed (refused, timed out, or the OAuth exchange failed).
+ */
+"sign_in"
 /**
  * The format of an exported conversation.
  */
@@ -1312,6 +1422,83 @@ export type ListSort =
  * Largest latest version first.
  */
 "largest"
+/**
+ * One server as the status list shows it. No secret values: only the command line or URL.
+ */
+export type McpServerView = { 
+/**
+ * Its name.
+ */
+name: string; 
+/**
+ * `stdio` or `http`.
+ */
+transport: string; 
+/**
+ * The command line (stdio) or URL (http), as configured.
+ */
+target: string; 
+/**
+ * Where it is.
+ */
+status: ServerStatus; 
+/**
+ * The program that was started (stdio), once resolved.
+ */
+command_path: string | null; 
+/**
+ * The program was found through the login shell's PATH, not ours.
+ */
+command_from_login_shell: boolean; 
+/**
+ * The child's process id while it runs (stdio).
+ */
+pid: number | null; 
+/**
+ * The last lines of its stderr (stdio, secrets masked).
+ */
+stderr_tail: string[] }
+/**
+ * What the UI shows of one server tool: its spec for the model, its annotations, and the
+ * block of instructions the model sees.
+ */
+export type McpToolInfo = { 
+/**
+ * The registry name, `SERVER.TOOL` (sanitized).
+ */
+name: string; 
+/**
+ * The server's own name for it.
+ */
+remote_name: string; 
+/**
+ * Its title (annotations or tool title), if any.
+ */
+title: string | null; 
+/**
+ * Its description.
+ */
+description: string; 
+/**
+ * Parameters as the model sees them.
+ */
+params: ParamSpec[]; 
+/**
+ * The server's hint: the tool only reads.
+ */
+read_only_hint: boolean | null; 
+/**
+ * The server's hint: the tool may destroy data.
+ */
+destructive_hint: boolean | null; 
+/**
+ * The effective default permission (from mcp.json).
+ */
+permission: Permission; 
+/**
+ * The `<tool>` block of the model's instructions.
+ */
+instructions: string }
 /**
  * One entry of `models.yaml`.
  */
@@ -1742,13 +1929,17 @@ name: string;
  */
 description: string; 
 /**
- * `builtin`, `artifact` or `http`.
+ * `builtin`, `artifact`, `http` or `mcp`.
  */
 source: string; 
 /**
  * The Markdown file of an HTTP tool.
  */
 file: string | null; 
+/**
+ * The MCP server an `mcp` tool comes from.
+ */
+server: string | null; 
 /**
  * Default permission.
  */

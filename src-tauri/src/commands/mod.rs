@@ -9,6 +9,7 @@ pub mod artifacts;
 pub mod chat;
 pub mod editor;
 pub mod export;
+pub mod mcp;
 pub mod settings;
 pub mod tools;
 

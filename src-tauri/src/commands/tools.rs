@@ -24,10 +24,12 @@ pub struct ToolInfo {
     pub name: String,
     /// Description for the model.
     pub description: String,
-    /// `builtin`, `artifact` or `http`.
+    /// `builtin`, `artifact`, `http` or `mcp`.
     pub source: String,
     /// The Markdown file of an HTTP tool.
     pub file: Option<String>,
+    /// The MCP server an `mcp` tool comes from.
+    pub server: Option<String>,
     /// Default permission.
     pub permission: Permission,
     /// Parameters.
@@ -50,17 +52,18 @@ pub fn list_tools(state: State<'_, AppState>) -> Result<Vec<ToolInfo>, AppError>
         .iter()
         .map(|tool| {
             let spec = tool.spec();
-            let (source, file) = match tool.source() {
-                ToolSource::Builtin => ("builtin", None),
-                ToolSource::Artifact => ("artifact", None),
-                ToolSource::Http { file } => ("http", Some(file.display().to_string())),
-                ToolSource::Mcp { .. } => ("mcp", None),
+            let (source, file, server) = match tool.source() {
+                ToolSource::Builtin => ("builtin", None, None),
+                ToolSource::Artifact => ("artifact", None, None),
+                ToolSource::Http { file } => ("http", Some(file.display().to_string()), None),
+                ToolSource::Mcp { server } => ("mcp", None, Some(server)),
             };
             ToolInfo {
                 name: spec.name.clone(),
                 description: spec.description.clone(),
                 source: source.to_string(),
                 file,
+                server,
                 permission: tool.permission(),
                 params: spec.params.clone(),
                 used_by: config

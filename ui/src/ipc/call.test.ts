@@ -33,6 +33,16 @@ describe("call", () => {
     expect((err as IpcError).message).toContain("the IPC channel closed");
   });
 
+  it("turns a refusal by Tauri itself (a bare string) into a transport error with its text", async () => {
+    mockIPC(() => {
+      throw "mcp_servers not allowed. Command not found";
+    });
+    const err = await call(commands.mcpServers()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(IpcError);
+    expect(err).toMatchObject({ code: "transport" });
+    expect((err as IpcError).message).toContain("mcp_servers not allowed");
+  });
+
   it("attempt gives null on success and the error otherwise", async () => {
     mockIPC((cmd) => {
       if (cmd === "delete_secret") throw { code: "keyring", message: "the system keyring failed" };

@@ -30,7 +30,21 @@ export async function call<T>(pending: Promise<Result<T, AppError>>): Promise<T>
     throw new IpcError("transport", `the app's backend did not answer: ${describe(e)}`);
   }
   if (res.status === "ok") return res.data;
+  if (!isAppError(res.error)) {
+    // Rejected by Tauri itself, not by the command (e.g. a command the window's capability
+    // does not allow): a bare string, which would otherwise surface as an empty message.
+    throw new IpcError("transport", `the app's backend refused the call: ${describe(res.error)}`);
+  }
   throw new IpcError(res.error.code, res.error.message);
+}
+
+function isAppError(e: unknown): e is AppError {
+  return (
+    typeof e === "object" &&
+    e !== null &&
+    typeof (e as AppError).code === "string" &&
+    typeof (e as AppError).message === "string"
+  );
 }
 
 /** The message of an error a screen caught (an IpcError, or anything else thrown). */

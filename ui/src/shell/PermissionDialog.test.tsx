@@ -84,6 +84,27 @@ describe("PermissionDialog", () => {
     );
   });
 
+  it("shows an MCP call's server, tool, JSON arguments and hints, not an HTTP request", () => {
+    const r = request("r1", "everything.echo");
+    r.request.params = { message: "hi" };
+    r.request.request = {
+      mcp_server: "everything",
+      tool: "echo",
+      arguments: { message: "hi" },
+      read_only_hint: true,
+      destructive_hint: null,
+    };
+    dialogOver([r]);
+    const mcp = screen.getByTestId("permission-mcp");
+    expect(mcp).toHaveTextContent("Server everything, tool echo says: read-only");
+    expect(mcp).not.toHaveTextContent("destructive");
+    expect(screen.getByLabelText("Arguments")).toHaveTextContent('"message": "hi"');
+    expect(screen.queryByTestId("permission-http")).toBeNull();
+    expect(screen.queryByTestId("permission-destination")).toBeNull();
+    // A read-only hint is shown, never trusted: approving still needs the dialog.
+    expect(screen.getByTestId("permission-approve")).toBeDisabled();
+  });
+
   it("ignores Enter, Space, Ctrl+Enter and clicks until armed, then answers them", () => {
     const { answers } = dialogOver([request("r1", "one")]);
     // The focus starts on the title, not on a button a keystroke could press.

@@ -25,6 +25,20 @@ interface HttpPreview {
   secrets?: string[];
 }
 
+/** The MCP part of a request preview (see the engine's `McpTool::request_preview`). */
+interface McpPreview {
+  mcp_server: string;
+  /** The server's own name for the tool. */
+  tool?: string;
+  /** The JSON arguments that will be sent. */
+  arguments?: unknown;
+  read_only_hint?: boolean | null;
+  destructive_hint?: boolean | null;
+}
+
+const isMcpPreview = (p: unknown): p is McpPreview =>
+  typeof p === "object" && p !== null && typeof (p as McpPreview).mcp_server === "string";
+
 /** Elements where Enter or Space already mean something (they click or type): the dialog's
  * own shortcuts leave those keys to them. */
 const NATIVE_KEYS = "button, a[href], input, textarea, select, summary";
@@ -101,7 +115,8 @@ export function PermissionDialog(props: {
   const { request } = current;
   const left =
     current.deadlineMs === null ? null : Math.max(0, Math.ceil((current.deadlineMs - now) / 1000));
-  const http = request.request as null | HttpPreview;
+  const mcp = isMcpPreview(request.request) ? request.request : null;
+  const http = mcp ? null : (request.request as null | HttpPreview);
 
   return (
     <Modal
@@ -143,6 +158,7 @@ export function PermissionDialog(props: {
         {JSON.stringify(request.params, null, 2)}
       </pre>
       {http && <HttpRequest http={http} />}
+      {mcp && <McpRequest mcp={mcp} />}
       <div className="dialog-actions">
         <button type="button" onClick={() => answer("deny")} data-testid="permission-deny">
           Deny <kbd>Esc</kbd>
@@ -195,6 +211,29 @@ function HttpRequest({ http }: { http: HttpPreview }) {
           ? `Uses the secrets ${http.secrets.join(", ")} (shown by name; their values are never displayed).`
           : "Uses no secrets."}
       </p>
+    </>
+  );
+}
+
+/** What goes to an MCP server: which server and tool, the JSON arguments, and the server's own
+ * hints, shown as what they are (claims of the server) and never a reason to skip this dialog. */
+function McpRequest({ mcp }: { mcp: McpPreview }) {
+  return (
+    <>
+      <h3>Sent to the MCP server</h3>
+      <p data-testid="permission-mcp">
+        Server <strong>{mcp.mcp_server}</strong>, tool <code>{mcp.tool ?? ""}</code>{" "}
+        {mcp.read_only_hint && <span className="badge">says: read-only</span>}{" "}
+        {mcp.destructive_hint && <span className="badge badge-failed">says: destructive</span>}
+      </p>
+      {mcp.arguments !== undefined && (
+        <pre className="code" tabIndex={0} aria-label="Arguments">
+          {JSON.stringify(mcp.arguments, null, 2)}
+        </pre>
+      )}
+      {(mcp.read_only_hint || mcp.destructive_hint) && (
+        <p className="muted small">The server describes its own tool; only you decide.</p>
+      )}
     </>
   );
 }

@@ -1,26 +1,65 @@
-import { useEffect, useRef, useState } from "react";
-import { commands, type ToolTest } from "../../bindings";
-import { attempt, call, errorMessage } from "../../ipc/call";
+import { useEffect, useId, useRef, useState } from "react";
+import { commands, type ParamSpec, type ToolTest } from "../../bindings";
+import { attempt, errorMessage } from "../../ipc/call";
 import { Spinner } from "../../components/Spinner";
 import type { ToolDraft } from "./toolDraft";
 
+/** One parameter as the test form asks for it: the default as text, the allowed values. */
+export type TestParam = {
+  name: string;
+  type: string;
+  required: boolean;
+  /** Text; empty means no default. */
+  default: string;
+  /** The only values allowed; empty means any. */
+  options: string[];
+};
+
+/** The test form's parameters of an HTTP tool draft. */
+export const draftTestParams = (draft: ToolDraft | null): TestParam[] =>
+  (draft?.parameters ?? []).map((p) => ({
+    name: p.name,
+    type: p.type,
+    required: p.required,
+    default: p.default,
+    options: p.enum === "" ? [] : p.enum.split(",").map((v) => v.trim()),
+  }));
+
+/** The test form's parameters of a registered tool (e.g. an MCP server's). */
+export const specTestParams = (params: ParamSpec[]): TestParam[] =>
+  params.map((p) => ({
+    name: p.name,
+    type: p.type,
+    required: p.required ?? true,
+    default:
+      p.default === null || p.default === undefined
+        ? ""
+        : typeof p.default === "string"
+          ? p.default
+          : JSON.stringify(p.default),
+    options: p.enum ?? [],
+  }));
+
 /**
- * Run the draft (saved or not) through the real pipeline: the parameters are sent as the model
- * would write them, defaults are filled in and values typed as declared; a `confirm` tool asks
- * in the permission dialog. Shows the request (secrets by name), the response and the value.
+ * Run a tool through the real pipeline (`run` calls the backend): the parameters are sent as
+ * the model would write them, defaults are filled in and values typed as declared; a `confirm`
+ * tool asks in the permission dialog. Shows the value the model gets, the parameters sent and,
+ * for HTTP tools, the request (secrets by name) and the response.
  */
 export function TestPanel(props: {
-  path: string | null;
-  text: string;
-  draft: ToolDraft | null;
+  params: TestParam[];
+  run: (params: Record<string, string>) => Promise<ToolTest>;
   disabled: boolean;
+  /** Why the test is disabled. */
+  disabledHint?: string;
 }) {
   const [values, setValues] = useState<Record<string, string>>({});
   const [running, setRunning] = useState(false);
   const [result, setResult] = useState<ToolTest | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const params = props.draft?.parameters ?? [];
-  // Closing the editor while a test waits for permission withdraws the request.
+  const params = props.params;
+  const titleId = useId();
+  // Closing the panel while a test waits for permission withdraws the request.
   const waiting = useRef(false);
   useEffect(
     () => () => {
@@ -40,7 +79,7 @@ export function TestPanel(props: {
     }
     waiting.current = true;
     try {
-      setResult(await call(commands.testToolDraft(props.path, props.text, sent)));
+      setResult(await props.run(sent));
     } catch (e) {
       setResult(null);
       setError(errorMessage(e));
@@ -52,8 +91,8 @@ export function TestPanel(props: {
 
   const ex = result?.exchange ?? null;
   return (
-    <section className="test-panel" aria-labelledby="test-title" data-testid="test-panel">
-      <h3 id="test-title">Test</h3>
+    <section className="test-panel" aria-labelledby={titleId} data-testid="test-panel">
+      <h3 id={titleId}>Test</h3>
       <form
         onSubmit={(e) => {
           e.preventDefault();
@@ -69,15 +108,15 @@ export function TestPanel(props: {
                 <span className="muted small"> required</span>
               ) : null}
             </span>
-            {p.enum !== "" ? (
+            {p.options.length > 0 ? (
               <select
                 value={values[p.name] ?? ""}
                 data-testid={`test-param-${p.name}`}
                 onChange={(e) => setValues({ ...values, [p.name]: e.target.value })}
               >
                 <option value="">{p.default === "" ? "(none)" : `default: ${p.default}`}</option>
-                {p.enum.split(",").map((v) => (
-                  <option key={v.trim()}>{v.trim()}</option>
+                {p.options.map((v) => (
+                  <option key={v}>{v}</option>
                 ))}
               </select>
             ) : (
@@ -95,7 +134,9 @@ export function TestPanel(props: {
             {running ? <Spinner /> : null}
             Run test
           </button>
-          {props.disabled && <span className="muted small">Fix the problems above to test.</span>}
+          {props.disabled && props.disabledHint && (
+            <span className="muted small">{props.disabledHint}</span>
+          )}
         </div>
       </form>
       {error && (

@@ -204,7 +204,7 @@ describe("Tools page editing", () => {
   it("asks before discarding unsaved changes", async () => {
     mockIPC(
       (cmd, args) => {
-        if (cmd === "list_tools" || cmd === "list_config_files") return [];
+        if (cmd === "list_tools" || cmd === "list_config_files" || cmd === "mcp_servers") return [];
         if (cmd === "tool_template") return example;
         if (cmd === "check_tool_draft") return check((args as Args).text as string);
         throw new Error(`unexpected ${cmd}`);

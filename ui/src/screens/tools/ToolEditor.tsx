@@ -1,11 +1,12 @@
 import { useEffect, useMemo, useRef, useState } from "react";
-import type { ConfigError } from "../../bindings";
+import { commands, type ConfigError } from "../../bindings";
+import { call } from "../../ipc/call";
 import { useFileEditor } from "../../editor/useFileEditor";
 import { FileEditorFrame } from "../../editor/FileEditorFrame";
 import { ProblemList } from "../../editor/ProblemList";
 import { selectLine } from "../../editor/selectLine";
 import { useLeaveGuard } from "../../shell/leaveGuard";
-import { TestPanel } from "./TestPanel";
+import { draftTestParams, TestPanel } from "./TestPanel";
 import { ToolForm } from "./ToolForm";
 import { applyDraft, parseToolMarkdown, type ToolDraft } from "./toolDraft";
 import { useToolCheck } from "./useToolCheck";
@@ -137,10 +138,10 @@ export function ToolEditor(props: {
             </details>
           )}
           <TestPanel
-            path={file.path}
-            text={file.text}
-            draft={parsed.ok ? parsed.draft : null}
+            params={draftTestParams(parsed.ok ? parsed.draft : null)}
+            run={(params) => call(commands.testToolDraft(file.path, file.text, params))}
             disabled={errors.length > 0}
+            disabledHint="Fix the problems above to test."
           />
         </aside>
       </div>

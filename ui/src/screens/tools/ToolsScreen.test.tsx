@@ -12,6 +12,7 @@ const TOOLS: ToolInfo[] = [
     description: "Fetch a page",
     source: "builtin",
     file: null,
+    server: null,
     permission: "confirm",
     params: [
       {
@@ -42,10 +43,22 @@ const TOOLS: ToolInfo[] = [
     description: "Stock quotes",
     source: "http",
     file: "/c/tools/quote.md",
+    server: null,
     permission: "confirm",
     params: [],
     used_by: [],
     instructions: '<tool name="quote">…</tool>',
+  },
+  {
+    name: "everything.echo",
+    description: "Echoes back the input",
+    source: "mcp",
+    file: null,
+    server: "everything",
+    permission: "confirm",
+    params: [],
+    used_by: [{ agent: "tester", permission: "confirm" }],
+    instructions: '<tool name="everything.echo">…</tool>',
   },
 ];
 
@@ -84,6 +97,9 @@ describe("ToolsScreen", () => {
     const quote = screen.getByTestId("tool-row-quote");
     expect(quote).toHaveTextContent("HTTP");
     expect(quote).toHaveTextContent("no agent uses it");
+    const echo = screen.getByTestId("tool-row-everything.echo");
+    expect(echo).toHaveTextContent("MCP");
+    expect(echo).toHaveTextContent("used by tester");
     expect(screen.getByTestId("config-errors")).toHaveTextContent(
       "/c/tools/bad.md:4 field method: unknown method",
     );

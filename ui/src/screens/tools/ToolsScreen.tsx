@@ -10,12 +10,18 @@ import { attempt, call, errorMessage } from "../../ipc/call";
 import { ConfirmButton } from "../../components/ConfirmButton";
 import type { StatusState } from "../../ipc/useStatus";
 import { useConfirmLeave } from "../../shell/leaveGuard";
+import { ParamTable } from "./ParamTable";
 import { ToolEditor } from "./ToolEditor";
 import { duplicateText } from "./toolDraft";
 import { useTools } from "./useTools";
 import { useStatusChanges } from "../../ipc/useEngineEvents";
+import { McpServerEditor, NEW_SERVER_TEXT } from "./mcp/McpServerEditor";
+import { McpServers } from "./mcp/McpServers";
+import { useMcpServers } from "./mcp/useMcpServers";
 
 type Opened = { path: string | null; text: string; key: number };
+/** The MCP server editor: the server edited (null: new ones) and the text it starts with. */
+type McpOpened = { name: string | null; text: string };
 
 let opens = 0;
 /** Every open gets its own key, so opening again (after "Discard") really starts over. */
@@ -42,6 +48,7 @@ const SOURCE_LABEL: Record<string, string> = {
   builtin: "built-in",
   artifact: "artifact",
   http: "HTTP",
+  mcp: "MCP",
 };
 
 /** Every tool (built-in, artifact, custom) with its source, permission and users, and every
@@ -51,6 +58,8 @@ export function ToolsScreen({ state }: { state: StatusState }) {
   const { tools, error } = useTools();
   const { files, reload } = useToolFiles();
   const [opened, setOpened] = useState<Opened | null>(null);
+  const [mcpOpened, setMcpOpened] = useState<McpOpened | null>(null);
+  const mcp = useMcpServers();
   const [actionError, setActionError] = useState<string | null>(null);
   const confirmLeave = useConfirmLeave();
   const names = [
@@ -89,6 +98,46 @@ export function ToolsScreen({ state }: { state: StatusState }) {
       void act(() => commands.setConfigFileEnabled("tool", path, enabled)),
     remove: (path) => act(() => commands.deleteConfigFile("tool", path)),
   };
+
+  const openMcp = (name: string | null) =>
+    confirmLeave(() => {
+      setActionError(null);
+      if (name === null) {
+        setMcpOpened({ name, text: NEW_SERVER_TEXT });
+        return;
+      }
+      call(commands.mcpServerConfig(name)).then(
+        (text) => setMcpOpened({ name, text }),
+        (e: unknown) => setActionError(errorMessage(e)),
+      );
+    });
+
+  if (mcpOpened) {
+    const close = () =>
+      confirmLeave(() => {
+        setMcpOpened(null);
+        void mcp.reload();
+      });
+    return (
+      <section className="screen tools-screen">
+        <h1 id="screen-title" className="visually-hidden">
+          Tools
+        </h1>
+        <button type="button" className="link-button" onClick={close}>
+          ← All tools
+        </button>
+        <McpServerEditor
+          name={mcpOpened.name}
+          text={mcpOpened.text}
+          onClose={() => {
+            setMcpOpened(null);
+            void mcp.reload();
+          }}
+          onCancel={close}
+        />
+      </section>
+    );
+  }
 
   if (opened) {
     return (
@@ -188,6 +237,14 @@ export function ToolsScreen({ state }: { state: StatusState }) {
           )}
         </>
       )}
+      <McpServers
+        servers={mcp.servers}
+        error={mcp.error}
+        history={mcp.history}
+        onAdd={() => openMcp(null)}
+        onEdit={(name) => openMcp(name)}
+        reload={() => void mcp.reload()}
+      />
       <h2>All tools</h2>
       {error && <p role="alert">{error}</p>}
       {tools && (
@@ -295,37 +352,7 @@ function ToolRow({ tool, actions }: { tool: ToolInfo; actions: ToolActions }) {
           <p className="tool-description">
             {tool.description || <span className="muted">No description.</span>}
           </p>
-          {tool.params.length > 0 && (
-            <table className="param-table">
-              <thead>
-                <tr>
-                  <th>Parameter</th>
-                  <th>Type</th>
-                  <th>Required</th>
-                  <th>Default</th>
-                  <th>Allowed values</th>
-                </tr>
-              </thead>
-              <tbody>
-                {tool.params.map((p) => (
-                  <tr key={p.name}>
-                    <td>
-                      <code>{p.name}</code>
-                      {p.description && <div className="muted small">{p.description}</div>}
-                    </td>
-                    <td>{p.type}</td>
-                    <td>{p.required ? "yes" : "no"}</td>
-                    <td>
-                      {p.default === null || p.default === undefined
-                        ? ""
-                        : JSON.stringify(p.default)}
-                    </td>
-                    <td>{p.enum?.join(", ") ?? ""}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )}
+          {tool.params.length > 0 && <ParamTable params={tool.params} />}
           <h3 className="small">What the model sees</h3>
           <pre className="code">{tool.instructions}</pre>
         </div>

@@ -1,13 +1,18 @@
 import { useEffect, useState } from "react";
 import { commands, type ToolInfo } from "../../bindings";
 import { call, errorMessage } from "../../ipc/call";
-import { useStatusChanges } from "../../ipc/useEngineEvents";
+import { useEngineEvents, useStatusChanges } from "../../ipc/useEngineEvents";
 
-/** Every tool from the backend, refreshed when the config folder reloads. */
+/** Every tool from the backend, refreshed when the config folder reloads or an MCP server's
+ * status changes (its tools join or leave). */
 export function useTools() {
   const [tools, setTools] = useState<ToolInfo[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const statusChanges = useStatusChanges();
+  const [mcpChanges, setMcpChanges] = useState(0);
+  useEngineEvents((event) => {
+    if (event.type === "mcp_server_status") setMcpChanges((n) => n + 1);
+  });
   useEffect(() => {
     let alive = true;
     const load = () =>
@@ -25,6 +30,6 @@ export function useTools() {
       alive = false;
       off();
     };
-  }, [statusChanges]);
+  }, [statusChanges, mcpChanges]);
   return { tools, error };
 }

@@ -1,0 +1,162 @@
+"""MCP servers through the real app: paste the configuration of the official
+`server-everything` (installed under tests/mcp by scripts/setup.sh), see it start and list its
+tools, give one to an agent, let the scripted model call it (the permission dialog shows the
+arguments, the tool card the result), then kill the server's process: the status says failed,
+and Restart brings it back."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from pathlib import Path
+
+from selenium.webdriver.common.by import By
+
+from harness import ROOT, App, prepare_home
+
+SERVER_JS = ROOT / "tests/mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+
+AGENT = """---
+name: tester
+description: Test agent
+model: default
+tools:
+  create_artifact: auto
+max_tool_rounds: 5
+---
+You are the tester.
+"""
+
+ECHO = "<tool_call><name>everything.echo</name><params><message><![CDATA[hello from e2e]]></message></params></tool_call>"
+
+
+def server_status(app: App) -> tuple[str, str]:
+    """The `everything` row's status: its state and the badge's text ("", "" before it shows)."""
+    return tuple(app.js(
+        "const b = document.querySelector('[data-testid=\"mcp-server-everything\"] [data-testid=mcp-status]');"
+        "return b ? [b.dataset.state, b.textContent] : ['', '']"
+    ))
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below ``pid``."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        # The command name (2nd field) may hold spaces: the parent id follows its closing ")".
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        children.setdefault(ppid, []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def server_pids(app: App) -> list[int]:
+    """The app's child processes running server-everything."""
+    pids = []
+    for pid in descendants(app.app_pid()):
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if str(SERVER_JS) in cmdline:
+            pids.append(pid)
+    return pids
+
+
+def test_paste_call_kill_and_restart_an_mcp_server(home, scripted_model):
+    assert SERVER_JS.is_file(), f"{SERVER_JS} is missing: run `npm ci` in tests/mcp (scripts/setup.sh --test does)"
+    model = scripted_model([
+        {"text": ECHO},
+        {"text": "The server echoed it."},
+    ])
+    prepare_home(home, model, AGENT)
+    app = App(home, "mcp")
+    try:
+        # Paste the block other apps use; the server starts in the background.
+        app.by_testid("nav-tools").click()
+        app.by_testid("add-mcp-server").click()
+        config = {"mcpServers": {"everything": {"command": "node", "args": [str(SERVER_JS), "stdio"]}}}
+        app.set_value(app.by_testid("mcp-json"), json.dumps(config, indent=2))
+        app.by_testid("save-mcp").click()
+        app.wait(lambda d: server_status(app)[0] == "ready", "the server to be ready", timeout=60)
+        _, badge = server_status(app)
+        assert badge.startswith("ready · ") and badge.endswith(" tools"), badge
+        assert json.loads((home / "config" / "mcp.json").read_text())["mcpServers"]["everything"]["args"][1] == "stdio"
+
+        # Its tools, with what the model sees.
+        row = app.by_testid("mcp-server-everything")
+        row.find_element(By.CSS_SELECTOR, "summary").click()
+        echo = app.by_testid("mcp-tool-everything.echo")
+        echo.find_element(By.CSS_SELECTOR, "summary").click()
+        assert '<tool name="everything.echo">' in app.js("return arguments[0].textContent", echo)
+        command = app.text_of("mcp-command-path")
+        assert command.endswith("/node"), command
+        app.screenshot("mcp-ready")
+
+        # The test panel calls it through the permission dialog.
+        echo.find_element(By.CSS_SELECTOR, '[data-testid="test-everything.echo"]').click()
+        echo.find_element(By.CSS_SELECTOR, '[data-testid="test-param-message"]').send_keys("from the panel")
+        echo.find_element(By.CSS_SELECTOR, '[data-testid="run-test"]').click()
+        app.wait(lambda d: app.js("const d = document.querySelector('[data-testid=permission-dialog]'); return !!d && d.open"), "the test's permission dialog")
+        assert "Server everything, tool echo" in app.text_of("permission-mcp")
+        app.answer_permission("approve")
+        app.wait(lambda d: app.js("return !!document.querySelector('[data-testid=test-output]')"), "the test result")
+        assert app.text_of("test-output") == "Echo: from the panel"
+
+        # Give the echo tool to the tester agent.
+        app.by_testid("nav-agents").click()
+        app.by_testid("agent-tester").click()
+        app.by_testid("edit-agent").click()
+        app.set_value(app.by_testid("agent-raw"), AGENT.replace("  create_artifact: auto", "  create_artifact: auto\n  everything.echo: confirm"))
+        app.wait(lambda d: app.js("return !!document.querySelector('[data-testid=no-problems]')"), "a valid agent")
+        app.by_testid("save-agent").click()
+        app.wait(lambda d: "everything.echo: confirm" in (home / "config" / "agents" / "tester.md").read_text(), "the saved agent")
+
+        # The scripted model calls it; the dialog shows the arguments, the card the text.
+        app.by_testid("nav-chat").click()
+        app.pick_agent("tester")
+        app.send("Echo something")
+        app.wait(lambda d: app.js("const d = document.querySelector('[data-testid=permission-dialog]'); return !!d && d.open"), "the permission dialog")
+        dialog = app.by_testid("permission-dialog")
+        assert "everything.echo" in dialog.text
+        assert '"message": "hello from e2e"' in app.js("return arguments[0].textContent", dialog)
+        app.screenshot("mcp-permission")
+        app.answer_permission("approve")
+        card = '[data-testid="tool-card-everything.echo"]'
+        app.wait(lambda d: app.js(f"const c = document.querySelector('{card}'); return c ? c.dataset.status : ''") == "succeeded", "the tool card")
+        assert "Echo: hello from e2e" in app.js(f"return document.querySelector('{card}').textContent")
+        app.screenshot("mcp-result")
+
+        # Kill the server's process: the status says failed (the engine restarts a crashed
+        # server after a second, so the row's recent status changes keep the failure); Restart
+        # starts a new process.
+        app.by_testid("nav-tools").click()
+        pids = server_pids(app)
+        assert pids, "no server-everything process under the app"
+        for pid in pids:
+            os.kill(pid, signal.SIGKILL)
+        history = lambda: app.js(  # noqa: E731
+            "const h = document.querySelector('[data-testid=\"mcp-server-everything\"] [data-testid=mcp-history]');"
+            "return h ? h.textContent : ''"
+        )
+        app.wait(lambda d: "failed: the server stopped" in history(), "the failed status")
+        row = app.by_testid("mcp-server-everything")
+        if row.get_attribute("open") is None:
+            row.find_element(By.CSS_SELECTOR, "summary").click()
+        row.find_element(By.XPATH, ".//summary[text()='Recent status changes']").click()
+        app.screenshot("mcp-failed")
+        app.by_testid("restart-everything").click()
+        app.wait(lambda d: server_status(app)[0] == "ready" and server_pids(app) and not set(server_pids(app)) & set(pids),
+                 "the server to be ready again in a new process", timeout=60)
+    finally:
+        app.stop()
