@@ -7,15 +7,18 @@
 //! - [`schema`] turns a tool's input schema into parameters and checks JSON arguments.
 //! - [`tool`] puts each server tool in the registry as `SERVER.TOOL`, through the one gate.
 //! - [`hub`] keeps the configured servers running in the background with a status each.
+//! - [`elicitation`] turns a server's question into a form for the app, and checks answers.
 
 pub mod client;
 pub mod config;
+pub mod elicitation;
 pub mod hub;
 pub mod schema;
 pub mod tool;
 
 pub use client::{connect, ConnectOptions, ElicitationHandler, McpClient, McpError};
 pub use config::{McpConfig, McpServerConfig, McpTransport};
+pub use elicitation::{ElicitationBroker, ElicitationForm, ElicitationReply};
 pub use hub::{McpHub, McpServerView, ServerStatus};
 pub use tool::{McpTool, McpToolInfo};
 

@@ -3,5 +3,6 @@
 //! Streamable HTTP, directly and through the engine (hub, registry, gate).
 
 mod client; // one session: tools, content kinds, errors, progress, cancellation, env, PATH
+mod elicit; // elicitation through the app's broker: accept, decline, URL, the run's stop
 mod hub; // the engine's hub: status, crash and restart, reloads, the gate, leftover processes
 mod support;
