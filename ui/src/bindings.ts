@@ -948,6 +948,10 @@ export type EngineEvent =
  */
 { type: "config_reloaded"; errors: ConfigError[] } | 
 /**
+ * An MCP server's status changed (starting, ready, failed, needs sign-in, disabled).
+ */
+{ type: "mcp_server_status"; server: string; status: ServerStatus } | 
+/**
  * The user (or a timeout) answered.
  */
 { type: "permission_resolved"; conversation_id: string; request_id: string; answer: Answer; resolution: Resolution }
@@ -1448,6 +1452,30 @@ name: string;
  * Where it was found: `keyring`, `environment` or `.env`; `None` when missing.
  */
 found_in: string | null }
+/**
+ * Where a server is.
+ */
+export type ServerStatus = 
+/**
+ * Being started (or restarted).
+ */
+{ state: "starting" } | 
+/**
+ * Running, with this many tools.
+ */
+{ state: "ready"; tool_count: number } | 
+/**
+ * Not running: why, and the last lines of its stderr.
+ */
+{ state: "failed"; reason: string; stderr_tail: string[] } | 
+/**
+ * A remote server that needs the user to sign in.
+ */
+{ state: "needs_sign_in"; reason: string } | 
+/**
+ * `"disabled": true` in mcp.json.
+ */
+{ state: "disabled" }
 /**
  * Where a built-in web tool sends its requests.
  */

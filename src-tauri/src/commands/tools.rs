@@ -54,6 +54,7 @@ pub fn list_tools(state: State<'_, AppState>) -> Result<Vec<ToolInfo>, AppError>
                 ToolSource::Builtin => ("builtin", None),
                 ToolSource::Artifact => ("artifact", None),
                 ToolSource::Http { file } => ("http", Some(file.display().to_string())),
+                ToolSource::Mcp { .. } => ("mcp", None),
             };
             ToolInfo {
                 name: spec.name.clone(),

@@ -39,19 +39,6 @@ pub fn server_of<'a>(entry: &'a str, servers: &McpConfig) -> Option<&'a str> {
     servers.servers.contains_key(server).then_some(server)
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn patterns() {
-        use super::pattern_matches as m;
-        assert!(m("srv.*", "srv.echo"));
-        assert!(m("srv.echo", "srv.echo"));
-        assert!(!m("srv.*", "srv2.echo"));
-        assert!(!m("srv.*", "srv."));
-        assert!(!m("srv.echo", "srv.echo2"));
-    }
-}
-
 /// The permission an agent's `tools:` map gives the tool `name`: its own entry, else a
 /// `SERVER.*` entry that covers it; `None` when the agent does not list it.
 pub fn agent_setting(
@@ -90,4 +77,17 @@ pub fn expand_agent_tools<'a>(
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn patterns() {
+        use super::pattern_matches as m;
+        assert!(m("srv.*", "srv.echo"));
+        assert!(m("srv.echo", "srv.echo"));
+        assert!(!m("srv.*", "srv2.echo"));
+        assert!(!m("srv.*", "srv."));
+        assert!(!m("srv.echo", "srv.echo2"));
+    }
 }

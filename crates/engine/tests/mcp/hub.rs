@@ -445,15 +445,15 @@ async fn a_broken_mcp_json_keeps_the_last_good_servers() {
 /// Every child (and what it started) is ended when the engine is dropped.
 #[tokio::test]
 async fn no_process_outlives_the_engine() {
-    let tmp = tempfile::tempdir().unwrap();
-    let teed = everything_teed("x", &tmp.path().join("log"));
-    let engine::mcp::McpTransport::Stdio { command, args, .. } = &teed.transport else {
-        unreachable!()
-    };
-    // One server is a wrapper that starts another process (like npx → node).
+    // One server is a wrapper whose extra process does not read stdin (like a helper a server
+    // starts): only ending the whole process group ends it.
+    let wrapped = format!(
+        "sleep 300 & exec node '{}' stdio",
+        everything_js().display()
+    );
     let o = open(&servers_json(json!({
         "one": everything_entry(),
-        "wrapped": {"command": command, "args": args},
+        "wrapped": {"command": "sh", "args": ["-c", wrapped]},
     })));
     ready(&o, "one").await;
     ready(&o, "wrapped").await;
@@ -464,11 +464,7 @@ async fn no_process_outlives_the_engine() {
         .iter()
         .map(|s| s.pid.unwrap())
         .collect();
-    assert_eq!(
-        processes_in_group(groups[1]).len(),
-        2,
-        "the wrapper and its node"
-    );
+    assert_eq!(processes_in_group(groups[1]).len(), 2, "node and its sleep");
     drop(o);
     let left = || groups.iter().flat_map(|g| processes_in_group(*g)).count();
     assert!(
