@@ -72,7 +72,8 @@ function ElicitationBody(props: {
     try {
       await props.onAnswer(reply);
     } catch (e) {
-      setFailure(errorMessage(e));
+      // A refusal says why; a failure with no words still must not look like nothing happened.
+      setFailure(errorMessage(e) || "The answer was not delivered; try again.");
       setBusy(false);
     }
   };
