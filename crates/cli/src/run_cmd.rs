@@ -67,6 +67,14 @@ async fn run_async(paths: AppPaths, args: RunArgs) -> anyhow::Result<ExitCode> {
     engine
         .mcp()
         .set_elicitation_handler(Arc::new(engine::mcp::client::DeclineElicitation));
+    // The app starts MCP servers in the background; a one-shot run waits for them (at most
+    // 30 s each) so their tools are in the agent's instructions from the first answer.
+    for server in engine.mcp().servers() {
+        let _ = engine
+            .mcp()
+            .wait_settled(&server.name, std::time::Duration::from_secs(30))
+            .await;
+    }
 
     // Permission requests are answered from the policy or at the terminal, off the run's task.
     let answerer = {
@@ -187,6 +195,12 @@ fn print_event(e: &EngineEvent, requests: &tokio::sync::mpsc::UnboundedSender<(S
         } => {
             crate::prompt::show_request(request);
             let _ = requests.send((request_id.clone(), request.tool.clone()));
+        }
+        EngineEvent::McpServerStatus {
+            server,
+            status: engine::mcp::ServerStatus::Failed { reason, .. },
+        } => {
+            eprintln!("MCP server `{}` failed: {}", clean(server), clean(reason));
         }
         EngineEvent::RunEnded {
             error: Some(error), ..

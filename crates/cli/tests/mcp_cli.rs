@@ -69,6 +69,27 @@ fn list_tools_and_call() {
     assert!(ok, "{out}{err}");
     assert!(out.contains("Echo: hello from the cli"), "{out}");
 
+    // The server asks a question: --accept-defaults answers with the form's defaults; without
+    // it and without a terminal, the question is declined.
+    let (ok, out, err) = run(cli(home.path()).args([
+        "mcp",
+        "call",
+        "everything.trigger-elicitation-request",
+        "--yes",
+        "--accept-defaults",
+    ]));
+    assert!(ok, "{out}{err}");
+    assert!(out.contains("Favorite Integer: 42"), "{out}");
+    let (ok, out, err) = run(cli(home.path()).args([
+        "mcp",
+        "call",
+        "everything.trigger-elicitation-request",
+        "--yes",
+    ]));
+    assert!(ok, "{out}{err}");
+    assert!(out.contains("declined"), "{out}");
+    assert!(err.contains("declined: no terminal"), "{err}");
+
     // Without --yes and without a terminal: not allowed, exit 1.
     let (ok, out, _) = run(cli(home.path()).args(["mcp", "call", "everything.echo", "message=x"]));
     assert!(!ok);
@@ -113,4 +134,57 @@ fn which_node() -> PathBuf {
         .map(|d| d.join("node"))
         .find(|p| p.is_file())
         .expect("node is installed")
+}
+
+/// An agent that lists `everything.*` sees the server's tools in its instructions and calls
+/// one through the gate in a real run (the scripted model plays the model).
+#[tokio::test(flavor = "multi_thread")]
+async fn an_agent_uses_a_server_tool_in_a_run() {
+    use test_support::{ScriptedModel, Turn};
+    const CALL: &str = "<tool_call><name>everything.echo</name><params><message><![CDATA[from the agent]]></message></params></tool_call>";
+    let model = ScriptedModel::start(vec![Turn::text(CALL), Turn::text("Done.")]).await;
+    let home = home_with_everything();
+    std::fs::write(home.path().join("config/models.yaml"), model.models_yaml()).unwrap();
+    std::fs::create_dir_all(home.path().join("config/agents")).unwrap();
+    std::fs::write(
+        home.path().join("config/agents/mcp_agent.md"),
+        "---\nname: mcp_agent\nmodel: default\ntools:\n  everything.*: confirm\n---\nUse the server's tools.\n",
+    )
+    .unwrap();
+    let out = tokio::task::spawn_blocking({
+        let home = home.path().to_path_buf();
+        move || {
+            cli(&home)
+                .args(["run", "--agent", "mcp_agent", "--yes", "Echo something."])
+                .stdin(std::process::Stdio::null())
+                .output()
+                .unwrap()
+        }
+    })
+    .await
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("Done."), "{stdout}");
+    assert!(stderr.contains("[✓ everything.echo"), "{stderr}");
+    let system = model.requests()[0]
+        .messages()
+        .into_iter()
+        .find(|(role, _)| role == "system")
+        .map(|(_, text)| text)
+        .expect("a system prompt");
+    assert!(
+        system.contains("<tool name=\"everything.echo\">"),
+        "{system}"
+    );
+    assert!(system.contains("<tool name=\"everything.get-tiny-image\">"));
+    // The tool's result went back to the model.
+    let second = model.requests()[1].messages();
+    assert!(
+        second
+            .iter()
+            .any(|(_, text)| text.contains("Echo: from the agent")),
+        "{second:?}"
+    );
 }

@@ -311,7 +311,14 @@ pub struct ConnectOptions {
     /// The login shell asked for its PATH when a command is not in ours (default: `$SHELL`,
     /// else `/bin/sh`; unused on Windows).
     pub login_shell: Option<PathBuf>,
+    /// Longest wait for the `initialize` handshake (default [`CONNECT_TIMEOUT`]): a server
+    /// that never answers fails instead of staying "starting" forever.
+    pub connect_timeout: Duration,
 }
+
+/// Default [`ConnectOptions::connect_timeout`]: generous, since `npx -y` may download the
+/// server first.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(120);
 
 impl Default for ConnectOptions {
     fn default() -> Self {
@@ -323,6 +330,7 @@ impl Default for ConnectOptions {
             auth_header: None,
             path_env: None,
             login_shell: None,
+            connect_timeout: CONNECT_TIMEOUT,
         }
     }
 }
@@ -844,7 +852,7 @@ async fn connect_stdio(
         .with_max_line_length(MAX_MESSAGE_BYTES);
     let h = handler(cfg, opts);
     let (progress, calls) = (h.progress.clone(), h.calls.clone());
-    let service = match rmcp::serve_client(h, transport).await {
+    let service = match handshake(opts, rmcp::serve_client(h, transport)).await {
         Ok(s) => s,
         Err(e) => {
             // Give stderr a moment to arrive: it usually says why.
@@ -865,6 +873,26 @@ async fn connect_stdio(
         Some(resolved),
         redactor,
     ))
+}
+
+/// Why the `initialize` handshake failed.
+#[derive(Debug, thiserror::Error)]
+enum HandshakeError {
+    #[error("the server did not answer `initialize` within {0:?} (a first `npx`/`uvx` run may need longer: see `connect_timeout`)")]
+    TimedOut(Duration),
+    #[error(transparent)]
+    Rmcp(Box<rmcp::service::ClientInitializeError>),
+}
+
+/// Run the handshake, at most [`ConnectOptions::connect_timeout`].
+async fn handshake<T>(
+    opts: &ConnectOptions,
+    serve: impl std::future::Future<Output = Result<T, rmcp::service::ClientInitializeError>>,
+) -> Result<T, HandshakeError> {
+    match tokio::time::timeout(opts.connect_timeout, serve).await {
+        Ok(r) => r.map_err(|e| HandshakeError::Rmcp(Box::new(e))),
+        Err(_) => Err(HandshakeError::TimedOut(opts.connect_timeout)),
+    }
 }
 
 fn spawn_stderr_reader(
@@ -927,9 +955,15 @@ where
     let transport = StreamableHttpClientTransport::with_client(client, config);
     let h = handler(cfg, opts);
     let (progress, calls) = (h.progress.clone(), h.calls.clone());
-    let service = match rmcp::serve_client(h, transport).await {
+    let service = match handshake(opts, rmcp::serve_client(h, transport)).await {
         Ok(s) => s,
-        Err(e) => {
+        Err(HandshakeError::TimedOut(after)) => {
+            return Err(McpError::Handshake {
+                message: HandshakeError::TimedOut(after).to_string(),
+                stderr_tail: Vec::new(),
+            })
+        }
+        Err(HandshakeError::Rmcp(e)) => {
             if e.is_authorization_required() {
                 return Err(McpError::NeedsSignIn {
                     challenge: e.auth_challenge().map(str::to_string),

@@ -338,3 +338,96 @@ async fn a_server_that_dies_at_start_reports_its_stderr() {
     );
     let _ = Duration::ZERO;
 }
+
+/// A server that never answers the handshake fails after the connect timeout instead of
+/// staying "starting" forever.
+#[tokio::test]
+async fn a_server_that_never_answers_fails_after_the_connect_timeout() {
+    let cfg = stdio(
+        "silent",
+        "node",
+        vec![
+            "-e".into(),
+            "console.error('waiting forever'); setInterval(() => {}, 1000)".into(),
+        ],
+    );
+    let opts = ConnectOptions {
+        connect_timeout: Duration::from_secs(1),
+        ..Default::default()
+    };
+    let err = connect(&cfg, &opts).await.unwrap_err();
+    let McpError::Handshake {
+        message,
+        stderr_tail,
+    } = &err
+    else {
+        panic!("{err:?}")
+    };
+    assert!(message.contains("did not answer `initialize`"), "{message}");
+    assert!(stderr_tail.iter().any(|l| l.contains("waiting forever")));
+}
+
+/// A secret given to a server through `env` never shows in what we keep of its stderr.
+#[tokio::test]
+async fn a_secret_the_server_prints_is_masked_in_its_stderr() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dotenv = tmp.path().join(".env");
+    std::fs::write(&dotenv, "MCP_TEST_KEY=sk-live-0123456789abcdef\n").unwrap();
+    let mut cfg = stdio(
+        "leaky",
+        "node",
+        vec![
+            "-e".into(),
+            "console.error('using key ' + process.env.API_KEY); process.exit(2)".into(),
+        ],
+    );
+    let McpTransport::Stdio { env, .. } = &mut cfg.transport else {
+        unreachable!()
+    };
+    env.insert("API_KEY".into(), "{{MCP_TEST_KEY}}".into());
+    let opts = ConnectOptions {
+        secrets: Some(Arc::new(SecretResolver::new(None, Some(dotenv)))),
+        ..Default::default()
+    };
+    let err = connect(&cfg, &opts).await.unwrap_err();
+    let McpError::Handshake { stderr_tail, .. } = &err else {
+        panic!("{err:?}")
+    };
+    let text = stderr_tail.join("\n");
+    assert!(text.contains("using key"), "{text}");
+    assert!(!text.contains("sk-live-0123456789abcdef"), "{text}");
+    assert!(!format!("{err:?}").contains("sk-live"), "{err:?}");
+}
+
+/// A remote server that answers 401 needs a sign-in: a clear status, not a crash loop.
+#[tokio::test]
+async fn a_remote_server_asking_for_authorization_needs_sign_in() {
+    use axum::http::{header, StatusCode};
+    let app = axum::Router::new().fallback(|| async {
+        (
+            StatusCode::UNAUTHORIZED,
+            [(
+                header::WWW_AUTHENTICATE,
+                r#"Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource""#,
+            )],
+            "sign in first",
+        )
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let err = connect(&http("locked", &url), &ConnectOptions::default())
+        .await
+        .unwrap_err();
+    let McpError::NeedsSignIn { challenge } = &err else {
+        panic!("{err:?}")
+    };
+    assert!(
+        challenge
+            .as_deref()
+            .unwrap_or("")
+            .contains("resource_metadata"),
+        "{challenge:?}"
+    );
+}

@@ -473,3 +473,29 @@ async fn no_process_outlives_the_engine() {
         left()
     );
 }
+
+/// `notifications/tools/list_changed` refreshes the server's tools in the registry.
+#[tokio::test]
+async fn a_tool_list_change_refreshes_the_registry() {
+    let script = test_servers_dir().join("late-tool.mjs");
+    everything_js(); // the same install provides the SDK the script uses
+    let o = open(&servers_json(json!({
+        "late": {"command": "node", "args": [script, "1500"]}
+    })));
+    assert_eq!(ready(&o, "late").await, 1);
+    assert!(o.engine.ctx.tool_registry().get("late.first").is_some());
+    assert!(
+        eventually(20, || o
+            .engine
+            .ctx
+            .tool_registry()
+            .get("late.second")
+            .is_some())
+        .await,
+        "the added tool never reached the registry"
+    );
+    assert_eq!(
+        o.engine.mcp().server("late").unwrap().status,
+        ServerStatus::Ready { tool_count: 2 }
+    );
+}
