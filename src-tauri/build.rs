@@ -21,6 +21,7 @@ fn artifactflow_commands() -> &'static [&'static str] {
         "start_run",
         "cancel_run",
         "answer_permission",
+        "answer_elicitation",
         "revoke_always_allowed",
         "get_artifact",
         "list_tools",

@@ -19,6 +19,7 @@ pub fn builder() -> Builder<tauri::Wry> {
             commands::chat::start_run,
             commands::chat::cancel_run,
             commands::chat::answer_permission,
+            commands::chat::answer_elicitation,
             commands::chat::revoke_always_allowed,
             commands::chat::get_artifact,
             commands::tools::list_tools,

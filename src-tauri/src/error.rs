@@ -12,6 +12,8 @@ pub enum ErrorCode {
     AlreadyRunning,
     /// A permission answer for a request that is no longer pending.
     UnknownRequest,
+    /// The values given for an MCP server's form do not fit it; nothing was sent.
+    InvalidAnswer,
     /// A configuration change did not validate; nothing was written.
     InvalidConfig,
     /// The OS keyring refused.
@@ -146,6 +148,17 @@ impl From<engine::conversations::ConflictError> for AppError {
 impl From<engine::run::AlreadyRunning> for AppError {
     fn from(e: engine::run::AlreadyRunning) -> Self {
         Self::new(ErrorCode::AlreadyRunning, e.to_string())
+    }
+}
+
+impl From<engine::mcp::elicitation::ElicitationAnswerError> for AppError {
+    fn from(e: engine::mcp::elicitation::ElicitationAnswerError) -> Self {
+        use engine::mcp::elicitation::ElicitationAnswerError as E;
+        let code = match &e {
+            E::Unknown(_) => ErrorCode::UnknownRequest,
+            E::Invalid(_) => ErrorCode::InvalidAnswer,
+        };
+        Self::new(code, e.to_string())
     }
 }
 
@@ -291,6 +304,20 @@ mod tests {
             (
                 engine::interrupts::UnknownRequest("r1".into()).into(),
                 ErrorCode::UnknownRequest,
+            ),
+            (
+                engine::mcp::elicitation::ElicitationAnswerError::Unknown("e1".into()).into(),
+                ErrorCode::UnknownRequest,
+            ),
+            (
+                engine::mcp::elicitation::ElicitationAnswerError::Invalid(vec![
+                    engine::mcp::elicitation::FieldError {
+                        field: "email".into(),
+                        message: "must be an email address".into(),
+                    },
+                ])
+                .into(),
+                ErrorCode::InvalidAnswer,
             ),
             // drifted: a bad secret name said Keyring, and so did a failed index write.
             (

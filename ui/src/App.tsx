@@ -13,6 +13,10 @@ import { ArtifactsScreen } from "./screens/artifacts/ArtifactsScreen";
 import { SettingsScreen } from "./screens/settings/SettingsScreen";
 import { PermissionDialog } from "./shell/PermissionDialog";
 import { usePermissions } from "./shell/usePermissions";
+import { ElicitationDialog } from "./shell/ElicitationDialog";
+import { useElicitations } from "./shell/useElicitations";
+import { commands } from "./bindings";
+import { call } from "./ipc/call";
 import { FirstRunSetup } from "./screens/settings/FirstRunSetup";
 import { useFirstRun } from "./shell/useFirstRun";
 import { About } from "./shell/AboutDialog";
@@ -50,6 +54,7 @@ function Shell() {
   const [theme, setTheme] = useTheme();
   const status = useStatus();
   const permissions = usePermissions();
+  const elicitations = useElicitations();
   const firstRun = useFirstRun();
 
   // Ctrl/Cmd + 1..4 switches screens.
@@ -102,6 +107,13 @@ function Shell() {
       <PermissionDialog
         queue={permissions.queue}
         onAnswer={(id, answer) => void permissions.answer(id, answer)}
+      />
+      <ElicitationDialog
+        queue={elicitations.queue}
+        onAnswer={elicitations.answer}
+        onOpenUrl={async (url) => {
+          await call(commands.openExternal(url));
+        }}
       />
     </div>
   );

@@ -126,6 +126,19 @@ async answerPermission(requestId: string, answer: Answer) : Promise<Result<null,
 }
 },
 /**
+ * Answer a form (or URL request) an MCP server asked for, by its id. Accepted values are
+ * checked against the form first: invalid ones are an `invalid_answer` error naming each
+ * field, nothing is sent and the form keeps waiting.
+ */
+async answerElicitation(requestId: string, answer: ElicitationReply) : Promise<Result<null, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("answer_elicitation", { requestId, answer }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
  * Stop always allowing `tool` in a conversation.
  */
 async revokeAlwaysAllowed(conversationId: string, tool: string) : Promise<Result<null, AppError>> {
@@ -925,6 +938,35 @@ date: string | null;
  */
 notes: string | null }
 /**
+ * Who makes a call and where: what a form an MCP server asks for during the call shows.
+ */
+export type CallOrigin = { 
+/**
+ * The conversation.
+ */
+conversation_id: string; 
+/**
+ * Its title (empty while untitled).
+ */
+conversation_title: string; 
+/**
+ * The call (the id its `ToolStart`/`ToolComplete` carry).
+ */
+call_id: string; 
+/**
+ * The calling agent (empty for a direct call).
+ */
+agent: string; 
+/**
+ * The conversation's agent first, then each sub-agent down to the caller (empty for a
+ * direct call).
+ */
+agent_chain: string[]; 
+/**
+ * 0 for the conversation's agent, 1+ for sub-agents.
+ */
+depth: number }
+/**
  * How a call ended.
  */
 export type CallStatus = 
@@ -950,6 +992,18 @@ export type CallStatus =
  * The run was stopped while the tool was running; it may have partly happened.
  */
 "stopped"
+/**
+ * One option of a choice: the value sent and its label.
+ */
+export type ChoiceOption = { 
+/**
+ * Sent to the server.
+ */
+value: string; 
+/**
+ * Shown to the user.
+ */
+title: string }
 /**
  * A problem in one config file, located as precisely as known.
  */
@@ -1051,6 +1105,70 @@ messages: HistoryMessage[];
  */
 running: boolean }
 /**
+ * One field of an [`ElicitationForm`].
+ */
+export type ElicitationField = { 
+/**
+ * The property name (the key of the answer).
+ */
+name: string; 
+/**
+ * Its label (`title`, else the name).
+ */
+title: string; 
+/**
+ * Its help text, if any.
+ */
+description: string | null; 
+/**
+ * The answer must hold it.
+ */
+required: boolean; 
+/**
+ * Its type, constraints and default.
+ */
+kind: FieldKind }
+/**
+ * A requested schema as a form: its fields in the schema's order.
+ */
+export type ElicitationForm = { 
+/**
+ * The fields, in the schema's property order.
+ */
+fields: ElicitationField[] }
+/**
+ * How an elicitation ended, as [`EngineEvent::ElicitationResolved`] says.
+ */
+export type ElicitationOutcome = 
+/**
+ * Values were sent.
+ */
+"accepted" | 
+/**
+ * Refused.
+ */
+"declined" | 
+/**
+ * Dismissed, timed out, stopped or withdrawn.
+ */
+"cancelled"
+/**
+ * What the user answered (from the UI).
+ */
+export type ElicitationReply = 
+/**
+ * Send these values (a URL request: the user opened, or will open, the page).
+ */
+{ action: "accept"; content: Partial<{ [key in string]: JsonValue }> } | 
+/**
+ * Refuse.
+ */
+{ action: "decline" } | 
+/**
+ * Dismiss without deciding.
+ */
+{ action: "cancel" }
+/**
  * One engine event.
  */
 export type EngineEvent = 
@@ -1107,6 +1225,14 @@ export type EngineEvent =
  */
 { type: "mcp_server_status"; server: string; status: ServerStatus } | 
 /**
+ * An MCP server asks the user to fill in a form (or to open a page) during a call.
+ */
+{ type: "elicitation_request"; request_id: string; server: string; message: string; form: ElicitationForm | null; url: string | null; origin: CallOrigin | null; deadline_ms: number } | 
+/**
+ * A server's question ended: answered, timed out, stopped or withdrawn.
+ */
+{ type: "elicitation_resolved"; conversation_id: string | null; request_id: string; outcome: ElicitationOutcome; resolution: Resolution } | 
+/**
  * The user (or a timeout) answered.
  */
 { type: "permission_resolved"; conversation_id: string; request_id: string; answer: Answer; resolution: Resolution }
@@ -1126,6 +1252,10 @@ export type ErrorCode =
  * A permission answer for a request that is no longer pending.
  */
 "unknown_request" | 
+/**
+ * The values given for an MCP server's form do not fit it; nothing was sent.
+ */
+"invalid_answer" | 
 /**
  * A configuration change did not validate; nothing was written.
  */
@@ -1182,6 +1312,30 @@ export type ExportFormat =
  * JSON, the shape `artifactflow-cli conversations export --format json` writes.
  */
 "json"
+/**
+ * What a field holds.
+ */
+export type FieldKind = 
+/**
+ * Free text.
+ */
+{ type: "text"; min_length: number | null; max_length: number | null; format: TextFormat | null; default: string | null } | 
+/**
+ * A number (`integer`: whole numbers only).
+ */
+{ type: "number"; integer: boolean; minimum: number | null; maximum: number | null; default: number | null } | 
+/**
+ * Yes or no.
+ */
+{ type: "boolean"; default: boolean | null } | 
+/**
+ * One of the options.
+ */
+{ type: "choice"; options: ChoiceOption[]; default: string | null } | 
+/**
+ * Any number of the options.
+ */
+{ type: "multi_choice"; options: ChoiceOption[]; min_items: number | null; max_items: number | null; default: string[] }
 /**
  * One file in a listing.
  */
@@ -1892,6 +2046,26 @@ max_event_bytes: number;
  * Longest whole answer.
  */
 max_answer_bytes: number }
+/**
+ * A string format the spec allows.
+ */
+export type TextFormat = 
+/**
+ * An email address.
+ */
+"email" | 
+/**
+ * An absolute URI.
+ */
+"uri" | 
+/**
+ * `YYYY-MM-DD`.
+ */
+"date" | 
+/**
+ * RFC 3339.
+ */
+"date-time"
 /**
  * What the editor shows about a draft.
  */

@@ -63,6 +63,10 @@ async fn run_async(paths: AppPaths, args: RunArgs) -> anyhow::Result<ExitCode> {
     let (requests_tx, mut requests_rx) = tokio::sync::mpsc::unbounded_channel();
     let sink = move |e: EngineEvent| print_event(&e, &requests_tx);
     let engine = Engine::open(paths, Arc::new(sink))?;
+    // Nobody fills in a server's form during a terminal run: declined at once, as before.
+    engine
+        .mcp()
+        .set_elicitation_handler(Arc::new(engine::mcp::client::DeclineElicitation));
     // The app starts MCP servers in the background; a one-shot run waits for them (at most
     // 30 s each) so their tools are in the agent's instructions from the first answer.
     for server in engine.mcp().servers() {

@@ -87,6 +87,7 @@ fn bench_http(c: &mut Criterion) {
         conversation_id: None,
         secrets: Some(Arc::new(SecretResolver::new(None, None))),
         http_trace: None,
+        origin: None,
     };
     let params = raw(&[("symbol", "AAPL")]);
     let client = reqwest::Client::new();

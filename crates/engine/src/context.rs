@@ -189,6 +189,7 @@ impl AppContext {
             conversation_id: conversation_id.map(str::to_string),
             secrets: Some(self.secret_resolver()),
             http_trace: None,
+            origin: None,
         }
     }
 

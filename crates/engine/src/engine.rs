@@ -8,6 +8,7 @@ use crate::config::watcher::{announce_reload, ConfigWatcher};
 use crate::context::{AppContext, OpenError};
 use crate::events::{EngineEvent, EventSink};
 use crate::interrupts::PermissionBroker;
+use crate::mcp::elicitation::{ElicitationBroker, DEFAULT_ELICITATION_TIMEOUT};
 use crate::mcp::hub::{HubOptions, McpHub};
 use crate::paths::AppPaths;
 use crate::run::{ContextModels, RunManager, RunOptions, Runner};
@@ -43,6 +44,8 @@ pub struct Engine {
     /// Where engine events go (the window, the terminal, a test's list).
     pub events: Arc<dyn EventSink>,
     watcher: Option<ConfigWatcher>,
+    /// The forms MCP servers ask for, answered by the app (the hub's elicitation handler).
+    elicitations: Arc<ElicitationBroker>,
     /// Declared last: dropped after the runs and the watcher, it ends every server's process.
     mcp: Arc<McpHub>,
 }
@@ -88,6 +91,13 @@ impl Engine {
                 inner.emit(event)
             })
         };
+        // A server's questions become forms in the app (the CLI sets its own handler).
+        let elicitations = Arc::new(ElicitationBroker::new(
+            events.clone(),
+            DEFAULT_ELICITATION_TIMEOUT,
+            Some(Arc::downgrade(&ctx)),
+        ));
+        mcp.set_elicitation_handler(elicitations.clone());
         mcp.apply(&ctx.config().mcp);
         let runner = Runner::new(
             ctx.clone(),
@@ -109,6 +119,7 @@ impl Engine {
             runs: RunManager::new(Arc::new(runner)),
             events,
             watcher,
+            elicitations,
             mcp,
         })
     }
@@ -121,6 +132,11 @@ impl Engine {
     /// The broker that permission requests are answered through.
     pub fn broker(&self) -> &Arc<PermissionBroker> {
         self.runner().broker()
+    }
+
+    /// The broker the forms MCP servers ask for are answered through.
+    pub fn elicitations(&self) -> &Arc<ElicitationBroker> {
+        &self.elicitations
     }
 
     /// The MCP servers of `mcp.json`.

@@ -185,6 +185,35 @@ pub enum EngineEvent {
         /// Its new status.
         status: crate::mcp::ServerStatus,
     },
+    /// An MCP server asks the user to fill in a form (or to open a page) during a call.
+    ElicitationRequest {
+        /// Id to answer with.
+        request_id: String,
+        /// The server asking (its name in mcp.json).
+        server: String,
+        /// What it says.
+        message: String,
+        /// The form, built from the requested schema with its defaults; none for a URL request.
+        form: Option<crate::mcp::elicitation::ElicitationForm>,
+        /// For a URL request: the page the server wants the user to open (never opened
+        /// without the user).
+        url: Option<String>,
+        /// The call it came from, when known (conversation, call, agent chain).
+        origin: Option<crate::tools::CallOrigin>,
+        /// When it is cancelled unanswered (milliseconds since the Unix epoch).
+        deadline_ms: u64,
+    },
+    /// A server's question ended: answered, timed out, stopped or withdrawn.
+    ElicitationResolved {
+        /// The conversation it came from, when known.
+        conversation_id: Option<String>,
+        /// The request.
+        request_id: String,
+        /// What the server was told.
+        outcome: crate::mcp::elicitation::ElicitationOutcome,
+        /// How the wait ended.
+        resolution: crate::interrupts::Resolution,
+    },
     /// The user (or a timeout) answered.
     PermissionResolved {
         /// Conversation.

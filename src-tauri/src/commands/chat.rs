@@ -157,6 +157,19 @@ pub fn answer_permission(
         .answer(&request_id, answer)?)
 }
 
+/// Answer a form (or URL request) an MCP server asked for, by its id. Accepted values are
+/// checked against the form first: invalid ones are an `invalid_answer` error naming each
+/// field, nothing is sent and the form keeps waiting.
+#[tauri::command]
+#[specta::specta]
+pub fn answer_elicitation(
+    state: State<'_, AppState>,
+    request_id: String,
+    answer: engine::mcp::ElicitationReply,
+) -> Result<(), AppError> {
+    Ok(state.engine()?.elicitations().answer(&request_id, answer)?)
+}
+
 /// An artifact's latest content, for the chat's artifact links.
 #[derive(Debug, Clone, Serialize, specta::Type)]
 pub struct ArtifactView {

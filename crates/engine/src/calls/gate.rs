@@ -26,7 +26,7 @@ use crate::parser::{format_result, ToolCall};
 use crate::permissions::{
     self, AgentSetting, Answer, Decision, PermissionInput, PermissionRequest,
 };
-use crate::tools::{pipeline, Params, Tool, ToolContext, ToolResult};
+use crate::tools::{pipeline, CallOrigin, Params, Tool, ToolContext, ToolResult, ToolSource};
 
 /// Why a call the user's stop came before did not run.
 pub const STOPPED_BEFORE: &str = "the user stopped the run";
@@ -369,8 +369,12 @@ pub async fn run(
         tool: name.to_string(),
         params: typed.clone(),
     });
+    let tool_ctx = ToolContext {
+        origin: Some(origin(caller, &gate.call_id, tool)),
+        ..tool_ctx.clone()
+    };
     let result = tokio::select! {
-        r = pipeline::execute_guarded(tool, typed.clone(), tool_ctx) => r,
+        r = pipeline::execute_guarded(tool, typed.clone(), &tool_ctx) => r,
         _ = caller.cancel.cancelled() => {
             let reason = "stopped by the user while running; it may have partly happened";
             return gate.finish(
@@ -446,6 +450,28 @@ pub fn store_attachments(
         }
     }
     stored
+}
+
+/// Who makes the call `call_id`, for a form its tool's server may ask for while it runs. The
+/// conversation's title is read only for MCP tools (the only ones that ask).
+fn origin(caller: &Caller<'_>, call_id: &str, tool: &dyn Tool) -> CallOrigin {
+    let conversation_title = match tool.source() {
+        ToolSource::Mcp { .. } => caller
+            .ctx
+            .with_db(|c| crate::conversations::title(c, caller.conversation))
+            .ok()
+            .flatten()
+            .unwrap_or_default(),
+        _ => String::new(),
+    };
+    CallOrigin {
+        conversation_id: caller.conversation.to_string(),
+        conversation_title,
+        call_id: call_id.to_string(),
+        agent: caller.agent.map(|a| a.name.clone()).unwrap_or_default(),
+        agent_chain: caller.agent_chain.to_vec(),
+        depth: caller.depth,
+    }
 }
 
 /// The refusal of a tool that is not in the conversation's registry.

@@ -39,7 +39,7 @@ use rmcp::model::{
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
     ElicitationAction, ElicitationCapability, ErrorData, FormElicitationCapability, Implementation,
     InitializeRequestParams, LoggingLevel, LoggingMessageNotificationParam,
-    ProgressNotificationParam, ProgressToken, ServerResult,
+    ProgressNotificationParam, ProgressToken, ServerResult, UrlElicitationCapability,
 };
 use rmcp::service::{NotificationContext, Peer, RequestContext, RoleClient, RunningService};
 use rmcp::transport::streamable_http_client::{
@@ -51,6 +51,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::config::{McpServerConfig, McpTransport};
 use crate::secrets::{Redactor, SecretResolver};
+use crate::tools::CallOrigin;
 
 /// Largest message accepted from a server (one stdio line, one SSE event, one JSON body):
 /// the model streams' event limit ([`crate::limits::StreamLimits`]) times four, since a tool
@@ -138,7 +139,7 @@ impl From<rmcp::ServiceError> for McpError {
 }
 
 /// A form (or URL) a server asks the user to fill in during a call.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct ElicitationRequest {
     /// The server asking.
     pub server: String,
@@ -148,6 +149,59 @@ pub struct ElicitationRequest {
     pub schema: Option<Value>,
     /// For a URL request: the page to open.
     pub url: Option<String>,
+    /// The call it came from, when known: the server's one call in flight (the protocol does
+    /// not say which call a request belongs to, so with several in flight it stays unknown).
+    pub origin: Option<CallOrigin>,
+    /// Cancelled when the question no longer matters: the server withdrew it, or the call it
+    /// came from ended (finished, timed out, or stopped by the user).
+    pub cancel: CancellationToken,
+}
+
+/// The calls in flight on one session, each with who made it and a token cancelled when it
+/// ends, so a server's question can be tied to its call.
+#[derive(Default)]
+struct InFlight {
+    next: std::sync::atomic::AtomicU64,
+    calls: Mutex<Vec<(u64, Option<CallOrigin>, CancellationToken)>>,
+}
+
+impl InFlight {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(u64, Option<CallOrigin>, CancellationToken)>> {
+        self.calls.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Register a call until the returned guard drops.
+    fn enter(self: &Arc<Self>, origin: Option<CallOrigin>) -> InFlightGuard {
+        let id = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let token = CancellationToken::new();
+        self.lock().push((id, origin, token.clone()));
+        InFlightGuard {
+            calls: self.clone(),
+            id,
+            token,
+        }
+    }
+
+    /// The one call in flight, if exactly one: its origin and end token.
+    fn single(&self) -> Option<(Option<CallOrigin>, CancellationToken)> {
+        match self.lock().as_slice() {
+            [(_, origin, token)] => Some((origin.clone(), token.clone())),
+            _ => None,
+        }
+    }
+}
+
+struct InFlightGuard {
+    calls: Arc<InFlight>,
+    id: u64,
+    token: CancellationToken,
+}
+
+impl Drop for InFlightGuard {
+    fn drop(&mut self) {
+        self.token.cancel();
+        self.calls.lock().retain(|(id, _, _)| *id != self.id);
+    }
 }
 
 /// The user's answer to an [`ElicitationRequest`].
@@ -449,6 +503,8 @@ struct Handler {
     notices: NoticeSink,
     /// Progress of calls in flight, by progress token.
     progress: Arc<Mutex<HashMap<ProgressToken, ProgressFn>>>,
+    /// The calls in flight, for the origin of an elicitation.
+    calls: Arc<InFlight>,
 }
 
 /// Receives one call's progress.
@@ -470,8 +526,25 @@ impl ClientHandler for Handler {
     async fn create_elicitation(
         &self,
         request: ElicitRequestParams,
-        _context: RequestContext<RoleClient>,
+        context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
+        // The server's withdrawal (notifications/cancelled) or the end of the call it came
+        // from cancels the question.
+        let cancel = context.ct.child_token();
+        let origin = match self.calls.single() {
+            Some((origin, call_ended)) => {
+                let cancel = cancel.clone();
+                tokio::spawn(async move {
+                    tokio::select! {
+                        _ = call_ended.cancelled() => cancel.cancel(),
+                        _ = cancel.cancelled() => {}
+                    }
+                });
+                origin
+            }
+            None => None,
+        };
+        let answered = CancelOnDropToken(cancel.clone());
         let request = match request {
             ElicitRequestParams::FormElicitationParams {
                 message,
@@ -482,17 +555,23 @@ impl ClientHandler for Handler {
                 message,
                 schema: serde_json::to_value(requested_schema).ok(),
                 url: None,
+                origin,
+                cancel,
             },
             ElicitRequestParams::UrlElicitationParams { message, url, .. } => ElicitationRequest {
                 server: self.server.clone(),
                 message,
                 schema: None,
                 url: Some(url),
+                origin,
+                cancel,
             },
             #[allow(unreachable_patterns)]
             _ => return Ok(ElicitResult::new(ElicitationAction::Decline)),
         };
-        Ok(match self.elicitation.elicit(request).await {
+        let answer = self.elicitation.elicit(request).await;
+        drop(answered);
+        Ok(match answer {
             ElicitationAnswer::Accept(content) => {
                 ElicitResult::new(ElicitationAction::Accept).with_content(Value::Object(content))
             }
@@ -556,8 +635,11 @@ impl ClientHandler for Handler {
 
     fn get_info(&self) -> InitializeRequestParams {
         let mut capabilities = ClientCapabilities::default();
-        capabilities.elicitation =
-            Some(ElicitationCapability::new().with_form(FormElicitationCapability::new()));
+        capabilities.elicitation = Some(
+            ElicitationCapability::new()
+                .with_form(FormElicitationCapability::new())
+                .with_url(UrlElicitationCapability::new()),
+        );
         // rmcp's default version (its LATEST, 2026-07-28) has no `initialize` handshake any
         // more; the handshake names the newest version that has one (2025-11-25).
         InitializeRequestParams::new(
@@ -597,6 +679,15 @@ impl Drop for Child {
     }
 }
 
+/// Cancels its token when dropped (ends the watcher tying a question to its call).
+struct CancelOnDropToken(CancellationToken);
+
+impl Drop for CancelOnDropToken {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
+}
+
 /// Sends `notifications/cancelled` for a request when dropped while armed (`peer` set).
 struct CancelOnDrop {
     peer: Option<Peer<RoleClient>>,
@@ -627,6 +718,7 @@ pub struct McpClient {
     peer: Peer<RoleClient>,
     closed: CancellationToken,
     progress: Arc<Mutex<HashMap<ProgressToken, ProgressFn>>>,
+    calls: Arc<InFlight>,
     stderr: Arc<StderrTail>,
     child: Option<Arc<Child>>,
     resolved: Option<ResolvedCommand>,
@@ -665,6 +757,7 @@ fn handler(cfg: &McpServerConfig, opts: &ConnectOptions) -> Handler {
         elicitation: opts.elicitation.clone(),
         notices: opts.notices.clone(),
         progress: Default::default(),
+        calls: Default::default(),
     }
 }
 
@@ -767,7 +860,7 @@ async fn connect_stdio(
     let transport = rmcp::transport::async_rw::AsyncRwTransport::new_client(stdout, stdin)
         .with_max_line_length(MAX_MESSAGE_BYTES);
     let h = handler(cfg, opts);
-    let progress = h.progress.clone();
+    let (progress, calls) = (h.progress.clone(), h.calls.clone());
     let service = match handshake(opts, rmcp::serve_client(h, transport)).await {
         Ok(s) => s,
         Err(e) => {
@@ -783,7 +876,7 @@ async fn connect_stdio(
     Ok(McpClient::new(
         cfg,
         service,
-        progress,
+        (progress, calls),
         tail,
         Some(child),
         Some(resolved),
@@ -871,7 +964,7 @@ where
     }
     let transport = StreamableHttpClientTransport::with_client(client, config);
     let h = handler(cfg, opts);
-    let progress = h.progress.clone();
+    let (progress, calls) = (h.progress.clone(), h.calls.clone());
     let service = match handshake(opts, rmcp::serve_client(h, transport)).await {
         Ok(s) => s,
         Err(HandshakeError::TimedOut(after)) => {
@@ -898,7 +991,7 @@ where
     Ok(McpClient::new(
         cfg,
         service,
-        progress,
+        (progress, calls),
         Arc::new(StderrTail::default()),
         None,
         None,
@@ -947,7 +1040,10 @@ impl McpClient {
     fn new(
         cfg: &McpServerConfig,
         service: RunningService<RoleClient, Handler>,
-        progress: Arc<Mutex<HashMap<ProgressToken, ProgressFn>>>,
+        (progress, calls): (
+            Arc<Mutex<HashMap<ProgressToken, ProgressFn>>>,
+            Arc<InFlight>,
+        ),
         stderr: Arc<StderrTail>,
         child: Option<Arc<Child>>,
         resolved: Option<ResolvedCommand>,
@@ -973,6 +1069,7 @@ impl McpClient {
             peer,
             closed,
             progress,
+            calls,
             stderr,
             child,
             resolved,
@@ -1056,6 +1153,21 @@ impl McpClient {
         cancel: &CancellationToken,
         progress: Option<ProgressFn>,
     ) -> Result<CallToolResult, McpError> {
+        self.call_tool_from(name, args, cancel, progress, None)
+            .await
+    }
+
+    /// [`McpClient::call_tool`] made by `origin` (the gate's call), which a form the server
+    /// asks for during the call names; the form is cancelled when the call ends.
+    pub async fn call_tool_from(
+        &self,
+        name: &str,
+        args: Map<String, Value>,
+        cancel: &CancellationToken,
+        progress: Option<ProgressFn>,
+        origin: Option<CallOrigin>,
+    ) -> Result<CallToolResult, McpError> {
+        let _in_flight = self.calls.enter(origin);
         if self.is_closed() {
             return Err(McpError::Closed);
         }

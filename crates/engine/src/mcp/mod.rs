@@ -8,16 +8,19 @@
 //! - [`tool`] puts each server tool in the registry as `SERVER.TOOL`, through the one gate.
 //! - [`hub`] keeps the configured servers running in the background with a status each.
 //! - [`auth`] signs in to remote servers (OAuth) and keeps their tokens in the keyring.
+//! - [`elicitation`] turns a server's question into a form for the app, and checks answers.
 
 pub mod auth;
 pub mod client;
 pub mod config;
+pub mod elicitation;
 pub mod hub;
 pub mod schema;
 pub mod tool;
 
 pub use client::{connect, ConnectOptions, ElicitationHandler, McpClient, McpError};
 pub use config::{McpConfig, McpServerConfig, McpTransport, OAuthConfig};
+pub use elicitation::{ElicitationBroker, ElicitationForm, ElicitationReply};
 pub use hub::{McpHub, McpServerView, ServerStatus};
 pub use tool::{McpTool, McpToolInfo};
 

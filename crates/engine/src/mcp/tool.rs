@@ -155,13 +155,23 @@ impl McpTool {
     /// Call it with typed parameters, stopping on `cancel` (the gate cancels the future
     /// instead; both end the call on the server).
     pub async fn call(&self, params: Params, cancel: &CancellationToken) -> ToolResult {
+        self.call_from(params, cancel, None).await
+    }
+
+    /// [`McpTool::call`] made by `origin`, which a form the server asks for names.
+    pub async fn call_from(
+        &self,
+        params: Params,
+        cancel: &CancellationToken,
+        origin: Option<crate::tools::CallOrigin>,
+    ) -> ToolResult {
         let args = match to_arguments(&self.schema, &params) {
             Ok(a) => a,
             Err(message) => return ToolResult::fail(message),
         };
         match self
             .client
-            .call_tool(&self.remote_name, args, cancel, None)
+            .call_tool_from(&self.remote_name, args, cancel, None, origin)
             .await
         {
             Ok(result) => convert_result(&self.spec.name, result),
@@ -202,10 +212,12 @@ impl Tool for McpTool {
         }))
     }
 
-    async fn execute(&self, params: Params, _ctx: &ToolContext) -> ToolResult {
+    async fn execute(&self, params: Params, ctx: &ToolContext) -> ToolResult {
         // The gate's stop drops this future; the client then tells the server with
-        // notifications/cancelled (see `McpClient::call_tool`).
-        self.call(params, &CancellationToken::new()).await
+        // notifications/cancelled (see `McpClient::call_tool`), and a form open for the call
+        // is cancelled.
+        self.call_from(params, &CancellationToken::new(), ctx.origin.clone())
+            .await
     }
 }
 

@@ -120,6 +120,27 @@ pub struct ToolContext {
     pub secrets: Option<Arc<crate::secrets::SecretResolver>>,
     /// When set, an HTTP tool records its whole exchange here (the tool editor's test panel).
     pub http_trace: Option<Arc<std::sync::Mutex<Option<http::HttpExchange>>>>,
+    /// The call this is (set by the gate), so a server's question during it says who asks.
+    pub origin: Option<CallOrigin>,
+}
+
+/// Who makes a call and where: what a form an MCP server asks for during the call shows.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct CallOrigin {
+    /// The conversation.
+    pub conversation_id: String,
+    /// Its title (empty while untitled).
+    pub conversation_title: String,
+    /// The call (the id its `ToolStart`/`ToolComplete` carry).
+    pub call_id: String,
+    /// The calling agent (empty for a direct call).
+    pub agent: String,
+    /// The conversation's agent first, then each sub-agent down to the caller (empty for a
+    /// direct call).
+    pub agent_chain: Vec<String>,
+    /// 0 for the conversation's agent, 1+ for sub-agents.
+    pub depth: u32,
 }
 
 /// One tool, as the engine and the model see it.

@@ -16,6 +16,7 @@ fn ctx_with_dotenv(lines: &str) -> (ToolContext, tempfile::TempDir) {
         conversation_id: None,
         secrets: Some(Arc::new(SecretResolver::new(None, Some(dotenv)))),
         http_trace: None,
+        origin: None,
     };
     (ctx, tmp)
 }

@@ -25,6 +25,7 @@ fn ctx() -> ToolContext {
         conversation_id: None,
         secrets: Some(Arc::new(SecretResolver::new(None, None))),
         http_trace: None,
+        origin: None,
     }
 }
 

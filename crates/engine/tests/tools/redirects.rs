@@ -22,6 +22,7 @@ fn ctx() -> (tempfile::TempDir, ToolContext) {
         conversation_id: None,
         secrets: Some(Arc::new(SecretResolver::new(None, Some(dotenv)))),
         http_trace: None,
+        origin: None,
     };
     (dir, ctx)
 }

@@ -1,0 +1,1030 @@
+//! Elicitation in the app: a server's question becomes a form the user fills in.
+//!
+//! [`ElicitationForm::parse`] reads the requested schema (a flat object of primitive
+//! properties, per the MCP spec: strings with lengths and formats, numbers and integers with
+//! bounds, booleans, single-select enums untitled, titled (`oneOf`) or legacy (`enumNames`),
+//! multi-select arrays of enums) into typed fields with their defaults, which the UI renders.
+//! [`ElicitationForm::validate`] checks an answer before it goes back to the server: an
+//! invalid one is an error for the UI and is not sent.
+//!
+//! [`ElicitationBroker`] is the app's [`ElicitationHandler`], modelled on the permission
+//! broker: it announces [`EngineEvent::ElicitationRequest`] (with the conversation, call and
+//! agent chain it came from when known) and waits for [`ElicitationBroker::answer`]. A
+//! timeout, the call ending (the run's stop drops the call), the server withdrawing its
+//! request or the listener going away cancel it; every request ends with one
+//! [`EngineEvent::ElicitationResolved`].
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Number, Value};
+use tokio::sync::oneshot;
+
+use super::client::{ElicitationAnswer, ElicitationHandler, ElicitationRequest};
+use crate::context::AppContext;
+use crate::events::{new_id, EngineEvent, EventSink};
+use crate::interrupts::Resolution;
+
+/// How long a form waits for the user before it is cancelled.
+pub const DEFAULT_ELICITATION_TIMEOUT: Duration = Duration::from_secs(10 * 60);
+
+/// A requested schema as a form: its fields in the schema's order.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct ElicitationForm {
+    /// The fields, in the schema's property order.
+    pub fields: Vec<ElicitationField>,
+}
+
+/// One field of an [`ElicitationForm`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct ElicitationField {
+    /// The property name (the key of the answer).
+    pub name: String,
+    /// Its label (`title`, else the name).
+    pub title: String,
+    /// Its help text, if any.
+    pub description: Option<String>,
+    /// The answer must hold it.
+    pub required: bool,
+    /// Its type, constraints and default.
+    pub kind: FieldKind,
+}
+
+/// What a field holds.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub enum FieldKind {
+    /// Free text.
+    Text {
+        /// Fewest characters.
+        min_length: Option<u32>,
+        /// Most characters.
+        max_length: Option<u32>,
+        /// `email`, `uri`, `date` or `date-time`.
+        format: Option<TextFormat>,
+        /// Pre-filled value.
+        default: Option<String>,
+    },
+    /// A number (`integer`: whole numbers only).
+    Number {
+        /// Only whole numbers.
+        integer: bool,
+        /// Smallest allowed.
+        minimum: Option<f64>,
+        /// Largest allowed.
+        maximum: Option<f64>,
+        /// Pre-filled value.
+        default: Option<f64>,
+    },
+    /// Yes or no.
+    Boolean {
+        /// Pre-filled value.
+        default: Option<bool>,
+    },
+    /// One of the options.
+    Choice {
+        /// The options, in order.
+        options: Vec<ChoiceOption>,
+        /// Pre-selected value.
+        default: Option<String>,
+    },
+    /// Any number of the options.
+    MultiChoice {
+        /// The options, in order.
+        options: Vec<ChoiceOption>,
+        /// Fewest selected.
+        min_items: Option<u32>,
+        /// Most selected.
+        max_items: Option<u32>,
+        /// Pre-selected values.
+        default: Vec<String>,
+    },
+}
+
+/// A string format the spec allows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub enum TextFormat {
+    /// An email address.
+    Email,
+    /// An absolute URI.
+    Uri,
+    /// `YYYY-MM-DD`.
+    Date,
+    /// RFC 3339.
+    DateTime,
+}
+
+/// One option of a choice: the value sent and its label.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct ChoiceOption {
+    /// Sent to the server.
+    pub value: String,
+    /// Shown to the user.
+    pub title: String,
+}
+
+/// Why a value does not fit its field.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct FieldError {
+    /// The field (property name).
+    pub field: String,
+    /// What is wrong, for a person.
+    pub message: String,
+}
+
+impl ElicitationForm {
+    /// Read a requested schema. `Err` says which property cannot be shown as a field.
+    pub fn parse(schema: &Value) -> Result<Self, String> {
+        let required: BTreeSet<&str> = schema
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+            return Ok(ElicitationForm { fields: Vec::new() });
+        };
+        let fields = props
+            .iter()
+            .map(|(name, prop)| {
+                let kind =
+                    field_kind(prop).map_err(|why| format!("the form's field `{name}` {why}"))?;
+                Ok(ElicitationField {
+                    name: name.clone(),
+                    title: text(prop, "title").unwrap_or_else(|| name.clone()),
+                    description: text(prop, "description"),
+                    required: required.contains(name.as_str()),
+                    kind,
+                })
+            })
+            .collect::<Result<_, String>>()?;
+        Ok(ElicitationForm { fields })
+    }
+
+    /// The answer the form starts with: every field's default (fields without one are
+    /// left out).
+    pub fn defaults(&self) -> Map<String, Value> {
+        self.fields
+            .iter()
+            .filter_map(|f| Some((f.name.clone(), f.kind.default_value()?)))
+            .collect()
+    }
+
+    /// Check `content` against the form: no unknown keys, every required field present,
+    /// each value of its field's type and within its constraints. Returns the content to send
+    /// (whole-number floats of integer fields sent as integers) or every problem found.
+    pub fn validate(
+        &self,
+        content: &Map<String, Value>,
+    ) -> Result<Map<String, Value>, Vec<FieldError>> {
+        let mut errors = Vec::new();
+        let mut out = Map::new();
+        for key in content.keys() {
+            if !self.fields.iter().any(|f| &f.name == key) {
+                errors.push(FieldError {
+                    field: key.clone(),
+                    message: "the form has no such field".into(),
+                });
+            }
+        }
+        for field in &self.fields {
+            match content.get(&field.name) {
+                None | Some(Value::Null) if field.required => errors.push(FieldError {
+                    field: field.name.clone(),
+                    message: "required".into(),
+                }),
+                None | Some(Value::Null) => {}
+                Some(value) => match field.kind.check(value) {
+                    Ok(v) => {
+                        out.insert(field.name.clone(), v);
+                    }
+                    Err(message) => errors.push(FieldError {
+                        field: field.name.clone(),
+                        message,
+                    }),
+                },
+            }
+        }
+        if errors.is_empty() {
+            Ok(out)
+        } else {
+            Err(errors)
+        }
+    }
+}
+
+fn text(prop: &Value, key: &str) -> Option<String> {
+    prop.get(key)
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+}
+
+fn count(prop: &Value, key: &str) -> Option<u32> {
+    prop.get(key)
+        .and_then(Value::as_u64)
+        .map(|n| n.min(u32::MAX as u64) as u32)
+}
+
+/// `[{const, title}]` as options.
+fn titled_options(list: &[Value]) -> Vec<ChoiceOption> {
+    list.iter()
+        .filter_map(|o| {
+            let value = o.get("const")?.as_str()?.to_string();
+            let title = text(o, "title").unwrap_or_else(|| value.clone());
+            Some(ChoiceOption { value, title })
+        })
+        .collect()
+}
+
+/// `enum` values, labelled by `enumNames` when given (the legacy titled enum).
+fn enum_options(values: &[Value], names: Option<&Vec<Value>>) -> Vec<ChoiceOption> {
+    values
+        .iter()
+        .enumerate()
+        .filter_map(|(i, v)| {
+            let value = v.as_str()?.to_string();
+            let title = names
+                .and_then(|n| n.get(i))
+                .and_then(Value::as_str)
+                .map_or_else(|| value.clone(), str::to_string);
+            Some(ChoiceOption { value, title })
+        })
+        .collect()
+}
+
+fn field_kind(prop: &Value) -> Result<FieldKind, String> {
+    let ty = prop.get("type").and_then(Value::as_str).unwrap_or("");
+    let default = prop.get("default");
+    match ty {
+        "string" => {
+            let options = if let Some(list) = prop.get("oneOf").and_then(Value::as_array) {
+                Some(titled_options(list))
+            } else {
+                prop.get("enum")
+                    .and_then(Value::as_array)
+                    .map(|e| enum_options(e, prop.get("enumNames").and_then(Value::as_array)))
+            };
+            let default = default.and_then(Value::as_str).map(str::to_string);
+            if let Some(options) = options {
+                let default = default.filter(|d| options.iter().any(|o| &o.value == d));
+                return Ok(FieldKind::Choice { options, default });
+            }
+            let format = match prop.get("format").and_then(Value::as_str) {
+                None => None,
+                Some("email") => Some(TextFormat::Email),
+                Some("uri") => Some(TextFormat::Uri),
+                Some("date") => Some(TextFormat::Date),
+                Some("date-time") => Some(TextFormat::DateTime),
+                // An unknown format is only a hint: the field stays free text.
+                Some(_) => None,
+            };
+            Ok(FieldKind::Text {
+                min_length: count(prop, "minLength"),
+                max_length: count(prop, "maxLength"),
+                format,
+                default,
+            })
+        }
+        "number" | "integer" => Ok(FieldKind::Number {
+            integer: ty == "integer",
+            minimum: prop.get("minimum").and_then(Value::as_f64),
+            maximum: prop.get("maximum").and_then(Value::as_f64),
+            default: default.and_then(Value::as_f64),
+        }),
+        "boolean" => Ok(FieldKind::Boolean {
+            default: default.and_then(Value::as_bool),
+        }),
+        "array" => {
+            let items = prop.get("items").unwrap_or(&Value::Null);
+            let options = if let Some(list) = items.get("anyOf").and_then(Value::as_array) {
+                titled_options(list)
+            } else if let Some(values) = items.get("enum").and_then(Value::as_array) {
+                enum_options(values, None)
+            } else {
+                return Err("is a list whose items are not a set of options".into());
+            };
+            let default = default
+                .and_then(Value::as_array)
+                .map(|d| {
+                    d.iter()
+                        .filter_map(Value::as_str)
+                        .filter(|v| options.iter().any(|o| o.value == *v))
+                        .map(str::to_string)
+                        .collect()
+                })
+                .unwrap_or_default();
+            Ok(FieldKind::MultiChoice {
+                options,
+                min_items: count(prop, "minItems"),
+                max_items: count(prop, "maxItems"),
+                default,
+            })
+        }
+        other => Err(format!(
+            "has the type `{other}`, which a form cannot show (only string, number, integer, boolean and lists of options)"
+        )),
+    }
+}
+
+impl FieldKind {
+    /// The default as the JSON value sent.
+    fn default_value(&self) -> Option<Value> {
+        match self {
+            FieldKind::Text { default, .. } | FieldKind::Choice { default, .. } => {
+                default.clone().map(Value::String)
+            }
+            FieldKind::Number {
+                default, integer, ..
+            } => default.and_then(|d| number(d, *integer)),
+            FieldKind::Boolean { default } => default.map(Value::Bool),
+            FieldKind::MultiChoice { default, .. } if default.is_empty() => None,
+            FieldKind::MultiChoice { default, .. } => Some(Value::Array(
+                default.iter().cloned().map(Value::String).collect(),
+            )),
+        }
+    }
+
+    /// Check one value; the value to send, or what is wrong.
+    fn check(&self, value: &Value) -> Result<Value, String> {
+        match self {
+            FieldKind::Text {
+                min_length,
+                max_length,
+                format,
+                ..
+            } => {
+                let s = value.as_str().ok_or("must be text")?;
+                let n = s.chars().count() as u64;
+                if let Some(min) = min_length.filter(|m| n < u64::from(*m)) {
+                    return Err(format!("must be at least {min} characters"));
+                }
+                if let Some(max) = max_length.filter(|m| n > u64::from(*m)) {
+                    return Err(format!("must be at most {max} characters"));
+                }
+                if let Some(format) = format {
+                    check_format(*format, s)?;
+                }
+                Ok(value.clone())
+            }
+            FieldKind::Number {
+                integer,
+                minimum,
+                maximum,
+                ..
+            } => {
+                let n = value.as_f64().ok_or("must be a number")?;
+                if *integer && n.fract() != 0.0 {
+                    return Err("must be a whole number".into());
+                }
+                if let Some(min) = minimum.filter(|m| n < *m) {
+                    return Err(format!("must be at least {min}"));
+                }
+                if let Some(max) = maximum.filter(|m| n > *m) {
+                    return Err(format!("must be at most {max}"));
+                }
+                number(n, *integer).ok_or_else(|| "must be a finite number".into())
+            }
+            FieldKind::Boolean { .. } => value
+                .as_bool()
+                .map(Value::Bool)
+                .ok_or_else(|| "must be true or false".into()),
+            FieldKind::Choice { options, .. } => {
+                let s = value.as_str().ok_or("must be one of the options")?;
+                if options.iter().any(|o| o.value == s) {
+                    Ok(value.clone())
+                } else {
+                    Err(format!("`{s}` is not one of the options"))
+                }
+            }
+            FieldKind::MultiChoice {
+                options,
+                min_items,
+                max_items,
+                ..
+            } => {
+                let list = value.as_array().ok_or("must be a list of options")?;
+                let mut seen = BTreeSet::new();
+                for item in list {
+                    let s = item.as_str().ok_or("must be a list of options")?;
+                    if !options.iter().any(|o| o.value == s) {
+                        return Err(format!("`{s}` is not one of the options"));
+                    }
+                    if !seen.insert(s) {
+                        return Err(format!("`{s}` is chosen twice"));
+                    }
+                }
+                let n = list.len() as u64;
+                if let Some(min) = min_items.filter(|m| n < u64::from(*m)) {
+                    return Err(format!("choose at least {min}"));
+                }
+                if let Some(max) = max_items.filter(|m| n > u64::from(*m)) {
+                    return Err(format!("choose at most {max}"));
+                }
+                Ok(value.clone())
+            }
+        }
+    }
+}
+
+/// `n` as JSON: an integer field's value as an integer.
+fn number(n: f64, integer: bool) -> Option<Value> {
+    if integer && n.fract() == 0.0 && n.abs() < 9.0e15 {
+        return Some(Value::Number(Number::from(n as i64)));
+    }
+    Number::from_f64(n).map(Value::Number)
+}
+
+fn check_format(format: TextFormat, s: &str) -> Result<(), String> {
+    let ok = match format {
+        TextFormat::Email => is_email(s),
+        TextFormat::Uri => reqwest::Url::parse(s).is_ok(),
+        TextFormat::Date => chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").is_ok(),
+        TextFormat::DateTime => chrono::DateTime::parse_from_rfc3339(s).is_ok(),
+    };
+    if ok {
+        return Ok(());
+    }
+    Err(match format {
+        TextFormat::Email => "must be an email address (name@example.com)",
+        TextFormat::Uri => "must be a full address with its scheme (https://…)",
+        TextFormat::Date => "must be a date (YYYY-MM-DD)",
+        TextFormat::DateTime => "must be a date and time (YYYY-MM-DDThh:mm:ssZ)",
+    }
+    .into())
+}
+
+/// `local@domain.tld` with no spaces: what a form can check without sending mail.
+fn is_email(s: &str) -> bool {
+    let Some((local, domain)) = s.rsplit_once('@') else {
+        return false;
+    };
+    !local.is_empty()
+        && !s.chars().any(char::is_whitespace)
+        && domain.contains('.')
+        && !domain.starts_with('.')
+        && !domain.ends_with('.')
+}
+
+/// What the user answered (from the UI).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub enum ElicitationReply {
+    /// Send these values (a URL request: the user opened, or will open, the page).
+    Accept {
+        /// The form's values (empty for a URL request).
+        content: Map<String, Value>,
+    },
+    /// Refuse.
+    Decline,
+    /// Dismiss without deciding.
+    Cancel,
+}
+
+/// How an elicitation ended, as [`EngineEvent::ElicitationResolved`] says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub enum ElicitationOutcome {
+    /// Values were sent.
+    Accepted,
+    /// Refused.
+    Declined,
+    /// Dismissed, timed out, stopped or withdrawn.
+    Cancelled,
+}
+
+/// Why an answer was not delivered.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ElicitationAnswerError {
+    /// No such request is waiting.
+    #[error("there is no pending request `{0}` from an MCP server (it was already answered, timed out or cancelled)")]
+    Unknown(String),
+    /// The values do not fit the form; nothing was sent and the request still waits.
+    #[error("the answer does not fit the form, nothing was sent: {}", describe(.0))]
+    Invalid(Vec<FieldError>),
+}
+
+fn describe(errors: &[FieldError]) -> String {
+    errors
+        .iter()
+        .map(|e| format!("`{}` {}", e.field, e.message))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+struct Waiting {
+    /// `None` for a URL request.
+    form: Option<ElicitationForm>,
+    conversation: Option<String>,
+    tx: oneshot::Sender<ElicitationAnswer>,
+}
+
+/// Pending elicitation requests of the app, answered through [`ElicitationBroker::answer`].
+pub struct ElicitationBroker {
+    pending: Mutex<HashMap<String, Waiting>>,
+    events: Arc<dyn EventSink>,
+    timeout: Duration,
+    /// For the title of the conversation that asks.
+    ctx: Option<Weak<AppContext>>,
+}
+
+impl ElicitationBroker {
+    /// A broker announcing to `events`, waiting at most `timeout` per request; `ctx` names the
+    /// conversation a request comes from.
+    pub fn new(
+        events: Arc<dyn EventSink>,
+        timeout: Duration,
+        ctx: Option<Weak<AppContext>>,
+    ) -> Self {
+        ElicitationBroker {
+            pending: Mutex::new(HashMap::new()),
+            events,
+            timeout,
+            ctx,
+        }
+    }
+
+    /// Deliver the user's answer. An accepted form is checked first: invalid values are an
+    /// error and the request keeps waiting for a corrected answer.
+    pub fn answer(
+        &self,
+        request_id: &str,
+        reply: ElicitationReply,
+    ) -> Result<(), ElicitationAnswerError> {
+        let mut pending = self.lock();
+        let waiting = pending
+            .get(request_id)
+            .ok_or_else(|| ElicitationAnswerError::Unknown(request_id.to_string()))?;
+        let answer = match reply {
+            ElicitationReply::Accept { content } => match &waiting.form {
+                Some(form) => ElicitationAnswer::Accept(
+                    form.validate(&content)
+                        .map_err(ElicitationAnswerError::Invalid)?,
+                ),
+                None => ElicitationAnswer::Accept(Map::new()),
+            },
+            ElicitationReply::Decline => ElicitationAnswer::Decline,
+            ElicitationReply::Cancel => ElicitationAnswer::Cancel,
+        };
+        let waiting = pending.remove(request_id).expect("checked above");
+        waiting
+            .tx
+            .send(answer)
+            .map_err(|_| ElicitationAnswerError::Unknown(request_id.to_string()))
+    }
+
+    /// Cancel every pending request (of `conversation`, or all when `None`): the listener is
+    /// gone (a window closed).
+    pub fn cancel_all(&self, conversation: Option<&str>) {
+        self.lock()
+            .retain(|_, w| conversation.is_some_and(|c| w.conversation.as_deref() != Some(c)));
+    }
+
+    /// Ids of the pending requests.
+    pub fn pending(&self) -> Vec<String> {
+        self.lock().keys().cloned().collect()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Waiting>> {
+        self.pending.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn conversation_title(&self, conversation: &str) -> String {
+        self.ctx
+            .as_ref()
+            .and_then(Weak::upgrade)
+            .and_then(|ctx| {
+                ctx.with_db(|c| crate::conversations::title(c, conversation))
+                    .ok()
+                    .flatten()
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// Removes a request and announces how it ended, also when the wait is dropped (the server's
+/// session ended while the form was open).
+struct Announced<'a> {
+    broker: &'a ElicitationBroker,
+    request_id: String,
+    conversation: Option<String>,
+    ended: Option<(ElicitationOutcome, Resolution)>,
+}
+
+impl Drop for Announced<'_> {
+    fn drop(&mut self) {
+        self.broker.lock().remove(&self.request_id);
+        let (outcome, resolution) = self
+            .ended
+            .unwrap_or((ElicitationOutcome::Cancelled, Resolution::ListenerGone));
+        self.broker.events.emit(EngineEvent::ElicitationResolved {
+            conversation_id: self.conversation.clone(),
+            request_id: self.request_id.clone(),
+            outcome,
+            resolution,
+        });
+    }
+}
+
+#[async_trait::async_trait]
+impl ElicitationHandler for ElicitationBroker {
+    async fn elicit(&self, request: ElicitationRequest) -> ElicitationAnswer {
+        let form = match &request.schema {
+            Some(schema) => match ElicitationForm::parse(schema) {
+                Ok(form) => Some(form),
+                Err(why) => {
+                    tracing::warn!(server = %request.server, "declined an elicitation: {why}");
+                    return ElicitationAnswer::Decline;
+                }
+            },
+            None if request.url.is_some() => None,
+            None => return ElicitationAnswer::Decline,
+        };
+        let request_id = new_id("elicit");
+        let conversation = request.origin.as_ref().map(|o| o.conversation_id.clone());
+        let (tx, rx) = oneshot::channel();
+        self.lock().insert(
+            request_id.clone(),
+            Waiting {
+                form: form.clone(),
+                conversation: conversation.clone(),
+                tx,
+            },
+        );
+        let mut announced = Announced {
+            broker: self,
+            request_id: request_id.clone(),
+            conversation,
+            ended: None,
+        };
+        let origin = request.origin.clone().map(|mut o| {
+            if o.conversation_title.is_empty() {
+                o.conversation_title = self.conversation_title(&o.conversation_id);
+            }
+            o
+        });
+        self.events.emit(EngineEvent::ElicitationRequest {
+            request_id,
+            server: request.server.clone(),
+            message: request.message.clone(),
+            form,
+            url: request.url.clone(),
+            origin,
+            deadline_ms: deadline_ms(self.timeout),
+        });
+        let (answer, resolution) = tokio::select! {
+            biased;
+            _ = request.cancel.cancelled() => (ElicitationAnswer::Cancel, Resolution::Cancelled),
+            answer = rx => match answer {
+                Ok(answer) => (answer, Resolution::Answered),
+                Err(_) => (ElicitationAnswer::Cancel, Resolution::ListenerGone),
+            },
+            _ = tokio::time::sleep(self.timeout) => (ElicitationAnswer::Cancel, Resolution::TimedOut),
+        };
+        let outcome = match answer {
+            ElicitationAnswer::Accept(_) => ElicitationOutcome::Accepted,
+            ElicitationAnswer::Decline => ElicitationOutcome::Declined,
+            ElicitationAnswer::Cancel => ElicitationOutcome::Cancelled,
+        };
+        announced.ended = Some((outcome, resolution));
+        answer
+    }
+}
+
+/// Milliseconds since the Unix epoch, `after` from now.
+fn deadline_ms(after: Duration) -> u64 {
+    (SystemTime::now() + after)
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use tokio_util::sync::CancellationToken;
+
+    /// The kinds of the spec, as server-everything sends them.
+    fn schema() -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "title": "Name", "minLength": 2, "maxLength": 5},
+                "line": {"type": "string", "default": "It was a dark night."},
+                "email": {"type": "string", "format": "email"},
+                "site": {"type": "string", "format": "uri"},
+                "born": {"type": "string", "format": "date"},
+                "at": {"type": "string", "format": "date-time"},
+                "count": {"type": "integer", "minimum": 1, "maximum": 100, "default": 42},
+                "ratio": {"type": "number", "minimum": 0, "maximum": 1, "default": 0.5},
+                "agree": {"type": "boolean", "default": false},
+                "friend": {"type": "string", "enum": ["Monica", "Joey"], "default": "Joey"},
+                "hero": {"type": "string", "oneOf": [
+                    {"const": "h1", "title": "Superman"}, {"const": "h2", "title": "Wonder Woman"}
+                ], "default": "h2"},
+                "pet": {"type": "string", "enum": ["p1", "p2"], "enumNames": ["Cats", "Dogs"]},
+                "tools": {"type": "array", "minItems": 1, "maxItems": 2,
+                    "items": {"type": "string", "enum": ["Guitar", "Piano", "Drums"]},
+                    "default": ["Piano"]},
+                "fish": {"type": "array", "items": {"anyOf": [
+                    {"const": "f1", "title": "Tuna"}, {"const": "f2", "title": "Trout"}
+                ]}},
+                "bad_default": {"type": "string", "enum": ["a"], "default": "zzz"},
+            },
+            "required": ["name"]
+        })
+    }
+
+    fn form() -> ElicitationForm {
+        ElicitationForm::parse(&schema()).unwrap()
+    }
+
+    fn kind(form: &ElicitationForm, name: &str) -> FieldKind {
+        form.fields
+            .iter()
+            .find(|f| f.name == name)
+            .unwrap()
+            .kind
+            .clone()
+    }
+
+    fn titles(kind: FieldKind) -> Vec<String> {
+        match kind {
+            FieldKind::Choice { options, .. } | FieldKind::MultiChoice { options, .. } => {
+                options.into_iter().map(|o| o.title).collect()
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_schema_becomes_typed_fields_in_order() {
+        let form = form();
+        let names: Vec<&str> = form.fields.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names[..3], ["name", "line", "email"]);
+        assert_eq!(form.fields[0].title, "Name");
+        assert_eq!(form.fields[1].title, "line", "no title: the name");
+        assert!(form.fields[0].required && !form.fields[1].required);
+        assert_eq!(
+            kind(&form, "name"),
+            FieldKind::Text {
+                min_length: Some(2),
+                max_length: Some(5),
+                format: None,
+                default: None
+            }
+        );
+        assert!(matches!(
+            kind(&form, "at"),
+            FieldKind::Text {
+                format: Some(TextFormat::DateTime),
+                ..
+            }
+        ));
+        assert_eq!(titles(kind(&form, "hero")), ["Superman", "Wonder Woman"]);
+        assert_eq!(titles(kind(&form, "pet")), ["Cats", "Dogs"]);
+        assert_eq!(titles(kind(&form, "friend")), ["Monica", "Joey"]);
+        assert_eq!(titles(kind(&form, "fish")), ["Tuna", "Trout"]);
+        let err =
+            ElicitationForm::parse(&json!({"properties": {"o": {"type": "object"}}})).unwrap_err();
+        assert!(err.contains("`o`") && err.contains("`object`"), "{err}");
+    }
+
+    #[test]
+    fn defaults_are_applied_and_ones_that_do_not_fit_are_dropped() {
+        let defaults = form().defaults();
+        assert_eq!(
+            Value::Object(defaults),
+            json!({
+                "line": "It was a dark night.",
+                "count": 42,
+                "ratio": 0.5,
+                "agree": false,
+                "friend": "Joey",
+                "hero": "h2",
+                "tools": ["Piano"],
+            })
+        );
+        // The integer default goes out as an integer, not 42.0.
+        assert!(form().defaults()["count"].is_i64());
+    }
+
+    #[test]
+    fn validation_accepts_a_good_answer_and_names_every_bad_field() {
+        let form = form();
+        let mut good = form.defaults();
+        good.insert("name".into(), json!("Ada"));
+        good.insert("email".into(), json!("ada@example.com"));
+        good.insert("site".into(), json!("https://ada.example"));
+        good.insert("born".into(), json!("1815-12-10"));
+        good.insert("at".into(), json!("2026-01-02T03:04:05Z"));
+        good.insert("count".into(), json!(7.0));
+        good.insert("fish".into(), json!(["f2"]));
+        let sent = form.validate(&good).unwrap();
+        assert!(
+            sent["count"].is_i64(),
+            "whole floats of integer fields as integers"
+        );
+
+        let bad = json!({
+            "email": "ada at example",
+            "site": "not a uri",
+            "born": "10/12/1815",
+            "at": "yesterday",
+            "count": 4.5,
+            "ratio": 2,
+            "agree": "yes",
+            "friend": "Ross",
+            "tools": ["Piano", "Guitar", "Drums"],
+            "fish": [],
+            "extra": 1,
+        });
+        let errors = form.validate(bad.as_object().unwrap()).unwrap_err();
+        let by_field: Vec<(&str, &str)> = errors
+            .iter()
+            .map(|e| (e.field.as_str(), e.message.as_str()))
+            .collect();
+        assert_eq!(
+            by_field,
+            [
+                ("extra", "the form has no such field"),
+                ("name", "required"),
+                ("email", "must be an email address (name@example.com)"),
+                ("site", "must be a full address with its scheme (https://…)"),
+                ("born", "must be a date (YYYY-MM-DD)"),
+                ("at", "must be a date and time (YYYY-MM-DDThh:mm:ssZ)"),
+                ("count", "must be a whole number"),
+                ("ratio", "must be at most 1"),
+                ("agree", "must be true or false"),
+                ("friend", "`Ross` is not one of the options"),
+                ("tools", "choose at most 2"),
+            ]
+        );
+        let short = json!({"name": "A", "tools": []});
+        let errors = form.validate(short.as_object().unwrap()).unwrap_err();
+        assert_eq!(errors[0].message, "must be at least 2 characters");
+        assert_eq!(errors[1].message, "choose at least 1");
+    }
+
+    fn request(schema: Option<Value>, cancel: &CancellationToken) -> ElicitationRequest {
+        ElicitationRequest {
+            server: "srv".into(),
+            message: "Who are you?".into(),
+            url: schema
+                .is_none()
+                .then(|| "https://example.com/go".to_string()),
+            schema,
+            origin: None,
+            cancel: cancel.clone(),
+        }
+    }
+
+    type Seen = Arc<Mutex<Vec<EngineEvent>>>;
+
+    fn broker(timeout: Duration) -> (Arc<ElicitationBroker>, Seen) {
+        let seen: Seen = Arc::default();
+        let sink = {
+            let seen = seen.clone();
+            move |e: EngineEvent| seen.lock().unwrap().push(e)
+        };
+        (
+            Arc::new(ElicitationBroker::new(Arc::new(sink), timeout, None)),
+            seen,
+        )
+    }
+
+    async fn wait_pending(b: &ElicitationBroker) -> String {
+        loop {
+            if let Some(id) = b.pending().pop() {
+                return id;
+            }
+            tokio::task::yield_now().await;
+        }
+    }
+
+    fn resolutions(seen: &Seen) -> Vec<(ElicitationOutcome, Resolution)> {
+        seen.lock()
+            .unwrap()
+            .iter()
+            .filter_map(|e| match e {
+                EngineEvent::ElicitationResolved {
+                    outcome,
+                    resolution,
+                    ..
+                } => Some((*outcome, *resolution)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn an_invalid_answer_is_refused_and_the_form_keeps_waiting() {
+        let (b, seen) = broker(Duration::from_secs(60));
+        let cancel = CancellationToken::new();
+        let waiter = {
+            let (b, r) = (b.clone(), request(Some(schema()), &cancel));
+            tokio::spawn(async move { b.elicit(r).await })
+        };
+        let id = wait_pending(&b).await;
+        let announced = seen.lock().unwrap()[0].clone();
+        let EngineEvent::ElicitationRequest { form, url, .. } = announced else {
+            panic!("{announced:?}")
+        };
+        assert_eq!(form, Some(self::form()));
+        assert_eq!(url, None);
+
+        let err = b
+            .answer(
+                &id,
+                ElicitationReply::Accept {
+                    content: Map::new(),
+                },
+            )
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "the answer does not fit the form, nothing was sent: `name` required"
+        );
+        assert_eq!(b.pending(), std::slice::from_ref(&id));
+        assert!(matches!(
+            b.answer("nope", ElicitationReply::Decline),
+            Err(ElicitationAnswerError::Unknown(_))
+        ));
+        let content = json!({"name": "Ada", "count": 3})
+            .as_object()
+            .unwrap()
+            .clone();
+        b.answer(&id, ElicitationReply::Accept { content }).unwrap();
+        assert_eq!(
+            waiter.await.unwrap(),
+            ElicitationAnswer::Accept(
+                json!({"name": "Ada", "count": 3})
+                    .as_object()
+                    .unwrap()
+                    .clone()
+            )
+        );
+        assert_eq!(
+            resolutions(&seen),
+            [(ElicitationOutcome::Accepted, Resolution::Answered)]
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn timeout_stop_and_a_gone_listener_cancel_the_form() {
+        let (b, seen) = broker(Duration::from_secs(600));
+        let cancel = CancellationToken::new();
+        // Nobody answers: cancelled after the timeout.
+        assert_eq!(
+            b.elicit(request(Some(schema()), &cancel)).await,
+            ElicitationAnswer::Cancel
+        );
+        // The call ends (the run's stop): cancelled.
+        let waiter = {
+            let (b, r) = (b.clone(), request(None, &cancel));
+            tokio::spawn(async move { b.elicit(r).await })
+        };
+        wait_pending(&b).await;
+        cancel.cancel();
+        assert_eq!(waiter.await.unwrap(), ElicitationAnswer::Cancel);
+        // The window closes: cancelled.
+        let cancel = CancellationToken::new();
+        let waiter = {
+            let (b, r) = (b.clone(), request(None, &cancel));
+            tokio::spawn(async move { b.elicit(r).await })
+        };
+        wait_pending(&b).await;
+        b.cancel_all(None);
+        assert_eq!(waiter.await.unwrap(), ElicitationAnswer::Cancel);
+        // The wait itself is dropped (the server's session ended): still announced.
+        let waiter = {
+            let (b, r) = (b.clone(), request(None, &cancel));
+            tokio::spawn(async move { b.elicit(r).await })
+        };
+        wait_pending(&b).await;
+        waiter.abort();
+        let _ = waiter.await;
+        assert!(b.pending().is_empty());
+        assert_eq!(
+            resolutions(&seen),
+            [
+                (ElicitationOutcome::Cancelled, Resolution::TimedOut),
+                (ElicitationOutcome::Cancelled, Resolution::Cancelled),
+                (ElicitationOutcome::Cancelled, Resolution::ListenerGone),
+                (ElicitationOutcome::Cancelled, Resolution::ListenerGone),
+            ]
+        );
+    }
+}
