@@ -24,6 +24,7 @@ fn artifactflow_commands() -> &'static [&'static str] {
         "answer_elicitation",
         "revoke_always_allowed",
         "get_artifact",
+        "get_artifact_bytes",
         "list_tools",
         "list_artifacts",
         "artifact_versions",
