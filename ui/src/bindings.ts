@@ -1177,6 +1177,10 @@ export type EngineEvent =
  */
 { type: "tool_start"; conversation_id: string; call_id: string; tool: string; params: Partial<{ [key in string]: JsonValue }> } | 
 /**
+ * A running call reported its progress (an MCP server's progress notification).
+ */
+{ type: "tool_progress"; conversation_id: string; call_id: string; progress: number; total: number | null; message: string | null } | 
+/**
  * A tool call finished (or was refused: validation, permission, unknown tool).
  */
 { type: "tool_complete"; conversation_id: string; call_id: string; agent: string; depth: number; tool: string; success: boolean; status: CallStatus; reason: string | null; result: string; metadata: Partial<{ [key in string]: JsonValue }>; artifact_ids: string[]; attachments: StoredAttachment[]; duration_ms: number } | 

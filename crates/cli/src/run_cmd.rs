@@ -171,6 +171,19 @@ fn print_event(e: &EngineEvent, requests: &tokio::sync::mpsc::UnboundedSender<(S
                 serde_json::Value::Object(params.clone())
             );
         }
+        EngineEvent::ToolProgress {
+            progress,
+            total,
+            message,
+            ..
+        } => {
+            let of = total.map(|t| format!("/{t}")).unwrap_or_default();
+            let what = message
+                .as_deref()
+                .map(|m| format!(" {}", clean(m)))
+                .unwrap_or_default();
+            let _ = writeln!(err, "[… {progress}{of}{what}]");
+        }
         EngineEvent::ToolComplete {
             tool,
             success,

@@ -88,6 +88,7 @@ fn bench_http(c: &mut Criterion) {
         secrets: Some(Arc::new(SecretResolver::new(None, None))),
         http_trace: None,
         origin: None,
+        progress: None,
     };
     let params = raw(&[("symbol", "AAPL")]);
     let client = reqwest::Client::new();

@@ -190,6 +190,7 @@ impl AppContext {
             secrets: Some(self.secret_resolver()),
             http_trace: None,
             origin: None,
+            progress: None,
         }
     }
 

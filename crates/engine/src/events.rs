@@ -25,6 +25,19 @@ pub enum EngineEvent {
         /// Parameters, coerced and with defaults.
         params: Map<String, Value>,
     },
+    /// A running call reported its progress (an MCP server's progress notification).
+    ToolProgress {
+        /// Conversation.
+        conversation_id: String,
+        /// The call (as in its `ToolStart`).
+        call_id: String,
+        /// How far it is.
+        progress: f64,
+        /// The end of the scale, when known.
+        total: Option<f64>,
+        /// What it is doing, in the tool's words.
+        message: Option<String>,
+    },
     /// A tool call finished (or was refused: validation, permission, unknown tool).
     ToolComplete {
         /// Conversation.

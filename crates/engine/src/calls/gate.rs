@@ -26,7 +26,9 @@ use crate::parser::{format_result, ToolCall};
 use crate::permissions::{
     self, AgentSetting, Answer, Decision, PermissionInput, PermissionRequest,
 };
-use crate::tools::{pipeline, CallOrigin, Params, Tool, ToolContext, ToolResult, ToolSource};
+use crate::tools::{
+    pipeline, CallOrigin, Params, Tool, ToolContext, ToolProgress, ToolResult, ToolSource,
+};
 
 /// Why a call the user's stop came before did not run.
 pub const STOPPED_BEFORE: &str = "the user stopped the run";
@@ -369,21 +371,43 @@ pub async fn run(
         tool: name.to_string(),
         params: typed.clone(),
     });
+    let (progress_tx, mut progress_rx) = tokio::sync::mpsc::unbounded_channel();
     let tool_ctx = ToolContext {
         origin: Some(origin(caller, &gate.call_id, tool)),
+        progress: Some(progress_tx),
         ..tool_ctx.clone()
     };
-    let result = tokio::select! {
-        r = pipeline::execute_guarded(tool, typed.clone(), &tool_ctx) => r,
-        _ = caller.cancel.cancelled() => {
-            let reason = "stopped by the user while running; it may have partly happened";
-            return gate.finish(
-                caller,
-                CallStatus::Stopped,
-                Some(reason.to_string()),
-                typed,
-                ToolResult::fail(reason),
-            );
+    let running = pipeline::execute_guarded(tool, typed.clone(), &tool_ctx);
+    tokio::pin!(running);
+    let announce = |p: ToolProgress| {
+        caller.events.emit(EngineEvent::ToolProgress {
+            conversation_id: caller.conversation.to_string(),
+            call_id: gate.call_id.clone(),
+            progress: p.progress,
+            total: p.total,
+            message: p.message,
+        })
+    };
+    let result = loop {
+        tokio::select! {
+            r = &mut running => {
+                // Reports sent just before the result are still queued: they come first.
+                while let Ok(p) = progress_rx.try_recv() {
+                    announce(p);
+                }
+                break r;
+            }
+            Some(p) = progress_rx.recv() => announce(p),
+            _ = caller.cancel.cancelled() => {
+                let reason = "stopped by the user while running; it may have partly happened";
+                return gate.finish(
+                    caller,
+                    CallStatus::Stopped,
+                    Some(reason.to_string()),
+                    typed,
+                    ToolResult::fail(reason),
+                );
+            }
         }
     };
     let store = caller.ctx.artifact_store();

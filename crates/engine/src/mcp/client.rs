@@ -1199,6 +1199,11 @@ impl McpClient {
                 _ = self.closed.cancelled() => Err(McpError::Closed),
             }
         };
+        if outcome.is_ok() {
+            // rmcp runs each notification handler on its own task: let a progress report
+            // that arrived just before the answer reach its watcher first.
+            tokio::task::yield_now().await;
+        }
         self.progress_map().remove(&token);
         if let Err(McpError::NeedsSignIn {
             challenge: Some(challenge),

@@ -155,7 +155,7 @@ impl McpTool {
     /// Call it with typed parameters, stopping on `cancel` (the gate cancels the future
     /// instead; both end the call on the server).
     pub async fn call(&self, params: Params, cancel: &CancellationToken) -> ToolResult {
-        self.call_from(params, cancel, None).await
+        self.call_from(params, cancel, None, None).await
     }
 
     /// [`McpTool::call`] made by `origin`, which a form the server asks for names.
@@ -164,6 +164,7 @@ impl McpTool {
         params: Params,
         cancel: &CancellationToken,
         origin: Option<crate::tools::CallOrigin>,
+        progress: Option<crate::tools::ProgressSink>,
     ) -> ToolResult {
         let args = match to_arguments(&self.schema, &params) {
             Ok(a) => a,
@@ -171,7 +172,7 @@ impl McpTool {
         };
         match self
             .client
-            .call_tool_from(&self.remote_name, args, cancel, None, origin)
+            .call_tool_from(&self.remote_name, args, cancel, progress.map(report_to), origin)
             .await
         {
             Ok(result) => convert_result(&self.spec.name, result),
@@ -216,9 +217,26 @@ impl Tool for McpTool {
         // The gate's stop drops this future; the client then tells the server with
         // notifications/cancelled (see `McpClient::call_tool`), and a form open for the call
         // is cancelled.
-        self.call_from(params, &CancellationToken::new(), ctx.origin.clone())
-            .await
+        self.call_from(
+            params,
+            &CancellationToken::new(),
+            ctx.origin.clone(),
+            ctx.progress.clone(),
+        )
+        .await
     }
+}
+
+/// The server's progress notifications for one call, passed on to the gate's sink (a report
+/// after the call ended has nowhere to go and is dropped).
+fn report_to(sink: crate::tools::ProgressSink) -> super::client::ProgressFn {
+    std::sync::Arc::new(move |progress, total, message| {
+        let _ = sink.send(crate::tools::ToolProgress {
+            progress,
+            total,
+            message,
+        });
+    })
 }
 
 /// One line for the model about a binary attachment.

@@ -122,7 +122,24 @@ pub struct ToolContext {
     pub http_trace: Option<Arc<std::sync::Mutex<Option<http::HttpExchange>>>>,
     /// The call this is (set by the gate), so a server's question during it says who asks.
     pub origin: Option<CallOrigin>,
+    /// Where the tool reports its progress while it runs (set by the gate, which announces
+    /// each report as a `ToolProgress` event for the call's card). `None` outside the gate.
+    pub progress: Option<ProgressSink>,
 }
+
+/// One progress report of a running call (an MCP server's `notifications/progress`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolProgress {
+    /// How far it is (grows with each report).
+    pub progress: f64,
+    /// The end of the scale, when the tool knows it.
+    pub total: Option<f64>,
+    /// What it is doing, in the tool's words (untrusted text).
+    pub message: Option<String>,
+}
+
+/// Where a running tool sends its [`ToolProgress`].
+pub type ProgressSink = tokio::sync::mpsc::UnboundedSender<ToolProgress>;
 
 /// Who makes a call and where: what a form an MCP server asks for during the call shows.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]

@@ -187,8 +187,24 @@ async fn servers_start_in_the_background_and_their_tools_go_through_the_gate() {
     let c = call("everything.get-tiny-image", &[]);
     let (outcome, _) = through_gate(&o, &c, Answer::Approve, &CancellationToken::new()).await;
     assert_eq!(outcome.status, CallStatus::Succeeded);
-    assert_eq!(outcome.result.attachments.len(), 1);
-    assert_eq!(outcome.result.attachments[0].mime, "image/png");
+    // The image is stored as an artifact of the conversation; the model gets one line.
+    assert_eq!(outcome.attachments.len(), 1, "{:?}", outcome.result);
+    let image = &outcome.attachments[0];
+    assert_eq!(image.mime, "image/png");
+    assert!(outcome.result.attachments.is_empty(), "no bytes for the model");
+    assert!(
+        outcome.result.data.contains(&image.artifact_id),
+        "{}",
+        outcome.result.data
+    );
+    let (stored, bytes) = o
+        .engine
+        .ctx
+        .artifact_store()
+        .bytes("conv-mcp", &image.artifact_id)
+        .unwrap();
+    assert_eq!(stored.content_type, "image/png");
+    assert!(bytes.starts_with(b"\x89PNG"), "the server's PNG bytes are kept");
 
     // A denial never reaches the server.
     let c = call("everything.echo", &[("message", "no")]);
@@ -388,6 +404,80 @@ async fn stopping_a_running_call_cancels_it_on_the_server() {
         .await,
         "the server never heard of the stop"
     );
+}
+
+/// A server's progress notifications reach the app as `ToolProgress` events of the running
+/// call (same call id as its `ToolStart`), in order, before its `ToolComplete`.
+#[tokio::test]
+async fn a_calls_progress_reaches_its_card_as_events() {
+    let o = open(&servers_json(json!({
+        "everything": {"command": "node", "args": [everything_js(), "stdio"], "permission": "auto"}
+    })));
+    ready(&o, "everything").await;
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = {
+        let seen = seen.clone();
+        move |e: EngineEvent| seen.lock().unwrap().push(e)
+    };
+    let cancel = CancellationToken::new();
+    let caller = Caller::direct(&o.engine.ctx, &sink, "conv-mcp", &cancel, false, None);
+    let c = call(
+        "everything.trigger-long-running-operation",
+        &[("duration", "1"), ("steps", "4")],
+    );
+    let outcome = gate::run(
+        &caller,
+        Asker::Now(Box::new(|_| Answer::Deny)),
+        c.id.clone(),
+        Subject::Parsed(&c),
+    )
+    .await;
+    assert_eq!(
+        outcome.status,
+        CallStatus::Succeeded,
+        "{:?}",
+        outcome.result
+    );
+    let events = seen.lock().unwrap().clone();
+    let started = events
+        .iter()
+        .find_map(|e| match e {
+            EngineEvent::ToolStart { call_id, .. } => Some(call_id.clone()),
+            _ => None,
+        })
+        .expect("the call started");
+    let progress: Vec<(f64, Option<f64>)> = events
+        .iter()
+        .filter_map(|e| match e {
+            EngineEvent::ToolProgress {
+                call_id,
+                progress,
+                total,
+                ..
+            } => {
+                assert_eq!(call_id, &started, "progress names the running call");
+                Some((*progress, *total))
+            }
+            _ => None,
+        })
+        .collect();
+    // Steps come every 250 ms. rmcp handles each notification on its own task, so the last
+    // one, sent right before the result, can lose the race with it (the card then shows the
+    // result, which is the end anyway): the earlier ones all arrive, in order.
+    let all = [1.0, 2.0, 3.0, 4.0].map(|p| (p, Some(4.0)));
+    assert!(
+        progress.len() >= 3 && progress[..] == all[..progress.len()],
+        "every step reported, in order: {progress:?}"
+    );
+    let last_progress = events
+        .iter()
+        .rposition(|e| matches!(e, EngineEvent::ToolProgress { .. }))
+        .unwrap();
+    let completed = events
+        .iter()
+        .position(|e| matches!(e, EngineEvent::ToolComplete { .. }))
+        .unwrap();
+    assert!(last_progress < completed, "progress comes before the end");
 }
 
 /// A broken mcp.json is a located error and the running servers keep running; a fixed file

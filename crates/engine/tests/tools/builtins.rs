@@ -17,6 +17,7 @@ fn ctx_with_dotenv(lines: &str) -> (ToolContext, tempfile::TempDir) {
         secrets: Some(Arc::new(SecretResolver::new(None, Some(dotenv)))),
         http_trace: None,
         origin: None,
+        progress: None,
     };
     (ctx, tmp)
 }

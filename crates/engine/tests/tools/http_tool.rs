@@ -26,6 +26,7 @@ fn ctx() -> ToolContext {
         secrets: Some(Arc::new(SecretResolver::new(None, None))),
         http_trace: None,
         origin: None,
+        progress: None,
     }
 }
 

@@ -23,6 +23,7 @@ fn ctx() -> (tempfile::TempDir, ToolContext) {
         secrets: Some(Arc::new(SecretResolver::new(None, Some(dotenv)))),
         http_trace: None,
         origin: None,
+        progress: None,
     };
     (dir, ctx)
 }

@@ -52,6 +52,21 @@ export function ToolCard({
           </button>
         )}
       </header>
+      {item.status === "running" && item.progress && (
+        <div className="tool-progress" data-testid="tool-progress">
+          <progress
+            aria-label={`${item.tool} progress`}
+            value={item.progress.total ? item.progress.value : undefined}
+            max={item.progress.total ?? undefined}
+          />
+          <span className="muted">
+            {item.progress.total
+              ? `${item.progress.value} of ${item.progress.total}`
+              : `${item.progress.value}`}
+            {item.progress.message ? ` · ${item.progress.message}` : ""}
+          </span>
+        </div>
+      )}
       {malformed && item.result && (
         <p className="tool-malformed">
           The model wrote a tool call that could not be read: {item.result}

@@ -470,3 +470,53 @@ function msg(id: number, role: string, content: string): StoredMessage {
 function stored(id: number, role: string, content: string): HistoryMessage {
   return { message: msg(id, role, content), calls: [], results: [], notes: null };
 }
+
+describe("a running call's progress", () => {
+  const start: EngineEvent = {
+    type: "tool_start",
+    conversation_id: C,
+    call_id: "p1",
+    tool: "everything.trigger-long-running-operation",
+    params: {},
+  };
+  const progress = (value: number, message: string | null): EngineEvent => ({
+    type: "tool_progress",
+    conversation_id: C,
+    call_id: "p1",
+    progress: value,
+    total: 4,
+    message,
+  });
+
+  it("keeps the latest report on the running card, and drops late ones after it ended", () => {
+    const s = run([start, progress(1, "step 1"), progress(2, null)]);
+    expect(s.items[0]).toMatchObject({
+      kind: "tool",
+      status: "running",
+      progress: { value: 2, total: 4, message: null },
+    });
+    const done = reduce(s, {
+      type: "tool_complete",
+      conversation_id: C,
+      call_id: "p1",
+      agent: "lead",
+      depth: 0,
+      tool: start.tool,
+      success: true,
+      status: "succeeded",
+      reason: null,
+      result: "done",
+      metadata: {},
+      artifact_ids: [],
+      attachments: [],
+      duration_ms: 1000,
+    });
+    const late = reduce(done, progress(4, "late"));
+    expect(late).toBe(done);
+  });
+
+  it("ignores a report for a call it does not show", () => {
+    const s = run([start]);
+    expect(reduce(s, { ...progress(1, null), call_id: "other" } as EngineEvent)).toBe(s);
+  });
+});

@@ -33,6 +33,8 @@ export type TimelineItem =
       artifactId: string | null;
       /** The result's images, audio and other binary content, stored as artifacts. */
       attachments: StoredAttachment[];
+      /** The latest progress the tool reported while running (MCP servers), or null. */
+      progress: ToolProgress | null;
     }
   /** The engine's own words to the model beside the results (round limit, call format). */
   | { kind: "tool_results"; key: string; agent: string; depth: number; text: string }
@@ -44,6 +46,15 @@ export type TimelineItem =
       status: "completed" | "cancelled" | "failed" | "interrupted";
       error: string | null;
     };
+
+/** How far a running call is, as its tool reported. */
+export interface ToolProgress {
+  value: number;
+  /** The end of the scale, when the tool knows it. */
+  total: number | null;
+  /** What it is doing, in the tool's words. */
+  message: string | null;
+}
 
 export interface PendingPermission {
   requestId: string;
@@ -253,6 +264,15 @@ export function reduce(state: ChatState, event: EngineEvent): ChatState {
         items: [...items, toolItem(event.call_id, event.tool, state.depth, event.params)],
         seq,
       };
+    case "tool_progress": {
+      const index = findLastIndex(items, (i) => i.kind === "tool" && i.callId === event.call_id);
+      const item = items[index];
+      if (item?.kind !== "tool" || item.status !== "running") return state;
+      const next = [...items];
+      const progress = { value: event.progress, total: event.total, message: event.message };
+      next[index] = { ...item, progress };
+      return { ...state, items: next, seq };
+    }
     case "tool_complete": {
       // The engine's status, never its wording.
       const status = event.status;
@@ -356,6 +376,7 @@ function toolItem(
     durationMs: null,
     artifactId: null,
     attachments: [],
+    progress: null,
   };
 }
 

@@ -1,0 +1,52 @@
+import { render, screen } from "@testing-library/react";
+import { ToolCard } from "./ToolCard";
+import type { TimelineItem } from "./timeline";
+
+type ToolItem = Extract<TimelineItem, { kind: "tool" }>;
+
+const running: ToolItem = {
+  kind: "tool",
+  key: "p1",
+  callId: "p1",
+  tool: "everything.trigger-long-running-operation",
+  depth: 0,
+  params: { steps: 4 },
+  status: "running",
+  result: null,
+  durationMs: null,
+  artifactId: null,
+  attachments: [],
+  progress: null,
+};
+
+describe("ToolCard progress", () => {
+  it("shows how far a running call is, with the tool's message", () => {
+    render(<ToolCard item={{ ...running, progress: { value: 2, total: 4, message: "step 2" } }} />);
+    const bar = screen.getByRole("progressbar", { name: `${running.tool} progress` });
+    expect(bar).toHaveAttribute("value", "2");
+    expect(bar).toHaveAttribute("max", "4");
+    expect(screen.getByTestId("tool-progress")).toHaveTextContent("2 of 4 · step 2");
+  });
+
+  it("shows an open-ended bar when the tool gives no total", () => {
+    render(<ToolCard item={{ ...running, progress: { value: 7, total: null, message: null } }} />);
+    expect(screen.getByRole("progressbar")).not.toHaveAttribute("value");
+    expect(screen.getByTestId("tool-progress")).toHaveTextContent("7");
+  });
+
+  it("shows no bar before any report, nor once the call ended", () => {
+    const { rerender } = render(<ToolCard item={running} />);
+    expect(screen.queryByTestId("tool-progress")).toBeNull();
+    rerender(
+      <ToolCard
+        item={{
+          ...running,
+          status: "succeeded",
+          result: "done",
+          progress: { value: 4, total: 4, message: null },
+        }}
+      />,
+    );
+    expect(screen.queryByTestId("tool-progress")).toBeNull();
+  });
+});
