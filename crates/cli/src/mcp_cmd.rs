@@ -6,14 +6,12 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{bail, Context};
+use anyhow::bail;
 use engine::mcp::client::{
     AcceptDefaults, ElicitationAnswer, ElicitationHandler, ElicitationRequest,
 };
 use engine::mcp::{McpServerView, ServerStatus};
-use engine::permissions::Answer;
 use engine::Engine;
-use indexmap::IndexMap;
 
 /// MCP subcommands.
 #[derive(Debug, clap::Subcommand)]
@@ -238,17 +236,6 @@ async fn tools(engine: &Engine, name: &str, json: bool, wait: u64) -> anyhow::Re
     Ok(ExitCode::SUCCESS)
 }
 
-fn parse_params(args: &[String]) -> anyhow::Result<IndexMap<String, String>> {
-    args.iter()
-        .map(|a| {
-            let (k, v) = a
-                .split_once('=')
-                .with_context(|| format!("`{a}` is not KEY=VALUE"))?;
-            Ok((k.to_string(), v.to_string()))
-        })
-        .collect()
-}
-
 async fn call(
     engine: &Engine,
     name: &str,
@@ -264,37 +251,7 @@ async fn call(
     if !matches!(status, ServerStatus::Ready { .. }) {
         bail!("server `{server}` is not ready: {}", status_text(&status));
     }
-    let params = parse_params(args)?;
-    let outcome = engine::tools::direct::call(
-        &engine.ctx,
-        name,
-        &params,
-        conversation,
-        |request| {
-            if yes {
-                Answer::Approve
-            } else {
-                crate::prompt::show_request(request);
-                crate::prompt::ask(&request.tool, "use --yes to approve")
-            }
-        },
-        &engine::events::discard(),
-    )
-    .await;
-    println!("{}", crate::term::clean(&outcome.formatted));
-    for a in &outcome.result.attachments {
-        eprintln!(
-            "({}: {} bytes of {})",
-            crate::term::clean(&a.title),
-            a.bytes.len(),
-            a.mime
-        );
-    }
-    Ok(if outcome.result.success {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    crate::tools_cmd::call_directly(&engine.ctx, name, args, yes, conversation).await
 }
 
 /// Asks a server's questions at the terminal, one field at a time (Enter keeps the default);

@@ -109,7 +109,8 @@ fn show(ctx: &AppContext, name: &str) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn parse_params(args: &[String]) -> anyhow::Result<IndexMap<String, String>> {
+/// `KEY=VALUE` arguments as the parser would give them.
+pub(crate) fn parse_params(args: &[String]) -> anyhow::Result<IndexMap<String, String>> {
     args.iter()
         .map(|a| {
             let (k, v) = a
@@ -127,11 +128,23 @@ fn call(
     yes: bool,
     conversation: &str,
 ) -> anyhow::Result<ExitCode> {
-    let params = parse_params(args)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let outcome = runtime.block_on(engine::tools::direct::call(
+    runtime.block_on(call_directly(ctx, name, args, yes, conversation))
+}
+
+/// One direct call through the gate, asking at the terminal unless `yes`; prints what the
+/// model would see (stored images and audio included, as their one line each).
+pub(crate) async fn call_directly(
+    ctx: &AppContext,
+    name: &str,
+    args: &[String],
+    yes: bool,
+    conversation: &str,
+) -> anyhow::Result<ExitCode> {
+    let params = parse_params(args)?;
+    let outcome = engine::tools::direct::call(
         ctx,
         name,
         &params,
@@ -144,7 +157,8 @@ fn call(
             }
         },
         &engine::events::discard(),
-    ));
+    )
+    .await;
     println!("{}", crate::term::clean(&outcome.formatted));
     Ok(if outcome.result.success {
         ExitCode::SUCCESS

@@ -69,6 +69,16 @@ fn list_tools_and_call() {
     assert!(ok, "{out}{err}");
     assert!(out.contains("Echo: hello from the cli"), "{out}");
 
+    // An image is stored in the library; the output says where, as the model would see it.
+    let (ok, out, err) =
+        run(cli(home.path()).args(["mcp", "call", "everything.get-tiny-image", "--yes"]));
+    assert!(ok, "{out}{err}");
+    let line = out
+        .lines()
+        .find(|l| l.contains("stored as artifact image_"))
+        .unwrap_or_else(|| panic!("no stored-image line in {out}"));
+    assert!(line.starts_with("[image/png, "), "{line}");
+
     // The server asks a question: --accept-defaults answers with the form's defaults; without
     // it and without a terminal, the question is declined.
     let (ok, out, err) = run(cli(home.path()).args([

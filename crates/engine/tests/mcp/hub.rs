@@ -191,7 +191,10 @@ async fn servers_start_in_the_background_and_their_tools_go_through_the_gate() {
     assert_eq!(outcome.attachments.len(), 1, "{:?}", outcome.result);
     let image = &outcome.attachments[0];
     assert_eq!(image.mime, "image/png");
-    assert!(outcome.result.attachments.is_empty(), "no bytes for the model");
+    assert!(
+        outcome.result.attachments.is_empty(),
+        "no bytes for the model"
+    );
     assert!(
         outcome.result.data.contains(&image.artifact_id),
         "{}",
@@ -204,7 +207,10 @@ async fn servers_start_in_the_background_and_their_tools_go_through_the_gate() {
         .bytes("conv-mcp", &image.artifact_id)
         .unwrap();
     assert_eq!(stored.content_type, "image/png");
-    assert!(bytes.starts_with(b"\x89PNG"), "the server's PNG bytes are kept");
+    assert!(
+        bytes.starts_with(b"\x89PNG"),
+        "the server's PNG bytes are kept"
+    );
 
     // A denial never reaches the server.
     let c = call("everything.echo", &[("message", "no")]);
