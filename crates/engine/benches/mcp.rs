@@ -3,6 +3,10 @@
 //! JSON-RPC lines written to and read from a second copy of the server's pipes. (a) − (b) is
 //! what the client adds (goal: under 1 ms). Prints numbers; not a pass/fail test.
 //!
+//! It also measures opening the engine (what the app's start waits for) with no MCP server
+//! configured and with five: servers start in the background, so five should cost nothing
+//! at start (goal: no slower than none); the time until all five are ready is printed too.
+//!
 //! Run: `cargo bench -p artifactflow-engine --bench mcp` (needs `scripts/setup.sh --test`).
 
 use std::io::{BufRead, BufReader, Write};
@@ -126,6 +130,66 @@ fn raw_pipe() -> Duration {
     stats("raw JSON-RPC over the pipe", times)
 }
 
+/// Median time to open the engine over a fresh home with `servers` copies of server-everything
+/// configured, and (with servers) the median time until all of them are ready.
+fn engine_open(servers: usize) -> (Duration, Option<Duration>) {
+    const OPENS: usize = 7;
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let mut opens = Vec::with_capacity(OPENS);
+    let mut readies = Vec::with_capacity(OPENS);
+    for _ in 0..OPENS {
+        let home = tempfile::tempdir().unwrap();
+        let paths = engine::paths::AppPaths::resolve(Some(home.path())).unwrap();
+        paths.prepare().unwrap();
+        let entries: serde_json::Map<String, Value> = (0..servers)
+            .map(|i| {
+                (
+                    format!("s{i}"),
+                    json!({"command": "node", "args": [everything_js(), "stdio"]}),
+                )
+            })
+            .collect();
+        std::fs::write(
+            paths.config_dir.join("mcp.json"),
+            json!({ "mcpServers": entries }).to_string(),
+        )
+        .unwrap();
+        let _guard = rt.enter();
+        let start = Instant::now();
+        let engine = engine::Engine::open_with(
+            paths,
+            std::sync::Arc::new(engine::events::discard()),
+            engine::engine::EngineOptions {
+                watch: false,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        opens.push(start.elapsed());
+        if servers > 0 {
+            rt.block_on(async {
+                for i in 0..servers {
+                    let status = engine
+                        .mcp()
+                        .wait_settled(&format!("s{i}"), Duration::from_secs(60))
+                        .await
+                        .unwrap();
+                    assert!(
+                        matches!(status, engine::mcp::ServerStatus::Ready { .. }),
+                        "{status:?}"
+                    );
+                }
+            });
+            readies.push(start.elapsed());
+        }
+        drop(engine);
+    }
+    let label = format!("open, {servers} servers");
+    let open = stats(&label, opens);
+    let ready = (!readies.is_empty()).then(|| stats(&format!("all {servers} ready"), readies));
+    (open, ready)
+}
+
 fn main() {
     // `cargo test --benches` runs bench targets with --bench absent; keep that quick.
     if !std::env::args().any(|a| a == "--bench") {
@@ -135,4 +199,10 @@ fn main() {
     let ours = through_client();
     let overhead = ours.saturating_sub(raw);
     println!("client overhead (median difference): {overhead:.1?} (goal < 1 ms)");
+    let (none, _) = engine_open(0);
+    let (five, ready) = engine_open(5);
+    println!(
+        "engine open with 5 servers vs none: {five:.1?} vs {none:.1?} (goal: no slower); all 5 ready after {:.1?}",
+        ready.unwrap_or_default()
+    );
 }
