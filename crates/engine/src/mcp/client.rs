@@ -115,6 +115,9 @@ pub enum McpError {
     /// The caller stopped the call.
     #[error("stopped by the user; the server was told to cancel")]
     Cancelled,
+    /// The server's answer was over [`MAX_MESSAGE_BYTES`] and was dropped unread.
+    #[error("the server's answer was larger than {} MB, the limit for one message, and was dropped; ask the tool for less (a smaller page, range or file)", .0 / (1024 * 1024))]
+    TooLarge(usize),
     /// Anything else from the SDK.
     #[error("{0}")]
     Other(String),
@@ -724,6 +727,8 @@ pub struct McpClient {
     resolved: Option<ResolvedCommand>,
     timeout: Duration,
     redactor: Redactor,
+    /// Told when a stdio server writes a message over the limit (rmcp drops it unread).
+    oversized: Arc<tokio::sync::Notify>,
 }
 
 impl std::fmt::Debug for McpClient {
@@ -857,6 +862,12 @@ async fn connect_stdio(
         spawn_stderr_reader(cfg.name.clone(), stderr, tail.clone(), redactor.clone());
     }
     tracing::info!(server = %cfg.name, command = %resolved.path.display(), login_shell = resolved.from_login_shell, pid, "starting MCP server");
+    let oversized = Arc::new(tokio::sync::Notify::new());
+    let stdout = LineWatch {
+        inner: stdout,
+        since_newline: 0,
+        oversized: oversized.clone(),
+    };
     let transport = rmcp::transport::async_rw::AsyncRwTransport::new_client(stdout, stdin)
         .with_max_line_length(MAX_MESSAGE_BYTES);
     let h = handler(cfg, opts);
@@ -873,7 +884,7 @@ async fn connect_stdio(
             });
         }
     };
-    Ok(McpClient::new(
+    let mut client = McpClient::new(
         cfg,
         service,
         (progress, calls),
@@ -881,7 +892,50 @@ async fn connect_stdio(
         Some(child),
         Some(resolved),
         redactor,
-    ))
+    );
+    client.oversized = oversized;
+    Ok(client)
+}
+
+/// A server's stdout, watched for a line over [`MAX_MESSAGE_BYTES`]: rmcp drops such a line
+/// with only a log entry, so the call it answered would wait for its timeout. The watch tells
+/// the calls in flight at once.
+struct LineWatch<R> {
+    inner: R,
+    since_newline: usize,
+    oversized: Arc<tokio::sync::Notify>,
+}
+
+impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for LineWatch<R> {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let polled = std::pin::Pin::new(&mut self.inner).poll_read(cx, buf);
+        let read = &buf.filled()[before..];
+        if !read.is_empty() {
+            let was = self.since_newline;
+            self.since_newline = match read.iter().rposition(|&b| b == b'\n') {
+                Some(at) => read.len() - at - 1,
+                None => was.saturating_add(read.len()),
+            };
+            // Once per line: when this read takes the line that ended here, or the one still
+            // open, over the limit.
+            let crossed = match read.iter().position(|&b| b == b'\n') {
+                Some(at) => {
+                    (was <= MAX_MESSAGE_BYTES && was + at > MAX_MESSAGE_BYTES)
+                        || self.since_newline > MAX_MESSAGE_BYTES
+                }
+                None => was <= MAX_MESSAGE_BYTES && self.since_newline > MAX_MESSAGE_BYTES,
+            };
+            if crossed {
+                self.oversized.notify_waiters();
+            }
+        }
+        polled
+    }
 }
 
 /// Why the `initialize` handshake failed.
@@ -1075,6 +1129,7 @@ impl McpClient {
             resolved,
             timeout: Duration::from_secs(cfg.timeout_secs),
             redactor,
+            oversized: Arc::new(tokio::sync::Notify::new()),
         }
     }
 
@@ -1197,6 +1252,7 @@ impl McpClient {
                 _ = cancel.cancelled() => Err(McpError::Cancelled),
                 _ = tokio::time::sleep(self.timeout) => Err(McpError::Timeout(self.timeout)),
                 _ = self.closed.cancelled() => Err(McpError::Closed),
+                _ = self.oversized.notified() => Err(McpError::TooLarge(MAX_MESSAGE_BYTES)),
             }
         };
         if outcome.is_ok() {
@@ -1214,6 +1270,7 @@ impl McpClient {
         }
         match &outcome {
             Err(McpError::Timeout(_)) => guard.reason = "timed out",
+            Err(McpError::TooLarge(_)) => guard.reason = "its answer was over the size limit",
             Err(McpError::Cancelled) => {}
             _ => guard.peer = None,
         }

@@ -433,3 +433,35 @@ async fn a_remote_server_asking_for_authorization_needs_sign_in() {
         "{challenge:?}"
     );
 }
+
+/// An answer over the message size limit ends with a clear error instead of filling memory;
+/// answers under it (1 MB here) come through whole.
+#[tokio::test]
+async fn an_answer_over_the_size_limit_fails_clearly() {
+    everything_js(); // the same install provides the SDK the script uses
+    let script = test_servers_dir().join("big-result.mjs");
+    let client = connect(
+        &stdio("big", "node", vec![script.display().to_string()]),
+        &ConnectOptions::default(),
+    )
+    .await
+    .unwrap();
+    let never = CancellationToken::new();
+    let ok = client
+        .call_tool("text", args(json!({"mb": 1})), &never, None)
+        .await
+        .unwrap();
+    assert_eq!(convert_result("big.text", ok).data.len(), 1024 * 1024);
+    let err = client
+        .call_tool("text", args(json!({"mb": 20})), &never, None)
+        .await
+        .unwrap_err();
+    assert!(matches!(err, McpError::TooLarge(_)), "{err:?}");
+    assert!(err.to_string().contains("larger than 16 MB"), "{err}");
+    // The session goes on: the next answer under the limit comes through.
+    let ok = client
+        .call_tool("text", args(json!({"mb": 0.5})), &never, None)
+        .await
+        .unwrap();
+    assert_eq!(convert_result("big.text", ok).data.len(), 512 * 1024);
+}
