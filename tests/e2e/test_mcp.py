@@ -29,6 +29,7 @@ You are the tester.
 """
 
 ECHO = "<tool_call><name>everything.echo</name><params><message><![CDATA[hello from e2e]]></message></params></tool_call>"
+IMAGE = "<tool_call><name>everything.get-tiny-image</name><params></params></tool_call>"
 
 
 def server_status(app: App) -> tuple[str, str]:
@@ -77,7 +78,8 @@ def test_paste_call_kill_and_restart_an_mcp_server(home, scripted_model):
     assert SERVER_JS.is_file(), f"{SERVER_JS} is missing: run `npm ci` in tests/mcp (scripts/setup.sh --test does)"
     model = scripted_model([
         {"text": ECHO},
-        {"text": "The server echoed it."},
+        {"text": IMAGE},
+        {"text": "The server echoed it and sent an image."},
     ])
     prepare_home(home, model, AGENT)
     app = App(home, "mcp")
@@ -117,7 +119,7 @@ def test_paste_call_kill_and_restart_an_mcp_server(home, scripted_model):
         app.by_testid("nav-agents").click()
         app.by_testid("agent-tester").click()
         app.by_testid("edit-agent").click()
-        app.set_value(app.by_testid("agent-raw"), AGENT.replace("  create_artifact: auto", "  create_artifact: auto\n  everything.echo: confirm"))
+        app.set_value(app.by_testid("agent-raw"), AGENT.replace("  create_artifact: auto", "  create_artifact: auto\n  everything.echo: confirm\n  everything.get-tiny-image: auto"))
         app.wait(lambda d: app.js("return !!document.querySelector('[data-testid=no-problems]')"), "a valid agent")
         app.by_testid("save-agent").click()
         app.wait(lambda d: "everything.echo: confirm" in (home / "config" / "agents" / "tester.md").read_text(), "the saved agent")
@@ -135,6 +137,9 @@ def test_paste_call_kill_and_restart_an_mcp_server(home, scripted_model):
         card = '[data-testid="tool-card-everything.echo"]'
         app.wait(lambda d: app.js(f"const c = document.querySelector('{card}'); return c ? c.dataset.status : ''") == "succeeded", "the tool card")
         assert "Echo: hello from e2e" in app.js(f"return document.querySelector('{card}').textContent")
+        # The image the server returns is stored in the library and shown in its card.
+        image = '[data-testid="tool-card-everything.get-tiny-image"] [data-testid="binary-image"]'
+        app.wait(lambda d: app.js(f"const i = document.querySelector('{image}'); return !!i && i.complete && i.naturalWidth > 0"), "the image in the tool card")
         app.screenshot("mcp-result")
 
         # Kill the server's process: the status says failed (the engine restarts a crashed
