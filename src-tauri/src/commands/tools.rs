@@ -70,9 +70,10 @@ pub fn list_tools(state: State<'_, AppState>) -> Result<Vec<ToolInfo>, AppError>
                     .agents
                     .iter()
                     .filter_map(|a| {
-                        a.tools.get(&spec.name).map(|p| ToolUse {
+                        // By name, or through a `SERVER.*` entry for an MCP server's tool.
+                        engine::mcp::agent_setting(&a.tools, &spec.name).map(|permission| ToolUse {
                             agent: a.name.clone(),
-                            permission: *p,
+                            permission,
                         })
                     })
                     .collect(),

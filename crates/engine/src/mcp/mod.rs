@@ -84,6 +84,25 @@ pub fn expand_agent_tools<'a>(
 #[cfg(test)]
 mod tests {
     #[test]
+    fn an_agents_setting_comes_from_the_name_else_a_server_entry() {
+        use crate::config::Permission;
+        let tools = std::collections::BTreeMap::from([
+            ("srv.*".to_string(), Permission::Confirm),
+            ("srv.echo".to_string(), Permission::Auto),
+        ]);
+        assert_eq!(
+            super::agent_setting(&tools, "srv.echo"),
+            Some(Permission::Auto)
+        );
+        assert_eq!(
+            super::agent_setting(&tools, "srv.add"),
+            Some(Permission::Confirm)
+        );
+        assert_eq!(super::agent_setting(&tools, "other.add"), None);
+        assert_eq!(super::agent_setting(&tools, "web_fetch"), None);
+    }
+
+    #[test]
     fn patterns() {
         use super::pattern_matches as m;
         assert!(m("srv.*", "srv.echo"));
