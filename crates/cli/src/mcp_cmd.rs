@@ -67,6 +67,11 @@ pub enum McpCommand {
         #[arg(long)]
         headless: bool,
     },
+    /// Sign out of a remote server: forget its tokens (system keyring).
+    Logout {
+        /// Server name.
+        name: String,
+    },
 }
 
 pub fn run(paths: engine::paths::AppPaths, cmd: McpCommand) -> anyhow::Result<ExitCode> {
@@ -96,6 +101,11 @@ pub fn run(paths: engine::paths::AppPaths, cmd: McpCommand) -> anyhow::Result<Ex
                 call(&engine, &name, &params, yes, &conversation, wait).await
             }
             McpCommand::Login { name, headless } => login(&engine, &name, headless).await,
+            McpCommand::Logout { name } => {
+                engine.mcp().sign_out(&name)?;
+                println!("Signed out of `{name}`: its tokens are gone from the system keyring.");
+                Ok(ExitCode::SUCCESS)
+            }
         }
     });
     // Ends every server before the runtime goes.

@@ -67,5 +67,16 @@ async fn login_signs_in_and_the_server_becomes_ready() {
     assert!(ok, "{out}{err}");
     assert!(out.contains("remote.whoami"), "{out}");
     assert_eq!(stand.seen().scopes.len(), 1, "signed in once");
-    engine::mcp::auth::sign_out(&store, "remote").unwrap();
+
+    // Signing out forgets the tokens: the server needs sign-in again.
+    let (ok, out, err) = run(&["mcp", "logout", "remote"]).await.unwrap();
+    assert!(ok, "{out}{err}");
+    assert!(out.contains("Signed out of `remote`"), "{out}");
+    let (ok, out, err) = run(&["mcp", "list"]).await.unwrap();
+    assert!(ok, "{out}{err}");
+    assert!(out.contains("needs sign-in"), "{out}");
+    assert!(
+        store.get_chunked("mcp-oauth/remote").unwrap().is_none(),
+        "no token left in the keyring"
+    );
 }

@@ -333,6 +333,20 @@ impl McpHub {
         Ok(signed)
     }
 
+    /// Sign out of the server `name`: forget its tokens (keyring) and restart it, so its
+    /// status says it needs sign-in again.
+    pub fn sign_out(&self, name: &str) -> Result<(), super::auth::SignInError> {
+        use super::auth::SignInError;
+        if self.lock().get(name).is_none() {
+            return Err(SignInError::UnknownServer(name.to_string()));
+        }
+        let secrets = self.inner.secrets.clone().ok_or(SignInError::NoKeyring)?;
+        let store = secrets.store().ok_or(SignInError::NoKeyring)?;
+        super::auth::sign_out(store, name)?;
+        let _ = self.restart(name);
+        Ok(())
+    }
+
     /// Every configured server, in file order.
     pub fn servers(&self) -> Vec<McpServerView> {
         self.lock()
