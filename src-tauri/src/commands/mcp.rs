@@ -209,18 +209,7 @@ pub async fn mcp_test_tool(
         engine.events.as_ref(),
     )
     .await;
-    Ok(ToolTest {
-        success: call.result.success,
-        output: if call.result.success {
-            call.result.data.clone()
-        } else {
-            call.result.error.clone().unwrap_or_default()
-        },
-        formatted: call.formatted,
-        params: typed,
-        exchange: None,
-        duration_ms: started.elapsed().as_millis().min(u32::MAX as u128) as u32,
-    })
+    Ok(ToolTest::from_call(call, typed, None, started))
 }
 
 #[cfg(test)]

@@ -64,6 +64,30 @@ pub struct ToolTest {
     pub duration_ms: u32,
 }
 
+impl ToolTest {
+    /// The outcome of the test-run `call` with the typed `params`, the recorded `exchange`
+    /// and its `started` time (the editor's HTTP tools and the MCP screen's tools alike).
+    pub fn from_call(
+        call: super::direct::DirectCall,
+        params: Params,
+        exchange: Option<HttpExchange>,
+        started: std::time::Instant,
+    ) -> ToolTest {
+        ToolTest {
+            success: call.result.success,
+            output: if call.result.success {
+                call.result.data
+            } else {
+                call.result.error.unwrap_or_default()
+            },
+            formatted: call.formatted,
+            params,
+            exchange,
+            duration_ms: started.elapsed().as_millis().min(u32::MAX as u128) as u32,
+        }
+    }
+}
+
 /// Where errors of a draft are located: its file, or where a new file would go.
 fn draft_path(ctx: &AppContext, path: Option<&Path>) -> PathBuf {
     path.map(Path::to_path_buf).unwrap_or_else(|| {
@@ -192,18 +216,7 @@ pub async fn test_tool(
     )
     .await;
     let exchange = trace.lock().unwrap_or_else(|p| p.into_inner()).take();
-    Ok(ToolTest {
-        success: call.result.success,
-        output: if call.result.success {
-            call.result.data.clone()
-        } else {
-            call.result.error.clone().unwrap_or_default()
-        },
-        formatted: call.formatted,
-        params: typed,
-        exchange,
-        duration_ms: started.elapsed().as_millis().min(u32::MAX as u128) as u32,
-    })
+    Ok(ToolTest::from_call(call, typed, exchange, started))
 }
 
 /// An agent as it loads, for the Agents page.
