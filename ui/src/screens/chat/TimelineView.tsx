@@ -1,6 +1,6 @@
 import { useEffect, useRef } from "react";
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { Markdown } from "../../components/Markdown";
+import { StreamingMarkdown } from "../../components/StreamingMarkdown";
 import { ToolCard } from "./ToolCard";
 import type { TimelineItem } from "./timeline";
 
@@ -133,7 +133,7 @@ function TimelineEntry({
           data-streaming={item.streaming}
         >
           <span className="msg-agent muted small">{item.agent}</span>
-          <Markdown text={prose} />
+          <StreamingMarkdown text={prose} streaming={item.streaming} />
           {item.usage && (item.usage.prompt !== null || item.usage.completion !== null) && (
             <span className="usage muted small" data-testid="usage">
               {item.usage.prompt ?? "?"} tokens in · {item.usage.completion ?? "?"} out

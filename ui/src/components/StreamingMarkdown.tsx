@@ -1,0 +1,60 @@
+import { memo, useMemo, useState } from "react";
+import { BlockSplitter, renderBlock, type LinkRefs } from "./markdownBlocks";
+import { copyCodeOnClick } from "./copyCode";
+
+interface BlockProps {
+  raw: string;
+  links: LinkRefs | null;
+  /** Changes when a link definition the block may use changes ("" if it uses none). */
+  linksKey: string;
+}
+
+/** One top-level block, rendered again only when its source or the definitions it may use
+ * change: finished blocks of a streaming answer keep their DOM (and their copy buttons). */
+const MarkdownBlock = memo(
+  function MarkdownBlock({ raw, links }: BlockProps) {
+    const html = useMemo(() => renderBlock(raw, links), [raw, links]);
+    // Sanitised by DOMPurify in renderBlock.
+    return <div className="md-block" dangerouslySetInnerHTML={{ __html: html }} />;
+  },
+  (a, b) => a.raw === b.raw && a.linksKey === b.linksKey,
+);
+
+/**
+ * Markdown that may still be growing (a streamed answer): split into top-level blocks, each
+ * rendered once it changes, so a token batch costs the size of the last block, not of the
+ * whole answer. Code blocks are highlighted once their fence closes.
+ *
+ * Raw HTML may open an element in one block and close it in another; once the text is final
+ * (`streaming` false), such a message is rendered whole, so the result is the same as
+ * rendering it in one go.
+ */
+export function StreamingMarkdown({
+  text,
+  streaming,
+  className,
+}: {
+  text: string;
+  streaming: boolean;
+  className?: string;
+}) {
+  const [splitter] = useState(() => new BlockSplitter());
+  const doc = useMemo(() => splitter.split(text), [splitter, text]);
+  const whole = !streaming && doc.hasHtml;
+  return (
+    <div className={`markdown ${className ?? ""}`} onClick={copyCodeOnClick}>
+      {whole ? (
+        <MarkdownBlock key="whole" raw={text} links={null} linksKey="" />
+      ) : (
+        doc.blocks.map((block, i) => (
+          <MarkdownBlock
+            key={i}
+            raw={block.raw}
+            links={block.usesRefs ? doc.links : null}
+            linksKey={block.usesRefs ? doc.linksKey : ""}
+          />
+        ))
+      )}
+    </div>
+  );
+}
