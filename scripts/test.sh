@@ -57,6 +57,9 @@ cargo build -p artifactflow-test-support --bin scripted-model-server
 step "End-to-end tests (Xvfb + WebDriver)"
 scripts/with-session.sh --display .venv/bin/python -m pytest tests/e2e -q -p no:cacheprovider
 
+step "Rendering benchmark: a 2,000-line answer streamed into the real app (prints its numbers beside the goals)"
+scripts/with-session.sh --display .venv/bin/python -m pytest tests/e2e/bench_render.py -q -p no:cacheprovider
+
 step "Install test: the .deb installs, its app runs from /usr/bin under Xvfb, and it uninstalls cleanly"
 tests/install/test_deb.sh
 
