@@ -4,8 +4,8 @@
  * A streamed answer grows by a few characters at a time. Parsing, sanitising and highlighting
  * the whole message on every token batch made a 2,000-line answer freeze the window for a
  * minute, so {@link BlockSplitter} cuts the text into top-level blocks (marked's own lexer, so
- * fences, lists and tables end where marked says they end) and only the last block, the one
- * still growing, is lexed again when text arrives. Each block is rendered on its own by
+ * fences, lists and tables end where marked says they end) and only the last two blocks, those
+ * that may still change, are lexed again when text arrives. Each block is rendered on its own by
  * {@link renderBlock}, with the document's link reference definitions, and the result equals
  * {@link renderMarkdown} of the whole text (raw HTML spanning blocks aside: see `hasHtml`).
  */
