@@ -12,7 +12,8 @@ use test_support::Turn;
 use crate::harness::{call, until_event, Harness};
 
 fn count(h: &Harness, sql: &str) -> i64 {
-    h.ctx.with_db(|c| c.query_row(sql, [], |r| r.get(0)).unwrap())
+    h.ctx
+        .with_db(|c| c.query_row(sql, [], |r| r.get(0)).unwrap())
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -31,10 +32,19 @@ async fn cutting_at_a_task_drops_it_and_everything_after_and_the_next_run_goes_o
         RunOptions::default(),
     )
     .await;
-    assert_eq!(h.run("tester", "first task").await.status, RunStatus::Completed);
-    assert_eq!(h.run("tester", "second task").await.status, RunStatus::Completed);
+    assert_eq!(
+        h.run("tester", "first task").await.status,
+        RunStatus::Completed
+    );
+    assert_eq!(
+        h.run("tester", "second task").await.status,
+        RunStatus::Completed
+    );
     assert_eq!(count(&h, "SELECT count(*) FROM tool_calls"), 1);
-    let before = count(&h, "SELECT count(*) FROM messages WHERE conversation_id = 'conv'");
+    let before = count(
+        &h,
+        "SELECT count(*) FROM messages WHERE conversation_id = 'conv'",
+    );
 
     let owner = h.ctx.owner();
     let deleted = h
@@ -48,12 +58,25 @@ async fn cutting_at_a_task_drops_it_and_everything_after_and_the_next_run_goes_o
         .with_db(|c| engine::conversations::messages(c, "conv"))
         .unwrap();
     assert_eq!(before - 4, left.len() as i64);
-    let texts: Vec<_> = left.iter().map(|m| (m.role.as_str(), m.content.as_str())).collect();
-    assert_eq!(texts, [("user", "first task"), ("assistant", "First answer.")]);
-    assert!(left.iter().all(|m| !m.created_at.is_empty()));
-    assert_eq!(count(&h, "SELECT count(*) FROM tool_calls"), 0, "its call records went too");
+    let texts: Vec<_> = left
+        .iter()
+        .map(|m| (m.role.as_str(), m.content.as_str()))
+        .collect();
     assert_eq!(
-        count(&h, "SELECT count(*) FROM artifacts WHERE conversation_id = 'conv'"),
+        texts,
+        [("user", "first task"), ("assistant", "First answer.")]
+    );
+    assert!(left.iter().all(|m| !m.created_at.is_empty()));
+    assert_eq!(
+        count(&h, "SELECT count(*) FROM tool_calls"),
+        0,
+        "its call records went too"
+    );
+    assert_eq!(
+        count(
+            &h,
+            "SELECT count(*) FROM artifacts WHERE conversation_id = 'conv'"
+        ),
         1,
         "what the dropped turn wrote stays in the library"
     );
@@ -71,11 +94,20 @@ async fn cutting_at_a_task_drops_it_and_everything_after_and_the_next_run_goes_o
         0
     );
 
-    assert_eq!(h.run("tester", "edited task").await.status, RunStatus::Completed);
+    assert_eq!(
+        h.run("tester", "edited task").await.status,
+        RunStatus::Completed
+    );
     let sent = h.sent_to_model(3);
-    assert!(sent.contains("first task") && sent.contains("First answer."), "{sent}");
+    assert!(
+        sent.contains("first task") && sent.contains("First answer."),
+        "{sent}"
+    );
     assert!(sent.contains("edited task"), "{sent}");
-    assert!(!sent.contains("second task") && !sent.contains("Second answer"), "{sent}");
+    assert!(
+        !sent.contains("second task") && !sent.contains("Second answer"),
+        "{sent}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -101,7 +133,10 @@ async fn a_running_conversation_is_not_cut_and_its_busy_error_never_quotes_the_r
         .with_db(|c| engine::conversations::rename(c, id, ""))
         .unwrap();
     let busy = manager.start(request()).unwrap_err().to_string();
-    assert!(busy.starts_with("this conversation already has a run"), "{busy}");
+    assert!(
+        busy.starts_with("this conversation already has a run"),
+        "{busy}"
+    );
     assert!(!busy.contains(id), "{busy}");
     until_event(&h.events, |e| matches!(e, EngineEvent::Token { .. })).await;
 
@@ -109,7 +144,10 @@ async fn a_running_conversation_is_not_cut_and_its_busy_error_never_quotes_the_r
     let refused = h.ctx.with_db(|c| truncate_at_turn(c, id, 0, owner));
     match refused {
         Err(ConflictError::Busy(message)) => {
-            assert!(message.contains("already has a run in progress"), "{message}");
+            assert!(
+                message.contains("already has a run in progress"),
+                "{message}"
+            );
             assert!(!message.contains(id), "{message}");
         }
         other => panic!("a running conversation was cut: {other:?}"),
