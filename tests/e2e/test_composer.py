@@ -36,7 +36,12 @@ def focused_testid(app: App) -> str:
 
 
 def all_text(app: App, testid: str) -> list[str]:
-    return [e.text for e in app.driver.find_elements(By.CSS_SELECTOR, f'[data-testid="{testid}"]')]
+    """The text of every element with ``testid``, read from the DOM (WebKitWebDriver's element
+    text comes back empty for text cut with an ellipsis, as a queued message's is)."""
+    return app.js(
+        "return [...document.querySelectorAll(`[data-testid='${arguments[0]}']`)].map(e => e.textContent)",
+        testid,
+    )
 
 
 def user_messages(app: App) -> list[str]:
@@ -77,7 +82,7 @@ def test_enter_during_a_run_queues_the_message_and_sends_it_when_the_run_ends(ho
         home,
         scripted_model,
         [
-            {"text": "word " * 300, "chunk_chars": 10, "chunk_delay_ms": 60},
+            {"text": "word " * 600, "chunk_chars": 10, "chunk_delay_ms": 60},
             {"text": "Second answer."},
         ],
         "composer_queue",
@@ -86,19 +91,25 @@ def test_enter_during_a_run_queues_the_message_and_sends_it_when_the_run_ends(ho
         app.send("Talk a lot")
         app.wait(lambda d: all_text(app, "msg-assistant"), "streaming to start")
         box = app.by_testid("composer-input")
-        box.send_keys("And then this")
+        app.set_value(box, "And then this")
         app.js("arguments[0].focus()", box)
         ActionChains(app.driver).send_keys(Keys.ENTER).perform()
         app.wait(lambda d: "And then this" in " ".join(all_text(app, "queued-item")), "the queued message")
-        assert "Queued" in app.text_of("queued")
+        assert "Queued" in all_text(app, "queued")[0]
+        # Queued while the first answer was still streaming (about 18 s in all).
+        assert app.js("return document.querySelector('[data-testid=msg-assistant]').dataset.streaming") == "true"
         # Not shown as sent while the first answer streams on, in one bubble.
         assert user_messages(app) == ["Talk a lot"]
         assert box.get_attribute("value") == ""
-        app.wait(lambda d: "Second answer." in app.by_testid("timeline").text, "the queued message's answer")
+        app.wait(
+            lambda d: "Second answer." in app.by_testid("timeline").text,
+            "the queued message's answer",
+            timeout=90,
+        )
         assert user_messages(app) == ["Talk a lot", "And then this"]
         answers = all_text(app, "msg-assistant")
         assert len(answers) == 2, answers
-        assert answers[0].count("word") == 300, "the first answer was split or cut"
+        assert answers[0].count("word") == 600, "the first answer was split or cut"
         assert not app.driver.find_elements(By.CSS_SELECTOR, '[data-testid="queued"]')
         app.screenshot("queued-sent")
         # Reopened in the same session, it shows the same two messages (as stored).
