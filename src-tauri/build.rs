@@ -20,6 +20,7 @@ fn artifactflow_commands() -> &'static [&'static str] {
         "delete_conversation",
         "start_run",
         "cancel_run",
+        "truncate_conversation",
         "answer_permission",
         "answer_elicitation",
         "revoke_always_allowed",

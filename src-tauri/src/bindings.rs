@@ -18,6 +18,7 @@ pub fn builder() -> Builder<tauri::Wry> {
             commands::chat::delete_conversation,
             commands::chat::start_run,
             commands::chat::cancel_run,
+            commands::chat::truncate_conversation,
             commands::chat::answer_permission,
             commands::chat::answer_elicitation,
             commands::chat::revoke_always_allowed,

@@ -115,6 +115,20 @@ async cancelRun(conversationId: string) : Promise<Result<boolean, AppError>> {
 }
 },
 /**
+ * Edit-and-resend: cut the conversation's history at its `turn`-th task (0-based, counting
+ * the user's own messages), deleting that task and everything after it, so the next
+ * `start_run` goes on from there. Refused while the conversation runs. Returns how many
+ * messages were deleted.
+ */
+async truncateConversation(conversationId: string, turn: number) : Promise<Result<number, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("truncate_conversation", { conversationId, turn }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
  * Answer a pending permission request by its id.
  */
 async answerPermission(requestId: string, answer: Answer) : Promise<Result<null, AppError>> {
@@ -2033,7 +2047,11 @@ prompt_tokens: number | null;
 /**
  * Tokens, for assistant messages when reported.
  */
-completion_tokens: number | null }
+completion_tokens: number | null; 
+/**
+ * When it was written (UTC, RFC 3339 with milliseconds), for the timestamp the chat shows.
+ */
+created_at: string }
 /**
  * The limits of one stream. Every field is in bytes.
  */

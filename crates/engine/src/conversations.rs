@@ -208,6 +208,8 @@ pub struct StoredMessage {
     pub prompt_tokens: Option<u32>,
     /// Tokens, for assistant messages when reported.
     pub completion_tokens: Option<u32>,
+    /// When it was written (UTC, RFC 3339 with milliseconds), for the timestamp the chat shows.
+    pub created_at: String,
 }
 
 /// A message to store.
@@ -255,7 +257,7 @@ pub fn add_message(conn: &Connection, m: &NewMessage<'_>) -> rusqlite::Result<i6
 /// Every message of a conversation, in order.
 pub fn messages(conn: &Connection, conversation_id: &str) -> rusqlite::Result<Vec<StoredMessage>> {
     let mut stmt = conn.prepare(
-        "SELECT id, role, agent, content, run_id, depth, prompt_tokens, completion_tokens
+        "SELECT id, role, agent, content, run_id, depth, prompt_tokens, completion_tokens, created_at
          FROM messages WHERE conversation_id = ?1 ORDER BY id",
     )?;
     let rows = stmt.query_map([conversation_id], |r| {
@@ -268,9 +270,57 @@ pub fn messages(conn: &Connection, conversation_id: &str) -> rusqlite::Result<Ve
             depth: r.get(5)?,
             prompt_tokens: r.get(6)?,
             completion_tokens: r.get(7)?,
+            created_at: r.get(8)?,
         })
     })?;
     rows.collect()
+}
+
+/// Cut a conversation's history at its `turn`-th task (0-based: the `turn`-th user message
+/// of the conversation's own agent, depth 0), so the conversation goes on from that point
+/// (edit-and-resend): that message and everything written after it (answers, sub-agent
+/// messages, tool results and their call records) are deleted; artifacts are kept (they are
+/// the conversation's, whichever turn wrote them). Refused with [`ConflictError::Busy`] while a
+/// run of the conversation is in progress in a live process (this one included): the run would
+/// go on writing after the cut. Returns how many messages were deleted (0 when there is no
+/// such turn).
+pub fn truncate_at_turn(
+    conn: &Connection,
+    conversation_id: &str,
+    turn: u32,
+    owner: &ProcessOwner,
+) -> Result<usize, ConflictError> {
+    let tx = rusqlite::Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
+    if let Some(message) = busy_message(&tx, conversation_id, owner)? {
+        return Err(ConflictError::Busy(message));
+    }
+    let from: Option<i64> = tx
+        .query_row(
+            "SELECT id FROM messages WHERE conversation_id = ?1 AND role = 'user' AND depth = 0
+             ORDER BY id LIMIT 1 OFFSET ?2",
+            params![conversation_id, turn],
+            |r| r.get(0),
+        )
+        .optional()?;
+    let Some(from) = from else {
+        return Ok(0);
+    };
+    // Call records point at their assistant message (set to NULL when it goes): delete them
+    // first, by the messages they belong to.
+    tx.execute(
+        "DELETE FROM tool_calls WHERE conversation_id = ?1 AND message_id >= ?2",
+        params![conversation_id, from],
+    )?;
+    let deleted = tx.execute(
+        "DELETE FROM messages WHERE conversation_id = ?1 AND id >= ?2",
+        params![conversation_id, from],
+    )?;
+    tx.execute(
+        "UPDATE conversations SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?1",
+        [conversation_id],
+    )?;
+    tx.commit()?;
+    Ok(deleted)
 }
 
 // The reopened conversation (messages with their call records) is read in `crate::history`.
@@ -378,8 +428,9 @@ pub fn busy_message(
     if !owner.is_alive(&run_owner) {
         return Ok(None);
     }
+    // An untitled conversation is "this conversation": its id means nothing to a person.
     let name = if title.trim().is_empty() {
-        format!("conversation `{conversation_id}`")
+        "this conversation".to_string()
     } else {
         format!("conversation '{title}'")
     };

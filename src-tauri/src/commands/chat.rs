@@ -134,6 +134,24 @@ pub async fn start_run(
     Ok(())
 }
 
+/// Edit-and-resend: cut the conversation's history at its `turn`-th task (0-based, counting
+/// the user's own messages), deleting that task and everything after it, so the next
+/// `start_run` goes on from there. Refused while the conversation runs. Returns how many
+/// messages were deleted.
+#[tauri::command]
+#[specta::specta]
+pub fn truncate_conversation(
+    state: State<'_, AppState>,
+    conversation_id: String,
+    turn: u32,
+) -> Result<u32, AppError> {
+    let deleted = state
+        .engine()?
+        .runs
+        .truncate_at_turn(&conversation_id, turn)?;
+    Ok(u32::try_from(deleted).unwrap_or(u32::MAX))
+}
+
 /// Cancel the run of a conversation. Returns false when none was in progress.
 #[tauri::command]
 #[specta::specta]

@@ -95,8 +95,9 @@ impl RunManager {
             })
             .ok()
             .filter(|t| !t.trim().is_empty());
+        // An untitled conversation is "this conversation": its id means nothing to a person.
         let name = title.map_or_else(
-            || format!("conversation `{conversation}`"),
+            || "this conversation".to_string(),
             |t| format!("conversation '{t}'"),
         );
         format!("{name} already has a run in progress (or is being deleted); wait for it to finish or stop it")
@@ -142,6 +143,28 @@ impl RunManager {
             .remove(conversation);
         reserved.ended.cancel();
         deleted
+    }
+
+    /// Cut `conversation`'s history at its `turn`-th task (edit-and-resend, see
+    /// [`crate::conversations::truncate_at_turn`]). Refused while it runs here or in another
+    /// live process, or is being deleted; the check holds the lock `start` takes, so no run
+    /// of it can start halfway. Returns how many messages were deleted.
+    pub fn truncate_at_turn(
+        &self,
+        conversation: &str,
+        turn: u32,
+    ) -> Result<usize, crate::conversations::ConflictError> {
+        let active = self.active.lock().unwrap_or_else(|p| p.into_inner());
+        if active.contains_key(conversation) {
+            return Err(crate::conversations::ConflictError::Busy(
+                self.busy_here(conversation),
+            ));
+        }
+        let cut = self.runner.ctx.with_db(|c| {
+            crate::conversations::truncate_at_turn(c, conversation, turn, self.runner.ctx.owner())
+        });
+        drop(active);
+        cut
     }
 
     /// Cancel the run of `conversation`. Returns false when none is in progress.

@@ -23,6 +23,7 @@ export function ChatScreen({
     onCurrentChange?.(currentId);
   }, [currentId, onCurrentChange]);
   const [viewing, setViewing] = useState<string | null>(null);
+  useEscapeStopsRun(chat);
   return (
     <section className="chat" aria-labelledby="screen-title">
       <ConversationList chat={chat} />
@@ -32,6 +33,11 @@ export function ChatScreen({
           items={chat.chat.items}
           conversationId={chat.currentId}
           onOpenArtifact={setViewing}
+          actions={
+            chat.currentId && !chat.chat.running
+              ? { resendFrom: (turn, text) => chat.resendFrom(turn, text) }
+              : null
+          }
         />
         {chat.chat.callingTool && (
           <p className="calling" role="status" data-testid="calling-tool">
@@ -63,26 +69,33 @@ export function ChatScreen({
 
 type Chat = ReturnType<typeof useChat>;
 
+/**
+ * Esc stops the run, as Cancel does (Cancel asks nothing: a stopped run keeps what it wrote and
+ * Retry starts it again, so Esc asks nothing either). Not while a dialog is open or a control
+ * used the key itself (a confirmation, an edit being dropped, a menu).
+ */
+function useEscapeStopsRun(chat: Chat) {
+  const { running } = chat.chat;
+  const { cancel } = chat;
+  useEffect(() => {
+    if (!running) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== "Escape" || e.defaultPrevented || e.isComposing) return;
+      if (document.querySelector("dialog[open], [role=dialog], [aria-modal=true]")) return;
+      e.preventDefault();
+      void cancel();
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [running, cancel]);
+}
+
+/** The conversation's title and whether it runs (the agent picker is in the composer). */
 function ChatHeader({ chat }: { chat: Chat }) {
   const title = chat.conversations.find((c) => c.id === chat.currentId)?.title;
   return (
     <header className="chat-header">
       <h1 id="screen-title">{chat.currentId ? title || "Conversation" : "New conversation"}</h1>
-      <label className="agent-picker">
-        Agent{" "}
-        <select
-          value={chat.agent}
-          onChange={(e) => chat.setAgent(e.target.value)}
-          disabled={chat.chat.running}
-          data-testid="agent-picker"
-        >
-          {chat.agents.map((a) => (
-            <option key={a.name} value={a.name} title={a.description}>
-              {a.name}
-            </option>
-          ))}
-        </select>
-      </label>
       {chat.chat.running && (
         <span className="badge badge-running" data-testid="run-status">
           Running

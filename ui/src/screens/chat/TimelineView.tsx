@@ -1,8 +1,51 @@
-import { useEffect, useRef } from "react";
+import { useEffect, useRef, useState } from "react";
+import { ConfirmButton } from "../../components/ConfirmButton";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { StreamingMarkdown } from "../../components/StreamingMarkdown";
 import { ToolCard } from "./ToolCard";
-import type { TimelineItem } from "./timeline";
+import { answerSpeed, type TimelineItem } from "./timeline";
+
+/** What the message actions may do; null while a run goes on (nothing can change then). */
+export interface MessageActions {
+  /** Go on from the user's `turn`-th task with `text` (later messages are replaced). */
+  resendFrom: (turn: number, text: string) => Promise<boolean>;
+}
+
+/** Where an item stands for its actions: the task it belongs to, and whether it is the last
+ * answer (the one Regenerate replaces). */
+interface Place {
+  turn: number;
+  /** The text of the task `turn`. */
+  task: string;
+  lastAnswer: boolean;
+  /** Is anything shown after it? (Edit then replaces it, and asks first.) */
+  followed: boolean;
+}
+
+/** Each item's place: turns counted over the user's own messages (depth 0), as the engine
+ * counts them when it cuts a conversation. */
+function places(items: TimelineItem[]): Map<string, Place> {
+  const out = new Map<string, Place>();
+  let turn = -1;
+  let task = "";
+  const lastAnswer = [...items]
+    .reverse()
+    .find((i) => i.kind === "assistant" && i.depth === 0 && stripCalls(i.text) !== "");
+  const lastUser = [...items].reverse().find((i) => i.kind === "user" && i.depth === 0);
+  items.forEach((item, index) => {
+    if (item.kind === "user" && item.depth === 0) {
+      turn += 1;
+      task = item.text;
+    }
+    out.set(item.key, {
+      turn,
+      task,
+      lastAnswer: item === lastAnswer && lastUser !== undefined && items.indexOf(lastUser) < index,
+      followed: index < items.length - 1,
+    });
+  });
+  return out;
+}
 
 /** Conversations longer than this are virtualised (only visible rows are in the DOM). */
 const VIRTUALIZE_FROM = 150;
@@ -12,11 +55,14 @@ export function Timeline({
   items,
   conversationId,
   onOpenArtifact,
+  actions = null,
 }: {
   items: TimelineItem[];
   conversationId: string | null;
   onOpenArtifact: (id: string) => void;
+  actions?: MessageActions | null;
 }) {
+  const placed = places(items);
   const scroller = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
   const virtualize = items.length > VIRTUALIZE_FROM;
@@ -58,6 +104,8 @@ export function Timeline({
               item={item}
               conversationId={conversationId}
               onOpenArtifact={onOpenArtifact}
+              actions={actions}
+              place={placed.get(item.key)}
             />
           </div>
         ))}
@@ -84,6 +132,8 @@ export function Timeline({
                   item={item}
                   conversationId={conversationId}
                   onOpenArtifact={onOpenArtifact}
+                  actions={actions}
+                  place={placed.get(item.key)}
                 />
               </div>
             );
@@ -102,26 +152,25 @@ function TimelineEntry({
   item,
   conversationId,
   onOpenArtifact,
+  actions,
+  place,
 }: {
   item: TimelineItem;
   conversationId: string | null;
   onOpenArtifact: (id: string) => void;
+  actions: MessageActions | null;
+  place: Place | undefined;
 }) {
   switch (item.kind) {
     case "user":
-      return (
-        <div className="msg msg-user" style={indent(item.depth)} data-testid="msg-user">
-          {item.depth > 0 && <span className="muted small">Instruction to {item.agent}</span>}
-          <p>{item.text}</p>
-        </div>
-      );
+      return <UserMessage item={item} actions={actions} place={place} />;
     case "assistant": {
       const prose = stripCalls(item.text);
       if (!prose && !item.streaming) {
         // An answer that only called tools: the cards say it all; keep the token usage.
         return item.usage ? (
           <span className="usage muted small" style={indent(item.depth)} data-testid="usage">
-            {item.agent}: {item.usage.prompt ?? "?"} tokens in · {item.usage.completion ?? "?"} out
+            {item.agent}: {usageText(item.usage)}
           </span>
         ) : null;
       }
@@ -134,11 +183,7 @@ function TimelineEntry({
         >
           <span className="msg-agent muted small">{item.agent}</span>
           <StreamingMarkdown text={prose} streaming={item.streaming} />
-          {item.usage && (item.usage.prompt !== null || item.usage.completion !== null) && (
-            <span className="usage muted small" data-testid="usage">
-              {item.usage.prompt ?? "?"} tokens in · {item.usage.completion ?? "?"} out
-            </span>
-          )}
+          <AnswerFooter item={item} prose={prose} actions={actions} place={place} />
         </div>
       );
     }
@@ -182,4 +227,195 @@ function TimelineEntry({
 /** The assistant's prose without the raw tool-call XML (the calls are shown as cards). */
 export function stripCalls(text: string): string {
   return text.replace(/<tool_call>[\s\S]*?(<\/tool_call>|$)/g, "").trim();
+}
+
+/** Token usage in words: numbers the server reported, "unknown" for what it did not. */
+export function usageText(usage: { prompt: number | null; completion: number | null } | null) {
+  if (!usage || (usage.prompt === null && usage.completion === null)) return "token usage unknown";
+  const input = usage.prompt === null ? "input tokens unknown" : `${usage.prompt} tokens in`;
+  const output = usage.completion === null ? "output unknown" : `${usage.completion} out`;
+  return `${input} · ${output}`;
+}
+
+/** Local time of a message (hours and minutes; the exact time in its title). */
+function Timestamp({ at }: { at: number | null }) {
+  if (at === null) return null;
+  const date = new Date(at);
+  return (
+    <time
+      className="msg-time"
+      dateTime={date.toISOString()}
+      title={date.toLocaleString(undefined, { dateStyle: "full", timeStyle: "medium" })}
+      data-testid="msg-time"
+    >
+      {date.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" })}
+    </time>
+  );
+}
+
+/** Copies `text` (the message's Markdown) and says so on the button. */
+function CopyButton({ text, what }: { text: string; what: string }) {
+  const [copied, setCopied] = useState<boolean | null>(null);
+  return (
+    <button
+      type="button"
+      className="msg-action"
+      aria-label={`Copy ${what}`}
+      onClick={() => {
+        void copyText(text).then(setCopied);
+      }}
+      onBlur={() => setCopied(null)}
+      data-testid="msg-copy"
+    >
+      {copied === null ? "Copy" : copied ? "Copied" : "Copy failed"}
+    </button>
+  );
+}
+
+async function copyText(text: string): Promise<boolean> {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function UserMessage({
+  item,
+  actions,
+  place,
+}: {
+  item: Extract<TimelineItem, { kind: "user" }>;
+  actions: MessageActions | null;
+  place: Place | undefined;
+}) {
+  const [draft, setDraft] = useState<string | null>(null);
+  const canEdit = actions !== null && place !== undefined && item.depth === 0;
+  if (draft !== null && canEdit) {
+    const resend = async () => {
+      if (await actions.resendFrom(place.turn, draft)) setDraft(null);
+    };
+    return (
+      <div className="msg msg-user msg-editing" data-testid="msg-user">
+        <textarea
+          aria-label="Edit message"
+          value={draft}
+          rows={3}
+          autoFocus
+          onChange={(e) => setDraft(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === "Escape") {
+              e.preventDefault();
+              setDraft(null);
+            }
+          }}
+          data-testid="msg-edit-input"
+        />
+        <div className="msg-edit-actions">
+          {place.followed ? (
+            <ConfirmButton
+              label="Resend the edited message"
+              question="The messages after it are replaced by the new answer."
+              confirmLabel="Replace and resend"
+              disabled={!draft.trim()}
+              onConfirm={resend}
+            >
+              Resend
+            </ConfirmButton>
+          ) : (
+            <button type="button" disabled={!draft.trim()} onClick={() => void resend()}>
+              Resend
+            </button>
+          )}
+          <button type="button" onClick={() => setDraft(null)}>
+            Keep as it was
+          </button>
+        </div>
+      </div>
+    );
+  }
+  return (
+    <div className="msg msg-user" style={indent(item.depth)} data-testid="msg-user">
+      {item.depth > 0 && <span className="muted small">Instruction to {item.agent}</span>}
+      <p>{item.text}</p>
+      <div className="msg-meta muted small">
+        <span className="msg-actions">
+          <Timestamp at={item.at} />
+          <CopyButton text={item.text} what="message" />
+          {canEdit && (
+            <button
+              type="button"
+              className="msg-action"
+              aria-label="Edit and resend"
+              onClick={() => setDraft(item.text)}
+              data-testid="msg-edit"
+            >
+              Edit
+            </button>
+          )}
+        </span>
+      </div>
+    </div>
+  );
+}
+
+/** Under an answer: its usage and speed, and (on hover or focus) time, Copy, Regenerate. */
+function AnswerFooter({
+  item,
+  prose,
+  actions,
+  place,
+}: {
+  item: Extract<TimelineItem, { kind: "assistant" }>;
+  prose: string;
+  actions: MessageActions | null;
+  place: Place | undefined;
+}) {
+  const speed = answerSpeed(item);
+  return (
+    <div className="msg-meta muted small">
+      {!item.streaming && (
+        <span className="usage" data-testid="usage">
+          {usageText(item.usage)}
+        </span>
+      )}
+      {speed && speed.tokensPerSecond !== null && (
+        <span
+          className="speed"
+          data-testid="speed"
+          title={
+            speed.estimated
+              ? "Estimated from the streamed characters (about 4 per token): the server reported no token count"
+              : "The server's token count over the streaming time"
+          }
+        >
+          {speed.estimated ? "≈ " : ""}
+          {speed.tokensPerSecond.toFixed(1)} tokens/s
+          {speed.firstTokenMs !== null &&
+            !item.streaming &&
+            ` · first token after ${(speed.firstTokenMs / 1000).toFixed(1)} s`}
+        </span>
+      )}
+      {!item.streaming && (
+        <span className="msg-actions">
+          <Timestamp at={item.at} />
+          <CopyButton text={prose} what="answer" />
+          {actions && place?.lastAnswer && (
+            <ConfirmButton
+              className="msg-action"
+              label="Regenerate the answer"
+              question="This answer is replaced by a new one."
+              confirmLabel="Regenerate"
+              onConfirm={async () => {
+                await actions.resendFrom(place.turn, place.task);
+              }}
+            >
+              Regenerate
+            </ConfirmButton>
+          )}
+        </span>
+      )}
+    </div>
+  );
 }

@@ -1,5 +1,5 @@
 import type { EngineEvent } from "../../bindings";
-import { emptyChat, fromHistory, reduce, type ChatState } from "./timeline";
+import { answerSpeed, emptyChat, fromHistory, reduce, type ChatState } from "./timeline";
 import type {
   CallStatus,
   HistoryCall,
@@ -10,7 +10,8 @@ import type {
 } from "../../bindings";
 
 const C = "c1";
-const run = (events: EngineEvent[], start: ChatState = emptyChat) => events.reduce(reduce, start);
+const run = (events: EngineEvent[], start: ChatState = emptyChat) =>
+  events.reduce((s, e) => reduce(s, e), start);
 
 describe("timeline reducer", () => {
   it("streams tokens into one answer and records usage when it finishes", () => {
@@ -464,6 +465,7 @@ function msg(id: number, role: string, content: string): StoredMessage {
     depth: 0,
     prompt_tokens: null,
     completion_tokens: null,
+    created_at: "2026-12-01T09:30:00.000Z",
   };
 }
 
@@ -518,5 +520,134 @@ describe("a running call's progress", () => {
   it("ignores a report for a call it does not show", () => {
     const s = run([start]);
     expect(reduce(s, { ...progress(1, null), call_id: "other" } as EngineEvent)).toBe(s);
+  });
+});
+
+describe("run timing", () => {
+  const conv = "c";
+  const token = (text: string): EngineEvent => ({
+    type: "token",
+    conversation_id: conv,
+    agent: "lead",
+    depth: 0,
+    text,
+  });
+  const answer = (completion: number | null): EngineEvent => ({
+    type: "model_answer",
+    conversation_id: conv,
+    agent: "lead",
+    depth: 0,
+    finish_reason: "stop",
+    prompt_tokens: null,
+    completion_tokens: completion,
+  });
+  const started: EngineEvent = {
+    type: "run_started",
+    conversation_id: conv,
+    run_id: "r",
+    agent: "lead",
+  };
+
+  it("waits from the request until the first token, then measures the speed from the usage", () => {
+    let s = reduce(emptyChat, started, 1_000);
+    expect(s.waitingSince).toBe(1_000);
+    s = reduce(s, token("a".repeat(40)), 13_000);
+    expect(s.waitingSince).toBeNull();
+    s = reduce(s, token("b".repeat(40)), 14_000);
+    const streaming = s.items[0];
+    if (streaming?.kind !== "assistant") throw new Error("no answer");
+    // While streaming: estimated from 80 characters (20 tokens) over one second.
+    expect(answerSpeed(streaming)).toEqual({
+      firstTokenMs: 12_000,
+      tokensPerSecond: 20,
+      estimated: true,
+    });
+    s = reduce(s, answer(50), 15_000);
+    const done = s.items[0];
+    if (done?.kind !== "assistant") throw new Error("no answer");
+    // Finished: the server's 50 tokens over two seconds of streaming.
+    expect(answerSpeed(done)).toEqual({
+      firstTokenMs: 12_000,
+      tokensPerSecond: 25,
+      estimated: false,
+    });
+    expect(done.at).toBe(13_000);
+  });
+
+  it("estimates the speed from the characters when the server reports no usage", () => {
+    let s = reduce(emptyChat, started, 0);
+    s = reduce(s, token("x".repeat(100)), 500);
+    s = reduce(s, answer(null), 3_000);
+    const done = s.items[0];
+    if (done?.kind !== "assistant") throw new Error("no answer");
+    expect(answerSpeed(done)).toEqual({ firstTokenMs: 500, tokensPerSecond: 10, estimated: true });
+  });
+
+  it("waits for the model again once the last running tool finished, not while tools run", () => {
+    let s = reduce(emptyChat, started, 0);
+    s = reduce(s, token("<tool_call>"), 100);
+    s = reduce(s, answer(3), 200);
+    expect(s.waitingSince).toBeNull();
+    const tool = (call_id: string): EngineEvent => ({
+      type: "tool_start",
+      conversation_id: conv,
+      call_id,
+      tool: "probe",
+      params: {},
+    });
+    const complete = (call_id: string): EngineEvent => ({
+      type: "tool_complete",
+      conversation_id: conv,
+      call_id,
+      agent: "lead",
+      depth: 0,
+      tool: "probe",
+      success: true,
+      status: "succeeded",
+      reason: null,
+      result: "ok",
+      metadata: {},
+      artifact_ids: [],
+      attachments: [],
+      duration_ms: 1,
+    });
+    s = reduce(reduce(s, tool("k1"), 300), tool("k2"), 300);
+    s = reduce(s, complete("k1"), 400);
+    expect(s.waitingSince).toBeNull();
+    s = reduce(s, complete("k2"), 900);
+    expect(s.waitingSince).toBe(900);
+    s = reduce(
+      s,
+      {
+        type: "run_ended",
+        conversation_id: conv,
+        run_id: "r",
+        status: "completed",
+        final_answer: "",
+        error: null,
+      },
+      1_000,
+    );
+    expect(s.waitingSince).toBeNull();
+  });
+
+  it("holds the queue when a run is cancelled or fails, not when it completes", () => {
+    const queued = {
+      ...emptyChat,
+      running: true,
+      queued: [{ id: "q1", text: "next", agent: "lead" }],
+    };
+    const end = (status: "completed" | "cancelled" | "failed"): EngineEvent => ({
+      type: "run_ended",
+      conversation_id: conv,
+      run_id: "r",
+      status,
+      final_answer: null,
+      error: null,
+    });
+    expect(reduce(queued, end("completed")).queueHeld).toBeNull();
+    expect(reduce(queued, end("cancelled")).queueHeld).toMatch(/cancelled/);
+    expect(reduce(queued, end("failed")).queueHeld).toMatch(/did not finish/);
+    expect(reduce(queued, end("failed")).queued).toHaveLength(1);
   });
 });

@@ -9,7 +9,15 @@ import type {
 
 /** One thing shown in a conversation. */
 export type TimelineItem =
-  | { kind: "user"; key: string; text: string; agent: string; depth: number }
+  | {
+      kind: "user";
+      key: string;
+      text: string;
+      agent: string;
+      depth: number;
+      /** When it was sent (ms since the Unix epoch); null when unknown. */
+      at: number | null;
+    }
   | {
       kind: "assistant";
       key: string;
@@ -18,6 +26,10 @@ export type TimelineItem =
       text: string;
       streaming: boolean;
       usage: { prompt: number | null; completion: number | null } | null;
+      /** When it was written (ms since the Unix epoch): its first token live, its row stored. */
+      at: number | null;
+      /** The live timing of its stream (null for an answer read from history). */
+      timing: StreamTiming | null;
     }
   | {
       kind: "tool";
@@ -47,6 +59,47 @@ export type TimelineItem =
       error: string | null;
     };
 
+/** When an answer's stream went (ms since the Unix epoch), for its speed. */
+export interface StreamTiming {
+  /** When its model request went out (the task was sent, or the tools before it finished). */
+  requestedAt: number | null;
+  /** Its first token. */
+  firstTokenAt: number;
+  /** Its latest token. */
+  lastTokenAt: number;
+  /** When the model said it had finished (null while streaming). */
+  finishedAt: number | null;
+}
+
+/** A message typed while a run goes on, sent when the run ends (see `chatStore.ts`). */
+export interface QueuedMessage {
+  id: string;
+  text: string;
+  agent: string;
+}
+
+/** How an answer is going: the time to its first token and its speed in tokens per second.
+ * The speed is the server's completion token count over the streaming time when the server
+ * reported usage (`estimated: false`), otherwise an estimate from the streamed characters (four
+ * characters a token, the usual rule of thumb for English). Null while too little has streamed
+ * to tell (one token batch). */
+export function answerSpeed(
+  item: Extract<TimelineItem, { kind: "assistant" }>,
+): { firstTokenMs: number | null; tokensPerSecond: number | null; estimated: boolean } | null {
+  const t = item.timing;
+  if (t === null) return null;
+  const firstTokenMs = t.requestedAt === null ? null : t.firstTokenAt - t.requestedAt;
+  const end = t.finishedAt ?? t.lastTokenAt;
+  const seconds = (end - t.firstTokenAt) / 1000;
+  const reported = t.finishedAt !== null ? (item.usage?.completion ?? null) : null;
+  const tokens = reported ?? item.text.length / 4;
+  return {
+    firstTokenMs,
+    tokensPerSecond: seconds > 0.2 ? tokens / seconds : null,
+    estimated: reported === null,
+  };
+}
+
 /** How far a running call is, as its tool reported. */
 export interface ToolProgress {
   value: number;
@@ -75,6 +128,14 @@ export interface ChatState {
   callingTool: string | null;
   depth: number;
   seq: number;
+  /** Since when the run waits for the model (ms since the Unix epoch): the task was sent, or
+   * tools finished and the next request went out. Null while tokens stream or tools run. */
+  waitingSince: number | null;
+  /** Messages typed during the run, oldest first; sent one per run when a run completes. */
+  queued: QueuedMessage[];
+  /** Why the queue is not being sent: the run was cancelled or failed (the user decides), or
+   * sending failed. Null while it goes out by itself. */
+  queueHeld: string | null;
 }
 
 export const emptyChat: ChatState = {
@@ -83,7 +144,17 @@ export const emptyChat: ChatState = {
   callingTool: null,
   depth: 0,
   seq: 0,
+  waitingSince: null,
+  queued: [],
+  queueHeld: null,
 };
+
+/** A stored timestamp (UTC, RFC 3339) as ms since the Unix epoch, or null. */
+function parseTime(text: string | undefined): number | null {
+  if (!text) return null;
+  const ms = Date.parse(text);
+  return Number.isNaN(ms) ? null : ms;
+}
 
 /** Timeline items for stored messages (a conversation opened from history): tool calls and
  * their results become the same cards a live run shows. Each result carries its call's id,
@@ -125,7 +196,14 @@ export function fromHistory(
               instruction: m.content,
               depth: m.depth,
             }
-          : { kind: "user", key, text: m.content, agent: m.agent, depth: 0 },
+          : {
+              kind: "user",
+              key,
+              text: m.content,
+              agent: m.agent,
+              depth: 0,
+              at: parseTime(m.created_at),
+            },
       );
     } else if (m.role === "assistant") {
       unanswered(m.depth);
@@ -141,6 +219,8 @@ export function fromHistory(
           m.prompt_tokens !== null || m.completion_tokens !== null
             ? { prompt: m.prompt_tokens, completion: m.completion_tokens }
             : null,
+        at: parseTime(m.created_at),
+        timing: null,
       });
       if (calls.length > 0) waiting.set(m.depth, calls);
     } else {
@@ -222,18 +302,20 @@ function artifactIdOf(metadata: Partial<Record<string, JsonValue>>): string | nu
   return null;
 }
 
-/** Fold one engine event of this conversation into the state. */
-export function reduce(state: ChatState, event: EngineEvent): ChatState {
+/** Fold one engine event of this conversation into the state; `now` is when it arrived (ms
+ * since the Unix epoch), for timestamps and speeds. */
+export function reduce(state: ChatState, event: EngineEvent, now: number = Date.now()): ChatState {
   const seq = state.seq + 1;
   const items = state.items;
   switch (event.type) {
     case "run_started":
-      return { ...state, running: true, depth: 0, seq };
+      return { ...state, running: true, depth: 0, seq, waitingSince: state.waitingSince ?? now };
     case "token": {
       const last = items[items.length - 1];
       if (last && last.kind === "assistant" && last.streaming && last.agent === event.agent) {
-        const updated = { ...last, text: last.text + event.text };
-        return { ...state, items: [...items.slice(0, -1), updated], seq };
+        const timing = last.timing && { ...last.timing, lastTokenAt: now };
+        const updated = { ...last, text: last.text + event.text, timing };
+        return { ...state, items: [...items.slice(0, -1), updated], seq, waitingSince: null };
       }
       const item: TimelineItem = {
         kind: "assistant",
@@ -243,26 +325,37 @@ export function reduce(state: ChatState, event: EngineEvent): ChatState {
         text: event.text,
         streaming: true,
         usage: null,
+        at: now,
+        timing: {
+          requestedAt: state.waitingSince,
+          firstTokenAt: now,
+          lastTokenAt: now,
+          finishedAt: null,
+        },
       };
-      return { ...state, items: [...items, item], seq };
+      return { ...state, items: [...items, item], seq, waitingSince: null };
     }
     case "tool_call_started":
       return { ...state, callingTool: event.name ?? state.callingTool ?? "a tool", seq };
     case "model_answer": {
       const index = findLastIndex(items, (i) => i.kind === "assistant" && i.streaming);
       const usage = { prompt: event.prompt_tokens, completion: event.completion_tokens };
-      if (index < 0) return { ...state, callingTool: null, seq };
+      // Its tools come next (asking, then running: their cards and dialogs show it), or the
+      // run ends; nothing waits for the model until a tool finishes.
+      if (index < 0) return { ...state, callingTool: null, seq, waitingSince: null };
       const item = items[index];
       if (item?.kind !== "assistant") return state;
       const next = [...items];
-      next[index] = { ...item, streaming: false, usage };
-      return { ...state, items: next, callingTool: null, seq };
+      const timing = item.timing && { ...item.timing, finishedAt: now };
+      next[index] = { ...item, streaming: false, usage, timing };
+      return { ...state, items: next, callingTool: null, seq, waitingSince: null };
     }
     case "tool_start":
       return {
         ...state,
         items: [...items, toolItem(event.call_id, event.tool, state.depth, event.params)],
         seq,
+        waitingSince: null,
       };
     case "tool_progress": {
       const index = findLastIndex(items, (i) => i.kind === "tool" && i.callId === event.call_id);
@@ -289,15 +382,17 @@ export function reduce(state: ChatState, event: EngineEvent): ChatState {
         if (item?.kind !== "tool") return state;
         const next = [...items];
         next[index] = { ...item, ...done };
-        return { ...state, items: next, seq };
+        return { ...state, items: next, seq, waitingSince: afterTools(next, now) };
       }
       // Refused before it ran (validation, permission, malformed, unknown tool).
       const refused = { ...toolItem(event.call_id, event.tool, event.depth, {}), ...done };
-      return { ...state, items: [...items, refused], seq };
+      const next = [...items, refused];
+      return { ...state, items: next, seq, waitingSince: afterTools(next, now) };
     }
     case "agent_switch":
       return {
         ...state,
+        waitingSince: now,
         depth: event.depth,
         items: [
           ...items,
@@ -315,6 +410,7 @@ export function reduce(state: ChatState, event: EngineEvent): ChatState {
     case "agent_return":
       return {
         ...state,
+        waitingSince: now,
         depth: Math.max(0, state.depth - 1),
         items: [
           ...items,
@@ -331,7 +427,9 @@ export function reduce(state: ChatState, event: EngineEvent): ChatState {
       };
     case "run_ended": {
       const finished = items.map((i) =>
-        i.kind === "assistant" && i.streaming ? { ...i, streaming: false } : i,
+        i.kind === "assistant" && i.streaming
+          ? { ...i, streaming: false, timing: i.timing && { ...i.timing, finishedAt: now } }
+          : i,
       );
       const end: TimelineItem[] =
         event.status === "completed"
@@ -351,11 +449,25 @@ export function reduce(state: ChatState, event: EngineEvent): ChatState {
         callingTool: null,
         depth: 0,
         seq,
+        waitingSince: null,
+        // A run that did not complete holds the queue: what was typed may depend on an answer
+        // that never came, so the user sends it (or edits it) once they have seen why.
+        queueHeld:
+          event.status === "completed" || state.queued.length === 0
+            ? state.queueHeld
+            : event.status === "cancelled"
+              ? "The run was cancelled: the queued messages wait for you."
+              : "The run did not finish: the queued messages wait for you.",
       };
     }
     default:
       return state;
   }
+}
+
+/** Once the last running tool finished, the results go back to the model: it waits from `now`. */
+function afterTools(items: TimelineItem[], now: number): number | null {
+  return items.some((i) => i.kind === "tool" && i.status === "running") ? null : now;
 }
 
 function toolItem(

@@ -9,15 +9,7 @@ import {
 import { call, errorMessage } from "../../ipc/call";
 import { useEngineEvents } from "../../ipc/useEngineEvents";
 import { useChatStore } from "./ChatStoreProvider";
-import { emptyChat, fromHistory, type ChatState } from "./timeline";
-
-function withUserMessage(state: ChatState, text: string, agent: string): ChatState {
-  return {
-    ...state,
-    items: [...state.items, { kind: "user", key: `u${state.seq + 1}`, text, agent, depth: 0 }],
-    seq: state.seq + 1,
-  };
-}
+import { emptyChat, fromHistory } from "./timeline";
 
 function newId(): string {
   return (
@@ -33,6 +25,8 @@ export function useChat(initial: string | null = null) {
   const [query, setQuery] = useState("");
   const [agents, setAgents] = useState<AgentInfo[]>([]);
   const [agent, setAgent] = useState<string>("");
+  // Model id of each profile, so the composer shows what the chosen agent talks to.
+  const [models, setModels] = useState<Record<string, string>>({});
   const [currentId, setCurrentId] = useState<string | null>(initial);
   const store = useChatStore();
   const chat = useSyncExternalStore(store.subscribe, () => store.get(currentId) ?? emptyChat);
@@ -67,6 +61,10 @@ export function useChat(initial: string | null = null) {
         );
       })
       .catch((e: unknown) => setError(errorMessage(e)));
+    // Only for showing the model: without it the composer names the profile alone.
+    call(commands.getSettings())
+      .then((view) => setModels(Object.fromEntries(view.profiles.map((p) => [p.name, p.model]))))
+      .catch(() => undefined);
   }, []);
 
   // The store applies events to the conversations; here they only refresh the list.
@@ -116,6 +114,8 @@ export function useChat(initial: string | null = null) {
     };
   }, [initial, show]);
 
+  /** Send `task`, or queue it while a run goes on (it is sent when the run ends). False when
+   * nothing was sent or queued (the error says why). */
   const send = useCallback(
     async (task: string) => {
       const text = task.trim();
@@ -123,9 +123,12 @@ export function useChat(initial: string | null = null) {
       setError(null);
       const id = currentId ?? newId();
       if (currentId === null) setCurrentId(id);
-      store.set(id, withUserMessage(store.get(id) ?? emptyChat, text, agent));
+      if (store.get(id)?.running) {
+        store.enqueue(id, agent, text);
+        return true;
+      }
       try {
-        await call(commands.startRun(id, agent, text));
+        await store.send(id, agent, text);
       } catch (e) {
         setError(errorMessage(e));
         return false;
@@ -135,6 +138,47 @@ export function useChat(initial: string | null = null) {
     },
     [agent, currentId, refresh, store],
   );
+
+  /** Go on from the user's `turn`-th task (0-based) with `task` instead: that task and
+   * everything after it are deleted (engine and timeline), then `task` is sent. */
+  const resendFrom = useCallback(
+    async (turn: number, task: string) => {
+      const text = task.trim();
+      if (!currentId || !text || !agent) return false;
+      setError(null);
+      try {
+        await call(commands.truncateConversation(currentId, turn));
+      } catch (e) {
+        setError(errorMessage(e));
+        return false;
+      }
+      const state = store.get(currentId) ?? emptyChat;
+      let seen = -1;
+      const cut = state.items.findIndex(
+        (i) => i.kind === "user" && i.depth === 0 && ++seen === turn,
+      );
+      store.set(currentId, {
+        ...state,
+        items: cut < 0 ? state.items : state.items.slice(0, cut),
+      });
+      try {
+        await store.send(currentId, agent, text);
+      } catch (e) {
+        setError(errorMessage(e));
+        return false;
+      }
+      void refresh();
+      return true;
+    },
+    [agent, currentId, refresh, store],
+  );
+
+  const queue = {
+    edit: (queuedId: string, text: string) =>
+      currentId && store.editQueued(currentId, queuedId, text),
+    remove: (queuedId: string) => currentId && store.removeQueued(currentId, queuedId),
+    sendNow: () => currentId && void store.sendQueued(currentId),
+  };
 
   const cancel = useCallback(async () => {
     if (currentId)
@@ -185,11 +229,14 @@ export function useChat(initial: string | null = null) {
     agents,
     agent,
     setAgent,
+    models,
     currentId,
     chat,
     error,
     open,
     send,
+    resendFrom,
+    queue,
     cancel,
     retry,
     rename,
