@@ -195,7 +195,11 @@ pub fn migrate_folder(old: &Path, new: &Path) -> Result<Migration, PathsError> {
     };
     // Tidy up: remove the old folder (if still there) and its parents while they are empty
     // (`remove_dir` fails on a folder that is not).
-    let mut dir = if old.exists() { Some(old) } else { old.parent() };
+    let mut dir = if old.exists() {
+        Some(old)
+    } else {
+        old.parent()
+    };
     while let Some(d) = dir.filter(|d| std::fs::remove_dir(d).is_ok()) {
         dir = d.parent();
     }
