@@ -6,7 +6,10 @@ logs `startup_ms`). Idle memory = RSS of the app and every process it started (W
 network processes), 10 s after startup. Cold = first start on a fresh home (seeds config,
 creates the database); warm = second start on the same home.
 
-Run through scripts/measure_app.sh (it provides Xvfb and D-Bus).
+Run through scripts/measure_app.sh (it provides Xvfb and D-Bus):
+    measure_app.py [BINARY] [--runs N]     (default: target/debug/artifactflow, 3 runs)
+The bare Tauri 2 window (scripts/bare-window) logs `startup_ms` the same way, so the two are
+measured alike.
 """
 
 import os
@@ -17,7 +20,13 @@ import tempfile
 import time
 from pathlib import Path
 
-BIN = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parents[1] / "target/debug/artifactflow-desktop")
+ARGS = sys.argv[1:]
+RUNS = 3
+if "--runs" in ARGS:
+    i = ARGS.index("--runs")
+    RUNS = int(ARGS[i + 1])
+    del ARGS[i : i + 2]
+BIN = Path(ARGS[0] if ARGS else Path(__file__).resolve().parents[1] / "target/debug/artifactflow")
 
 
 def children(pid: int) -> list[int]:
@@ -49,8 +58,8 @@ def rss_kb(pid: int) -> int:
         return 0
 
 
-def measure(home: Path, label: str) -> None:
-    env = dict(os.environ, ARTIFACTFLOW_HOME=str(home), XDG_CONFIG_HOME=str(home / "xdg"), XDG_DATA_HOME=str(home / "xdg"))
+def measure(home: Path, label: str) -> tuple[int | None, int, int]:
+    env = dict(os.environ, ARTIFACTFLOW_HOME=str(home), XDG_CONFIG_HOME=str(home / "xdg"), XDG_DATA_HOME=str(home / "xdg"), XDG_CACHE_HOME=str(home / "xdg-cache"))
     for log in (home / "logs").glob("app.*.log"):
         log.unlink()
     proc = subprocess.Popen([str(BIN)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -64,13 +73,28 @@ def measure(home: Path, label: str) -> None:
         time.sleep(0.05)
     time.sleep(10)
     pids = tree(proc.pid)
-    total = sum(rss_kb(p) for p in pids)
-    print(f"{label:5} startup {startup if startup is not None else '?':>5} ms   idle RSS: app {rss_kb(proc.pid) // 1024} MB, "
-          f"app + {len(pids) - 1} WebKit processes {total // 1024} MB")
+    app_mb = rss_kb(proc.pid) // 1024
+    total_mb = sum(rss_kb(p) for p in pids) // 1024
+    print(f"{label:5} startup {startup if startup is not None else '?':>5} ms   idle RSS: app {app_mb} MB, "
+          f"app + {len(pids) - 1} WebKit processes {total_mb} MB", flush=True)
     proc.terminate()
     proc.wait(10)
+    return startup, app_mb, total_mb
 
 
-with tempfile.TemporaryDirectory() as tmp:
-    measure(Path(tmp), "cold")
-    measure(Path(tmp), "warm")
+def spread(values: list) -> str:
+    values = sorted(v for v in values if v is not None)
+    if not values:
+        return "?"
+    return f"{values[0]}" if values[0] == values[-1] else f"{values[0]}-{values[-1]}"
+
+
+print(f"{BIN} ({RUNS} runs)")
+results: dict[str, list[tuple[int | None, int, int]]] = {"cold": [], "warm": []}
+for _ in range(RUNS):
+    with tempfile.TemporaryDirectory() as tmp:
+        for label in ("cold", "warm"):
+            results[label].append(measure(Path(tmp), label))
+for label, rows in results.items():
+    print(f"{label} summary: startup {spread([r[0] for r in rows])} ms, app {spread([r[1] for r in rows])} MB, "
+          f"all processes {spread([r[2] for r in rows])} MB")

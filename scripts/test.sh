@@ -37,10 +37,10 @@ step "MCP: the official conformance suite's client scenarios (spec 2025-11-25, a
 scripts/with-session.sh scripts/mcp-conformance.sh
 
 step "The app as released has no test seams (their variable names are not in the binary)"
-# cargo test built target/debug/artifactflow-desktop without the e2e-seams feature, like the
+# cargo test built target/debug/artifactflow without the e2e-seams feature, like the
 # release workflow's build; the end-to-end build below replaces it.
-if grep -q ARTIFACTFLOW_TEST_ target/debug/artifactflow-desktop; then
-  echo "target/debug/artifactflow-desktop (built without e2e-seams) contains a test seam" >&2
+if grep -q ARTIFACTFLOW_TEST_ target/debug/artifactflow; then
+  echo "target/debug/artifactflow (built without e2e-seams) contains a test seam" >&2
   exit 1
 fi
 

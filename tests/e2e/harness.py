@@ -26,7 +26,7 @@ from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support.ui import WebDriverWait
 
 ROOT = Path(__file__).resolve().parents[2]
-APP_BINARY = Path(os.environ.get("ARTIFACTFLOW_APP", ROOT / "target/debug/artifactflow-desktop"))
+APP_BINARY = Path(os.environ.get("ARTIFACTFLOW_APP", ROOT / "target/debug/artifactflow"))
 CLI_BINARY = Path(os.environ.get("ARTIFACTFLOW_CLI", ROOT / "target/debug/artifactflow-cli"))
 SHOTS = ROOT / ".artifacts" / "e2e"
 TIMEOUT = 20.0

@@ -2,7 +2,7 @@
 # Install test of the Linux package: installs the built .deb with apt (so its dependencies
 # resolve), starts the installed binary from /usr/bin under Xvfb with a temporary home, checks
 # that it stays up, maps its window, renders the UI and seeds the config folder from the
-# installed defaults (/usr/lib/ArtifactFlow/config), then removes the package and checks that
+# installed defaults (/usr/lib/artifactflow/config), then removes the package and checks that
 # the program is gone while the user's data and config folders stay.
 #
 # Usage: tests/install/test_deb.sh [PATH.deb]
@@ -18,10 +18,10 @@ started=$(date +%s)
 fail() { printf 'FAIL: %s\n' "$*" >&2; exit 1; }
 ok() { printf '  ok  %s\n' "$*"; }
 
-PACKAGE=artifact-flow
-BINARY=/usr/bin/artifactflow-desktop
-DEFAULTS=/usr/lib/ArtifactFlow/config
-DESKTOP_FILE=/usr/share/applications/ArtifactFlow.desktop
+PACKAGE=artifactflow
+BINARY=/usr/bin/artifactflow
+DEFAULTS=/usr/lib/artifactflow/config
+DESKTOP_FILE=/usr/share/applications/artifactflow.desktop
 SHOTS=$ROOT/.artifacts/install
 
 # shellcheck disable=SC2012 # newest first; the bundler's file names are plain
@@ -54,7 +54,8 @@ ok "installed $PACKAGE $(dpkg-query -W -f='${Version}' "$PACKAGE") (depends: $(d
 for f in models.yaml tools/_example.md; do
   [ -f "$DEFAULTS/$f" ] || fail "the bundled default $f is not in $DEFAULTS"
 done
-grep -q "^Exec=artifactflow-desktop" "$DESKTOP_FILE" || fail "$DESKTOP_FILE does not start the app"
+grep -q "^Exec=artifactflow$" "$DESKTOP_FILE" || fail "$DESKTOP_FILE does not start the app"
+grep -q "^Name=ArtifactFlow$" "$DESKTOP_FILE" || fail "$DESKTOP_FILE does not name the app ArtifactFlow"
 ok "$BINARY, $DEFAULTS and $DESKTOP_FILE are in place"
 
 # 2. Start the installed binary from its installed path, as a new user with an empty home.
@@ -108,11 +109,11 @@ ok "config seeded from $DEFAULTS into $config_dir; database at $data_dir/artifac
 as_root dpkg -r "$PACKAGE" >"$tmp/remove.log" 2>&1 || { cat "$tmp/remove.log"; fail "dpkg -r $PACKAGE"; }
 installed && fail "$PACKAGE is still installed"
 [ ! -e "$BINARY" ] || fail "$BINARY is still there after removal"
-[ ! -e /usr/lib/ArtifactFlow ] || fail "/usr/lib/ArtifactFlow is still there after removal"
+[ ! -e /usr/lib/artifactflow ] || fail "/usr/lib/artifactflow is still there after removal"
 [ ! -e "$DESKTOP_FILE" ] || fail "$DESKTOP_FILE is still there after removal"
 for f in "$data_dir/artifactflow.db" "$config_dir/models.yaml"; do
   [ -f "$f" ] || fail "removing the package deleted $f"
 done
-ok "removed: $BINARY, /usr/lib/ArtifactFlow and the menu entry are gone; $config_dir and $data_dir stay"
+ok "removed: $BINARY, /usr/lib/artifactflow and the menu entry are gone; $config_dir and $data_dir stay"
 
 echo "install test passed in $(($(date +%s) - started)) s"

@@ -62,7 +62,24 @@ function backend(overrides: Partial<Record<string, () => unknown>> = {}) {
   return calls;
 }
 
+/** Wait for the screen titled `title` (the screens other than the chat load lazily). */
+async function expectScreen(title: string) {
+  await waitFor(() => expect(screen.getByRole("heading", { level: 1 })).toHaveTextContent(title));
+}
+
 describe("App shell", () => {
+  // The lazily loaded screens (App.tsx), imported once up front: a test's waits are then about
+  // what renders, not about the test runner transforming a module on its first use.
+  beforeAll(async () => {
+    await Promise.all([
+      import("./screens/agents/AgentsScreen"),
+      import("./screens/tools/ToolsScreen"),
+      import("./screens/artifacts/ArtifactsScreen"),
+      import("./screens/settings/SettingsScreen"),
+      import("./screens/settings/FirstRunSetup"),
+    ]);
+  }, 120_000);
+
   it("shows the backend's status in the status area", async () => {
     backend();
     render(<App />);
@@ -103,17 +120,17 @@ describe("App shell", () => {
     render(<App />);
     expect(screen.getByRole("heading", { level: 1 })).toHaveTextContent("New conversation");
     await user.click(screen.getByTestId("nav-tools"));
-    expect(screen.getByRole("heading", { level: 1 })).toHaveTextContent("Tools");
+    await expectScreen("Tools");
     expect(screen.getByTestId("nav-tools")).toHaveAttribute("aria-current", "page");
     expect(await screen.findByTestId("config-errors")).toHaveTextContent(
       "/c/tools/bad.md:4 field method: unknown method `FETCH`",
     );
     await user.keyboard("{Control>}5{/Control}");
-    expect(screen.getByRole("heading", { level: 1 })).toHaveTextContent("Settings");
+    await expectScreen("Settings");
     await user.keyboard("{Control>}4{/Control}");
-    expect(screen.getByRole("heading", { level: 1 })).toHaveTextContent("Artifacts");
+    await expectScreen("Artifacts");
     await user.keyboard("{Control>}2{/Control}");
-    expect(screen.getByRole("heading", { level: 1 })).toHaveTextContent("Agents");
+    await expectScreen("Agents");
   });
 
   it("returns to the open conversation after visiting another screen", async () => {
@@ -137,7 +154,7 @@ describe("App shell", () => {
       expect(screen.getByRole("heading", { level: 1 })).toHaveTextContent("Penguin research"),
     );
     await user.click(screen.getByTestId("nav-agents"));
-    expect(screen.getByRole("heading", { level: 1 })).toHaveTextContent("Agents");
+    await expectScreen("Agents");
     await user.click(screen.getByTestId("nav-chat"));
     await waitFor(() =>
       expect(screen.getByRole("heading", { level: 1 })).toHaveTextContent("Penguin research"),
@@ -150,7 +167,7 @@ describe("App shell", () => {
     const user = userEvent.setup();
     render(<App />);
     await user.click(screen.getByTestId("nav-settings"));
-    await user.click(screen.getByRole("radio", { name: "Dark" }));
+    await user.click(await screen.findByRole("radio", { name: "Dark" }));
     expect(document.documentElement.dataset.theme).toBe("dark");
     expect(localStorage.getItem("artifactflow.theme")).toBe("dark");
   });

@@ -1,6 +1,5 @@
-import { useCallback, useEffect, useState } from "react";
+import { lazy, Suspense, useCallback, useEffect, useState } from "react";
 import { LeaveGuardProvider, useConfirmLeave } from "./shell/leaveGuard";
-import { AgentsScreen } from "./screens/agents/AgentsScreen";
 import { Sidebar, SCREENS, type ScreenId } from "./shell/Sidebar";
 import { StatusArea } from "./shell/StatusArea";
 import { EngineEventsProvider } from "./ipc/EngineEventsProvider";
@@ -8,19 +7,33 @@ import { useStatus } from "./ipc/useStatus";
 import { useTheme } from "./theme/useTheme";
 import { ChatScreen } from "./screens/chat/ChatScreen";
 import { ChatStoreProvider } from "./screens/chat/ChatStoreProvider";
-import { ToolsScreen } from "./screens/tools/ToolsScreen";
-import { ArtifactsScreen } from "./screens/artifacts/ArtifactsScreen";
-import { SettingsScreen } from "./screens/settings/SettingsScreen";
 import { PermissionDialog } from "./shell/PermissionDialog";
 import { usePermissions } from "./shell/usePermissions";
 import { ElicitationDialog } from "./shell/ElicitationDialog";
 import { useElicitations } from "./shell/useElicitations";
 import { commands } from "./bindings";
 import { call } from "./ipc/call";
-import { FirstRunSetup } from "./screens/settings/FirstRunSetup";
 import { useFirstRun } from "./shell/useFirstRun";
 import { About } from "./shell/AboutDialog";
 import { ExternalLinks } from "./shell/externalLinks";
+
+// Screens other than the chat load when first opened (their code, and libraries such as the
+// YAML parser, the diff and the editors, stay out of the startup bundle the window parses).
+const AgentsScreen = lazy(() =>
+  import("./screens/agents/AgentsScreen").then((m) => ({ default: m.AgentsScreen })),
+);
+const ToolsScreen = lazy(() =>
+  import("./screens/tools/ToolsScreen").then((m) => ({ default: m.ToolsScreen })),
+);
+const ArtifactsScreen = lazy(() =>
+  import("./screens/artifacts/ArtifactsScreen").then((m) => ({ default: m.ArtifactsScreen })),
+);
+const SettingsScreen = lazy(() =>
+  import("./screens/settings/SettingsScreen").then((m) => ({ default: m.SettingsScreen })),
+);
+const FirstRunSetup = lazy(() =>
+  import("./screens/settings/FirstRunSetup").then((m) => ({ default: m.FirstRunSetup })),
+);
 
 export function App() {
   return (
@@ -79,29 +92,31 @@ function Shell() {
         <StatusArea state={status} />
       </Sidebar>
       <main className="content" aria-labelledby="screen-title">
-        {firstRun.show && <FirstRunSetup onDone={firstRun.done} />}
-        {!firstRun.show && screen === "chat" && (
-          <ChatScreen
-            key={chatTarget.opened}
-            conversation={chatTarget.id}
-            onCurrentChange={onChatChange}
-          />
-        )}
-        {screen === "agents" && <AgentsScreen />}
-        {screen === "tools" && <ToolsScreen state={status} />}
-        {screen === "artifacts" && (
-          <ArtifactsScreen
-            onOpenConversation={(id) => {
-              confirmLeave(() => {
-                setChatTarget((t) => ({ id, opened: t.opened + 1 }));
-                setScreenNow("chat");
-              });
-            }}
-          />
-        )}
-        {screen === "settings" && (
-          <SettingsScreen theme={theme} onThemeChange={setTheme} state={status} />
-        )}
+        <Suspense fallback={<p role="status">Loading…</p>}>
+          {firstRun.show && <FirstRunSetup onDone={firstRun.done} />}
+          {!firstRun.show && screen === "chat" && (
+            <ChatScreen
+              key={chatTarget.opened}
+              conversation={chatTarget.id}
+              onCurrentChange={onChatChange}
+            />
+          )}
+          {screen === "agents" && <AgentsScreen />}
+          {screen === "tools" && <ToolsScreen state={status} />}
+          {screen === "artifacts" && (
+            <ArtifactsScreen
+              onOpenConversation={(id) => {
+                confirmLeave(() => {
+                  setChatTarget((t) => ({ id, opened: t.opened + 1 }));
+                  setScreenNow("chat");
+                });
+              }}
+            />
+          )}
+          {screen === "settings" && (
+            <SettingsScreen theme={theme} onThemeChange={setTheme} state={status} />
+          )}
+        </Suspense>
       </main>
       <ExternalLinks />
       <PermissionDialog

@@ -149,7 +149,8 @@ fn process_label() -> String {
         .ok()
         .and_then(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
         .unwrap_or_default();
-    if name.contains("artifactflow-desktop") {
+    // `artifactflow-desktop` is the binary's name before the names were unified.
+    if name == crate::paths::APP_NAME || name.starts_with("artifactflow-desktop") {
         "the desktop app".into()
     } else if name.contains("artifactflow-cli") {
         "the CLI".into()

@@ -17,8 +17,9 @@ use regex::Regex;
 
 use crate::util::url::encode_component;
 
-/// The keyring service name entries are stored under.
-pub const KEYRING_SERVICE: &str = "app.artifactflow.desktop";
+/// The keyring service name entries are stored under: the app's identifier, unchanged since
+/// the first release (so entries stored by any earlier build stay readable).
+pub const KEYRING_SERVICE: &str = crate::paths::APP_IDENTIFIER;
 
 /// Environment variable overriding [`KEYRING_SERVICE`].
 pub const SERVICE_ENV: &str = "ARTIFACTFLOW_KEYRING_SERVICE";

@@ -106,7 +106,9 @@ fn update_error(e: impl std::fmt::Display) -> AppError {
 pub fn get_app_info(app: AppHandle, state: State<'_, AppState>) -> Result<AppInfo, AppError> {
     let update_url = state.engine()?.ctx.config().settings.update_url.clone();
     Ok(AppInfo {
-        name: app.package_info().name.clone(),
+        // The product's name, not `package_info().name`: that is the Linux package's lower-case
+        // name on Linux (tauri.linux.conf.json).
+        name: engine::paths::PRODUCT_NAME.to_string(),
         version: app.package_info().version.to_string(),
         identifier: app.config().identifier.clone(),
         tauri_version: tauri::VERSION.to_string(),
