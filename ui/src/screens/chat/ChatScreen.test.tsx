@@ -26,7 +26,12 @@ function backend() {
   return calls;
 }
 
-const engine = (payload: Record<string, unknown>) => act(() => emit("engine-event", payload));
+// Tokens are shown at the next animation frame (chatStore batches them): wait for it.
+const engine = (payload: Record<string, unknown>) =>
+  act(async () => {
+    await emit("engine-event", payload);
+    await new Promise((frame) => requestAnimationFrame(frame));
+  });
 
 describe("ChatScreen", () => {
   it("sends a task, streams the answer and shows a live tool card", async () => {

@@ -55,7 +55,12 @@ function at<T>(list: T[], i: number): T {
   return item;
 }
 
-const engine = (payload: Record<string, unknown>) => act(() => emit("engine-event", payload));
+// Tokens are shown at the next animation frame (chatStore batches them): wait for it.
+const engine = (payload: Record<string, unknown>) =>
+  act(async () => {
+    await emit("engine-event", payload);
+    await new Promise((frame) => requestAnimationFrame(frame));
+  });
 const started = (b: Backend) => b.calls.filter((c) => c.cmd === "start_run").map((c) => c.args);
 
 function renderChat(conversation: string | null = null) {

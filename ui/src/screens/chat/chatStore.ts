@@ -47,7 +47,14 @@ export class ChatStore {
     const state = this.get(id);
     if (id === null || state === undefined) return;
     const next = reduce(state, event);
-    this.set(id, next);
+    if (event.type === "token") {
+      // Tokens arrive many times a frame: render them once per frame, so a fast stream never
+      // renders the chat more often than the screen can show it.
+      this.chats.set(id, next);
+      this.emitNextFrame();
+    } else {
+      this.set(id, next);
+    }
     if (event.type === "run_ended" && next.queueHeld === null && next.queued.length > 0)
       void this.sendQueued(id);
   }
@@ -125,7 +132,22 @@ export class ChatStore {
     }
   }
 
+  private frame: number | null = null;
+
+  private emitNextFrame(): void {
+    if (this.frame !== null) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = null;
+      this.emit();
+    });
+  }
+
   private emit(): void {
+    if (this.frame !== null) {
+      // Anything else that changes the state shows the tokens before it too.
+      cancelAnimationFrame(this.frame);
+      this.frame = null;
+    }
     for (const listener of this.listeners) listener();
   }
 }

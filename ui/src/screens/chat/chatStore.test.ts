@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import type { EngineEvent } from "../../bindings";
+import { ChatStore } from "./chatStore";
+import { emptyChat } from "./timeline";
+
+const token = (text: string) =>
+  ({ type: "token", conversation_id: "a", agent: "lead_agent", depth: 0, text }) as EngineEvent;
+const nextFrame = () => new Promise((frame) => requestAnimationFrame(frame));
+
+describe("ChatStore", () => {
+  it("shows a burst of tokens in one render, at the next frame", async () => {
+    const store = new ChatStore(async () => {});
+    store.set("a", { ...emptyChat, running: true });
+    let renders = 0;
+    store.subscribe(() => (renders += 1));
+
+    for (let i = 0; i < 50; i += 1) store.apply(token(`${i} `));
+    expect(renders).toBe(0);
+    await nextFrame();
+    expect(renders).toBe(1);
+    const answer = store.get("a")?.items.find((item) => item.kind === "assistant");
+    expect(answer && "text" in answer ? answer.text : "").toContain("0 1 2");
+    expect(answer && "text" in answer ? answer.text : "").toContain("49");
+  });
+
+  it("shows pending tokens at once when another event changes the chat", async () => {
+    const store = new ChatStore(async () => {});
+    store.set("a", { ...emptyChat, running: true });
+    const seen: string[] = [];
+    store.subscribe(() => {
+      const answer = store.get("a")?.items.find((item) => item.kind === "assistant");
+      seen.push(answer && "text" in answer ? answer.text : "");
+    });
+
+    store.apply(token("Hello"));
+    store.apply({
+      type: "tool_start",
+      conversation_id: "a",
+      call_id: "k",
+      tool: "web_fetch",
+      params: {},
+    } as unknown as EngineEvent);
+    expect(seen).toEqual(["Hello"]);
+    await nextFrame();
+    expect(seen).toEqual(["Hello"]);
+  });
+});
