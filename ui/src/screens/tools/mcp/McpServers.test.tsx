@@ -89,6 +89,13 @@ function backend(servers: McpServerView[], overrides: Record<string, (a: Args) =
               : s,
           );
           return null;
+        case "mcp_sign_out":
+          list.servers = list.servers.map((s) =>
+            s.name === a.name
+              ? { ...s, status: { state: "needs_sign_in", reason: "sign in again" } }
+              : s,
+          );
+          return null;
         case "mcp_restart":
         case "mcp_remove_server":
           return null;
@@ -352,6 +359,38 @@ describe("MCP servers on the Tools screen", () => {
     expect(fake.argsOf("mcp_sign_in")).toEqual([{ name: "remote" }, { name: "remote" }]);
     // A local server has nothing to sign in to: no button.
     expect(screen.queryByTestId("sign-in-everything")).toBeNull();
+  });
+
+  it("signs out of a signed-in remote server after confirming; it then needs sign-in", async () => {
+    const SIGNED_IN: McpServerView = {
+      ...EVERYTHING,
+      name: "remote",
+      transport: "http",
+      target: "https://mcp.example.com/mcp",
+      command_path: null,
+      command_from_login_shell: false,
+      pid: null,
+      stderr_tail: [],
+    };
+    const fake = backend([EVERYTHING, SIGNED_IN]);
+    const user = userEvent.setup();
+    renderScreen();
+    await user.click(await screen.findByText("remote"));
+    const row = screen.getByTestId("mcp-server-remote");
+    expect(within(row).getByTestId("mcp-status")).toHaveTextContent("ready");
+    await user.click(within(row).getByRole("button", { name: "Sign out of remote" }));
+    expect(fake.argsOf("mcp_sign_out")).toEqual([]);
+    expect(
+      within(row).getByRole("group", { name: "Confirm: Sign out of remote" }),
+    ).toHaveTextContent("Its tokens are deleted from the keyring");
+    await user.click(within(row).getByRole("button", { name: "Sign out" }));
+    expect(fake.argsOf("mcp_sign_out")).toEqual([{ name: "remote" }]);
+    await waitFor(() =>
+      expect(within(row).getByTestId("mcp-status")).toHaveTextContent("needs sign-in"),
+    );
+    // Nothing to sign out of any more, and a local server never has it.
+    expect(within(row).queryByRole("button", { name: "Sign out of remote" })).toBeNull();
+    expect(screen.queryByRole("button", { name: "Sign out of everything" })).toBeNull();
   });
 
   it("deletes a server only after confirming", async () => {
