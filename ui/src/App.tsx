@@ -8,6 +8,7 @@ import { useStatus } from "./ipc/useStatus";
 import { useTheme } from "./theme/useTheme";
 import { ChatScreen } from "./screens/chat/ChatScreen";
 import { ChatStoreProvider } from "./screens/chat/ChatStoreProvider";
+import { McpStatusHistoryProvider } from "./screens/tools/mcp/statusHistory";
 import { ToolsScreen } from "./screens/tools/ToolsScreen";
 import { ArtifactsScreen } from "./screens/artifacts/ArtifactsScreen";
 import { SettingsScreen } from "./screens/settings/SettingsScreen";
@@ -27,7 +28,9 @@ export function App() {
     <EngineEventsProvider>
       <LeaveGuardProvider>
         <ChatStoreProvider>
-          <Shell />
+          <McpStatusHistoryProvider>
+            <Shell />
+          </McpStatusHistoryProvider>
         </ChatStoreProvider>
       </LeaveGuardProvider>
     </EngineEventsProvider>

@@ -1,4 +1,5 @@
 import { act, screen, waitFor, within } from "@testing-library/react";
+import { useState } from "react";
 import userEvent from "@testing-library/user-event";
 import { emit } from "@tauri-apps/api/event";
 import { mockIPC } from "@tauri-apps/api/mocks";
@@ -211,6 +212,45 @@ describe("MCP servers on the Tools screen", () => {
     fake.list.servers = [EVERYTHING];
     await announce({ state: "starting" });
     await announce({ state: "ready", tool_count: 2 });
+    await waitFor(() => expect(within(row).getByTestId("mcp-status")).toHaveTextContent("ready"));
+    const changes = within(row)
+      .getAllByRole("listitem")
+      .filter((li) => li.closest('[data-testid="mcp-history"]'))
+      .map((li) => li.textContent?.replace(`${li.querySelector("time")?.textContent} `, ""));
+    expect(changes).toEqual(["ready · 2 tools", "starting", `failed: ${STOPPED}`]);
+  });
+
+  it("keeps the recent status changes, those made meanwhile too, when the screen is left and opened again", async () => {
+    const fake = backend([EVERYTHING]);
+    const user = userEvent.setup();
+    // The app's screen switch: the Tools screen unmounts while another screen is shown.
+    function Screens() {
+      const [tools, setTools] = useState(true);
+      return (
+        <LeaveGuardProvider>
+          <button type="button" onClick={() => setTools(!tools)}>
+            switch screen
+          </button>
+          {tools && <ToolsScreen state={state} />}
+        </LeaveGuardProvider>
+      );
+    }
+    render(<Screens />);
+    await screen.findByTestId("mcp-server-everything");
+    const announce = (status: unknown) =>
+      act(() => emit("engine-event", { type: "mcp_server_status", server: "everything", status }));
+    const STOPPED = "the server stopped (restarting in 1 s; calls in flight failed)";
+    await announce({ state: "failed", reason: STOPPED, stderr_tail: [] });
+    await waitFor(() => expect(screen.getByTestId("mcp-history")).toBeInTheDocument());
+
+    await user.click(screen.getByRole("button", { name: "switch screen" }));
+    expect(screen.queryByTestId("mcp-server-everything")).toBeNull();
+    await announce({ state: "starting" });
+    await announce({ state: "ready", tool_count: 2 });
+    fake.list.servers = [EVERYTHING];
+
+    await user.click(screen.getByRole("button", { name: "switch screen" }));
+    const row = await screen.findByTestId("mcp-server-everything");
     await waitFor(() => expect(within(row).getByTestId("mcp-status")).toHaveTextContent("ready"));
     const changes = within(row)
       .getAllByRole("listitem")
