@@ -65,5 +65,6 @@ fn artifactflow_commands() -> &'static [&'static str] {
         "mcp_restart",
         "mcp_test_tool",
         "mcp_sign_in",
+        "mcp_sign_out",
     ]
 }

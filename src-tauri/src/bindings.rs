@@ -33,6 +33,7 @@ pub fn builder() -> Builder<tauri::Wry> {
             commands::mcp::mcp_restart,
             commands::mcp::mcp_test_tool,
             commands::mcp::mcp_sign_in,
+            commands::mcp::mcp_sign_out,
             commands::artifacts::list_artifacts,
             commands::artifacts::artifact_versions,
             commands::artifacts::get_artifact_version,

@@ -68,12 +68,13 @@ pub fn run() {
                 tracing::info!(window = window.label(), "close requested");
             }
             if let tauri::WindowEvent::Destroyed = event {
-                // Closing the window answers every pending permission request with "deny"
-                // and stops the runs: nothing runs unattended. (On Destroyed, not
+                // Closing the window answers every pending permission request with "deny",
+                // stops the runs and cancels every open MCP form: nothing runs unattended and
+                // no server waits for a window that is gone. (On Destroyed, not
                 // CloseRequested: an editor with unsaved changes may hold the close.)
                 if let Some(state) = window.try_state::<state::AppState>() {
                     if let Ok(engine) = state.engine() {
-                        engine.runs.cancel_all();
+                        engine.window_closed();
                     }
                 }
             }

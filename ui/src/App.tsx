@@ -7,6 +7,7 @@ import { useStatus } from "./ipc/useStatus";
 import { useTheme } from "./theme/useTheme";
 import { ChatScreen } from "./screens/chat/ChatScreen";
 import { ChatStoreProvider } from "./screens/chat/ChatStoreProvider";
+import { McpStatusHistoryProvider } from "./screens/tools/mcp/statusHistory";
 import { PermissionDialog } from "./shell/PermissionDialog";
 import { usePermissions } from "./shell/usePermissions";
 import { ElicitationDialog } from "./shell/ElicitationDialog";
@@ -40,7 +41,9 @@ export function App() {
     <EngineEventsProvider>
       <LeaveGuardProvider>
         <ChatStoreProvider>
-          <Shell />
+          <McpStatusHistoryProvider>
+            <Shell />
+          </McpStatusHistoryProvider>
         </ChatStoreProvider>
       </LeaveGuardProvider>
     </EngineEventsProvider>

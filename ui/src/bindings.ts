@@ -292,6 +292,19 @@ async mcpSignIn(name: string) : Promise<Result<string[], AppError>> {
 }
 },
 /**
+ * Sign out of the remote server `name`: its tokens (and client registration) are deleted
+ * from the keyring and it restarts, so its status says it needs sign-in again. The keyring is
+ * reached off the async runtime's threads (D-Bus calls block).
+ */
+async mcpSignOut(name: string) : Promise<Result<null, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("mcp_sign_out", { name }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
  * One page of the library (newest first, or by relevance when searching).
  */
 async listArtifacts(query: LibraryQuery, limit: number, offset: number) : Promise<Result<ArtifactPage, AppError>> {
@@ -2011,7 +2024,13 @@ title: string;
 /**
  * Its size in bytes.
  */
-size_bytes: number }
+size_bytes: number; 
+/**
+ * A text artifact (an MCP server's embedded text resource, titled by its URI), which the
+ * tool card links to rather than shows. `false` for binary content and for records
+ * written before text resources were stored.
+ */
+text?: boolean }
 /**
  * A stored message.
  */

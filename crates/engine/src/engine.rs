@@ -139,6 +139,14 @@ impl Engine {
         &self.elicitations
     }
 
+    /// The window that answers questions is gone (the app's window closed): stop every run
+    /// (its pending permission requests are denied) and answer every open MCP form "cancel",
+    /// also one no run's call owns (a test call's), so no server is left waiting.
+    pub fn window_closed(&self) {
+        self.runs.cancel_all();
+        self.elicitations.cancel_all(None);
+    }
+
     /// The MCP servers of `mcp.json`.
     pub fn mcp(&self) -> &Arc<McpHub> {
         &self.mcp

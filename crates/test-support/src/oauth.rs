@@ -7,6 +7,11 @@
 //! for, and a minimal MCP endpoint (`initialize`, `tools/list` with one tool `whoami`,
 //! `tools/call`) that answers 401 without a valid token and 403 `insufficient_scope` to a call
 //! without [`WRITE`].
+//!
+//! [`OAuthStandIn::start_confidential`] makes it a server that registers clients as
+//! confidential ones: registration hands out a client secret, and the token endpoint refuses
+//! (401 `invalid_client`) a grant without it, in the form (`client_secret_post`) or in HTTP
+//! Basic.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -29,7 +34,12 @@ pub struct Seen {
     pub scopes: Vec<String>,
     /// Tokens issued so far.
     pub issued: u32,
+    /// The client secret each token request carried (form or HTTP Basic), in order.
+    pub secrets: Vec<Option<String>>,
 }
+
+/// The client secret a confidential stand-in's registration hands out.
+pub const CLIENT_SECRET: &str = "stand-in-client-secret";
 
 /// What a call needs beyond listing tools (a step-up).
 pub const WRITE: &str = "tools:write";
@@ -44,6 +54,8 @@ pub struct OAuthStandIn {
     valid: Arc<Mutex<HashMap<String, String>>>,
     /// The authorization endpoint shows a login page instead of approving at once.
     login_page: Arc<std::sync::atomic::AtomicBool>,
+    /// Registration hands out [`CLIENT_SECRET`] and the token endpoint requires it.
+    confidential: bool,
 }
 
 impl OAuthStandIn {
@@ -86,15 +98,43 @@ async fn as_metadata(State(s): State<OAuthStandIn>) -> Json<Value> {
         "response_types_supported": ["code"],
         "grant_types_supported": ["authorization_code", "refresh_token"],
         "code_challenge_methods_supported": ["S256"],
-        "token_endpoint_auth_methods_supported": ["none"],
+        "token_endpoint_auth_methods_supported":
+            if s.confidential { json!(["client_secret_basic"]) } else { json!(["none"]) },
     }))
 }
 
-async fn register(Json(body): Json<Value>) -> (StatusCode, Json<Value>) {
-    (
-        StatusCode::CREATED,
-        Json(json!({"client_id": "stand-in-client", "redirect_uris": body["redirect_uris"]})),
-    )
+async fn register(
+    State(s): State<OAuthStandIn>,
+    Json(body): Json<Value>,
+) -> (StatusCode, Json<Value>) {
+    let mut client =
+        json!({"client_id": "stand-in-client", "redirect_uris": body["redirect_uris"]});
+    if s.confidential {
+        client["client_secret"] = json!(CLIENT_SECRET);
+        client["token_endpoint_auth_method"] = json!("client_secret_basic");
+    }
+    (StatusCode::CREATED, Json(client))
+}
+
+/// The client secret of a token request: `client_secret` in the form, or the password of
+/// HTTP Basic (`client_id:secret`, each form-urlencoded, per RFC 6749 §2.3.1).
+fn secret_of(headers: &HeaderMap, form: &HashMap<String, String>) -> Option<String> {
+    use base64::Engine as _;
+    if let Some(secret) = form.get("client_secret") {
+        return Some(secret.clone());
+    }
+    let basic = headers
+        .get("authorization")?
+        .to_str()
+        .ok()?
+        .strip_prefix("Basic ")?;
+    let decoded = base64::engine::general_purpose::STANDARD
+        .decode(basic.trim())
+        .ok()?;
+    let pair = String::from_utf8(decoded).ok()?;
+    let (_, secret) = pair.split_once(':')?;
+    // The stand-in's secret has no character that form-urlencoding changes.
+    Some(secret.to_string())
 }
 
 /// Approves at once (no login page), like the conformance suite's authorization server —
@@ -127,12 +167,25 @@ fn urlencode(s: &str) -> String {
 
 async fn token(
     State(s): State<OAuthStandIn>,
+    headers: HeaderMap,
     Form(f): Form<HashMap<String, String>>,
-) -> Json<Value> {
+) -> Response {
     let grant = f.get("grant_type").cloned().unwrap_or_default();
-    s.seen.lock().unwrap().grants.push(grant.clone());
+    let secret = secret_of(&headers, &f);
+    {
+        let mut seen = s.seen.lock().unwrap();
+        seen.grants.push(grant.clone());
+        seen.secrets.push(secret.clone());
+    }
+    if s.confidential && secret.as_deref() != Some(CLIENT_SECRET) {
+        return (
+            StatusCode::UNAUTHORIZED,
+            Json(json!({"error": "invalid_client", "error_description": "client authentication failed"})),
+        )
+            .into_response();
+    }
     // The first token is already expired (expires_in 0), so the first use refreshes it.
-    Json(s.issue(if grant == "refresh_token" { 3600 } else { 0 }))
+    Json(s.issue(if grant == "refresh_token" { 3600 } else { 0 })).into_response()
 }
 
 /// A minimal MCP server behind a bearer check: initialize, tools/list, notifications.
@@ -193,7 +246,12 @@ async fn mcp(
 impl OAuthStandIn {
     /// Start it on a free port of 127.0.0.1 (in the current tokio runtime).
     pub async fn start() -> OAuthStandIn {
-        start_stand_in().await
+        start_stand_in(false).await
+    }
+
+    /// Start one that registers clients as confidential (see the module's documentation).
+    pub async fn start_confidential() -> OAuthStandIn {
+        start_stand_in(true).await
     }
 
     /// From now on the authorization endpoint shows a login page (a person must sign in).
@@ -208,7 +266,7 @@ impl OAuthStandIn {
     }
 }
 
-async fn start_stand_in() -> OAuthStandIn {
+async fn start_stand_in(confidential: bool) -> OAuthStandIn {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
     let stand = OAuthStandIn {
@@ -216,6 +274,7 @@ async fn start_stand_in() -> OAuthStandIn {
         seen: Default::default(),
         valid: Default::default(),
         login_page: Default::default(),
+        confidential,
     };
     let app = Router::new()
         .route("/.well-known/oauth-protected-resource/mcp", get(prm))

@@ -166,6 +166,19 @@ pub async fn mcp_sign_in(
     Ok(hub.sign_in(&name, open).await?.scopes)
 }
 
+/// Sign out of the remote server `name`: its tokens (and client registration) are deleted
+/// from the keyring and it restarts, so its status says it needs sign-in again. The keyring is
+/// reached off the async runtime's threads (D-Bus calls block).
+#[tauri::command]
+#[specta::specta]
+pub async fn mcp_sign_out(state: State<'_, AppState>, name: String) -> Result<(), AppError> {
+    let hub = state.engine()?.mcp().clone();
+    tokio::task::spawn_blocking(move || hub.sign_out(&name))
+        .await
+        .map_err(|e| AppError::new(ErrorCode::Keyring, format!("signing out stopped: {e}")))??;
+    Ok(())
+}
+
 /// Call the MCP tool `name` (`SERVER.TOOL`) with `params` as the model would write them,
 /// through the gate: typed and checked against its schema, and asked in the permission dialog
 /// like in a run (annotations never skip it). Uses the tool editor's test conversation, so

@@ -20,16 +20,19 @@ export function shownInline(mime: string): "image" | "audio" | null {
 /** A binary artifact (a tool's image or audio) shown for its type: an image, an audio player,
  * or its type and size. The bytes come once through `get_artifact_bytes` and are shown as a
  * `data:` URL, which the window's CSP admits for images and media only; an image element never
- * runs what it shows (an SVG's scripts included). */
+ * runs what it shows (an SVG's scripts included). A text artifact (an MCP server's embedded
+ * text resource, `text` set) is never loaded here: it is a link that opens it with `onOpen`. */
 export function BinaryContent(props: {
   conversationId: string;
   id: string;
   mime: string;
   sizeBytes: number;
   title: string;
+  text?: boolean | undefined;
+  onOpen?: ((id: string) => void) | undefined;
 }) {
-  const { conversationId, id, mime, sizeBytes, title } = props;
-  const kind = shownInline(mime);
+  const { conversationId, id, mime, sizeBytes, title, text, onOpen } = props;
+  const kind = text ? null : shownInline(mime);
   const [url, setUrl] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
@@ -50,6 +53,16 @@ export function BinaryContent(props: {
       {kind === "image" && url && <img src={url} alt={label} data-testid="binary-image" />}
       {kind === "audio" && url && (
         <audio controls src={url} aria-label={label} data-testid="binary-audio" />
+      )}
+      {text && onOpen && (
+        <button
+          type="button"
+          className="link-button"
+          data-testid="attachment-open"
+          onClick={() => onOpen(id)}
+        >
+          Open {title || id}
+        </button>
       )}
       <figcaption className="muted small">
         {title ? `${title} · ` : ""}

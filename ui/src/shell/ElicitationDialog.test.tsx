@@ -1,5 +1,6 @@
 import { act, fireEvent, render as plainRender, screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
+import { vi } from "vitest";
 import { emit } from "@tauri-apps/api/event";
 import type { ElicitationForm, ElicitationReply } from "../bindings";
 import { IpcError } from "../ipc/call";
@@ -202,6 +203,23 @@ describe("ElicitationDialog", () => {
         },
       ],
     ]);
+  });
+
+  it("counts down to the request's own deadline, live", () => {
+    vi.useFakeTimers();
+    try {
+      vi.setSystemTime(new Date("2026-01-01T10:00:00Z"));
+      // The engine's deadline, whatever its timeout: here 90 s away, not the default 10 min.
+      dialogOver([request("e1", { deadlineMs: Date.now() + 90_000 })]);
+      const countdown = () => screen.getByTestId("elicitation-countdown");
+      expect(countdown()).toHaveTextContent("Cancelled automatically in 1:30.");
+      act(() => vi.advanceTimersByTime(31_000));
+      expect(countdown()).toHaveTextContent("Cancelled automatically in 0:59.");
+      act(() => vi.advanceTimersByTime(120_000));
+      expect(countdown()).toHaveTextContent("Cancelled automatically in 0:00.");
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("Escape cancels, Decline declines", async () => {

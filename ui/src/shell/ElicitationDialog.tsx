@@ -11,8 +11,9 @@ import type { PendingElicitation } from "./useElicitations";
  * defaults filled in: who asks (server, conversation, agent chain), the server's message, one
  * field per property, checked as the user types. Accept sends the values (the engine checks
  * them again and refuses what does not fit), Decline refuses, Cancel (Esc) dismisses. A URL
- * request shows the page and opens it only when the user clicks. Several requests are
- * answered in the order they came.
+ * request shows the page and opens it only when the user clicks. A countdown shows how long
+ * is left before the engine cancels the request (its deadline, from the engine's clock).
+ * Several requests are answered in the order they came.
  */
 export function ElicitationDialog(props: {
   queue: PendingElicitation[];
@@ -133,7 +134,8 @@ function ElicitationBody(props: {
       )}
       <p className="muted small">
         The answer goes to the server <code>{request.server}</code> only.
-        {props.waiting > 0 && ` ${props.waiting} more waiting.`}
+        {props.waiting > 0 && ` ${props.waiting} more waiting.`}{" "}
+        <Countdown deadlineMs={request.deadlineMs} />
       </p>
       <div className="dialog-actions">
         <button
@@ -157,6 +159,22 @@ function ElicitationBody(props: {
         </button>
       </div>
     </form>
+  );
+}
+
+/** How long is left until `deadlineMs` (ms since the epoch), as `m:ss`, updated live. */
+function Countdown({ deadlineMs }: { deadlineMs: number }) {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 250);
+    return () => clearInterval(timer);
+  }, []);
+  const left = Math.max(0, Math.ceil((deadlineMs - now) / 1000));
+  const seconds = String(left % 60).padStart(2, "0");
+  return (
+    <span data-testid="elicitation-countdown">
+      Cancelled automatically in {Math.floor(left / 60)}:{seconds}.
+    </span>
   );
 }
 

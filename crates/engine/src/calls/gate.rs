@@ -427,10 +427,19 @@ pub async fn run(
     gate.finish(caller, status, reason, typed, result)
 }
 
-/// Store each of `result`'s attachments as a binary artifact of `conversation`, drop the bytes
+/// An embedded text resource of at most this many characters is also shown to the model in
+/// full, under its line: short ones stay readable in one step, long ones cost a
+/// `read_artifact` call instead of filling the context.
+pub const INLINE_RESOURCE_CHARS: usize = 1_000;
+
+/// Store each of `result`'s attachments as an artifact of `conversation`, drop the content
 /// from the result, and add one line per attachment to the text the model sees (its data, or
-/// its error when it failed): `[image/png, 12 KB, stored as artifact image_… "title"]`, or why
-/// it was not stored. The bytes never reach the model. Returns the stored ones, in order.
+/// its error when it failed), or why it was not stored. Images, audio and blobs become binary
+/// artifacts (`[image/png, 12 KB, stored as artifact image_… "title"]`), whose bytes never
+/// reach the model. An embedded text resource becomes a text artifact titled by its URI
+/// (`[resource URI, text/plain, 3 KB, stored as artifact resource_…]`), followed by its text
+/// when it is at most [`INLINE_RESOURCE_CHARS`] long, or by how to read it. Returns the
+/// stored ones, in order.
 pub fn store_attachments(
     store: &ArtifactStore,
     conversation: &str,
@@ -440,25 +449,12 @@ pub fn store_attachments(
     let mut stored = Vec::with_capacity(attachments.len());
     let mut lines = Vec::with_capacity(attachments.len());
     for a in attachments {
-        let size = human_size(a.bytes.len() as u64);
-        match store.create_binary(conversation, &a.title, &a.mime, &a.bytes) {
-            Ok(artifact) => {
-                lines.push(format!(
-                    "[{}, {size}, stored as artifact {} {:?}]",
-                    artifact.content_type, artifact.id, artifact.title
-                ));
-                stored.push(StoredAttachment {
-                    artifact_id: artifact.id,
-                    mime: artifact.content_type,
-                    title: artifact.title,
-                    size_bytes: u32::try_from(a.bytes.len()).unwrap_or(u32::MAX),
-                });
-            }
-            Err(e) => {
-                tracing::warn!(mime = %a.mime, error = %e, "could not store a tool result's attachment");
-                lines.push(format!("[{}, {size}, not stored: {e}]", a.mime));
-            }
-        }
+        let (line, kept) = match &a.resource_uri {
+            Some(uri) => store_text_resource(store, conversation, uri, &a),
+            None => store_binary(store, conversation, &a),
+        };
+        lines.push(line);
+        stored.extend(kept);
     }
     if !lines.is_empty() {
         let text = if result.success {
@@ -474,6 +470,91 @@ pub fn store_attachments(
         }
     }
     stored
+}
+
+/// One binary attachment as an artifact, and its line for the model.
+fn store_binary(
+    store: &ArtifactStore,
+    conversation: &str,
+    a: &crate::tools::Attachment,
+) -> (String, Option<StoredAttachment>) {
+    let size = human_size(a.bytes.len() as u64);
+    match store.create_binary(conversation, &a.title, &a.mime, &a.bytes) {
+        Ok(artifact) => (
+            format!(
+                "[{}, {size}, stored as artifact {} {:?}]",
+                artifact.content_type, artifact.id, artifact.title
+            ),
+            Some(StoredAttachment {
+                artifact_id: artifact.id,
+                mime: artifact.content_type,
+                title: artifact.title,
+                size_bytes: u32::try_from(a.bytes.len()).unwrap_or(u32::MAX),
+                text: false,
+            }),
+        ),
+        Err(e) => {
+            tracing::warn!(mime = %a.mime, error = %e, "could not store a tool result's attachment");
+            (format!("[{}, {size}, not stored: {e}]", a.mime), None)
+        }
+    }
+}
+
+/// One embedded text resource as a text artifact `resource_<12 hex>` titled by its URI, and
+/// its lines for the model (see [`store_attachments`]). When storing fails the model gets
+/// the text itself, as before resources were stored (fail-open, like oversized results).
+fn store_text_resource(
+    store: &ArtifactStore,
+    conversation: &str,
+    uri: &str,
+    a: &crate::tools::Attachment,
+) -> (String, Option<StoredAttachment>) {
+    let text = String::from_utf8_lossy(&a.bytes);
+    let mime = if a.mime.is_empty() {
+        "text/plain"
+    } else {
+        a.mime.as_str()
+    };
+    let size = human_size(a.bytes.len() as u64);
+    let id = format!("resource_{}", crate::artifacts::persist::random_hex12());
+    let created = store.create(&crate::artifacts::store::NewArtifact {
+        conversation_id: conversation,
+        id: &id,
+        title: uri,
+        content_type: mime,
+        source: crate::artifacts::store::ArtifactSource::Tool,
+        content: &text,
+    });
+    let artifact = match created {
+        Ok(artifact) => artifact,
+        Err(e) => {
+            tracing::warn!(error = %e, "could not store a tool result's text resource");
+            return (
+                format!("[resource {uri}, {mime}, {size}, not stored: {e}]\n{text}"),
+                None,
+            );
+        }
+    };
+    let head = format!(
+        "[resource {uri}, {mime}, {size}, stored as artifact {}]",
+        artifact.id
+    );
+    let line = if text.chars().count() <= INLINE_RESOURCE_CHARS {
+        format!("{head}\n{text}")
+    } else {
+        format!(
+            "{head} (too long to show here: read it with read_artifact(id='{}'))",
+            artifact.id
+        )
+    };
+    let kept = StoredAttachment {
+        artifact_id: artifact.id,
+        mime: artifact.content_type,
+        title: artifact.title,
+        size_bytes: u32::try_from(a.bytes.len()).unwrap_or(u32::MAX),
+        text: true,
+    };
+    (line, Some(kept))
 }
 
 /// Who makes the call `call_id`, for a form its tool's server may ask for while it runs. The

@@ -84,6 +84,11 @@ pub struct StoredAttachment {
     pub title: String,
     /// Its size in bytes.
     pub size_bytes: u32,
+    /// A text artifact (an MCP server's embedded text resource, titled by its URI), which the
+    /// tool card links to rather than shows. `false` for binary content and for records
+    /// written before text resources were stored.
+    #[serde(default)]
+    pub text: bool,
 }
 
 /// One stored tool call (a row of the `tool_calls` table).

@@ -11,9 +11,13 @@
 //!   already granted are kept.
 //! - [`KeyringCredentials`]: tokens live in the OS keyring only (never in files, logs, events
 //!   or errors), through [`SecretStore::set_chunked`] (long values split in numbered entries
-//!   for Windows' 2,560-byte limit). Only what is needed is kept: the client id, the access
-//!   and refresh tokens, their lifetime and scopes, the issuer, and the server URL they belong
-//!   to (tokens saved for another URL are never sent).
+//!   for Windows' 2,560-byte limit). Only what is needed is kept: the client id (and the
+//!   client secret when dynamic registration handed one out), the access and refresh tokens,
+//!   their lifetime and scopes, the issuer, and the server URL they belong to (tokens saved for
+//!   another URL are never sent).
+//! - Dynamic registration is done here rather than inside rmcp's session ([`register`]), as
+//!   rmcp keeps a registered client's secret only in memory: a server that registers the app
+//!   as a confidential client would refuse its refresh after a restart.
 //! - [`authorized_client`]: for [`super::connect`], an rmcp `AuthClient` over the stored tokens
 //!   (it refreshes them when they expire, and saves the new ones back to the keyring).
 
@@ -22,8 +26,8 @@ use std::time::Duration;
 
 use rmcp::transport::auth::{
     AuthClient, AuthError, AuthorizationCallback, AuthorizationManager, AuthorizationRequest,
-    CredentialStore, OAuthClientConfig, OAuthState, OAuthTokenResponse, StoredCredentials,
-    WWWAuthenticateParams,
+    AuthorizationSession, CredentialStore, OAuthClientConfig, OAuthState, OAuthTokenResponse,
+    StoredCredentials, WWWAuthenticateParams,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -94,6 +98,10 @@ struct Saved {
     /// The server URL these tokens were issued for.
     url: String,
     client_id: String,
+    /// The secret dynamic registration handed out with `client_id` (a confidential client),
+    /// needed to refresh. A configured client's secret is not kept (it comes from mcp.json).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    client_secret: Option<String>,
     access_token: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     refresh_token: Option<String>,
@@ -108,7 +116,7 @@ struct Saved {
 }
 
 impl Saved {
-    fn from_stored(url: &str, c: &StoredCredentials) -> Saved {
+    fn from_stored(url: &str, c: &StoredCredentials, client_secret: Option<String>) -> Saved {
         // Read the standard fields through serde (the token type's own accessors are in the
         // `oauth2` crate, which rmcp does not re-export); vendor extras are dropped.
         let token = c
@@ -120,6 +128,7 @@ impl Saved {
         Saved {
             url: url.to_string(),
             client_id: c.client_id.clone(),
+            client_secret,
             access_token: text("access_token"),
             refresh_token: text("refresh_token"),
             expires_in: token.get("expires_in").and_then(|v| v.as_u64()),
@@ -156,12 +165,14 @@ impl Saved {
     }
 }
 
-/// rmcp's credential store over the OS keyring, for one server at one URL.
+/// rmcp's credential store over the OS keyring, for one server at one URL. Clones share the
+/// registered client's secret: read with the tokens, and saved back with every refresh.
 #[derive(Clone)]
 pub struct KeyringCredentials {
     store: SecretStore,
     server: String,
     url: String,
+    client_secret: Arc<std::sync::Mutex<Option<String>>>,
 }
 
 impl KeyringCredentials {
@@ -171,7 +182,21 @@ impl KeyringCredentials {
             store,
             server: server.to_string(),
             url: url.to_string(),
+            client_secret: Default::default(),
         }
+    }
+
+    /// The secret of the dynamically registered client, as last loaded or registered.
+    fn client_secret(&self) -> Option<String> {
+        self.client_secret
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// Keep `secret` with the tokens from the next save on (a fresh registration's).
+    fn set_client_secret(&self, secret: Option<String>) {
+        *self.client_secret.lock().unwrap_or_else(|p| p.into_inner()) = secret;
     }
 
     /// Are there tokens for this server and URL? Keyring failures count as "no".
@@ -206,12 +231,14 @@ impl CredentialStore for KeyringCredentials {
             // Signed in for another URL: never send those tokens here.
             return Ok(None);
         }
+        self.set_client_secret(saved.client_secret.clone());
         saved.into_stored().map(Some)
     }
 
     async fn save(&self, credentials: StoredCredentials) -> Result<(), AuthError> {
-        let text = serde_json::to_string(&Saved::from_stored(&self.url, &credentials))
-            .map_err(|e| AuthError::InternalError(e.to_string()))?;
+        let saved = Saved::from_stored(&self.url, &credentials, self.client_secret());
+        let text =
+            serde_json::to_string(&saved).map_err(|e| AuthError::InternalError(e.to_string()))?;
         self.blocking(move |s, k| s.set_chunked(k, &text)).await
     }
 
@@ -260,7 +287,7 @@ pub async fn authorized_client(
             return None;
         }
     };
-    manager.set_credential_store(credentials);
+    manager.set_credential_store(credentials.clone());
     match manager.initialize_from_store().await {
         Ok(true) => {}
         Ok(false) => return None,
@@ -271,11 +298,17 @@ pub async fn authorized_client(
             return None;
         }
     }
-    // A pre-registered confidential client refreshes with its secret.
-    if let (Some(id), Some(secret)) = (
-        cfg.oauth.as_ref().and_then(|o| o.client_id.clone()),
-        client_secret(cfg, secrets).await,
-    ) {
+    // A confidential client refreshes with its secret: a pre-registered one's from mcp.json,
+    // else the one dynamic registration handed out (kept with the tokens).
+    let configured = cfg.oauth.as_ref().and_then(|o| o.client_id.clone());
+    let client = match configured {
+        Some(id) => client_secret(cfg, secrets).await.map(|secret| (id, secret)),
+        None => match (credentials.client_secret(), credentials.load().await) {
+            (Some(secret), Ok(Some(stored))) => Some((stored.client_id, secret)),
+            _ => None,
+        },
+    };
+    if let Some((id, secret)) = client {
         let _ = manager.configure_client(
             OAuthClientConfig::new(id, "http://127.0.0.1/callback").with_client_secret(secret),
         );
@@ -323,6 +356,8 @@ pub async fn sign_in(
         .load()
         .await
         .map_err(|e| SignInError::Keyring(e.to_string()))?;
+    // A new sign-in registers again (or uses the configured client): the old secret goes.
+    credentials.set_client_secret(None);
 
     let listener = Loopback::bind().await?;
     let redirect_uri = listener.redirect_uri();
@@ -330,7 +365,7 @@ pub async fn sign_in(
     let mut manager = AuthorizationManager::new(url)
         .await
         .map_err(|e| oauth_error(&cfg.name, e))?;
-    manager.set_credential_store(credentials);
+    manager.set_credential_store(credentials.clone());
     let mut request = AuthorizationRequest::new(&redirect_uri).with_client_name(CLIENT_NAME);
     let oauth = cfg.oauth.clone().unwrap_or_default();
     if let Some(id) = &oauth.client_id {
@@ -371,11 +406,21 @@ pub async fn sign_in(
         request = request.with_scopes(scopes.clone());
     }
 
-    let mut state = OAuthState::Unauthorized(manager);
-    state
-        .start_authorization(request)
-        .await
-        .map_err(|e| oauth_error(&cfg.name, e))?;
+    let mut state = if oauth.client_id.is_none() && oauth.client_metadata_url.is_none() {
+        let challenge = challenge.or(asked.as_deref());
+        let (session, secret) = register(manager, request, &redirect_uri, challenge, &scopes)
+            .await
+            .map_err(|e| oauth_error(&cfg.name, e))?;
+        credentials.set_client_secret(secret);
+        OAuthState::Session(session)
+    } else {
+        let mut state = OAuthState::Unauthorized(manager);
+        state
+            .start_authorization(request)
+            .await
+            .map_err(|e| oauth_error(&cfg.name, e))?;
+        state
+    };
     let auth_url = state
         .get_authorization_url()
         .await
@@ -404,6 +449,40 @@ pub async fn sign_in(
     };
     tracing::info!(server = %cfg.name, "signed in");
     Ok(SignedIn { scopes: granted })
+}
+
+/// Start an authorization session with a client registered here (dynamic client
+/// registration), as rmcp's `start_authorization` would register it — the same discovery from
+/// `challenge`, the same scopes — but keeping what the registration returns: the client's
+/// secret, when the authorization server made it a confidential client. The session then uses
+/// the client as a pre-registered one (with its secret for the code exchange).
+async fn register(
+    mut manager: AuthorizationManager,
+    request: AuthorizationRequest,
+    redirect_uri: &str,
+    challenge: Option<&str>,
+    scopes: &[String],
+) -> Result<(AuthorizationSession, Option<String>), AuthError> {
+    let resolution = manager.resolve_metadata_from_challenge(challenge).await?;
+    manager.set_metadata(resolution.metadata);
+    let scopes = if scopes.is_empty() {
+        manager.select_scopes(None, &[])
+    } else {
+        scopes.to_vec()
+    };
+    let refs: Vec<&str> = scopes.iter().map(String::as_str).collect();
+    let client = manager
+        .register_client(CLIENT_NAME, redirect_uri, &refs)
+        .await
+        .map_err(|e| AuthError::RegistrationFailed(format!("Dynamic registration failed: {e}")))?;
+    let mut request = request.with_preregistered_client(client.client_id);
+    if let Some(secret) = &client.client_secret {
+        request = request.with_client_secret(secret.clone());
+    }
+    let session = AuthorizationSession::new(manager, request)
+        .await
+        .map_err(|(_, e)| e)?;
+    Ok((session, client.client_secret))
 }
 
 /// The last challenge each server sent with a refused call (a 403 `insufficient_scope`: the

@@ -36,9 +36,9 @@ use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, ClientCapabilities, ClientRequest,
-    CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
-    ElicitationAction, ElicitationCapability, ErrorData, FormElicitationCapability, Implementation,
-    InitializeRequestParams, LoggingLevel, LoggingMessageNotificationParam,
+    CreateMessageRequestParams, CreateMessageResult, CustomNotification, ElicitRequestParams,
+    ElicitResult, ElicitationAction, ElicitationCapability, ErrorData, FormElicitationCapability,
+    Implementation, InitializeRequestParams, LoggingLevel, LoggingMessageNotificationParam,
     ProgressNotificationParam, ProgressToken, ServerResult, UrlElicitationCapability,
 };
 use rmcp::service::{NotificationContext, Peer, RequestContext, RoleClient, RunningService};
@@ -152,6 +152,9 @@ pub struct ElicitationRequest {
     pub schema: Option<Value>,
     /// For a URL request: the page to open.
     pub url: Option<String>,
+    /// For a URL request: the server's id for it, which its
+    /// `notifications/elicitation/complete` names when the interaction finished out of band.
+    pub elicitation_id: Option<String>,
     /// The call it came from, when known: the server's one call in flight (the protocol does
     /// not say which call a request belongs to, so with several in flight it stays unknown).
     pub origin: Option<CallOrigin>,
@@ -224,6 +227,11 @@ pub enum ElicitationAnswer {
 pub trait ElicitationHandler: Send + Sync {
     /// Answer one request.
     async fn elicit(&self, request: ElicitationRequest) -> ElicitationAnswer;
+
+    /// The server `server` says the URL request `elicitation_id` was completed out of band
+    /// (`notifications/elicitation/complete`): a prompt still open for it has nothing left to
+    /// ask. Nothing by default.
+    fn completed(&self, _server: &str, _elicitation_id: &str) {}
 }
 
 /// Declines every request (until the app's form exists).
@@ -499,6 +507,9 @@ impl StderrTail {
     }
 }
 
+/// The notification a server sends when a URL request's interaction finished.
+pub const ELICITATION_COMPLETE: &str = "notifications/elicitation/complete";
+
 /// Our side of the session: answers the server's requests and routes its notifications.
 struct Handler {
     server: String,
@@ -558,14 +569,21 @@ impl ClientHandler for Handler {
                 message,
                 schema: serde_json::to_value(requested_schema).ok(),
                 url: None,
+                elicitation_id: None,
                 origin,
                 cancel,
             },
-            ElicitRequestParams::UrlElicitationParams { message, url, .. } => ElicitationRequest {
+            ElicitRequestParams::UrlElicitationParams {
+                message,
+                url,
+                elicitation_id,
+                ..
+            } => ElicitationRequest {
                 server: self.server.clone(),
                 message,
                 schema: None,
                 url: Some(url),
+                elicitation_id: Some(elicitation_id),
                 origin,
                 cancel,
             },
@@ -628,6 +646,29 @@ impl ClientHandler for Handler {
             level,
             text,
         });
+    }
+
+    /// `notifications/elicitation/complete` (spec 2025-11-25), which rmcp does not model: the
+    /// URL request it names is done.
+    async fn on_custom_notification(
+        &self,
+        notification: CustomNotification,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        if notification.method != ELICITATION_COMPLETE {
+            return;
+        }
+        let id = notification
+            .params
+            .as_ref()
+            .and_then(|p| p.get("elicitationId"))
+            .and_then(Value::as_str);
+        match id {
+            Some(id) => self.elicitation.completed(&self.server, id),
+            None => {
+                tracing::warn!(server = %self.server, "{ELICITATION_COMPLETE} without an elicitationId")
+            }
+        }
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {

@@ -527,6 +527,9 @@ struct Waiting {
     /// `None` for a URL request.
     form: Option<ElicitationForm>,
     conversation: Option<String>,
+    /// The server asking, and a URL request's id (for its completion notification).
+    server: String,
+    elicitation_id: Option<String>,
     tx: oneshot::Sender<ElicitationAnswer>,
 }
 
@@ -591,6 +594,25 @@ impl ElicitationBroker {
             .retain(|_, w| conversation.is_some_and(|c| w.conversation.as_deref() != Some(c)));
     }
 
+    /// The URL request `elicitation_id` of `server` was completed out of band (the server's
+    /// `notifications/elicitation/complete`): if its prompt is still open it is answered as
+    /// accepted (the user did what the page asked) and closed, through the usual resolved
+    /// event. Returns whether one was open.
+    pub fn complete(&self, server: &str, elicitation_id: &str) -> bool {
+        let mut pending = self.lock();
+        let id = pending.iter().find_map(|(id, w)| {
+            (w.server == server && w.elicitation_id.as_deref() == Some(elicitation_id))
+                .then(|| id.clone())
+        });
+        let Some(waiting) = id.and_then(|id| pending.remove(&id)) else {
+            return false;
+        };
+        waiting
+            .tx
+            .send(ElicitationAnswer::Accept(Map::new()))
+            .is_ok()
+    }
+
     /// Ids of the pending requests.
     pub fn pending(&self) -> Vec<String> {
         self.lock().keys().cloned().collect()
@@ -639,6 +661,16 @@ impl Drop for Announced<'_> {
 
 #[async_trait::async_trait]
 impl ElicitationHandler for ElicitationBroker {
+    fn completed(&self, server: &str, elicitation_id: &str) {
+        if !self.complete(server, elicitation_id) {
+            tracing::debug!(
+                server,
+                elicitation_id,
+                "completion of a URL request no longer open"
+            );
+        }
+    }
+
     async fn elicit(&self, request: ElicitationRequest) -> ElicitationAnswer {
         let form = match &request.schema {
             Some(schema) => match ElicitationForm::parse(schema) {
@@ -659,6 +691,8 @@ impl ElicitationHandler for ElicitationBroker {
             Waiting {
                 form: form.clone(),
                 conversation: conversation.clone(),
+                server: request.server.clone(),
+                elicitation_id: request.elicitation_id.clone(),
                 tx,
             },
         );
@@ -885,6 +919,7 @@ mod tests {
             url: schema
                 .is_none()
                 .then(|| "https://example.com/go".to_string()),
+            elicitation_id: schema.is_none().then(|| "e-1".to_string()),
             schema,
             origin: None,
             cancel: cancel.clone(),
@@ -980,6 +1015,30 @@ mod tests {
             resolutions(&seen),
             [(ElicitationOutcome::Accepted, Resolution::Answered)]
         );
+    }
+
+    /// The server's `notifications/elicitation/complete` for an open URL request answers it as
+    /// accepted and closes it; one naming another request, or another server's, changes nothing.
+    #[tokio::test]
+    async fn a_url_requests_completion_answers_it() {
+        let (b, seen) = broker(Duration::from_secs(60));
+        let cancel = CancellationToken::new();
+        let waiter = {
+            let (b, r) = (b.clone(), request(None, &cancel));
+            tokio::spawn(async move { b.elicit(r).await })
+        };
+        let id = wait_pending(&b).await;
+        assert!(!b.complete("srv", "e-2"), "another request");
+        assert!(!b.complete("other", "e-1"), "another server's");
+        assert_eq!(b.pending(), std::slice::from_ref(&id));
+        assert!(b.complete("srv", "e-1"));
+        assert_eq!(waiter.await.unwrap(), ElicitationAnswer::Accept(Map::new()));
+        assert!(b.pending().is_empty());
+        assert_eq!(
+            resolutions(&seen),
+            [(ElicitationOutcome::Accepted, Resolution::Answered)]
+        );
+        assert!(!b.complete("srv", "e-1"), "already closed");
     }
 
     #[tokio::test(start_paused = true)]

@@ -142,6 +142,16 @@ impl ElicitationHandler for CurrentElicitation {
             .clone();
         handler.elicit(request).await
     }
+
+    fn completed(&self, server: &str, elicitation_id: &str) {
+        let handler = self
+            .0
+            .elicitation
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        handler.completed(server, elicitation_id);
+    }
 }
 
 /// No server of that name.

@@ -4,8 +4,8 @@
 //! ([`super::schema`]), its permission is `confirm` unless `mcp.json` says otherwise (the
 //! server's annotations are shown, never trusted to skip the dialog), and its result is turned
 //! into ours by [`convert_result`]: text as text, `structuredContent` as JSON, embedded text
-//! resources as text, images and audio as [`Attachment`]s with one line each for the model,
-//! `isError` as a failed call.
+//! resources, images and audio as [`Attachment`]s (stored by the gate as artifacts, one line
+//! each for the model), `isError` as a failed call.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -256,7 +256,11 @@ pub fn convert_result(tool: &str, result: CallToolResult) -> ToolResult {
     let mut parts: Vec<String> = Vec::new();
     let mut attachments = Vec::new();
     let mut kinds: BTreeMap<&str, u32> = BTreeMap::new();
-    let mut binary = |mime: &str, data: &str, kind: &str, parts: &mut Vec<String>| {
+    let binary = |mime: &str,
+                  data: &str,
+                  kind: &str,
+                  parts: &mut Vec<String>,
+                  attachments: &mut Vec<Attachment>| {
         match base64::engine::general_purpose::STANDARD.decode(data.trim()) {
             Ok(bytes) => {
                 parts.push(attachment_line(mime, bytes.len()));
@@ -264,6 +268,7 @@ pub fn convert_result(tool: &str, result: CallToolResult) -> ToolResult {
                     mime: mime.to_string(),
                     title: format!("{tool}: {kind} {}", attachments.len() + 1),
                     bytes,
+                    resource_uri: None,
                 });
             }
             Err(_) => parts.push(format!("[{mime}: the server sent data that is not base64]")),
@@ -277,11 +282,11 @@ pub fn convert_result(tool: &str, result: CallToolResult) -> ToolResult {
             }
             ContentBlock::Image(i) => {
                 *kinds.entry("image").or_default() += 1;
-                binary(&i.mime_type, &i.data, "image", &mut parts);
+                binary(&i.mime_type, &i.data, "image", &mut parts, &mut attachments);
             }
             ContentBlock::Audio(a) => {
                 *kinds.entry("audio").or_default() += 1;
-                binary(&a.mime_type, &a.data, "audio", &mut parts);
+                binary(&a.mime_type, &a.data, "audio", &mut parts, &mut attachments);
             }
             ContentBlock::Resource(r) => {
                 *kinds.entry("resource").or_default() += 1;
@@ -291,15 +296,19 @@ pub fn convert_result(tool: &str, result: CallToolResult) -> ToolResult {
                         mime_type,
                         text,
                         ..
-                    } => parts.push(format!(
-                        "[resource {uri}{}]\n{text}",
-                        mime_type.map(|m| format!(" ({m})")).unwrap_or_default()
-                    )),
+                    } => attachments.push(Attachment {
+                        // Stored by the gate as a text artifact, with its own line (and its
+                        // text when short) for the model.
+                        mime: mime_type.unwrap_or_else(|| "text/plain".into()),
+                        title: uri.clone(),
+                        bytes: text.into_bytes(),
+                        resource_uri: Some(uri),
+                    }),
                     ResourceContents::BlobResourceContents {
                         mime_type, blob, ..
                     } => {
                         let mime = mime_type.unwrap_or_else(|| "application/octet-stream".into());
-                        binary(&mime, &blob, "resource", &mut parts);
+                        binary(&mime, &blob, "resource", &mut parts, &mut attachments);
                     }
                     _ => parts.push("[a resource of a kind this version cannot read]".into()),
                 }

@@ -54,7 +54,8 @@ pub struct ToolResult {
     pub attachments: Vec<Attachment>,
 }
 
-/// One piece of binary content a tool produced, before it is stored as an artifact.
+/// One piece of content a tool produced apart from its text (an image, a sound, an embedded
+/// resource), before it is stored as an artifact.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Attachment {
     /// Its MIME type, e.g. `image/png`.
@@ -63,6 +64,10 @@ pub struct Attachment {
     pub title: String,
     /// The content.
     pub bytes: Vec<u8>,
+    /// Set for an MCP server's embedded text resource: its URI. The bytes are then its UTF-8
+    /// text, stored as a *text* artifact (so the artifact tools can read and search it) and
+    /// titled by the URI; see [`crate::calls::gate::store_attachments`] for what the model sees.
+    pub resource_uri: Option<String>,
 }
 
 impl ToolResult {

@@ -14,7 +14,7 @@ use engine::paths::AppPaths;
 use engine::secrets::SecretStore;
 use engine::Engine;
 use serde_json::json;
-use test_support::oauth::{OAuthStandIn, WRITE};
+use test_support::oauth::{OAuthStandIn, CLIENT_SECRET, WRITE};
 use tokio_util::sync::CancellationToken;
 
 const WAIT: Duration = Duration::from_secs(30);
@@ -113,6 +113,68 @@ async fn sign_in_through_the_hub_keeps_tokens_in_the_keyring_and_refreshes_them(
     assert_eq!(last, None, "a token was sent to another URL");
     drop(engine);
     auth::sign_out(&store, &name).unwrap();
+}
+
+/// An authorization server that registers the app as a confidential client (its dynamic
+/// registration returns a client secret, and its token endpoint requires it): the secret is
+/// kept in the keyring with the tokens, and the refresh, made from what the keyring holds as
+/// after a restart, sends it. Sign-out forgets it with the tokens.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_secret_from_registration_is_kept_and_used_to_refresh() {
+    let stand = OAuthStandIn::start_confidential().await;
+    let home = tempfile::tempdir().unwrap();
+    let name = format!("confidential-{}", std::process::id());
+    let engine = open(home.path(), &name, &format!("{}/mcp", stand.base));
+    let store = SecretStore::for_data_dir(&engine.ctx.paths().data_dir);
+    auth::sign_out(&store, &name).unwrap();
+    engine.mcp().wait_settled(&name, WAIT).await.unwrap();
+    engine
+        .mcp()
+        .sign_in(&name, auth::follow_redirects_headlessly())
+        .await
+        .expect("signed in");
+    // The sign-in restarts the server from the keyring; its born-expired token is refreshed,
+    // which the stand-in allows only with the secret.
+    let status = engine.mcp().wait_settled(&name, WAIT).await.unwrap();
+    assert_eq!(status, ServerStatus::Ready { tool_count: 1 });
+    let seen = stand.seen();
+    assert_eq!(seen.grants, ["authorization_code", "refresh_token"]);
+    assert_eq!(
+        seen.secrets,
+        [
+            Some(CLIENT_SECRET.to_string()),
+            Some(CLIENT_SECRET.to_string())
+        ]
+    );
+
+    // Kept in the keyring with the (refreshed) tokens, under the server's key; in no file.
+    let key = format!("mcp-oauth/{name}");
+    let kept = store.get_chunked(&key).unwrap().expect("in the keyring");
+    assert!(kept.contains(CLIENT_SECRET) && kept.contains("refresh-2"));
+    assert!(!all_text(home.path()).contains(CLIENT_SECRET));
+    drop(engine);
+
+    engine_signs_out(home.path(), &name, &stand.base, &store, &key).await;
+}
+
+/// Sign out through the hub: the tokens and the client secret leave the keyring.
+async fn engine_signs_out(
+    home: &std::path::Path,
+    name: &str,
+    base: &str,
+    store: &SecretStore,
+    key: &str,
+) {
+    let engine = open(home, name, &format!("{base}/mcp"));
+    let status = engine.mcp().wait_settled(name, WAIT).await.unwrap();
+    assert_eq!(status, ServerStatus::Ready { tool_count: 1 });
+    engine.mcp().sign_out(name).unwrap();
+    assert_eq!(store.get_chunked(key).unwrap(), None);
+    let status = engine.mcp().wait_settled(name, WAIT).await.unwrap();
+    assert!(
+        matches!(status, ServerStatus::NeedsSignIn { .. }),
+        "{status:?}"
+    );
 }
 
 /// A call the server refuses for lack of scope (403 `insufficient_scope`) fails saying to sign

@@ -77,10 +77,18 @@ async fn exercise(client: &engine::mcp::McpClient) {
         .unwrap();
     let resource = convert_result("s.get-resource-reference", resource);
     assert!(resource.success, "{resource:?}");
+    // The text resource is an attachment for the gate to store as a text artifact, not
+    // inlined here (the gate adds its line).
+    assert_eq!(resource.attachments.len(), 1, "{resource:?}");
+    let r = &resource.attachments[0];
+    assert_eq!(
+        r.resource_uri.as_deref(),
+        Some("demo://resource/dynamic/text/3")
+    );
+    assert_eq!(r.title, "demo://resource/dynamic/text/3");
+    assert!(!r.bytes.is_empty());
     assert!(
-        resource
-            .data
-            .contains("[resource demo://resource/dynamic/text/3"),
+        !resource.data.contains(&*String::from_utf8_lossy(&r.bytes)),
         "{}",
         resource.data
     );

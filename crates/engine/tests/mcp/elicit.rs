@@ -34,14 +34,16 @@ struct Opened {
     _home: tempfile::TempDir,
 }
 
-/// An engine (the app's: its broker answers elicitation) with server-everything as `everything`.
+/// An engine (the app's: its broker answers elicitation) with server-everything as `everything`
+/// and tests/mcp/url-complete.mjs as `urls`.
 async fn open() -> Opened {
     let home = tempfile::tempdir().unwrap();
     let paths = AppPaths::resolve(Some(home.path())).unwrap();
     paths.prepare().unwrap();
-    let mcp_json = json!({"mcpServers": {"everything": {
-        "command": "node", "args": [everything_js(), "stdio"]
-    }}});
+    let mcp_json = json!({"mcpServers": {
+        "everything": {"command": "node", "args": [everything_js(), "stdio"]},
+        "urls": {"command": "node", "args": [test_servers_dir().join("url-complete.mjs")]},
+    }});
     std::fs::write(paths.config_dir.join("mcp.json"), mcp_json.to_string()).unwrap();
     let events = Arc::new(Mutex::new(Vec::new()));
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
@@ -63,12 +65,14 @@ async fn open() -> Opened {
         },
     )
     .unwrap();
-    let status = engine
-        .mcp()
-        .wait_settled("everything", Duration::from_secs(30))
-        .await
-        .unwrap();
-    assert!(matches!(status, ServerStatus::Ready { .. }), "{status:?}");
+    for server in ["everything", "urls"] {
+        let status = engine
+            .mcp()
+            .wait_settled(server, Duration::from_secs(30))
+            .await
+            .unwrap();
+        assert!(matches!(status, ServerStatus::Ready { .. }), "{status:?}");
+    }
     Opened {
         engine: Arc::new(engine),
         events,
@@ -123,6 +127,10 @@ struct Asked {
 }
 
 async fn next_request(o: &mut Opened) -> Asked {
+    next_request_from(o, "everything").await
+}
+
+async fn next_request_from(o: &mut Opened, asking: &str) -> Asked {
     let event = tokio::time::timeout(Duration::from_secs(30), o.rx.recv())
         .await
         .expect("the server asked within 30 s")
@@ -138,7 +146,7 @@ async fn next_request(o: &mut Opened) -> Asked {
     else {
         unreachable!()
     };
-    assert_eq!(server, "everything");
+    assert_eq!(server, asking);
     Asked {
         request_id,
         form,
@@ -289,6 +297,64 @@ async fn decline_and_a_url_request() {
         "{:?}",
         outcome.result
     );
+}
+
+/// A URL request's prompt closes when the server says its interaction is complete
+/// (`notifications/elicitation/complete`, here sent by the server's `finish` tool while the
+/// prompt is open): the request is answered as accepted, the UI is told it is resolved, and
+/// nothing stays pending.
+#[tokio::test]
+async fn a_url_requests_completion_closes_its_prompt() {
+    let mut o = open().await;
+    let sign_up = start(&o, call("urls.sign-up", &[]), CancellationToken::new());
+    let asked = next_request_from(&mut o, "urls").await;
+    assert_eq!(asked.url.as_deref(), Some("https://example.com/sign-up"));
+    assert_eq!(
+        o.engine.elicitations().pending(),
+        std::slice::from_ref(&asked.request_id)
+    );
+
+    let finish = start(&o, call("urls.finish", &[]), CancellationToken::new());
+    assert_eq!(finish.await.unwrap().status, CallStatus::Succeeded);
+    let outcome = sign_up.await.unwrap();
+    assert_eq!(
+        outcome.result.data, "the client answered accept",
+        "{:?}",
+        outcome.result
+    );
+    assert_eq!(
+        resolved(&o, &asked.request_id),
+        [(ElicitationOutcome::Accepted, Resolution::Answered)]
+    );
+    assert!(o.engine.elicitations().pending().is_empty());
+}
+
+/// Closing the app's window answers an open form "cancel" even when no run owns the call (a
+/// direct call, like the Tools page's test panel): the server hears it at once.
+#[tokio::test]
+async fn closing_the_window_cancels_an_open_form() {
+    let mut o = open().await;
+    let outcome = start(
+        &o,
+        call("everything.trigger-elicitation-request", &[]),
+        CancellationToken::new(),
+    );
+    let asked = next_request(&mut o).await;
+    o.engine.window_closed();
+    let outcome = tokio::time::timeout(Duration::from_secs(30), outcome)
+        .await
+        .expect("the server was answered, not left waiting")
+        .unwrap();
+    assert!(
+        outcome.result.data.contains("User cancelled"),
+        "{:?}",
+        outcome.result
+    );
+    assert_eq!(
+        resolved(&o, &asked.request_id),
+        [(ElicitationOutcome::Cancelled, Resolution::ListenerGone)]
+    );
+    assert!(o.engine.elicitations().pending().is_empty());
 }
 
 /// The run's stop while the form is open ends the call and cancels the form: it leaves the

@@ -212,6 +212,40 @@ async fn servers_start_in_the_background_and_their_tools_go_through_the_gate() {
         "the server's PNG bytes are kept"
     );
 
+    // An embedded text resource is a text artifact of its own, titled by its URI; the model
+    // gets its line (URI, MIME type, size, artifact id) and, as it is short, its text.
+    let c = call(
+        "everything.get-resource-reference",
+        &[("resourceType", "Text"), ("resourceId", "3")],
+    );
+    let (outcome, _) = through_gate(&o, &c, Answer::Approve, &CancellationToken::new()).await;
+    assert_eq!(
+        outcome.status,
+        CallStatus::Succeeded,
+        "{:?}",
+        outcome.result
+    );
+    assert_eq!(outcome.attachments.len(), 1, "{:?}", outcome.result);
+    let resource = &outcome.attachments[0];
+    assert!(resource.text && resource.artifact_id.starts_with("resource_"));
+    assert_eq!(resource.title, "demo://resource/dynamic/text/3");
+    let (stored, text) = o
+        .engine
+        .ctx
+        .artifact_store()
+        .content("conv-mcp", &resource.artifact_id, None)
+        .unwrap();
+    assert_eq!(stored.content_type, resource.mime);
+    let line = format!(
+        "[resource demo://resource/dynamic/text/3, {}, {} B, stored as artifact {}]\n{text}",
+        resource.mime, resource.size_bytes, resource.artifact_id
+    );
+    assert!(
+        outcome.result.data.contains(&line),
+        "{}",
+        outcome.result.data
+    );
+
     // A denial never reaches the server.
     let c = call("everything.echo", &[("message", "no")]);
     let (outcome, _) = through_gate(&o, &c, Answer::Deny, &CancellationToken::new()).await;

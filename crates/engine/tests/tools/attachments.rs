@@ -72,11 +72,13 @@ fn image_and_sound() -> Vec<Attachment> {
             mime: "image/png".into(),
             title: "camera.snap: image 1".into(),
             bytes: PNG.to_vec(),
+            resource_uri: None,
         },
         Attachment {
             mime: "audio/wav".into(),
             title: "camera.snap: audio 1".into(),
             bytes: vec![7u8; 3000],
+            resource_uri: None,
         },
     ]
 }
@@ -259,6 +261,7 @@ async fn a_failed_result_keeps_its_attachments_and_an_oversized_one_is_refused_c
         mime: "image/png".into(),
         title: "huge".into(),
         bytes: vec![0u8; 30 * 1024 * 1024],
+        resource_uri: None,
     };
     let mut attachments = image_and_sound()[..1].to_vec();
     attachments.push(huge);
@@ -281,4 +284,98 @@ async fn a_failed_result_keeps_its_attachments_and_an_oversized_one_is_refused_c
         .list(&Default::default(), 10, 0)
         .unwrap();
     assert_eq!(page.total, 1);
+}
+
+/// An embedded text resource as an MCP result gives it: stored by its URI.
+fn text_resource(uri: &str, mime: &str, text: &str) -> Attachment {
+    Attachment {
+        mime: mime.into(),
+        title: uri.into(),
+        bytes: text.as_bytes().to_vec(),
+        resource_uri: Some(uri.into()),
+    }
+}
+
+/// Each embedded text resource becomes a text artifact of its own, titled by its URI, that the
+/// artifact tools read; the model gets one line per resource (URI, MIME type, size, artifact
+/// id), with the text under it only when it is short (at most `INLINE_RESOURCE_CHARS`).
+#[tokio::test(flavor = "multi_thread")]
+async fn text_resources_become_text_artifacts_with_one_line_each() {
+    let home = tempfile::tempdir().unwrap();
+    let ctx = AppContext::open(Some(home.path())).unwrap();
+    let short = "name,qty\npears,3\n";
+    let long = "line of a long log\n".repeat(300); // 5,700 characters
+    assert!(long.len() > gate::INLINE_RESOURCE_CHARS);
+    let tool = Snapshot::new(
+        vec![
+            text_resource("file:///tmp/stock.csv", "text/csv", short),
+            text_resource("demo://log", "text/plain", &long),
+        ],
+        false,
+    );
+    let seen = std::sync::Mutex::new(Vec::new());
+    let sink = |e: EngineEvent| seen.lock().unwrap().push(e);
+    let out = run(&ctx, &tool, &sink).await;
+    assert_eq!(out.status, CallStatus::Succeeded, "{out:?}");
+
+    let [csv, log] = [&out.attachments[0], &out.attachments[1]];
+    assert!(csv.artifact_id.starts_with("resource_"), "{csv:?}");
+    assert!(log.artifact_id.starts_with("resource_"), "{log:?}");
+    assert_eq!(
+        (
+            csv.mime.as_str(),
+            csv.title.as_str(),
+            csv.size_bytes,
+            csv.text
+        ),
+        (
+            "text/csv",
+            "file:///tmp/stock.csv",
+            short.len() as u32,
+            true
+        )
+    );
+    assert_eq!((log.mime.as_str(), log.text), ("text/plain", true));
+    assert_eq!(
+        out.artifact_ids,
+        [csv.artifact_id.clone(), log.artifact_id.clone()]
+    );
+
+    // The model: one line per resource; the short one's text under its line, the long one's
+    // never (it is read through the artifact tools).
+    let expected = format!(
+        "Here is the picture.\n[resource file:///tmp/stock.csv, text/csv, 17 B, stored as artifact {csv_id}]\n{short}[resource demo://log, text/plain, 6 KB, stored as artifact {log_id}] (too long to show here: read it with read_artifact(id='{log_id}'))",
+        csv_id = csv.artifact_id,
+        log_id = log.artifact_id,
+    );
+    assert_eq!(out.result_text(), expected);
+
+    // Stored as text: the artifact tools read it, with the MIME type and the URI as title.
+    let store = ctx.artifact_store();
+    let (a, text) = store.content("conv", &log.artifact_id, None).unwrap();
+    assert_eq!(
+        (a.title.as_str(), a.content_type.as_str(), a.binary),
+        ("demo://log", "text/plain", false)
+    );
+    assert_eq!(text, long);
+    let never = |_: &_| -> Answer { panic!("auto") };
+    let read = call(
+        &ctx,
+        "read_artifact",
+        &params(&[("id", log.artifact_id.as_str())]),
+        "conv",
+        never,
+        &discard(),
+    )
+    .await;
+    assert!(read.result.success, "{read:?}");
+    assert!(read.result.data.contains("line of a long log"));
+
+    // The card gets them as data, like images.
+    let events = seen.into_inner().unwrap();
+    let carried = events.iter().find_map(|e| match e {
+        EngineEvent::ToolComplete { attachments, .. } => Some(attachments.clone()),
+        _ => None,
+    });
+    assert_eq!(carried, Some(out.attachments.clone()));
 }

@@ -107,6 +107,8 @@ export function ToolCard({
               mime={a.mime}
               sizeBytes={a.size_bytes}
               title={a.title}
+              text={a.text}
+              onOpen={onOpenArtifact}
             />
           ))}
         </div>

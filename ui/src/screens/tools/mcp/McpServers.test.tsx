@@ -1,4 +1,5 @@
 import { act, screen, waitFor, within } from "@testing-library/react";
+import { useState } from "react";
 import userEvent from "@testing-library/user-event";
 import { emit } from "@tauri-apps/api/event";
 import { mockIPC } from "@tauri-apps/api/mocks";
@@ -86,6 +87,13 @@ function backend(servers: McpServerView[], overrides: Record<string, (a: Args) =
           list.servers = list.servers.map((s) =>
             s.name === a.name
               ? { ...s, status: a.disabled ? { state: "disabled" } : { state: "starting" } }
+              : s,
+          );
+          return null;
+        case "mcp_sign_out":
+          list.servers = list.servers.map((s) =>
+            s.name === a.name
+              ? { ...s, status: { state: "needs_sign_in", reason: "sign in again" } }
               : s,
           );
           return null;
@@ -204,6 +212,45 @@ describe("MCP servers on the Tools screen", () => {
     fake.list.servers = [EVERYTHING];
     await announce({ state: "starting" });
     await announce({ state: "ready", tool_count: 2 });
+    await waitFor(() => expect(within(row).getByTestId("mcp-status")).toHaveTextContent("ready"));
+    const changes = within(row)
+      .getAllByRole("listitem")
+      .filter((li) => li.closest('[data-testid="mcp-history"]'))
+      .map((li) => li.textContent?.replace(`${li.querySelector("time")?.textContent} `, ""));
+    expect(changes).toEqual(["ready · 2 tools", "starting", `failed: ${STOPPED}`]);
+  });
+
+  it("keeps the recent status changes, those made meanwhile too, when the screen is left and opened again", async () => {
+    const fake = backend([EVERYTHING]);
+    const user = userEvent.setup();
+    // The app's screen switch: the Tools screen unmounts while another screen is shown.
+    function Screens() {
+      const [tools, setTools] = useState(true);
+      return (
+        <LeaveGuardProvider>
+          <button type="button" onClick={() => setTools(!tools)}>
+            switch screen
+          </button>
+          {tools && <ToolsScreen state={state} />}
+        </LeaveGuardProvider>
+      );
+    }
+    render(<Screens />);
+    await screen.findByTestId("mcp-server-everything");
+    const announce = (status: unknown) =>
+      act(() => emit("engine-event", { type: "mcp_server_status", server: "everything", status }));
+    const STOPPED = "the server stopped (restarting in 1 s; calls in flight failed)";
+    await announce({ state: "failed", reason: STOPPED, stderr_tail: [] });
+    await waitFor(() => expect(screen.getByTestId("mcp-history")).toBeInTheDocument());
+
+    await user.click(screen.getByRole("button", { name: "switch screen" }));
+    expect(screen.queryByTestId("mcp-server-everything")).toBeNull();
+    await announce({ state: "starting" });
+    await announce({ state: "ready", tool_count: 2 });
+    fake.list.servers = [EVERYTHING];
+
+    await user.click(screen.getByRole("button", { name: "switch screen" }));
+    const row = await screen.findByTestId("mcp-server-everything");
     await waitFor(() => expect(within(row).getByTestId("mcp-status")).toHaveTextContent("ready"));
     const changes = within(row)
       .getAllByRole("listitem")
@@ -352,6 +399,38 @@ describe("MCP servers on the Tools screen", () => {
     expect(fake.argsOf("mcp_sign_in")).toEqual([{ name: "remote" }, { name: "remote" }]);
     // A local server has nothing to sign in to: no button.
     expect(screen.queryByTestId("sign-in-everything")).toBeNull();
+  });
+
+  it("signs out of a signed-in remote server after confirming; it then needs sign-in", async () => {
+    const SIGNED_IN: McpServerView = {
+      ...EVERYTHING,
+      name: "remote",
+      transport: "http",
+      target: "https://mcp.example.com/mcp",
+      command_path: null,
+      command_from_login_shell: false,
+      pid: null,
+      stderr_tail: [],
+    };
+    const fake = backend([EVERYTHING, SIGNED_IN]);
+    const user = userEvent.setup();
+    renderScreen();
+    await user.click(await screen.findByText("remote"));
+    const row = screen.getByTestId("mcp-server-remote");
+    expect(within(row).getByTestId("mcp-status")).toHaveTextContent("ready");
+    await user.click(within(row).getByRole("button", { name: "Sign out of remote" }));
+    expect(fake.argsOf("mcp_sign_out")).toEqual([]);
+    expect(
+      within(row).getByRole("group", { name: "Confirm: Sign out of remote" }),
+    ).toHaveTextContent("Its tokens are deleted from the keyring");
+    await user.click(within(row).getByRole("button", { name: "Sign out" }));
+    expect(fake.argsOf("mcp_sign_out")).toEqual([{ name: "remote" }]);
+    await waitFor(() =>
+      expect(within(row).getByTestId("mcp-status")).toHaveTextContent("needs sign-in"),
+    );
+    // Nothing to sign out of any more, and a local server never has it.
+    expect(within(row).queryByRole("button", { name: "Sign out of remote" })).toBeNull();
+    expect(screen.queryByRole("button", { name: "Sign out of everything" })).toBeNull();
   });
 
   it("deletes a server only after confirming", async () => {

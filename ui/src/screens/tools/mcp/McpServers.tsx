@@ -169,6 +169,17 @@ function ServerRow(props: {
                 {signingIn ? "Waiting for the browser…" : "Sign in"}
               </button>
             )}
+            {s.transport === "http" && s.status.state !== "needs_sign_in" && (
+              <ConfirmButton
+                label={`Sign out of ${s.name}`}
+                question={`Sign out of ${s.name}? Its tokens are deleted from the keyring and it needs sign-in again.`}
+                confirmLabel="Sign out"
+                disabled={disabled || signingIn}
+                onConfirm={() => act(() => commands.mcpSignOut(s.name))}
+              >
+                Sign out
+              </ConfirmButton>
+            )}
             <button
               type="button"
               disabled={disabled}
