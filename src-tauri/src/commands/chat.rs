@@ -67,7 +67,8 @@ pub fn list_conversations(
 
 /// Conversations `offset..offset + limit`, newest first, optionally filtered by `query` (title
 /// or message text), with the number of matches: the chat's list loads it a page at a time.
-#[tauri::command]
+/// Off the main thread (`async`), so a search typed quickly never holds up the window.
+#[tauri::command(async)]
 #[specta::specta]
 pub fn list_conversation_page(
     state: State<'_, AppState>,

@@ -106,10 +106,19 @@ fn search_finds_message_text_in_any_case_through_the_full_text_index() {
             .total,
         0
     );
-    // Shorter than a trigram: still found, by a scan.
+    // Shorter than a trigram: titles only (a message scan took seconds while typing).
     conversations::ensure(&conn, "short", "zq").unwrap();
     let short = conversations::page(&conn, Some("zq"), 10, 0).unwrap();
     assert_eq!(ids(&short), ["short"]);
+    assert_eq!(
+        conversations::page(&conn, Some("#7"), 1, 0).unwrap().total,
+        1 + 10 + 100
+    );
+    assert_eq!(
+        conversations::page(&conn, Some("(s"), 1, 0).unwrap().total,
+        0,
+        "not in titles"
+    );
     // Pages of a search.
     let many = conversations::page(&conn, Some("ticket 01"), 40, 40).unwrap();
     assert_eq!(many.total, 1000);
