@@ -52,13 +52,16 @@ step "App: debug build with embedded UI and the E2E test seams, its .deb and .rp
 # e2e-seams feature lets the tests stand in for the save dialog and the system browser
 # (src-tauri/src/seams.rs); release builds never have it.
 ui/node_modules/.bin/tauri build --debug --bundles deb rpm --ci --features e2e-seams
-cargo build -p artifactflow-test-support --bin scripted-model-server
+cargo build -p artifactflow-test-support --bin scripted-model-server --bin seed-conversations --bin oauth-stand-in
 
 step "End-to-end tests (Xvfb + WebDriver)"
 scripts/with-session.sh --display .venv/bin/python -m pytest tests/e2e -q -p no:cacheprovider
 
 step "Rendering benchmark: a 2,000-line answer streamed into the real app (prints its numbers beside the goals)"
 scripts/with-session.sh --display .venv/bin/python -m pytest tests/e2e/bench_render.py -q -p no:cacheprovider
+
+step "Benchmark: the conversation list at 5,000 conversations x 20 messages (numbers, not a timed test)"
+scripts/with-session.sh --display .venv/bin/python tests/e2e/bench_conversations.py
 
 step "Install test: the .deb installs, its app runs from /usr/bin under Xvfb, and it uninstalls cleanly"
 tests/install/test_deb.sh

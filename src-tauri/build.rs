@@ -15,6 +15,7 @@ fn artifactflow_commands() -> &'static [&'static str] {
         "reload_config",
         "list_agents",
         "list_conversations",
+        "list_conversation_page",
         "get_conversation",
         "rename_conversation",
         "delete_conversation",

@@ -13,6 +13,7 @@ pub fn builder() -> Builder<tauri::Wry> {
             commands::reload_config,
             commands::chat::list_agents,
             commands::chat::list_conversations,
+            commands::chat::list_conversation_page,
             commands::chat::get_conversation,
             commands::chat::rename_conversation,
             commands::chat::delete_conversation,

@@ -52,7 +52,8 @@ function backend(overrides: Partial<Record<string, () => unknown>> = {}) {
       if (handler) return handler();
       if (cmd === "get_status" || cmd === "reload_config") return STATUS;
       if (cmd === "list_conversations" || cmd === "list_tools") return [];
-      if (cmd === "list_artifacts") return { items: [], total: 0 };
+      if (cmd === "list_artifacts" || cmd === "list_conversation_page")
+        return { items: [], total: 0 };
       if (cmd === "list_agents" || cmd === "list_config_files" || cmd === "mcp_servers") return [];
       if (cmd === "get_settings") return settingsView([DEFAULT_PROFILE]);
       throw new Error(`unexpected command ${cmd}`);
@@ -143,7 +144,7 @@ describe("App shell", () => {
       always_allowed: [],
     };
     const calls = backend({
-      list_conversations: () => [conv],
+      list_conversation_page: () => ({ items: [conv], total: 1 }),
       get_conversation: () => ({ summary: conv, messages: [], running: false }),
       list_config_files: () => [],
     });

@@ -1,4 +1,4 @@
-import { lazy, Suspense, useCallback, useEffect, useState } from "react";
+import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { LeaveGuardProvider, useConfirmLeave } from "./shell/leaveGuard";
 import { Sidebar, SCREENS, type ScreenId } from "./shell/Sidebar";
 import { StatusArea } from "./shell/StatusArea";
@@ -12,11 +12,15 @@ import { PermissionDialog } from "./shell/PermissionDialog";
 import { usePermissions } from "./shell/usePermissions";
 import { ElicitationDialog } from "./shell/ElicitationDialog";
 import { useElicitations } from "./shell/useElicitations";
-import { commands } from "./bindings";
+import { commands, type ArtifactSummary } from "./bindings";
 import { call } from "./ipc/call";
 import { useFirstRun } from "./shell/useFirstRun";
 import { About } from "./shell/AboutDialog";
 import { ExternalLinks } from "./shell/externalLinks";
+import { CommandPalette, type PaletteActions } from "./shell/CommandPalette";
+import { ShortcutsHelp } from "./shell/ShortcutsHelp";
+import { useCollapsed } from "./shell/useLayout";
+import { focusWhenShown, isTyping } from "./shell/focus";
 
 // Screens other than the chat load when first opened (their code, and libraries such as the
 // YAML parser, the diff and the editors, stay out of the startup bundle the window parses).
@@ -55,7 +59,12 @@ function Shell() {
   const confirmLeave = useConfirmLeave();
   // The conversation the chat shows: kept while other screens are open, and set by the
   // library's "Open conversation" (which also remounts the chat, through `opened`).
-  const [chatTarget, setChatTarget] = useState<{ id: string | null; opened: number }>({
+  // `agent` starts a new conversation with that agent (the palette's "Run agent").
+  const [chatTarget, setChatTarget] = useState<{
+    id: string | null;
+    opened: number;
+    agent?: string | undefined;
+  }>({
     id: null,
     opened: 0,
   });
@@ -72,11 +81,86 @@ function Shell() {
   const permissions = usePermissions();
   const elicitations = useElicitations();
   const firstRun = useFirstRun();
+  const [collapsed, toggleCollapsed] = useCollapsed();
+  const [palette, setPalette] = useState(false);
+  const [help, setHelp] = useState(false);
+  // Where the focus was when the palette or the shortcuts sheet opened: it goes back there.
+  const openedFrom = useRef<HTMLElement | null>(null);
+  const openOverlay = useCallback((show: (open: boolean) => void) => {
+    openedFrom.current =
+      document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    show(true);
+  }, []);
+  const closeOverlay = useCallback((show: (open: boolean) => void) => {
+    show(false);
+    openedFrom.current?.focus();
+  }, []);
+  // The artifact the palette opened in the library (a new one remounts the library on it).
+  const [artifact, setArtifact] = useState<{ open: ArtifactSummary | null; n: number }>({
+    open: null,
+    n: 0,
+  });
 
-  // Ctrl/Cmd + 1..4 switches screens.
+  /** Show the chat on conversation `id` (null: a new one, with `agent` when given). */
+  const openChat = useCallback(
+    (id: string | null, agent?: string) =>
+      confirmLeave(() => {
+        setChatTarget((t) => ({ id, opened: t.opened + 1, agent }));
+        setScreenNow("chat");
+        if (id === null) focusWhenShown('[data-testid="composer-input"]');
+      }),
+    [confirmLeave],
+  );
+
+  const actions: PaletteActions = useMemo(
+    () => ({
+      goTo: setScreen,
+      newConversation: (agent) => openChat(null, agent),
+      openConversation: (id) => openChat(id),
+      openTool: (name) =>
+        confirmLeave(() => {
+          setScreenNow("tools");
+          focusWhenShown(`[data-testid="tool-row-${CSS.escape(name)}"]`);
+        }),
+      openArtifact: (a) =>
+        confirmLeave(() => {
+          setArtifact((x) => ({ open: a, n: x.n + 1 }));
+          setScreenNow("artifacts");
+        }),
+      showShortcuts: () => setHelp(true),
+    }),
+    [confirmLeave, openChat, setScreen],
+  );
+
+  // Ctrl/Cmd + 1..5 switches screens, + N starts a conversation, + K opens the palette,
+  // + / (or "?" outside a text field) lists the shortcuts. Not while a dialog is open.
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (!(e.ctrlKey || e.metaKey) || e.altKey || e.shiftKey) return;
+      if (document.querySelector("dialog[open]")) return;
+      const mod = (e.ctrlKey || e.metaKey) && !e.altKey;
+      if (e.key === "?" && !mod && !isTyping(e.target)) {
+        e.preventDefault();
+        openOverlay(setHelp);
+        return;
+      }
+      if (!mod) return;
+      const key = e.key.toLowerCase();
+      if (key === "/" && !e.shiftKey) {
+        e.preventDefault();
+        openOverlay(setHelp);
+        return;
+      }
+      if (e.shiftKey) return;
+      if (key === "k") {
+        e.preventDefault();
+        openOverlay(setPalette);
+        return;
+      }
+      if (key === "n") {
+        e.preventDefault();
+        if (!firstRun.show) openChat(null);
+        return;
+      }
       const index = Number.parseInt(e.key, 10) - 1;
       const target = SCREENS[index];
       if (target) {
@@ -86,12 +170,17 @@ function Shell() {
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [setScreen]);
+  }, [setScreen, openChat, openOverlay, firstRun.show]);
 
   return (
-    <div className="app">
-      <Sidebar current={screen} onSelect={setScreen}>
-        <About />
+    <div className={collapsed ? "app collapsed" : "app"}>
+      <Sidebar
+        current={screen}
+        onSelect={setScreen}
+        collapsed={collapsed}
+        onToggleCollapsed={toggleCollapsed}
+      >
+        <About onShowShortcuts={() => setHelp(true)} />
         <StatusArea state={status} />
       </Sidebar>
       <main className="content" aria-labelledby="screen-title">
@@ -101,6 +190,7 @@ function Shell() {
             <ChatScreen
               key={chatTarget.opened}
               conversation={chatTarget.id}
+              agent={chatTarget.agent}
               onCurrentChange={onChatChange}
             />
           )}
@@ -108,6 +198,8 @@ function Shell() {
           {screen === "tools" && <ToolsScreen state={status} />}
           {screen === "artifacts" && (
             <ArtifactsScreen
+              key={artifact.n}
+              open={artifact.open}
               onOpenConversation={(id) => {
                 confirmLeave(() => {
                   setChatTarget((t) => ({ id, opened: t.opened + 1 }));
@@ -122,6 +214,8 @@ function Shell() {
         </Suspense>
       </main>
       <ExternalLinks />
+      <CommandPalette open={palette} onClose={() => closeOverlay(setPalette)} actions={actions} />
+      <ShortcutsHelp open={help} onClose={() => closeOverlay(setHelp)} />
       <PermissionDialog
         queue={permissions.queue}
         onAnswer={(id, answer) => void permissions.answer(id, answer)}

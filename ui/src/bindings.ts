@@ -56,6 +56,18 @@ async listConversations(query: string | null) : Promise<Result<ConversationSumma
 }
 },
 /**
+ * Conversations `offset..offset + limit`, newest first, optionally filtered by `query` (title
+ * or message text), with the number of matches: the chat's list loads it a page at a time.
+ */
+async listConversationPage(query: string | null, limit: number, offset: number) : Promise<Result<ConversationPage, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("list_conversation_page", { query, limit, offset }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
  * One conversation with its messages.
  */
 async getConversation(id: string) : Promise<Result<ConversationView, AppError>> {
@@ -1087,6 +1099,18 @@ latency_ms: number;
  * The model's (short) reply, or what went wrong.
  */
 message: string }
+/**
+ * One page of the conversation list, and how many conversations the whole list has.
+ */
+export type ConversationPage = { 
+/**
+ * The conversations of this page, most recently changed first.
+ */
+items: ConversationSummary[]; 
+/**
+ * How many conversations match the query (all pages).
+ */
+total: number }
 /**
  * A conversation in the list.
  */

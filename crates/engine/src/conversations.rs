@@ -88,36 +88,104 @@ pub struct ConversationSummary {
     pub always_allowed: Vec<String>,
 }
 
-/// Conversations, most recently changed first; `query` filters by title or message text.
-pub fn list(conn: &Connection, query: Option<&str>) -> rusqlite::Result<Vec<ConversationSummary>> {
-    let pattern = query.map(str::trim).filter(|q| !q.is_empty()).map(|q| {
-        format!(
-            "%{}%",
-            q.replace('\\', "\\\\")
-                .replace('%', "\\%")
-                .replace('_', "\\_")
-        )
-    });
-    let mut stmt = conn.prepare(
-        "SELECT c.id, c.title, c.agent, c.updated_at, c.always_allowed_tools,
-            (SELECT status FROM runs r WHERE r.conversation_id = c.id ORDER BY r.started_at DESC, r.rowid DESC LIMIT 1)
-         FROM conversations c
-         WHERE ?1 IS NULL OR c.title LIKE ?1 ESCAPE '\\'
-            OR EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = c.id AND m.content LIKE ?1 ESCAPE '\\')
-         ORDER BY c.updated_at DESC, c.rowid DESC",
+/// One page of the conversation list, and how many conversations the whole list has.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct ConversationPage {
+    /// The conversations of this page, most recently changed first.
+    pub items: Vec<ConversationSummary>,
+    /// How many conversations match the query (all pages).
+    pub total: u32,
+}
+
+/// Shortest search text the trigram index answers (see migration 7). Shorter text is looked
+/// for in titles only: one or two letters match nearly every message anyway, and scanning
+/// every message for them took seconds at a year of use, while the user was still typing.
+const TRIGRAM: usize = 3;
+
+/// The `WHERE` clause of a list and its parameters: `?1` is `None` without a query, else the
+/// `LIKE` pattern for titles; `?2` is the full-text phrase for message text (`None` below
+/// [`TRIGRAM`] characters). Every clause names `?2`, so both bind in every statement. A query
+/// is a substring, matched in any case, as `LIKE` matches it.
+fn filter(query: Option<&str>) -> (&'static str, Option<String>, Option<String>) {
+    let Some(q) = query.map(str::trim).filter(|q| !q.is_empty()) else {
+        return ("?2 IS NULL", None, None);
+    };
+    let pattern = format!(
+        "%{}%",
+        q.replace('\\', "\\\\")
+            .replace('%', "\\%")
+            .replace('_', "\\_")
+    );
+    if q.chars().count() < TRIGRAM {
+        return (
+            "?2 IS NULL AND c.title LIKE ?1 ESCAPE '\\'",
+            Some(pattern),
+            None,
+        );
+    }
+    (
+        "c.title LIKE ?1 ESCAPE '\\'
+         OR c.id IN (SELECT m.conversation_id FROM messages m WHERE m.id IN
+            (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?2))",
+        Some(pattern),
+        Some(format!("\"{}\"", q.replace('"', "\"\""))),
+    )
+}
+
+const SUMMARY_COLUMNS: &str = "c.id, c.title, c.agent, c.updated_at, c.always_allowed_tools,
+    (SELECT status FROM runs r WHERE r.conversation_id = c.id ORDER BY r.started_at DESC, r.rowid DESC LIMIT 1)";
+
+fn summary_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ConversationSummary> {
+    let allowed: String = r.get(4)?;
+    Ok(ConversationSummary {
+        id: r.get(0)?,
+        title: r.get(1)?,
+        agent: r.get(2)?,
+        updated_at: r.get(3)?,
+        always_allowed: serde_json::from_str(&allowed).unwrap_or_default(),
+        last_status: r.get(5)?,
+    })
+}
+
+/// Conversations `offset..offset + limit`, most recently changed first; `query` filters by
+/// title or message text. The list is read through the `updated_at` index and the message
+/// text through the full-text index, so a page costs the same with 10 or 10,000 conversations.
+pub fn page(
+    conn: &Connection,
+    query: Option<&str>,
+    limit: u32,
+    offset: u32,
+) -> rusqlite::Result<ConversationPage> {
+    let (clause, pattern, phrase) = filter(query);
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {SUMMARY_COLUMNS} FROM conversations c WHERE {clause}
+         ORDER BY c.updated_at DESC, c.rowid DESC LIMIT ?3 OFFSET ?4"
+    ))?;
+    let items = stmt
+        .query_map(params![pattern, phrase, limit, offset], summary_from_row)?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let total: u32 = conn.query_row(
+        &format!("SELECT count(*) FROM conversations c WHERE {clause}"),
+        params![pattern, phrase],
+        |r| r.get(0),
     )?;
-    let rows = stmt.query_map([pattern], |r| {
-        let allowed: String = r.get(4)?;
-        Ok(ConversationSummary {
-            id: r.get(0)?,
-            title: r.get(1)?,
-            agent: r.get(2)?,
-            updated_at: r.get(3)?,
-            always_allowed: serde_json::from_str(&allowed).unwrap_or_default(),
-            last_status: r.get(5)?,
-        })
-    })?;
-    rows.collect()
+    Ok(ConversationPage { items, total })
+}
+
+/// Every conversation, most recently changed first; `query` filters by title or message text.
+pub fn list(conn: &Connection, query: Option<&str>) -> rusqlite::Result<Vec<ConversationSummary>> {
+    Ok(page(conn, query, u32::MAX, 0)?.items)
+}
+
+/// One conversation's summary, or None when it does not exist.
+pub fn summary(conn: &Connection, id: &str) -> rusqlite::Result<Option<ConversationSummary>> {
+    conn.query_row(
+        &format!("SELECT {SUMMARY_COLUMNS} FROM conversations c WHERE c.id = ?1"),
+        [id],
+        summary_from_row,
+    )
+    .optional()
 }
 
 /// Give an untitled conversation a title taken from its first task (first line, ≤ 60 chars).

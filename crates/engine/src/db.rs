@@ -145,6 +145,22 @@ pub const MIGRATIONS_SQL: &[&str] = &[
             ON DELETE CASCADE
     ) STRICT;
     ALTER TABLE tool_calls ADD COLUMN attachments TEXT NOT NULL DEFAULT '[]';",
+    // 7: a year of conversations: the list pages by `updated_at` through an index, and search
+    // finds message text through a trigram full-text index (substring matches, any case, like
+    // the `LIKE '%text%'` scan it replaces, which read every message). Messages are only ever
+    // inserted and deleted (never updated), so two triggers keep it in step; existing messages
+    // are indexed once, here.
+    "CREATE INDEX conversations_by_updated ON conversations(updated_at);
+    CREATE VIRTUAL TABLE messages_fts USING fts5(
+        content, content='', contentless_delete=1, tokenize='trigram'
+    );
+    INSERT INTO messages_fts (rowid, content) SELECT id, content FROM messages;
+    CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
+        INSERT INTO messages_fts (rowid, content) VALUES (NEW.id, NEW.content);
+    END;
+    CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+        DELETE FROM messages_fts WHERE rowid = OLD.id;
+    END;",
 ];
 
 /// The migration set built from [`MIGRATIONS_SQL`].

@@ -222,10 +222,7 @@ pub struct TranscriptCall {
 
 /// The transcript of conversation `id`; `None` when there is no such conversation.
 pub fn transcript(conn: &Connection, id: &str) -> rusqlite::Result<Option<Transcript>> {
-    let Some(conversation) = crate::conversations::list(conn, None)?
-        .into_iter()
-        .find(|c| c.id == id)
-    else {
+    let Some(conversation) = crate::conversations::summary(conn, id)? else {
         return Ok(None);
     };
     let messages = crate::conversations::messages(conn, id)?;

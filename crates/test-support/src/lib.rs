@@ -13,6 +13,7 @@
 
 pub mod oauth;
 mod scripted_model;
+pub mod seed;
 mod turn;
 
 pub use scripted_model::{Dialect, RecordedRequest, ScriptedModel};

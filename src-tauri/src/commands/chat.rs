@@ -1,6 +1,6 @@
 //! Chat: agents, conversations, runs and permission answers.
 
-use engine::conversations::{ConversationSummary, HistoryMessage};
+use engine::conversations::{ConversationPage, ConversationSummary, HistoryMessage};
 use engine::permissions::Answer;
 use engine::run::RunRequest;
 use serde::Serialize;
@@ -65,6 +65,23 @@ pub fn list_conversations(
         .with_db(|c| engine::conversations::list(c, query.as_deref()))?)
 }
 
+/// Conversations `offset..offset + limit`, newest first, optionally filtered by `query` (title
+/// or message text), with the number of matches: the chat's list loads it a page at a time.
+/// Off the main thread (`async`), so a search typed quickly never holds up the window.
+#[tauri::command(async)]
+#[specta::specta]
+pub fn list_conversation_page(
+    state: State<'_, AppState>,
+    query: Option<String>,
+    limit: u32,
+    offset: u32,
+) -> Result<ConversationPage, AppError> {
+    Ok(state
+        .engine()?
+        .ctx
+        .with_db(|c| engine::conversations::page(c, query.as_deref(), limit, offset))?)
+}
+
 /// One conversation with its messages.
 #[tauri::command]
 #[specta::specta]
@@ -74,9 +91,7 @@ pub fn get_conversation(
 ) -> Result<ConversationView, AppError> {
     let engine = state.engine()?;
     let (summary, messages) = engine.ctx.with_db(|c| -> rusqlite::Result<_> {
-        let summary = engine::conversations::list(c, None)?
-            .into_iter()
-            .find(|s| s.id == id);
+        let summary = engine::conversations::summary(c, &id)?;
         Ok((summary, engine::history::history(c, &id)?))
     })?;
     Ok(ConversationView {

@@ -12,7 +12,7 @@ import { useAbout, type AboutState } from "./useAbout";
  * feed setting, and "Check for updates". A modal <dialog>: focus moves into it, Escape or
  * Close closes it, and focus returns to the About button.
  */
-export function About() {
+export function About({ onShowShortcuts }: { onShowShortcuts?: () => void } = {}) {
   const [open, setOpen] = useState(false);
   const button = useRef<HTMLButtonElement>(null);
   return (
@@ -26,7 +26,7 @@ export function About() {
         onClick={() => setOpen(true)}
       >
         <Icon name="about" />
-        About
+        <span className="nav-label">About</span>
       </button>
       <AboutDialog
         open={open}
@@ -34,6 +34,13 @@ export function About() {
           setOpen(false);
           button.current?.focus();
         }}
+        onShowShortcuts={
+          onShowShortcuts &&
+          (() => {
+            setOpen(false);
+            onShowShortcuts();
+          })
+        }
       />
     </>
   );
@@ -45,7 +52,12 @@ const LINKS: { link: ProjectLink; label: string }[] = [
   { link: "issues", label: "Report a problem" },
 ];
 
-export function AboutDialog(props: { open: boolean; onClose: () => void }) {
+export function AboutDialog(props: {
+  open: boolean;
+  onClose: () => void;
+  /** Shown as a "Keyboard shortcuts" link when given. */
+  onShowShortcuts?: (() => void) | undefined;
+}) {
   const close = useRef<HTMLButtonElement>(null);
   const about = useAbout(props.open);
   const [linkError, setLinkError] = useState<string | null>(null);
@@ -95,6 +107,18 @@ export function AboutDialog(props: { open: boolean; onClose: () => void }) {
                     </button>
                   </li>
                 ))}
+                {props.onShowShortcuts && (
+                  <li>
+                    <button
+                      type="button"
+                      className="link-button"
+                      onClick={props.onShowShortcuts}
+                      data-testid="about-shortcuts"
+                    >
+                      Keyboard shortcuts
+                    </button>
+                  </li>
+                )}
               </ul>
               {linkError && (
                 <p role="alert" className="field-error">

@@ -7,6 +7,7 @@ const PATHS = {
   settings:
     "M12 9a3 3 0 1 0 0 6 3 3 0 0 0 0-6zM12 2v3M12 19v3M4.9 4.9l2.1 2.1M17 17l2.1 2.1M2 12h3M19 12h3M4.9 19.1 7 17M17 7l2.1-2.1",
   about: "M12 3a9 9 0 1 0 0 18 9 9 0 0 0 0-18zM12 11v6M12 7.5v.5",
+  panel: "M4 5h16v14H4zM9 5v14",
 } as const;
 
 export type IconName = keyof typeof PATHS;

@@ -16,12 +16,35 @@ const isMac = typeof navigator !== "undefined" && /Mac/i.test(navigator.platform
 export function Sidebar(props: {
   current: ScreenId;
   onSelect: (id: ScreenId) => void;
+  /** Narrowed to its icons, with the chat's conversation list hidden (see useCollapsed). */
+  collapsed?: boolean;
+  onToggleCollapsed?: () => void;
   children?: ReactNode;
 }) {
   return (
-    <aside className="sidebar">
-      <div className="brand" aria-hidden="true">
-        <span className="brand-mark">◆</span> ArtifactFlow
+    <aside className="sidebar" id="sidebar">
+      <div className="brand">
+        <span aria-hidden="true" className="brand-name">
+          <span className="brand-mark">◆</span> <span className="nav-label">ArtifactFlow</span>
+        </span>
+        {props.onToggleCollapsed && (
+          <button
+            type="button"
+            className="sidebar-toggle"
+            data-testid="sidebar-toggle"
+            aria-label={
+              props.collapsed
+                ? "Show the sidebar and conversation list"
+                : "Hide the sidebar and conversation list"
+            }
+            title={props.collapsed ? "Show sidebar" : "Hide sidebar"}
+            aria-expanded={!props.collapsed}
+            aria-controls="sidebar"
+            onClick={props.onToggleCollapsed}
+          >
+            <Icon name="panel" />
+          </button>
+        )}
       </div>
       <nav aria-label="Main">
         <ul className="nav-list">
@@ -36,7 +59,7 @@ export function Sidebar(props: {
                 onClick={() => props.onSelect(s.id)}
               >
                 <Icon name={s.id} />
-                {s.label}
+                <span className="nav-label">{s.label}</span>
               </button>
             </li>
           ))}

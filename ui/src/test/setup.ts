@@ -16,7 +16,8 @@ if (typeof HTMLDialogElement !== "undefined" && !HTMLDialogElement.prototype.sho
 // jsdom does no layout; give the scroll container of virtualised lists a viewport.
 const realRect = HTMLElement.prototype.getBoundingClientRect;
 HTMLElement.prototype.getBoundingClientRect = function (this: HTMLElement) {
-  if (this.classList.contains("timeline")) return DOMRect.fromRect({ width: 800, height: 600 });
+  if (this.classList.contains("timeline") || this.classList.contains("conv-scroll"))
+    return DOMRect.fromRect({ width: 800, height: 600 });
   return realRect.call(this);
 };
 for (const [prop, value] of [
@@ -26,7 +27,22 @@ for (const [prop, value] of [
   Object.defineProperty(HTMLElement.prototype, prop, {
     configurable: true,
     get(this: HTMLElement) {
-      return this.classList.contains("timeline") ? value : 0;
+      return this.classList.contains("timeline") || this.classList.contains("conv-scroll")
+        ? value
+        : 0;
+    },
+  });
+}
+
+// TanStack Virtual reads the viewport from clientWidth/clientHeight (the conversation list).
+for (const [prop, value] of [
+  ["clientHeight", 600],
+  ["clientWidth", 260],
+] as const) {
+  Object.defineProperty(HTMLElement.prototype, prop, {
+    configurable: true,
+    get(this: HTMLElement) {
+      return this.classList.contains("conv-scroll") ? value : 0;
     },
   });
 }

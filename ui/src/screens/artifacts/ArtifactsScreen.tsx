@@ -28,12 +28,15 @@ const TYPES = [
  * 100 at a time as it scrolls. */
 export function ArtifactsScreen({
   onOpenConversation,
+  open = null,
 }: {
   onOpenConversation?: (conversationId: string) => void;
+  /** An artifact to show first (the command palette opens one). */
+  open?: ArtifactSummary | null;
 }) {
   const lib = useLibrary();
   const conversations = useConversations();
-  const [selected, setSelected] = useState<ArtifactSummary | null>(null);
+  const [selected, setSelected] = useState<ArtifactSummary | null>(open);
   const set = (patch: Partial<LibraryFilter>) => lib.setFilter({ ...lib.filter, ...patch });
   const filtered =
     lib.filter.text !== "" ||

@@ -11,7 +11,7 @@ function backend() {
   mockIPC(
     (cmd, args) => {
       calls.push({ cmd, args });
-      if (cmd === "list_conversations") return [];
+      if (cmd === "list_conversation_page") return { items: [], total: 0 };
       if (cmd === "list_agents")
         return [
           { name: "lead_agent", description: "Lead", model: "default", internal: false },
@@ -148,7 +148,7 @@ describe("ChatScreen", () => {
     mockIPC(
       (cmd, args) => {
         calls.push({ cmd, args });
-        if (cmd === "list_conversations") return [];
+        if (cmd === "list_conversation_page") return { items: [], total: 0 };
         if (cmd === "list_agents")
           return [{ name: "lead_agent", description: "", model: null, internal: false }];
         if (cmd === "start_run") return null;
@@ -227,7 +227,8 @@ describe("ChatScreen", () => {
     const opened: string[] = [];
     mockIPC(
       (cmd, args) => {
-        if (cmd === "list_conversations") return [summary("a"), summary("b")];
+        if (cmd === "list_conversation_page")
+          return { items: [summary("a"), summary("b")], total: 2 };
         if (cmd === "list_agents")
           return [{ name: "lead_agent", description: "Lead", model: "default", internal: false }];
         if (cmd === "get_conversation") {
@@ -302,17 +303,20 @@ describe("ChatScreen", () => {
     mockIPC(
       (cmd, args) => {
         calls.push({ cmd, args });
-        if (cmd === "list_conversations")
-          return [
-            {
-              id: "c1",
-              title: "Rust dates",
-              agent: "lead_agent",
-              updated_at: "2026-01-01T00:00:00Z",
-              last_status: "completed",
-              always_allowed: [],
-            },
-          ];
+        if (cmd === "list_conversation_page")
+          return {
+            items: [
+              {
+                id: "c1",
+                title: "Rust dates",
+                agent: "lead_agent",
+                updated_at: "2026-01-01T00:00:00Z",
+                last_status: "completed",
+                always_allowed: [],
+              },
+            ],
+            total: 1,
+          };
         if (cmd === "list_agents")
           return [{ name: "lead_agent", description: "", model: null, internal: false }];
         if (cmd === "export_conversation") {
@@ -331,7 +335,8 @@ describe("ChatScreen", () => {
         <ChatScreen />
       </ChatStoreProvider>,
     );
-    await user.click(await screen.findByRole("button", { name: "Export Rust dates" }));
+    await user.click(await screen.findByRole("button", { name: "Actions for Rust dates" }));
+    await user.click(screen.getByRole("menuitem", { name: "Export" }));
     const choice = screen.getByTestId("export-choice");
     await user.click(within(choice).getByRole("button", { name: "JSON" }));
     expect(calls.filter((c) => c.cmd === "export_conversation").map((c) => c.args)).toEqual([
@@ -343,7 +348,8 @@ describe("ChatScreen", () => {
     expect(screen.queryByTestId("export-choice")).toBeNull();
 
     fail = true;
-    await user.click(screen.getByRole("button", { name: "Export Rust dates" }));
+    await user.click(screen.getByRole("button", { name: "Actions for Rust dates" }));
+    await user.click(screen.getByRole("menuitem", { name: "Export" }));
     await user.click(screen.getByRole("button", { name: "Markdown" }));
     expect(calls.filter((c) => c.cmd === "export_conversation").at(-1)?.args).toEqual({
       id: "c1",

@@ -11,14 +11,21 @@ export { stripCalls } from "./TimelineView";
  * through `onCurrentChange`, so coming back to the chat returns to it. */
 export function ChatScreen({
   conversation = null,
+  agent,
   onCurrentChange,
 }: {
   conversation?: string | null;
+  /** The agent a new conversation starts with (the command palette's "Run agent"). */
+  agent?: string | undefined;
   onCurrentChange?: (id: string | null) => void;
 }) {
   const [initial] = useState(conversation);
   const chat = useChat(initial);
-  const { currentId } = chat;
+  const { currentId, setAgent } = chat;
+  const [initialAgent] = useState(agent);
+  useEffect(() => {
+    if (initialAgent) setAgent(initialAgent);
+  }, [initialAgent, setAgent]);
   useEffect(() => {
     onCurrentChange?.(currentId);
   }, [currentId, onCurrentChange]);
@@ -92,7 +99,8 @@ function useEscapeStopsRun(chat: Chat) {
 
 /** The conversation's title and whether it runs (the agent picker is in the composer). */
 function ChatHeader({ chat }: { chat: Chat }) {
-  const title = chat.conversations.find((c) => c.id === chat.currentId)?.title;
+  const title =
+    chat.conversations.find((c) => c.id === chat.currentId)?.title ?? chat.current?.title;
   return (
     <header className="chat-header">
       <h1 id="screen-title">{chat.currentId ? title || "Conversation" : "New conversation"}</h1>

@@ -10,6 +10,7 @@ import { call, errorMessage } from "../../ipc/call";
 import { useEngineEvents } from "../../ipc/useEngineEvents";
 import { useChatStore } from "./ChatStoreProvider";
 import { emptyChat, fromHistory } from "./timeline";
+import { useConversationPages } from "./useConversationPages";
 
 function newId(): string {
   return (
@@ -21,8 +22,12 @@ function newId(): string {
 /** The chat: conversations, the open one's live timeline (kept in the app's ChatStore), runs.
  * `initial` opens that conversation first. */
 export function useChat(initial: string | null = null) {
-  const [conversations, setConversations] = useState<ConversationSummary[]>([]);
   const [query, setQuery] = useState("");
+  // The list, a page at a time (see useConversationPages).
+  const pages = useConversationPages(query);
+  const conversations = pages.items;
+  // The open conversation's summary, which may not be in the pages loaded so far.
+  const [current, setCurrent] = useState<ConversationSummary | null>(null);
   const [agents, setAgents] = useState<AgentInfo[]>([]);
   const [agent, setAgent] = useState<string>("");
   // Model id of each profile, so the composer shows what the chosen agent talks to.
@@ -32,23 +37,8 @@ export function useChat(initial: string | null = null) {
   const chat = useSyncExternalStore(store.subscribe, () => store.get(currentId) ?? emptyChat);
   const [error, setError] = useState<string | null>(null);
 
-  const refresh = useCallback(async () => {
-    // A failed refresh keeps the list shown; the next event or keystroke tries again.
-    const list = await call(commands.listConversations(query.trim() === "" ? null : query)).catch(
-      () => null,
-    );
-    if (list) setConversations(list);
-  }, [query]);
-
-  useEffect(() => {
-    let alive = true;
-    call(commands.listConversations(query.trim() === "" ? null : query))
-      .then((list) => alive && setConversations(list))
-      .catch((e: unknown) => alive && setError(errorMessage(e)));
-    return () => {
-      alive = false;
-    };
-  }, [query]);
+  const { refresh: refreshPages } = pages;
+  const refresh = useCallback(async () => refreshPages(), [refreshPages]);
 
   useEffect(() => {
     call(commands.listAgents())
@@ -78,6 +68,7 @@ export function useChat(initial: string | null = null) {
       if (store.get(id) === undefined)
         store.set(id, fromHistory(view.messages, view.summary?.last_status ?? null, view.running));
       if (view.summary?.agent) setAgent(view.summary.agent);
+      setCurrent(view.summary);
     },
     [store],
   );
@@ -224,6 +215,11 @@ export function useChat(initial: string | null = null) {
 
   return {
     conversations,
+    total: pages.total,
+    listLoadedFor: pages.loadedFor,
+    listError: pages.error,
+    loadMore: pages.loadMore,
+    current: current?.id === currentId ? current : null,
     query,
     setQuery,
     agents,
