@@ -139,7 +139,7 @@ describe("command palette and shortcuts", () => {
       expect(options[0]).toHaveTextContent("Go toSettings");
       expect(options[0]).toHaveAttribute("aria-selected", "true");
       await user.keyboard("{Enter}");
-      expect(heading()).toHaveTextContent("Settings");
+      await waitFor(() => expect(heading()).toHaveTextContent("Settings"));
       expect(screen.queryByTestId("command-palette")).not.toHaveAttribute("open");
 
       // Escape closes it and gives the focus back.
@@ -163,7 +163,9 @@ describe("command palette and shortcuts", () => {
       await user.keyboard("{ArrowUp}");
       expect(entries[1]).toHaveAttribute("aria-selected", "true");
       await user.keyboard("{Enter}");
-      expect(heading()).toHaveTextContent(entries[1]?.textContent?.replace("Go to", "") ?? "?");
+      await waitFor(() =>
+        expect(heading()).toHaveTextContent(entries[1]?.textContent?.replace("Go to", "") ?? "?"),
+      );
     },
   );
 
@@ -192,7 +194,7 @@ describe("command palette and shortcuts", () => {
       await user.keyboard("{Control>}k{/Control}");
       await user.keyboard("penguin rep");
       await user.click(await screen.findByRole("option", { name: /Penguin report/ }));
-      expect(heading()).toHaveTextContent("Artifacts");
+      await waitFor(() => expect(heading()).toHaveTextContent("Artifacts"));
       await waitFor(() =>
         expect(calls.some((c) => c.cmd === "get_artifact_version" && c.args.id === "report")).toBe(
           true,
@@ -202,13 +204,13 @@ describe("command palette and shortcuts", () => {
       await user.keyboard("{Control>}k{/Control}");
       await user.keyboard("researcher");
       await user.click(await screen.findByRole("option", { name: /Run agent.*researcher/ }));
-      expect(heading()).toHaveTextContent("New conversation");
+      await waitFor(() => expect(heading()).toHaveTextContent("New conversation"));
       await waitFor(() => expect(screen.getByTestId("agent-picker")).toHaveValue("researcher"));
 
       await user.keyboard("{Control>}k{/Control}");
       await user.keyboard("web_f");
       await user.click(await screen.findByRole("option", { name: /web_fetch/ }));
-      expect(heading()).toHaveTextContent("Tools");
+      await waitFor(() => expect(heading()).toHaveTextContent("Tools"));
       const row = await screen.findByTestId("tool-row-web_fetch");
       await waitFor(() => expect(row).toHaveAttribute("open"));
       expect(row.querySelector("summary")).toHaveFocus();
@@ -226,7 +228,7 @@ describe("command palette and shortcuts", () => {
       await waitFor(() => expect(heading()).toHaveTextContent("Penguin migration notes"));
       await user.click(screen.getByTestId("nav-settings"));
       await user.keyboard("{Control>}n{/Control}");
-      expect(heading()).toHaveTextContent("New conversation");
+      await waitFor(() => expect(heading()).toHaveTextContent("New conversation"));
       await waitFor(() => expect(screen.getByTestId("composer-input")).toHaveFocus());
     },
   );
