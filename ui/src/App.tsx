@@ -79,7 +79,9 @@ function Shell() {
         <StatusArea state={status} />
       </Sidebar>
       <main className="content" aria-labelledby="screen-title">
-        {firstRun.show && <FirstRunSetup onDone={firstRun.done} />}
+        {/* The setup stands in for the chat only: the other screens (Tools, Settings, …) show
+            alone, and Chat shows the setup again until it is finished or skipped. */}
+        {firstRun.show && screen === "chat" && <FirstRunSetup onDone={firstRun.done} />}
         {!firstRun.show && screen === "chat" && (
           <ChatScreen
             key={chatTarget.opened}

@@ -22,6 +22,20 @@ describe("First-run setup", () => {
     expect(backend.argsOf("set_secret")).toHaveLength(0);
   });
 
+  it("keeps Skip where it is while the form loads (nothing that loads comes before it)", async () => {
+    fakeBackend({ profiles: [], secret_names: [] });
+    renderSetup();
+    const skip = screen.getByRole("button", { name: "Skip — browse tools and artifacts" });
+    const before = (node: Node) =>
+      Boolean(skip.compareDocumentPosition(node) & Node.DOCUMENT_POSITION_FOLLOWING);
+    expect(screen.getByTestId("first-run")).toHaveAttribute("aria-busy", "true");
+    expect(before(screen.getByRole("status"))).toBe(true); // "Loading…"
+    const form = await screen.findByTestId("first-run-form");
+    expect(screen.getByRole("button", { name: /^Skip/ })).toBe(skip);
+    expect(before(form)).toBe(true);
+    expect(screen.getByTestId("first-run")).toHaveAttribute("aria-busy", "false");
+  });
+
   it("saves a cloud profile named default, its key in the keyring", async () => {
     const backend = fakeBackend({ profiles: [], secret_names: [] });
     const { user, onDone } = renderSetup();
