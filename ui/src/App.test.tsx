@@ -175,7 +175,7 @@ describe("App shell", () => {
     for (const [nav, title] of [
       ["nav-tools", "Tools"],
       ["nav-settings", "Settings"],
-    ]) {
+    ] as const) {
       await user.click(screen.getByTestId(nav));
       const headings = await screen.findAllByRole("heading", { level: 1 });
       expect(headings.map((h) => h.textContent)).toEqual([title]);
