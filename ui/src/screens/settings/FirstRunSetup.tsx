@@ -92,7 +92,13 @@ function SetupForm(props: {
   };
 
   return (
-    <form className="first-run-form" data-testid="first-run-form" onSubmit={submit} noValidate aria-busy={disabled}>
+    <form
+      className="first-run-form"
+      data-testid="first-run-form"
+      onSubmit={submit}
+      noValidate
+      aria-busy={disabled}
+    >
       <fieldset className="step" disabled={disabled}>
         <legend>
           <span className="step-number">1</span> Where does your model run?
