@@ -78,7 +78,8 @@ describe("AgentsScreen", () => {
     expect(await within(detail).findByText("lead")).toBeInTheDocument(); // the role prompt, rendered
 
     await user.click(screen.getByTestId("edit-agent"));
-    const raw = screen.getByTestId<HTMLTextAreaElement>("agent-raw");
+    // The editor opens once the backend has read the file: wait for it.
+    const raw = await screen.findByTestId<HTMLTextAreaElement>("agent-raw");
     expect(raw.value).toBe(lead);
     fireEvent.change(raw, {
       target: { value: lead.replace("tools:", "tools:\n  no_such_tool: auto") },
