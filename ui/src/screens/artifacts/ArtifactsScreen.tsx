@@ -140,12 +140,14 @@ export function ArtifactsScreen({
           selected={selected}
           onSelect={setSelected}
           onNeedMore={() => void lib.loadMore()}
+          empty={
+            lib.error
+              ? null
+              : filtered
+                ? "Nothing matches."
+                : "No artifacts yet: agents create them as they work."
+          }
         />
-        {lib.items.length === 0 && !lib.error && (
-          <p className="muted">
-            {filtered ? "Nothing matches." : "No artifacts yet: agents create them as they work."}
-          </p>
-        )}
       </div>
       <div className="library-viewer">
         {selected ? (
@@ -195,6 +197,8 @@ function LibraryList(props: {
   selected: ArtifactSummary | null;
   onSelect: (s: ArtifactSummary) => void;
   onNeedMore: () => void;
+  /** Shown in the list's own place (not below it) when there is nothing to list. */
+  empty: string | null;
 }) {
   const { items, total, selected, onNeedMore } = props;
   const scroller = useRef<HTMLDivElement>(null);
@@ -234,6 +238,11 @@ function LibraryList(props: {
   };
   return (
     <div className="library-items" ref={scroller} data-testid="artifact-list">
+      {items.length === 0 && props.empty !== null && (
+        <p className="muted library-empty" data-testid="library-empty">
+          {props.empty}
+        </p>
+      )}
       {virtualize ? (
         <ul style={{ height: virtual.getTotalSize(), position: "relative" }}>
           {rows.map((r) => {
