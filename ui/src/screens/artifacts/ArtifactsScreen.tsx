@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from "react";
+import { RelativeTime } from "../../components/RelativeTime";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { diffLines } from "diff";
 import {
@@ -316,7 +317,8 @@ function Viewer(props: {
         <p className="muted small">
           {a.id} · {a.content_type} · from {a.source} · conversation{" "}
           {props.conversationTitle ?? a.conversation_id} ·{" "}
-          {a.binary ? formatSize(a.size_bytes) : `version ${a.version}`} · updated {a.updated_at}
+          {a.binary ? formatSize(a.size_bytes) : `version ${a.version}`} · updated{" "}
+          <RelativeTime value={a.updated_at} />
         </p>
         <div className="viewer-actions">
           {!a.binary && (
@@ -436,7 +438,7 @@ function History(props: { conversationId: string; id: string; versions: VersionI
       <select value={value} onChange={(e) => set(Number(e.target.value))}>
         {props.versions.map((v) => (
           <option key={v.version} value={v.version}>
-            v{v.version} · {v.created_at}
+            v{v.version} · <RelativeTime value={v.created_at} />
           </option>
         ))}
       </select>
