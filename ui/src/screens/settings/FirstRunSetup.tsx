@@ -3,6 +3,7 @@ import type { ModelProfile } from "../../bindings";
 import { Field } from "../../components/Field";
 import { Spinner } from "../../components/Spinner";
 import { ConnectionTestResult } from "./ConnectionTestResult";
+import { ModelField } from "./ModelField";
 import { applyPreset, emptyDraft } from "./profileDraft";
 import { PRESETS, presetById } from "./presets";
 import { useProfileEditor } from "./useProfileEditor";
@@ -167,16 +168,13 @@ function SetupForm(props: {
               )}
             </Field>
           )}
-          <Field label="Model" hint="The model name the server expects." error={fe.model}>
-            {(c) => (
-              <input
-                {...c}
-                value={draft.model}
-                spellCheck={false}
-                onChange={(e) => editor.update({ model: e.target.value })}
-              />
-            )}
-          </Field>
+          <ModelField
+            draft={draft}
+            value={draft.model}
+            error={fe.model}
+            hint="The model name the server expects."
+            onChange={(model) => editor.update({ model })}
+          />
         </div>
       </fieldset>
 
