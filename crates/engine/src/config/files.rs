@@ -559,7 +559,10 @@ mod tests {
     fn a_new_tool_starts_clean_with_placeholders_only() {
         let text = tool_template();
         let doc = crate::config::frontmatter::split(text).unwrap();
-        assert!(doc.body.trim().is_empty(), "no body the model would read: {text:?}");
+        assert!(
+            doc.body.trim().is_empty(),
+            "no body the model would read: {text:?}"
+        );
         assert!(!text.contains('#'), "no template comments: {text:?}");
         assert!(!text.contains("stock"), "{text:?}");
         // It loads as far as its placeholders: the name is the placeholder, nothing else is said.

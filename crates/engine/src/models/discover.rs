@@ -79,10 +79,7 @@ pub async fn list_models(
         Ok(models) if models.is_empty() => {
             ModelList::note(format!("The server at {url} lists no models."))
         }
-        Ok(models) => ModelList {
-            models,
-            note: None,
-        },
+        Ok(models) => ModelList { models, note: None },
         Err(why) => ModelList::note(redactor.redact(&format!(
             "Could not list the server's models ({url}: {why})."
         ))),
@@ -160,7 +157,8 @@ mod tests {
 
     #[test]
     fn reads_openai_and_ollama_lists() {
-        let openai = br#"{"object":"list","data":[{"id":"b","object":"model"},{"id":"a"},{"id":"a"}]}"#;
+        let openai =
+            br#"{"object":"list","data":[{"id":"b","object":"model"},{"id":"a"},{"id":"a"}]}"#;
         assert_eq!(parse(openai).unwrap(), ["a", "b"]);
         let ollama = br#"{"models":[{"name":"llama3.2:latest"}]}"#;
         assert_eq!(parse(ollama).unwrap(), ["llama3.2:latest"]);

@@ -10,7 +10,11 @@ use crate::common::{profile, secrets};
 async fn a_servers_models_are_listed_for_both_dialects() {
     let server = ScriptedModel::start(vec![]).await;
     let (_dir, secrets) = secrets(&[("DISCOVER_KEY_1", "sk-discover-1")]);
-    let openai = profile(Api::Openai, &server.openai_base_url(), Some("DISCOVER_KEY_1"));
+    let openai = profile(
+        Api::Openai,
+        &server.openai_base_url(),
+        Some("DISCOVER_KEY_1"),
+    );
     let list = list_models(&openai, None, secrets.clone()).await;
     assert_eq!(list.models, ["scripted", "scripted-large"]);
     assert_eq!(list.note, None);
@@ -31,7 +35,10 @@ async fn no_list_falls_back_to_free_text_with_a_short_note() {
     let list = list_models(&missing, None, secrets.clone()).await;
     assert!(list.models.is_empty());
     let note = list.note.unwrap();
-    assert!(note.contains("404") && note.contains("Type the model name."), "{note}");
+    assert!(
+        note.contains("404") && note.contains("Type the model name."),
+        "{note}"
+    );
     assert!(!note.contains("sk-discover-secret-2"), "{note}");
 
     // Nothing listens there.
@@ -40,12 +47,22 @@ async fn no_list_falls_back_to_free_text_with_a_short_note() {
         l.local_addr().unwrap()
     };
     let gone = profile(Api::Openai, &format!("http://{closed}/v1"), None);
-    let note = list_models(&gone, None, secrets.clone()).await.note.unwrap();
+    let note = list_models(&gone, None, secrets.clone())
+        .await
+        .note
+        .unwrap();
     assert!(note.contains("cannot connect"), "{note}");
 
     // A key not set yet: no request, and the note says why.
-    let unset = profile(Api::Openai, &server.openai_base_url(), Some("DISCOVER_NOT_SET"));
-    let note = list_models(&unset, None, secrets.clone()).await.note.unwrap();
+    let unset = profile(
+        Api::Openai,
+        &server.openai_base_url(),
+        Some("DISCOVER_NOT_SET"),
+    );
+    let note = list_models(&unset, None, secrets.clone())
+        .await
+        .note
+        .unwrap();
     assert!(note.contains("API key is not set"), "{note}");
     // A key typed into the form (not saved yet) is used instead.
     let list = list_models(&unset, Some("sk-typed".into()), secrets).await;
