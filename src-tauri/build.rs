@@ -35,6 +35,7 @@ fn artifactflow_commands() -> &'static [&'static str] {
         "get_settings",
         "save_profiles",
         "test_profile",
+        "list_models",
         "set_secret",
         "delete_secret",
         "save_permission_timeout",

@@ -18,5 +18,7 @@ export default defineConfig({
     environment: "jsdom",
     globals: true,
     setupFiles: ["./src/test/setup.ts"],
+    // A ceiling, not a timing: above the 15 s that findBy*/waitFor wait for (src/test/setup.ts).
+    testTimeout: 30_000,
   },
 });

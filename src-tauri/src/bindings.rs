@@ -43,6 +43,7 @@ pub fn builder() -> Builder<tauri::Wry> {
             commands::settings::get_settings,
             commands::settings::save_profiles,
             commands::settings::test_profile,
+            commands::settings::list_models,
             commands::settings::set_secret,
             commands::settings::delete_secret,
             commands::settings::save_permission_timeout,

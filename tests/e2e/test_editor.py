@@ -70,21 +70,42 @@ def test_create_test_use_and_break_an_http_tool(home, scripted_model):
         click_testid(app, "nav-tools")
         click_testid(app, "new-tool")
         editor = app.by_testid("tool-editor")
+        # A new tool starts clean: placeholders only, nothing the model would read that the
+        # user did not write (no example description, usage notes, parameters or comments).
+        assert app.by_testid("tool-description").get_attribute("value") == ""
+        assert app.by_testid("tool-notes").get_attribute("value") == ""
+        assert not editor.find_elements(By.CSS_SELECTOR, '[aria-label="Parameter 1 name"]')
+        click_testid(app, "tab-markdown")
+        template = app.by_testid("tool-raw").get_attribute("value")
+        assert "#" not in template and "stock" not in template.lower(), template
+        assert template.rstrip().endswith("---"), "no Markdown body the model would read"
+        click_testid(app, "tab-form")
         type_into(app, app.by_testid("tool-name"), "weather_now")
         type_into(app, app.by_testid("tool-description"), "Current temperature in a city")
         type_into(app, app.by_testid("tool-endpoint"), f"{weather.base}/weather")
         app.set_value(app.by_testid("tool-method"), "GET")
         type_into(app, app.by_testid("tool-extract"), "$.data.temp")
-        editor.find_element(By.CSS_SELECTOR, '[aria-label="Remove header Authorization"]').click()
-        editor.find_element(By.CSS_SELECTOR, '[aria-label="Remove parameter market"]').click()
-        type_into(app, editor.find_element(By.CSS_SELECTOR, '[aria-label="Parameter 1 name"]'), "city")
+        editor.find_element(By.XPATH, ".//button[text()='Add parameter']").click()
+        type_into(app, app.wait(lambda d: editor.find_element(By.CSS_SELECTOR, '[aria-label="Parameter 1 name"]'), "the new parameter row"), "city")
+        # The Type select is wide enough to show its longest value beside its arrow.
+        kind = editor.find_element(By.CSS_SELECTOR, '[aria-label="Parameter 1 type"]')
+        app.set_value(kind, "boolean")
+        room = app.js(
+            "const s = arguments[0], cs = getComputedStyle(s);"
+            "const c = document.createElement('canvas').getContext('2d'); c.font = cs.font;"
+            "const text = c.measureText(s.options[s.selectedIndex].text).width;"
+            "return s.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) - text;",
+            kind,
+        )
+        print(f"parameter Type select: {room:.0f} px beside the text 'boolean'", flush=True)
+        assert room >= 16, f"the Type select cuts its value: {room:.0f} px left for the arrow"
+        app.set_value(kind, "string")
         type_into(app, editor.find_element(By.CSS_SELECTOR, '[aria-label="Parameter 1 description"]'), "City name")
         app.wait(lambda d: app.js("return !!document.querySelector('[data-testid=no-problems]')"), "a valid draft")
         # The Markdown view shows the same tool.
         click_testid(app, "tab-markdown")
         raw = app.by_testid("tool-raw").get_attribute("value")
         assert "name: weather_now" in raw and "method: GET" in raw and "name: city" in raw, raw
-        assert "Authorization" not in raw.split("---")[1]
         click_testid(app, "tab-form")
         preview = lambda: app.js("return document.querySelector('[data-testid=instructions-preview]').textContent")  # noqa: E731
         app.wait(lambda d: '<tool name="weather_now">' in preview(), "the instruction preview of the draft")

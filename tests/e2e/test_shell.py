@@ -26,10 +26,27 @@ def test_status_area_shows_what_the_backend_reports(app: App):
     app.screenshot("status")
 
 
+def headings(app: App) -> list[str]:
+    """The text of every level-1 heading shown (one screen at a time shows exactly one)."""
+    return app.js("return [...document.querySelectorAll('h1')].map(h => h.textContent.trim())")
+
+
 def test_navigation_keyboard_and_dark_theme(app: App):
     app.by_testid("status-area")
     # A fresh home has no API key for the default profile: the first-run setup greets the user.
     app.wait(lambda d: app.heading() == "Welcome to ArtifactFlow", "the first-run setup")
+    # Wait for its final layout (the form loaded, nothing busy) before clicking.
+    app.by_testid("first-run-form")
+    app.wait(lambda d: app.by_testid("first-run").get_attribute("aria-busy") == "false", "the loaded setup")
+    # Leaving for another screen shows that screen alone (the setup stands in for the chat).
+    app.by_testid("nav-tools").click()
+    app.wait(lambda d: headings(app) == ["Tools"], "the Tools screen alone")
+    app.by_testid("nav-settings").click()
+    app.wait(lambda d: headings(app) == ["Settings"], "the Settings screen alone")
+    app.by_testid("nav-chat").click()
+    app.wait(lambda d: headings(app) == ["Welcome to ArtifactFlow"], "the setup again in the chat's place")
+    app.by_testid("first-run-form")
+    app.wait(lambda d: app.by_testid("first-run").get_attribute("aria-busy") == "false", "the loaded setup")
     app.driver.find_element("xpath", "//button[starts-with(text(), 'Skip')]").click()
     app.wait(lambda d: app.heading() == "New conversation", "the chat after skipping")
     app.by_testid("nav-tools").click()

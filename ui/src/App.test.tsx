@@ -185,6 +185,27 @@ describe("App shell", () => {
     expect(localStorage.getItem("artifactflow.setupDone")).toBe("1");
   });
 
+  it("shows the first-run setup in the chat's place only, never above another screen", async () => {
+    backend({ get_settings: () => settingsView([]) });
+    const user = userEvent.setup();
+    render(<App />);
+    await screen.findByRole("heading", { name: "Welcome to ArtifactFlow" });
+    for (const [nav, title] of [
+      ["nav-tools", "Tools"],
+      ["nav-settings", "Settings"],
+    ] as const) {
+      await user.click(screen.getByTestId(nav));
+      const headings = await screen.findAllByRole("heading", { level: 1 });
+      expect(headings.map((h) => h.textContent)).toEqual([title]);
+    }
+    // Back in the chat, the setup (not finished, not skipped) greets the user again.
+    await user.click(screen.getByTestId("nav-chat"));
+    expect(
+      await screen.findByRole("heading", { name: "Welcome to ArtifactFlow" }),
+    ).toBeInTheDocument();
+    expect(screen.getAllByRole("heading", { level: 1 })).toHaveLength(1);
+  });
+
   it("reloads the config folder through the backend", async () => {
     const calls = backend();
     const user = userEvent.setup();

@@ -185,7 +185,9 @@ function Shell() {
       </Sidebar>
       <main className="content" aria-labelledby="screen-title">
         <Suspense fallback={<p role="status">Loading…</p>}>
-          {firstRun.show && <FirstRunSetup onDone={firstRun.done} />}
+          {/* The setup stands in for the chat only: the other screens (Tools, Settings, …) show
+              alone, and Chat shows the setup again until it is finished or skipped. */}
+          {firstRun.show && screen === "chat" && <FirstRunSetup onDone={firstRun.done} />}
           {!firstRun.show && screen === "chat" && (
             <ChatScreen
               key={chatTarget.opened}

@@ -407,6 +407,19 @@ async testProfile(profile: ModelProfile) : Promise<Result<ConnectionTest, AppErr
 }
 },
 /**
+ * The models `profile`'s server lists, for the profile form's picker. `key` is a key typed
+ * into the form and not saved yet (used for this one request); without it the profile's own
+ * key is resolved. A server without a list comes back as a note (the form keeps free text).
+ */
+async listModels(profile: ModelProfile, key: string | null) : Promise<Result<ModelList, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("list_models", { profile, key }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
  * Store a secret in the OS keyring (the value is never returned by any command).
  */
 async setSecret(name: string, value: string) : Promise<Result<null, AppError>> {
@@ -543,7 +556,8 @@ async deleteConfigFile(kind: FileKind, path: string) : Promise<Result<null, AppE
 }
 },
 /**
- * The text a new HTTP tool starts from (`tools/_example.md`).
+ * The text a new HTTP tool starts from: placeholders only (not the commented example, whose
+ * body text the model would read).
  */
 async toolTemplate() : Promise<Result<string, AppError>> {
     try {
@@ -690,9 +704,13 @@ agent: AgentView | null }
  */
 export type AgentInfo = { 
 /**
- * Name.
+ * Name (the id).
  */
 name: string; 
+/**
+ * The name people see, when the agent's file gives one.
+ */
+display_name: string | null; 
 /**
  * What it does.
  */
@@ -710,9 +728,13 @@ internal: boolean }
  */
 export type AgentView = { 
 /**
- * Name.
+ * Name (the id).
  */
 name: string; 
+/**
+ * The name people see, when the file gives one.
+ */
+display_name: string | null; 
 /**
  * Description.
  */
@@ -1410,7 +1432,11 @@ enabled: boolean;
 /**
  * The `name:` in its frontmatter, when it can be read.
  */
-name: string | null }
+name: string | null; 
+/**
+ * The `display_name:` in its frontmatter (agents), when it has one.
+ */
+display_name: string | null }
 /**
  * Which kind of config file.
  */
@@ -1708,6 +1734,18 @@ permission: Permission;
  * The `<tool>` block of the model's instructions.
  */
 instructions: string }
+/**
+ * The models a server offers, or why there is no list.
+ */
+export type ModelList = { 
+/**
+ * Model names, sorted, without duplicates (empty when there is no list).
+ */
+models: string[]; 
+/**
+ * Why there is no list, in a short sentence that says to type the name instead.
+ */
+note: string | null }
 /**
  * One entry of `models.yaml`.
  */

@@ -152,6 +152,7 @@ impl ScriptedModel {
             .route("/v1/chat/completions", post(openai))
             .route("/chat/completions", post(openai))
             .route("/v1/messages", post(anthropic))
+            .route("/v1/models", get(list_models))
             .route("/requests", get(list_requests))
             .route("/turns", post(add_turns))
             .with_state(Arc::clone(&shared));
@@ -224,6 +225,18 @@ async fn list_requests(State(shared): State<Arc<Shared>>) -> Json<Vec<RecordedRe
 async fn add_turns(State(shared): State<Arc<Shared>>, Json(turns): Json<Vec<Turn>>) -> StatusCode {
     shared.turns.lock().unwrap().extend(turns);
     StatusCode::NO_CONTENT
+}
+
+/// The model list (`GET /v1/models`, the shape OpenAI-compatible servers and Anthropic share):
+/// the names the model picker offers. Not recorded among the chat requests.
+async fn list_models() -> Json<Value> {
+    Json(json!({
+        "object": "list",
+        "data": [
+            {"id": "scripted", "object": "model"},
+            {"id": "scripted-large", "object": "model"},
+        ],
+    }))
 }
 
 async fn openai(

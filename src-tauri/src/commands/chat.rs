@@ -12,8 +12,10 @@ use crate::state::AppState;
 /// An agent the user can talk to.
 #[derive(Debug, Clone, Serialize, specta::Type)]
 pub struct AgentInfo {
-    /// Name.
+    /// Name (the id).
     pub name: String,
+    /// The name people see, when the agent's file gives one.
+    pub display_name: Option<String>,
     /// What it does.
     pub description: String,
     /// Model profile.
@@ -45,6 +47,7 @@ pub fn list_agents(state: State<'_, AppState>) -> Result<Vec<AgentInfo>, AppErro
         .iter()
         .map(|a| AgentInfo {
             name: a.name.clone(),
+            display_name: a.display_name.clone(),
             description: a.description.clone(),
             model: a.model.clone(),
             internal: a.internal,

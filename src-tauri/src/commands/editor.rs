@@ -105,13 +105,12 @@ pub fn delete_config_file(
     Ok(())
 }
 
-/// The text a new HTTP tool starts from (`tools/_example.md`).
+/// The text a new HTTP tool starts from: placeholders only (not the commented example, whose
+/// body text the model would read).
 #[tauri::command]
 #[specta::specta]
-pub fn tool_template(state: State<'_, AppState>) -> Result<String, AppError> {
-    Ok(config_files::tool_template(
-        &state.engine()?.ctx.paths().config_dir,
-    ))
+pub fn tool_template() -> Result<String, AppError> {
+    Ok(config_files::tool_template().to_string())
 }
 
 /// Check a tool draft like the loader does, plus its secrets' presence (never their values).

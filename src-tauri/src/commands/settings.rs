@@ -109,6 +109,20 @@ pub async fn test_profile(
     Ok(engine::config_edit::test_profile(&profile, secrets).await)
 }
 
+/// The models `profile`'s server lists, for the profile form's picker. `key` is a key typed
+/// into the form and not saved yet (used for this one request); without it the profile's own
+/// key is resolved. A server without a list comes back as a note (the form keeps free text).
+#[tauri::command]
+#[specta::specta]
+pub async fn list_models(
+    state: State<'_, AppState>,
+    profile: ModelProfile,
+    key: Option<String>,
+) -> Result<engine::models::ModelList, AppError> {
+    let secrets = state.engine()?.ctx.secret_resolver();
+    Ok(engine::models::list_models(&profile, key, secrets).await)
+}
+
 /// Store a secret in the OS keyring (the value is never returned by any command).
 #[tauri::command]
 #[specta::specta]

@@ -1,7 +1,13 @@
 import "@testing-library/jest-dom/vitest";
 import { afterEach } from "vitest";
-import { cleanup } from "@testing-library/react";
+import { cleanup, configure } from "@testing-library/react";
 import { clearMocks } from "@tauri-apps/api/mocks";
+
+// findBy*/waitFor wait for what renders, however long a loaded machine takes to get there
+// (Testing Library's default gives up after 1 s: a full-suite run on two busy cores took longer
+// for a screen's second backend round trip, about one run in five). A test that waits for
+// something that never comes still fails, at this bound or at the test timeout.
+configure({ asyncUtilTimeout: 15_000 });
 
 // jsdom has <dialog> but not its modal methods.
 if (typeof HTMLDialogElement !== "undefined" && !HTMLDialogElement.prototype.showModal) {

@@ -72,6 +72,8 @@ pub struct FileEntry {
     pub enabled: bool,
     /// The `name:` in its frontmatter, when it can be read.
     pub name: Option<String>,
+    /// The `display_name:` in its frontmatter (agents), when it has one.
+    pub display_name: Option<String>,
 }
 
 /// Why a file operation did not happen.
@@ -167,14 +169,19 @@ pub fn list(config_dir: &Path, kind: FileKind) -> Vec<FileEntry> {
             {
                 return None;
             }
-            let name = std::fs::read_to_string(&p)
+            let named = std::fs::read_to_string(&p)
                 .ok()
                 .and_then(|t| frontmatter_name(&t));
+            let (name, display_name) = match named {
+                Some(n) => (Some(n.name), n.display_name),
+                None => (None, None),
+            };
             Some(FileEntry {
                 path: p.display().to_string(),
                 enabled: !file_name.starts_with('_'),
                 file_name,
                 name,
+                display_name,
             })
         })
         .collect();
@@ -186,16 +193,29 @@ pub fn list(config_dir: &Path, kind: FileKind) -> Vec<FileEntry> {
     files
 }
 
-/// The `name:` of a frontmatter, best effort.
-fn frontmatter_name(text: &str) -> Option<String> {
+/// The `name:` (and `display_name:`, blank = none) of a frontmatter.
+struct Named {
+    name: String,
+    display_name: Option<String>,
+}
+
+/// The names in a frontmatter, best effort.
+fn frontmatter_name(text: &str) -> Option<Named> {
     #[derive(Deserialize)]
-    struct Named {
+    struct Raw {
         name: String,
+        #[serde(default)]
+        display_name: Option<String>,
     }
     let doc = crate::config::frontmatter::split(text).ok()?;
-    crate::config::yaml::from_str::<Named>(doc.yaml)
-        .ok()
-        .map(|n| n.name)
+    let raw = crate::config::yaml::from_str::<Raw>(doc.yaml).ok()?;
+    Some(Named {
+        name: raw.name,
+        display_name: raw
+            .display_name
+            .map(|d| d.trim().to_string())
+            .filter(|d| !d.is_empty()),
+    })
 }
 
 /// Read one file.
@@ -352,18 +372,15 @@ pub fn delete(config_dir: &Path, kind: FileKind, path: &str) -> Result<(), FileE
     }
 }
 
-/// The text a new HTTP tool starts from: the config folder's `tools/_example.md`, or the
-/// bundled one when the user deleted it.
-pub fn tool_template(config_dir: &Path) -> String {
-    std::fs::read_to_string(folder(config_dir, FileKind::Tool).join(TOOL_TEMPLATE))
-        .ok()
-        .or_else(|| {
-            crate::paths::BUNDLED_CONFIG
-                .get_file(format!("tools/{TOOL_TEMPLATE}"))
-                .and_then(|f| f.contents_utf8())
-                .map(str::to_string)
-        })
-        .unwrap_or_default()
+/// The text a new HTTP tool starts from: the fields the loader needs, with placeholder values,
+/// and nothing else. No comments and no Markdown body: everything the model reads (name,
+/// description, parameters, usage notes) is what the user writes, never leftover example text.
+/// The commented example stays in `tools/_example.md` for people who edit files by hand.
+pub const NEW_TOOL: &str = "---\nname: new_tool\ndescription: \"\"\npermission: confirm\nendpoint: \"https://\"\nmethod: GET\n---\n";
+
+/// The text a new HTTP tool starts from ([`NEW_TOOL`]).
+pub fn tool_template() -> &'static str {
+    NEW_TOOL
 }
 
 #[cfg(test)]
@@ -539,10 +556,19 @@ mod tests {
     }
 
     #[test]
-    fn the_template_falls_back_to_the_bundled_one() {
-        let tmp = setup();
-        assert!(tool_template(tmp.path()).contains("name: query_stock_price"));
-        std::fs::write(tmp.path().join("tools").join(TOOL_TEMPLATE), TOOL).unwrap();
-        assert_eq!(tool_template(tmp.path()), TOOL);
+    fn a_new_tool_starts_clean_with_placeholders_only() {
+        let text = tool_template();
+        let doc = crate::config::frontmatter::split(text).unwrap();
+        assert!(
+            doc.body.trim().is_empty(),
+            "no body the model would read: {text:?}"
+        );
+        assert!(!text.contains('#'), "no template comments: {text:?}");
+        assert!(!text.contains("stock"), "{text:?}");
+        // It loads as far as its placeholders: the name is the placeholder, nothing else is said.
+        let raw: serde_json::Value = crate::config::yaml::from_str(doc.yaml).unwrap();
+        assert_eq!(raw["name"], "new_tool");
+        assert_eq!(raw["description"], "");
+        assert!(raw.get("parameters").is_none());
     }
 }

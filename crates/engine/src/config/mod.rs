@@ -45,8 +45,12 @@ pub enum Permission {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AgentDef {
-    /// Unique agent name.
+    /// Unique agent name: the id other agents and conversations use.
     pub name: String,
+    /// The name people see (`Lead researcher`); the `name` stays the id. Optional: without it
+    /// the UI shows `name`.
+    #[serde(default)]
+    pub display_name: Option<String>,
     /// One-line description (shown to agents that may hand over to this one).
     #[serde(default)]
     pub description: String,
@@ -206,6 +210,11 @@ pub fn parse_agent(path: &Path, text: &str) -> Result<AgentDef, ConfigError> {
             message: "an agent needs a non-empty `name`".into(),
         });
     }
+    // A blank display name is no display name (the UI falls back to `name`).
+    agent.display_name = agent
+        .display_name
+        .map(|d| d.trim().to_string())
+        .filter(|d| !d.is_empty());
     agent.role_prompt = doc.body.to_string();
     agent.source = path.to_path_buf();
     Ok(agent)

@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
 mod anthropic;
+pub mod discover;
 mod http;
 mod openai;
 pub mod profiles;
@@ -23,6 +24,7 @@ mod sse;
 pub use anthropic::{
     API_VERSION as ANTHROPIC_VERSION, DEFAULT_MAX_TOKENS as ANTHROPIC_DEFAULT_MAX_TOKENS,
 };
+pub use discover::{list_models, ModelList};
 pub use http::RetryPolicy;
 pub use profiles::{load_profiles, parse_profiles, Api, ModelProfile};
 

@@ -223,8 +223,10 @@ pub async fn test_tool(
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct AgentView {
-    /// Name.
+    /// Name (the id).
     pub name: String,
+    /// The name people see, when the file gives one.
+    pub display_name: Option<String>,
     /// Description.
     pub description: String,
     /// The model profile it asks for (`None`: `default`, else the first profile).
@@ -309,6 +311,7 @@ pub fn check_agent(ctx: &AppContext, path: Option<&Path>, text: &str) -> AgentCh
         agent: Some(AgentView {
             tools: agent.tools.iter().map(|(k, v)| (k.clone(), *v)).collect(),
             name: agent.name,
+            display_name: agent.display_name,
             description: agent.description,
             model: agent.model,
             internal: agent.internal,

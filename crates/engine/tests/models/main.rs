@@ -3,6 +3,7 @@
 
 mod anthropic; // Anthropic Messages: streaming, stop reasons, usage, headers, system prompt
 mod common; // profiles, secrets and a runner shared by the modules
+mod discover; // the server's model list (/v1/models) for the profile form's picker
 mod openai; // OpenAI-compatible: streaming, finish reasons, usage, auth, JSON answers, bad SSE
 mod profiles; // models.yaml loading: bundled file, located errors
 mod redirects; // a call carrying a key never follows a redirect to another origin

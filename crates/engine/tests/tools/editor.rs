@@ -305,3 +305,35 @@ async fn an_agent_draft_is_checked_for_its_loader_errors_tools_and_model() {
     assert_eq!(errors.len(), 1);
     assert!(errors[0].line.is_some(), "{errors:?}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_agent_has_an_optional_display_name_and_keeps_its_name_as_the_id() {
+    let home = tempfile::tempdir().unwrap();
+    let ctx = AppContext::open(Some(home.path())).unwrap();
+    let config = ctx.paths().config_dir.clone();
+    // The bundled agents carry one.
+    let path = config.join("agents/lead_agent.md");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let view = engine::tools::editor::check_agent(&ctx, Some(&path), &text)
+        .agent
+        .unwrap();
+    assert_eq!(view.name, "lead_agent");
+    assert_eq!(view.display_name.as_deref(), Some("Lead researcher"));
+    let listed = engine::config::files::list(&config, engine::config::files::FileKind::Agent);
+    let lead = listed
+        .iter()
+        .find(|f| f.file_name == "lead_agent.md")
+        .unwrap();
+    assert_eq!(lead.name.as_deref(), Some("lead_agent"));
+    assert_eq!(lead.display_name.as_deref(), Some("Lead researcher"));
+    // Optional, and a blank one is none.
+    for text in [
+        "---\nname: plain\n---\nHi\n",
+        "---\nname: plain\ndisplay_name: \"  \"\n---\nHi\n",
+    ] {
+        let check = engine::tools::editor::check_agent(&ctx, None, text);
+        assert_eq!(check.errors, []);
+        let view = check.agent.unwrap();
+        assert_eq!((view.name.as_str(), view.display_name), ("plain", None));
+    }
+}

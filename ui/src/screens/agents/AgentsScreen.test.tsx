@@ -16,13 +16,22 @@ function backend(disk: { text: string }) {
       const a = (args ?? {}) as Args;
       const file = { path: PATH, file_name: "lead_agent.md", enabled: true, text: disk.text };
       if (cmd === "list_config_files")
-        return [{ path: PATH, file_name: "lead_agent.md", enabled: true, name: "lead_agent" }];
+        return [
+          {
+            path: PATH,
+            file_name: "lead_agent.md",
+            enabled: true,
+            name: "lead_agent",
+            display_name: "Lead researcher",
+          },
+        ];
       if (cmd === "read_config_file") return file;
       if (cmd === "check_agent_draft") {
         // A stand-in for the backend's loader: the lead agent's fields, one unknown tool.
         const text = a.text as string;
         const agent = {
-          name: /name: (\S+)/.exec(text)?.[1] ?? "",
+          name: /^name: (\S+)/m.exec(text)?.[1] ?? "",
+          display_name: /^display_name: (.+)$/m.exec(text)?.[1] ?? null,
           description: "Plans and delegates",
           model: "default",
           tools: [
@@ -70,15 +79,25 @@ describe("AgentsScreen", () => {
       </LeaveGuardProvider>,
     );
     const detail = await screen.findByTestId("agent-detail");
-    await waitFor(() => expect(detail).toHaveTextContent("lead_agent"));
+    await waitFor(() => expect(detail).toHaveTextContent("Lead researcher"));
     // The name shows from the file listing first; the fields arrive with the backend's check.
     const tools = await within(detail).findByTestId("agent-tools");
+    // People see the display name; the id (the file's `name`) is beside it, the path one
+    // "Show file" away.
+    expect(screen.getByTestId("agent-lead_agent")).toHaveTextContent("Lead researcher");
+    expect(within(detail).getByRole("heading", { level: 2 })).toHaveTextContent("Lead researcher");
+    expect(within(detail).getByTestId("agent-id")).toHaveTextContent("lead_agent");
+    const file = within(detail).getByTestId("show-file");
+    expect(file).not.toHaveAttribute("open");
+    expect(file).toHaveTextContent(PATH);
+    expect(within(file).getByText("Show file").tagName).toBe("SUMMARY");
     expect(tools).toHaveTextContent("call_subagent");
     expect(tools).toHaveTextContent("auto");
     expect(await within(detail).findByText("lead")).toBeInTheDocument(); // the role prompt, rendered
 
     await user.click(screen.getByTestId("edit-agent"));
-    const raw = screen.getByTestId<HTMLTextAreaElement>("agent-raw");
+    // The editor opens once the backend has read the file: wait for it.
+    const raw = await screen.findByTestId<HTMLTextAreaElement>("agent-raw");
     expect(raw.value).toBe(lead);
     fireEvent.change(raw, {
       target: { value: lead.replace("tools:", "tools:\n  no_such_tool: auto") },

@@ -10,6 +10,7 @@ import { useFileEditor } from "../../editor/useFileEditor";
 import { useConfirmLeave, useLeaveGuard } from "../../shell/leaveGuard";
 import { NEW_AGENT } from "./agentFile";
 import { useStatusChanges } from "../../ipc/useEngineEvents";
+import { ShowFile } from "../../components/ShowFile";
 
 type Opened = { path: string | null; text: string; key: number };
 
@@ -93,7 +94,7 @@ export function AgentsScreen() {
                   data-testid={`agent-${f.name ?? f.file_name}`}
                   onClick={() => select(f.path)}
                 >
-                  {f.name ?? f.file_name}
+                  {f.display_name ?? f.name ?? f.file_name}
                   {!f.enabled && <span className="badge">disabled</span>}
                 </button>
               </li>
@@ -172,14 +173,18 @@ function AgentDetail(props: {
   }, [path, statusChanges]);
   const agent = check?.agent ?? null;
   const problems = check?.errors ?? [];
-  const name = agent?.name || props.file.file_name;
+  const id = agent?.name || props.file.name || props.file.file_name;
+  const name = agent ? (agent.display_name ?? agent.name) : (props.file.display_name ?? id);
   return (
     <article data-testid="agent-detail">
       <header className="editor-header">
         <h2>{name}</h2>
-        <p className="muted small">
-          <code>{path}</code>
-        </p>
+        {name !== id && (
+          <p className="muted small">
+            id <code data-testid="agent-id">{id}</code>
+          </p>
+        )}
+        <ShowFile path={path} />
         <div className="row-actions">
           <button type="button" className="primary" onClick={props.onEdit} data-testid="edit-agent">
             Edit

@@ -117,6 +117,19 @@ describe("ArtifactsScreen", () => {
     expect(calls.some((c) => c.cmd === "delete_artifact" && c.args.id === "plan")).toBe(true);
   });
 
+  it("shows its empty state where the list would be, also when a search finds nothing", async () => {
+    backend();
+    const user = userEvent.setup();
+    render(<ArtifactsScreen />);
+    expect(await screen.findByTestId("artifact-count")).toHaveTextContent("2 artifacts");
+    expect(screen.queryByTestId("library-empty")).toBeNull();
+    await user.type(screen.getByTestId("artifact-search"), "no such thing");
+    const empty = await screen.findByTestId("library-empty");
+    expect(empty).toHaveTextContent("Nothing matches.");
+    // In the list's own (scrolling, growing) box, not below it.
+    expect(empty.parentElement).toBe(screen.getByTestId("artifact-list"));
+  });
+
   it("shows a binary image and audio from their bytes, and other binary types as a line", async () => {
     const calls: { cmd: string; args: Record<string, unknown> }[] = [];
     const items = [

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from "react";
+import { RelativeTime } from "../../components/RelativeTime";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { diffLines } from "diff";
 import {
@@ -143,12 +144,14 @@ export function ArtifactsScreen({
           selected={selected}
           onSelect={setSelected}
           onNeedMore={() => void lib.loadMore()}
+          empty={
+            lib.error
+              ? null
+              : filtered
+                ? "Nothing matches."
+                : "No artifacts yet: agents create them as they work."
+          }
         />
-        {lib.items.length === 0 && !lib.error && (
-          <p className="muted">
-            {filtered ? "Nothing matches." : "No artifacts yet: agents create them as they work."}
-          </p>
-        )}
       </div>
       <div className="library-viewer">
         {selected ? (
@@ -198,6 +201,8 @@ function LibraryList(props: {
   selected: ArtifactSummary | null;
   onSelect: (s: ArtifactSummary) => void;
   onNeedMore: () => void;
+  /** Shown in the list's own place (not below it) when there is nothing to list. */
+  empty: string | null;
 }) {
   const { items, total, selected, onNeedMore } = props;
   const scroller = useRef<HTMLDivElement>(null);
@@ -237,6 +242,11 @@ function LibraryList(props: {
   };
   return (
     <div className="library-items" ref={scroller} data-testid="artifact-list">
+      {items.length === 0 && props.empty !== null && (
+        <p className="muted library-empty" data-testid="library-empty">
+          {props.empty}
+        </p>
+      )}
       {virtualize ? (
         <ul style={{ height: virtual.getTotalSize(), position: "relative" }}>
           {rows.map((r) => {
@@ -310,7 +320,8 @@ function Viewer(props: {
         <p className="muted small">
           {a.id} · {a.content_type} · from {a.source} · conversation{" "}
           {props.conversationTitle ?? a.conversation_id} ·{" "}
-          {a.binary ? formatSize(a.size_bytes) : `version ${a.version}`} · updated {a.updated_at}
+          {a.binary ? formatSize(a.size_bytes) : `version ${a.version}`} · updated{" "}
+          <RelativeTime value={a.updated_at} />
         </p>
         <div className="viewer-actions">
           {!a.binary && (
@@ -430,7 +441,7 @@ function History(props: { conversationId: string; id: string; versions: VersionI
       <select value={value} onChange={(e) => set(Number(e.target.value))}>
         {props.versions.map((v) => (
           <option key={v.version} value={v.version}>
-            v{v.version} · {v.created_at}
+            v{v.version} · <RelativeTime value={v.created_at} />
           </option>
         ))}
       </select>

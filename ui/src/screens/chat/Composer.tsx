@@ -132,7 +132,7 @@ function AgentLine({ chat }: { chat: Chat }) {
         >
           {chat.agents.map((a) => (
             <option key={a.name} value={a.name} title={a.description}>
-              {a.name}
+              {a.display_name ?? a.name}
             </option>
           ))}
         </select>

@@ -22,6 +22,58 @@ describe("First-run setup", () => {
     expect(backend.argsOf("set_secret")).toHaveLength(0);
   });
 
+  it("keeps Skip where it is while the form loads (nothing that loads comes before it)", async () => {
+    fakeBackend({ profiles: [], secret_names: [] });
+    renderSetup();
+    const skip = screen.getByRole("button", { name: "Skip — browse tools and artifacts" });
+    const before = (node: Node) =>
+      Boolean(skip.compareDocumentPosition(node) & Node.DOCUMENT_POSITION_FOLLOWING);
+    expect(screen.getByTestId("first-run")).toHaveAttribute("aria-busy", "true");
+    expect(before(screen.getByRole("status"))).toBe(true); // "Loading…"
+    const form = await screen.findByTestId("first-run-form");
+    expect(screen.getByRole("button", { name: /^Skip/ })).toBe(skip);
+    expect(before(form)).toBe(true);
+    expect(screen.getByTestId("first-run")).toHaveAttribute("aria-busy", "false");
+  });
+
+  it("offers the models the server lists, and falls back to free text with a note", async () => {
+    let listed = true;
+    const backend = fakeBackend(
+      { profiles: [], secret_names: [] },
+      {
+        list_models: () =>
+          listed
+            ? { models: ["llama3.2", "qwen3-8b"], note: null }
+            : {
+                models: [],
+                note: "Could not list the server's models (HTTP 404). Type the model name.",
+              },
+      },
+    );
+    const { user, onDone } = renderSetup();
+    await user.click(await screen.findByRole("radio", { name: /LM Studio/ }));
+    const picker = await screen.findByTestId("model-picker");
+    expect(screen.getByLabelText("Model")).toBe(picker);
+    expect(backend.argsOf("list_models").at(-1)).toMatchObject({
+      profile: { api: "openai", base_url: "http://127.0.0.1:1234/v1" },
+      key: null,
+    });
+    await user.selectOptions(picker, "qwen3-8b");
+    await user.click(screen.getByRole("button", { name: "Save and start" }));
+    await waitFor(() => expect(onDone).toHaveBeenCalledTimes(1));
+    expect(backend.argsOf("save_profiles")[0]?.profiles).toEqual([
+      expect.objectContaining({ model: "qwen3-8b" }),
+    ]);
+
+    // A server without a list: the field is free text, and says why.
+    listed = false;
+    const url = screen.getByLabelText("Server URL");
+    await user.clear(url);
+    await user.type(url, "http://127.0.0.1:9/v1");
+    const input = await screen.findByTestId("model-input");
+    expect(input).toHaveAccessibleDescription(/Type the model name/);
+  });
+
   it("saves a cloud profile named default, its key in the keyring", async () => {
     const backend = fakeBackend({ profiles: [], secret_names: [] });
     const { user, onDone } = renderSetup();

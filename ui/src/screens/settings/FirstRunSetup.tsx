@@ -3,6 +3,7 @@ import type { ModelProfile } from "../../bindings";
 import { Field } from "../../components/Field";
 import { Spinner } from "../../components/Spinner";
 import { ConnectionTestResult } from "./ConnectionTestResult";
+import { ModelField } from "./ModelField";
 import { applyPreset, emptyDraft } from "./profileDraft";
 import { PRESETS, presetById } from "./presets";
 import { useProfileEditor } from "./useProfileEditor";
@@ -22,13 +23,25 @@ export function FirstRunSetup({ onDone }: { onDone(): void }) {
   useEffect(() => headingRef.current?.focus(), []);
 
   return (
-    <section className="screen first-run" aria-labelledby="first-run-title">
+    <section
+      className="screen first-run"
+      aria-labelledby="first-run-title"
+      aria-busy={settings.settings === null && !settings.error}
+      data-testid="first-run"
+    >
       <h1 id="first-run-title" ref={headingRef} tabIndex={-1}>
         Welcome to ArtifactFlow
       </h1>
       <p className="lead">
         Connect a model to start chatting. You can change this, or add more, later in Settings.
       </p>
+      {/* Above everything that loads: the form arriving (or an error) never moves it, so a
+          click aimed at it while the settings load still lands on it. */}
+      <div className="first-run-skip">
+        <button type="button" className="link-button" onClick={onDone}>
+          Skip — browse tools and artifacts
+        </button>
+      </div>
       {settings.error && (
         <div className="form-errors" role="alert">
           <p>Settings could not be loaded: {settings.error.message}</p>
@@ -50,11 +63,6 @@ export function FirstRunSetup({ onDone }: { onDone(): void }) {
           </p>
         )
       )}
-      <div className="first-run-skip">
-        <button type="button" className="link-button" onClick={onDone}>
-          Skip — browse tools and artifacts
-        </button>
-      </div>
     </section>
   );
 }
@@ -85,7 +93,13 @@ function SetupForm(props: {
   };
 
   return (
-    <form className="first-run-form" onSubmit={submit} noValidate aria-busy={disabled}>
+    <form
+      className="first-run-form"
+      data-testid="first-run-form"
+      onSubmit={submit}
+      noValidate
+      aria-busy={disabled}
+    >
       <fieldset className="step" disabled={disabled}>
         <legend>
           <span className="step-number">1</span> Where does your model run?
@@ -154,16 +168,13 @@ function SetupForm(props: {
               )}
             </Field>
           )}
-          <Field label="Model" hint="The model name the server expects." error={fe.model}>
-            {(c) => (
-              <input
-                {...c}
-                value={draft.model}
-                spellCheck={false}
-                onChange={(e) => editor.update({ model: e.target.value })}
-              />
-            )}
-          </Field>
+          <ModelField
+            draft={draft}
+            value={draft.model}
+            error={fe.model}
+            hint="The model name the server expects."
+            onChange={(model) => editor.update({ model })}
+          />
         </div>
       </fieldset>
 

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState, type FormEvent } from "react";
 import { Field } from "../../components/Field";
 import { Spinner } from "../../components/Spinner";
 import { ConnectionTestResult } from "./ConnectionTestResult";
+import { ModelField } from "./ModelField";
 import { CUSTOM, PRESETS } from "./presets";
 import type { ProfileEditor } from "./useProfileEditor";
 
@@ -123,17 +124,13 @@ export function ProfileForm(props: {
             />
           )}
         </Field>
-        <Field label="Model" error={fe.model}>
-          {(c) => (
-            <input
-              {...c}
-              value={draft.model}
-              disabled={disabled}
-              spellCheck={false}
-              onChange={(e) => editor.update({ model: e.target.value })}
-            />
-          )}
-        </Field>
+        <ModelField
+          draft={draft}
+          value={draft.model}
+          disabled={disabled}
+          error={fe.model}
+          onChange={(model) => editor.update({ model })}
+        />
       </div>
 
       <fieldset className="key-group" disabled={disabled}>

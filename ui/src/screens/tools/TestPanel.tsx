@@ -52,11 +52,20 @@ export function TestPanel(props: {
   disabled: boolean;
   /** Why the test is disabled. */
   disabledHint?: string;
+  /** What is tested (e.g. the tool file's text): a result or error is shown only beside the
+   * version of the tool it came from, never beside a changed one. */
+  subject?: string;
 }) {
   const [values, setValues] = useState<Record<string, string>>({});
   const [running, setRunning] = useState(false);
-  const [result, setResult] = useState<ToolTest | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const [outcome, setOutcome] = useState<{
+    subject: string | undefined;
+    result: ToolTest | null;
+    error: string | null;
+  } | null>(null);
+  const current = outcome !== null && outcome.subject === props.subject ? outcome : null;
+  const result = current?.result ?? null;
+  const error = current?.error ?? null;
   const params = props.params;
   const titleId = useId();
   // Closing the panel while a test waits for permission withdraws the request.
@@ -70,8 +79,9 @@ export function TestPanel(props: {
   );
 
   const run = async () => {
+    const subject = props.subject;
     setRunning(true);
-    setError(null);
+    setOutcome(null);
     const sent: Record<string, string> = {};
     for (const p of params) {
       const v = values[p.name];
@@ -79,10 +89,9 @@ export function TestPanel(props: {
     }
     waiting.current = true;
     try {
-      setResult(await props.run(sent));
+      setOutcome({ subject, result: await props.run(sent), error: null });
     } catch (e) {
-      setResult(null);
-      setError(errorMessage(e));
+      setOutcome({ subject, result: null, error: errorMessage(e) });
     } finally {
       waiting.current = false;
       setRunning(false);

@@ -137,6 +137,43 @@ describe("ToolEditor", () => {
     ).toBeInTheDocument();
   });
 
+  it("clears a test result once the tool changes (no stale result beside another version)", async () => {
+    const tested: string[] = [];
+    mockIPC(
+      (cmd, args) => {
+        const a = (args ?? {}) as Args;
+        if (cmd === "check_tool_draft") return check(a.text as string);
+        if (cmd === "test_tool_draft") {
+          tested.push(a.text as string);
+          return {
+            success: true,
+            output: "187.5",
+            formatted: "187.5",
+            params: { symbol: "AAPL" },
+            exchange: null,
+            duration_ms: 12,
+          };
+        }
+        throw new Error(`unexpected ${cmd}`);
+      },
+      { shouldMockEvents: true },
+    );
+    const user = userEvent.setup();
+    renderEditor();
+    await user.type(await screen.findByTestId("test-param-symbol"), "AAPL");
+    await waitFor(() => expect(screen.getByTestId("run-test")).toBeEnabled());
+    await user.click(screen.getByTestId("run-test"));
+    expect(await screen.findByTestId("test-output")).toHaveTextContent("187.5");
+    // The tool loses its parameters: the old result, for the old tool, goes.
+    await user.click(screen.getByTestId("tab-markdown"));
+    fireEvent.change(raw(), {
+      target: { value: example.replace(/^parameters:[\s\S]*?^---$/m, "---") },
+    });
+    expect(await screen.findByText("This tool has no parameters.")).toBeInTheDocument();
+    expect(screen.queryByTestId("test-result")).toBeNull();
+    expect(tested).toHaveLength(1);
+  });
+
   it("saves against the text it opened, and offers a reload when the disk changed", async () => {
     const disk = { text: example };
     const saves = backend(disk);

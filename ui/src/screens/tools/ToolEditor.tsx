@@ -142,6 +142,7 @@ export function ToolEditor(props: {
             run={(params) => call(commands.testToolDraft(file.path, file.text, params))}
             disabled={errors.length > 0}
             disabledHint="Fix the problems above to test."
+            subject={file.text}
           />
         </aside>
       </div>

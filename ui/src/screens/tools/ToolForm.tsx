@@ -119,6 +119,7 @@ export function ToolForm(props: {
             {...c}
             value={draft.description}
             data-testid="tool-description"
+            placeholder="What it does and when to use it"
             onChange={(e) => set("description", e.target.value)}
           />
         )}
@@ -308,6 +309,7 @@ export function ToolForm(props: {
             rows={5}
             value={draft.notes}
             data-testid="tool-notes"
+            placeholder="Optional: when to call it, what the result means"
             onChange={(e) => set("notes", e.target.value)}
           />
         )}

@@ -108,6 +108,24 @@ describe("tool file ⇄ form", () => {
     expect(noFence).toMatchObject({ ok: false, line: 1 });
   });
 
+  it("explains a YAML syntax error with its line in the file and a hint, not the parser's raw text", () => {
+    const colon = parseToolMarkdown("---\nname: price\ndescription: Price: today\n---\n");
+    expect(colon).toMatchObject({ ok: false, line: 3 });
+    if (colon.ok) return;
+    expect(colon.error).toBe(
+      'Nested mappings are not allowed in compact mappings. Hint: a value that contains ": " must be quoted, e.g. description: "Price: today"; or this line is indented deeper than the field above it.',
+    );
+    const tab = parseToolMarkdown("---\nname: price\n\tmethod: GET\n---\n");
+    expect(tab).toMatchObject({ ok: false, line: 3 });
+    if (!tab.ok) expect(tab.error).toMatch(/Hint: indent with spaces, not tabs\.$/);
+    const quote = parseToolMarkdown('---\nname: price\ndescription: "open\n---\n');
+    expect(quote.ok).toBe(false);
+    if (!quote.ok) {
+      expect(quote.error).toMatch(/close every quote/);
+      expect(quote.error).not.toMatch(/at line|\^/);
+    }
+  });
+
   it("renders a new tool and names a duplicate after a free name", () => {
     const fresh = renderNew({
       ...draftOf(example),

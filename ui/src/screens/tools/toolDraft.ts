@@ -7,6 +7,7 @@
  * the backend's own loader checks the text (`check_tool_draft`).
  */
 import { isMap, isNode, isScalar, isSeq, parseDocument, type Document } from "yaml";
+import { explainYamlError } from "./yamlErrors";
 
 export const PARAM_TYPES = ["string", "integer", "number", "boolean"] as const;
 export type ParamType = (typeof PARAM_TYPES)[number];
@@ -76,7 +77,7 @@ export function parseToolMarkdown(text: string): ParseResult {
     const line = e?.linePos?.[0]?.line;
     return {
       ok: false,
-      error: e?.message.split("\n")[0] ?? "YAML error",
+      error: e ? explainYamlError(e) : "The YAML does not parse.",
       line: line === undefined ? null : line + 1,
     };
   }
