@@ -58,6 +58,7 @@ async listConversations(query: string | null) : Promise<Result<ConversationSumma
 /**
  * Conversations `offset..offset + limit`, newest first, optionally filtered by `query` (title
  * or message text), with the number of matches: the chat's list loads it a page at a time.
+ * Off the main thread (`async`), so a search typed quickly never holds up the window.
  */
 async listConversationPage(query: string | null, limit: number, offset: number) : Promise<Result<ConversationPage, AppError>> {
     try {
