@@ -276,8 +276,9 @@ def test_screenshots(scripted_model):
             field.clear()
             field.send_keys(text)
         app.set_value(app.by_testid("tool-method"), "GET")
-        editor.find_element(By.CSS_SELECTOR, '[aria-label="Remove header Authorization"]').click()
-        editor.find_element(By.CSS_SELECTOR, '[aria-label="Remove parameter market"]').click()
+        # A new tool starts clean: one parameter is added.
+        editor.find_element(By.XPATH, ".//button[text()='Add parameter']").click()
+        app.wait(lambda d: editor.find_elements(By.CSS_SELECTOR, '[aria-label="Parameter 1 name"]'), "the new parameter row")
         for label, text in [("Parameter 1 name", "city"), ("Parameter 1 description", "City name")]:
             field = editor.find_element(By.CSS_SELECTOR, f'[aria-label="{label}"]')
             field.clear()
