@@ -34,6 +34,58 @@ const engine = (payload: Record<string, unknown>) =>
   });
 
 describe("ChatScreen", () => {
+  it("names agents by their display name in the picker and the timeline", async () => {
+    const calls: { cmd: string; args: unknown }[] = [];
+    mockIPC(
+      (cmd, args) => {
+        calls.push({ cmd, args });
+        if (cmd === "list_conversation_page") return { items: [], total: 0 };
+        if (cmd === "list_agents")
+          return [
+            {
+              name: "lead_agent",
+              display_name: "Lead researcher",
+              description: "Lead",
+              model: "default",
+              internal: false,
+            },
+          ];
+        if (cmd === "start_run") return null;
+        throw new Error(`unexpected ${cmd}`);
+      },
+      { shouldMockEvents: true },
+    );
+    const user = userEvent.setup();
+    render(
+      <ChatStoreProvider>
+        <ChatScreen />
+      </ChatStoreProvider>,
+    );
+    const picker = await screen.findByTestId("agent-picker");
+    await waitFor(() =>
+      expect(within(picker).getByRole("option")).toHaveTextContent("Lead researcher"),
+    );
+    await user.type(screen.getByTestId("composer-input"), "Research Rust{Enter}");
+    const start = calls.find((c) => c.cmd === "start_run");
+    expect(start?.args).toMatchObject({ agent: "lead_agent" });
+    const conversationId = (start?.args as { conversationId: string }).conversationId;
+    await engine({
+      type: "run_started",
+      conversation_id: conversationId,
+      run_id: "r",
+      agent: "lead_agent",
+    });
+    await engine({
+      type: "token",
+      conversation_id: conversationId,
+      agent: "lead_agent",
+      depth: 0,
+      text: "Hello.",
+    });
+    const answer = await screen.findByTestId("msg-assistant");
+    expect(answer.querySelector(".msg-agent")).toHaveTextContent("Lead researcher");
+  });
+
   it("sends a task, streams the answer and shows a live tool card", async () => {
     const calls = backend();
     const user = userEvent.setup();

@@ -1,4 +1,5 @@
-import { useEffect, useState } from "react";
+import { useEffect, useMemo, useState } from "react";
+import { AgentNames, namer } from "./agentNames";
 import { ArtifactViewer } from "./ArtifactViewer";
 import { Composer } from "./Composer";
 import { ConversationList } from "./ConversationList";
@@ -31,21 +32,24 @@ export function ChatScreen({
   }, [currentId, onCurrentChange]);
   const [viewing, setViewing] = useState<string | null>(null);
   useEscapeStopsRun(chat);
+  const agentName = useMemo(() => namer(chat.agents), [chat.agents]);
   return (
     <section className="chat" aria-labelledby="screen-title">
       <ConversationList chat={chat} />
       <div className="chat-main">
         <ChatHeader chat={chat} />
-        <Timeline
-          items={chat.chat.items}
-          conversationId={chat.currentId}
-          onOpenArtifact={setViewing}
-          actions={
-            chat.currentId && !chat.chat.running
-              ? { resendFrom: (turn, text) => chat.resendFrom(turn, text) }
-              : null
-          }
-        />
+        <AgentNames.Provider value={agentName}>
+          <Timeline
+            items={chat.chat.items}
+            conversationId={chat.currentId}
+            onOpenArtifact={setViewing}
+            actions={
+              chat.currentId && !chat.chat.running
+                ? { resendFrom: (turn, text) => chat.resendFrom(turn, text) }
+                : null
+            }
+          />
+        </AgentNames.Provider>
         {chat.chat.callingTool && (
           <p className="calling" role="status" data-testid="calling-tool">
             Calling {chat.chat.callingTool}…

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from "react";
 import { ConfirmButton } from "../../components/ConfirmButton";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { StreamingMarkdown } from "../../components/StreamingMarkdown";
+import { useAgentName } from "./agentNames";
 import { ToolCard } from "./ToolCard";
 import { answerSpeed, type TimelineItem } from "./timeline";
 
@@ -161,6 +162,7 @@ function TimelineEntry({
   actions: MessageActions | null;
   place: Place | undefined;
 }) {
+  const agentName = useAgentName();
   switch (item.kind) {
     case "user":
       return <UserMessage item={item} actions={actions} place={place} />;
@@ -170,7 +172,7 @@ function TimelineEntry({
         // An answer that only called tools: the cards say it all; keep the token usage.
         return item.usage ? (
           <span className="usage muted small" style={indent(item.depth)} data-testid="usage">
-            {item.agent}: {usageText(item.usage)}
+            {agentName(item.agent)}: {usageText(item.usage)}
           </span>
         ) : null;
       }
@@ -181,7 +183,7 @@ function TimelineEntry({
           data-testid="msg-assistant"
           data-streaming={item.streaming}
         >
-          <span className="msg-agent muted small">{item.agent}</span>
+          <span className="msg-agent muted small">{agentName(item.agent)}</span>
           <StreamingMarkdown text={prose} streaming={item.streaming} />
           <AnswerFooter item={item} prose={prose} actions={actions} place={place} />
         </div>
@@ -203,14 +205,16 @@ function TimelineEntry({
     case "handover":
       return (
         <div className="handover" style={indent(item.depth - 1)} data-testid="handover">
-          <strong>{item.from}</strong> hands over to <strong>{item.to}</strong>
+          <strong>{agentName(item.from)}</strong> hands over to{" "}
+          <strong>{agentName(item.to)}</strong>
           <p className="muted small">{item.instruction}</p>
         </div>
       );
     case "return":
       return (
         <div className="handover muted small" style={indent(item.depth)}>
-          {item.from} {item.success ? "finished" : "could not finish"}; back to {item.to}
+          {agentName(item.from)} {item.success ? "finished" : "could not finish"}; back to{" "}
+          {agentName(item.to)}
         </div>
       );
     case "run_end":
@@ -290,6 +294,7 @@ function UserMessage({
   actions: MessageActions | null;
   place: Place | undefined;
 }) {
+  const agentName = useAgentName();
   const [draft, setDraft] = useState<string | null>(null);
   const canEdit = actions !== null && place !== undefined && item.depth === 0;
   if (draft !== null && canEdit) {
@@ -337,7 +342,9 @@ function UserMessage({
   }
   return (
     <div className="msg msg-user" style={indent(item.depth)} data-testid="msg-user">
-      {item.depth > 0 && <span className="muted small">Instruction to {item.agent}</span>}
+      {item.depth > 0 && (
+        <span className="muted small">Instruction to {agentName(item.agent)}</span>
+      )}
       <p>{item.text}</p>
       <div className="msg-meta muted small">
         <span className="msg-actions">
