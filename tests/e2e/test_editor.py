@@ -99,6 +99,13 @@ def test_create_test_use_and_break_an_http_tool(home, scripted_model):
         )
         print(f"parameter Type select: {room:.0f} px beside the text 'boolean'", flush=True)
         assert room >= 16, f"the Type select cuts its value: {room:.0f} px left for the arrow"
+        # The parameter table stays inside the form's column (it used to run under the test panel).
+        overflow = app.js(
+            "const t = document.querySelector('.param-editor').closest('fieldset').getBoundingClientRect();"
+            "const m = document.querySelector('.editor-main').getBoundingClientRect();"
+            "return t.right - m.right;"
+        )
+        assert overflow <= 1, f"the Parameters box runs {overflow:.0f} px past the form's column"
         app.set_value(kind, "string")
         type_into(app, editor.find_element(By.CSS_SELECTOR, '[aria-label="Parameter 1 description"]'), "City name")
         app.wait(lambda d: app.js("return !!document.querySelector('[data-testid=no-problems]')"), "a valid draft")

@@ -197,102 +197,108 @@ export function ToolForm(props: {
       <fieldset className="form-table">
         <legend>Parameters</legend>
         {draft.parameters.length > 0 && (
-          <table className="param-table param-editor">
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Type</th>
-                <th>Required</th>
-                <th>Default</th>
-                <th>Allowed values</th>
-                <th>Description</th>
-                <th>
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {draft.parameters.map((p, i) => {
-                const err = errorAt(errors, `parameters[${i}]`);
-                return (
-                  <tr
-                    key={i}
-                    className={err ? "row-invalid" : undefined}
-                    data-testid={`param-row-${i}`}
-                  >
-                    <td>
-                      <input
-                        aria-label={`Parameter ${i + 1} name`}
-                        value={p.name}
-                        onChange={(e) => setParam(i, { name: e.target.value })}
-                      />
-                      {err && (
-                        <p className="field-error" role="alert">
-                          {err}
-                        </p>
-                      )}
-                    </td>
-                    <td>
-                      <select
-                        aria-label={`Parameter ${i + 1} type`}
-                        value={p.type}
-                        onChange={(e) => setParam(i, { type: e.target.value as ParamType })}
-                      >
-                        {PARAM_TYPES.map((t) => (
-                          <option key={t}>{t}</option>
-                        ))}
-                      </select>
-                    </td>
-                    <td>
-                      <input
-                        type="checkbox"
-                        aria-label={`Parameter ${i + 1} required`}
-                        checked={p.required}
-                        onChange={(e) => setParam(i, { required: e.target.checked })}
-                      />
-                    </td>
-                    <td>
-                      <input
-                        aria-label={`Parameter ${i + 1} default`}
-                        value={p.default}
-                        onChange={(e) => setParam(i, { default: e.target.value })}
-                      />
-                    </td>
-                    <td>
-                      <input
-                        aria-label={`Parameter ${i + 1} allowed values`}
-                        value={p.enum}
-                        placeholder="a, b, c"
-                        onChange={(e) => setParam(i, { enum: e.target.value })}
-                      />
-                    </td>
-                    <td>
-                      <input
-                        aria-label={`Parameter ${i + 1} description`}
-                        value={p.description}
-                        onChange={(e) => setParam(i, { description: e.target.value })}
-                      />
-                    </td>
-                    <td>
-                      <button
-                        type="button"
-                        className="link-button"
-                        aria-label={`Remove parameter ${p.name || i + 1}`}
-                        onClick={() =>
-                          set(
-                            "parameters",
-                            draft.parameters.filter((_, j) => j !== i),
-                          )
-                        }
-                      >
-                        Remove
-                      </button>
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
+          <div className="param-scroll">
+            <table className="param-table param-editor">
+              <thead>
+                <tr>
+                  <th>Name</th>
+                  <th>Type</th>
+                  <th>Required</th>
+                  <th>Default</th>
+                  <th>Allowed values</th>
+                  <th>
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {draft.parameters.map((p, i) => {
+                  const err = errorAt(errors, `parameters[${i}]`);
+                  // Two rows per parameter, its fields and then its description across the table, so
+                  // the table fits the form's column.
+                  return [
+                    <tr
+                      key={i}
+                      className={err ? "row-invalid" : undefined}
+                      data-testid={`param-row-${i}`}
+                    >
+                      <td>
+                        <input
+                          aria-label={`Parameter ${i + 1} name`}
+                          value={p.name}
+                          onChange={(e) => setParam(i, { name: e.target.value })}
+                        />
+                        {err && (
+                          <p className="field-error" role="alert">
+                            {err}
+                          </p>
+                        )}
+                      </td>
+                      <td>
+                        <select
+                          aria-label={`Parameter ${i + 1} type`}
+                          value={p.type}
+                          onChange={(e) => setParam(i, { type: e.target.value as ParamType })}
+                        >
+                          {PARAM_TYPES.map((t) => (
+                            <option key={t}>{t}</option>
+                          ))}
+                        </select>
+                      </td>
+                      <td>
+                        <input
+                          type="checkbox"
+                          aria-label={`Parameter ${i + 1} required`}
+                          checked={p.required}
+                          onChange={(e) => setParam(i, { required: e.target.checked })}
+                        />
+                      </td>
+                      <td>
+                        <input
+                          aria-label={`Parameter ${i + 1} default`}
+                          value={p.default}
+                          onChange={(e) => setParam(i, { default: e.target.value })}
+                        />
+                      </td>
+                      <td>
+                        <input
+                          aria-label={`Parameter ${i + 1} allowed values`}
+                          value={p.enum}
+                          placeholder="a, b, c"
+                          onChange={(e) => setParam(i, { enum: e.target.value })}
+                        />
+                      </td>
+                      <td>
+                        <button
+                          type="button"
+                          className="link-button"
+                          aria-label={`Remove parameter ${p.name || i + 1}`}
+                          onClick={() =>
+                            set(
+                              "parameters",
+                              draft.parameters.filter((_, j) => j !== i),
+                            )
+                          }
+                        >
+                          Remove
+                        </button>
+                      </td>
+                    </tr>,
+                    <tr key={`${i}-description`} className="param-description-row">
+                      <td colSpan={6}>
+                        <input
+                          aria-label={`Parameter ${i + 1} description`}
+                          placeholder="Description: what the model should pass"
+                          value={p.description}
+                          onChange={(e) => setParam(i, { description: e.target.value })}
+                        />
+                      </td>
+                    </tr>,
+                  ];
+                })}
+              </tbody>
+            </table>
+          </div>
         )}
         <button
           type="button"
