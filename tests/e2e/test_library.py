@@ -106,7 +106,13 @@ def test_export_a_conversation_from_its_menu(home, scripted_model, tmp_path):
         app.pick_agent("tester")
         app.send("Take notes")
         wait_for_last_answer(app, "Done.")
-        app.js("document.querySelector('[aria-label=\"Export Take notes\"]').click()")
+        # The row's "…" menu (shown on hover or focus), then its Export item.
+        app.js("document.querySelector('button[aria-label=\"Actions for Take notes\"]').click()")
+        export = app.wait(
+            lambda d: next((b for b in d.find_elements("css selector", "[role=menuitem]") if b.text == "Export"), None),
+            "the row menu's Export item",
+        )
+        export.click()
         choice = app.by_testid("export-choice")
         next(b for b in choice.find_elements("css selector", "button") if b.text == "JSON").click()
         app.wait(lambda d: export_to.is_file(), "the exported file")
