@@ -27,17 +27,7 @@ import urllib3
 from selenium.common.exceptions import WebDriverException
 
 from harness import App, prepare_home
-
-AGENT = """---
-name: tester
-description: Test agent
-model: default
-tools:
-  create_artifact: auto
-max_tool_rounds: 1
----
-You are the tester.
-"""
+from test_render import AGENT  # the same tester agent as the rendering scenario
 
 MARKER = "Bench end marker 7f3a."
 LANGUAGES = ["python", "rust", "javascript", "typescript", "go", "bash", "json", "sql", "java", "c", "yaml"]

@@ -10,23 +10,10 @@ import json
 from selenium.webdriver.common.by import By
 
 from harness import ROOT, App, prepare_home
+from test_chat import AGENT, CREATE, PROBE  # the same tester agent and calls as the chat scenarios
 
 AXE = ROOT / "ui" / "node_modules" / "axe-core" / "axe.min.js"
 
-AGENT = """---
-name: tester
-description: Test agent
-model: default
-tools:
-  create_artifact: auto
-  probe: confirm
-max_tool_rounds: 5
----
-You are the tester.
-"""
-
-CREATE = "<tool_call><name>create_artifact</name><params><id><![CDATA[notes]]></id><title><![CDATA[Notes]]></title><content><![CDATA[# Notes\nE2E]]></content></params></tool_call>"
-PROBE = "<tool_call><name>probe</name><params></params></tool_call>"
 
 
 def axe_violations(app: App) -> list[dict]:
