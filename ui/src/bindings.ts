@@ -1279,6 +1279,18 @@ export type EngineEvent =
  */
 { type: "model_answer"; conversation_id: string; agent: string; depth: number; finish_reason: string; prompt_tokens: number | null; completion_tokens: number | null } | 
 /**
+ * Before each model request: how much of the model's context window the request fills
+ * (the context meter). Estimated before sending, calibrated by the server's earlier
+ * `prompt_tokens`.
+ */
+{ type: "context_usage"; conversation_id: string; agent: string; depth: number; estimated_tokens: number; reserved_tokens: number; window_tokens: number } | 
+/**
+ * The model's view of the conversation was shortened before a request: older tool
+ * results replaced by references, and/or older turns condensed into a note. The full
+ * history stays in the database and on screen; the chat marks the place.
+ */
+{ type: "context_condensed"; conversation_id: string; agent: string; depth: number; message_id: number | null; results_referenced: number; messages_condensed: number; note: string | null; reason: string } | 
+/**
  * Control passes to a sub-agent.
  */
 { type: "agent_switch"; conversation_id: string; from: string; to: string; instruction: string; depth: number } | 

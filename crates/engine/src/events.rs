@@ -142,6 +142,47 @@ pub enum EngineEvent {
         /// Tokens in the answer, if reported.
         completion_tokens: Option<u32>,
     },
+    /// Before each model request: how much of the model's context window the request fills
+    /// (the context meter). Estimated before sending, calibrated by the server's earlier
+    /// `prompt_tokens`.
+    ContextUsage {
+        /// Conversation.
+        conversation_id: String,
+        /// Agent.
+        agent: String,
+        /// Nesting depth.
+        depth: u32,
+        /// Estimated tokens of the request (system prompt, tool instructions, history).
+        estimated_tokens: u32,
+        /// Tokens kept free for the answer (the profile's `max_tokens` or a default).
+        reserved_tokens: u32,
+        /// The model's context window in tokens.
+        window_tokens: u32,
+    },
+    /// The model's view of the conversation was shortened before a request: older tool
+    /// results replaced by references, and/or older turns condensed into a note. The full
+    /// history stays in the database and on screen; the chat marks the place.
+    ContextCondensed {
+        /// Conversation.
+        conversation_id: String,
+        /// Agent.
+        agent: String,
+        /// Nesting depth.
+        depth: u32,
+        /// The stored message (role `context`) that marks the place in the history, when
+        /// one was written (a note of condensed turns); `None` when only results were
+        /// replaced by references.
+        message_id: Option<i64>,
+        /// Tool results replaced by a reference to their artifact.
+        results_referenced: u32,
+        /// Messages condensed into the note (0 when no note was written).
+        messages_condensed: u32,
+        /// The "conversation so far" note the model now sees instead of those messages.
+        note: Option<String>,
+        /// Why: `budget` (the history did not fit) or `server` (the server refused the
+        /// request as too long and it is retried once).
+        reason: String,
+    },
     /// Control passes to a sub-agent.
     AgentSwitch {
         /// Conversation.
