@@ -1793,6 +1793,11 @@ temperature?: number | null;
  */
 max_tokens?: number | null; 
 /**
+ * The model's context window in tokens (what one request may hold, answer included);
+ * `None` lets the engine find it (see [`crate::models::window`]).
+ */
+context_window?: number | null; 
+/**
  * Idle timeout in seconds (see [`DEFAULT_IDLE_TIMEOUT_SECS`]).
  */
 timeout?: number | null; 

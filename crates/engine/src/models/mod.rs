@@ -20,6 +20,7 @@ mod http;
 mod openai;
 pub mod profiles;
 mod sse;
+pub mod window;
 
 pub use anthropic::{
     API_VERSION as ANTHROPIC_VERSION, DEFAULT_MAX_TOKENS as ANTHROPIC_DEFAULT_MAX_TOKENS,

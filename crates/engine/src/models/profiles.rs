@@ -9,6 +9,7 @@
 //!     api_key: "{{OPENAI_API_KEY}}"      # optional; a secret template, never the key itself
 //!     temperature: 0.2                   # optional, 0–2
 //!     max_tokens: 4096                   # optional, at least 1
+//!     context_window: 32768              # optional, tokens the model reads at once (at least 512)
 //!     timeout: 60                        # optional, seconds of silence before giving up
 //!     limits:                            # optional; bounds on what the server may send
 //!       max_line_bytes: 1048576          #   one SSE line (default 1 MiB)
@@ -71,6 +72,10 @@ pub struct ModelProfile {
     /// Answer token limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<u32>,
+    /// The model's context window in tokens (what one request may hold, answer included);
+    /// `None` lets the engine find it (see [`crate::models::window`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_window: Option<u32>,
     /// Idle timeout in seconds (see [`DEFAULT_IDLE_TIMEOUT_SECS`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout: Option<f64>,
@@ -95,6 +100,7 @@ impl ModelProfile {
             api_key: None,
             temperature: None,
             max_tokens: None,
+            context_window: None,
             timeout: None,
             limits: None,
         }
@@ -132,6 +138,9 @@ impl ModelProfile {
         if let Some(t) = self.timeout {
             check_timeout(t).map_err(|m| ("timeout", m))?;
         }
+        if let Some(w) = self.context_window {
+            check_context_window(f64::from(w)).map_err(|m| ("context_window", m))?;
+        }
         if let Some((field, value)) = self.limits.and_then(|l| l.too_small()) {
             return Err(("limits", limit_too_small(field, value)));
         }
@@ -168,6 +177,19 @@ fn check_max_tokens(m: f64) -> Result<(), String> {
     } else {
         Err(format!(
             "max_tokens must be a whole number of at least 1; found {m}"
+        ))
+    }
+}
+
+/// Smallest context window a profile may declare (tokens).
+pub const MIN_CONTEXT_WINDOW: u32 = 512;
+
+fn check_context_window(w: f64) -> Result<(), String> {
+    if w >= f64::from(MIN_CONTEXT_WINDOW) && w.fract() == 0.0 && w <= f64::from(u32::MAX) {
+        Ok(())
+    } else {
+        Err(format!(
+            "context_window must be a whole number of tokens, at least {MIN_CONTEXT_WINDOW}; found {w}"
         ))
     }
 }
@@ -218,7 +240,7 @@ struct RawFile {
     profiles: Vec<Value>,
 }
 
-const FIELDS: [&str; 9] = [
+const FIELDS: [&str; 10] = [
     "name",
     "api",
     "base_url",
@@ -226,6 +248,7 @@ const FIELDS: [&str; 9] = [
     "api_key",
     "temperature",
     "max_tokens",
+    "context_window",
     "timeout",
     "limits",
 ];
@@ -291,7 +314,7 @@ pub fn parse_profiles(path: &Path, text: &str) -> (Vec<ModelProfile>, Vec<Config
 type FieldError = (Option<String>, String);
 
 /// The numeric fields of a profile.
-const NUMBERS: [&str; 3] = ["temperature", "max_tokens", "timeout"];
+const NUMBERS: [&str; 4] = ["temperature", "max_tokens", "context_window", "timeout"];
 
 /// A numeric field written as YAML's `.nan` or `.inf` (which reach [`check_profile`] as "no
 /// value", JSON having no such numbers), found by the text of its line: the field and the text.
@@ -377,6 +400,10 @@ fn check_profile(entry: &Value) -> Result<ModelProfile, FieldError> {
     if let Some(m) = max_tokens {
         check_max_tokens(m).map_err(|m| (Some("max_tokens".into()), m))?;
     }
+    let context_window = optional_number(map, "context_window")?;
+    if let Some(w) = context_window {
+        check_context_window(w).map_err(|m| (Some("context_window".into()), m))?;
+    }
     let timeout = optional_number(map, "timeout")?;
     if let Some(t) = timeout {
         check_timeout(t).map_err(|m| (Some("timeout".into()), m))?;
@@ -393,6 +420,7 @@ fn check_profile(entry: &Value) -> Result<ModelProfile, FieldError> {
         api_key,
         temperature: temperature.map(|t| t as f32),
         max_tokens: max_tokens.map(|m| m as u32),
+        context_window: context_window.map(|w| w as u32),
         timeout,
         limits,
     })
