@@ -1,10 +1,11 @@
 import { useEffect, useRef, useState } from "react";
+import { ContextMeter } from "./ContextMeter";
 import type { QueuedMessage } from "./timeline";
 import type { useChat } from "./useChat";
 
 type Chat = ReturnType<typeof useChat>;
 
-/** The message box: the agent it talks to (and its model), Send, Cancel and Retry, the
+/** The message box: the agent it talks to (its model and the context meter), Send, Cancel and Retry, the
  * messages queued during a run, and the live "waiting for the model" state. Focus stays in
  * the box after sending, so a key typed next never lands on Cancel. */
 export function Composer({ chat }: { chat: Chat }) {
@@ -114,7 +115,8 @@ function WaitingForModel({ since }: { since: number | null }) {
   );
 }
 
-/** The agent the box talks to, its model profile and model id, and the picker to switch. */
+/** The agent the box talks to, its model profile and model id, the picker to switch, and how
+ * much of the model's context window the conversation fills. */
 function AgentLine({ chat }: { chat: Chat }) {
   const info = chat.agents.find((a) => a.name === chat.agent);
   const profile = info ? (info.model ?? "default") : null;
@@ -143,6 +145,7 @@ function AgentLine({ chat }: { chat: Chat }) {
           {model ? ` · ${model}` : ""}
         </span>
       )}
+      <ContextMeter usage={chat.chat.contextUsage} />
     </div>
   );
 }

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from "react";
 import { ConfirmButton } from "../../components/ConfirmButton";
 import { useVirtualizer } from "@tanstack/react-virtual";
+import { Markdown } from "../../components/Markdown";
 import { StreamingMarkdown } from "../../components/StreamingMarkdown";
 import { useAgentName } from "./agentNames";
 import { ToolCard } from "./ToolCard";
@@ -217,6 +218,8 @@ function TimelineEntry({
           {agentName(item.to)}
         </div>
       );
+    case "context":
+      return <ContextMarker item={item} />;
     case "run_end":
       return (
         <div className={`run-end run-${item.status}`} role="status" data-testid="run-end">
@@ -226,6 +229,52 @@ function TimelineEntry({
         </div>
       );
   }
+}
+
+/** Where the model's view was shortened: a divider (the messages above stay on screen, only
+ * the model reads less), and the note it reads instead, behind a disclosure. */
+function ContextMarker({ item }: { item: Extract<TimelineItem, { kind: "context" }> }) {
+  const agentName = useAgentName();
+  const results = item.resultsReferenced ?? 0;
+  const referenced = `${results} older tool result${results === 1 ? "" : "s"} replaced by references`;
+  const details = [
+    item.note !== null && item.messagesCondensed
+      ? `${item.messagesCondensed} messages condensed`
+      : null,
+    item.note !== null && results > 0 ? referenced : null,
+    item.depth > 0 ? `for ${agentName(item.agent)}` : null,
+  ].filter((d) => d !== null);
+  return (
+    <div
+      className="context-marker"
+      style={indent(item.depth)}
+      data-testid="context-marker"
+      data-kind={item.note === null ? "results" : "note"}
+    >
+      <p className="context-marker-line">
+        <span>
+          {item.note === null
+            ? `${referenced} for the model — the full results are kept`
+            : "Earlier messages condensed for the model — the full history is kept"}
+        </span>
+      </p>
+      {(details.length > 0 || item.server) && (
+        <p className="context-marker-details muted small">
+          {details.join(" · ")}
+          {item.server &&
+            `${details.length > 0 ? " · " : ""}the model's server said the conversation was too long, so it was shortened and sent again`}
+        </p>
+      )}
+      {item.note !== null && (
+        <details className="context-note">
+          <summary data-testid="context-note-toggle">Show what the model sees</summary>
+          <div className="context-note-body" data-testid="context-note">
+            <Markdown text={item.note} />
+          </div>
+        </details>
+      )}
+    </div>
+  );
 }
 
 /** The assistant's prose without the raw tool-call XML (the calls are shown as cards). */

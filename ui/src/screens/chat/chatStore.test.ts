@@ -44,4 +44,28 @@ describe("ChatStore", () => {
     await nextFrame();
     expect(seen).toEqual(["Hello"]);
   });
+
+  it("keeps each conversation's context usage apart", () => {
+    const store = new ChatStore(async () => {});
+    store.set("a", { ...emptyChat, running: true });
+    store.set("b", { ...emptyChat, running: true });
+    const usage = (conversation: string, depth: number, estimated: number) =>
+      ({
+        type: "context_usage",
+        conversation_id: conversation,
+        agent: "lead_agent",
+        depth,
+        estimated_tokens: estimated,
+        reserved_tokens: 512,
+        window_tokens: 4096,
+      }) as EngineEvent;
+
+    store.apply(usage("a", 0, 1000));
+    store.apply(usage("b", 0, 3000));
+    store.apply(usage("a", 1, 3500));
+    store.apply(usage("gone", 0, 10));
+    expect(store.get("a")?.contextUsage).toEqual({ estimated: 1000, reserved: 512, window: 4096 });
+    expect(store.get("b")?.contextUsage).toEqual({ estimated: 3000, reserved: 512, window: 4096 });
+    expect(store.get("gone")).toBeUndefined();
+  });
 });

@@ -651,3 +651,134 @@ describe("run timing", () => {
     expect(reduce(queued, end("failed")).queued).toHaveLength(1);
   });
 });
+
+describe("context management", () => {
+  const usage = (depth: number, estimated: number): EngineEvent => ({
+    type: "context_usage",
+    conversation_id: C,
+    agent: depth === 0 ? "lead" : "helper",
+    depth,
+    estimated_tokens: estimated,
+    reserved_tokens: 1000,
+    window_tokens: 8192,
+  });
+  const condensed = (
+    fields: Partial<Extract<EngineEvent, { type: "context_condensed" }>>,
+  ): EngineEvent => ({
+    type: "context_condensed",
+    conversation_id: C,
+    agent: "lead",
+    depth: 0,
+    message_id: null,
+    results_referenced: 0,
+    messages_condensed: 0,
+    note: null,
+    reason: "budget",
+    ...fields,
+  });
+  const markers = (s: ChatState) => s.items.filter((i) => i.kind === "context");
+
+  it("keeps the conversation's agent's latest usage for the meter, never a sub-agent's", () => {
+    expect(emptyChat.contextUsage).toBeNull();
+    const s = run([usage(0, 2100), usage(0, 3100)]);
+    expect(s.contextUsage).toEqual({ estimated: 3100, reserved: 1000, window: 8192 });
+    const sub = run([usage(1, 7000)], s);
+    expect(sub.contextUsage).toEqual({ estimated: 3100, reserved: 1000, window: 8192 });
+    expect(run([usage(1, 7000)]).contextUsage).toBeNull();
+  });
+
+  it("marks a condensation with its note, once, whether it arrives live or from history", () => {
+    const note = "The user asked for weather in 10 cities; 4 are done.";
+    const live = run([
+      { type: "token", conversation_id: C, agent: "lead", depth: 0, text: "Fetching." },
+      condensed({ message_id: 7, note, messages_condensed: 12, results_referenced: 3 }),
+    ]);
+    expect(markers(live)).toEqual([
+      {
+        kind: "context",
+        key: "m7",
+        agent: "lead",
+        depth: 0,
+        note,
+        resultsReferenced: 3,
+        messagesCondensed: 12,
+        server: false,
+      },
+    ]);
+    // The same event again (or after the history, which already holds message 7, was read
+    // while the run went on) adds nothing.
+    expect(markers(run([condensed({ message_id: 7, note })], live))).toHaveLength(1);
+    const reloaded = fromHistory(
+      [stored(1, "user", "task"), stored(7, "context", note)],
+      "running",
+      true,
+    );
+    const after = run([condensed({ message_id: 7, note })], reloaded);
+    expect(markers(after)).toEqual([expect.objectContaining({ key: "m7", note })]);
+    expect(after.items.map((i) => i.kind)).toEqual(["user", "context"]);
+  });
+
+  it("shows one results-only marker per turn, with the latest count", () => {
+    const user = {
+      ...emptyChat,
+      items: [{ kind: "user", key: "u1", text: "t", agent: "lead", depth: 0, at: null }],
+    } as ChatState;
+    const s = run(
+      [
+        condensed({ results_referenced: 2 }),
+        condensed({ results_referenced: 4, reason: "server" }),
+      ],
+      user,
+    );
+    expect(markers(s)).toEqual([
+      expect.objectContaining({ note: null, resultsReferenced: 4, server: true }),
+    ]);
+    // A sub-agent's shortening is its own marker; a new turn gets its own too.
+    const sub = run([condensed({ depth: 1, agent: "helper", results_referenced: 1 })], s);
+    expect(markers(sub).map((m) => m.depth)).toEqual([0, 1]);
+    const next = {
+      ...s,
+      items: [
+        ...s.items,
+        { kind: "user", key: "u2", text: "again", agent: "lead", depth: 0, at: null },
+      ],
+    } as ChatState;
+    expect(markers(run([condensed({ results_referenced: 5 })], next))).toHaveLength(2);
+  });
+
+  it("reads a stored note as a marker, not a message, and keeps calls paired across it", () => {
+    const s = fromHistory(
+      [
+        stored(1, "user", "task"),
+        {
+          ...stored(2, "assistant", "<tool_call>…</tool_call>"),
+          calls: [call("m2-0", "web_fetch", { url: "http://x" }, "succeeded")],
+        },
+        {
+          ...stored(3, "tool", ""),
+          results: [result("m2-0", "web_fetch", { url: "http://x" }, "succeeded", "page")],
+        },
+        stored(4, "context", "So far: fetched http://x."),
+        stored(5, "assistant", "Done."),
+        stored(6, "user", "next"),
+      ],
+      "completed",
+      false,
+    );
+    expect(s.items.map((i) => i.kind)).toEqual([
+      "user",
+      "assistant",
+      "tool",
+      "context",
+      "assistant",
+      "user",
+    ]);
+    expect(s.items[2]).toMatchObject({ status: "succeeded", result: "page" });
+    expect(s.items[3]).toMatchObject({
+      key: "m4",
+      note: "So far: fetched http://x.",
+      resultsReferenced: null,
+    });
+    expect(s.items.filter((i) => i.kind === "user").map((i) => i.key)).toEqual(["m1", "m6"]);
+  });
+});

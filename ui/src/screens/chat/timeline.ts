@@ -52,6 +52,23 @@ export type TimelineItem =
   | { kind: "tool_results"; key: string; agent: string; depth: number; text: string }
   | { kind: "handover"; key: string; from: string; to: string; instruction: string; depth: number }
   | { kind: "return"; key: string; from: string; to: string; success: boolean; depth: number }
+  /** Where the model's view of the conversation was shortened (the full history stays here). */
+  | {
+      kind: "context";
+      key: string;
+      agent: string;
+      depth: number;
+      /** The "conversation so far" note the model reads instead of the older turns, if one
+       * was written (null when only older tool results were replaced by references). */
+      note: string | null;
+      /** Older tool results replaced by references to their artifacts (null when unknown: a
+       * note read from history). */
+      resultsReferenced: number | null;
+      /** Messages condensed into the note (null when unknown: a note read from history). */
+      messagesCondensed: number | null;
+      /** The server refused the request as too long (it was retried once, shortened). */
+      server: boolean;
+    }
   | {
       kind: "run_end";
       key: string;
@@ -109,6 +126,17 @@ export interface ToolProgress {
   message: string | null;
 }
 
+/** How much of the model's context window the latest request of the conversation's agent
+ * filled (the context meter), from the engine's `context_usage`. */
+export interface ContextUsage {
+  /** Estimated tokens of the request: system prompt, tool instructions, history. */
+  estimated: number;
+  /** Tokens kept free for the answer. */
+  reserved: number;
+  /** The model's context window. */
+  window: number;
+}
+
 export interface PendingPermission {
   requestId: string;
   conversationId: string;
@@ -136,6 +164,9 @@ export interface ChatState {
   /** Why the queue is not being sent: the run was cancelled or failed (the user decides), or
    * sending failed. Null while it goes out by itself. */
   queueHeld: string | null;
+  /** The conversation's agent's share of the window at its latest request; null before the
+   * first one (sub-agents' requests do not change it). */
+  contextUsage: ContextUsage | null;
 }
 
 export const emptyChat: ChatState = {
@@ -147,6 +178,7 @@ export const emptyChat: ChatState = {
   waitingSince: null,
   queued: [],
   queueHeld: null,
+  contextUsage: null,
 };
 
 /** A stored timestamp (UTC, RFC 3339) as ms since the Unix epoch, or null. */
@@ -223,6 +255,10 @@ export function fromHistory(
         timing: null,
       });
       if (calls.length > 0) waiting.set(m.depth, calls);
+    } else if (m.role === "context") {
+      // A note the engine wrote for the model: a marker, never a message of the user or the
+      // assistant, and no answer to pending calls (it goes before the next request).
+      items.push(contextItem(key, m.agent, m.depth, m.content, null, null, false));
     } else {
       // A sub-agent that stopped with calls pending ended before this result came back.
       unanswered(m.depth + 1);
@@ -425,6 +461,19 @@ export function reduce(state: ChatState, event: EngineEvent, now: number = Date.
         ],
         seq,
       };
+    case "context_usage":
+      // The meter is the conversation's agent's: a sub-agent's own budget does not move it.
+      if (event.depth !== 0) return state;
+      return {
+        ...state,
+        contextUsage: {
+          estimated: event.estimated_tokens,
+          reserved: event.reserved_tokens,
+          window: event.window_tokens,
+        },
+      };
+    case "context_condensed":
+      return condensed(state, event, seq);
     case "run_ended": {
       const finished = items.map((i) =>
         i.kind === "assistant" && i.streaming
@@ -463,6 +512,57 @@ export function reduce(state: ChatState, event: EngineEvent, now: number = Date.
     default:
       return state;
   }
+}
+
+/** A marker where the model's view was shortened. A note has the key of its stored message,
+ * so the live marker and the one read from history are the same item (never shown twice); a
+ * results-only shortening repeated in the same turn (the same older results, referenced again
+ * at each request) updates the turn's marker rather than adding one per request. */
+function condensed(
+  state: ChatState,
+  event: Extract<EngineEvent, { type: "context_condensed" }>,
+  seq: number,
+): ChatState {
+  const items = state.items;
+  const server = event.reason === "server";
+  if (event.note === null && event.message_id === null) {
+    const turnStart = findLastIndex(items, (i) => i.kind === "user" && i.depth === 0);
+    const index = findLastIndex(items, (i) => i.kind === "context" && i.depth === event.depth);
+    const marker = items[index];
+    if (index > turnStart && marker?.kind === "context" && marker.note === null) {
+      const next = [...items];
+      next[index] = {
+        ...marker,
+        resultsReferenced: Math.max(marker.resultsReferenced ?? 0, event.results_referenced),
+        server: marker.server || server,
+      };
+      return { ...state, items: next, seq };
+    }
+  }
+  const key = event.message_id === null ? `c${seq}` : `m${event.message_id}`;
+  if (items.some((i) => i.key === key)) return state;
+  const item = contextItem(
+    key,
+    event.agent,
+    event.depth,
+    event.note,
+    event.results_referenced,
+    event.messages_condensed,
+    server,
+  );
+  return { ...state, items: [...items, item], seq };
+}
+
+function contextItem(
+  key: string,
+  agent: string,
+  depth: number,
+  note: string | null,
+  resultsReferenced: number | null,
+  messagesCondensed: number | null,
+  server: boolean,
+): Extract<TimelineItem, { kind: "context" }> {
+  return { kind: "context", key, agent, depth, note, resultsReferenced, messagesCondensed, server };
 }
 
 /** Once the last running tool finished, the results go back to the model: it waits from `now`. */
