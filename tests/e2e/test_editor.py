@@ -122,7 +122,16 @@ def test_create_test_use_and_break_an_http_tool(home, scripted_model):
         app.wait(lambda d: tool_file.is_file(), "the saved tool file")
         saved = tool_file.read_text()
         assert f'{weather.base}/weather' in saved and "$.data.temp" in saved
-        app.wait(lambda d: "Saved to" in app.text_of("editor-notice"), "the saved notice")
+        app.wait(lambda d: "Saved to weather_now.md" in app.text_of("editor-notice"), "the saved notice")
+        # The header names the tool; its full path is one "Show file" away (closed at first).
+        header = app.driver.find_element(By.CSS_SELECTOR, '[data-testid="tool-editor"] .editor-header')
+        assert "weather_now.md" not in header.text, header.text
+        show_file = header.find_element(By.CSS_SELECTOR, '[data-testid="show-file"]')
+        assert not show_file.get_attribute("open")
+        show_file.find_element(By.TAG_NAME, "summary").click()
+        app.wait(lambda d: show_file.text.strip().endswith("/tools/weather_now.md"), "the tool's path behind Show file")
+        show_file.find_element(By.TAG_NAME, "summary").click()
+        app.wait(lambda d: not show_file.get_attribute("open"), "Show file closed again")
         app.screenshot("tool-editor")
 
         # Test-run it: the permission dialog asks (confirm is the default), then the value shows.

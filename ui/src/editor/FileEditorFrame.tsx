@@ -1,11 +1,13 @@
 import type { ReactNode } from "react";
+import { ShowFile } from "../components/ShowFile";
 import { ExternalChangeBanner } from "./ExternalChangeBanner";
 import type { useFileEditor } from "./useFileEditor";
 
 /**
  * What every config-file editor has around its body: the title with an "unsaved" badge, where
- * the file lives, Save (also Ctrl/⌘+S) and Close, the outside-change banner, and the save
- * error or notice. `kind` names the test ids (`save-tool`, `save-agent`, …).
+ * the file lives (its full path one "Show file" away, as on the agents screen: long and rarely
+ * needed), Save (also Ctrl/⌘+S) and Close, the outside-change banner, and the save error or
+ * notice. `kind` names the test ids (`save-tool`, `save-agent`, …).
  */
 export function FileEditorFrame(props: {
   kind: "tool" | "agent";
@@ -42,9 +44,11 @@ export function FileEditorFrame(props: {
             </span>
           )}
         </h2>
-        <p className="muted small">
-          {file.path ?? `Not saved yet: saving creates a file in the ${kind}s folder.`}
-        </p>
+        {file.path === null ? (
+          <p className="muted small">Not saved yet: saving creates a file in the {kind}s folder.</p>
+        ) : (
+          <ShowFile path={file.path} />
+        )}
         <div className="row-actions">
           <button
             type="button"

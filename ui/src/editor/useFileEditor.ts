@@ -74,7 +74,8 @@ export function useFileEditor(kind: FileKind, opened: { path: string | null; tex
         setPath(saved.path);
         setBase(saved.text);
         setExternal(null);
-        setNotice(`Saved to ${saved.path}; it is live.`);
+        // The file's name: its full path is behind "Show file" in the header.
+        setNotice(`Saved to ${saved.file_name}; it is live.`);
         return saved;
       } catch (e) {
         setSaveError(errorMessage(e));

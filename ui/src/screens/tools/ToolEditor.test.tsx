@@ -206,6 +206,34 @@ describe("ToolEditor", () => {
     );
     expect(screen.getByTestId("editor-notice")).toHaveTextContent("changed outside the app");
   });
+
+  it("keeps the file's full path one 'Show file' away, as the agents screen does", async () => {
+    const saves = backend({ text: example });
+    const user = userEvent.setup();
+    renderEditor();
+    const editor = screen.getByTestId("tool-editor");
+    const header = editor.querySelector("header");
+    if (!header) throw new Error("the editor has a header");
+    const file = within(header).getByTestId("show-file");
+    expect(file.tagName).toBe("DETAILS");
+    expect(file).not.toHaveAttribute("open");
+    expect(within(file).getByText("Show file").tagName).toBe("SUMMARY");
+    expect(within(file).getByText(PATH).tagName).toBe("CODE");
+    // Nowhere else in the header.
+    expect(within(header).getAllByText(PATH, { exact: false })).toHaveLength(1);
+    await user.click(within(file).getByText("Show file"));
+    expect(file).toHaveAttribute("open");
+
+    // Saving names the file, not its whole path.
+    await user.clear(screen.getByTestId("tool-timeout"));
+    await user.type(screen.getByTestId("tool-timeout"), "9");
+    await screen.findByTestId("no-problems");
+    await user.click(screen.getByTestId("save-tool"));
+    await waitFor(() => expect(saves).toHaveLength(1));
+    const notice = await screen.findByTestId("editor-notice");
+    expect(notice).toHaveTextContent("Saved to query_stock_price.md; it is live.");
+    expect(notice).not.toHaveTextContent("/c/tools");
+  });
 });
 
 describe("closing the window with unsaved changes", () => {
