@@ -1,4 +1,5 @@
 import { act, screen, waitFor, within } from "@testing-library/react";
+import axe from "axe-core";
 import userEvent from "@testing-library/user-event";
 import { emit } from "@tauri-apps/api/event";
 import { mockIPC } from "@tauri-apps/api/mocks";
@@ -130,6 +131,12 @@ describe("context meter", () => {
 
     await usage(id, 0, 2100);
     const m = await screen.findByRole("meter", { name: "Context window used" });
+    // No ARIA problem for axe-core (jsdom has no layout: colours are checked by the E2E audit).
+    const audit = await axe.run(m.closest("form") as HTMLElement, {
+      runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "best-practice"] },
+      rules: { "color-contrast": { enabled: false }, region: { enabled: false } },
+    });
+    expect(audit.violations.map((v) => v.id)).toEqual([]);
     expect(m).toHaveTextContent("3.1k / 8k tokens");
     expect(m).toHaveAttribute("aria-valuemin", "0");
     expect(m).toHaveAttribute("aria-valuemax", "8000");
@@ -205,6 +212,11 @@ describe("condensation markers", () => {
     await user.click(toggle);
     await waitFor(() => expect(toggle.closest("details")).toHaveAttribute("open"));
     expect(within(marker).getByTestId("context-note")).toHaveTextContent(note);
+    const audit = await axe.run(marker, {
+      runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "best-practice"] },
+      rules: { "color-contrast": { enabled: false }, region: { enabled: false } },
+    });
+    expect(audit.violations.map((v) => v.id)).toEqual([]);
     // Never a bubble of the user or the assistant.
     expect(screen.getAllByTestId("msg-user")).toHaveLength(2);
     expect(screen.getAllByTestId("msg-assistant")).toHaveLength(2);
