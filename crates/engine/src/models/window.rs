@@ -188,11 +188,12 @@ struct Remembered {
 }
 
 type Slot = Arc<tokio::sync::Mutex<Option<Remembered>>>;
+/// (api, base URL without a trailing `/`, model).
+type DiscoveryKey = (String, String, String);
 
 /// Discoveries of this process. Each key has its own async lock, so concurrent runs of one
 /// profile wait for a single discovery instead of each asking.
-static DISCOVERED: LazyLock<Mutex<HashMap<(String, String, String), Slot>>> =
-    LazyLock::new(Mutex::default);
+static DISCOVERED: LazyLock<Mutex<HashMap<DiscoveryKey, Slot>>> = LazyLock::new(Mutex::default);
 
 fn slot(profile: &ModelProfile) -> Slot {
     let api = match profile.api {
