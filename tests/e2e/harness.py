@@ -347,11 +347,13 @@ MODEL_SERVER = Path(os.environ.get("ARTIFACTFLOW_MODEL_SERVER", ROOT / "target/d
 class ScriptedModel:
     """The scripted OpenAI-compatible model server (crates/test-support), on 127.0.0.1."""
 
-    def __init__(self, turns: list[dict], workdir: Path):
+    def __init__(self, turns: list[dict], workdir: Path, n_ctx: int | None = None):
+        """``n_ctx``: the context window its ``GET /props`` reports (llama.cpp's shape)."""
         script = workdir / "script.json"
         script.write_text(json.dumps(turns))
+        window = ["--n-ctx", str(n_ctx)] if n_ctx is not None else []
         self.proc = subprocess.Popen(
-            [str(MODEL_SERVER), "--script", str(script), "--port", "0"],
+            [str(MODEL_SERVER), "--script", str(script), "--port", "0", *window],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,

@@ -421,6 +421,21 @@ async listModels(profile: ModelProfile, key: string | null) : Promise<Result<Mod
 }
 },
 /**
+ * What the engine would use as `profile`'s context window if its `context_window` field were
+ * empty (the server's report, a known model's default, or the conservative default), for the
+ * hint beside the profile form's field. The server is asked now, not from the run loop's
+ * cache, since the form may point it elsewhere. `key` is a key typed into the form and not
+ * saved yet; without it the profile's own key is resolved.
+ */
+async discoverContextWindow(profile: ModelProfile, key: string | null) : Promise<Result<WindowHint, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("discover_context_window", { profile, key }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
  * Store a secret in the OS keyring (the value is never returned by any command).
  */
 async setSecret(name: string, value: string) : Promise<Result<null, AppError>> {
@@ -2323,6 +2338,48 @@ line_count: number;
  * When it was made (UTC, RFC 3339).
  */
 created_at: string }
+/**
+ * What the engine would use for a profile whose `context_window` field is empty, for
+ * Settings.
+ */
+export type WindowHint = { 
+/**
+ * Tokens.
+ */
+tokens: number; 
+/**
+ * Where they come from (never `profile`).
+ */
+source: WindowSource; 
+/**
+ * For `server`, the route and field that said it; for `known_model`, the family; for
+ * `default`, what the model was trained with when it is known.
+ */
+detail: string | null; 
+/**
+ * Why the server could not be asked, when it could not (no secret in it).
+ */
+note: string | null }
+/**
+ * Where a window size came from (shown beside it in Settings).
+ */
+export type WindowSource = 
+/**
+ * The profile's `context_window` field.
+ */
+"profile" | 
+/**
+ * The server said (llama.cpp `/props`, Ollama `/api/show`, a `/models` entry).
+ */
+"server" | 
+/**
+ * A default for a known model name.
+ */
+"known_model" | 
+/**
+ * [`DEFAULT_CONTEXT_WINDOW`].
+ */
+"default"
 
 /** tauri-specta globals **/
 

@@ -110,6 +110,8 @@ struct Shared {
     turns: Mutex<VecDeque<Turn>>,
     requests: Mutex<Vec<RecordedRequest>>,
     count: watch::Sender<usize>,
+    /// The context window `/props` reports (llama.cpp's shape); `None`: no `/props`.
+    context_window: Mutex<Option<u32>>,
 }
 
 /// A running scripted model server. Stops when dropped.
@@ -147,12 +149,14 @@ impl ScriptedModel {
             turns: Mutex::new(turns.into()),
             requests: Mutex::default(),
             count: watch::Sender::new(0),
+            context_window: Mutex::default(),
         });
         let app = Router::new()
             .route("/v1/chat/completions", post(openai))
             .route("/chat/completions", post(openai))
             .route("/v1/messages", post(anthropic))
             .route("/v1/models", get(list_models))
+            .route("/props", get(props))
             .route("/requests", get(list_requests))
             .route("/turns", post(add_turns))
             .with_state(Arc::clone(&shared));
@@ -177,6 +181,13 @@ impl ScriptedModel {
             "profiles:\n  - name: default\n    api: openai\n    base_url: \"{}\"\n    model: scripted\n",
             self.openai_base_url()
         )
+    }
+
+    /// Report `tokens` as the context window the way llama.cpp's server does
+    /// (`GET /props` → `default_generation_settings.n_ctx`), so context-window discovery
+    /// finds it; `None` (the default) answers `/props` with 404 like most servers.
+    pub fn set_context_window(&self, tokens: Option<u32>) {
+        *self.shared.context_window.lock().unwrap() = tokens;
     }
 
     /// Append turns to the script.
@@ -237,6 +248,20 @@ async fn list_models() -> Json<Value> {
             {"id": "scripted-large", "object": "model"},
         ],
     }))
+}
+
+/// llama.cpp's server properties (`GET /props`) with the configured context window, or 404
+/// when none is configured. Not recorded among the chat requests.
+async fn props(State(shared): State<Arc<Shared>>) -> Response {
+    match *shared.context_window.lock().unwrap() {
+        Some(n_ctx) => Json(json!({
+            "default_generation_settings": {"n_ctx": n_ctx},
+            "n_ctx": n_ctx,
+            "total_slots": 1,
+        }))
+        .into_response(),
+        None => StatusCode::NOT_FOUND.into_response(),
+    }
 }
 
 async fn openai(

@@ -123,6 +123,22 @@ pub async fn list_models(
     Ok(engine::models::list_models(&profile, key, secrets).await)
 }
 
+/// What the engine would use as `profile`'s context window if its `context_window` field were
+/// empty (the server's report, a known model's default, or the conservative default), for the
+/// hint beside the profile form's field. The server is asked now, not from the run loop's
+/// cache, since the form may point it elsewhere. `key` is a key typed into the form and not
+/// saved yet; without it the profile's own key is resolved.
+#[tauri::command]
+#[specta::specta]
+pub async fn discover_context_window(
+    state: State<'_, AppState>,
+    profile: ModelProfile,
+    key: Option<String>,
+) -> Result<engine::models::window::WindowHint, AppError> {
+    let secrets = state.engine()?.ctx.secret_resolver();
+    Ok(engine::models::window::discover(&profile, key, secrets).await)
+}
+
 /// Store a secret in the OS keyring (the value is never returned by any command).
 #[tauri::command]
 #[specta::specta]

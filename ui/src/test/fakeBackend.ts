@@ -93,6 +93,7 @@ export function fakeBackend(
       return null;
     },
     test_profile: () => ({ ok: true, latency_ms: 42, message: "OK" }),
+    discover_context_window: () => ({ tokens: 4096, source: "default", detail: null, note: null }),
     open_config_folder: () => null,
     list_conversations: (_a, s) => s.conversations,
     revoke_always_allowed: (a, s) => {

@@ -300,6 +300,32 @@ mod tests {
     }
 
     #[test]
+    fn a_profiles_context_window_is_saved_and_a_tiny_one_refused_with_its_field() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut p = ModelProfile::new(
+            "local",
+            crate::models::Api::Openai,
+            "http://127.0.0.1:8080/v1",
+            "m",
+        );
+        p.context_window = Some(8192);
+        save_profiles(tmp.path(), std::slice::from_ref(&p)).unwrap();
+        let text = std::fs::read_to_string(tmp.path().join("models.yaml")).unwrap();
+        assert!(text.contains("context_window: 8192"), "{text}");
+        assert_eq!(crate::models::load_profiles(tmp.path()).0, [p.clone()]);
+
+        p.context_window = Some(100);
+        let errors = save_profiles(tmp.path(), &[p]).unwrap_err();
+        let error = &errors.errors()[0];
+        assert_eq!(
+            error.field.as_deref(),
+            Some("profiles[0].context_window"),
+            "{errors:?}"
+        );
+        assert!(error.message.contains("at least 512"), "{errors:?}");
+    }
+
+    #[test]
     fn settings_round_trip() {
         let tmp = tempfile::tempdir().unwrap();
         let settings = Settings {

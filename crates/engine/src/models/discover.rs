@@ -53,25 +53,10 @@ pub async fn list_models(
     key: Option<String>,
     secrets: Arc<SecretResolver>,
 ) -> ModelList {
-    let key = match key.filter(|k| !k.trim().is_empty()) {
-        Some(k) => Some(k),
-        None => match &profile.api_key {
-            None => None,
-            Some(template) => {
-                let filled = secrets
-                    .fill_async(vec![template.clone()])
-                    .await
-                    .pop()
-                    .unwrap_or_default();
-                if !filled.unresolved.is_empty() || filled.text.trim().is_empty() {
-                    return ModelList::note(
-                        "The API key is not set yet, so the server's models cannot be listed."
-                            .into(),
-                    );
-                }
-                Some(filled.text)
-            }
-        },
+    let Ok(key) = request_key(profile, key, &secrets).await else {
+        return ModelList::note(
+            "The API key is not set yet, so the server's models cannot be listed.".into(),
+        );
     };
     let redactor = Redactor::new(key.clone());
     let url = list_url(profile);
@@ -84,6 +69,31 @@ pub async fn list_models(
             "Could not list the server's models ({url}: {why})."
         ))),
     }
+}
+
+/// The key for a discovery request: `key` typed into the form (not saved yet), else the
+/// profile's own `api_key` template resolved like a chat call does; `Ok(None)` for a profile
+/// without a key, `Err(())` when its secret is not set yet.
+pub(super) async fn request_key(
+    profile: &ModelProfile,
+    key: Option<String>,
+    secrets: &Arc<SecretResolver>,
+) -> Result<Option<String>, ()> {
+    if let Some(k) = key.filter(|k| !k.trim().is_empty()) {
+        return Ok(Some(k));
+    }
+    let Some(template) = &profile.api_key else {
+        return Ok(None);
+    };
+    let filled = secrets
+        .fill_async(vec![template.clone()])
+        .await
+        .pop()
+        .unwrap_or_default();
+    if !filled.unresolved.is_empty() || filled.text.trim().is_empty() {
+        return Err(());
+    }
+    Ok(Some(filled.text))
 }
 
 /// `GET url` and read `{"data": [{"id": …}, …]}` (OpenAI and Anthropic both answer so;

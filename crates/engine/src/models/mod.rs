@@ -21,6 +21,7 @@ mod openai;
 pub mod profiles;
 mod sse;
 pub mod window;
+mod window_server;
 
 pub use anthropic::{
     API_VERSION as ANTHROPIC_VERSION, DEFAULT_MAX_TOKENS as ANTHROPIC_DEFAULT_MAX_TOKENS,

@@ -9,3 +9,4 @@ mod profiles; // models.yaml loading: bundled file, located errors
 mod redirects; // a call carrying a key never follows a redirect to another origin
 mod resilience; // retries (429 Retry-After, 5xx, connection), idle timeout, cancellation
 mod secrets; // API keys: missing key names the secret, keys never appear in errors
+mod window; // context windows discovered from llama.cpp, Ollama and /models stand-ins, the cache

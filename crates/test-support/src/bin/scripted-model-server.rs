@@ -1,5 +1,7 @@
-//! `scripted-model-server --script FILE.json [--port PORT]`: serve a script of model turns
-//! (a JSON array of [`test_support::Turn`]) on 127.0.0.1, for tests written in other languages.
+//! `scripted-model-server --script FILE.json [--port PORT] [--n-ctx TOKENS]`: serve a script of
+//! model turns (a JSON array of [`test_support::Turn`]) on 127.0.0.1, for tests written in
+//! other languages. With `--n-ctx`, `GET /props` reports that context window the way
+//! llama.cpp's server does (see [`test_support::ScriptedModel::set_context_window`]).
 //!
 //! Prints `LISTENING http://127.0.0.1:PORT` on stdout once it accepts connections, then serves
 //! until killed. OpenAI-compatible clients use `http://127.0.0.1:PORT/v1` as their base URL,
@@ -11,11 +13,16 @@ use std::process::ExitCode;
 
 use test_support::{ScriptedModel, Turn};
 
-const USAGE: &str = "usage: scripted-model-server --script FILE.json [--port PORT]";
+const USAGE: &str =
+    "usage: scripted-model-server --script FILE.json [--port PORT] [--n-ctx TOKENS]";
 
-fn parse_args() -> Result<(String, u16), String> {
+/// The command line: script file, port, context window to report.
+type Args = (String, u16, Option<u32>);
+
+fn parse_args() -> Result<Args, String> {
     let mut script = None;
     let mut port = 0;
+    let mut n_ctx = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -26,16 +33,24 @@ fn parse_args() -> Result<(String, u16), String> {
                     .parse()
                     .map_err(|_| format!("--port: `{value}` is not a port number"))?;
             }
+            "--n-ctx" => {
+                let value = args.next().ok_or("--n-ctx needs a number of tokens")?;
+                n_ctx = Some(
+                    value
+                        .parse()
+                        .map_err(|_| format!("--n-ctx: `{value}` is not a number of tokens"))?,
+                );
+            }
             "-h" | "--help" => return Err(USAGE.into()),
             other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
         }
     }
-    Ok((script.ok_or(USAGE)?, port))
+    Ok((script.ok_or(USAGE)?, port, n_ctx))
 }
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let (script, port) = match parse_args() {
+    let (script, port, n_ctx) = match parse_args() {
         Ok(args) => args,
         Err(message) => {
             eprintln!("{message}");
@@ -60,6 +75,7 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    server.set_context_window(n_ctx);
     let mut stdout = std::io::stdout();
     let _ = writeln!(stdout, "LISTENING {}", server.base_url);
     let _ = stdout.flush();

@@ -97,6 +97,7 @@ describe("First-run setup", () => {
             api_key: "{{ANTHROPIC_API_KEY}}",
             temperature: null,
             max_tokens: null,
+            context_window: null,
             timeout: null,
           },
         ],

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState, type FormEvent } from "react";
 import { Field } from "../../components/Field";
 import { Spinner } from "../../components/Spinner";
 import { ConnectionTestResult } from "./ConnectionTestResult";
+import { ContextWindowField } from "./ContextWindowField";
 import { ModelField } from "./ModelField";
 import { CUSTOM, PRESETS } from "./presets";
 import type { ProfileEditor } from "./useProfileEditor";
@@ -21,9 +22,13 @@ export function ProfileForm(props: {
   const disabled = busy !== null;
   const headingRef = useRef<HTMLHeadingElement>(null);
   const [advanced, setAdvanced] = useState(
-    draft.temperature !== "" || draft.max_tokens !== "" || draft.timeout !== "",
+    draft.temperature !== "" ||
+      draft.max_tokens !== "" ||
+      draft.context_window !== "" ||
+      draft.timeout !== "",
   );
-  const advancedError = fe.temperature ?? fe.max_tokens ?? fe.timeout;
+  const advancedError = fe.temperature ?? fe.max_tokens ?? fe.context_window ?? fe.timeout;
+  const advancedOpen = advanced || advancedError !== undefined;
 
   useEffect(() => {
     headingRef.current?.focus();
@@ -199,7 +204,7 @@ export function ProfileForm(props: {
 
       <details
         className="advanced"
-        open={advanced || advancedError !== undefined}
+        open={advancedOpen}
         onToggle={(e) => setAdvanced(e.currentTarget.open)}
       >
         <summary>Advanced options</summary>
@@ -237,6 +242,13 @@ export function ProfileForm(props: {
               />
             )}
           </Field>
+          <ContextWindowField
+            draft={draft}
+            active={advancedOpen}
+            error={fe.context_window}
+            disabled={disabled}
+            onChange={(context_window) => editor.update({ context_window })}
+          />
           <Field
             label="Idle timeout (s)"
             hint="How long the server may stay silent."

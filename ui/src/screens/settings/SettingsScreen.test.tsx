@@ -60,6 +60,7 @@ describe("Settings: model profiles", () => {
         api_key: "{{DEEPSEEK_API_KEY}}",
         temperature: null,
         max_tokens: null,
+        context_window: null,
         timeout: null,
       },
     ]);
@@ -110,6 +111,7 @@ describe("Settings: model profiles", () => {
         api_key: null,
         temperature: null,
         max_tokens: null,
+        context_window: null,
         timeout: null,
       },
     ]);

@@ -41,6 +41,7 @@ describe("profile drafts", () => {
       model: "claude-sonnet-4-5",
       api_key: "{{ANTHROPIC_API_KEY}}",
       max_tokens: 8192,
+      context_window: 200000,
     });
     expect(d.preset).toBe("anthropic");
     expect(d.keyValue).toBe("");
@@ -55,6 +56,7 @@ describe("profile drafts", () => {
         api_key: "{{ANTHROPIC_API_KEY}}",
         temperature: null,
         max_tokens: 8192,
+        context_window: 200000,
         timeout: null,
       },
     });

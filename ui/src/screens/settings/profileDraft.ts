@@ -29,6 +29,8 @@ export interface ProfileDraft {
   keyValue: string;
   temperature: string;
   max_tokens: string;
+  /** Tokens one request may hold; empty lets the engine find it (server, known model, default). */
+  context_window: string;
   timeout: string;
   /** Stream limits written in models.yaml: the form does not edit them, but saving keeps them. */
   limits?: StreamLimits | null;
@@ -44,6 +46,7 @@ export type DraftField =
   | "keyValue"
   | "temperature"
   | "max_tokens"
+  | "context_window"
   | "timeout";
 
 export type FieldErrors = Partial<Record<DraftField, string>>;
@@ -61,6 +64,7 @@ export function emptyDraft(name = ""): ProfileDraft {
     keyValue: "",
     temperature: "",
     max_tokens: "",
+    context_window: "",
     timeout: "",
   });
 }
@@ -80,6 +84,7 @@ export function draftFromProfile(p: ModelProfile): ProfileDraft {
     keyValue: "",
     temperature: numberText(p.temperature),
     max_tokens: numberText(p.max_tokens),
+    context_window: numberText(p.context_window),
     timeout: numberText(p.timeout),
     limits: p.limits ?? null,
   });
@@ -132,6 +137,7 @@ export function buildProfile(d: ProfileDraft): Built {
   const errors: FieldErrors = {};
   const temperature = parseNumber(d.temperature, "temperature", errors);
   const max_tokens = parseNumber(d.max_tokens, "max_tokens", errors);
+  const context_window = parseContextWindow(d.context_window, errors);
   const timeout = parseNumber(d.timeout, "timeout", errors);
   const secret = d.secretName.trim();
   if (d.useKey && !isValidSecretName(secret)) {
@@ -151,6 +157,7 @@ export function buildProfile(d: ProfileDraft): Built {
       api_key: d.useKey ? templateFor(secret) : null,
       temperature,
       max_tokens,
+      context_window,
       timeout,
       ...(d.limits ? { limits: d.limits } : {}),
     },
@@ -183,6 +190,7 @@ const BACKEND_FIELDS: Record<string, DraftField> = {
   api_key: "secretName",
   temperature: "temperature",
   max_tokens: "max_tokens",
+  context_window: "context_window",
   timeout: "timeout",
 };
 
@@ -226,6 +234,21 @@ function parseNumber(
   const n = Number(t);
   if (!Number.isFinite(n)) {
     errors[field] = "Enter a number, or leave it empty for the default.";
+    return null;
+  }
+  return n;
+}
+
+/** The smallest context window the engine accepts (models.yaml refuses less). */
+export const MIN_CONTEXT_WINDOW = 512;
+
+/** A context window: empty (the engine finds it), or a whole number of tokens ≥ 512. */
+function parseContextWindow(text: string, errors: FieldErrors): number | null {
+  const t = text.trim().replace(/[,_\s]/g, "");
+  if (t === "") return null;
+  const n = Number(t);
+  if (!/^\d+$/.test(t) || !Number.isSafeInteger(n) || n < MIN_CONTEXT_WINDOW || n > 4294967295) {
+    errors.context_window = `Enter a whole number of tokens, at least ${MIN_CONTEXT_WINDOW}, or leave it empty to use what the engine finds.`;
     return null;
   }
   return n;
