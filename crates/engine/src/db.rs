@@ -540,9 +540,14 @@ mod tests {
             [],
         )
         .unwrap();
-        assert!(conn
-            .execute("INSERT INTO messages (conversation_id, role, content) VALUES ('c', 'other', 'x')", [])
-            .is_err(), "other roles are still refused");
+        assert!(
+            conn.execute(
+                "INSERT INTO messages (conversation_id, role, content) VALUES ('c', 'other', 'x')",
+                []
+            )
+            .is_err(),
+            "other roles are still refused"
+        );
         let (message, found): (Option<i64>, i64) = conn
             .query_row(
                 "SELECT (SELECT message_id FROM tool_calls WHERE call_id = 'k'),

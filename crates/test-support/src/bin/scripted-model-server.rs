@@ -1,5 +1,10 @@
-//! `scripted-model-server --script FILE.json [--port PORT]`: serve a script of model turns
-//! (a JSON array of [`test_support::Turn`]) on 127.0.0.1, for tests written in other languages.
+//! `scripted-model-server --script FILE.json [--port PORT] [--char-limit N]
+//! [--condensation-note TEXT]`: serve a script of model turns (a JSON array of
+//! [`test_support::Turn`]) on 127.0.0.1, for tests written in other languages.
+//!
+//! `--char-limit N` refuses requests with more than N prompt characters as too long for the
+//! model's context window (HTTP 400, `context_length_exceeded`); `--condensation-note TEXT`
+//! answers the engine's condensation requests with TEXT without using a turn.
 //!
 //! Prints `LISTENING http://127.0.0.1:PORT` on stdout once it accepts connections, then serves
 //! until killed. OpenAI-compatible clients use `http://127.0.0.1:PORT/v1` as their base URL,
@@ -11,11 +16,20 @@ use std::process::ExitCode;
 
 use test_support::{ScriptedModel, Turn};
 
-const USAGE: &str = "usage: scripted-model-server --script FILE.json [--port PORT]";
+const USAGE: &str = "usage: scripted-model-server --script FILE.json [--port PORT] [--char-limit N] [--condensation-note TEXT]";
 
-fn parse_args() -> Result<(String, u16), String> {
+struct Args {
+    script: String,
+    port: u16,
+    char_limit: Option<usize>,
+    note: Option<String>,
+}
+
+fn parse_args() -> Result<Args, String> {
     let mut script = None;
     let mut port = 0;
+    let mut char_limit = None;
+    let mut note = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -26,16 +40,35 @@ fn parse_args() -> Result<(String, u16), String> {
                     .parse()
                     .map_err(|_| format!("--port: `{value}` is not a port number"))?;
             }
+            "--char-limit" => {
+                let value = args.next().ok_or("--char-limit needs a number")?;
+                char_limit = Some(value.parse().map_err(|_| {
+                    format!("--char-limit: `{value}` is not a number of characters")
+                })?);
+            }
+            "--condensation-note" => {
+                note = Some(args.next().ok_or("--condensation-note needs a text")?);
+            }
             "-h" | "--help" => return Err(USAGE.into()),
             other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
         }
     }
-    Ok((script.ok_or(USAGE)?, port))
+    Ok(Args {
+        script: script.ok_or(USAGE)?,
+        port,
+        char_limit,
+        note,
+    })
 }
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let (script, port) = match parse_args() {
+    let Args {
+        script,
+        port,
+        char_limit,
+        note,
+    } = match parse_args() {
         Ok(args) => args,
         Err(message) => {
             eprintln!("{message}");
@@ -60,6 +93,8 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    server.set_char_limit(char_limit);
+    server.set_condensation_note(note);
     let mut stdout = std::io::stdout();
     let _ = writeln!(stdout, "LISTENING {}", server.base_url);
     let _ = stdout.flush();
