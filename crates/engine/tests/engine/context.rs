@@ -374,3 +374,52 @@ async fn a_second_refusal_ends_the_run_with_what_to_change() {
     assert_eq!(events.len(), 1, "{events:?}");
     assert_eq!(events[0].3, "server");
 }
+
+/// A stored note is part of the history everywhere: the reopened conversation shows it, the
+/// export marks it, and cutting the conversation at an earlier turn removes it with the
+/// messages it covered.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_note_is_shown_exported_marked_and_cut_with_its_turn() {
+    let thinking = "I am thinking about this page at length. ".repeat(40);
+    let mut turns: Vec<Turn> = (1..=6).map(|n| read_page(n, 3_000, &thinking)).collect();
+    turns.push(Turn::text("Done reading."));
+    let h = reader_home(turns, 3000).await;
+    h.model
+        .set_condensation_note(Some("NOTE: pages were read.".into()));
+    let outcome = h.run("reader", "Read pages 1 to 6.").await;
+    assert_eq!(outcome.status, RunStatus::Completed, "{outcome:?}");
+
+    let history = h
+        .ctx
+        .with_db(|c| engine::history::history(c, "conv"))
+        .unwrap();
+    let note = history
+        .iter()
+        .find(|m| m.message.role == "context")
+        .expect("the note is in the history");
+    assert!(note.message.content.starts_with("NOTE: pages were read."));
+    let transcript = h
+        .ctx
+        .with_db(|c| engine::history::transcript(c, "conv"))
+        .unwrap()
+        .unwrap();
+    assert!(transcript.messages.iter().any(|m| m.role == "context"));
+    let markdown = transcript.to_markdown();
+    assert!(
+        markdown.contains("## Conversation so far (note condensed for reader")
+            && markdown.contains("NOTE: pages were read."),
+        "{markdown}"
+    );
+
+    let owner = h.ctx.owner();
+    let deleted = h
+        .ctx
+        .with_db(|c| engine::conversations::truncate_at_turn(c, "conv", 0, owner))
+        .unwrap();
+    assert!(deleted > 0);
+    let notes: i64 = h
+        .ctx
+        .with_db(|c| c.query_row("SELECT count(*) FROM context_notes", [], |r| r.get(0)))
+        .unwrap();
+    assert_eq!(notes, 0, "the note's coverage goes with it");
+}
