@@ -22,7 +22,8 @@
 //!    `read_artifact`. Oldest first, until the request fits.
 //! 2. Then older messages are condensed into a "conversation so far" note written by the
 //!    model ([`condensation_request`]), keeping the user's latest message and the most recent
-//!    rounds verbatim. The note is stored as a message with role `context` (the run module
+//!    rounds verbatim: as many as fit in two thirds of the budget (at least the last round),
+//!    so the rounds that follow fit too instead of asking for a note each time. The note is stored as a message with role `context` (the run module
 //!    does that), so the next run starts from it rather than condensing again.
 //!
 //! [`plan`] decides, without side effects (it is what the benchmark measures); the run loop
@@ -407,7 +408,8 @@ pub fn plan(entries: &[Entry], system_tokens: u32, budget: u32, calibration: &Ca
             continue;
         }
         chosen = Some((k, system_tokens + note + pinned + suffix));
-        if calibration.apply(system_tokens + note + pinned + suffix) <= budget {
+        // Two thirds of the budget, so the next rounds fit without a new note each time.
+        if calibration.apply(system_tokens + note + pinned + suffix) <= budget / 3 * 2 {
             break;
         }
     }
@@ -562,10 +564,7 @@ mod tests {
         assert!(referenced
             .content
             .contains("read_artifact(id='tool_long_abc')"));
-        assert!(
-            referenced.content.contains("begins: \"line one\"")
-                || referenced.content.contains("It begins: \"line one\"")
-        );
+        assert!(referenced.content.contains("It begins: \"line one\""));
         assert!(referenced.tokens() < 200);
     }
 

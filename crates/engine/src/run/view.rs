@@ -335,7 +335,13 @@ impl Runner {
         };
         let content = budget::note_content(written.trim(), condensed);
         let id = self.persist(scope, "context", &agent.name, &content, depth, None);
-        let covers = condensed.iter().filter_map(|e| e.message_id).max();
+        // Messages keep their order in the history except notes (written later than the
+        // messages kept after them), so a note's own id does not count.
+        let covers = condensed
+            .iter()
+            .filter(|e| e.kind != Kind::Note)
+            .filter_map(|e| e.message_id)
+            .max();
         if let (Some(id), Some(covers)) = (id, covers) {
             let stored = self.ctx.with_db(|c| {
                 c.execute(
