@@ -257,8 +257,11 @@ impl Entry {
             .pending()
             .iter()
             .map(|r| {
+                // The block is the text in a frame of about the tool's name and 60 bytes
+                // (estimated, not formatted: this runs for every result at every request).
+                let block = estimate_text(&r.text) + ((r.tool.len() + 60) / BYTES_PER_TOKEN) as u32;
                 let placeholder = r.reference("tool_result_000000000000");
-                estimate_text(&r.block()).saturating_sub(estimate_text(&placeholder))
+                block.saturating_sub(estimate_text(&placeholder))
             })
             .sum();
         self.tokens.saturating_sub(saved)

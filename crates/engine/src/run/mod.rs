@@ -18,6 +18,11 @@
 //!
 //! The agent, its tools and the model profile are looked up again at every round, so a config
 //! change (hot reload) is live from the next round of a running conversation.
+//!
+//! Every request is kept within the model's context window (the [`budget`] module decides,
+//! `view` carries it out): older tool results become references to artifacts, older turns a
+//! stored "conversation so far" note, and a server's refusal as too long is condensed and
+//! retried once. Each agent (sub-agents too) has its own history and budget.
 
 use std::sync::Arc;
 use std::time::Duration;

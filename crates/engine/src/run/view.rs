@@ -165,7 +165,7 @@ fn note_coverage(conn: &Connection, id: &str) -> rusqlite::Result<HashMap<i64, i
 pub(super) fn too_long_error(agent: &str, profile: &str, window: u32, server: &str) -> String {
     format!(
         "agent `{agent}`: the model server refused the request as too long for its context \
-         window even after the conversation was condensed ({server}). The model profile \
+         window, even with the conversation shortened as far as it goes ({server}). The model profile \
          `{profile}` assumes a window of {window} tokens: set its context window to what the \
          server really runs with (Settings → Models → Context window, or `context_window` in \
          models.yaml), or use a model with a larger window."
@@ -193,8 +193,9 @@ impl Runner {
     }
 
     /// The request for `agent`'s next answer, its history shortened to fit the window (see
-    /// [`budget`]); emits `ContextCondensed` when the view changed and `ContextUsage` always.
-    /// `reason` is `budget`, or `server` right after a refusal.
+    /// [`budget`]); emits `ContextCondensed` when the view changed and `ContextUsage` always
+    /// (the meter follows the agent's requests; the note request is not the conversation's
+    /// and is not metered). `reason` is `budget`, or `server` right after a refusal.
     #[allow(clippy::too_many_arguments)]
     pub(super) async fn prepare_request(
         &self,

@@ -366,6 +366,10 @@ async fn a_second_refusal_ends_the_run_with_what_to_change() {
     assert_eq!(outcome.status, RunStatus::Failed, "{outcome:?}");
     let error = outcome.error.unwrap();
     assert!(error.contains("too long for its context window"), "{error}");
+    assert!(
+        error.contains("maximum context length"),
+        "the server's words: {error}"
+    );
     assert!(error.contains("Settings → Models"), "{error}");
     assert!(error.contains("`default`"), "names the profile: {error}");
     assert_eq!(h.model.refused_count(), 2, "refused, retried once, refused");
