@@ -145,6 +145,7 @@ async fn ten_rounds_of_large_results_fit_a_small_window() {
         .map(|n| read_page(n, 12_000, "Next page."))
         .collect();
     turns.push(Turn::text("All ten pages read: the answer is 42."));
+    turns.push(Turn::text("Still 42."));
     let h = reader_home(turns, 6000).await;
     h.model.set_char_limit(Some(24_000));
     h.model
@@ -192,6 +193,26 @@ async fn ten_rounds_of_large_results_fit_a_small_window() {
     assert!(events.iter().all(|e| e.3 == "budget"), "{events:?}");
     let last = text_of(agent_requests(&h).last().unwrap());
     assert!(last.contains("read_artifact(id='tool_page_"), "{last}");
+    // Each result was stored once, however many requests referred to it.
+    let ids = artifact_ids(&h);
+    assert!(!ids.is_empty() && ids.len() <= 10, "{ids:?}");
+    let mapped: i64 = h
+        .ctx
+        .with_db(|c| {
+            c.query_row(
+                "SELECT count(DISTINCT call_id) FROM result_artifacts",
+                [],
+                |r| r.get(0),
+            )
+        })
+        .unwrap();
+    assert_eq!(mapped as usize, ids.len());
+    // The next run refers to the same artifacts: it does not store the results again.
+    let again = h.run("reader", "And the answer?").await;
+    assert_eq!(again.status, RunStatus::Completed, "{again:?}");
+    assert_eq!(artifact_ids(&h), ids, "no result stored twice");
+    let first_of_next = text_of(agent_requests(&h).last().unwrap());
+    assert!(first_of_next.contains(&format!("read_artifact(id='{}')", ids[0])));
 }
 
 /// Condensation keeps what the model needs: the next request holds the user's latest
@@ -298,6 +319,7 @@ async fn the_next_run_starts_from_the_stored_note() {
         .count();
     assert!(notes_before >= 1);
     let sent_before = h.model.requests().len();
+    let artifacts_before = artifact_ids(&h);
 
     let second = h.run("reader", "What did page 1 begin with?").await;
     assert_eq!(second.status, RunStatus::Completed, "{second:?}");
@@ -317,6 +339,7 @@ async fn the_next_run_starts_from_the_stored_note() {
         !text.contains("PAGE 1 begins here\npage 1 line 1"),
         "condensed results are not sent again"
     );
+    assert_eq!(artifact_ids(&h), artifacts_before, "no result stored twice");
 }
 
 /// A server whose real window is smaller than the profile says refuses a request: the run
