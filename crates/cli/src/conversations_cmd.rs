@@ -132,7 +132,15 @@ fn human(t: &Transcript) -> String {
     );
     for m in &t.messages {
         let indent = "  ".repeat(m.depth as usize);
-        let _ = writeln!(out, "\n{indent}[{} {}]", m.role, term::clean(&m.agent));
+        if m.role == "context" {
+            let _ = writeln!(
+                out,
+                "\n{indent}[context note for {}: the model saw this instead of the messages above]",
+                term::clean(&m.agent)
+            );
+        } else {
+            let _ = writeln!(out, "\n{indent}[{} {}]", m.role, term::clean(&m.agent));
+        }
         for line in m.content.trim_end().lines() {
             let _ = writeln!(out, "{indent}{}", term::clean(line));
         }

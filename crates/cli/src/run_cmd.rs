@@ -195,6 +195,22 @@ fn print_event(e: &EngineEvent, requests: &tokio::sync::mpsc::UnboundedSender<(S
             let mark = if *success { "✓" } else { "✗" };
             let _ = writeln!(err, "[{mark} {tool} · {duration_ms} ms] {}", clean(first));
         }
+        EngineEvent::ContextCondensed {
+            results_referenced,
+            messages_condensed,
+            reason,
+            ..
+        } => {
+            let why = if reason == "server" {
+                "the model server refused the request as too long; retrying once"
+            } else {
+                "to fit the model's context window"
+            };
+            let _ = writeln!(
+                err,
+                "\n[context condensed: {results_referenced} results replaced by artifact references, {messages_condensed} messages condensed into a note ({why})]"
+            );
+        }
         EngineEvent::AgentSwitch { from, to, .. } => {
             let _ = writeln!(err, "\n[{from} → {to}]");
         }

@@ -148,3 +148,43 @@ async fn escape_sequences_from_the_model_never_reach_the_terminal() {
         "--json output stays exact"
     );
 }
+
+/// `run` prints one line when it condenses the model's view: the second run of a
+/// conversation through a 512-token window condenses the first one into a note.
+#[tokio::test(flavor = "multi_thread")]
+async fn run_prints_a_line_when_it_condenses() {
+    let model = ScriptedModel::start(vec![
+        Turn::text(format!("{}{CALL}", "Let me think about it. ".repeat(60))),
+        Turn::text("Saved the note."),
+        Turn::text("Still saved."),
+    ])
+    .await;
+    model.set_condensation_note(Some("The user asked to note that tests pass.".into()));
+    let tmp = tempfile::tempdir().unwrap();
+    setup(tmp.path(), &model);
+    std::fs::write(
+        tmp.path().join("config/models.yaml"),
+        format!("{}    context_window: 512\n", model.models_yaml()),
+    )
+    .unwrap();
+    for expected in [false, true] {
+        let home = tmp.path().to_path_buf();
+        let out = tokio::task::spawn_blocking(move || run(&home, "--yes"))
+            .await
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{stderr}");
+        assert_eq!(
+            stderr.matches("[context condensed: ").count(),
+            usize::from(expected),
+            "{stderr}"
+        );
+        if expected {
+            assert!(
+                stderr
+                    .contains("messages condensed into a note (to fit the model's context window)"),
+                "{stderr}"
+            );
+        }
+    }
+}

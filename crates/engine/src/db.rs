@@ -161,7 +161,56 @@ pub const MIGRATIONS_SQL: &[&str] = &[
     CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
         DELETE FROM messages_fts WHERE rowid = OLD.id;
     END;",
+    // 8: context management (see `crate::run::budget`). Messages may have the role `context`:
+    // a "conversation so far" note the model sees instead of the older messages it condenses
+    // (the hook below widens the role CHECK in place). `context_notes` says up to which
+    // message a note covers, so the next run starts from it. `result_artifacts` names the
+    // artifact holding a call's full result, so a result replaced by a reference is stored
+    // once, never again on the next request or run.
+    "CREATE TABLE context_notes (
+        message_id INTEGER PRIMARY KEY NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+        covers_through INTEGER NOT NULL
+    ) STRICT;
+    CREATE TABLE result_artifacts (
+        call_id TEXT PRIMARY KEY NOT NULL REFERENCES tool_calls(call_id) ON DELETE CASCADE,
+        artifact_id TEXT NOT NULL
+    ) STRICT;",
 ];
+
+/// The `messages.role` CHECK before and after migration 8.
+const ROLE_CHECK: (&str, &str) = (
+    "CHECK (role IN ('system','user','assistant','tool'))",
+    "CHECK (role IN ('system','user','assistant','tool','context'))",
+);
+
+/// Migration 8's hook: allow the role `context` in `messages`.
+///
+/// SQLite cannot alter a CHECK constraint, and rebuilding `messages` would fire its foreign
+/// key actions (call records lose their message) and full-text triggers. Widening a CHECK
+/// that every existing row satisfies does not change the file's content, the case SQLite's
+/// documentation gives for editing `sqlite_schema` directly ("ALTER TABLE", section 7); the
+/// schema version is bumped so every connection reloads the schema.
+fn allow_context_role(tx: &rusqlite::Transaction) -> rusqlite_migration::HookResult {
+    let version: i64 = tx.query_row("PRAGMA schema_version", [], |r| r.get(0))?;
+    tx.pragma_update(None, "writable_schema", "ON")?;
+    let changed = tx.execute(
+        "UPDATE sqlite_schema SET sql = replace(sql, ?1, ?2) WHERE type = 'table' AND name = 'messages'",
+        [ROLE_CHECK.0, ROLE_CHECK.1],
+    )?;
+    tx.pragma_update(None, "schema_version", version + 1)?;
+    tx.pragma_update(None, "writable_schema", "OFF")?;
+    let widened: bool = tx.query_row(
+        "SELECT instr(sql, ?1) > 0 FROM sqlite_schema WHERE type = 'table' AND name = 'messages'",
+        [ROLE_CHECK.1],
+        |r| r.get(0),
+    )?;
+    if changed != 1 || !widened {
+        return Err(rusqlite_migration::HookError::Hook(
+            "migration 8: the messages table's role CHECK is not the expected one".into(),
+        ));
+    }
+    Ok(())
+}
 
 /// The migration set built from [`MIGRATIONS_SQL`].
 ///
@@ -177,6 +226,7 @@ pub fn migrations() -> Migrations<'static> {
                     crate::calls_backfill::backfill(tx)?;
                     Ok(())
                 }),
+                8 => M::up_with_hook(sql, allow_context_role),
                 _ => M::up(sql),
             })
             .collect(),
@@ -465,6 +515,52 @@ mod tests {
             .is_err(),
             "a second running run of one conversation is refused"
         );
+    }
+
+    #[test]
+    fn migration_8_allows_context_notes_and_keeps_messages_calls_and_search() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("v7.db");
+        {
+            let mut conn = Connection::open(&path).unwrap();
+            migrations().to_version(&mut conn, 7).unwrap();
+            conn.execute_batch(
+                "INSERT INTO conversations (id) VALUES ('c');
+                 INSERT INTO messages (conversation_id, role, content) VALUES ('c', 'assistant', 'findable answer');
+                 INSERT INTO tool_calls (call_id, conversation_id, message_id, tool, status) VALUES ('k', 'c', 1, 't', 'succeeded');",
+            )
+            .unwrap();
+            assert!(conn
+                .execute("INSERT INTO messages (conversation_id, role, content) VALUES ('c', 'context', 'n')", [])
+                .is_err());
+        }
+        let conn = open(&path).unwrap();
+        conn.execute(
+            "INSERT INTO messages (conversation_id, role, content) VALUES ('c', 'context', 'so far')",
+            [],
+        )
+        .unwrap();
+        assert!(
+            conn.execute(
+                "INSERT INTO messages (conversation_id, role, content) VALUES ('c', 'other', 'x')",
+                []
+            )
+            .is_err(),
+            "other roles are still refused"
+        );
+        let (message, found): (Option<i64>, i64) = conn
+            .query_row(
+                "SELECT (SELECT message_id FROM tool_calls WHERE call_id = 'k'),
+                        (SELECT count(*) FROM messages_fts WHERE messages_fts MATCH '\"findable\"')",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap();
+        assert_eq!((message, found), (Some(1), 1));
+        let ok: String = conn
+            .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(ok, "ok");
     }
 
     #[test]

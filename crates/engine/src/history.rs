@@ -163,7 +163,8 @@ fn history_result(r: CallRecord) -> HistoryResult {
 
 /// A conversation as plain data, for `artifactflow-cli conversations show|export` and the
 /// desktop's Export: its summary and its user and assistant messages, each assistant message
-/// with the calls it made (tool messages are not listed: their calls are).
+/// with the calls it made (tool messages are not listed: their calls are), and the
+/// "conversation so far" notes (role `context`) the model was shown instead of older messages.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Transcript {
@@ -179,7 +180,8 @@ pub struct Transcript {
 pub struct TranscriptMessage {
     /// Row id.
     pub id: i64,
-    /// `user` or `assistant`.
+    /// `user`, `assistant`, or `context` (a "conversation so far" note the model saw instead
+    /// of the messages before it; they are all still listed).
     pub role: String,
     /// The agent that wrote or received it.
     pub agent: String,
@@ -229,7 +231,7 @@ pub fn transcript(conn: &Connection, id: &str) -> rusqlite::Result<Option<Transc
     let mut by_message = calls_by_message(conn, id)?;
     let messages = messages
         .into_iter()
-        .filter(|m| m.role == "user" || m.role == "assistant")
+        .filter(|m| matches!(m.role.as_str(), "user" | "assistant" | "context"))
         .map(|m| TranscriptMessage {
             calls: by_message
                 .remove(&m.id)
@@ -292,6 +294,10 @@ impl Transcript {
         );
         for m in &self.messages {
             let who = match (m.role.as_str(), m.depth) {
+                ("context", _) => format!(
+                    "Conversation so far (note condensed for {}; the model saw it instead of the messages above)",
+                    m.agent
+                ),
                 ("user", 0) => "User".to_string(),
                 ("user", _) => format!("Hand-over to {}", m.agent),
                 (_, 0) => m.agent.clone(),

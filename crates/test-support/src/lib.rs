@@ -5,7 +5,10 @@
 //! supports — OpenAI-compatible chat completions (`POST /v1/chat/completions`) and Anthropic
 //! Messages (`POST /v1/messages`) — answering each request with the next scripted [`Turn`]:
 //! streamed text (SSE, in chunks, optionally slow), a finish reason, usage, or an error status.
-//! It records every request so tests can assert what the model was sent.
+//! It records every request so tests can assert what the model was sent. It can stand in for
+//! a model with a small context window: [`ScriptedModel::set_char_limit`] refuses longer
+//! requests with a context-length error, and [`ScriptedModel::set_condensation_note`] answers
+//! the engine's condensation requests with a scripted note.
 //!
 //! Besides the two model endpoints it serves `GET /requests` (the recorded requests as JSON)
 //! and `POST /turns` (append a JSON array of turns), for tests that drive it from outside.

@@ -40,6 +40,10 @@ pub struct RecordedRequest {
     pub headers: BTreeMap<String, String>,
     /// The JSON body (a JSON string holding the raw text when it was not JSON).
     pub body: Value,
+    /// Refused as longer than the server's character limit (see
+    /// [`ScriptedModel::set_char_limit`]).
+    #[serde(default)]
+    pub refused: bool,
 }
 
 impl RecordedRequest {
@@ -82,8 +86,20 @@ impl RecordedRequest {
         self.body.get("system").map(|s| content_text(Some(s)))
     }
 
-    /// Characters in all the prompt text (messages and system), for usage estimates.
-    fn prompt_chars(&self) -> usize {
+    /// Is this the engine's request for a "conversation so far" note (its condensation
+    /// prompt first)?
+    pub fn is_condensation(&self) -> bool {
+        let head = engine::run::budget::CONDENSE_PROMPT_HEAD;
+        self.system().is_some_and(|s| s.starts_with(head))
+            || self
+                .messages()
+                .first()
+                .is_some_and(|(role, text)| role == "system" && text.starts_with(head))
+    }
+
+    /// Characters in all the prompt text (messages and system): what the character limit
+    /// counts, and the base of usage estimates.
+    pub fn prompt_chars(&self) -> usize {
         let system = self.system().map_or(0, |s| s.chars().count());
         system
             + self
@@ -108,6 +124,10 @@ fn content_text(content: Option<&Value>) -> String {
 
 struct Shared {
     turns: Mutex<VecDeque<Turn>>,
+    /// Requests with more prompt characters than this are refused as too long.
+    char_limit: Mutex<Option<usize>>,
+    /// The answer to every condensation request (no turn used), when set.
+    condensation_note: Mutex<Option<String>>,
     requests: Mutex<Vec<RecordedRequest>>,
     count: watch::Sender<usize>,
     /// The context window `/props` reports (llama.cpp's shape); `None`: no `/props`.
@@ -147,6 +167,8 @@ impl ScriptedModel {
         let local = listener.local_addr()?;
         let shared = Arc::new(Shared {
             turns: Mutex::new(turns.into()),
+            char_limit: Mutex::default(),
+            condensation_note: Mutex::default(),
             requests: Mutex::default(),
             count: watch::Sender::new(0),
             context_window: Mutex::default(),
@@ -193,6 +215,26 @@ impl ScriptedModel {
     /// Append turns to the script.
     pub fn push_turns(&self, turns: impl IntoIterator<Item = Turn>) {
         self.shared.turns.lock().unwrap().extend(turns);
+    }
+
+    /// Refuse every request whose prompt (all message contents and the system prompt) has more
+    /// than `limit` characters, as a model with a small context window does: HTTP 400 with an
+    /// OpenAI-style `context_length_exceeded` error (Anthropic: "prompt is too long"). A
+    /// refused request is recorded (with `refused` set) and uses no turn. `None` lifts it.
+    pub fn set_char_limit(&self, limit: Option<usize>) {
+        *self.shared.char_limit.lock().unwrap() = limit;
+    }
+
+    /// Answer every condensation request (see [`RecordedRequest::is_condensation`]) with
+    /// `note`, without using a turn, so a test need not know when the engine condenses.
+    /// `None`: condensation requests take the next turn like any other.
+    pub fn set_condensation_note(&self, note: Option<String>) {
+        *self.shared.condensation_note.lock().unwrap() = note;
+    }
+
+    /// How many requests were refused as too long.
+    pub fn refused_count(&self) -> usize {
+        self.requests().iter().filter(|r| r.refused).count()
     }
 
     /// Turns not served yet.
@@ -290,7 +332,7 @@ fn answer(
     body: Bytes,
 ) -> Response {
     let parsed = serde_json::from_slice::<Value>(&body).ok();
-    let request = RecordedRequest {
+    let mut request = RecordedRequest {
         dialect,
         path: uri.path().to_string(),
         headers: headers
@@ -305,14 +347,31 @@ fn answer(
         body: parsed
             .clone()
             .unwrap_or_else(|| Value::String(String::from_utf8_lossy(&body).into_owned())),
+        refused: false,
     };
+    let limit = *shared.char_limit.lock().unwrap();
+    let chars = request.prompt_chars();
+    request.refused = limit.is_some_and(|limit| chars > limit);
+    let note = request
+        .is_condensation()
+        .then(|| shared.condensation_note.lock().unwrap().clone())
+        .flatten();
     let served = {
         let mut requests = shared.requests.lock().unwrap();
         requests.push(request.clone());
         requests.len()
     };
-    let turn = shared.turns.lock().unwrap().pop_front();
+    let turn = if request.refused {
+        None
+    } else if let Some(note) = note {
+        Some(Turn::text(note))
+    } else {
+        shared.turns.lock().unwrap().pop_front()
+    };
     shared.count.send_replace(served);
+    if request.refused {
+        return too_long_response(dialect, chars, limit.unwrap_or_default());
+    }
 
     if parsed.is_none() {
         return error_response(
@@ -513,6 +572,25 @@ fn anthropic_finish(finish: Finish) -> &'static str {
         Finish::Stop => "end_turn",
         Finish::Length => "max_tokens",
     }
+}
+
+/// The refusal of a request of `chars` characters by a server taking at most `limit`, as
+/// OpenAI (and most compatible servers) word it, or as Anthropic does.
+fn too_long_response(dialect: Dialect, chars: usize, limit: usize) -> Response {
+    let (tokens, max) = (chars.div_ceil(4), limit / 4);
+    let body = match dialect {
+        Dialect::OpenAi => json!({"error": {
+            "message": format!("This model's maximum context length is {max} tokens. However, your messages resulted in {tokens} tokens. Please reduce the length of the messages."),
+            "type": "invalid_request_error",
+            "param": "messages",
+            "code": "context_length_exceeded",
+        }}),
+        Dialect::Anthropic => json!({"type": "error", "error": {
+            "type": "invalid_request_error",
+            "message": format!("prompt is too long: {tokens} tokens > {max} maximum"),
+        }}),
+    };
+    (StatusCode::BAD_REQUEST, Json(body)).into_response()
 }
 
 fn error_response(

@@ -229,9 +229,13 @@ impl<D: Dialect> HttpChatModel<D> {
             let bytes = read_body(&mut response, MAX_ERROR_BYTES, idle, cancel)
                 .await
                 .unwrap_or_default();
+            let message = redactor.redact(&error_message(&bytes, status));
+            if is_context_length(&bytes, &message) {
+                return Err(Failure::Fatal(ModelError::ContextLength(message)));
+            }
             let error = ModelError::Http {
                 status: status.as_u16(),
-                message: redactor.redact(&error_message(&bytes, status)),
+                message,
             };
             return Err(if retryable(status.as_u16()) {
                 Failure::Retry { error, retry_after }
@@ -414,6 +418,11 @@ impl StreamState {
             Delta::Done => self.done = true,
             Delta::Error { status, message } => {
                 let message = redactor.redact(&excerpt(&message));
+                if is_context_length(&[], &message) {
+                    return Err(Stopped::Failure(Failure::Fatal(ModelError::ContextLength(
+                        message,
+                    ))));
+                }
                 return Err(Stopped::Failure(match status {
                     Some(status) => {
                         let error = ModelError::Http { status, message };
@@ -597,6 +606,34 @@ fn error_message(body: &[u8], status: reqwest::StatusCode) -> String {
     }
 }
 
+/// The wordings servers use when a request is longer than the model's window (lower case).
+/// OpenAI: "This model's maximum context length is …"; vLLM and LM Studio: "context length";
+/// Ollama and others: "context window"; "too many tokens"; llama.cpp: "the request exceeds
+/// the available context size"; Anthropic: "prompt is too long".
+const CONTEXT_LENGTH_WORDINGS: &[&str] = &[
+    "maximum context length",
+    "context length",
+    "context window",
+    "too many tokens",
+    "exceeds the available context size",
+    "prompt is too long",
+];
+
+/// Is this error (its raw `body` and extracted `message`) a refusal of a too-long request?
+/// The OpenAI-compatible code `context_length_exceeded` (in `error.code` or `error.type`)
+/// says so exactly; otherwise the message's wording does.
+fn is_context_length(body: &[u8], message: &str) -> bool {
+    let coded = serde_json::from_slice::<Value>(body).ok().is_some_and(|v| {
+        ["/error/code", "/error/type", "/code", "/type"]
+            .iter()
+            .any(|p| v.pointer(p).and_then(Value::as_str) == Some("context_length_exceeded"))
+    });
+    let lower = message.to_lowercase();
+    coded
+        || lower.contains("context_length_exceeded")
+        || CONTEXT_LENGTH_WORDINGS.iter().any(|w| lower.contains(w))
+}
+
 /// At most [`ERROR_CHARS`] characters of `s`.
 pub(crate) fn excerpt(s: &str) -> String {
     let s = s.trim();
@@ -643,6 +680,23 @@ mod tests {
         );
         assert_eq!(error_message(b"plain text", s), "plain text");
         assert_eq!(error_message(b"", s), "Bad Request");
+    }
+
+    #[test]
+    fn context_length_refusals_by_code_and_wording() {
+        let openai = br#"{"error":{"message":"too big","type":"invalid_request_error","code":"context_length_exceeded"}}"#;
+        assert!(is_context_length(openai, "too big"));
+        for message in [
+            "This model's maximum context length is 6000 tokens",
+            "the request exceeds the available context size, try increasing it",
+            "prompt is too long: 210000 tokens > 200000 maximum",
+            "Too many tokens in the request",
+            "input exceeds the context window",
+        ] {
+            assert!(is_context_length(b"", message), "{message}");
+        }
+        assert!(!is_context_length(b"{}", "invalid api key"));
+        assert!(!is_context_length(b"", "rate limited: slow down"));
     }
 
     #[test]

@@ -166,6 +166,12 @@ pub enum ModelError {
     /// the text names the limit and the profile.
     #[error("{0}")]
     Limit(String),
+    /// The server refused the request as longer than the model's context window (OpenAI's
+    /// `context_length_exceeded`, llama.cpp's "exceeds the available context size",
+    /// Anthropic's "prompt is too long", …). The run loop condenses the conversation and
+    /// retries once (see `run::budget`).
+    #[error("the request is too long for the model's context window: {0}")]
+    ContextLength(String),
 }
 
 /// A chat model that streams its answer.

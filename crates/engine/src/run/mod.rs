@@ -18,6 +18,11 @@
 //!
 //! The agent, its tools and the model profile are looked up again at every round, so a config
 //! change (hot reload) is live from the next round of a running conversation.
+//!
+//! Every request is kept within the model's context window (the [`budget`] module decides,
+//! `view` carries it out): older tool results become references to artifacts, older turns a
+//! stored "conversation so far" note, and a server's refusal as too long is condensed and
+//! retried once. Each agent (sub-agents too) has its own history and budget.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -31,21 +36,31 @@ use crate::context::AppContext;
 use crate::conversations::{self, NewMessage, RunStatus};
 use crate::events::{new_id, EngineEvent, EventSink};
 use crate::interrupts::PermissionBroker;
-use crate::models::{ChatMessage, ChatModel, ChatRequest, FinishReason, Role};
+use crate::models::{ChatMessage, ChatModel, ChatRequest, FinishReason};
 use crate::parser::{format_result, StreamEvent, StreamParser, ToolCall};
 use crate::tools::{ToolResult, ToolSpec};
 
+pub mod budget;
 mod manager;
 mod tokens;
+mod view;
 
 pub use manager::{AlreadyRunning, RunManager};
 
+use budget::{Entry, Kind};
 use tokens::TokenBatcher;
+use view::ViewState;
 
 /// Where the run loop gets a model for an agent.
 pub trait ModelSource: Send + Sync {
     /// The model the agent's `model` profile names (or the default profile).
     fn model_for(&self, agent: &AgentDef) -> Result<Arc<dyn ChatModel>, String>;
+
+    /// That model's profile, for its context window and `max_tokens` (the context budget).
+    /// `None` budgets with the default window.
+    fn profile_for(&self, _agent: &AgentDef) -> Option<crate::models::ModelProfile> {
+        None
+    }
 }
 
 /// The models named by the config folder's profiles, with their API keys from the secrets.
@@ -67,8 +82,9 @@ impl ContextModels {
     }
 }
 
-impl ModelSource for ContextModels {
-    fn model_for(&self, agent: &AgentDef) -> Result<Arc<dyn ChatModel>, String> {
+impl ContextModels {
+    /// The profile `agent` uses.
+    fn profile(&self, agent: &AgentDef) -> Result<crate::models::ModelProfile, String> {
         let config = self.ctx.config();
         let wanted = agent.model.as_deref().unwrap_or("default");
         let profile = config
@@ -85,7 +101,17 @@ impl ModelSource for ContextModels {
                 )
             })?
             .clone();
-        drop(config);
+        Ok(profile)
+    }
+}
+
+impl ModelSource for ContextModels {
+    fn profile_for(&self, agent: &AgentDef) -> Option<crate::models::ModelProfile> {
+        self.profile(agent).ok()
+    }
+
+    fn model_for(&self, agent: &AgentDef) -> Result<Arc<dyn ChatModel>, String> {
+        let profile = self.profile(agent)?;
         let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
         if let Some((cached, client)) = cache.get(&profile.name) {
             if *cached == profile {
@@ -153,11 +179,21 @@ pub struct Runner {
 enum Stop {
     Cancelled,
     Failed(String),
+    /// The server refused the request as too long for its window (its message).
+    TooLong(String),
 }
 
 /// One answer's model text, finish reason, the calls complete before the stream ended, the
-/// stored message's id and the prefix its calls' ids are made of.
-type Answered = (String, FinishReason, Vec<usize>, Option<i64>, String);
+/// stored message's id, the prefix its calls' ids are made of and the prompt tokens the
+/// server reported.
+type Answered = (
+    String,
+    FinishReason,
+    Vec<usize>,
+    Option<i64>,
+    String,
+    Option<u32>,
+);
 
 /// The id of the call at `position` of the answer whose calls' ids start with `prefix`: the
 /// same from the first streamed token of the call to its stored row.
@@ -220,7 +256,7 @@ impl Runner {
         let run_id = new_id("run");
         let conversation = request.conversation_id.as_str();
         let history = self.ctx.with_db(
-            |c| -> Result<Vec<ChatMessage>, conversations::ConflictError> {
+            |c| -> Result<(Vec<Entry>, i64), conversations::ConflictError> {
                 conversations::start_run(
                     c,
                     &run_id,
@@ -229,8 +265,8 @@ impl Runner {
                     self.ctx.owner(),
                 )?;
                 conversations::title_if_untitled(c, conversation, &request.task)?;
-                let previous = conversations::messages(c, conversation)?;
-                conversations::add_message(
+                let previous = view::load_history(c, conversation)?;
+                let task = conversations::add_message(
                     c,
                     &NewMessage {
                         conversation_id: conversation,
@@ -242,21 +278,10 @@ impl Runner {
                         usage: None,
                     },
                 )?;
-                Ok(previous
-                    .into_iter()
-                    .filter(|m| m.depth == 0)
-                    .map(|m| {
-                        let role = if m.role == "assistant" {
-                            Role::Assistant
-                        } else {
-                            Role::User
-                        };
-                        ChatMessage::new(role, m.content)
-                    })
-                    .collect())
+                Ok((previous, task))
             },
         );
-        let mut history = match history {
+        let (mut history, task_id) = match history {
             Ok(h) => h,
             Err(conversations::ConflictError::Busy(message)) => {
                 return self.end(&run_id, conversation, Err(Stop::Failed(message)))
@@ -269,7 +294,7 @@ impl Runner {
                 )
             }
         };
-        history.push(ChatMessage::new(Role::User, request.task.clone()));
+        history.push(Entry::new(Kind::Task, request.task.clone(), Some(task_id)));
         self.events.emit(EngineEvent::RunStarted {
             conversation_id: conversation.to_string(),
             run_id: run_id.clone(),
@@ -290,7 +315,7 @@ impl Runner {
         let (status, final_answer, error) = match result {
             Ok(answer) => (RunStatus::Completed, Some(answer), None),
             Err(Stop::Cancelled) => (RunStatus::Cancelled, None, None),
-            Err(Stop::Failed(e)) => (RunStatus::Failed, None, Some(e)),
+            Err(Stop::Failed(e) | Stop::TooLong(e)) => (RunStatus::Failed, None, Some(e)),
         };
         if let Err(e) = self
             .ctx
@@ -462,10 +487,11 @@ impl Runner {
         &'a self,
         scope: &'a Scope<'a>,
         agent_name: &'a str,
-        mut history: Vec<ChatMessage>,
+        mut history: Vec<Entry>,
         depth: u32,
     ) -> futures::future::BoxFuture<'a, Result<String, Stop>> {
         Box::pin(async move {
+            let mut view = ViewState::default();
             let mut rounds = 0u32;
             let mut final_round = false;
             loop {
@@ -478,16 +504,18 @@ impl Runner {
                     )));
                 };
                 let model = self.models.model_for(&agent).map_err(Stop::Failed)?;
-                let mut messages = vec![ChatMessage::new(
-                    Role::System,
-                    self.system_prompt(&agent, scope.conversation),
-                )];
-                messages.extend(history.iter().cloned());
                 let answer = self
-                    .stream_answer(scope, &agent, depth, model.as_ref(), messages)
+                    .answer_within_window(
+                        scope,
+                        &agent,
+                        depth,
+                        model.as_ref(),
+                        &mut history,
+                        &mut view,
+                    )
                     .await?;
-                let (text, finish_reason, completed_during_stream, message_id, prefix) = answer;
-                history.push(ChatMessage::new(Role::Assistant, text.clone()));
+                let (text, finish_reason, completed_during_stream, message_id, prefix, _) = answer;
+                history.push(Entry::new(Kind::Answer, text.clone(), message_id));
                 // Each call keeps its position in the answer (call_subagent runs last).
                 let mut calls: Vec<(Place, ToolCall)> = crate::parser::parse(&text)
                     .into_iter()
@@ -536,13 +564,14 @@ impl Runner {
                         "You have used all {} tool rounds allowed for this task. Do not call any more tools: give your final answer now.",
                         agent.max_tool_rounds
                     );
-                    self.persist(scope, "tool", agent_name, &message, depth, None);
-                    history.push(ChatMessage::new(Role::User, message));
+                    let id = self.persist(scope, "tool", agent_name, &message, depth, None);
+                    history.push(Entry::new(Kind::Results(Vec::new()), message, id));
                     continue;
                 }
                 // call_subagent last, keeping the order of the others.
                 calls.sort_by_key(|(_, c)| c.name == "call_subagent");
                 let mut blocks = Vec::new();
+                let mut outcomes = Vec::new();
                 let mut handed_over = false;
                 for (index, (place, call)) in calls.iter().enumerate() {
                     if scope.cancel.is_cancelled() {
@@ -580,7 +609,9 @@ impl Runner {
                             .await?;
                     }
                     self.record(scope, &agent.name, depth, *place, &outcome);
-                    blocks.push(outcome.text);
+                    self.remember_persisted(&outcome);
+                    blocks.push(outcome.text.clone());
+                    outcomes.push(outcome);
                 }
                 if scope.cancel.is_cancelled() {
                     self.persist(scope, "tool", agent_name, &blocks.join("\n\n"), depth, None);
@@ -592,10 +623,69 @@ impl Runner {
                 }
                 blocks.extend(notes);
                 let message = blocks.join("\n\n");
-                self.persist(scope, "tool", agent_name, &message, depth, None);
-                history.push(ChatMessage::new(Role::User, message));
+                let id = self.persist(scope, "tool", agent_name, &message, depth, None);
+                let outcomes: Vec<&CallOutcome> = outcomes.iter().collect();
+                history.push(view::results_entry(message, &outcomes, id));
             }
         })
+    }
+
+    /// Ask for the next answer with the history shortened to the window (see [`budget`]).
+    /// A refusal as too long condenses with a tighter budget and retries once; a second one
+    /// ends the run with an error saying what to change.
+    async fn answer_within_window(
+        &self,
+        scope: &Scope<'_>,
+        agent: &AgentDef,
+        depth: u32,
+        model: &dyn ChatModel,
+        history: &mut Vec<Entry>,
+        state: &mut ViewState,
+    ) -> Result<Answered, Stop> {
+        let mut refusal: Option<String> = None;
+        loop {
+            let reason = if refusal.is_some() {
+                "server"
+            } else {
+                "budget"
+            };
+            let prepared = self
+                .prepare_request(scope, agent, depth, model, history, state, reason)
+                .await?;
+            let too_long = |server: &str| {
+                let (window, _, profile) = view::window_of(self, agent);
+                Stop::Failed(view::too_long_error(
+                    &agent.name,
+                    &profile,
+                    window.tokens,
+                    server,
+                ))
+            };
+            if let (Some(server), true) = (&refusal, prepared.unchanged) {
+                // Nothing left to shorten: the same request would be refused again.
+                return Err(too_long(server));
+            }
+            let server = match self
+                .stream_answer(scope, agent, depth, model, prepared.messages)
+                .await
+            {
+                Err(Stop::TooLong(server)) => server,
+                Ok(answer) => {
+                    if let Some(reported) = answer.5 {
+                        state.calibration.observe(prepared.estimate, reported);
+                    }
+                    return Ok(answer);
+                }
+                Err(stop) => return Err(stop),
+            };
+            if refusal.is_some() {
+                return Err(too_long(&server));
+            }
+            // The server's window is smaller than assumed: two thirds of what it refused.
+            let refused = state.calibration.apply(prepared.estimate);
+            state.refused_budget = Some(refused * 2 / 3);
+            refusal = Some(server);
+        }
     }
 
     /// Stream one model answer; returns its text, finish reason and the indices of the calls
@@ -673,6 +763,7 @@ impl Runner {
                 }
                 return Err(match e {
                     crate::models::ModelError::Cancelled => Stop::Cancelled,
+                    crate::models::ModelError::ContextLength(message) => Stop::TooLong(message),
                     e => Stop::Failed(format!("agent `{}`: {e}", agent.name)),
                 });
             }
@@ -706,6 +797,7 @@ impl Runner {
             completed,
             message_id,
             prefix,
+            usage.map(|u| u.0),
         ))
     }
 
@@ -788,8 +880,8 @@ impl Runner {
             instruction: instruction.to_string(),
             depth: depth + 1,
         });
-        self.persist(scope, "user", target, instruction, depth + 1, None);
-        let history = vec![ChatMessage::new(Role::User, instruction.to_string())];
+        let id = self.persist(scope, "user", target, instruction, depth + 1, None);
+        let history = vec![Entry::new(Kind::Task, instruction.to_string(), id)];
         let agents = [scope.agents, &[target.to_string()]].concat();
         let sub_scope = Scope {
             agents: &agents,
@@ -806,7 +898,7 @@ impl Runner {
         match outcome {
             Ok(answer) => Ok(ToolResult::ok(answer)),
             Err(Stop::Cancelled) => Err(Stop::Cancelled),
-            Err(Stop::Failed(e)) => Ok(ToolResult::fail(format!(
+            Err(Stop::Failed(e) | Stop::TooLong(e)) => Ok(ToolResult::fail(format!(
                 "agent `{target}` could not finish: {e}"
             ))),
         }

@@ -2,6 +2,7 @@
 //! scripted model server (real HTTP + SSE on 127.0.0.1).
 
 mod calls; // one gate: typed statuses, call ids, call records
+mod context; // context management: budgets, references, notes, refusals
 mod deletion; // deleting a conversation while it runs
 mod harness; // a test home: scripted model, local tool server, runner, recording sink
 mod limits; // runaway model streams end the run at a limit, partial answer kept

@@ -217,3 +217,31 @@ async fn an_already_cancelled_token_sends_nothing() {
     );
     assert!(server.requests().is_empty());
 }
+
+/// A server refusing a request as too long for its window answers with a typed error, in both
+/// dialects, and the refusal is not retried (the same request would be refused again).
+#[tokio::test]
+async fn a_context_length_refusal_is_typed_and_not_retried() {
+    for api in [Api::Openai, Api::Anthropic] {
+        let server = ScriptedModel::start(vec![Turn::text("never")]).await;
+        server.set_char_limit(Some(5));
+        let (_dir, secrets) = secrets(&[]);
+        let base = match api {
+            Api::Openai => server.openai_base_url(),
+            Api::Anthropic => server.base_url.clone(),
+        };
+        let model = client(&profile(api, &base, None), secrets);
+        match call(&*model).await.0 {
+            Err(ModelError::ContextLength(message)) => {
+                assert!(
+                    message.contains("maximum context length")
+                        || message.contains("prompt is too long"),
+                    "{api:?}: {message}"
+                );
+            }
+            other => panic!("{api:?}: expected a context-length error, got {other:?}"),
+        }
+        assert_eq!(server.refused_count(), 1, "{api:?}");
+        assert_eq!(server.remaining_turns(), 1);
+    }
+}

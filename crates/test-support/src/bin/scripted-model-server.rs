@@ -1,7 +1,12 @@
-//! `scripted-model-server --script FILE.json [--port PORT] [--n-ctx TOKENS]`: serve a script of
-//! model turns (a JSON array of [`test_support::Turn`]) on 127.0.0.1, for tests written in
-//! other languages. With `--n-ctx`, `GET /props` reports that context window the way
-//! llama.cpp's server does (see [`test_support::ScriptedModel::set_context_window`]).
+//! `scripted-model-server --script FILE.json [--port PORT] [--n-ctx TOKENS] [--char-limit N]
+//! [--condensation-note TEXT]`: serve a script of model turns (a JSON array of
+//! [`test_support::Turn`]) on 127.0.0.1, for tests written in other languages.
+//!
+//! With `--n-ctx`, `GET /props` reports that context window the way llama.cpp's server does
+//! (see [`test_support::ScriptedModel::set_context_window`]).
+//! `--char-limit N` refuses requests with more than N prompt characters as too long for the
+//! model's context window (HTTP 400, `context_length_exceeded`); `--condensation-note TEXT`
+//! answers the engine's condensation requests with TEXT without using a turn.
 //!
 //! Prints `LISTENING http://127.0.0.1:PORT` on stdout once it accepts connections, then serves
 //! until killed. OpenAI-compatible clients use `http://127.0.0.1:PORT/v1` as their base URL,
@@ -13,16 +18,22 @@ use std::process::ExitCode;
 
 use test_support::{ScriptedModel, Turn};
 
-const USAGE: &str =
-    "usage: scripted-model-server --script FILE.json [--port PORT] [--n-ctx TOKENS]";
+const USAGE: &str = "usage: scripted-model-server --script FILE.json [--port PORT] [--n-ctx TOKENS] [--char-limit N] [--condensation-note TEXT]";
 
-/// The command line: script file, port, context window to report.
-type Args = (String, u16, Option<u32>);
+struct Args {
+    script: String,
+    port: u16,
+    n_ctx: Option<u32>,
+    char_limit: Option<usize>,
+    note: Option<String>,
+}
 
 fn parse_args() -> Result<Args, String> {
     let mut script = None;
     let mut port = 0;
     let mut n_ctx = None;
+    let mut char_limit = None;
+    let mut note = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -41,16 +52,37 @@ fn parse_args() -> Result<Args, String> {
                         .map_err(|_| format!("--n-ctx: `{value}` is not a number of tokens"))?,
                 );
             }
+            "--char-limit" => {
+                let value = args.next().ok_or("--char-limit needs a number")?;
+                char_limit = Some(value.parse().map_err(|_| {
+                    format!("--char-limit: `{value}` is not a number of characters")
+                })?);
+            }
+            "--condensation-note" => {
+                note = Some(args.next().ok_or("--condensation-note needs a text")?);
+            }
             "-h" | "--help" => return Err(USAGE.into()),
             other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
         }
     }
-    Ok((script.ok_or(USAGE)?, port, n_ctx))
+    Ok(Args {
+        script: script.ok_or(USAGE)?,
+        port,
+        n_ctx,
+        char_limit,
+        note,
+    })
 }
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let (script, port, n_ctx) = match parse_args() {
+    let Args {
+        script,
+        port,
+        n_ctx,
+        char_limit,
+        note,
+    } = match parse_args() {
         Ok(args) => args,
         Err(message) => {
             eprintln!("{message}");
@@ -76,6 +108,8 @@ async fn main() -> ExitCode {
         }
     };
     server.set_context_window(n_ctx);
+    server.set_char_limit(char_limit);
+    server.set_condensation_note(note);
     let mut stdout = std::io::stdout();
     let _ = writeln!(stdout, "LISTENING {}", server.base_url);
     let _ = stdout.flush();

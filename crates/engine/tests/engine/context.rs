@@ -1,0 +1,452 @@
+//! Context management: long runs through small windows. The scripted model server refuses
+//! requests over a character limit (as a model with a small context window does) and reports
+//! prompt tokens as characters / 4; a local stand-in serves pages of a chosen size.
+
+use engine::conversations::RunStatus;
+use engine::events::EngineEvent;
+use engine::run::RunOptions;
+use test_support::{RecordedRequest, Turn};
+
+use crate::harness::{call, write, Harness};
+
+/// A local HTTP API for the `page` tool: `{"text": "N:SIZE"}` answers page N, SIZE characters
+/// of numbered lines (each page different, so every result can be told apart).
+async fn page_server() -> String {
+    use axum::routing::post;
+    async fn page(body: String) -> String {
+        let text = serde_json::from_str::<serde_json::Value>(&body)
+            .ok()
+            .and_then(|v| v["text"].as_str().map(str::to_string))
+            .unwrap_or_default();
+        let (n, size) = text.split_once(':').unwrap_or(("0", "1000"));
+        let size: usize = size.parse().unwrap_or(1000);
+        let mut out = format!("PAGE {n} begins here\n");
+        let mut line = 0;
+        while out.len() < size {
+            line += 1;
+            out.push_str(&format!(
+                "page {n} line {line}: lorem ipsum dolor sit amet\n"
+            ));
+        }
+        out.truncate(size);
+        out
+    }
+    let app = axum::Router::new().route("/page", post(page));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    format!("http://{addr}")
+}
+
+/// A harness whose `default` profile has a `window`-token context window, with a `reader`
+/// agent (the `page` tool and `read_artifact`, up to 12 rounds).
+async fn reader_home(turns: Vec<Turn>, window: u32) -> Harness {
+    let h = Harness::new(turns, "openai", RunOptions::default()).await;
+    let config = h._home.path().join("config");
+    write(
+        &config.join("models.yaml"),
+        &format!(
+            "profiles:\n  - name: default\n    api: openai\n    base_url: \"{}\"\n    model: scripted\n    context_window: {window}\n",
+            h.model.openai_base_url()
+        ),
+    );
+    let pages = page_server().await;
+    write(
+        &config.join("tools/page.md"),
+        &format!("---\nname: page\npermission: auto\nmethod: POST\nendpoint: {pages}/page\nparameters:\n  - name: text\n    type: string\n    required: true\n---\n"),
+    );
+    write(
+        &config.join("agents/reader.md"),
+        "---\nname: reader\ndescription: Reads pages\nmodel: default\ntools:\n  page: auto\n  read_artifact: auto\nmax_tool_rounds: 12\n---\nYou are the reader.\n",
+    );
+    h.ctx.reload_config();
+    assert!(
+        h.ctx.config_problems().is_empty(),
+        "{:?}",
+        h.ctx.config_problems()
+    );
+    h
+}
+
+/// An answer reading page `n` of `size` characters, after `words` of thinking.
+fn read_page(n: usize, size: usize, words: &str) -> Turn {
+    Turn::text(format!(
+        "{words}\n{}",
+        call("page", &[("text", &format!("{n}:{size}"))])
+    ))
+}
+
+/// The full text of request `r` (system prompt and messages).
+fn text_of(r: &RecordedRequest) -> String {
+    r.messages()
+        .into_iter()
+        .map(|(_, t)| t)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The agent's requests (not the condensation ones), in order.
+fn agent_requests(h: &Harness) -> Vec<RecordedRequest> {
+    h.model
+        .requests()
+        .into_iter()
+        .filter(|r| !r.is_condensation())
+        .collect()
+}
+
+/// The full results of the `page` calls, as stored in the call records.
+fn page_results(h: &Harness) -> Vec<String> {
+    h.ctx
+        .with_db(|c| engine::calls::store::list(c, "conv"))
+        .unwrap()
+        .into_iter()
+        .filter(|r| r.tool == "page")
+        .map(|r| r.result)
+        .collect()
+}
+
+fn artifact_ids(h: &Harness) -> Vec<String> {
+    h.ctx
+        .with_db(|c| {
+            c.prepare("SELECT id FROM artifacts WHERE conversation_id = 'conv' ORDER BY pk")?
+                .query_map([], |r| r.get(0))?
+                .collect::<rusqlite::Result<Vec<String>>>()
+        })
+        .unwrap()
+}
+
+fn condensed(events: &[EngineEvent]) -> Vec<(Option<i64>, u32, u32, String)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            EngineEvent::ContextCondensed {
+                message_id,
+                results_referenced,
+                messages_condensed,
+                reason,
+                ..
+            } => Some((
+                *message_id,
+                *results_referenced,
+                *messages_condensed,
+                reason.clone(),
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The run: 10 rounds of 12,000-character results through a 24,000-character window
+/// (a 6,000-token profile) complete, and every full result stays in the database. Without
+/// the budget, the third request is refused and the run fails.
+#[tokio::test(flavor = "multi_thread")]
+async fn ten_rounds_of_large_results_fit_a_small_window() {
+    let mut turns: Vec<Turn> = (1..=10)
+        .map(|n| read_page(n, 12_000, "Next page."))
+        .collect();
+    turns.push(Turn::text("All ten pages read: the answer is 42."));
+    turns.push(Turn::text("Still 42."));
+    let h = reader_home(turns, 6000).await;
+    h.model.set_char_limit(Some(24_000));
+    h.model
+        .set_condensation_note(Some("The reader read pages in order.".into()));
+
+    let outcome = h.run("reader", "Read pages 1 to 10, then answer.").await;
+    assert_eq!(outcome.status, RunStatus::Completed, "{outcome:?}");
+    assert_eq!(
+        outcome.final_answer.as_deref(),
+        Some("All ten pages read: the answer is 42.")
+    );
+    assert!(h.model.refused_count() <= 1, "{}", h.model.refused_count());
+    let results = page_results(&h);
+    assert_eq!(results.len(), 10);
+    for (i, result) in results.iter().enumerate() {
+        assert!(
+            result.chars().count() >= 12_000,
+            "page {} kept in full",
+            i + 1
+        );
+        assert!(result.starts_with(&format!("PAGE {} begins here", i + 1)));
+    }
+    // The meter had a reading before every agent request, within the window.
+    let usage: Vec<(u32, u32, u32)> = h
+        .events()
+        .iter()
+        .filter_map(|e| match e {
+            EngineEvent::ContextUsage {
+                estimated_tokens,
+                reserved_tokens,
+                window_tokens,
+                ..
+            } => Some((*estimated_tokens, *reserved_tokens, *window_tokens)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(usage.len(), agent_requests(&h).len());
+    assert!(
+        usage.iter().all(|(e, r, w)| *w == 6000 && e + r <= *w),
+        "{usage:?}"
+    );
+    // Older results were replaced by references to artifacts holding them in full.
+    let events = condensed(&h.events());
+    assert!(!events.is_empty());
+    assert!(events.iter().all(|e| e.3 == "budget"), "{events:?}");
+    let last = text_of(agent_requests(&h).last().unwrap());
+    assert!(last.contains("read_artifact(id='tool_page_"), "{last}");
+    // Each result was stored once, however many requests referred to it.
+    let ids = artifact_ids(&h);
+    assert!(!ids.is_empty() && ids.len() <= 10, "{ids:?}");
+    let mapped: i64 = h
+        .ctx
+        .with_db(|c| {
+            c.query_row(
+                "SELECT count(DISTINCT call_id) FROM result_artifacts",
+                [],
+                |r| r.get(0),
+            )
+        })
+        .unwrap();
+    assert_eq!(mapped as usize, ids.len());
+    // The next run refers to the same artifacts: it does not store the results again.
+    let again = h.run("reader", "And the answer?").await;
+    assert_eq!(again.status, RunStatus::Completed, "{again:?}");
+    assert_eq!(artifact_ids(&h), ids, "no result stored twice");
+    let first_of_next = text_of(agent_requests(&h).last().unwrap());
+    assert!(first_of_next.contains(&format!("read_artifact(id='{}')", ids[0])));
+}
+
+/// Condensation keeps what the model needs: the next request holds the user's latest
+/// message, the tool instructions, the last round verbatim and a reference to every artifact
+/// made; the note is stored as a `context` message.
+#[tokio::test(flavor = "multi_thread")]
+async fn condensing_keeps_the_task_the_tools_the_last_round_and_every_artifact() {
+    let thinking = "I am thinking about this page at length. ".repeat(40);
+    let mut turns: Vec<Turn> = (1..=6).map(|n| read_page(n, 3_000, &thinking)).collect();
+    turns.push(Turn::text("Done reading."));
+    let h = reader_home(turns, 3000).await;
+    h.model.set_char_limit(Some(12_000));
+    h.model.set_condensation_note(Some(
+        "NOTE: the reader has read the first pages; nothing found yet.".into(),
+    ));
+    let task = "Read pages 1 to 6 and tell me what they say.";
+    let outcome = h.run("reader", task).await;
+    assert_eq!(outcome.status, RunStatus::Completed, "{outcome:?}");
+    assert_eq!(h.model.refused_count(), 0);
+
+    let all = h.model.requests();
+    let first_note = all
+        .iter()
+        .position(RecordedRequest::is_condensation)
+        .expect("the history was condensed");
+    let next = &all[first_note + 1];
+    assert!(!next.is_condensation());
+    let text = text_of(next);
+    assert!(text.contains(task), "the user's latest message: {text}");
+    assert!(
+        text.contains("<tool name=\"page\">") && text.contains("<tool name=\"read_artifact\">"),
+        "the tool instructions"
+    );
+    assert!(text.contains("Conversation so far: NOTE: the reader has read"));
+    // The last round verbatim: the answer with its call, and the whole result.
+    let messages = next.messages();
+    let (_, last_answer) = messages
+        .iter()
+        .rev()
+        .find(|(role, _)| role == "assistant")
+        .unwrap();
+    let n = all[..first_note]
+        .iter()
+        .filter(|r| !r.is_condensation())
+        .count();
+    assert!(
+        last_answer.contains(&format!("<![CDATA[{n}:3000]]>")),
+        "{last_answer}"
+    );
+    let page = &page_results(&h)[n - 1];
+    assert!(text.contains(page.as_str()), "the last result in full");
+    // Every artifact made so far is named.
+    let ids = artifact_ids(&h);
+    assert!(!ids.is_empty());
+    let made_before: Vec<&String> = ids
+        .iter()
+        .filter(|id| {
+            all[..=first_note + 1]
+                .iter()
+                .any(|r| text_of(r).contains(id.as_str()))
+        })
+        .collect();
+    for id in &made_before {
+        assert!(text.contains(id.as_str()), "{id} is referenced: {text}");
+    }
+    // The note is stored as a `context` message, marked by the event.
+    let events = condensed(&h.events());
+    let with_note = events.iter().find(|e| e.2 > 0).expect("a note event");
+    let messages = h
+        .ctx
+        .with_db(|c| engine::conversations::messages(c, "conv"))
+        .unwrap();
+    let stored = messages
+        .iter()
+        .find(|m| Some(m.id) == with_note.0)
+        .expect("the note's message");
+    assert_eq!(stored.role, "context");
+    assert!(stored.content.starts_with("NOTE: the reader"));
+    // The full history stays: every result, every answer.
+    assert_eq!(page_results(&h).len(), 6);
+    assert_eq!(messages.iter().filter(|m| m.role == "assistant").count(), 7);
+}
+
+/// The next run in the conversation starts from the stored note: no second condensation, the
+/// note and the new task are sent, the condensed messages are not.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_next_run_starts_from_the_stored_note() {
+    let thinking = "I am thinking about this page at length. ".repeat(40);
+    let mut turns: Vec<Turn> = (1..=6).map(|n| read_page(n, 3_000, &thinking)).collect();
+    turns.push(Turn::text("Done reading."));
+    turns.push(Turn::text("Page 1 began with its title."));
+    let h = reader_home(turns, 3000).await;
+    h.model.set_char_limit(Some(12_000));
+    h.model.set_condensation_note(Some(
+        "NOTE: the reader has read the first pages; nothing found yet.".into(),
+    ));
+    let first = h.run("reader", "Read pages 1 to 6.").await;
+    assert_eq!(first.status, RunStatus::Completed, "{first:?}");
+    let notes_before = h
+        .model
+        .requests()
+        .iter()
+        .filter(|r| r.is_condensation())
+        .count();
+    assert!(notes_before >= 1);
+    let sent_before = h.model.requests().len();
+    let artifacts_before = artifact_ids(&h);
+
+    let second = h.run("reader", "What did page 1 begin with?").await;
+    assert_eq!(second.status, RunStatus::Completed, "{second:?}");
+    let requests = h.model.requests();
+    assert_eq!(requests.len(), sent_before + 1, "one request, no new note");
+    let text = text_of(&requests[sent_before]);
+    assert!(
+        text.contains("Conversation so far: NOTE: the reader"),
+        "{text}"
+    );
+    assert!(text.contains("What did page 1 begin with?"));
+    assert!(
+        !text.contains("Read pages 1 to 6."),
+        "the condensed task is in the note"
+    );
+    assert!(
+        !text.contains("PAGE 1 begins here\npage 1 line 1"),
+        "condensed results are not sent again"
+    );
+    assert_eq!(artifact_ids(&h), artifacts_before, "no result stored twice");
+}
+
+/// A server whose real window is smaller than the profile says refuses a request: the run
+/// condenses once with a tighter budget and retries once, then goes on.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_context_length_refusal_condenses_once_and_retries_once() {
+    let turns = vec![
+        read_page(1, 8_000, "First."),
+        read_page(2, 3_000, "Second."),
+        Turn::text("Both pages read."),
+    ];
+    // The profile claims 32,000 tokens; the server takes 12,000 characters.
+    let h = reader_home(turns, 32_000).await;
+    h.model.set_char_limit(Some(12_000));
+    h.model
+        .set_condensation_note(Some("NOTE: page 1 was read.".into()));
+    let outcome = h.run("reader", "Read pages 1 and 2.").await;
+    assert!(h.system_prompt(0).len() < 3_000, "the pages dominate");
+    assert_eq!(outcome.status, RunStatus::Completed, "{outcome:?}");
+    assert_eq!(outcome.final_answer.as_deref(), Some("Both pages read."));
+    assert_eq!(h.model.refused_count(), 1);
+    let events = condensed(&h.events());
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(events[0].3, "server");
+    // The retry carried a reference instead of page 1.
+    let retry = agent_requests(&h)
+        .into_iter()
+        .filter(|r| !r.refused)
+        .nth(2)
+        .unwrap();
+    assert!(text_of(&retry).contains("read_artifact(id='tool_page_"));
+}
+
+/// A second refusal ends the run with an error saying what to change: no loop.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_second_refusal_ends_the_run_with_what_to_change() {
+    let turns = vec![
+        read_page(1, 600, "First."),
+        read_page(2, 20_000, "Second."),
+        Turn::text("never sent"),
+    ];
+    let h = reader_home(turns, 32_000).await;
+    h.model.set_char_limit(Some(12_000));
+    h.model
+        .set_condensation_note(Some("NOTE: page 1 was read.".into()));
+    let outcome = h.run("reader", "Read pages 1 and 2.").await;
+    assert_eq!(outcome.status, RunStatus::Failed, "{outcome:?}");
+    let error = outcome.error.unwrap();
+    assert!(error.contains("too long for its context window"), "{error}");
+    assert!(
+        error.contains("maximum context length"),
+        "the server's words: {error}"
+    );
+    assert!(error.contains("Settings → Models"), "{error}");
+    assert!(error.contains("`default`"), "names the profile: {error}");
+    assert_eq!(h.model.refused_count(), 2, "refused, retried once, refused");
+    assert_eq!(h.model.remaining_turns(), 1);
+    let events = condensed(&h.events());
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(events[0].3, "server");
+}
+
+/// A stored note is part of the history everywhere: the reopened conversation shows it, the
+/// export marks it, and cutting the conversation at an earlier turn removes it with the
+/// messages it covered.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_note_is_shown_exported_marked_and_cut_with_its_turn() {
+    let thinking = "I am thinking about this page at length. ".repeat(40);
+    let mut turns: Vec<Turn> = (1..=6).map(|n| read_page(n, 3_000, &thinking)).collect();
+    turns.push(Turn::text("Done reading."));
+    let h = reader_home(turns, 3000).await;
+    h.model
+        .set_condensation_note(Some("NOTE: pages were read.".into()));
+    let outcome = h.run("reader", "Read pages 1 to 6.").await;
+    assert_eq!(outcome.status, RunStatus::Completed, "{outcome:?}");
+
+    let history = h
+        .ctx
+        .with_db(|c| engine::history::history(c, "conv"))
+        .unwrap();
+    let note = history
+        .iter()
+        .find(|m| m.message.role == "context")
+        .expect("the note is in the history");
+    assert!(note.message.content.starts_with("NOTE: pages were read."));
+    let transcript = h
+        .ctx
+        .with_db(|c| engine::history::transcript(c, "conv"))
+        .unwrap()
+        .unwrap();
+    assert!(transcript.messages.iter().any(|m| m.role == "context"));
+    let markdown = transcript.to_markdown();
+    assert!(
+        markdown.contains("## Conversation so far (note condensed for reader")
+            && markdown.contains("NOTE: pages were read."),
+        "{markdown}"
+    );
+
+    let owner = h.ctx.owner();
+    let deleted = h
+        .ctx
+        .with_db(|c| engine::conversations::truncate_at_turn(c, "conv", 0, owner))
+        .unwrap();
+    assert!(deleted > 0);
+    let notes: i64 = h
+        .ctx
+        .with_db(|c| c.query_row("SELECT count(*) FROM context_notes", [], |r| r.get(0)))
+        .unwrap();
+    assert_eq!(notes, 0, "the note's coverage goes with it");
+}
