@@ -652,8 +652,8 @@ impl Runner {
             let prepared = self
                 .prepare_request(scope, agent, depth, model, history, state, reason)
                 .await?;
+            let (window, _, profile) = view::window_of(self, agent).await;
             let too_long = |server: &str| {
-                let (window, _, profile) = view::window_of(self, agent);
                 Stop::Failed(view::too_long_error(
                     &agent.name,
                     &profile,

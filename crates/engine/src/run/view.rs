@@ -35,10 +35,13 @@ pub(super) struct Prepared {
 }
 
 /// The window and the answer's reserve for `agent`'s model.
-pub(super) fn window_of(runner: &Runner, agent: &AgentDef) -> (ContextWindow, u32, String) {
+/// The window is the profile's, else what its server reports (asked once per process), else a
+/// known model's default, else the conservative default (see [`crate::models::window::resolve`]).
+pub(super) async fn window_of(runner: &Runner, agent: &AgentDef) -> (ContextWindow, u32, String) {
     match runner.models.profile_for(agent) {
         Some(profile) => {
-            let window = crate::models::window::context_window(&profile);
+            let window =
+                crate::models::window::resolve(&profile, runner.ctx.secret_resolver()).await;
             let reserve = budget::reserve_tokens(profile.max_tokens, window.tokens);
             (window, reserve, profile.name)
         }
@@ -208,7 +211,7 @@ impl Runner {
         reason: &str,
     ) -> Result<Prepared, Stop> {
         let system = self.system_prompt(agent, scope.conversation);
-        let (window, reserve, _) = window_of(self, agent);
+        let (window, reserve, _) = window_of(self, agent).await;
         let mut prompt_budget = window.tokens.saturating_sub(reserve);
         if let Some(refused) = state.refused_budget {
             prompt_budget = prompt_budget.min(refused);
