@@ -7,6 +7,7 @@ import { render } from "../../test/render";
 import { ChatScreen } from "./ChatScreen";
 import { ChatStoreProvider } from "./ChatStoreProvider";
 import { dateGroup, withGroups } from "./dateGroups";
+import { askFirstPageEarly } from "./firstPage";
 import { PAGE } from "./useConversationPages";
 
 const HOUR = 3_600_000;
@@ -93,6 +94,18 @@ describe("conversation list", () => {
       expect(pages).toHaveLength(2);
     },
   );
+
+  it("shows the first page asked for before the app mounted, without asking again", async () => {
+    const now = Date.now();
+    const all = Array.from({ length: 100 }, (_, i) => conversation(i, new Date(now - i * HOUR)));
+    const { pages } = backend(all);
+    // What main.tsx does (through startList.ts) before React renders anything.
+    askFirstPageEarly();
+    expect(pages).toEqual([{ query: null, limit: PAGE, offset: 0 }]);
+    chat();
+    expect(await screen.findByText("Conversation 0")).toBeInTheDocument();
+    expect(pages).toHaveLength(1);
+  });
 
   it(
     "asks for the next page again when a refresh drops the one on its way (the list stays at its end)",

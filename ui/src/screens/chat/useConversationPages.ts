@@ -1,9 +1,9 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import { commands, type ConversationSummary } from "../../bindings";
 import { call, errorMessage } from "../../ipc/call";
+import { mark, PAGE, takeFirstPage } from "./firstPage";
 
-/** Rows asked for at a time: a screen and a half of the list. */
-export const PAGE = 60;
+export { PAGE };
 
 /** A failed load: which page failed decides what Retry asks again. */
 interface Failure {
@@ -46,9 +46,13 @@ export function useConversationPages(query: string) {
     const same = lastQuery.current === q;
     lastQuery.current = q;
     const keep = same ? Math.min(500, Math.max(PAGE, loaded.current)) : PAGE;
-    void call(commands.listConversationPage(q === "" ? null : q, keep, 0)).then(
+    const query = q === "" ? null : q;
+    // At start, the page main.tsx asked for before React mounted.
+    const asked = takeFirstPage(query, keep, 0) ?? commands.listConversationPage(query, keep, 0);
+    void call(asked).then(
       (page) => {
         if (!alive || mine !== generation.current) return;
+        mark("list-answered");
         setItems(page.items);
         setTotal(page.total);
         setLoadedFor(q);
