@@ -3,6 +3,7 @@ import "./startList";
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { App } from "./App";
+import { preloadHighlighterWhenIdle } from "./components/markdownBlocks";
 import { mark } from "./screens/chat/firstPage";
 import { applyStoredTheme } from "./theme/theme";
 import "./styles.css";
@@ -17,3 +18,4 @@ createRoot(root).render(
     <App />
   </StrictMode>,
 );
+preloadHighlighterWhenIdle();
