@@ -20,6 +20,31 @@ def rows(app: App) -> list[str]:
     )
 
 
+# What the list shows, for a timeout's message: where it is scrolled, what is left, any error.
+LIST_STATE = """
+const l = document.querySelector('[data-testid=conversation-list]');
+const text = (sel) => { const e = document.querySelector(sel); return e ? e.textContent : null; };
+return {
+  scrollTop: l && l.scrollTop, scrollHeight: l && l.scrollHeight, clientHeight: l && l.clientHeight,
+  busy: l && l.getAttribute('aria-busy'), button: text('.conv-more'),
+  error: text('[data-testid=conversation-list-error]'),
+  rows: document.querySelectorAll('[data-testid=conversation-item]').length,
+};
+"""
+
+
+def wait_list(app: App, condition, what: str):
+    """`app.wait`, whose timeout also says what state the list was left in."""
+    try:
+        return app.wait(condition, what)
+    except AssertionError as e:
+        try:
+            state = app.js(LIST_STATE)
+        except Exception as unreadable:  # the state must never hide the real failure
+            state = f"unreadable ({unreadable})"
+        raise AssertionError(f"{e}; the list: {state}") from e
+
+
 def test_a_thousand_conversations_page_and_search(home, scripted_model):
     prepare_home(home, scripted_model([]), AGENT)
     seeded = subprocess.run(
@@ -42,15 +67,15 @@ def test_a_thousand_conversations_page_and_search(home, scripted_model):
         left = "return document.querySelector('.conv-more').textContent"
         assert app.js(left) == "Show more (940 left)"
         app.js("const l = document.querySelector('[data-testid=conversation-list]'); l.scrollTop = l.scrollHeight")
-        app.wait(lambda d: app.js(left) == "Show more (880 left)", "the second page after scrolling")
-        app.wait(lambda d: seed_title(61) in rows(app), "the second page's rows in view")
+        wait_list(app, lambda d: app.js(left) == "Show more (880 left)", "the second page after scrolling")
+        wait_list(app, lambda d: seed_title(61) in rows(app), "the second page's rows in view")
         assert len(rows(app)) < 60
 
         # Found by a word inside one of its messages (not its title).
         app.set_value(app.by_testid("conversation-search"), "ticket 00777")
-        app.wait(lambda d: rows(app) == [seed_title(777)], "the one conversation with that text")
+        wait_list(app, lambda d: rows(app) == [seed_title(777)], "the one conversation with that text")
         app.screenshot("search")
         app.set_value(app.by_testid("conversation-search"), "")
-        app.wait(lambda d: rows(app)[:1] == [seed_title(0)], "the whole list again")
+        wait_list(app, lambda d: rows(app)[:1] == [seed_title(0)], "the whole list again")
     finally:
         app.stop()

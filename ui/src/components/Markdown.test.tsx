@@ -1,6 +1,9 @@
 import { renderMarkdown } from "./Markdown";
+import { loadHighlighter } from "./markdownBlocks";
 
 describe("renderMarkdown", () => {
+  beforeAll(() => loadHighlighter());
+
   it("renders Markdown and highlights code", () => {
     const html = renderMarkdown("# Title\n\n**bold**\n\n```rust\nfn main() {}\n```");
     expect(html).toContain("<h1>Title</h1>");

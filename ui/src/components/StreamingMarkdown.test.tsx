@@ -4,7 +4,7 @@ import { Lexer } from "marked";
 import DOMPurify from "dompurify";
 import hljs from "highlight.js/lib/common";
 import { StreamingMarkdown } from "./StreamingMarkdown";
-import { BlockSplitter, fenceClosed, renderMarkdown } from "./markdownBlocks";
+import { BlockSplitter, fenceClosed, loadHighlighter, renderMarkdown } from "./markdownBlocks";
 
 /** Inputs where block boundaries are easy to get wrong. */
 const CORPUS: Record<string, string> = {
@@ -76,6 +76,10 @@ function shown(container: HTMLElement): string {
 
 // Streaming a text batch by batch through React is slow in jsdom when the machine is busy.
 describe("StreamingMarkdown", { timeout: 30_000 }, () => {
+  // highlight.js loads when the first closed fence needs it (see lazyHighlight.test.tsx);
+  // these cases check the rendering with it loaded.
+  beforeAll(() => loadHighlighter());
+
   it.each(Object.entries(CORPUS))(
     "renders %s in random chunks exactly as a full render, at every step",
     (_name, text) => {

@@ -1,6 +1,7 @@
 import { memo, useMemo, useState } from "react";
 import { BlockSplitter, renderBlock, type LinkRefs } from "./markdownBlocks";
 import { copyCodeOnClick } from "./copyCode";
+import { useHighlighter } from "./useHighlighter";
 
 interface BlockProps {
   raw: string;
@@ -13,7 +14,9 @@ interface BlockProps {
  * change: finished blocks of a streaming answer keep their DOM (and their copy buttons). */
 const MarkdownBlock = memo(
   function MarkdownBlock({ raw, links }: BlockProps) {
-    const html = useMemo(() => renderBlock(raw, links), [raw, links]);
+    // A block with a code fence renders again, once, when highlight.js has loaded.
+    const hl = useHighlighter(raw);
+    const html = useMemo(() => renderBlock(raw, links, hl), [raw, links, hl]);
     // Sanitised by DOMPurify in renderBlock.
     return <div className="md-block" dangerouslySetInnerHTML={{ __html: html }} />;
   },
@@ -23,7 +26,8 @@ const MarkdownBlock = memo(
 /**
  * Markdown that may still be growing (a streamed answer): split into top-level blocks, each
  * rendered once it changes, so a token batch costs the size of the last block, not of the
- * whole answer. Code blocks are highlighted once their fence closes.
+ * whole answer. Code blocks are highlighted once their fence closes (highlight.js loads when
+ * the first one does; see markdownBlocks).
  *
  * Raw HTML may open an element in one block and close it in another; once the text is final
  * (`streaming` false), such a message is rendered whole, so the result is the same as

@@ -11,7 +11,7 @@
  */
 import { Lexer, Marked, type Token, type Tokens } from "marked";
 import DOMPurify from "dompurify";
-import hljs from "highlight.js/lib/common";
+import type { HLJSApi } from "highlight.js";
 
 /** Link reference definitions (`[tag]: href "title"`), by lower-cased tag, first one wins. */
 export type LinkRefs = Record<string, { href: string; title: string }>;
@@ -42,15 +42,83 @@ export function fenceClosed(raw: string): boolean {
   return close[0] === fence[0] && close.length >= fence.length;
 }
 
+/**
+ * highlight.js with its common languages (about 150 KB, a quarter of the startup script) loads
+ * when the first closed code fence with a language needs it, not with the app: until then such
+ * a block is escaped text, and components showing one re-render once it is there (see
+ * {@link subscribeHighlighter}).
+ */
+let hljs: HLJSApi | null = null;
+let loading: Promise<void> | null = null;
+const loaded = new Set<() => void>();
+
+/** Load highlight.js (once; a failed load is tried again by the next fence that needs it). */
+export function loadHighlighter(): Promise<void> {
+  loading ??= import("highlight.js/lib/common").then(
+    (m) => {
+      hljs = m.default;
+      for (const notify of loaded) notify();
+    },
+    // Without it code stays plain, readable text; the next closed fence tries again.
+    () => {
+      loading = null;
+    },
+  );
+  return loading;
+}
+
+/** Load highlight.js once the window is idle after startup (at the latest `ms` later), so a
+ * streamed answer's first code block does not pay for parsing it mid-stream (a 90 ms stall
+ * in the rendering benchmark). The startup script stays without it. */
+export function preloadHighlighterWhenIdle(ms = 3000): void {
+  const idle = (globalThis as { requestIdleCallback?: (cb: () => void, o: object) => void })
+    .requestIdleCallback;
+  if (idle) idle(() => void loadHighlighter(), { timeout: ms });
+  else setTimeout(() => void loadHighlighter(), ms);
+}
+
+/** The loaded highlighter, or null (not needed yet, or on its way). */
+export function highlighter(): HLJSApi | null {
+  return hljs;
+}
+
+/** Whether loading highlight.js was ever asked for (by a closed fence with a language). */
+export function highlighterRequested(): boolean {
+  return loading !== null || hljs !== null;
+}
+
+/** Call `notify` when highlight.js has loaded; returns the unsubscribe function. */
+export function subscribeHighlighter(notify: () => void): () => void {
+  loaded.add(notify);
+  return () => loaded.delete(notify);
+}
+
+/** The highlighter this parse uses: the one its caller rendered with (so what a component
+ * memoised matches the highlighter it subscribed to). Set only while a parse runs. */
+let active: HLJSApi | null = null;
+
+function withHighlighter<T>(hl: HLJSApi | null, parse: () => T): T {
+  active = hl;
+  try {
+    return parse();
+  } finally {
+    active = null;
+  }
+}
+
 /** Code highlighted with its declared language only: guessing the language (highlightAuto)
- * ran every grammar over every block; an unknown or missing language is escaped text. */
+ * ran every grammar over every block; an unknown or missing language is escaped text. Before
+ * highlight.js has loaded, a block with a language asks for it and is escaped text meanwhile. */
 function highlightCode(code: string, lang: string | undefined): string {
-  const language = lang && hljs.getLanguage(lang) ? lang : null;
+  const hl = active;
+  if (lang && !hl) void loadHighlighter();
+  const language = lang && hl?.getLanguage(lang) ? lang : null;
+  if (!hl || !language) return escapeHtml(code);
   if (!language) return escapeHtml(code);
   const key = `${language}\u0000${code}`;
   const cached = highlighted.get(key);
   if (cached !== undefined) return cached;
-  const html = hljs.highlight(code, { language, ignoreIllegals: true }).value;
+  const html = hl.highlight(code, { language, ignoreIllegals: true }).value;
   if (highlighted.size >= HIGHLIGHT_CACHE) {
     const oldest = highlighted.keys().next().value;
     if (oldest !== undefined) highlighted.delete(oldest);
@@ -82,17 +150,27 @@ const SANITIZE = {
   FORBID_ATTR: ["style"],
 };
 
-/** Markdown rendered to sanitised HTML: no scripts, no event handlers, no remote frames. */
-export function renderMarkdown(text: string): string {
-  return DOMPurify.sanitize(md.parse(text, { async: false }), SANITIZE);
+/** Markdown rendered to sanitised HTML: no scripts, no event handlers, no remote frames.
+ * Code is highlighted with `hl` (by default highlight.js once it has loaded). */
+export function renderMarkdown(text: string, hl: HLJSApi | null = hljs): string {
+  return withHighlighter(hl, () => DOMPurify.sanitize(md.parse(text, { async: false }), SANITIZE));
 }
 
 /** One block rendered to sanitised HTML, knowing the whole document's link definitions. */
-export function renderBlock(raw: string, links: LinkRefs | null): string {
+export function renderBlock(
+  raw: string,
+  links: LinkRefs | null,
+  hl: HLJSApi | null = hljs,
+): string {
   const lexer = new Lexer(md.defaults);
   if (links) Object.assign(lexer.tokens.links, links);
   const tokens = lexer.lex(raw);
-  return DOMPurify.sanitize(md.parser(tokens), SANITIZE);
+  return withHighlighter(hl, () => DOMPurify.sanitize(md.parser(tokens), SANITIZE));
+}
+
+/** Whether `raw` may hold a code fence (so its rendering may change when highlight.js loads). */
+export function mayHaveFence(raw: string): boolean {
+  return raw.includes("```") || raw.includes("~~~");
 }
 
 /** A top-level block: its source, and whether later definitions can change it. */

@@ -1,11 +1,13 @@
 import { act, fireEvent, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
+import { emit } from "@tauri-apps/api/event";
 import { mockIPC } from "@tauri-apps/api/mocks";
 import type { ConversationSummary } from "../../bindings";
 import { render } from "../../test/render";
 import { ChatScreen } from "./ChatScreen";
 import { ChatStoreProvider } from "./ChatStoreProvider";
 import { dateGroup, withGroups } from "./dateGroups";
+import { askFirstPageEarly } from "./firstPage";
 import { PAGE } from "./useConversationPages";
 
 const HOUR = 3_600_000;
@@ -90,6 +92,122 @@ describe("conversation list", () => {
       expect(await screen.findByText(`Conversation ${PAGE - 1}`)).toBeInTheDocument();
       expect(screen.getAllByTestId("conversation-item").length).toBeLessThan(60);
       expect(pages).toHaveLength(2);
+    },
+  );
+
+  it("shows the first page asked for before the app mounted, without asking again", async () => {
+    const now = Date.now();
+    const all = Array.from({ length: 100 }, (_, i) => conversation(i, new Date(now - i * HOUR)));
+    const { pages } = backend(all);
+    // What main.tsx does (through startList.ts) before React renders anything.
+    askFirstPageEarly();
+    expect(pages).toEqual([{ query: null, limit: PAGE, offset: 0 }]);
+    chat();
+    expect(await screen.findByText("Conversation 0")).toBeInTheDocument();
+    expect(pages).toHaveLength(1);
+  });
+
+  it(
+    "asks for the next page again when a refresh drops the one on its way (the list stays at its end)",
+    { timeout: 20_000 },
+    async () => {
+      const now = Date.now();
+      const all = Array.from({ length: 5000 }, (_, i) => conversation(i, new Date(now - i * HOUR)));
+      let release: (() => void) | null = null;
+      const { pages } = backend(all, ({ limit, offset }) => {
+        const page = { items: all.slice(offset, offset + limit), total: all.length };
+        // The first request for the second page is answered only when the test says so.
+        if (offset === PAGE && pages.filter((p) => p.offset === PAGE).length === 1)
+          return new Promise((resolve) => (release = () => resolve(page)));
+        return page;
+      });
+      chat();
+      await screen.findByText("Conversation 0");
+      const list = screen.getByTestId("conversation-list");
+      await act(async () => {
+        list.scrollTop = PAGE * 52 - 600;
+        fireEvent.scroll(list);
+      });
+      await waitFor(() => expect(release).not.toBeNull());
+
+      // A run ends meanwhile (one more conversation): the list refreshes (its first page
+      // again), and that answer arrives before the second page's, which is then dropped.
+      all.push(conversation(5000, new Date(now - 5000 * HOUR)));
+      await act(() =>
+        emit("engine-event", {
+          type: "run_ended",
+          conversation_id: "c0",
+          run_id: "r1",
+          status: "completed",
+          final_answer: null,
+          error: null,
+        }),
+      );
+      expect(await screen.findByRole("button", { name: "Show more (4941 left)" })).toBeVisible();
+      await act(async () => release?.());
+
+      // Still at the end of the loaded rows: the list asks again and shows the second page.
+      expect(await screen.findByRole("button", { name: "Show more (4881 left)" })).toBeVisible();
+      expect(pages.filter((p) => p.offset === PAGE)).toHaveLength(2);
+    },
+  );
+
+  it(
+    "asks for the next page when the scroll position nears the end, whatever the rows in view",
+    { timeout: 20_000 },
+    async () => {
+      const now = Date.now();
+      const all = Array.from({ length: 5000 }, (_, i) => conversation(i, new Date(now - i * HOUR)));
+      const { pages } = backend(all);
+      chat();
+      await screen.findByText("Conversation 0");
+      const list = screen.getByTestId("conversation-list");
+      // jsdom has no layout: the scroll height says 100 px are left below the view while the
+      // rows the virtualiser shows (for a scroll offset of 800 px) are still well above its
+      // threshold; once the next page is asked for, the list is as tall as a real one.
+      Object.defineProperty(list, "scrollHeight", {
+        configurable: true,
+        get: () => (pages.length === 1 ? 1500 : 100_000),
+      });
+      await act(async () => {
+        list.scrollTop = 800;
+        fireEvent.scroll(list);
+      });
+      await waitFor(() => expect(pages).toContainEqual({ query: null, limit: PAGE, offset: PAGE }));
+      expect(await screen.findByRole("button", { name: "Show more (4880 left)" })).toBeVisible();
+      expect(pages).toHaveLength(2);
+    },
+  );
+
+  it(
+    "shows a failed page with Retry and asks again only when told",
+    { timeout: 20_000 },
+    async () => {
+      const now = Date.now();
+      const all = Array.from({ length: 5000 }, (_, i) => conversation(i, new Date(now - i * HOUR)));
+      const { pages } = backend(all, ({ limit, offset }) => {
+        if (offset === PAGE && pages.filter((p) => p.offset === PAGE).length === 1)
+          throw { code: "database", message: "database is locked" };
+        return { items: all.slice(offset, offset + limit), total: all.length };
+      });
+      const user = userEvent.setup();
+      chat();
+      await screen.findByText("Conversation 0");
+      const list = screen.getByTestId("conversation-list");
+      await act(async () => {
+        list.scrollTop = PAGE * 52 - 600;
+        fireEvent.scroll(list);
+      });
+      const alert = await screen.findByRole("alert");
+      expect(alert).toHaveTextContent("Could not load more conversations: database is locked");
+      // Not asked again in a loop while the error shows.
+      expect(pages.filter((p) => p.offset === PAGE)).toHaveLength(1);
+      expect(screen.getByRole("button", { name: "Show more (4940 left)" })).toBeVisible();
+
+      await user.click(within(alert).getByRole("button", { name: "Retry" }));
+      expect(await screen.findByRole("button", { name: "Show more (4880 left)" })).toBeVisible();
+      expect(screen.queryByRole("alert")).toBeNull();
+      expect(pages.filter((p) => p.offset === PAGE)).toHaveLength(2);
     },
   );
 

@@ -1,7 +1,8 @@
-import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from "react";
+import { useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from "react";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import type { ConversationSummary } from "../../bindings";
 import { withGroups, type ListRow } from "./dateGroups";
+import { mark } from "./firstPage";
 import type { useChat } from "./useChat";
 
 type Chat = ReturnType<typeof useChat>;
@@ -13,6 +14,8 @@ const ITEM_HEIGHT = 52;
 const GROUP_HEIGHT = 30;
 /** What a row's inline confirmation ("Delete? Yes No") or export choice adds. */
 const ACTIONS_HEIGHT = 36;
+/** How close to the end of the loaded rows (px) the list asks for the next page. */
+const NEAR_END = 20 * ITEM_HEIGHT;
 
 /** The conversations: new, search, open, and rename, export, delete from each row's menu,
  * grouped by date and loaded a page at a time as the list scrolls. */
@@ -137,10 +140,19 @@ export function ConversationList({ chat }: { chat: Chat }) {
         onNeedMore={() => void chat.loadMore()}
         render={row}
         busy={chat.listLoadedFor !== chat.query.trim()}
+        // A failed page is asked again only by Retry (or Show more), never in a loop.
+        paused={chat.listLoadingMore || chat.listError !== null}
       />
       {chat.listError && (
-        <p className="chat-error small conv-empty" role="alert">
-          {chat.listError}
+        <p
+          className="chat-error small conv-empty"
+          role="alert"
+          data-testid="conversation-list-error"
+        >
+          {chat.listError}{" "}
+          <button type="button" className="link-button" onClick={chat.retryList}>
+            Retry
+          </button>
         </p>
       )}
       {chat.listLoadedFor !== null && chat.conversations.length === 0 && (
@@ -161,10 +173,12 @@ function Rows(props: {
   total: number;
   loaded: number;
   busy: boolean;
+  /** A page is on its way, or the last one failed: ask for none now. */
+  paused: boolean;
   onNeedMore: () => void;
   render: (c: ConversationSummary) => React.ReactNode;
 }) {
-  const { rows, total, loaded, onNeedMore, expanded } = props;
+  const { rows, total, loaded, onNeedMore, expanded, busy, paused } = props;
   const scroller = useRef<HTMLDivElement>(null);
   const virtualize = rows.length > VIRTUALIZE_FROM;
   // TanStack Virtual returns fresh functions each render, so the React compiler skips this
@@ -186,11 +200,30 @@ function Rows(props: {
     },
   });
   useEffect(() => virtual.measure(), [virtual, expanded]);
+  // When the window first has conversations in its DOM (the startup benchmark reads it);
+  // a layout effect, so the mark is there as soon as the rows are.
+  useLayoutEffect(() => {
+    if (rows.length > 0) mark("list-shown", true);
+  }, [rows.length]);
   const shown = virtual.getVirtualItems();
   const last = shown.at(-1)?.index ?? -1;
+
+  /** Whether the list sits near the end of what is loaded, with more to load: by the rows the
+   * virtualiser shows, or by the scroll position itself (which does not depend on the
+   * virtualiser having caught up with the last scroll). */
+  const wantsMore = () => {
+    if (!virtualize || loaded >= total || busy || paused) return false;
+    if (last >= rows.length - 20) return true;
+    const el = scroller.current;
+    // Without layout (nothing to scroll) the rows in view decide alone.
+    if (!el || el.scrollHeight <= el.clientHeight) return false;
+    return el.scrollHeight - el.scrollTop - el.clientHeight < NEAR_END;
+  };
+  // After every render: a page arriving, dropped or failing, a refresh, a scroll the
+  // virtualiser rendered. Cheap, and nothing can leave the list at its end without asking.
   useEffect(() => {
-    if (virtualize && loaded < total && last >= rows.length - 20) onNeedMore();
-  }, [virtualize, last, rows.length, loaded, total, onNeedMore]);
+    if (wantsMore()) onNeedMore();
+  });
 
   const content = (r: ListRow<ConversationSummary>) =>
     r.kind === "group" ? (
@@ -205,7 +238,8 @@ function Rows(props: {
       className="conv-scroll"
       ref={scroller}
       data-testid="conversation-list"
-      aria-busy={props.busy || undefined}
+      aria-busy={busy || undefined}
+      onScroll={() => wantsMore() && onNeedMore()}
     >
       {virtualize ? (
         <ul style={{ height: virtual.getTotalSize(), position: "relative" }}>

@@ -1,28 +1,40 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import { commands, type ConversationSummary } from "../../bindings";
 import { call, errorMessage } from "../../ipc/call";
+import { mark, PAGE, takeFirstPage } from "./firstPage";
 
-/** Rows asked for at a time: a screen and a half of the list. */
-export const PAGE = 60;
+export { PAGE };
+
+/** A failed load: which page failed decides what Retry asks again. */
+interface Failure {
+  message: string;
+  page: "first" | "more";
+}
 
 /**
  * The conversation list one page at a time, as the engine pages and searches it
  * (`list_conversation_page`): the first page for `query` at once on every keystroke (a page
  * that arrives for an older query is dropped), more as the list scrolls, and a refresh that
  * keeps the rows already loaded (up to 500).
+ *
+ * Whether a next page is on its way is state, not only a ref: when a load ends, even one
+ * whose page was dropped because a refresh superseded it, the list renders again and asks
+ * again if it still sits at its end. A failure stops automatic asking until `retry`.
  */
 export function useConversationPages(query: string) {
   const [items, setItems] = useState<ConversationSummary[]>([]);
   const [total, setTotal] = useState(0);
   // The query the rows shown belong to: a keystroke does not blank the list before its page.
   const [loadedFor, setLoadedFor] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const [failure, setFailure] = useState<Failure | null>(null);
+  const [loadingMore, setLoadingMore] = useState(false);
   const [version, setVersion] = useState(0);
   const q = query.trim();
 
   const generation = useRef(0);
   const loaded = useRef(0);
   const lastQuery = useRef<string | null>(null);
+  // Guards against a second request in the same tick, before `loadingMore` renders.
   const loading = useRef(false);
   useEffect(() => {
     loaded.current = items.length;
@@ -34,16 +46,24 @@ export function useConversationPages(query: string) {
     const same = lastQuery.current === q;
     lastQuery.current = q;
     const keep = same ? Math.min(500, Math.max(PAGE, loaded.current)) : PAGE;
-    void call(commands.listConversationPage(q === "" ? null : q, keep, 0)).then(
+    const query = q === "" ? null : q;
+    // At start, the page main.tsx asked for before React mounted.
+    const asked = takeFirstPage(query, keep, 0) ?? commands.listConversationPage(query, keep, 0);
+    void call(asked).then(
       (page) => {
         if (!alive || mine !== generation.current) return;
+        mark("list-answered");
         setItems(page.items);
         setTotal(page.total);
         setLoadedFor(q);
-        setError(null);
+        setFailure(null);
       },
       (e: unknown) => {
-        if (alive && mine === generation.current) setError(errorMessage(e));
+        if (alive && mine === generation.current)
+          setFailure({
+            message: `Could not load the conversations: ${errorMessage(e)}`,
+            page: "first",
+          });
       },
     );
     return () => {
@@ -54,22 +74,46 @@ export function useConversationPages(query: string) {
   const loadMore = useCallback(async () => {
     if (loading.current || items.length >= total) return;
     loading.current = true;
+    setLoadingMore(true);
     const mine = generation.current;
+    const offset = items.length;
     try {
-      const page = await call(
-        commands.listConversationPage(q === "" ? null : q, PAGE, items.length),
-      );
+      const page = await call(commands.listConversationPage(q === "" ? null : q, PAGE, offset));
       if (mine === generation.current) {
-        setItems((old) => [...old, ...page.items]);
+        // Only onto the rows it follows: a refresh in between may have changed how many.
+        setItems((old) => (old.length === offset ? [...old, ...page.items] : old));
         setTotal(page.total);
       }
     } catch (e) {
-      if (mine === generation.current) setError(errorMessage(e));
+      if (mine === generation.current)
+        setFailure({
+          message: `Could not load more conversations: ${errorMessage(e)}`,
+          page: "more",
+        });
     } finally {
       loading.current = false;
+      setLoadingMore(false);
     }
   }, [q, items.length, total]);
 
   const refresh = useCallback(() => setVersion((v) => v + 1), []);
-  return { items, total, loadedFor, error, loadMore, refresh };
+
+  /** Ask again for what failed: the first page, or the next one. */
+  const retry = useCallback(() => {
+    const failed = failure?.page;
+    setFailure(null);
+    if (failed === "first") refresh();
+    else void loadMore();
+  }, [failure, refresh, loadMore]);
+
+  return {
+    items,
+    total,
+    loadedFor,
+    error: failure?.message ?? null,
+    loadingMore,
+    loadMore,
+    retry,
+    refresh,
+  };
 }
