@@ -450,3 +450,29 @@ async fn the_note_is_shown_exported_marked_and_cut_with_its_turn() {
         .unwrap();
     assert_eq!(notes, 0, "the note's coverage goes with it");
 }
+
+/// Without `context_window` in the profile, the run budgets with the window the server
+/// reports (llama.cpp's `/props` here), not the conservative default: the meter says so.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_profile_without_a_window_uses_the_one_its_server_reports() {
+    let h = Harness::new(
+        vec![Turn::text("Hello."), Turn::text("Hello again.")],
+        "openai",
+        RunOptions::default(),
+    )
+    .await;
+    h.model.set_context_window(Some(3072));
+    for task in ["hi", "and again"] {
+        let outcome = h.run("tester", task).await;
+        assert_eq!(outcome.status, RunStatus::Completed, "{outcome:?}");
+    }
+    let windows: Vec<u32> = h
+        .events()
+        .iter()
+        .filter_map(|e| match e {
+            EngineEvent::ContextUsage { window_tokens, .. } => Some(*window_tokens),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(windows, [3072, 3072]);
+}
