@@ -347,13 +347,28 @@ MODEL_SERVER = Path(os.environ.get("ARTIFACTFLOW_MODEL_SERVER", ROOT / "target/d
 class ScriptedModel:
     """The scripted OpenAI-compatible model server (crates/test-support), on 127.0.0.1."""
 
-    def __init__(self, turns: list[dict], workdir: Path, n_ctx: int | None = None):
-        """``n_ctx``: the context window its ``GET /props`` reports (llama.cpp's shape)."""
+    def __init__(
+        self,
+        turns: list[dict],
+        workdir: Path,
+        n_ctx: int | None = None,
+        char_limit: int | None = None,
+        condensation_note: str | None = None,
+    ):
+        """``n_ctx``: the context window its ``GET /props`` reports (llama.cpp's shape);
+        ``char_limit``: requests with more prompt characters are refused as too long for the
+        model's window; ``condensation_note``: its answer to the engine's condensation requests."""
         script = workdir / "script.json"
         script.write_text(json.dumps(turns))
-        window = ["--n-ctx", str(n_ctx)] if n_ctx is not None else []
+        options = []
+        if n_ctx is not None:
+            options += ["--n-ctx", str(n_ctx)]
+        if char_limit is not None:
+            options += ["--char-limit", str(char_limit)]
+        if condensation_note is not None:
+            options += ["--condensation-note", condensation_note]
         self.proc = subprocess.Popen(
-            [str(MODEL_SERVER), "--script", str(script), "--port", "0", *window],
+            [str(MODEL_SERVER), "--script", str(script), "--port", "0", *options],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
