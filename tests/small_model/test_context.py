@@ -194,11 +194,17 @@ def test_a_ten_round_run_ends_without_a_context_error(cli, home_2k):
     rounds = db.execute(
         "SELECT COUNT(*) FROM messages WHERE run_id = ? AND role = 'tool'", (run_id,)
     ).fetchone()[0]
+    notes = db.execute(
+        "SELECT COUNT(*) FROM messages WHERE run_id = ? AND role = 'context'", (run_id,)
+    ).fetchone()[0]
     db.close()
-    print(f"\nten-round run: exit {out.returncode}, status {status}, {rounds} tool rounds")
+    print(f"\nten-round run: exit {out.returncode}, status {status}, {rounds} tool rounds, "
+          f"{notes} condensation notes")
 
     assert not CONTEXT_ERROR.search(error or ""), f"the run failed with a context error: {error}"
-    assert not CONTEXT_ERROR.search(out.stderr), out.stderr
+    # Only errors count: the CLI's own line when it condenses mentions the window too.
+    errors = "\n".join(line for line in out.stderr.splitlines() if line.startswith("error"))
+    assert not CONTEXT_ERROR.search(errors), out.stderr
     assert out.returncode == 0 and status == "completed", (out.returncode, status, error, out.stderr)
     # The conversation did outgrow the window: enough notes were read that their text alone
     # is more than 2,048 tokens (at ~550 tokens a note).

@@ -174,6 +174,10 @@ pub struct Runner {
     broker: Arc<PermissionBroker>,
     events: Arc<dyn EventSink>,
     options: RunOptions,
+    /// What each model's server reported of earlier requests (see [`budget::Calibration`]),
+    /// kept across runs so a new run starts with the count its server uses rather than the
+    /// conservative estimate. Keyed by [`Runner::calibration_key`].
+    calibrations: std::sync::Mutex<std::collections::HashMap<String, budget::Calibration>>,
 }
 
 enum Stop {
@@ -237,7 +241,22 @@ impl Runner {
             broker,
             events,
             options,
+            calibrations: Default::default(),
         }
+    }
+
+    /// The model `agent` talks to, as calibrations are kept: profile, server and model name.
+    fn calibration_key(&self, agent: &AgentDef) -> String {
+        match self.models.profile_for(agent) {
+            Some(p) => format!("{}\n{}\n{}", p.name, p.base_url, p.model),
+            None => agent.model.clone().unwrap_or_default(),
+        }
+    }
+
+    fn calibrations(
+        &self,
+    ) -> std::sync::MutexGuard<'_, std::collections::HashMap<String, budget::Calibration>> {
+        self.calibrations.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     fn permission_timeout(&self) -> Duration {
@@ -642,6 +661,12 @@ impl Runner {
         history: &mut Vec<Entry>,
         state: &mut ViewState,
     ) -> Result<Answered, Stop> {
+        let key = self.calibration_key(agent);
+        if !state.calibrated {
+            if let Some(known) = self.calibrations().get(&key) {
+                state.calibration = *known;
+            }
+        }
         let mut refusal: Option<String> = None;
         loop {
             let reason = if refusal.is_some() {
@@ -673,6 +698,8 @@ impl Runner {
                 Ok(answer) => {
                     if let Some(reported) = answer.5 {
                         state.calibration.observe(prepared.estimate, reported);
+                        state.calibrated = true;
+                        self.calibrations().insert(key, state.calibration);
                     }
                     return Ok(answer);
                 }

@@ -19,8 +19,11 @@ use crate::models::{ChatMessage, ChatModel, ChatRequest, ModelError, Role};
 /// What one agent's loop knows about its window across requests.
 #[derive(Debug, Default)]
 pub(super) struct ViewState {
-    /// Learnt from the server's reported prompt tokens.
+    /// Learnt from the server's reported prompt tokens (in this loop, or else in earlier
+    /// runs with the same model: see `Runner::calibrations`).
     pub calibration: Calibration,
+    /// This loop has had a report of its own (earlier runs' no longer apply).
+    pub calibrated: bool,
     /// A tighter prompt budget after the server refused a request as too long: its real window
     /// is smaller than the profile says, so the rest of the run keeps to it.
     pub refused_budget: Option<u32>,
