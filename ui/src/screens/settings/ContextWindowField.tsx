@@ -1,15 +1,8 @@
-import { useEffect, useState } from "react";
-import { commands, type Api, type WindowHint } from "../../bindings";
+import { commands, type WindowHint } from "../../bindings";
 import { Field } from "../../components/Field";
-import { call, errorMessage } from "../../ipc/call";
-import { buildProfile, type ProfileDraft } from "./profileDraft";
-
-/** What the engine would use for an empty field: not asked (yet), being asked, or the answer. */
-type Asking =
-  | { state: "idle" }
-  | { state: "loading" }
-  | { state: "done"; hint: WindowHint }
-  | { state: "failed"; message: string };
+import { call } from "../../ipc/call";
+import type { ProfileDraft } from "./profileDraft";
+import { type Asked, serverSignature, useServerAsk } from "./serverAsk";
 
 /** "4,096 tokens — reported by the server (…)" and the like, for the hint beside the field. */
 export function windowHintText(h: WindowHint): string {
@@ -34,53 +27,10 @@ export function windowHintText(h: WindowHint): string {
  * model's default, else the conservative default. Asked again when the server, dialect, model
  * or key changes (after typing pauses), and only while `active` (the section is open).
  */
-export function useWindowHint(draft: ProfileDraft, active: boolean): Asking {
-  const [asking, setAsking] = useState<Asking>({ state: "idle" });
-  const built = buildProfile({ ...draft, context_window: "" });
-  const profile = built.ok ? built.profile : null;
-  const url = profile?.base_url ?? "";
-  const usable = active && profile !== null && /^https?:\/\/[^/]+/.test(url);
-  const key = draft.useKey ? draft.keyValue : "";
-  const signature = usable
-    ? JSON.stringify([profile.api, url, profile.model, profile.api_key, key])
-    : "";
-  useEffect(() => {
-    if (signature === "") return;
-    const [api, base_url, model, api_key, typed] = JSON.parse(signature) as [
-      Api,
-      string,
-      string,
-      string | null,
-      string,
-    ];
-    let alive = true;
-    const timer = window.setTimeout(() => {
-      setAsking({ state: "loading" });
-      call(
-        commands.discoverContextWindow(
-          {
-            name: "probe",
-            api,
-            base_url,
-            model,
-            api_key,
-            temperature: null,
-            max_tokens: null,
-            timeout: null,
-          },
-          typed === "" ? null : typed,
-        ),
-      ).then(
-        (hint) => alive && setAsking({ state: "done", hint }),
-        (e: unknown) => alive && setAsking({ state: "failed", message: errorMessage(e) }),
-      );
-    }, 400);
-    return () => {
-      alive = false;
-      window.clearTimeout(timer);
-    };
-  }, [signature]);
-  return signature === "" ? { state: "idle" } : asking;
+export function useWindowHint(draft: ProfileDraft, active: boolean): Asked<WindowHint> {
+  return useServerAsk(serverSignature(draft, true, active), (profile, key) =>
+    call(commands.discoverContextWindow(profile, key)),
+  );
 }
 
 /**
@@ -99,7 +49,7 @@ export function ContextWindowField(props: {
     asking.state === "loading"
       ? "Asking the server for its context window…"
       : asking.state === "done"
-        ? `Empty uses ${windowHintText(asking.hint)}.${asking.hint.note ? ` ${asking.hint.note}` : ""}`
+        ? `Empty uses ${windowHintText(asking.value)}.${asking.value.note ? ` ${asking.value.note}` : ""}`
         : asking.state === "failed"
           ? `Could not ask the server: ${asking.message}`
           : "Tokens one request may hold, answer included; empty lets the engine find it.";

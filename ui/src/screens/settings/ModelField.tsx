@@ -1,8 +1,9 @@
-import { useEffect, useState } from "react";
-import { commands, type Api, type ModelList } from "../../bindings";
+import { useState } from "react";
+import { commands, type ModelList } from "../../bindings";
 import { Field } from "../../components/Field";
-import { call, errorMessage } from "../../ipc/call";
-import { buildProfile, type ProfileDraft } from "./profileDraft";
+import { call } from "../../ipc/call";
+import type { ProfileDraft } from "./profileDraft";
+import { serverSignature, useServerAsk } from "./serverAsk";
 
 const OTHER = "\u0000other";
 
@@ -12,57 +13,20 @@ type Listing = { state: "idle" } | { state: "loading" } | { state: "done"; list:
 /**
  * The models the draft's server lists (`GET …/models`, asked by the backend), asked again when
  * the server, dialect or key changes (after typing pauses). A typed, unsaved key is sent for
- * this one request only.
+ * this one request only. A failure is a list with a note saying to type the name.
  */
 export function useModelList(draft: ProfileDraft): Listing {
-  const [listing, setListing] = useState<Listing>({ state: "idle" });
-  const built = buildProfile(draft);
-  const profile = built.ok ? built.profile : null;
-  const url = profile?.base_url ?? "";
-  const usable = profile !== null && /^https?:\/\/[^/]+/.test(url);
-  const key = draft.useKey ? draft.keyValue : "";
-  const signature = usable ? JSON.stringify([profile.api, url, profile.api_key, key]) : "";
-  useEffect(() => {
-    if (signature === "") return;
-    const [api, base_url, api_key, typed] = JSON.parse(signature) as [
-      Api,
-      string,
-      string | null,
-      string,
-    ];
-    let alive = true;
-    const timer = window.setTimeout(() => {
-      setListing({ state: "loading" });
-      call(
-        commands.listModels(
-          {
-            name: "probe",
-            api,
-            base_url,
-            model: "",
-            api_key,
-            temperature: null,
-            max_tokens: null,
-            timeout: null,
-          },
-          typed === "" ? null : typed,
-        ),
-      ).then(
-        (list) => alive && setListing({ state: "done", list }),
-        (e: unknown) =>
-          alive &&
-          setListing({
-            state: "done",
-            list: { models: [], note: `${errorMessage(e)} Type the model name.` },
-          }),
-      );
-    }, 400);
-    return () => {
-      alive = false;
-      window.clearTimeout(timer);
-    };
-  }, [signature]);
-  return signature === "" ? { state: "idle" } : listing;
+  const asked = useServerAsk(serverSignature(draft, false), (profile, key) =>
+    call(commands.listModels(profile, key)),
+  );
+  switch (asked.state) {
+    case "done":
+      return { state: "done", list: asked.value };
+    case "failed":
+      return { state: "done", list: { models: [], note: `${asked.message} Type the model name.` } };
+    default:
+      return asked;
+  }
 }
 
 /**
