@@ -1,8 +1,8 @@
 """Context management in the real app (issue 20): a run whose rounds outgrow a small window
 ends with its answer; the composer's meter shows the model's share of the window, the
 timeline marks where the model's view was shortened (the note behind "Show what the model
-sees"), every full result stays on screen, and the stored note is marked again after a
-restart."""
+sees"), every full result stays on screen, and after a restart the stored note is marked
+again and the meter shows the last request's share."""
 
 from __future__ import annotations
 
@@ -99,6 +99,9 @@ def test_a_long_run_through_a_small_window_is_marked_and_metered(home: Path, tmp
         app.wait(lambda d: len(d.find_elements(By.CSS_SELECTOR, '[data-testid="tool-card-page"]')) == ROUNDS, "the history")
         reopened = [m for m in markers(app) if m["kind"] == "note"]
         assert len(reopened) == notes_live, (reopened, notes_live)
+        # The meter shows the last request's share again, before any new request.
+        app.wait(lambda d: d.find_elements(By.CSS_SELECTOR, '[data-testid="context-meter"]'), "the stored meter")
+        assert app.by_testid("context-meter").get_attribute("aria-valuemax") == "2048"
     finally:
         app.stop()
         model.stop()

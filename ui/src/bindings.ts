@@ -1138,6 +1138,23 @@ latency_ms: number;
  */
 message: string }
 /**
+ * The conversation's agent's share of its model's context window at its latest request (what
+ * the [`crate::events::EngineEvent::ContextUsage`] of that request said).
+ */
+export type ContextUsage = { 
+/**
+ * Estimated tokens of the request (system prompt, tool instructions, history).
+ */
+estimated_tokens: number; 
+/**
+ * Tokens kept free for the answer.
+ */
+reserved_tokens: number; 
+/**
+ * The model's context window in tokens.
+ */
+window_tokens: number }
+/**
  * One page of the conversation list, and how many conversations the whole list has.
  */
 export type ConversationPage = { 
@@ -1192,7 +1209,12 @@ messages: HistoryMessage[];
 /**
  * Is a run in progress?
  */
-running: boolean }
+running: boolean; 
+/**
+ * The conversation's agent's share of its model's window at its latest request (the
+ * context meter), if a request was sent.
+ */
+context_usage: ContextUsage | null }
 /**
  * One field of an [`ElicitationForm`].
  */

@@ -70,6 +70,60 @@ pub fn set_always_allowed(
     tx.commit()
 }
 
+/// The conversation's agent's share of its model's context window at its latest request (what
+/// the [`crate::events::EngineEvent::ContextUsage`] of that request said).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct ContextUsage {
+    /// Estimated tokens of the request (system prompt, tool instructions, history).
+    pub estimated_tokens: u32,
+    /// Tokens kept free for the answer.
+    pub reserved_tokens: u32,
+    /// The model's context window in tokens.
+    pub window_tokens: u32,
+}
+
+/// Remember `usage` as `conversation`'s latest (replacing the one before).
+pub fn set_context_usage(
+    conn: &Connection,
+    conversation: &str,
+    usage: ContextUsage,
+) -> rusqlite::Result<()> {
+    conn.execute(
+        "INSERT INTO context_usage (conversation_id, estimated_tokens, reserved_tokens, window_tokens)
+         VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT (conversation_id) DO UPDATE SET estimated_tokens = ?2, reserved_tokens = ?3,
+             window_tokens = ?4",
+        params![
+            conversation,
+            usage.estimated_tokens,
+            usage.reserved_tokens,
+            usage.window_tokens
+        ],
+    )?;
+    Ok(())
+}
+
+/// `conversation`'s latest context usage, if a request was ever sent in it.
+pub fn context_usage(
+    conn: &Connection,
+    conversation: &str,
+) -> rusqlite::Result<Option<ContextUsage>> {
+    conn.query_row(
+        "SELECT estimated_tokens, reserved_tokens, window_tokens FROM context_usage
+         WHERE conversation_id = ?1",
+        [conversation],
+        |r| {
+            Ok(ContextUsage {
+                estimated_tokens: r.get(0)?,
+                reserved_tokens: r.get(1)?,
+                window_tokens: r.get(2)?,
+            })
+        },
+    )
+    .optional()
+}
+
 /// A conversation in the list.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]

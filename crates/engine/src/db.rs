@@ -175,6 +175,14 @@ pub const MIGRATIONS_SQL: &[&str] = &[
         call_id TEXT PRIMARY KEY NOT NULL REFERENCES tool_calls(call_id) ON DELETE CASCADE,
         artifact_id TEXT NOT NULL
     ) STRICT;",
+    // 9: the conversation's agent's share of its model's window at its latest request (the
+    // chat's context meter), so a conversation opened again shows it before its next request.
+    "CREATE TABLE context_usage (
+        conversation_id TEXT PRIMARY KEY NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+        estimated_tokens INTEGER NOT NULL,
+        reserved_tokens INTEGER NOT NULL,
+        window_tokens INTEGER NOT NULL
+    ) STRICT;",
 ];
 
 /// The `messages.role` CHECK before and after migration 8.

@@ -33,6 +33,9 @@ pub struct ConversationView {
     pub messages: Vec<HistoryMessage>,
     /// Is a run in progress?
     pub running: bool,
+    /// The conversation's agent's share of its model's window at its latest request (the
+    /// context meter), if a request was sent.
+    pub context_usage: Option<engine::conversations::ContextUsage>,
 }
 
 /// Every agent.
@@ -93,14 +96,16 @@ pub fn get_conversation(
     id: String,
 ) -> Result<ConversationView, AppError> {
     let engine = state.engine()?;
-    let (summary, messages) = engine.ctx.with_db(|c| -> rusqlite::Result<_> {
+    let (summary, messages, context_usage) = engine.ctx.with_db(|c| -> rusqlite::Result<_> {
         let summary = engine::conversations::summary(c, &id)?;
-        Ok((summary, engine::history::history(c, &id)?))
+        let usage = engine::conversations::context_usage(c, &id)?;
+        Ok((summary, engine::history::history(c, &id)?, usage))
     })?;
     Ok(ConversationView {
         summary,
         messages,
         running: engine.runs.running().contains(&id),
+        context_usage,
     })
 }
 

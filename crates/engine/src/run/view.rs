@@ -265,13 +265,27 @@ impl Runner {
         messages.push(ChatMessage::new(Role::System, system));
         messages.extend(history.iter().map(Entry::message));
         let estimate = budget::estimate_messages(&messages);
+        let usage = crate::conversations::ContextUsage {
+            estimated_tokens: state.calibration.apply(estimate),
+            reserved_tokens: reserve,
+            window_tokens: window.tokens,
+        };
+        if depth == 0 {
+            // The meter of a conversation opened again (a sub-agent's budget is its own).
+            if let Err(e) = self
+                .ctx
+                .with_db(|c| crate::conversations::set_context_usage(c, scope.conversation, usage))
+            {
+                tracing::warn!("cannot record the context usage: {e}");
+            }
+        }
         self.events.emit(EngineEvent::ContextUsage {
             conversation_id: scope.conversation.to_string(),
             agent: agent.name.clone(),
             depth,
-            estimated_tokens: state.calibration.apply(estimate),
-            reserved_tokens: reserve,
-            window_tokens: window.tokens,
+            estimated_tokens: usage.estimated_tokens,
+            reserved_tokens: usage.reserved_tokens,
+            window_tokens: usage.window_tokens,
         });
         Ok(Prepared {
             messages,

@@ -475,4 +475,29 @@ async fn a_profile_without_a_window_uses_the_one_its_server_reports() {
         })
         .collect();
     assert_eq!(windows, [3072, 3072]);
+    // The latest request's usage is kept for the meter of the conversation opened again.
+    let last = h
+        .events()
+        .iter()
+        .rev()
+        .find_map(|e| match e {
+            EngineEvent::ContextUsage {
+                estimated_tokens,
+                reserved_tokens,
+                window_tokens,
+                ..
+            } => Some(engine::conversations::ContextUsage {
+                estimated_tokens: *estimated_tokens,
+                reserved_tokens: *reserved_tokens,
+                window_tokens: *window_tokens,
+            }),
+            _ => None,
+        })
+        .unwrap();
+    let stored = h
+        .ctx
+        .with_db(|c| engine::conversations::context_usage(c, "conv"))
+        .unwrap();
+    assert_eq!(stored, Some(last));
+    assert!(last.estimated_tokens > 0);
 }

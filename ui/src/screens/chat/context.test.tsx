@@ -3,7 +3,7 @@ import axe from "axe-core";
 import userEvent from "@testing-library/user-event";
 import { emit } from "@tauri-apps/api/event";
 import { mockIPC } from "@tauri-apps/api/mocks";
-import type { HistoryMessage } from "../../bindings";
+import type { ContextUsage, HistoryMessage } from "../../bindings";
 import { render } from "../../test/render";
 import { ChatScreen } from "./ChatScreen";
 import { ChatStoreProvider } from "./ChatStoreProvider";
@@ -23,7 +23,11 @@ const summary = (id: string) => ({
 
 /** The shell's commands as the chat uses them; `history` is each conversation's stored
  * messages, `running` the conversations whose run goes on. */
-function backend(history: Record<string, HistoryMessage[]> = {}, running: string[] = []) {
+function backend(
+  history: Record<string, HistoryMessage[]> = {},
+  running: string[] = [],
+  usages: Record<string, ContextUsage> = {},
+) {
   const calls: { cmd: string; args: Record<string, unknown> }[] = [];
   mockIPC(
     (cmd, args) => {
@@ -37,7 +41,12 @@ function backend(history: Record<string, HistoryMessage[]> = {}, running: string
       if (cmd === "get_settings") return { profiles: [{ name: "default", model: "smollm2" }] };
       if (cmd === "get_conversation") {
         const id = (args as { id: string }).id;
-        return { summary: summary(id), messages: history[id] ?? [], running: running.includes(id) };
+        return {
+          summary: summary(id),
+          messages: history[id] ?? [],
+          running: running.includes(id),
+          context_usage: usages[id] ?? null,
+        };
       }
       if (cmd === "start_run") return null;
       if (cmd === "truncate_conversation") return 2;
@@ -117,6 +126,18 @@ describe("context meter", () => {
       "8.2k",
       "131k",
     ]);
+  });
+
+  it("shows a conversation opened again with its latest request's stored usage", async () => {
+    backend(
+      { c1: [stored(1, "user", "Research Rust"), stored(2, "assistant", "Done.")], c2: [] },
+      [],
+      { c1: { estimated_tokens: 5200, reserved_tokens: 1000, window_tokens: 8000 } },
+    );
+    renderChat("c1");
+    const m = await screen.findByRole("meter", { name: "Context window used" });
+    expect(m).toHaveTextContent("6.2k / 8k tokens");
+    expect(m).toHaveAttribute("aria-valuenow", "6200");
   });
 
   it("appears at the first request, shows both parts of the window and warns near the limit", async () => {

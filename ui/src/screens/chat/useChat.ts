@@ -66,7 +66,14 @@ export function useChat(initial: string | null = null) {
   const show = useCallback(
     (id: string, view: ConversationView) => {
       if (store.get(id) === undefined)
-        store.set(id, fromHistory(view.messages, view.summary?.last_status ?? null, view.running));
+        store.set(id, {
+          ...fromHistory(view.messages, view.summary?.last_status ?? null, view.running),
+          contextUsage: view.context_usage && {
+            estimated: view.context_usage.estimated_tokens,
+            reserved: view.context_usage.reserved_tokens,
+            window: view.context_usage.window_tokens,
+          },
+        });
       if (view.summary?.agent) setAgent(view.summary.agent);
       setCurrent(view.summary);
     },
