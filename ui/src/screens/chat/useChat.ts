@@ -68,11 +68,14 @@ export function useChat(initial: string | null = null) {
       if (store.get(id) === undefined)
         store.set(id, {
           ...fromHistory(view.messages, view.summary?.last_status ?? null, view.running),
-          contextUsage: view.context_usage && {
-            estimated: view.context_usage.estimated_tokens,
-            reserved: view.context_usage.reserved_tokens,
-            window: view.context_usage.window_tokens,
-          },
+          // (`?`: a view from an older shell, or a test's, may not carry it.)
+          contextUsage: view.context_usage
+            ? {
+                estimated: view.context_usage.estimated_tokens,
+                reserved: view.context_usage.reserved_tokens,
+                window: view.context_usage.window_tokens,
+              }
+            : null,
         });
       if (view.summary?.agent) setAgent(view.summary.agent);
       setCurrent(view.summary);
