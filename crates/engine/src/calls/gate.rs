@@ -23,9 +23,8 @@ use crate::context::AppContext;
 use crate::events::{new_id, EngineEvent, EventSink};
 use crate::interrupts::{PermissionBroker, Resolution};
 use crate::parser::{format_result, ToolCall};
-use crate::permissions::{
-    self, AgentSetting, Answer, Decision, PermissionInput, PermissionRequest,
-};
+use crate::permissions::rules::{self, Because, CallFacts, DecisionInput, GrantCheck, RuleAction};
+use crate::permissions::{self, AgentSetting, Answer, PermissionRequest};
 use crate::tools::{
     pipeline, CallOrigin, Params, Tool, ToolContext, ToolProgress, ToolResult, ToolSource,
 };
@@ -617,14 +616,27 @@ async fn permit(
     asker: Asker<'_>,
     call: Asking<'_>,
 ) -> Option<(CallStatus, String, String)> {
-    let Asking { name, tool, .. } = call;
+    let Asking {
+        name, tool, typed, ..
+    } = call;
     let always = caller
         .ctx
         .with_db(|c| crate::conversations::always_allowed(c, caller.conversation))
         .map(|s| s.contains(name))
         .unwrap_or(false);
-    let decision = permissions::decide(PermissionInput {
-        tool: name,
+    let grants: Vec<GrantCheck> = if always {
+        vec![GrantCheck::Applies {
+            grant_id: format!("{}:{name}", caller.conversation),
+        }]
+    } else {
+        Vec::new()
+    };
+    let verdict = rules::decide(&DecisionInput {
+        facts: CallFacts {
+            tool: name,
+            params: typed,
+            destination: None,
+        },
         tool_default: tool.permission(),
         agent: caller
             .agent
@@ -632,12 +644,34 @@ async fn permit(
                 Some(p) => AgentSetting::Listed(p),
                 None => AgentSetting::NotListed,
             }),
-        always_allowed: always,
+        rules: &[],
+        grants: &grants,
     });
-    match decision {
-        Decision::Allow => None,
-        Decision::Deny(why) => Some((CallStatus::Denied, why.clone(), why)),
-        Decision::Ask => ask(caller, asker, call).await,
+    match (verdict.action, &verdict.because) {
+        (RuleAction::Allow, _) => None,
+        (RuleAction::Deny, Because::NotListed) => {
+            let why = format!(
+                "tool `{name}` is not available to this agent; use only the tools listed in your instructions"
+            );
+            Some((CallStatus::Denied, why.clone(), why))
+        }
+        (RuleAction::Deny, Because::Rule { rule, origin }) => {
+            let why = format!("denied by {}", rules::describe_rule(rule, origin));
+            Some((
+                CallStatus::Denied,
+                why.clone(),
+                permissions::denied_message(name, &why),
+            ))
+        }
+        (RuleAction::Deny, _) => {
+            let why = "denied".to_string();
+            Some((
+                CallStatus::Denied,
+                why.clone(),
+                permissions::denied_message(name, &why),
+            ))
+        }
+        (RuleAction::Confirm, _) => ask(caller, asker, call).await,
     }
 }
 
