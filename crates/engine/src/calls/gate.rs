@@ -617,8 +617,13 @@ async fn permit(
     call: Asking<'_>,
 ) -> Option<(CallStatus, String, String)> {
     let Asking {
-        name, tool, typed, ..
+        name,
+        tool,
+        typed,
+        tool_ctx,
+        ..
     } = call;
+    let destination = tool.call_destination(typed, tool_ctx).await;
     let always = caller
         .ctx
         .with_db(|c| crate::conversations::always_allowed(c, caller.conversation))
@@ -635,7 +640,7 @@ async fn permit(
         facts: CallFacts {
             tool: name,
             params: typed,
-            destination: None,
+            destination: destination.as_ref(),
         },
         tool_default: tool.permission(),
         agent: caller

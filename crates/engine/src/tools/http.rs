@@ -572,6 +572,34 @@ impl Tool for HttpTool {
         Some(preview)
     }
 
+    async fn call_destination(
+        &self,
+        params: &Params,
+        ctx: &ToolContext,
+    ) -> Option<crate::permissions::rules::Destination> {
+        let resolver = ctx
+            .secrets
+            .clone()
+            .unwrap_or_else(|| Arc::new(SecretResolver::new(None, None)));
+        let filled = resolver
+            .fill_async(vec![self.def.endpoint.clone()])
+            .await
+            .pop()?;
+        if !filled.unresolved.is_empty() {
+            return None;
+        }
+        let (url, _) = self.url_and_body(&filled.text, params);
+        let host = reqwest::Url::parse(&url)
+            .ok()?
+            .host_str()?
+            .to_ascii_lowercase();
+        Some(crate::permissions::rules::Destination {
+            method: self.def.method.to_ascii_uppercase(),
+            url,
+            host,
+        })
+    }
+
     async fn execute(&self, params: Params, ctx: &ToolContext) -> ToolResult {
         let started = Instant::now();
         let preview = self.preview(&params);

@@ -202,6 +202,18 @@ pub trait Tool: Send + Sync {
         None
     }
 
+    /// Where a call with these parameters goes, secrets filled in: what permission rules'
+    /// `$host`, `$url` and `$method` match and what a conversation grant is bound to. `None`
+    /// for tools that send no request, or when it cannot be resolved (a secret is not set).
+    /// Never shown or stored as it is: it may contain secrets.
+    async fn call_destination(
+        &self,
+        _params: &Params,
+        _ctx: &ToolContext,
+    ) -> Option<crate::permissions::rules::Destination> {
+        None
+    }
+
     /// Do the work.
     async fn execute(&self, params: Params, ctx: &ToolContext) -> ToolResult;
 }
