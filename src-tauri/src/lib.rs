@@ -10,6 +10,7 @@ pub mod bindings;
 pub mod commands;
 pub mod error;
 pub mod events;
+mod first_page;
 pub mod links;
 mod seams;
 pub mod state;
@@ -86,7 +87,10 @@ pub fn run() {
                 commands::app_info::seed_config_from_resources(app.handle(), &p.config_dir);
             }
             let sink = state::window_sink(app.handle().clone());
-            app.manage(state::AppState::open(paths, std::sync::Arc::new(sink)));
+            let state = state::AppState::open(paths, std::sync::Arc::new(sink));
+            let first_page = first_page::script(&state);
+            app.manage(state);
+            first_page::open_main_window(app, &first_page)?;
             Ok(())
         })
         .build(tauri::generate_context!("tauri.conf.json"));

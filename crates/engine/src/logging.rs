@@ -11,6 +11,9 @@ use std::path::Path;
 
 use tracing::{Level, Metadata};
 use tracing_appender::non_blocking::WorkerGuard;
+
+/// Lines the log writer's queue holds while the file catches up (32 bytes each).
+const LOG_QUEUE_LINES: usize = 8_192;
 use tracing_appender::rolling::{RollingFileAppender, Rotation};
 use tracing_subscriber::filter::{filter_fn, FilterExt};
 use tracing_subscriber::layer::SubscriberExt;
@@ -52,7 +55,12 @@ pub fn init(log_dir: &Path, prefix: &str, also_stderr: bool) -> Option<LogGuard>
         .build(log_dir);
     let (guard, failure) = match appender {
         Ok(appender) => {
-            let (writer, guard) = tracing_appender::non_blocking(appender);
+            // The default queue holds 128,000 lines, allocated up front: 4 MB of the app's
+            // idle memory for a log that writes a few lines a minute. A burst beyond this
+            // queue drops lines (counted by the writer) rather than blocking the caller.
+            let (writer, guard) = tracing_appender::non_blocking::NonBlockingBuilder::default()
+                .buffered_lines_limit(LOG_QUEUE_LINES)
+                .finish(appender);
             layers.push(
                 fmt::layer()
                     .with_writer(writer)

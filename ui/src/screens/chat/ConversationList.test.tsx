@@ -107,6 +107,47 @@ describe("conversation list", () => {
     expect(pages).toHaveLength(1);
   });
 
+  it("renders the page the shell put in the window on its first render, without asking", async () => {
+    const now = Date.now();
+    const all = Array.from({ length: 100 }, (_, i) => conversation(i, new Date(now - i * HOUR)));
+    const { pages } = backend(all);
+    window.__ARTIFACTFLOW_FIRST_PAGE__ = {
+      rows: PAGE,
+      page: { items: all.slice(0, PAGE), total: all.length },
+    };
+    try {
+      askFirstPageEarly();
+      chat();
+      // Synchronously: no wait for an answer.
+      expect(screen.getByText("Conversation 0")).toBeInTheDocument();
+      // The list's effect then takes the page (the same rows), still without asking.
+      await act(async () => {});
+      expect(screen.getAllByTestId("conversation-item")[0]).toHaveTextContent("Conversation 0");
+      expect(pages).toEqual([]);
+    } finally {
+      delete window.__ARTIFACTFLOW_FIRST_PAGE__;
+    }
+  });
+
+  it("asks the engine when the shell's page was for another page size", async () => {
+    const now = Date.now();
+    const all = Array.from({ length: 100 }, (_, i) => conversation(i, new Date(now - i * HOUR)));
+    const { pages } = backend(all);
+    window.__ARTIFACTFLOW_FIRST_PAGE__ = {
+      rows: PAGE + 1,
+      page: { items: [conversation(999, new Date(now))], total: 1 },
+    };
+    try {
+      askFirstPageEarly();
+      chat();
+      expect(await screen.findByText("Conversation 0")).toBeInTheDocument();
+      expect(screen.queryByText("Conversation 999")).toBeNull();
+      expect(pages).toEqual([{ query: null, limit: PAGE, offset: 0 }]);
+    } finally {
+      delete window.__ARTIFACTFLOW_FIRST_PAGE__;
+    }
+  });
+
   it(
     "asks for the next page again when a refresh drops the one on its way (the list stays at its end)",
     { timeout: 20_000 },

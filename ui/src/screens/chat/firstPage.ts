@@ -1,11 +1,13 @@
 /**
- * The conversation list's first page, asked for as soon as the app's script runs.
+ * The conversation list's first page, there before the list's first render.
  *
- * The list is what the window shows first. Asking for its page from the list's effect waited
- * for the whole script to run and React to mount the shell (a few hundred ms at start); asked
- * here, at module load (main.tsx imports this first), the engine answers while that happens,
- * and the list's first render uses the answer. Marks on the page's performance timeline
- * (`artifactflow:*`) let the benchmark say where the startup time went.
+ * The list is what the window shows first. At start, the desktop shell puts its first page in
+ * the page itself (`window.__ARTIFACTFLOW_FIRST_PAGE__`, src-tauri/src/first_page.rs): asked
+ * for over IPC, the answer waited a few hundred ms for the shell's busy main thread. The list's
+ * first render uses it directly. A reload (or a shell without it) asks the engine here, at
+ * module load (main.tsx imports this first), so the answer comes while React mounts. Marks on
+ * the page's performance timeline (`artifactflow:*`) let the benchmark say where the startup
+ * time went.
  */
 import { commands, type AppError, type ConversationPage, type Result } from "../../bindings";
 
@@ -23,11 +25,47 @@ export function mark(name: string, once = false): void {
 
 let early: Promise<Result<ConversationPage, AppError>> | null = null;
 
-/** Ask for the first page of the whole list now (once; a second call does nothing). */
+/** The page the shell put in the page at start, until the list takes it. */
+let given: ConversationPage | null = null;
+
+/** What the shell's initialization script sets: the page, and how many rows it asked for. */
+interface FromShell {
+  rows: number;
+  page: ConversationPage;
+}
+
+declare global {
+  interface Window {
+    __ARTIFACTFLOW_FIRST_PAGE__?: FromShell;
+  }
+}
+
+/** Is this page a reload? The shell's page was read when the app started: a reload's list may
+ * have changed since. */
+function reloaded(): boolean {
+  const nav = globalThis.performance?.getEntriesByType?.("navigation")[0] as
+    PerformanceNavigationTiming | undefined;
+  return nav?.type === "reload";
+}
+
+/** Take the shell's first page, or ask the engine for it now (once; a second call does
+ * nothing). */
 export function askFirstPageEarly(): void {
-  if (early) return;
+  if (early || given) return;
+  const fromShell = globalThis.window?.__ARTIFACTFLOW_FIRST_PAGE__;
   mark("list-asked");
+  if (fromShell && fromShell.rows === PAGE && !reloaded()) {
+    given = fromShell.page;
+    mark("list-answered");
+    return;
+  }
   early = commands.listConversationPage(null, PAGE, 0);
+}
+
+/** The shell's first page, for the list's first render (without taking it: React may render
+ * twice). */
+export function givenFirstPage(): ConversationPage | null {
+  return given;
 }
 
 /** The early answer, when one was asked for and this is what the list wants (the first `PAGE`
@@ -37,7 +75,13 @@ export function takeFirstPage(
   limit: number,
   offset: number,
 ): Promise<Result<ConversationPage, AppError>> | null {
-  if (!early || query !== null || limit !== PAGE || offset !== 0) return null;
+  if (query !== null || limit !== PAGE || offset !== 0) return null;
+  if (given) {
+    const page = given;
+    given = null;
+    return Promise.resolve({ status: "ok", data: page });
+  }
+  if (!early) return null;
   const page = early;
   early = null;
   return page;

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import { commands, type ConversationSummary } from "../../bindings";
 import { call, errorMessage } from "../../ipc/call";
-import { mark, PAGE, takeFirstPage } from "./firstPage";
+import { givenFirstPage, mark, PAGE, takeFirstPage } from "./firstPage";
 
 export { PAGE };
 
@@ -22,10 +22,12 @@ interface Failure {
  * again if it still sits at its end. A failure stops automatic asking until `retry`.
  */
 export function useConversationPages(query: string) {
-  const [items, setItems] = useState<ConversationSummary[]>([]);
-  const [total, setTotal] = useState(0);
+  // At start, the page the shell gave: the first render already shows the rows.
+  const [given] = useState(givenFirstPage);
+  const [items, setItems] = useState<ConversationSummary[]>(given?.items ?? []);
+  const [total, setTotal] = useState(given?.total ?? 0);
   // The query the rows shown belong to: a keystroke does not blank the list before its page.
-  const [loadedFor, setLoadedFor] = useState<string | null>(null);
+  const [loadedFor, setLoadedFor] = useState<string | null>(given ? "" : null);
   const [failure, setFailure] = useState<Failure | null>(null);
   const [loadingMore, setLoadingMore] = useState(false);
   const [version, setVersion] = useState(0);
@@ -47,7 +49,7 @@ export function useConversationPages(query: string) {
     lastQuery.current = q;
     const keep = same ? Math.min(500, Math.max(PAGE, loaded.current)) : PAGE;
     const query = q === "" ? null : q;
-    // At start, the page main.tsx asked for before React mounted.
+    // At start, the shell's page or the one main.tsx asked for before React mounted.
     const asked = takeFirstPage(query, keep, 0) ?? commands.listConversationPage(query, keep, 0);
     void call(asked).then(
       (page) => {
