@@ -8,6 +8,7 @@
 
 use crate::config::Permission;
 
+pub mod check;
 pub mod load;
 pub mod rules;
 
