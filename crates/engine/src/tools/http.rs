@@ -837,6 +837,33 @@ pub fn trim_chars(s: &str, max: usize) -> String {
     }
 }
 
+/// The destination of a request: `method` to `url`, its host lower case. `None` when `url` is
+/// not a URL with a host.
+pub fn destination(method: &str, url: String) -> Option<crate::permissions::rules::Destination> {
+    let host = reqwest::Url::parse(&url)
+        .ok()?
+        .host_str()?
+        .to_ascii_lowercase();
+    Some(crate::permissions::rules::Destination {
+        method: method.to_ascii_uppercase(),
+        url,
+        host,
+    })
+}
+
+/// `template` with its `{{VAR}}` secrets filled from `ctx`; `None` when one is not set.
+pub async fn fill_secrets(template: &str, ctx: &ToolContext) -> Option<String> {
+    let resolver = ctx
+        .secrets
+        .clone()
+        .unwrap_or_else(|| Arc::new(SecretResolver::new(None, None)));
+    let filled = resolver
+        .fill_async(vec![template.to_string()])
+        .await
+        .pop()?;
+    filled.unresolved.is_empty().then_some(filled.text)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -884,31 +911,4 @@ mod tests {
             "the response is an array of 0 items, and `a` is not in it"
         );
     }
-}
-
-/// The destination of a request: `method` to `url`, its host lower case. `None` when `url` is
-/// not a URL with a host.
-pub fn destination(method: &str, url: String) -> Option<crate::permissions::rules::Destination> {
-    let host = reqwest::Url::parse(&url)
-        .ok()?
-        .host_str()?
-        .to_ascii_lowercase();
-    Some(crate::permissions::rules::Destination {
-        method: method.to_ascii_uppercase(),
-        url,
-        host,
-    })
-}
-
-/// `template` with its `{{VAR}}` secrets filled from `ctx`; `None` when one is not set.
-pub async fn fill_secrets(template: &str, ctx: &ToolContext) -> Option<String> {
-    let resolver = ctx
-        .secrets
-        .clone()
-        .unwrap_or_else(|| Arc::new(SecretResolver::new(None, None)));
-    let filled = resolver
-        .fill_async(vec![template.to_string()])
-        .await
-        .pop()?;
-    filled.unresolved.is_empty().then_some(filled.text)
 }
