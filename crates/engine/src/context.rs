@@ -282,22 +282,8 @@ impl AppContext {
     /// Every permission rule (global, then each agent's), checked against the tools loaded now
     /// (an ignored rule keeps its located error).
     pub fn permission_rules(&self) -> PermissionRules {
-        let registry = self.conversation_registry("");
+        let facts = self.tool_facts();
         let config = self.config();
-        let facts = crate::permissions::load::ToolFacts {
-            tools: registry
-                .iter()
-                .map(|t| {
-                    let spec = t.spec();
-                    (
-                        spec.name.clone(),
-                        spec.params.iter().map(|p| p.name.clone()).collect(),
-                        t.sends_requests(),
-                    )
-                })
-                .collect(),
-            mcp_servers: config.mcp.servers.keys().map(String::as_str).collect(),
-        };
         let mut global = config.global_rules.clone();
         crate::permissions::load::check_against_tools(&mut global, &facts);
         let agents = config
@@ -313,6 +299,88 @@ impl AppContext {
             global,
             agents,
             tool_names: facts.tools.into_iter().map(|(n, _, _)| n).collect(),
+        }
+    }
+
+    /// Replace `settings.yaml`'s `permission_rules` with `rules` (the other keys, their
+    /// comments and order stay as they are) and reload. Nothing is written when a rule does not
+    /// check: every problem is returned, located by the rule's position in `rules`.
+    pub fn save_global_permission_rules(
+        &self,
+        rules: &[crate::permissions::rules::RuleSpec],
+    ) -> Result<(), crate::config_edit::SaveError> {
+        use crate::permissions::load::{self, RuleEntry};
+        use crate::permissions::rules::{Rule, RuleOrigin};
+        let file = self.paths.config_dir.join(config::Settings::FILE);
+        let facts = self.tool_facts();
+        let mut problems = Vec::new();
+        for (i, spec) in rules.iter().enumerate() {
+            let origin = RuleOrigin::Global {
+                file: config::Settings::FILE.into(),
+                line: 0,
+            };
+            let mut entry = match Rule::new(spec.clone(), origin.clone()) {
+                Ok(rule) => RuleEntry {
+                    origin,
+                    spec: Some(spec.clone()),
+                    rule: Some(rule),
+                    error: None,
+                },
+                Err(e) => RuleEntry {
+                    origin,
+                    spec: Some(spec.clone()),
+                    rule: None,
+                    error: Some(e),
+                },
+            };
+            load::check_against_tools(std::slice::from_mut(&mut entry), &facts);
+            if let Some(message) = entry.error {
+                problems.push(ConfigError {
+                    file: file.clone(),
+                    line: None,
+                    field: Some(format!("{}[{i}]", load::KEY)),
+                    message: format!("rule {} ({}): {message}", i + 1, spec.tool),
+                });
+            }
+        }
+        if !problems.is_empty() {
+            return Err(crate::config_edit::SaveError::Invalid(problems));
+        }
+        let mut settings = self.config().settings.clone();
+        settings.permission_rules = if rules.is_empty() {
+            None
+        } else {
+            Some(serde_json::to_value(rules).map_err(|e| {
+                crate::config_edit::SaveError::Invalid(vec![ConfigError {
+                    file: file.clone(),
+                    line: None,
+                    field: Some(load::KEY.into()),
+                    message: e.to_string(),
+                }])
+            })?)
+        };
+        crate::config_edit::save_settings(&self.paths.config_dir, &settings)?;
+        self.reload_config();
+        Ok(())
+    }
+
+    /// The loaded tools as permission rules see them.
+    fn tool_facts(&self) -> crate::permissions::load::ToolFacts {
+        let registry = self.conversation_registry("");
+        let config = self.config();
+        crate::permissions::load::ToolFacts {
+            tools: registry
+                .iter()
+                .map(|t| {
+                    let spec = t.spec();
+                    (
+                        spec.name.clone(),
+                        spec.params.iter().map(|p| p.name.clone()).collect(),
+                        t.sends_requests(),
+                    )
+                })
+                .collect(),
+            mcp_servers: config.mcp.servers.keys().cloned().collect(),
         }
     }
 

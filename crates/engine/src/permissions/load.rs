@@ -188,19 +188,19 @@ fn item_lines(text: &str) -> (Option<usize>, Vec<usize>) {
 }
 
 /// What the loader knows about the tools a rule may name.
-pub struct ToolFacts<'a> {
+pub struct ToolFacts {
     /// Every loaded tool: its name, its parameter names, and whether it sends requests to a
     /// destination (so `$host`/`$url`/`$method` can match).
     pub tools: Vec<(String, Vec<String>, bool)>,
     /// The configured MCP servers' names: `SERVER.TOOL` counts as existing before the server
     /// has listed its tools.
-    pub mcp_servers: Vec<&'a str>,
+    pub mcp_servers: Vec<String>,
 }
 
 /// Check every valid entry against the tool list: an exact tool name no tool has (and no
 /// configured MCP server could have), or a `when` parameter none of the covered tools has, makes
 /// the entry ignored with a located error.
-pub fn check_against_tools(entries: &mut [RuleEntry], facts: &ToolFacts<'_>) {
+pub fn check_against_tools(entries: &mut [RuleEntry], facts: &ToolFacts) {
     for entry in entries.iter_mut() {
         let Some(rule) = &entry.rule else { continue };
         if let Some(error) = tool_problem(rule, facts) {
@@ -213,7 +213,7 @@ fn is_pattern(tool: &str) -> bool {
     tool.starts_with("re:") || tool.contains(['*', '?', '[', '{'])
 }
 
-fn tool_problem(rule: &Rule, facts: &ToolFacts<'_>) -> Option<String> {
+fn tool_problem(rule: &Rule, facts: &ToolFacts) -> Option<String> {
     let name = &rule.spec.tool;
     let covered: Vec<&(String, Vec<String>, bool)> = facts
         .tools
@@ -340,7 +340,7 @@ mod tests {
                 ("web_fetch".into(), vec!["url".into()], true),
                 ("call_subagent".into(), vec!["agent".into()], false),
             ],
-            mcp_servers: vec!["gh"],
+            mcp_servers: vec!["gh".into()],
         };
         check_against_tools(&mut entries, &facts);
         let errors: Vec<Option<&str>> = entries.iter().map(|e| e.error.as_deref()).collect();

@@ -314,3 +314,77 @@ async fn broken_rules_are_located_ignored_and_the_rest_still_loads() {
         .collect();
     assert_eq!(kept, [("echo", 13), ("slow", 7)]);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn saving_global_rules_keeps_other_keys_and_refuses_a_bad_rule() {
+    use engine::permissions::rules::{RuleAction, RuleSpec};
+    let h = Harness::new(Vec::new(), "openai", RunOptions::default()).await;
+    let file = h.ctx.paths().config_dir.join("settings.yaml");
+    write(
+        &file,
+        "# my settings\npermission_timeout_secs: 9 # short\npermission_rules:\n  - {tool: echo, action: deny}\n# the feed\nupdate_url: https://example.com/feed.json\n",
+    );
+    h.ctx.reload_config();
+    let spec = |tool: &str, when: &[(&str, &str)], action| RuleSpec {
+        tool: tool.into(),
+        when: when
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        action,
+    };
+    let good = [
+        spec("echo", &[("text", "hi*")], RuleAction::Allow),
+        spec("*", &[("$host", "*.internal")], RuleAction::Deny),
+    ];
+    h.ctx.save_global_permission_rules(&good).unwrap();
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        text.starts_with("# my settings\npermission_timeout_secs: 9 # short\n"),
+        "{text}"
+    );
+    assert!(
+        text.ends_with("# the feed\nupdate_url: https://example.com/feed.json\n"),
+        "{text}"
+    );
+    let loaded: Vec<_> = h
+        .ctx
+        .permission_rules()
+        .global
+        .iter()
+        .map(|e| (e.spec.clone().unwrap(), e.line(), e.error.clone()))
+        .collect();
+    assert_eq!(
+        loaded,
+        [(good[0].clone(), 4, None), (good[1].clone(), 8, None)]
+    );
+
+    let bad = [
+        good[0].clone(),
+        spec("echo", &[("txt", "x")], RuleAction::Deny),
+        spec("ec[ho", &[], RuleAction::Deny),
+    ];
+    let err = h.ctx.save_global_permission_rules(&bad).unwrap_err();
+    let problems = err.errors();
+    assert_eq!(problems.len(), 2, "{problems:?}");
+    assert_eq!(problems[0].field.as_deref(), Some("permission_rules[1]"));
+    assert!(
+        problems[0].message.contains("parameter `txt`"),
+        "{}",
+        problems[0].message
+    );
+    assert!(
+        problems[1].message.contains("bad glob"),
+        "{}",
+        problems[1].message
+    );
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        text,
+        "nothing written"
+    );
+    h.ctx.save_global_permission_rules(&[]).unwrap();
+    assert!(!std::fs::read_to_string(&file)
+        .unwrap()
+        .contains("permission_rules"));
+}
