@@ -303,7 +303,8 @@ impl AppContext {
     }
 
     /// Replace `settings.yaml`'s `permission_rules` with `rules` (the other keys, their
-    /// comments and order stay as they are) and reload. Nothing is written when a rule does not
+    /// comments and order stay as they are); the caller reloads (the engine's reload announces
+    /// the change to the windows). Nothing is written when a rule does not
     /// check: every problem is returned, located by the rule's position in `rules`.
     pub fn save_global_permission_rules(
         &self,
@@ -359,9 +360,7 @@ impl AppContext {
                 }])
             })?)
         };
-        crate::config_edit::save_settings(&self.paths.config_dir, &settings)?;
-        self.reload_config();
-        Ok(())
+        crate::config_edit::save_settings(&self.paths.config_dir, &settings)
     }
 
     /// The loaded tools as permission rules see them.

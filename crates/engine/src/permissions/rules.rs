@@ -57,6 +57,7 @@ pub struct RuleSpec {
     pub tool: String,
     /// Parameter name (or `$host`, `$url`, `$method`) → pattern; all must match.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    #[cfg_attr(feature = "specta", specta(type = Option<std::collections::HashMap<String, String>>))]
     pub when: IndexMap<String, String>,
     /// What happens to a matching call.
     pub action: RuleAction,

@@ -338,6 +338,7 @@ async fn saving_global_rules_keeps_other_keys_and_refuses_a_bad_rule() {
         spec("*", &[("$host", "*.internal")], RuleAction::Deny),
     ];
     h.ctx.save_global_permission_rules(&good).unwrap();
+    h.ctx.reload_config();
     let text = std::fs::read_to_string(&file).unwrap();
     assert!(
         text.starts_with("# my settings\npermission_timeout_secs: 9 # short\n"),
