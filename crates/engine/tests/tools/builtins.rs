@@ -250,7 +250,7 @@ async fn the_web_tools_destination_is_their_configured_service() {
         (
             "GET",
             "reader.example",
-            "https://reader.example:8443/https://docs.rs/serde"
+            "https://Reader.Example:8443/https://docs.rs/serde"
         )
     );
     let search = WebSearch::new(service(
