@@ -271,6 +271,9 @@ impl AppContext {
                 }
             }
         }
+        drop(config);
+        // After the config guard is released: the rules take it again (a second read lock
+        // while a reload waits to write would deadlock).
         problems.extend(
             self.permission_rules()
                 .all()
