@@ -238,6 +238,15 @@ fn list_and_check_name_the_rule_and_its_place() {
         serde_json::from_str(&check(&["web_fetch", "url=https://docs.rs/x", "--json"])).unwrap();
     assert_eq!(json["action"], "allow");
     assert_eq!(json["because"]["origin"]["line"], 3);
+    // The ignored rule is a config problem like a broken file: `check` lists it, located.
+    let problems = cli(home).arg("check").output().unwrap();
+    assert!(!problems.status.success());
+    assert!(
+        text(&problems)
+            .contains("settings.yaml:6: field `permission_rules`: there is no tool `web_fech`"),
+        "{}",
+        text(&problems)
+    );
     let unknown = cli(home)
         .args(["permissions", "check", "nope"])
         .output()
