@@ -40,6 +40,8 @@ fn artifactflow_commands() -> &'static [&'static str] {
         "set_secret",
         "delete_secret",
         "save_permission_timeout",
+        "list_permission_rules",
+        "save_global_permission_rules",
         "open_config_folder",
         "cancel_tool_test",
         "export_artifact",

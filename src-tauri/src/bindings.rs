@@ -48,6 +48,8 @@ pub fn builder() -> Builder<tauri::Wry> {
             commands::settings::set_secret,
             commands::settings::delete_secret,
             commands::settings::save_permission_timeout,
+            commands::settings::list_permission_rules,
+            commands::settings::save_global_permission_rules,
             commands::settings::open_config_folder,
             commands::editor::cancel_tool_test,
             commands::artifacts::export_artifact,

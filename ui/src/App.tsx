@@ -96,6 +96,11 @@ function Shell() {
     openedFrom.current?.focus();
   }, []);
   // The artifact the palette opened in the library (a new one remounts the library on it).
+  // The agent file Settings' "Open in editor" asked for (a new request remounts the screen on it).
+  const [agentFile, setAgentFile] = useState<{ path: string | null; n: number }>({
+    path: null,
+    n: 0,
+  });
   const [artifact, setArtifact] = useState<{ open: ArtifactSummary | null; n: number }>({
     open: null,
     n: 0,
@@ -196,7 +201,7 @@ function Shell() {
               onCurrentChange={onChatChange}
             />
           )}
-          {screen === "agents" && <AgentsScreen />}
+          {screen === "agents" && <AgentsScreen key={agentFile.n} openPath={agentFile.path} />}
           {screen === "tools" && <ToolsScreen state={status} />}
           {screen === "artifacts" && (
             <ArtifactsScreen
@@ -211,7 +216,17 @@ function Shell() {
             />
           )}
           {screen === "settings" && (
-            <SettingsScreen theme={theme} onThemeChange={setTheme} state={status} />
+            <SettingsScreen
+              theme={theme}
+              onThemeChange={setTheme}
+              state={status}
+              onOpenAgentFile={(path) =>
+                confirmLeave(() => {
+                  setAgentFile((a) => ({ path, n: a.n + 1 }));
+                  setScreenNow("agents");
+                })
+              }
+            />
           )}
         </Suspense>
       </main>

@@ -470,6 +470,29 @@ async savePermissionTimeout(seconds: number) : Promise<Result<null, AppError>> {
 }
 },
 /**
+ * The permission rules (Settings → Permission rules, and the Tools page).
+ */
+async listPermissionRules() : Promise<Result<PermissionRulesView, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("list_permission_rules") };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Replace `settings.yaml`'s permission rules (other keys and comments stay). A rule that does
+ * not check is refused with its error, and nothing is written.
+ */
+async saveGlobalPermissionRules(rules: RuleSpec[]) : Promise<Result<null, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("save_global_permission_rules", { rules }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
  * Open the config folder in the system's file manager.
  */
 async openConfigFolder() : Promise<Result<null, AppError>> {
@@ -739,6 +762,22 @@ model: string | null;
  * Internal agents are only reachable as sub-agents.
  */
 internal: boolean }
+/**
+ * One agent's permission rules, for the Settings list.
+ */
+export type AgentRules = { 
+/**
+ * The agent's name.
+ */
+agent: string; 
+/**
+ * Its file (absolute), to open it in the editor.
+ */
+path: string; 
+/**
+ * Its rules, in file order.
+ */
+rules: RuleView[] }
 /**
  * An agent as it loads, for the Agents page.
  */
@@ -1923,6 +1962,19 @@ params: Partial<{ [key in string]: JsonValue }>;
  */
 request: JsonValue | null }
 /**
+ * Every permission rule with where it comes from, why it is ignored (if it is) and the
+ * loaded tools it covers.
+ */
+export type PermissionRulesView = { 
+/**
+ * `settings.yaml`'s, in file order.
+ */
+global: RuleView[]; 
+/**
+ * Each agent's.
+ */
+agents: AgentRules[] }
+/**
  * A page [`open_project_link`] may open. Only these: the window never opens arbitrary URLs.
  */
 export type ProjectLink = 
@@ -1958,6 +2010,75 @@ export type Resolution =
  * The listener went away (window closed, broker dropped).
  */
 "listener_gone"
+/**
+ * What a rule does with a call it matches, ordered from loosest to strictest.
+ */
+export type RuleAction = 
+/**
+ * Run without asking.
+ */
+"allow" | 
+/**
+ * Ask every time (a conversation's always-allow does not skip it).
+ */
+"confirm" | 
+/**
+ * Never run.
+ */
+"deny"
+/**
+ * Where a rule comes from.
+ */
+export type RuleOrigin = 
+/**
+ * `settings.yaml`'s `permission_rules`, at this line (1-based).
+ */
+{ kind: "global"; file: string; line: number } | 
+/**
+ * An agent's frontmatter `permission_rules`; it applies to that agent's calls only.
+ */
+{ kind: "agent"; agent: string; file: string; line: number } | 
+/**
+ * A conversation's "calls like this" grant; it can only allow, and only in that
+ * conversation.
+ */
+{ kind: "conversation"; conversation_id: string; grant_id: string }
+/**
+ * A rule as written, before it is checked.
+ */
+export type RuleSpec = { 
+/**
+ * A tool name or a glob over tool names (`github.*`, `*`), or `re:` and a regex.
+ */
+tool: string; 
+/**
+ * Parameter name (or `$host`, `$url`, `$method`) → pattern; all must match.
+ */
+when: Partial<{ [key in string]: string }> | null; 
+/**
+ * What happens to a matching call.
+ */
+action: RuleAction }
+/**
+ * A rule for people: shown by the CLI and the app.
+ */
+export type RuleView = { 
+/**
+ * Where it is written.
+ */
+origin: RuleOrigin; 
+/**
+ * As written, when it has the rule's shape.
+ */
+spec: RuleSpec | null; 
+/**
+ * Why it is ignored (then it never applies).
+ */
+error: string | null; 
+/**
+ * The loaded tools it covers.
+ */
+tools: string[] }
 /**
  * Status of a run.
  */

@@ -11,6 +11,7 @@ mod check_cmd;
 mod conversations_cmd;
 mod mcp_cmd;
 mod parse_cmd;
+mod permissions_cmd;
 mod prompt;
 mod run_cmd;
 mod secrets_cmd;
@@ -57,6 +58,9 @@ enum Command {
     /// MCP servers from mcp.json: status, tools, calls.
     #[command(subcommand)]
     Mcp(mcp_cmd::McpCommand),
+    /// Permission rules: list them, or check what a call would get and why.
+    #[command(subcommand)]
+    Permissions(permissions_cmd::PermissionsCommand),
     /// Parse one model response from stdin and print its tool calls as JSON.
     ///
     /// Prints {"tool_calls":[{"name":..,"params":{..}}, {"name":"__malformed__","params":{},"error":".."}]}.
@@ -107,6 +111,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             conversations_cmd::run(&ctx, cmd)
         }
         Command::Mcp(cmd) => mcp_cmd::run(prepare(cli.home)?, cmd),
+        Command::Permissions(cmd) => {
+            let ctx = open(cli.home)?;
+            permissions_cmd::run(&ctx, cmd)
+        }
     }
 }
 

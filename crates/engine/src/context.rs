@@ -140,6 +140,7 @@ impl AppContext {
         if broken.contains(&settings_file) {
             tracing::warn!("settings.yaml does not load; keeping the last good settings");
             snap.settings = current.settings.clone();
+            snap.global_rules = current.global_rules.clone();
         }
         if snap.mcp.file_broken {
             tracing::warn!("mcp.json does not load; keeping the last good MCP servers");
@@ -270,7 +271,119 @@ impl AppContext {
                 }
             }
         }
+        drop(config);
+        // After the config guard is released: the rules take it again (a second read lock
+        // while a reload waits to write would deadlock).
+        problems.extend(
+            self.permission_rules()
+                .all()
+                .filter_map(crate::permissions::load::RuleEntry::problem),
+        );
         problems
+    }
+
+    /// Every permission rule (global, then each agent's), checked against the tools loaded now
+    /// (an ignored rule keeps its located error).
+    pub fn permission_rules(&self) -> PermissionRules {
+        let facts = self.tool_facts();
+        let config = self.config();
+        let mut global = config.global_rules.clone();
+        crate::permissions::load::check_against_tools(&mut global, &facts);
+        let agents = config
+            .agents
+            .iter()
+            .map(|a| {
+                let mut entries = a.rule_entries(&self.paths.config_dir);
+                crate::permissions::load::check_against_tools(&mut entries, &facts);
+                (a.name.clone(), entries)
+            })
+            .collect();
+        PermissionRules {
+            global,
+            agents,
+            tool_names: facts.tools.into_iter().map(|(n, _, _)| n).collect(),
+        }
+    }
+
+    /// Replace `settings.yaml`'s `permission_rules` with `rules` (the other keys, their
+    /// comments and order stay as they are); the caller reloads (the engine's reload announces
+    /// the change to the windows). Nothing is written when a rule does not
+    /// check: every problem is returned, located by the rule's position in `rules`.
+    pub fn save_global_permission_rules(
+        &self,
+        rules: &[crate::permissions::rules::RuleSpec],
+    ) -> Result<(), crate::config_edit::SaveError> {
+        use crate::permissions::load::{self, RuleEntry};
+        use crate::permissions::rules::{Rule, RuleOrigin};
+        let file = self.paths.config_dir.join(config::Settings::FILE);
+        let facts = self.tool_facts();
+        let mut problems = Vec::new();
+        for (i, spec) in rules.iter().enumerate() {
+            let origin = RuleOrigin::Global {
+                file: config::Settings::FILE.into(),
+                line: 0,
+            };
+            let mut entry = match Rule::new(spec.clone(), origin.clone()) {
+                Ok(rule) => RuleEntry {
+                    origin,
+                    spec: Some(spec.clone()),
+                    rule: Some(rule),
+                    error: None,
+                },
+                Err(e) => RuleEntry {
+                    origin,
+                    spec: Some(spec.clone()),
+                    rule: None,
+                    error: Some(e),
+                },
+            };
+            load::check_against_tools(std::slice::from_mut(&mut entry), &facts);
+            if let Some(message) = entry.error {
+                problems.push(ConfigError {
+                    file: file.clone(),
+                    line: None,
+                    field: Some(format!("{}[{i}]", load::KEY)),
+                    message: format!("rule {} ({}): {message}", i + 1, spec.tool),
+                });
+            }
+        }
+        if !problems.is_empty() {
+            return Err(crate::config_edit::SaveError::Invalid(problems));
+        }
+        let mut settings = self.config().settings.clone();
+        settings.permission_rules = if rules.is_empty() {
+            None
+        } else {
+            Some(serde_json::to_value(rules).map_err(|e| {
+                crate::config_edit::SaveError::Invalid(vec![ConfigError {
+                    file: file.clone(),
+                    line: None,
+                    field: Some(load::KEY.into()),
+                    message: e.to_string(),
+                }])
+            })?)
+        };
+        crate::config_edit::save_settings(&self.paths.config_dir, &settings)
+    }
+
+    /// The loaded tools as permission rules see them.
+    fn tool_facts(&self) -> crate::permissions::load::ToolFacts {
+        let registry = self.conversation_registry("");
+        let config = self.config();
+        crate::permissions::load::ToolFacts {
+            tools: registry
+                .iter()
+                .map(|t| {
+                    let spec = t.spec();
+                    (
+                        spec.name.clone(),
+                        spec.params.iter().map(|p| p.name.clone()).collect(),
+                        t.sends_requests(),
+                    )
+                })
+                .collect(),
+            mcp_servers: config.mcp.servers.keys().cloned().collect(),
+        }
     }
 
     /// The facts for the status area.
@@ -289,6 +402,40 @@ impl AppContext {
             agents_loaded: config.agents.len() as u32,
             config_errors: problems,
         }
+    }
+}
+
+/// Every permission rule, checked (see [`AppContext::permission_rules`]).
+#[derive(Debug, Clone)]
+pub struct PermissionRules {
+    /// `settings.yaml`'s, in file order.
+    pub global: Vec<crate::permissions::load::RuleEntry>,
+    /// Each agent's, by agent name (sorted), in file order.
+    pub agents: Vec<(String, Vec<crate::permissions::load::RuleEntry>)>,
+    /// The names of the tools loaded now (artifact tools included).
+    pub tool_names: Vec<String>,
+}
+
+impl PermissionRules {
+    /// Every entry: global first, then each agent's.
+    pub fn all(&self) -> impl Iterator<Item = &crate::permissions::load::RuleEntry> {
+        self.global
+            .iter()
+            .chain(self.agents.iter().flat_map(|(_, e)| e.iter()))
+    }
+
+    /// The rules that apply to calls of `agent` (`None`: a direct call): the valid global ones,
+    /// then that agent's own.
+    pub fn for_caller(&self, agent: Option<&str>) -> Vec<crate::permissions::rules::Rule> {
+        let own = agent
+            .and_then(|name| self.agents.iter().find(|(a, _)| a == name))
+            .map(|(_, e)| e.as_slice())
+            .unwrap_or_default();
+        self.global
+            .iter()
+            .chain(own)
+            .filter_map(|e| e.rule.clone())
+            .collect()
     }
 }
 

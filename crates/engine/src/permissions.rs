@@ -8,6 +8,8 @@
 
 use crate::config::Permission;
 
+pub mod check;
+pub mod load;
 pub mod rules;
 
 pub use rules::AgentSetting;

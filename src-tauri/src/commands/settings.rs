@@ -189,3 +189,72 @@ pub fn open_config_folder(
         .open_path(dir.display().to_string(), None::<&str>)
         .map_err(|e| AppError::open_failed(dir.display(), e))
 }
+
+/// One agent's permission rules, for the Settings list.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct AgentRules {
+    /// The agent's name.
+    pub agent: String,
+    /// Its file (absolute), to open it in the editor.
+    pub path: String,
+    /// Its rules, in file order.
+    pub rules: Vec<engine::permissions::load::RuleView>,
+}
+
+/// Every permission rule with where it comes from, why it is ignored (if it is) and the
+/// loaded tools it covers.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct PermissionRulesView {
+    /// `settings.yaml`'s, in file order.
+    pub global: Vec<engine::permissions::load::RuleView>,
+    /// Each agent's.
+    pub agents: Vec<AgentRules>,
+}
+
+/// The permission rules (Settings → Permission rules, and the Tools page).
+#[tauri::command]
+#[specta::specta]
+pub fn list_permission_rules(state: State<'_, AppState>) -> Result<PermissionRulesView, AppError> {
+    use engine::permissions::load::RuleView;
+    let ctx = &state.engine()?.ctx;
+    let rules = ctx.permission_rules();
+    let config = ctx.config();
+    let view = |entries: &[engine::permissions::load::RuleEntry]| -> Vec<RuleView> {
+        entries
+            .iter()
+            .map(|e| RuleView::of(e, &rules.tool_names))
+            .collect()
+    };
+    Ok(PermissionRulesView {
+        global: view(&rules.global),
+        agents: rules
+            .agents
+            .iter()
+            .filter(|(_, entries)| !entries.is_empty())
+            .map(|(agent, entries)| AgentRules {
+                agent: agent.clone(),
+                path: config
+                    .agents
+                    .iter()
+                    .find(|a| &a.name == agent)
+                    .map(|a| a.source.display().to_string())
+                    .unwrap_or_default(),
+                rules: view(entries),
+            })
+            .collect(),
+    })
+}
+
+/// Replace `settings.yaml`'s permission rules (other keys and comments stay). A rule that does
+/// not check is refused with its error, and nothing is written.
+#[tauri::command]
+#[specta::specta]
+pub fn save_global_permission_rules(
+    state: State<'_, AppState>,
+    rules: Vec<engine::permissions::rules::RuleSpec>,
+) -> Result<(), AppError> {
+    let engine = state.engine()?;
+    engine.ctx.save_global_permission_rules(&rules)?;
+    engine.reload_config();
+    Ok(())
+}

@@ -96,6 +96,7 @@ export function fakeBackend(
     discover_context_window: () => ({ tokens: 4096, source: "default", detail: null, note: null }),
     open_config_folder: () => null,
     list_conversations: (_a, s) => s.conversations,
+    list_permission_rules: () => ({ global: [], agents: [] }),
     revoke_always_allowed: (a, s) => {
       s.conversations = s.conversations.map((c) =>
         c.id === a.conversationId

@@ -624,6 +624,11 @@ async fn permit(
         ..
     } = call;
     let destination = tool.call_destination(typed, tool_ctx).await;
+    // The calling agent's own rules (a sub-agent's, not its lead's), after the global ones.
+    let rules = caller
+        .ctx
+        .permission_rules()
+        .for_caller(caller.agent.map(|a| a.name.as_str()));
     let always = caller
         .ctx
         .with_db(|c| crate::conversations::always_allowed(c, caller.conversation))
@@ -649,7 +654,7 @@ async fn permit(
                 Some(p) => AgentSetting::Listed(p),
                 None => AgentSetting::NotListed,
             }),
-        rules: &[],
+        rules: &rules,
         grants: &grants,
     });
     match (verdict.action, &verdict.because) {

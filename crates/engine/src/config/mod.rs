@@ -66,6 +66,13 @@ pub struct AgentDef {
     /// Upper bound of tool rounds in one run.
     #[serde(default = "default_max_tool_rounds")]
     pub max_tool_rounds: u32,
+    /// Permission rules for this agent's calls only, as written (read as plain data so one bad
+    /// rule never breaks the agent; see [`crate::permissions::load`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub permission_rules: Option<serde_json::Value>,
+    /// Where `permission_rules` and its items are in the file.
+    #[serde(skip)]
+    pub permission_rule_lines: crate::permissions::load::RuleLines,
     /// The role prompt (the Markdown body).
     #[serde(skip)]
     pub role_prompt: String,
@@ -93,6 +100,9 @@ pub struct ConfigSnapshot {
     pub mcp: crate::mcp::McpConfig,
     /// Problems found, in file order.
     pub errors: Vec<ConfigError>,
+    /// `settings.yaml`'s permission rules, checked for their patterns (not yet against the
+    /// tools: see [`crate::AppContext::permission_rules`]).
+    pub global_rules: Vec<crate::permissions::load::RuleEntry>,
     /// The files this snapshot was read from, as they were just before reading them.
     pub loaded_from: fingerprint::Fingerprint,
 }
@@ -125,6 +135,7 @@ pub fn load(config_dir: &Path) -> ConfigSnapshot {
         Ok(settings) => snap.settings = settings,
         Err(e) => snap.errors.push(e),
     }
+    snap.global_rules = global_rules(config_dir, &snap.settings);
     snap.mcp = crate::mcp::config::load(config_dir);
     snap.errors.extend(snap.mcp.errors.iter().cloned());
     dedupe(
@@ -140,6 +151,40 @@ pub fn load(config_dir: &Path) -> ConfigSnapshot {
         &mut snap.errors,
     );
     snap
+}
+
+/// `settings.yaml`'s rules, located in the file.
+pub fn global_rules(
+    config_dir: &Path,
+    settings: &Settings,
+) -> Vec<crate::permissions::load::RuleEntry> {
+    use crate::permissions::load::{self, RuleLines};
+    let path = config_dir.join(Settings::FILE);
+    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    load::parse(
+        settings.permission_rules.as_ref(),
+        &RuleLines::find(&text, 1),
+        |line| crate::permissions::rules::RuleOrigin::Global {
+            file: Settings::FILE.into(),
+            line,
+        },
+    )
+}
+
+impl AgentDef {
+    /// This agent's rules, located in its file.
+    pub fn rule_entries(&self, config_dir: &Path) -> Vec<crate::permissions::load::RuleEntry> {
+        let file = crate::permissions::load::shown_path(config_dir, &self.source);
+        crate::permissions::load::parse(
+            self.permission_rules.as_ref(),
+            &self.permission_rule_lines,
+            |line| crate::permissions::rules::RuleOrigin::Agent {
+                agent: self.name.clone(),
+                file: file.clone(),
+                line,
+            },
+        )
+    }
 }
 
 fn dedupe<T>(
@@ -215,6 +260,8 @@ pub fn parse_agent(path: &Path, text: &str) -> Result<AgentDef, ConfigError> {
         .display_name
         .map(|d| d.trim().to_string())
         .filter(|d| !d.is_empty());
+    agent.permission_rule_lines =
+        crate::permissions::load::RuleLines::find(doc.yaml, doc.yaml_first_line);
     agent.role_prompt = doc.body.to_string();
     agent.source = path.to_path_buf();
     Ok(agent)
@@ -235,6 +282,12 @@ pub struct Settings {
     /// turns update checks off.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub update_url: Option<String>,
+    /// Permission rules for every call, as written (read as plain data so a bad rule never
+    /// breaks the other settings; see [`crate::permissions::load`]). The app edits them with
+    /// their own command, so the web view's settings type leaves them out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "specta", specta(skip))]
+    pub permission_rules: Option<serde_json::Value>,
 }
 
 /// Where a built-in web tool sends its requests.
@@ -262,6 +315,7 @@ impl Default for Settings {
             },
             permission_timeout_secs: 120,
             update_url: None,
+            permission_rules: None,
         }
     }
 }

@@ -92,6 +92,8 @@ pub struct McpTool {
     schema: SchemaParams,
     info: McpToolInfo,
     client: Arc<McpClient>,
+    /// A remote server's URL (templates unfilled): where every call is POSTed.
+    endpoint: Option<String>,
 }
 
 impl McpTool {
@@ -144,6 +146,10 @@ impl McpTool {
             schema,
             info,
             client,
+            endpoint: match &cfg.transport {
+                super::config::McpTransport::Http { url, .. } => Some(url.clone()),
+                super::config::McpTransport::Stdio { .. } => None,
+            },
         }
     }
 
@@ -200,6 +206,20 @@ impl Tool for McpTool {
         ToolSource::Mcp {
             server: self.server.clone(),
         }
+    }
+
+    fn sends_requests(&self) -> bool {
+        self.endpoint.is_some()
+    }
+
+    /// A remote server's URL, method POST (MCP's Streamable HTTP); none for a local process.
+    async fn call_destination(
+        &self,
+        _params: &Params,
+        ctx: &ToolContext,
+    ) -> Option<crate::permissions::rules::Destination> {
+        let url = crate::tools::http::fill_secrets(self.endpoint.as_deref()?, ctx).await?;
+        crate::tools::http::destination("POST", url)
     }
 
     async fn request_preview(&self, params: &Params, _ctx: &ToolContext) -> Option<Value> {

@@ -57,6 +57,7 @@ pub struct RuleSpec {
     pub tool: String,
     /// Parameter name (or `$host`, `$url`, `$method`) → pattern; all must match.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    #[cfg_attr(feature = "specta", specta(type = Option<std::collections::HashMap<String, String>>))]
     pub when: IndexMap<String, String>,
     /// What happens to a matching call.
     pub action: RuleAction,
@@ -166,8 +167,7 @@ impl Pattern {
 fn first_line(text: &str) -> String {
     text.lines()
         .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .last()
+        .rfind(|l| !l.is_empty())
         .unwrap_or(text)
         .to_string()
 }
@@ -575,7 +575,10 @@ mod tests {
             })
         };
         let listed = Some(AgentSetting::Listed(Permission::Confirm));
-        assert_eq!(run(&[allow.clone()], listed, &[]).action, RuleAction::Allow);
+        assert_eq!(
+            run(std::slice::from_ref(&allow), listed, &[]).action,
+            RuleAction::Allow
+        );
         assert_eq!(
             run(&[allow.clone(), confirm.clone()], listed, &grant).action,
             RuleAction::Confirm

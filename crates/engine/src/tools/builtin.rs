@@ -141,6 +141,20 @@ impl Tool for WebSearch {
         Permission::Auto
     }
 
+    fn sends_requests(&self) -> bool {
+        true
+    }
+
+    /// The configured search service: every query is a POST to it.
+    async fn call_destination(
+        &self,
+        _params: &Params,
+        ctx: &ToolContext,
+    ) -> Option<crate::permissions::rules::Destination> {
+        let url = super::http::fill_secrets(&self.service.endpoint, ctx).await?;
+        super::http::destination("POST", url)
+    }
+
     async fn execute(&self, params: Params, ctx: &ToolContext) -> ToolResult {
         let query = params["query"].as_str().unwrap_or_default().to_string();
         let count = params["count"].as_i64().unwrap_or(10);
@@ -292,6 +306,31 @@ impl Tool for WebFetch {
 
     fn permission(&self) -> Permission {
         Permission::Confirm
+    }
+
+    fn sends_requests(&self) -> bool {
+        true
+    }
+
+    /// The configured reader service (the page's URL is a parameter, `url`, which rules can
+    /// match too): a GET of the service's endpoint followed by the page's URL.
+    async fn call_destination(
+        &self,
+        params: &Params,
+        ctx: &ToolContext,
+    ) -> Option<crate::permissions::rules::Destination> {
+        let endpoint = super::http::fill_secrets(&self.service.endpoint, ctx).await?;
+        let page = params
+            .get("url")
+            .and_then(|u| u.as_str())
+            .unwrap_or("")
+            .trim();
+        let sep = if endpoint.ends_with('/') { "" } else { "/" };
+        let dest = super::http::destination("GET", endpoint)?;
+        Some(crate::permissions::rules::Destination {
+            url: format!("{}{sep}{page}", dest.url),
+            ..dest
+        })
     }
 
     async fn execute(&self, params: Params, ctx: &ToolContext) -> ToolResult {

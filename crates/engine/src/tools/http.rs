@@ -572,6 +572,10 @@ impl Tool for HttpTool {
         Some(preview)
     }
 
+    fn sends_requests(&self) -> bool {
+        true
+    }
+
     async fn call_destination(
         &self,
         params: &Params,
@@ -589,15 +593,7 @@ impl Tool for HttpTool {
             return None;
         }
         let (url, _) = self.url_and_body(&filled.text, params);
-        let host = reqwest::Url::parse(&url)
-            .ok()?
-            .host_str()?
-            .to_ascii_lowercase();
-        Some(crate::permissions::rules::Destination {
-            method: self.def.method.to_ascii_uppercase(),
-            url,
-            host,
-        })
+        destination(&self.def.method, url)
     }
 
     async fn execute(&self, params: Params, ctx: &ToolContext) -> ToolResult {
@@ -839,6 +835,33 @@ pub fn trim_chars(s: &str, max: usize) -> String {
         Some((i, _)) => format!("{}… [{} more characters]", &s[..i], s[i..].chars().count()),
         None => s.to_string(),
     }
+}
+
+/// The destination of a request: `method` to `url`, its host lower case. `None` when `url` is
+/// not a URL with a host.
+pub fn destination(method: &str, url: String) -> Option<crate::permissions::rules::Destination> {
+    let host = reqwest::Url::parse(&url)
+        .ok()?
+        .host_str()?
+        .to_ascii_lowercase();
+    Some(crate::permissions::rules::Destination {
+        method: method.to_ascii_uppercase(),
+        url,
+        host,
+    })
+}
+
+/// `template` with its `{{VAR}}` secrets filled from `ctx`; `None` when one is not set.
+pub async fn fill_secrets(template: &str, ctx: &ToolContext) -> Option<String> {
+    let resolver = ctx
+        .secrets
+        .clone()
+        .unwrap_or_else(|| Arc::new(SecretResolver::new(None, None)));
+    let filled = resolver
+        .fill_async(vec![template.to_string()])
+        .await
+        .pop()?;
+    filled.unresolved.is_empty().then_some(filled.text)
 }
 
 #[cfg(test)]

@@ -214,6 +214,12 @@ pub trait Tool: Send + Sync {
         None
     }
 
+    /// Does the tool send requests somewhere ([`Tool::call_destination`] can be `Some`)? A
+    /// permission rule on `$host`, `$url` or `$method` needs such a tool.
+    fn sends_requests(&self) -> bool {
+        false
+    }
+
     /// Do the work.
     async fn execute(&self, params: Params, ctx: &ToolContext) -> ToolResult;
 }

@@ -8,5 +8,6 @@ mod harness; // a test home: scripted model, local tool server, runner, recordin
 mod limits; // runaway model streams end the run at a limit, partial answer kept
 mod redaction; // a secret echoed in other encodings is masked everywhere
 mod reload; // the config watcher: new, broken and fixed files while running
+mod rules; // permission rules through the gate: precedence, $host, sub-agents, located errors
 mod runs; // full runs: tools, permissions, cancel, sub-agents, limits, dialects
 mod truncate; // edit-and-resend: history cut at a task, busy errors without raw ids

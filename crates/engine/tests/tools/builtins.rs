@@ -231,3 +231,37 @@ async fn call_subagent_validates_the_route_only() {
         .success
     );
 }
+
+/// What permission rules' `$host`/`$url`/`$method` see: the configured service, secrets filled
+/// in (web_fetch's page appended to its reader's URL); no destination while a secret is unset.
+#[tokio::test]
+async fn the_web_tools_destination_is_their_configured_service() {
+    use engine::tools::Tool;
+    let (ctx, _tmp) = ctx_with_dotenv("AF_TEST_READER=https://Reader.Example:8443\n");
+    let fetch = WebFetch::new(service("{{AF_TEST_READER}}/".into(), "{{AF_NONE}}"));
+    assert!(fetch.sends_requests());
+    let p = serde_json::json!({"url": "https://docs.rs/serde"})
+        .as_object()
+        .unwrap()
+        .clone();
+    let d = fetch.call_destination(&p, &ctx).await.unwrap();
+    assert_eq!(
+        (d.method.as_str(), d.host.as_str(), d.url.as_str()),
+        (
+            "GET",
+            "reader.example",
+            "https://Reader.Example:8443/https://docs.rs/serde"
+        )
+    );
+    let search = WebSearch::new(service(
+        "https://api.search.example/v1/s".into(),
+        "{{AF_NONE}}",
+    ));
+    let d = search.call_destination(&p, &ctx).await.unwrap();
+    assert_eq!(
+        (d.method.as_str(), d.host.as_str()),
+        ("POST", "api.search.example")
+    );
+    let unset = WebSearch::new(service("{{AF_NOT_SET_ANYWHERE}}/s".into(), "{{AF_NONE}}"));
+    assert!(unset.call_destination(&p, &ctx).await.is_none());
+}

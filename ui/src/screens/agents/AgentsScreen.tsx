@@ -42,9 +42,9 @@ function useAgentFiles() {
 
 /** Every agent: description, model, tools and permissions, role prompt; edit its Markdown with
  * the backend's validation, create, disable and delete. */
-export function AgentsScreen() {
+export function AgentsScreen({ openPath }: { openPath?: string | null | undefined } = {}) {
   const { files, error, reload } = useAgentFiles();
-  const [selected, setSelected] = useState<string | null>(null);
+  const [selected, setSelected] = useState<string | null>(openPath ?? null);
   const [opened, setOpened] = useState<Opened | null>(null);
   const [actionError, setActionError] = useState<string | null>(null);
   const confirmLeave = useConfirmLeave();
@@ -63,6 +63,16 @@ export function AgentsScreen() {
           (e: unknown) => setActionError(errorMessage(e)),
         ),
     );
+  // Opened from elsewhere (Settings' "Open in editor" on an agent's rule): its file in the editor.
+  const openedFrom = useRef<string | null>(null);
+  useEffect(() => {
+    if (!openPath || openedFrom.current === openPath) return;
+    openedFrom.current = openPath;
+    void call(commands.readConfigFile("agent", openPath)).then(
+      (file) => setOpened(opening(file.path, file.text)),
+      (e: unknown) => setActionError(errorMessage(e)),
+    );
+  }, [openPath]);
   const act = async (run: () => Promise<unknown>) => {
     try {
       await run();

@@ -2,6 +2,7 @@ import type { ThemeChoice } from "../../theme/theme";
 import type { StatusState } from "../../ipc/useStatus";
 import { Spinner } from "../../components/Spinner";
 import { AlwaysAllowedSection } from "./AlwaysAllowedSection";
+import { PermissionRulesSection } from "./PermissionRulesSection";
 import { PermissionTimeoutSection } from "./PermissionTimeoutSection";
 import { ProfilesSection } from "./ProfilesSection";
 import { SecretsSection } from "./SecretsSection";
@@ -18,6 +19,8 @@ export function SettingsScreen(props: {
   theme: ThemeChoice;
   onThemeChange: (t: ThemeChoice) => void;
   state: StatusState;
+  /** Open an agent's file in the Agents editor (its rules' "Open in editor"). */
+  onOpenAgentFile?: (path: string) => void;
 }) {
   const { status } = props.state;
   const { settings, error, loading, reload } = useSettings();
@@ -60,6 +63,7 @@ export function SettingsScreen(props: {
           />
         </>
       )}
+      <PermissionRulesSection onOpenAgentFile={props.onOpenAgentFile} />
       <AlwaysAllowedSection />
       <section className="setting-group" aria-labelledby="appearance-title">
         <h2 id="appearance-title">Appearance</h2>

@@ -4,7 +4,7 @@ import userEvent from "@testing-library/user-event";
 import { mockIPC } from "@tauri-apps/api/mocks";
 import { ToolsScreen } from "./ToolsScreen";
 import type { StatusState } from "../../ipc/useStatus";
-import type { ToolInfo } from "../../bindings";
+import type { PermissionRulesView, ToolInfo } from "../../bindings";
 
 const TOOLS: ToolInfo[] = [
   {
@@ -103,5 +103,61 @@ describe("ToolsScreen", () => {
     expect(screen.getByTestId("config-errors")).toHaveTextContent(
       "/c/tools/bad.md:4 field method: unknown method",
     );
+  });
+
+  it("shows the permission rules that cover each tool, with where they come from", async () => {
+    const rules: PermissionRulesView = {
+      global: [
+        {
+          origin: { kind: "global", file: "settings.yaml", line: 3 },
+          spec: { tool: "web_*", when: { url: "https://docs.rs/**" }, action: "allow" },
+          error: null,
+          tools: ["web_fetch", "web_search"],
+        },
+      ],
+      agents: [
+        {
+          agent: "tester",
+          path: "/c/agents/tester.md",
+          rules: [
+            {
+              origin: { kind: "agent", agent: "tester", file: "agents/tester.md", line: 8 },
+              spec: { tool: "*", when: { $host: "*.internal" }, action: "deny" },
+              error: null,
+              tools: ["web_fetch", "quote"],
+            },
+          ],
+        },
+      ],
+    };
+    mockIPC(
+      (cmd) =>
+        cmd === "list_tools"
+          ? TOOLS
+          : cmd === "list_permission_rules"
+            ? rules
+            : cmd === "list_config_files"
+              ? []
+              : null,
+      { shouldMockEvents: true },
+    );
+    const user = userEvent.setup();
+    render(<ToolsScreen state={state} />);
+    const fetch = await screen.findByTestId("tool-row-web_fetch");
+    await user.click(within(fetch).getByText("web_fetch"));
+    const lines = await within(fetch).findByRole("list", {
+      name: "Permission rules for web_fetch",
+    });
+    expect(
+      within(lines)
+        .getAllByRole("listitem")
+        .map((li) => li.textContent),
+    ).toEqual([
+      "allow web_* when url=https://docs.rs/** (Settings, settings.yaml:3)",
+      "deny * when $host=*.internal (agent tester, agents/tester.md:8)",
+    ]);
+    const echo = screen.getByTestId("tool-row-everything.echo");
+    await user.click(within(echo).getByText("everything.echo"));
+    expect(within(echo).queryByRole("list", { name: /Permission rules/ })).toBeNull();
   });
 });

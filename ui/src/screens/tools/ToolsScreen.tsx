@@ -4,6 +4,7 @@ import {
   type AppError,
   type FileEntry,
   type Result,
+  type RuleView,
   type ToolInfo,
 } from "../../bindings";
 import { attempt, call, errorMessage } from "../../ipc/call";
@@ -14,6 +15,8 @@ import { ParamTable } from "./ParamTable";
 import { ToolEditor } from "./ToolEditor";
 import { duplicateText } from "./toolDraft";
 import { useTools } from "./useTools";
+import { usePermissionRules } from "../settings/usePermissionRules";
+import { ruleOrigin, ruleText, rulesFor } from "../settings/permissionRules";
 import { useStatusChanges } from "../../ipc/useEngineEvents";
 import { McpServerEditor, NEW_SERVER_TEXT } from "./mcp/McpServerEditor";
 import { McpServers } from "./mcp/McpServers";
@@ -56,6 +59,8 @@ const SOURCE_LABEL: Record<string, string> = {
 export function ToolsScreen({ state }: { state: StatusState }) {
   const { status } = state;
   const { tools, error } = useTools();
+  const ruleList = usePermissionRules().view;
+  const rules = ruleList ? [...ruleList.global, ...ruleList.agents.flatMap((a) => a.rules)] : [];
   const { files, reload } = useToolFiles();
   const [opened, setOpened] = useState<Opened | null>(null);
   const [mcpOpened, setMcpOpened] = useState<McpOpened | null>(null);
@@ -250,7 +255,7 @@ export function ToolsScreen({ state }: { state: StatusState }) {
       {tools && (
         <ul className="tool-list" data-testid="tool-list">
           {tools.map((t) => (
-            <ToolRow key={t.name} tool={t} actions={actions} />
+            <ToolRow key={t.name} tool={t} actions={actions} rules={rules} />
           ))}
         </ul>
       )}
@@ -326,7 +331,31 @@ function FileActions(props: {
   );
 }
 
-function ToolRow({ tool, actions }: { tool: ToolInfo; actions: ToolActions }) {
+/** The permission rules that cover a tool, one short line each with where it comes from. */
+function ToolRules({ tool, rules }: { tool: string; rules: RuleView[] }) {
+  const mine = rulesFor(tool, rules);
+  if (mine.length === 0) return null;
+  return (
+    <ul className="tool-rules small" aria-label={`Permission rules for ${tool}`}>
+      {mine.map((r, i) => (
+        <li key={i}>
+          <span className={`badge rule-action-${r.spec?.action ?? "none"}`}>{r.spec?.action}</span>{" "}
+          <code>{ruleText(r.spec)}</code> <span className="muted">({ruleOrigin(r.origin)})</span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function ToolRow({
+  tool,
+  actions,
+  rules,
+}: {
+  tool: ToolInfo;
+  actions: ToolActions;
+  rules: RuleView[];
+}) {
   return (
     <li>
       <details className="tool-row" data-testid={`tool-row-${tool.name}`}>
@@ -352,6 +381,7 @@ function ToolRow({ tool, actions }: { tool: ToolInfo; actions: ToolActions }) {
           <p className="tool-description">
             {tool.description || <span className="muted">No description.</span>}
           </p>
+          <ToolRules tool={tool.name} rules={rules} />
           {tool.params.length > 0 && <ParamTable params={tool.params} />}
           <h3 className="small">What the model sees</h3>
           <pre className="code">{tool.instructions}</pre>
