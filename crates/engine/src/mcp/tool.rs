@@ -92,6 +92,24 @@ pub struct McpTool {
     schema: SchemaParams,
     info: McpToolInfo,
     client: Arc<McpClient>,
+    /// See [`launch_digest`].
+    launch_digest: String,
+}
+
+/// SHA-256 (hex) of how a server is launched: its name and command and arguments (stdio) or
+/// its URL (HTTP). Environment and headers are left out: their values are secrets' templates,
+/// and a grant is about which program or endpoint runs the tool.
+pub fn launch_digest(cfg: &McpServerConfig) -> String {
+    use sha2::{Digest, Sha256};
+    let launch = match &cfg.transport {
+        super::config::McpTransport::Stdio { command, args, .. } => {
+            serde_json::json!({"server": cfg.name, "command": command, "args": args})
+        }
+        super::config::McpTransport::Http { url, .. } => {
+            serde_json::json!({"server": cfg.name, "url": url})
+        }
+    };
+    format!("{:x}", Sha256::digest(launch.to_string().as_bytes()))
 }
 
 impl McpTool {
@@ -144,6 +162,7 @@ impl McpTool {
             schema,
             info,
             client,
+            launch_digest: launch_digest(cfg),
         }
     }
 
@@ -200,6 +219,10 @@ impl Tool for McpTool {
         ToolSource::Mcp {
             server: self.server.clone(),
         }
+    }
+
+    fn server_launch_digest(&self) -> Option<String> {
+        Some(self.launch_digest.clone())
     }
 
     async fn request_preview(&self, params: &Params, _ctx: &ToolContext) -> Option<Value> {
