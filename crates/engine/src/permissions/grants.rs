@@ -16,9 +16,7 @@ use rusqlite::{params, Connection};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::rules::{
-    CallFacts, Destination, GrantCheck, Rule, RuleAction, RuleOrigin, RuleSpec,
-};
+use super::rules::{CallFacts, Destination, GrantCheck, Rule, RuleAction, RuleOrigin, RuleSpec};
 use crate::tools::{Params, Tool, ToolSource};
 
 /// What a grant is bound to.
@@ -462,11 +460,16 @@ mod tests {
         let bad = GrantChoice::Rule {
             rule: RuleSpec {
                 tool: "web_fetch".into(),
-                when: [("url".to_string(), "re:(".to_string())].into_iter().collect(),
+                when: [("url".to_string(), "re:(".to_string())]
+                    .into_iter()
+                    .collect(),
                 action: RuleAction::Allow,
             },
         };
-        assert!(bad.checked().unwrap_err().starts_with("when.url: bad regular expression"));
+        assert!(bad
+            .checked()
+            .unwrap_err()
+            .starts_with("when.url: bad regular expression"));
         let deny = GrantChoice::Rule {
             rule: RuleSpec {
                 tool: "web_fetch".into(),

@@ -548,7 +548,11 @@ fn origin_of(filled: &crate::secrets::Filled) -> Result<String, String> {
 /// The secret a templated endpoint's host comes from: the first `{{NAME}}` in its scheme and
 /// authority (`{{API_BASE}}/x`, `https://{{HOST}}/x`), none when the host is written out.
 pub fn endpoint_host_secret(endpoint: &str) -> Option<String> {
-    let rest = match (endpoint.find("://"), endpoint.find("{{"), endpoint.find("<<")) {
+    let rest = match (
+        endpoint.find("://"),
+        endpoint.find("{{"),
+        endpoint.find("<<"),
+    ) {
         (Some(scheme), first, second)
             if first.is_none_or(|f| scheme < f) && second.is_none_or(|f| scheme < f) =>
         {
@@ -573,7 +577,9 @@ pub fn endpoint_host_secret(endpoint: &str) -> Option<String> {
         authority.push(chars[i]);
         i += 1;
     }
-    crate::secrets::template_names(&authority).into_iter().next()
+    crate::secrets::template_names(&authority)
+        .into_iter()
+        .next()
 }
 
 #[async_trait::async_trait]

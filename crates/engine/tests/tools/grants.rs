@@ -56,9 +56,7 @@ async fn call(
         asked: Default::default(),
     };
     let registry = ctx.conversation_registry(CONVERSATION);
-    let tool = registry
-        .get(name)
-        .unwrap_or_else(|| panic!("{name} loads"));
+    let tool = registry.get(name).unwrap_or_else(|| panic!("{name} loads"));
     let out = call_tool(
         ctx,
         tool.as_ref(),
@@ -118,7 +116,10 @@ async fn a_tool_grant_stops_applying_when_the_http_tools_host_changes() {
     assert!(ok && first.grantable && first.stale_grants.is_empty());
     let proposed = first.proposed_rule.unwrap();
     assert_eq!(proposed.tool, "stock_price");
-    assert_eq!(proposed.when.get("$host").map(String::as_str), Some("127.0.0.1"));
+    assert_eq!(
+        proposed.when.get("$host").map(String::as_str),
+        Some("127.0.0.1")
+    );
     let stored = ctx
         .with_db(|c| grants::for_conversation(c, CONVERSATION))
         .unwrap();
@@ -129,7 +130,11 @@ async fn a_tool_grant_stops_applying_when_the_http_tools_host_changes() {
     assert!(ok && asked.is_none(), "the grant applies to the same host");
 
     // The tool's file now sends it elsewhere (the same stand-in, under another host name).
-    write_tool(&ctx, "stock_price", &format!("http://localhost:{port}/echo"));
+    write_tool(
+        &ctx,
+        "stock_price",
+        &format!("http://localhost:{port}/echo"),
+    );
     let (ok, asked) = call(&ctx, "stock_price", &[("q", "c")], ONCE).await;
     let again = asked.expect("the grant no longer applies: it asks again");
     assert!(ok);
@@ -148,13 +153,7 @@ async fn a_grant_for_a_host_held_by_a_secret_stops_applying_and_never_names_it()
     std::fs::write(&dotenv, format!("GRANT_API_BASE={}\n", server.base)).unwrap();
     write_tool(&ctx, "quote", "{{GRANT_API_BASE}}/echo");
 
-    let (ok, asked) = call(
-        &ctx,
-        "quote",
-        &[("q", "a")],
-        (Answer::ApproveAlways, None),
-    )
-    .await;
+    let (ok, asked) = call(&ctx, "quote", &[("q", "a")], (Answer::ApproveAlways, None)).await;
     let first = asked.unwrap();
     assert!(ok);
     // The proposal leaves the secret's host out, and says so.
