@@ -779,7 +779,7 @@ async fn ask(
             depth: caller.depth,
             deadline_ms,
             request_id: request_id.clone(),
-            request: request.clone(),
+            request: Box::new(request.clone()),
         })
     };
     let (Reply { answer, grant }, resolution) = match asker {

@@ -174,8 +174,8 @@ fn placeholder_origin() -> RuleOrigin {
 
 /// Remember a grant in conversation `conversation`. A conversation that does not exist (it was
 /// deleted while the dialog was open) is never re-created: that fails with
-/// [`rusqlite::Error::QueryReturnedNoRows`]. A whole-tool grant replaces the tool's earlier
-/// whole-tool grants (a stale one included). Returns the grant's id.
+/// [`rusqlite::Error::QueryReturnedNoRows`]. A grant replaces an equal earlier one (the same
+/// whole tool, or the same rule), a stale one included. Returns the grant's id.
 pub fn add(
     conn: &Connection,
     conversation: &str,
@@ -192,15 +192,14 @@ pub fn add(
     if !exists {
         return Err(rusqlite::Error::QueryReturnedNoRows);
     }
-    if rule.is_none() {
-        tx.execute(
-            "DELETE FROM permission_grants WHERE conversation_id = ?1 AND tool = ?2
-                AND rule_json IS NULL",
-            params![conversation, tool],
-        )?;
-    }
-    let id = crate::events::new_id("grant");
     let rule_json = rule.map(|r| serde_json::to_string(r).expect("a rule serialises"));
+    // The same grant again (the tool, or the same rule) replaces the earlier one, stale or not.
+    tx.execute(
+        "DELETE FROM permission_grants WHERE conversation_id = ?1 AND tool = ?2
+            AND rule_json IS ?3",
+        params![conversation, tool, rule_json],
+    )?;
+    let id = crate::events::new_id("grant");
     tx.execute(
         "INSERT INTO permission_grants
             (id, conversation_id, tool, rule_json, binding_kind, binding_digest, binding_label)
@@ -481,6 +480,36 @@ mod tests {
             panic!()
         };
         assert_eq!(rule.action, RuleAction::Allow);
+    }
+
+    #[test]
+    fn granting_again_replaces_the_equal_grant_and_needs_the_conversation() {
+        let tmp = tempfile::tempdir().unwrap();
+        let conn = crate::db::open(&tmp.path().join("g.db")).unwrap();
+        let a = host("api.a.com", "api.a.com");
+        assert!(matches!(
+            add(&conn, "c", "t", None, &a),
+            Err(rusqlite::Error::QueryReturnedNoRows)
+        ));
+        crate::conversations::ensure(&conn, "c", "").unwrap();
+        let rule = |q: &str| RuleSpec {
+            tool: "t".into(),
+            when: [("q".to_string(), q.to_string())].into_iter().collect(),
+            action: RuleAction::Allow,
+        };
+        add(&conn, "c", "t", None, &Binding::none()).unwrap();
+        let kept = add(&conn, "c", "t", None, &a).unwrap();
+        add(&conn, "c", "t", Some(&rule("a*")), &a).unwrap();
+        add(&conn, "c", "t", Some(&rule("a*")), &a).unwrap();
+        add(&conn, "c", "t", Some(&rule("b*")), &a).unwrap();
+        let all = for_conversation(&conn, "c").unwrap();
+        assert_eq!(all.len(), 3, "{all:?}");
+        let whole: Vec<_> = all.iter().filter(|g| g.rule.is_none()).collect();
+        assert_eq!(whole.len(), 1);
+        assert_eq!(whole[0].id, kept);
+        assert_eq!(whole[0].binding.label.as_deref(), Some("api.a.com"));
+        assert!(delete(&conn, &kept).unwrap());
+        assert!(!delete(&conn, &kept).unwrap());
     }
 
     #[test]

@@ -166,8 +166,7 @@ impl Pattern {
 fn first_line(text: &str) -> String {
     text.lines()
         .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .last()
+        .rfind(|l| !l.is_empty())
         .unwrap_or(text)
         .to_string()
 }
@@ -575,7 +574,10 @@ mod tests {
             })
         };
         let listed = Some(AgentSetting::Listed(Permission::Confirm));
-        assert_eq!(run(&[allow.clone()], listed, &[]).action, RuleAction::Allow);
+        assert_eq!(
+            run(std::slice::from_ref(&allow), listed, &[]).action,
+            RuleAction::Allow
+        );
         assert_eq!(
             run(&[allow.clone(), confirm.clone()], listed, &grant).action,
             RuleAction::Confirm

@@ -34,7 +34,7 @@ impl EventSink for Answering<'_> {
             ..
         } = event
         {
-            self.asked.lock().unwrap().push(request);
+            self.asked.lock().unwrap().push(*request);
             let (answer, grant) = self.reply.clone();
             self.broker.answer_with(&request_id, answer, grant).unwrap();
         }
