@@ -233,10 +233,7 @@ function Shell() {
       <ExternalLinks />
       <CommandPalette open={palette} onClose={() => closeOverlay(setPalette)} actions={actions} />
       <ShortcutsHelp open={help} onClose={() => closeOverlay(setHelp)} />
-      <PermissionDialog
-        queue={permissions.queue}
-        onAnswer={(id, answer) => void permissions.answer(id, answer)}
-      />
+      <PermissionDialog queue={permissions.queue} onAnswer={permissions.answer} />
       <ElicitationDialog
         queue={elicitations.queue}
         onAnswer={elicitations.answer}

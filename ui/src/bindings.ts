@@ -142,11 +142,14 @@ async truncateConversation(conversationId: string, turn: number) : Promise<Resul
 }
 },
 /**
- * Answer a pending permission request by its id.
+ * Answer a pending permission request by its id. With `approve_always`, `grant` says what to
+ * remember: the tool in this conversation (also when absent) or a "calls like this" rule as
+ * the user edited it. An invalid rule is refused with an `invalid_answer` error naming the
+ * wrong pattern; the request keeps waiting.
  */
-async answerPermission(requestId: string, answer: Answer) : Promise<Result<null, AppError>> {
+async answerPermission(requestId: string, answer: Answer, grant: GrantChoice | null) : Promise<Result<null, AppError>> {
     try {
-    return { status: "ok", data: await TAURI_INVOKE("answer_permission", { requestId, answer }) };
+    return { status: "ok", data: await TAURI_INVOKE("answer_permission", { requestId, answer, grant }) };
 } catch (e) {
     if(e instanceof Error) throw e;
     else return { status: "error", error: e  as any };
@@ -166,11 +169,23 @@ async answerElicitation(requestId: string, answer: ElicitationReply) : Promise<R
 }
 },
 /**
- * Stop always allowing `tool` in a conversation.
+ * Every conversation's permission grants ("always allow" answers), for Settings.
  */
-async revokeAlwaysAllowed(conversationId: string, tool: string) : Promise<Result<null, AppError>> {
+async listPermissionGrants() : Promise<Result<Grant[], AppError>> {
     try {
-    return { status: "ok", data: await TAURI_INVOKE("revoke_always_allowed", { conversationId, tool }) };
+    return { status: "ok", data: await TAURI_INVOKE("list_permission_grants") };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Delete a permission grant by its id (the next such call asks again). False when it was
+ * already gone.
+ */
+async deletePermissionGrant(grantId: string) : Promise<Result<boolean, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("delete_permission_grant", { grantId }) };
 } catch (e) {
     if(e instanceof Error) throw e;
     else return { status: "error", error: e  as any };
@@ -1054,6 +1069,35 @@ date: string | null;
  */
 notes: string | null }
 /**
+ * What a call was (or is) for: compared by digest, shown by label.
+ */
+export type Binding = { 
+/**
+ * Host, server or nothing.
+ */
+kind: BindingKind; 
+/**
+ * For people: the host (`api.a.com`), "the host from API_BASE" when a secret holds the
+ * host, or the server's name.
+ */
+label: string | null }
+/**
+ * What a grant is bound to.
+ */
+export type BindingKind = 
+/**
+ * Nothing: it applies to every call of the tool.
+ */
+"none" | 
+/**
+ * The host the tool's request went to.
+ */
+"host" | 
+/**
+ * The MCP server (its name and launch settings).
+ */
+"server"
+/**
  * Who makes a call and where: what a form an MCP server asks for during the call shows.
  */
 export type CallOrigin = { 
@@ -1539,6 +1583,51 @@ export type FileKind =
  */
 "agent"
 /**
+ * One stored grant.
+ */
+export type Grant = { 
+/**
+ * Its id (to delete it).
+ */
+id: string; 
+/**
+ * The conversation it belongs to.
+ */
+conversation_id: string; 
+/**
+ * The conversation's title (empty while untitled).
+ */
+conversation_title: string; 
+/**
+ * The tool it was granted for.
+ */
+tool: string; 
+/**
+ * `None` for the whole tool, else the "calls like this" rule.
+ */
+rule: RuleSpec | null; 
+/**
+ * What it is bound to.
+ */
+binding: Binding; 
+/**
+ * When it was granted (RFC 3339).
+ */
+created_at: string }
+/**
+ * The user's choice of what an "always allow" answer remembers.
+ */
+export type GrantChoice = 
+/**
+ * This tool in this conversation.
+ */
+{ kind: "tool" } | 
+/**
+ * Calls like this one: the rule (as the user edited it) in this conversation. Its action
+ * is always `allow`, whatever was sent.
+ */
+{ kind: "rule"; rule: RuleSpec }
+/**
  * A `call_subagent` call that hands the task over: the engine runs `target` on `instruction`
  * and the sub-agent's final answer becomes the call's result.
  */
@@ -1960,7 +2049,28 @@ params: Partial<{ [key in string]: JsonValue }>;
 /**
  * For HTTP tools: method, URL, headers and body, secrets masked.
  */
-request: JsonValue | null }
+request: JsonValue | null; 
+/**
+ * Can the answer be remembered ("always allow")? False when a rule asks every time.
+ */
+grantable: boolean; 
+/**
+ * When not grantable: the rule that asks every time, in words.
+ */
+asking_rule: string | null; 
+/**
+ * Grants of this tool in the conversation that no longer apply, and why (why it asks
+ * again).
+ */
+stale_grants: string[]; 
+/**
+ * The "calls like this" rule proposed for remembering (editable in the dialog).
+ */
+proposed_rule: RuleSpec | null; 
+/**
+ * A note on the proposal (a secret holds the host, so the proposal leaves it out).
+ */
+proposal_note: string | null }
 /**
  * Every permission rule with where it comes from, why it is ignored (if it is) and the
  * loaded tools it covers.

@@ -25,6 +25,16 @@ pub fn show_request(request: &PermissionRequest) {
             clean(&serde_json::to_string_pretty(preview).unwrap_or_default())
         );
     }
+    for why in &request.stale_grants {
+        let _ = writeln!(err, "  asking again: {}", clean(why));
+    }
+    if let Some(rule) = &request.asking_rule {
+        let _ = writeln!(
+            err,
+            "  a {} asks every time (`a` approves this call only)",
+            clean(rule)
+        );
+    }
 }
 
 /// Read y / n / a from the terminal. Without a terminal the answer is no, and `hint` says how

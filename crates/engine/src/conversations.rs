@@ -1,5 +1,5 @@
-//! Conversations in the database: creation, the always-allowed tool set that "approve and
-//! always allow" adds to, the messages of every run as they happen, and the runs themselves.
+//! Conversations in the database: creation, the always-allowed tools (whole-tool grants, see
+//! [`crate::permissions::grants`]), the messages of every run as they happen, and the runs themselves.
 //! Each write is its own transaction, so a crash loses at most the message being streamed;
 //! [`mark_interrupted_runs`] (called when the app or a CLI command opens) turns runs whose
 //! process is gone (see [`crate::owner`]) into `interrupted`, and leaves the runs of live
@@ -20,54 +20,30 @@ pub fn ensure(conn: &Connection, id: &str, title: &str) -> rusqlite::Result<()> 
     Ok(())
 }
 
-/// The tools the user always allows in conversation `id` (empty for an unknown conversation).
+/// The tools the user always allows in conversation `id` as whole-tool grants (empty for an
+/// unknown conversation). See [`crate::permissions::grants`] for grants and their bindings.
 pub fn always_allowed(conn: &Connection, id: &str) -> rusqlite::Result<BTreeSet<String>> {
-    let json: Option<String> = conn
-        .query_row(
-            "SELECT always_allowed_tools FROM conversations WHERE id = ?1",
-            [id],
-            |r| r.get(0),
-        )
-        .optional()?;
-    Ok(json
-        .and_then(|j| serde_json::from_str(&j).ok())
-        .unwrap_or_default())
+    Ok(crate::permissions::grants::whole_tools(conn, id)?
+        .into_iter()
+        .collect())
 }
 
-/// Change whether `tool` is always allowed in conversation `id`. A conversation that does not
-/// exist (it was deleted, perhaps while a permission request was open) is never re-created:
-/// allowing fails with [`rusqlite::Error::QueryReturnedNoRows`], revoking does nothing.
+/// Change whether `tool` is always allowed in conversation `id` (a whole-tool grant bound to
+/// nothing, or none). A conversation that does not exist (it was deleted, perhaps while a
+/// permission request was open) is never re-created: allowing fails with
+/// [`rusqlite::Error::QueryReturnedNoRows`], revoking does nothing.
 pub fn set_always_allowed(
     conn: &Connection,
     id: &str,
     tool: &str,
     allowed: bool,
 ) -> rusqlite::Result<()> {
-    let tx = conn.unchecked_transaction()?;
-    let exists: bool = tx.query_row(
-        "SELECT EXISTS (SELECT 1 FROM conversations WHERE id = ?1)",
-        [id],
-        |r| r.get(0),
-    )?;
-    if !exists {
-        return if allowed {
-            Err(rusqlite::Error::QueryReturnedNoRows)
-        } else {
-            Ok(())
-        };
-    }
-    let mut set = always_allowed(&tx, id)?;
+    use crate::permissions::grants;
     if allowed {
-        set.insert(tool.to_string());
+        grants::add(conn, id, tool, None, &grants::Binding::none()).map(|_| ())
     } else {
-        set.remove(tool);
+        grants::delete_tool(conn, id, tool).map(|_| ())
     }
-    tx.execute(
-        "UPDATE conversations SET always_allowed_tools = ?2,
-            updated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?1",
-        params![id, serde_json::to_string(&set).expect("set serialises")],
-    )?;
-    tx.commit()
 }
 
 /// The conversation's agent's share of its model's context window at its latest request (what
@@ -187,7 +163,9 @@ fn filter(query: Option<&str>) -> (&'static str, Option<String>, Option<String>)
     )
 }
 
-const SUMMARY_COLUMNS: &str = "c.id, c.title, c.agent, c.updated_at, c.always_allowed_tools,
+const SUMMARY_COLUMNS: &str = "c.id, c.title, c.agent, c.updated_at,
+    (SELECT json_group_array(tool) FROM (SELECT DISTINCT g.tool FROM permission_grants g
+        WHERE g.conversation_id = c.id AND g.rule_json IS NULL ORDER BY g.tool)),
     (SELECT status FROM runs r WHERE r.conversation_id = c.id ORDER BY r.started_at DESC, r.rowid DESC LIMIT 1)";
 
 fn summary_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ConversationSummary> {

@@ -89,8 +89,9 @@ pub enum EngineEvent {
         deadline_ms: Option<u64>,
         /// Id to answer with.
         request_id: String,
-        /// What is asked (tool, parameters, HTTP request with secrets masked).
-        request: crate::permissions::PermissionRequest,
+        /// What is asked (tool, parameters, HTTP request with secrets masked, what can be
+        /// remembered). Boxed: it is much larger than the other events.
+        request: Box<crate::permissions::PermissionRequest>,
     },
     /// A run began.
     RunStarted {

@@ -13,6 +13,7 @@ use std::time::Duration;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
+use crate::permissions::grants::GrantChoice;
 use crate::permissions::Answer;
 
 /// Why an answer was not delivered.
@@ -35,16 +36,36 @@ pub enum Resolution {
     ListenerGone,
 }
 
+/// An answer and, for "always allow", what to remember (`None`: the whole tool).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reply {
+    /// The answer.
+    pub answer: Answer,
+    /// What an `ApproveAlways` remembers; ignored for the other answers.
+    pub grant: Option<GrantChoice>,
+}
+
+impl Reply {
+    fn plain(answer: Answer) -> Reply {
+        Reply {
+            answer,
+            grant: None,
+        }
+    }
+}
+
 /// A registered request waiting for [`PermissionBroker::wait`].
 pub struct Pending {
     request_id: String,
-    rx: oneshot::Receiver<Answer>,
+    rx: oneshot::Receiver<Reply>,
 }
+
+type Slots = HashMap<String, (String, oneshot::Sender<Reply>)>;
 
 /// Pending permission requests.
 #[derive(Default)]
 pub struct PermissionBroker {
-    pending: Mutex<HashMap<String, (String, oneshot::Sender<Answer>)>>,
+    pending: Mutex<Slots>,
 }
 
 impl PermissionBroker {
@@ -84,18 +105,29 @@ impl PermissionBroker {
         timeout: Duration,
         cancel: &CancellationToken,
     ) -> (Answer, Resolution) {
+        let (reply, resolution) = self.wait_reply(pending, timeout, cancel).await;
+        (reply.answer, resolution)
+    }
+
+    /// [`Self::wait`], with the grant choice that came with the answer.
+    pub async fn wait_reply(
+        &self,
+        pending: Pending,
+        timeout: Duration,
+        cancel: &CancellationToken,
+    ) -> (Reply, Resolution) {
         let Pending { request_id, rx } = pending;
         let request_id = request_id.as_str();
         // In this order: a stop wins over the listener going away (the app's close does both,
         // stop first), so the request is recorded as stopped, the same every time.
         let outcome = tokio::select! {
             biased;
-            _ = cancel.cancelled() => (Answer::Deny, Resolution::Cancelled),
-            answer = rx => match answer {
-                Ok(answer) => (answer, Resolution::Answered),
-                Err(_) => (Answer::Deny, Resolution::ListenerGone),
+            _ = cancel.cancelled() => (Reply::plain(Answer::Deny), Resolution::Cancelled),
+            reply = rx => match reply {
+                Ok(reply) => (reply, Resolution::Answered),
+                Err(_) => (Reply::plain(Answer::Deny), Resolution::ListenerGone),
             },
-            _ = tokio::time::sleep(timeout) => (Answer::Deny, Resolution::TimedOut),
+            _ = tokio::time::sleep(timeout) => (Reply::plain(Answer::Deny), Resolution::TimedOut),
         };
         self.lock().remove(request_id);
         outcome
@@ -103,11 +135,22 @@ impl PermissionBroker {
 
     /// Deliver the user's answer to a pending request.
     pub fn answer(&self, request_id: &str, answer: Answer) -> Result<(), UnknownRequest> {
+        self.answer_with(request_id, answer, None)
+    }
+
+    /// Deliver the user's answer with what an "always allow" remembers (check a rule choice
+    /// with [`GrantChoice::checked`] first: the gate remembers only a valid one).
+    pub fn answer_with(
+        &self,
+        request_id: &str,
+        answer: Answer,
+        grant: Option<GrantChoice>,
+    ) -> Result<(), UnknownRequest> {
         let (_, tx) = self
             .lock()
             .remove(request_id)
             .ok_or_else(|| UnknownRequest(request_id.to_string()))?;
-        tx.send(answer)
+        tx.send(Reply { answer, grant })
             .map_err(|_| UnknownRequest(request_id.to_string()))
     }
 
@@ -130,9 +173,7 @@ impl PermissionBroker {
         self.lock().keys().cloned().collect()
     }
 
-    fn lock(
-        &self,
-    ) -> std::sync::MutexGuard<'_, HashMap<String, (String, oneshot::Sender<Answer>)>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Slots> {
         self.pending.lock().unwrap_or_else(|p| p.into_inner())
     }
 }

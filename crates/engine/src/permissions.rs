@@ -9,6 +9,7 @@
 use crate::config::Permission;
 
 pub mod check;
+pub mod grants;
 pub mod load;
 pub mod rules;
 
@@ -39,6 +40,17 @@ pub struct PermissionRequest {
     pub params: serde_json::Map<String, serde_json::Value>,
     /// For HTTP tools: method, URL, headers and body, secrets masked.
     pub request: Option<serde_json::Value>,
+    /// Can the answer be remembered ("always allow")? False when a rule asks every time.
+    pub grantable: bool,
+    /// When not grantable: the rule that asks every time, in words.
+    pub asking_rule: Option<String>,
+    /// Grants of this tool in the conversation that no longer apply, and why (why it asks
+    /// again).
+    pub stale_grants: Vec<String>,
+    /// The "calls like this" rule proposed for remembering (editable in the dialog).
+    pub proposed_rule: Option<rules::RuleSpec>,
+    /// A note on the proposal (a secret holds the host, so the proposal leaves it out).
+    pub proposal_note: Option<String>,
 }
 
 /// The failed-result message a denial sends back to the model.

@@ -182,20 +182,30 @@ pub fn cancel_run(state: State<'_, AppState>, conversation_id: String) -> Result
     Ok(state.engine()?.runs.cancel(&conversation_id))
 }
 
-/// Answer a pending permission request by its id.
+/// Answer a pending permission request by its id. With `approve_always`, `grant` says what to
+/// remember: the tool in this conversation (also when absent) or a "calls like this" rule as
+/// the user edited it. An invalid rule is refused with an `invalid_answer` error naming the
+/// wrong pattern; the request keeps waiting.
 #[tauri::command]
 #[specta::specta]
 pub fn answer_permission(
     state: State<'_, AppState>,
     request_id: String,
     answer: Answer,
+    grant: Option<engine::permissions::grants::GrantChoice>,
 ) -> Result<(), AppError> {
+    let grant = grant.map(|g| g.checked()).transpose().map_err(|e| {
+        AppError::new(
+            ErrorCode::InvalidAnswer,
+            format!("the rule is not valid: {e}"),
+        )
+    })?;
     Ok(state
         .engine()?
         .runs
         .runner()
         .broker()
-        .answer(&request_id, answer)?)
+        .answer_with(&request_id, answer, grant)?)
 }
 
 /// Answer a form (or URL request) an MCP server asked for, by its id. Accepted values are
@@ -237,15 +247,28 @@ pub fn get_artifact(
     crate::commands::artifacts::view(&state, &conversation_id, &id, None)
 }
 
-/// Stop always allowing `tool` in a conversation.
+/// Every conversation's permission grants ("always allow" answers), for Settings.
 #[tauri::command]
 #[specta::specta]
-pub fn revoke_always_allowed(
+pub fn list_permission_grants(
     state: State<'_, AppState>,
-    conversation_id: String,
-    tool: String,
-) -> Result<(), AppError> {
-    Ok(state.engine()?.ctx.with_db(|c| {
-        engine::conversations::set_always_allowed(c, &conversation_id, &tool, false)
-    })?)
+) -> Result<Vec<engine::permissions::grants::Grant>, AppError> {
+    Ok(state
+        .engine()?
+        .ctx
+        .with_db(engine::permissions::grants::list)?)
+}
+
+/// Delete a permission grant by its id (the next such call asks again). False when it was
+/// already gone.
+#[tauri::command]
+#[specta::specta]
+pub fn delete_permission_grant(
+    state: State<'_, AppState>,
+    grant_id: String,
+) -> Result<bool, AppError> {
+    Ok(state
+        .engine()?
+        .ctx
+        .with_db(|c| engine::permissions::grants::delete(c, &grant_id))?)
 }

@@ -1,6 +1,7 @@
 import { act, fireEvent, render, screen } from "@testing-library/react";
 import { ARM_DELAY_MS, PermissionDialog } from "./PermissionDialog";
 import type { PendingPermission } from "../screens/chat/timeline";
+import type { GrantChoice } from "../bindings";
 
 const request = (id: string, tool: string, http = false): PendingPermission => ({
   requestId: id,
@@ -23,17 +24,27 @@ const request = (id: string, tool: string, http = false): PendingPermission => (
           secrets: ["API_BASE", "API_KEY"],
         }
       : null,
+    grantable: true,
+    asking_rule: null,
+    stale_grants: [],
+    proposed_rule: { tool, when: { url: "https://example.com/**" }, action: "allow" },
+    proposal_note: null,
   },
 });
 
 /** The dialog over `queue`, recording every answer. Time is fake: nothing here waits. */
-function dialogOver(queue: PendingPermission[]) {
+function dialogOver(queue: PendingPermission[], reply: () => string | null = () => null) {
   const answers: [string, string][] = [];
-  const onAnswer = (id: string, a: string) => answers.push([id, a]);
+  const grants: (GrantChoice | null | undefined)[] = [];
+  const onAnswer = (id: string, a: string, grant?: GrantChoice | null) => {
+    answers.push([id, a]);
+    grants.push(grant);
+    return Promise.resolve(reply());
+  };
   const view = render(<PermissionDialog queue={queue} onAnswer={onAnswer} />);
   const rerender = (next: PendingPermission[]) =>
     view.rerender(<PermissionDialog queue={next} onAnswer={onAnswer} />);
-  return { answers, rerender };
+  return { answers, grants, rerender };
 }
 
 const dialog = () => screen.getByTestId("permission-dialog");
@@ -194,5 +205,89 @@ describe("PermissionDialog", () => {
     screen.getByTestId("permission-deny").focus();
     press("Enter");
     expect(answers).toEqual([]);
+  });
+
+  it("offers always-allow as the tool or calls like this; the proposed rule is edited inline and saved with the approval", async () => {
+    const { answers, grants } = dialogOver([request("r1", "web_fetch")]);
+    const always = screen.getByRole("group", { name: "Always allow" });
+    expect(always).toHaveTextContent("This tool in this conversation");
+    fireEvent.click(screen.getByTestId("permission-like-this"));
+    const editor = screen.getByTestId("permission-rule-editor");
+    expect(screen.getByTestId("permission-rule-tool")).toHaveValue("web_fetch");
+    expect(screen.getByTestId("permission-rule-key-0")).toHaveValue("url");
+    expect(screen.getByTestId("permission-rule-pattern-0")).toHaveValue("https://example.com/**");
+    // Disarmed at first, like the other approvals.
+    expect(screen.getByTestId("permission-save-rule")).toBeDisabled();
+    fireEvent.change(screen.getByTestId("permission-rule-pattern-0"), {
+      target: { value: "https://example.com/docs/**" },
+    });
+    fireEvent.click(screen.getByTestId("permission-rule-add"));
+    fireEvent.change(screen.getByLabelText("Condition 2 parameter"), {
+      target: { value: "count" },
+    });
+    fireEvent.change(screen.getByLabelText("Condition 2 pattern"), { target: { value: "3" } });
+    expect(editor).toBeInTheDocument();
+    wait(ARM_DELAY_MS);
+    fireEvent.click(screen.getByTestId("permission-save-rule"));
+    expect(answers).toEqual([["r1", "approve_always"]]);
+    expect(grants).toEqual([
+      {
+        kind: "rule",
+        rule: {
+          tool: "web_fetch",
+          when: { url: "https://example.com/docs/**", count: "3" },
+          action: "allow",
+        },
+      },
+    ]);
+    // "This tool in this conversation" sends the tool choice.
+    fireEvent.click(screen.getByTestId("permission-always"));
+    expect(grants[1]).toEqual({ kind: "tool" });
+    await act(() => Promise.resolve());
+  });
+
+  it("keeps the dialog and shows the error when the rule is refused", async () => {
+    const { answers } = dialogOver(
+      [request("r1", "web_fetch")],
+      () => "the rule is not valid: when.url: bad glob `[`: unclosed character class",
+    );
+    fireEvent.click(screen.getByTestId("permission-like-this"));
+    fireEvent.change(screen.getByTestId("permission-rule-pattern-0"), { target: { value: "[" } });
+    wait(ARM_DELAY_MS);
+    fireEvent.click(screen.getByTestId("permission-save-rule"));
+    expect(answers).toEqual([["r1", "approve_always"]]);
+    // The refusal comes back asynchronously (the command's answer).
+    await act(() => Promise.resolve());
+    expect(screen.getByTestId("permission-rule-error")).toHaveTextContent("when.url: bad glob");
+    expect(screen.getByTestId("permission-rule-editor")).toBeInTheDocument();
+    expect(dialog()).toHaveAttribute("open");
+  });
+
+  it("says why it asks again when an earlier grant no longer applies", () => {
+    const r = request("r1", "stock_price");
+    r.request.stale_grants = [
+      "You allowed stock_price in this conversation when it went to api.a.com; it now goes to api.b.com",
+    ];
+    dialogOver([r]);
+    expect(screen.getByTestId("permission-stale")).toHaveTextContent(
+      "Asking again: You allowed stock_price in this conversation when it went to api.a.com; it now goes to api.b.com",
+    );
+  });
+
+  it("offers no always-allow when a rule asks every time, and says which rule", () => {
+    const r = request("r1", "web_fetch");
+    r.request.grantable = false;
+    r.request.proposed_rule = null;
+    r.request.asking_rule = "rule `confirm web_fetch` (settings.yaml:3)";
+    const { answers } = dialogOver([r]);
+    expect(screen.getByTestId("permission-rule-asks")).toHaveTextContent(
+      "A rule asks every time: rule `confirm web_fetch` (settings.yaml:3)",
+    );
+    expect(screen.queryByTestId("permission-always")).toBeNull();
+    expect(screen.queryByTestId("permission-like-this")).toBeNull();
+    wait(ARM_DELAY_MS);
+    // Ctrl+Enter approves this call only.
+    press("Enter", { ctrlKey: true });
+    expect(answers).toEqual([["r1", "approve"]]);
   });
 });

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from "react";
-import type { Answer } from "../bindings";
+import type { Answer, GrantChoice, RuleSpec } from "../bindings";
 import { Modal } from "../components/Modal";
 import type { PendingPermission } from "../screens/chat/timeline";
 
@@ -47,18 +47,45 @@ const NATIVE_KEYS = "button, a[href], input, textarea, select, summary";
  * The permission dialog: who asks (conversation and agent chain), exactly what will run
  * (tool, every parameter, for HTTP tools the method, URL, headers and body with secrets shown
  * as {{NAME}}, the real destination and the secret names), a countdown to the timeout, and
- * Approve / Deny / Always allow. Keyboard: Enter approves, Escape denies, Ctrl+Enter always
- * allows; approving works only once armed ({@link ARM_DELAY_MS}). Several requests are
- * answered in the order they came.
+ * Approve / Deny / Always allow, the last as two choices: this tool in this conversation, or
+ * "calls like this" (an editable rule the engine proposes, saved with Save & approve). When a
+ * rule asks every time it says which and offers no always-allow; when an earlier grant no
+ * longer applies it says why it asks again. Keyboard: Enter approves, Escape denies,
+ * Ctrl+Enter always allows the tool; approving works only once armed ({@link ARM_DELAY_MS}).
+ * Several requests are answered in the order they came. `onAnswer` may return an error
+ * message (an invalid rule): the dialog then stays and shows it.
  */
 export function PermissionDialog(props: {
   queue: PendingPermission[];
-  onAnswer: (requestId: string, answer: Answer) => void;
+  onAnswer: (
+    requestId: string,
+    answer: Answer,
+    grant?: GrantChoice | null,
+  ) => Promise<string | null>;
 }) {
   const current = props.queue[0];
   const title = useRef<HTMLHeadingElement>(null);
   const [now, setNow] = useState(() => Date.now());
   const { armed, disarm } = useArming(current?.requestId ?? null);
+  /** The "calls like this" rule being edited, and why saving it was refused, for the request
+   * shown (another request starts with the editor closed). */
+  const [editing, setEditing] = useState<{
+    requestId: string;
+    draft: RuleDraft | null;
+    error: string | null;
+  } | null>(null);
+  const mine = editing && editing.requestId === current?.requestId ? editing : null;
+  const draft = mine?.draft ?? null;
+  const ruleError = mine?.error ?? null;
+  const setDraft = useCallback(
+    (d: RuleDraft | null) =>
+      current && setEditing({ requestId: current.requestId, draft: d, error: null }),
+    [current],
+  );
+  const setRuleError = useCallback(
+    (error: string | null) => setEditing((e) => (e ? { ...e, error } : e)),
+    [],
+  );
 
   // Each request starts with the focus on its title: nothing a keystroke could press.
   const requestId = current?.requestId;
@@ -73,16 +100,21 @@ export function PermissionDialog(props: {
   }, [current]);
 
   const { onAnswer } = props;
+  const grantable = current?.request.grantable ?? false;
   const answer = useCallback(
-    (a: Answer) => {
+    (a: Answer, grant?: GrantChoice) => {
       if (!current) return;
       if (a !== "deny" && !armed) {
         disarm();
         return;
       }
-      onAnswer(current.requestId, a);
+      if (a === "approve_always" && !grantable) return;
+      const chosen = a === "approve_always" ? (grant ?? { kind: "tool" }) : null;
+      void onAnswer(current.requestId, a, chosen).then((error) => {
+        if (error) setRuleError(error);
+      });
     },
-    [current, armed, disarm, onAnswer],
+    [current, armed, disarm, onAnswer, grantable, setRuleError],
   );
 
   // Keys while the dialog shows (it is modal: every key lands here).
@@ -105,11 +137,11 @@ export function PermissionDialog(props: {
         if (!armed) disarm();
         return;
       }
-      answer(e.ctrlKey || e.metaKey ? "approve_always" : "approve");
+      answer(e.ctrlKey || e.metaKey ? (grantable ? "approve_always" : "approve") : "approve");
     };
     document.addEventListener("keydown", onKey, true);
     return () => document.removeEventListener("keydown", onKey, true);
-  }, [current, armed, disarm, answer]);
+  }, [current, armed, disarm, answer, grantable]);
 
   if (!current) return <Modal open={false} className="permission-dialog" />;
   const { request } = current;
@@ -159,18 +191,56 @@ export function PermissionDialog(props: {
       </pre>
       {http && <HttpRequest http={http} />}
       {mcp && <McpRequest mcp={mcp} />}
+      {request.stale_grants.length > 0 && (
+        <ul className="permission-stale" data-testid="permission-stale">
+          {request.stale_grants.map((why) => (
+            <li key={why}>Asking again: {why}</li>
+          ))}
+        </ul>
+      )}
+      {!grantable && request.asking_rule && (
+        <p className="permission-rule-asks" data-testid="permission-rule-asks">
+          A rule asks every time: {request.asking_rule}
+        </p>
+      )}
+      {draft && (
+        <RuleEditor
+          draft={draft}
+          note={request.proposal_note}
+          error={ruleError}
+          onChange={setDraft}
+          onCancel={() => setDraft(null)}
+          onSave={() => answer("approve_always", { kind: "rule", rule: ruleFromDraft(draft) })}
+          armed={armed}
+        />
+      )}
       <div className="dialog-actions">
         <button type="button" onClick={() => answer("deny")} data-testid="permission-deny">
           Deny <kbd>Esc</kbd>
         </button>
-        <button
-          type="button"
-          onClick={() => answer("approve_always")}
-          disabled={!armed}
-          data-testid="permission-always"
-        >
-          Always allow in this conversation <kbd>Ctrl+Enter</kbd>
-        </button>
+        {grantable && (
+          <div role="group" aria-label="Always allow" className="permission-always-group">
+            <span className="muted small">Always allow:</span>
+            <button
+              type="button"
+              onClick={() => answer("approve_always")}
+              disabled={!armed}
+              data-testid="permission-always"
+            >
+              This tool in this conversation <kbd>Ctrl+Enter</kbd>
+            </button>
+            <button
+              type="button"
+              onClick={() =>
+                setDraft(draft ? null : draftFrom(request.proposed_rule, request.tool))
+              }
+              aria-expanded={draft !== null}
+              data-testid="permission-like-this"
+            >
+              Calls like this…
+            </button>
+          </div>
+        )}
         <button
           type="button"
           className="primary"
@@ -182,6 +252,123 @@ export function PermissionDialog(props: {
         </button>
       </div>
     </Modal>
+  );
+}
+
+/** A "calls like this" rule while it is edited: the tool pattern and `when` rows in order. */
+interface RuleDraft {
+  tool: string;
+  when: { key: string; pattern: string }[];
+}
+
+function draftFrom(rule: RuleSpec | null, tool: string): RuleDraft {
+  return {
+    tool: rule?.tool ?? tool,
+    when: Object.entries(rule?.when ?? {}).map(([key, pattern]) => ({
+      key,
+      pattern: pattern ?? "",
+    })),
+  };
+}
+
+function ruleFromDraft(draft: RuleDraft): RuleSpec {
+  const when: Record<string, string> = {};
+  for (const row of draft.when) {
+    if (row.key.trim()) when[row.key.trim()] = row.pattern;
+  }
+  return { tool: draft.tool.trim(), when, action: "allow" };
+}
+
+/** The inline editor of a "calls like this" rule: tool pattern, `when` rows, Save & approve. */
+function RuleEditor(props: {
+  draft: RuleDraft;
+  note: string | null;
+  error: string | null;
+  armed: boolean;
+  onChange: (d: RuleDraft) => void;
+  onSave: () => void;
+  onCancel: () => void;
+}) {
+  const { draft, onChange } = props;
+  const setRow = (i: number, row: { key: string; pattern: string }) =>
+    onChange({ ...draft, when: draft.when.map((r, j) => (j === i ? row : r)) });
+  return (
+    <fieldset className="permission-rule-editor" data-testid="permission-rule-editor">
+      <legend>Allow calls like this in this conversation</legend>
+      <p className="muted small">
+        Patterns are globs: <code>*</code> within one path segment, <code>**</code> across segments,{" "}
+        <code>re:</code> for a regular expression. <code>$host</code>, <code>$url</code> and{" "}
+        <code>$method</code> match where the call goes.
+      </p>
+      {props.note && (
+        <p className="muted small" data-testid="permission-rule-note">
+          {props.note}
+        </p>
+      )}
+      <label>
+        Tool
+        <input
+          value={draft.tool}
+          onChange={(e) => onChange({ ...draft, tool: e.target.value })}
+          data-testid="permission-rule-tool"
+        />
+      </label>
+      {draft.when.map((row, i) => (
+        <div className="permission-rule-row" key={i}>
+          <label>
+            When
+            <input
+              value={row.key}
+              aria-label={`Condition ${i + 1} parameter`}
+              onChange={(e) => setRow(i, { ...row, key: e.target.value })}
+              data-testid={`permission-rule-key-${i}`}
+            />
+          </label>
+          <label>
+            matches
+            <input
+              value={row.pattern}
+              aria-label={`Condition ${i + 1} pattern`}
+              onChange={(e) => setRow(i, { ...row, pattern: e.target.value })}
+              data-testid={`permission-rule-pattern-${i}`}
+            />
+          </label>
+          <button
+            type="button"
+            aria-label={`Remove condition ${i + 1}`}
+            onClick={() => onChange({ ...draft, when: draft.when.filter((_, j) => j !== i) })}
+          >
+            Remove
+          </button>
+        </div>
+      ))}
+      <button
+        type="button"
+        onClick={() => onChange({ ...draft, when: [...draft.when, { key: "", pattern: "" }] })}
+        data-testid="permission-rule-add"
+      >
+        Add condition
+      </button>
+      {props.error && (
+        <p className="form-errors" role="alert" data-testid="permission-rule-error">
+          {props.error}
+        </p>
+      )}
+      <div className="dialog-actions">
+        <button type="button" onClick={props.onCancel}>
+          Cancel
+        </button>
+        <button
+          type="button"
+          className="primary"
+          onClick={props.onSave}
+          disabled={!props.armed}
+          data-testid="permission-save-rule"
+        >
+          Save &amp; approve
+        </button>
+      </div>
+    </fieldset>
   );
 }
 

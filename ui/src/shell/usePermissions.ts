@@ -1,5 +1,5 @@
 import { useCallback, useState } from "react";
-import { commands, type Answer } from "../bindings";
+import { commands, type Answer, type GrantChoice } from "../bindings";
 import { useEngineEvents } from "../ipc/useEngineEvents";
 import type { PendingPermission } from "../screens/chat/timeline";
 
@@ -25,10 +25,22 @@ export function usePermissions() {
     }
   });
 
-  const answer = useCallback(async (requestId: string, a: Answer) => {
-    setQueue((q) => q.filter((p) => p.requestId !== requestId));
-    await commands.answerPermission(requestId, a);
-  }, []);
+  /** Answer; a refused "calls like this" rule (invalid) keeps the request and returns why. */
+  const answer = useCallback(
+    async (requestId: string, a: Answer, grant?: GrantChoice | null): Promise<string | null> => {
+      if (grant?.kind === "rule") {
+        const res = await commands.answerPermission(requestId, a, grant);
+        if (res.status === "error") return res.error.message;
+      } else {
+        setQueue((q) => q.filter((p) => p.requestId !== requestId));
+        await commands.answerPermission(requestId, a, grant ?? null);
+        return null;
+      }
+      setQueue((q) => q.filter((p) => p.requestId !== requestId));
+      return null;
+    },
+    [],
+  );
 
   return { queue, answer };
 }

@@ -1,5 +1,5 @@
 import { mockIPC } from "@tauri-apps/api/mocks";
-import type { ConversationSummary, ModelProfile, SettingsView, Status } from "../bindings";
+import type { ConversationSummary, Grant, ModelProfile, SettingsView, Status } from "../bindings";
 
 /** A call the UI made, with its arguments. */
 export interface Call {
@@ -13,6 +13,7 @@ export interface FakeState {
   missing_secrets: string[];
   permission_timeout_secs: number;
   conversations: ConversationSummary[];
+  grants: Grant[];
 }
 
 export const STATUS: Status = {
@@ -57,6 +58,7 @@ export function fakeBackend(
     missing_secrets: [],
     permission_timeout_secs: 120,
     conversations: [],
+    grants: [],
     ...initial,
   };
   const calls: Call[] = [];
@@ -97,13 +99,11 @@ export function fakeBackend(
     open_config_folder: () => null,
     list_conversations: (_a, s) => s.conversations,
     list_permission_rules: () => ({ global: [], agents: [] }),
-    revoke_always_allowed: (a, s) => {
-      s.conversations = s.conversations.map((c) =>
-        c.id === a.conversationId
-          ? { ...c, always_allowed: c.always_allowed.filter((t) => t !== a.tool) }
-          : c,
-      );
-      return null;
+    list_permission_grants: (_a, s) => s.grants,
+    delete_permission_grant: (a, s) => {
+      const before = s.grants.length;
+      s.grants = s.grants.filter((g) => g.id !== a.grantId);
+      return s.grants.length < before;
     },
   };
   mockIPC(

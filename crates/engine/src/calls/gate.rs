@@ -21,9 +21,12 @@ use crate::artifacts::store::{human_size, ArtifactStore};
 use crate::config::AgentDef;
 use crate::context::AppContext;
 use crate::events::{new_id, EngineEvent, EventSink};
-use crate::interrupts::{PermissionBroker, Resolution};
+use crate::interrupts::{PermissionBroker, Reply, Resolution};
 use crate::parser::{format_result, ToolCall};
-use crate::permissions::rules::{self, Because, CallFacts, DecisionInput, GrantCheck, RuleAction};
+use crate::permissions::grants::{self, GrantChoice};
+use crate::permissions::rules::{
+    self, Because, CallFacts, DecisionInput, GrantCheck, RuleAction, RuleSpec,
+};
 use crate::permissions::{self, AgentSetting, Answer, PermissionRequest};
 use crate::tools::{
     pipeline, CallOrigin, Params, Tool, ToolContext, ToolProgress, ToolResult, ToolSource,
@@ -629,24 +632,15 @@ async fn permit(
         .ctx
         .permission_rules()
         .for_caller(caller.agent.map(|a| a.name.as_str()));
-    let always = caller
-        .ctx
-        .with_db(|c| crate::conversations::always_allowed(c, caller.conversation))
-        .map(|s| s.contains(name))
-        .unwrap_or(false);
-    let grants: Vec<GrantCheck> = if always {
-        vec![GrantCheck::Applies {
-            grant_id: format!("{}:{name}", caller.conversation),
-        }]
-    } else {
-        Vec::new()
+    let binding = grants::binding_for(tool, destination.as_ref());
+    let facts = CallFacts {
+        tool: name,
+        params: typed,
+        destination: destination.as_ref(),
     };
+    let grants = conversation_grants(caller, &facts, &binding);
     let verdict = rules::decide(&DecisionInput {
-        facts: CallFacts {
-            tool: name,
-            params: typed,
-            destination: destination.as_ref(),
-        },
+        facts,
         tool_default: tool.permission(),
         agent: caller
             .agent
@@ -681,7 +675,70 @@ async fn permit(
                 permissions::denied_message(name, &why),
             ))
         }
-        (RuleAction::Confirm, _) => ask(caller, asker, call).await,
+        (RuleAction::Confirm, _) => {
+            let offer = Offer::new(&verdict, tool, name, typed, destination.as_ref(), binding);
+            ask(caller, asker, call, offer).await
+        }
+    }
+}
+
+/// The conversation's grants checked against this call (none when they cannot be read: the
+/// call is then asked for, never allowed by mistake).
+fn conversation_grants(
+    caller: &Caller<'_>,
+    facts: &CallFacts<'_>,
+    binding: &grants::Binding,
+) -> Vec<GrantCheck> {
+    match caller
+        .ctx
+        .with_db(|c| grants::for_conversation(c, caller.conversation))
+    {
+        Ok(stored) => grants::check(&stored, facts, binding),
+        Err(e) => {
+            tracing::warn!("cannot read the conversation's permission grants: {e}");
+            Vec::new()
+        }
+    }
+}
+
+/// What the dialog may offer to remember, from the verdict that asks.
+struct Offer {
+    grantable: bool,
+    asking_rule: Option<String>,
+    stale_grants: Vec<String>,
+    proposed_rule: Option<RuleSpec>,
+    proposal_note: Option<String>,
+    binding: grants::Binding,
+}
+
+impl Offer {
+    fn new(
+        verdict: &rules::Verdict,
+        tool: &dyn Tool,
+        name: &str,
+        typed: &Params,
+        destination: Option<&rules::Destination>,
+        binding: grants::Binding,
+    ) -> Offer {
+        let grantable = verdict.grantable();
+        let asking_rule = match &verdict.because {
+            Because::Rule { rule, origin } => Some(rules::describe_rule(rule, origin)),
+            _ => None,
+        };
+        let (proposed_rule, proposal_note) = if grantable {
+            let (rule, note) = grants::propose(tool, name, typed, destination);
+            (Some(rule), note)
+        } else {
+            (None, None)
+        };
+        Offer {
+            grantable,
+            asking_rule,
+            stale_grants: verdict.stale_grants.clone(),
+            proposed_rule,
+            proposal_note,
+            binding,
+        }
     }
 }
 
@@ -690,6 +747,7 @@ async fn ask(
     caller: &Caller<'_>,
     asker: Asker<'_>,
     call: Asking<'_>,
+    offer: Offer,
 ) -> Option<(CallStatus, String, String)> {
     let Asking {
         call_id,
@@ -703,6 +761,11 @@ async fn ask(
         permission: crate::config::Permission::Confirm,
         params: typed.clone(),
         request: tool.request_preview(typed, tool_ctx).await,
+        grantable: offer.grantable,
+        asking_rule: offer.asking_rule.clone(),
+        stale_grants: offer.stale_grants.clone(),
+        proposed_rule: offer.proposed_rule.clone(),
+        proposal_note: offer.proposal_note.clone(),
     };
     let request_id = new_id("perm");
     let conversation_title = caller
@@ -721,13 +784,20 @@ async fn ask(
             depth: caller.depth,
             deadline_ms,
             request_id: request_id.clone(),
-            request: request.clone(),
+            request: Box::new(request.clone()),
         })
     };
-    let (answer, resolution) = match asker {
+    let (Reply { answer, grant }, resolution) = match asker {
         Asker::Now(ask) => {
             announce(None);
-            (ask(&request), Resolution::Answered)
+            let answer = ask(&request);
+            (
+                Reply {
+                    answer,
+                    grant: None,
+                },
+                Resolution::Answered,
+            )
         }
         Asker::Broker {
             broker,
@@ -737,7 +807,7 @@ async fn ask(
             // Registered before it is announced, so an immediate answer always finds it.
             let pending = broker.register(caller.conversation, &request_id);
             announce(Some(deadline_ms(timeout)));
-            broker.wait(pending, timeout, &cancel).await
+            broker.wait_reply(pending, timeout, &cancel).await
         }
     };
     caller.events.emit(EngineEvent::PermissionResolved {
@@ -755,9 +825,10 @@ async fn ask(
     };
     match (answer, resolution) {
         (Answer::Approve, _) => None,
-        (Answer::ApproveAlways, _) if !caller.remember_always => None,
+        // A rule that asks every time is never loosened: such an answer approves this call.
+        (Answer::ApproveAlways, _) if !caller.remember_always || !offer.grantable => None,
         (Answer::ApproveAlways, _) => {
-            remember_always(caller, name);
+            remember_always(caller, name, grant, &offer.binding);
             None
         }
         (Answer::Deny, Resolution::Cancelled) => Some((
@@ -773,15 +844,30 @@ async fn ask(
     }
 }
 
-/// Remember "always allow" `name` in the caller's conversation. A run's conversation exists; a
-/// direct call's is created, since the user named it for this call.
-fn remember_always(caller: &Caller<'_>, name: &str) {
+/// Remember "always allow" `name` in the caller's conversation: the whole tool, or the rule
+/// the user chose (checked again here: an invalid one is not remembered), bound to what this
+/// call is for. A run's conversation exists; a direct call's is created, since the user named
+/// it for this call.
+fn remember_always(
+    caller: &Caller<'_>,
+    name: &str,
+    choice: Option<GrantChoice>,
+    binding: &grants::Binding,
+) {
+    let rule = match choice.map(GrantChoice::checked) {
+        None | Some(Ok(GrantChoice::Tool)) => None,
+        Some(Ok(GrantChoice::Rule { rule })) => Some(rule),
+        Some(Err(e)) => {
+            tracing::warn!("not remembering an invalid rule: {e}");
+            return;
+        }
+    };
     let direct = caller.agent.is_none();
     if let Err(e) = caller.ctx.with_db(|c| {
         if direct {
             crate::conversations::ensure(c, caller.conversation, "")?;
         }
-        crate::conversations::set_always_allowed(c, caller.conversation, name, true)
+        grants::add(c, caller.conversation, name, rule.as_ref(), binding)
     }) {
         tracing::warn!("cannot remember always-allow: {e}");
     }

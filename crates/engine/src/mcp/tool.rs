@@ -94,6 +94,24 @@ pub struct McpTool {
     client: Arc<McpClient>,
     /// A remote server's URL (templates unfilled): where every call is POSTed.
     endpoint: Option<String>,
+    /// See [`launch_digest`].
+    launch_digest: String,
+}
+
+/// SHA-256 (hex) of how a server is launched: its name and command and arguments (stdio) or
+/// its URL (HTTP). Environment and headers are left out: their values are secrets' templates,
+/// and a grant is about which program or endpoint runs the tool.
+pub fn launch_digest(cfg: &McpServerConfig) -> String {
+    use sha2::{Digest, Sha256};
+    let launch = match &cfg.transport {
+        super::config::McpTransport::Stdio { command, args, .. } => {
+            serde_json::json!({"server": cfg.name, "command": command, "args": args})
+        }
+        super::config::McpTransport::Http { url, .. } => {
+            serde_json::json!({"server": cfg.name, "url": url})
+        }
+    };
+    format!("{:x}", Sha256::digest(launch.to_string().as_bytes()))
 }
 
 impl McpTool {
@@ -150,6 +168,7 @@ impl McpTool {
                 super::config::McpTransport::Http { url, .. } => Some(url.clone()),
                 super::config::McpTransport::Stdio { .. } => None,
             },
+            launch_digest: launch_digest(cfg),
         }
     }
 
@@ -220,6 +239,10 @@ impl Tool for McpTool {
     ) -> Option<crate::permissions::rules::Destination> {
         let url = crate::tools::http::fill_secrets(self.endpoint.as_deref()?, ctx).await?;
         crate::tools::http::destination("POST", url)
+    }
+
+    fn server_launch_digest(&self) -> Option<String> {
+        Some(self.launch_digest.clone())
     }
 
     async fn request_preview(&self, params: &Params, _ctx: &ToolContext) -> Option<Value> {

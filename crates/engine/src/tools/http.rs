@@ -545,6 +545,43 @@ fn origin_of(filled: &crate::secrets::Filled) -> Result<String, String> {
     Ok(format!("{}://{host}{port}", url.scheme()))
 }
 
+/// The secret a templated endpoint's host comes from: the first `{{NAME}}` in its scheme and
+/// authority (`{{API_BASE}}/x`, `https://{{HOST}}/x`), none when the host is written out.
+pub fn endpoint_host_secret(endpoint: &str) -> Option<String> {
+    let rest = match (
+        endpoint.find("://"),
+        endpoint.find("{{"),
+        endpoint.find("<<"),
+    ) {
+        (Some(scheme), first, second)
+            if first.is_none_or(|f| scheme < f) && second.is_none_or(|f| scheme < f) =>
+        {
+            &endpoint[scheme + 3..]
+        }
+        _ => endpoint,
+    };
+    // A placeholder's own text may hold `/` only after it closes; cut the authority after it.
+    let mut authority = String::new();
+    let mut inside = false;
+    let chars: Vec<char> = rest.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let pair: String = chars[i..chars.len().min(i + 2)].iter().collect();
+        if pair == "{{" || pair == "<<" {
+            inside = true;
+        } else if pair == "}}" || pair == ">>" {
+            inside = false;
+        } else if !inside && matches!(chars[i], '/' | '?' | '#') {
+            break;
+        }
+        authority.push(chars[i]);
+        i += 1;
+    }
+    crate::secrets::template_names(&authority)
+        .into_iter()
+        .next()
+}
+
 #[async_trait::async_trait]
 impl Tool for HttpTool {
     fn spec(&self) -> &ToolSpec {
@@ -574,6 +611,10 @@ impl Tool for HttpTool {
 
     fn sends_requests(&self) -> bool {
         true
+    }
+
+    fn host_secret(&self) -> Option<String> {
+        endpoint_host_secret(&self.def.endpoint)
     }
 
     async fn call_destination(

@@ -220,6 +220,19 @@ pub trait Tool: Send + Sync {
         false
     }
 
+    /// The secret the endpoint's host comes from (`API_BASE` for `{{API_BASE}}/quote`), when
+    /// it does: a grant bound to that host is then labelled by the secret's name, never by the
+    /// host, and "calls like this" proposes no `$host`.
+    fn host_secret(&self) -> Option<String> {
+        None
+    }
+
+    /// For an MCP tool, a digest of how its server is launched (command and arguments, or the
+    /// URL): a conversation grant records it and stops applying when it changes.
+    fn server_launch_digest(&self) -> Option<String> {
+        None
+    }
+
     /// Do the work.
     async fn execute(&self, params: Params, ctx: &ToolContext) -> ToolResult;
 }

@@ -5,5 +5,6 @@
 mod auth; // sign-in (OAuth) through the hub against a stand-in authorization server
 mod client; // one session: tools, content kinds, errors, progress, cancellation, env, PATH
 mod elicit; // elicitation through the app's broker: accept, decline, URL, the run's stop
+mod grants; // an MCP tool's grant is bound to its server's launch settings
 mod hub; // the engine's hub: status, crash and restart, reloads, the gate, leftover processes
 mod support;

@@ -6,6 +6,7 @@ mod builtins; // web_search, web_fetch, call_subagent against their stand-ins
 mod custom_tool;
 mod direct;
 mod editor; // the tool editor: drafts checked, test runs with the whole exchange // direct calls: artifact tools per conversation, oversized results stored
+mod grants; // conversation grants: bound to the host, "calls like this", never loosening a rule
 mod http_tool; // HTTP tool calls: query vs body, headers, JSONPath, errors, caps
 mod loading; // HTTP tool files: every field and default, located errors, registry clashes
 mod redirects; // secrets never follow a redirect to another origin; no Referer

@@ -5,7 +5,7 @@ import { Markdown } from "../../components/Markdown";
 import { StreamingMarkdown } from "../../components/StreamingMarkdown";
 import { useAgentName } from "./agentNames";
 import { ToolCard } from "./ToolCard";
-import { answerSpeed, type TimelineItem } from "./timeline";
+import { agentChains, answerSpeed, type TimelineItem } from "./timeline";
 
 /** What the message actions may do; null while a run goes on (nothing can change then). */
 export interface MessageActions {
@@ -65,6 +65,7 @@ export function Timeline({
   actions?: MessageActions | null;
 }) {
   const placed = places(items);
+  const chains = agentChains(items);
   const scroller = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
   const virtualize = items.length > VIRTUALIZE_FROM;
@@ -108,6 +109,7 @@ export function Timeline({
               onOpenArtifact={onOpenArtifact}
               actions={actions}
               place={placed.get(item.key)}
+              chain={chains.get(item.key)}
             />
           </div>
         ))}
@@ -136,6 +138,7 @@ export function Timeline({
                   onOpenArtifact={onOpenArtifact}
                   actions={actions}
                   place={placed.get(item.key)}
+                  chain={chains.get(item.key)}
                 />
               </div>
             );
@@ -156,12 +159,15 @@ function TimelineEntry({
   onOpenArtifact,
   actions,
   place,
+  chain,
 }: {
   item: TimelineItem;
   conversationId: string | null;
   onOpenArtifact: (id: string) => void;
   actions: MessageActions | null;
   place: Place | undefined;
+  /** A sub-agent's tool call: who made it, then the tool. */
+  chain?: string[] | undefined;
 }) {
   const agentName = useAgentName();
   switch (item.kind) {
@@ -193,7 +199,12 @@ function TimelineEntry({
     case "tool":
       return (
         <div style={indent(item.depth)}>
-          <ToolCard item={item} conversationId={conversationId} onOpenArtifact={onOpenArtifact} />
+          <ToolCard
+            item={item}
+            conversationId={conversationId}
+            onOpenArtifact={onOpenArtifact}
+            agentChain={chain}
+          />
         </div>
       );
     case "tool_results":

@@ -50,3 +50,19 @@ describe("ToolCard progress", () => {
     expect(screen.queryByTestId("tool-progress")).toBeNull();
   });
 });
+
+describe("ToolCard agent chain", () => {
+  it("shows who made a sub-agent's call, and nothing for the conversation's agent", () => {
+    const { rerender } = render(
+      <ToolCard
+        item={{ ...running, tool: "web_fetch", depth: 1 }}
+        agentChain={["lead_agent", "search_agent", "web_fetch"]}
+      />,
+    );
+    expect(screen.getByTestId("tool-chain")).toHaveTextContent(
+      "lead_agent → search_agent → web_fetch",
+    );
+    rerender(<ToolCard item={{ ...running, tool: "web_fetch" }} />);
+    expect(screen.queryByTestId("tool-chain")).toBeNull();
+  });
+});

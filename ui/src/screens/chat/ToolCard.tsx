@@ -19,10 +19,14 @@ export function ToolCard({
   item,
   conversationId,
   onOpenArtifact,
+  agentChain,
 }: {
   item: ToolItem;
   conversationId?: string | null;
   onOpenArtifact?: (id: string) => void;
+  /** For a sub-agent's call: the agents from the conversation's down to the caller, then the
+   * tool (`lead_agent → search_agent → web_fetch`). */
+  agentChain?: string[] | undefined;
 }) {
   const [open, setOpen] = useState(false);
   const malformed = item.tool === "__malformed__";
@@ -40,6 +44,11 @@ export function ToolCard({
         <span className={`badge badge-${item.status}`} data-testid="tool-status">
           {LABEL[item.status]}
         </span>
+        {agentChain && agentChain.length > 1 && (
+          <span className="muted small tool-chain" data-testid="tool-chain">
+            {agentChain.join(" → ")}
+          </span>
+        )}
         {item.durationMs !== null && <span className="muted">{item.durationMs} ms</span>}
         {(params.length > 0 || item.result) && (
           <button

@@ -1,5 +1,12 @@
 import type { EngineEvent } from "../../bindings";
-import { answerSpeed, emptyChat, fromHistory, reduce, type ChatState } from "./timeline";
+import {
+  agentChains,
+  answerSpeed,
+  emptyChat,
+  fromHistory,
+  reduce,
+  type ChatState,
+} from "./timeline";
 import type {
   CallStatus,
   HistoryCall,
@@ -157,6 +164,10 @@ describe("timeline reducer", () => {
     expect(s.items.map((i) => i.kind)).toEqual(["handover", "tool", "return", "run_end"]);
     expect(s.items[1]).toMatchObject({ depth: 1 });
     expect(s.running).toBe(false);
+    // The sub-agent's call carries its chain; the lead's own calls have none.
+    const chains = agentChains(s.items);
+    expect(chains.get("k")).toEqual(["lead", "search_agent", "web_search"]);
+    expect(chains.size).toBe(1);
   });
 
   it("rebuilds a conversation from stored messages, interrupted runs included", () => {

@@ -604,3 +604,36 @@ function findLastIndex<T>(list: T[], pred: (t: T) => boolean): number {
 export function conversationOf(event: EngineEvent): string | null {
   return "conversation_id" in event ? event.conversation_id : null;
 }
+
+/**
+ * Who made each sub-agent's tool call: for every tool item below the conversation's agent
+ * (depth > 0), the agents from the conversation's agent down to the caller, then the tool
+ * (`lead_agent → search_agent → web_fetch`), read from the messages and hand-overs before it.
+ */
+export function agentChains(items: TimelineItem[]): Map<string, string[]> {
+  const chains = new Map<string, string[]>();
+  let chain: string[] = [];
+  const at = (depth: number, agent: string) => {
+    chain = [...chain.slice(0, depth), agent];
+  };
+  for (const item of items) {
+    switch (item.kind) {
+      case "user":
+      case "assistant":
+        if (item.agent) at(item.depth, item.agent);
+        break;
+      case "handover":
+        if (item.depth > 0 && item.from) at(item.depth - 1, item.from);
+        at(item.depth, item.to);
+        break;
+      case "tool":
+        if (item.depth > 0 && chain.length > item.depth) {
+          chains.set(item.key, [...chain.slice(0, item.depth + 1), item.tool]);
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  return chains;
+}

@@ -1,16 +1,38 @@
+import type { Grant } from "../../bindings";
 import { Spinner } from "../../components/Spinner";
 import { useAlwaysAllowed } from "./useAlwaysAllowed";
 
-/** Tools the user chose to always allow, per conversation; each can be revoked. */
+/** A grant's rule in one line: `tool when {key: pattern, …}`. */
+export function describeGrant(grant: Grant): string {
+  if (!grant.rule) return `${grant.tool} (the whole tool)`;
+  const when = Object.entries(grant.rule.when ?? {}).map(([k, v]) => `${k}: ${v ?? ""}`);
+  return when.length > 0 ? `${grant.rule.tool} when {${when.join(", ")}}` : grant.rule.tool;
+}
+
+/** What a grant is bound to, for people. */
+function boundTo(grant: Grant): string {
+  switch (grant.binding.kind) {
+    case "host":
+      return `while it goes to ${grant.binding.label ?? "the same host"}`;
+    case "server":
+      return `while server ${grant.binding.label ?? ""} is launched the same way`;
+    default:
+      return "wherever it goes";
+  }
+}
+
+/** Conversation grants ("always allow" answers): each with its conversation, the tool or
+ * rule, what it is bound to, and Delete. */
 export function AlwaysAllowedSection() {
   const allowed = useAlwaysAllowed();
-  const list = allowed.conversations;
+  const list = allowed.grants;
   return (
     <section className="setting-group" aria-labelledby="allowed-title">
-      <h2 id="allowed-title">Always-allowed tools</h2>
+      <h2 id="allowed-title">Conversation grants</h2>
       <p className="muted">
-        Tools you allowed for the rest of a conversation run there without asking. Revoke to be
-        asked again.
+        What you always allowed in a conversation runs there without asking: a whole tool, or calls
+        like one you approved. A grant stops applying when the tool&apos;s host or MCP server
+        changes. Delete one to be asked again.
       </p>
       {allowed.error && (
         <p className="form-errors" role="alert">
@@ -19,33 +41,30 @@ export function AlwaysAllowedSection() {
       )}
       {list === null ? (
         <p className="muted" role="status">
-          <Spinner /> Loading conversations…
+          <Spinner /> Loading grants…
         </p>
       ) : list.length === 0 ? (
         <p className="muted" data-testid="no-always-allowed">
           No conversation always allows a tool.
         </p>
       ) : (
-        <ul className="allowed-list">
-          {list.map((c) => (
-            <li key={c.id} data-testid={`allowed-${c.id}`}>
-              <span className="allowed-title">{c.title || "Untitled conversation"}</span>
-              <ul className="chip-list" aria-label={`Always allowed in ${c.title || c.id}`}>
-                {c.always_allowed.map((tool) => (
-                  <li key={tool} className="chip">
-                    <code>{tool}</code>
-                    <button
-                      type="button"
-                      className="chip-action"
-                      aria-label={`Revoke ${tool} in ${c.title || c.id}`}
-                      disabled={allowed.anyBusy}
-                      onClick={() => void allowed.revoke(c.id, tool)}
-                    >
-                      {allowed.isBusy(c.id, tool) ? <Spinner /> : "Revoke"}
-                    </button>
-                  </li>
-                ))}
-              </ul>
+        <ul className="allowed-list grant-list">
+          {list.map((g) => (
+            <li key={g.id} data-testid={`grant-${g.id}`}>
+              <span className="allowed-title">
+                {g.conversation_title || "Untitled conversation"}
+              </span>
+              <code>{describeGrant(g)}</code>
+              <span className="muted small">{boundTo(g)}</span>
+              <button
+                type="button"
+                className="chip-action"
+                aria-label={`Delete the grant for ${g.tool} in ${g.conversation_title || g.conversation_id}`}
+                disabled={allowed.anyBusy}
+                onClick={() => void allowed.remove(g)}
+              >
+                {allowed.busy === g.id ? <Spinner /> : "Delete"}
+              </button>
             </li>
           ))}
         </ul>

@@ -2,7 +2,7 @@ import { screen, waitFor, within } from "@testing-library/react";
 import { render } from "../../test/render";
 import userEvent from "@testing-library/user-event";
 import type { StatusState } from "../../ipc/useStatus";
-import type { ConnectionTest } from "../../bindings";
+import type { ConnectionTest, Grant } from "../../bindings";
 import { SettingsScreen } from "./SettingsScreen";
 import { LOCAL, OPENAI, STATUS, fakeBackend } from "../../test/fakeBackend";
 
@@ -398,42 +398,64 @@ describe("Settings: permission timeout", () => {
   });
 });
 
-describe("Settings: always-allowed tools", () => {
-  it("lists conversations with always-allowed tools and revokes one", async () => {
+describe("Settings: conversation grants", () => {
+  const grant = (over: Partial<Grant>): Grant => ({
+    id: "g1",
+    conversation_id: "c1",
+    conversation_title: "Research solar",
+    tool: "web_fetch",
+    rule: null,
+    binding: { kind: "none", label: null },
+    created_at: "2025-01-01T00:00:00Z",
+    ...over,
+  });
+
+  it("lists each grant with its conversation, tool or rule and what it is bound to, and deletes one", async () => {
     const backend = fakeBackend({
-      conversations: [
-        {
-          id: "c1",
-          title: "Research solar",
-          agent: "lead_agent",
-          updated_at: "2025-01-01T00:00:00Z",
-          last_status: "completed",
-          always_allowed: ["web_fetch", "web_search"],
-        },
-        {
-          id: "c2",
-          title: "Nothing allowed",
-          agent: "lead_agent",
-          updated_at: "2025-01-01T00:00:00Z",
-          last_status: null,
-          always_allowed: [],
-        },
+      grants: [
+        grant({}),
+        grant({
+          id: "g2",
+          tool: "stock_price",
+          rule: { tool: "stock_price", when: { $host: "api.a.com" }, action: "allow" },
+          binding: { kind: "host", label: "api.a.com" },
+        }),
+        grant({
+          id: "g3",
+          conversation_title: "",
+          tool: "quote",
+          binding: { kind: "host", label: "the host from API_BASE" },
+        }),
       ],
     });
     const user = renderSettings();
-    const item = await screen.findByTestId("allowed-c1");
-    expect(screen.queryByTestId("allowed-c2")).toBeNull();
-    expect(backend.argsOf("list_conversations")).toEqual([{ query: null }]);
+    const whole = await screen.findByTestId("grant-g1");
+    expect(whole).toHaveTextContent("Research solar");
+    expect(whole).toHaveTextContent("web_fetch (the whole tool)");
+    expect(whole).toHaveTextContent("wherever it goes");
+    const rule = screen.getByTestId("grant-g2");
+    expect(rule).toHaveTextContent("stock_price when {$host: api.a.com}");
+    expect(rule).toHaveTextContent("while it goes to api.a.com");
+    const secret = screen.getByTestId("grant-g3");
+    expect(secret).toHaveTextContent("Untitled conversation");
+    expect(secret).toHaveTextContent("while it goes to the host from API_BASE");
+
     await user.click(
-      within(item).getByRole("button", { name: "Revoke web_fetch in Research solar" }),
+      within(rule).getByRole("button", {
+        name: "Delete the grant for stock_price in Research solar",
+      }),
     );
-    await waitFor(() => expect(item).not.toHaveTextContent("web_fetch"));
-    expect(item).toHaveTextContent("web_search");
-    expect(backend.argsOf("revoke_always_allowed")).toEqual([
-      { conversationId: "c1", tool: "web_fetch" },
-    ]);
+    await waitFor(() => expect(screen.queryByTestId("grant-g2")).toBeNull());
+    expect(backend.argsOf("delete_permission_grant")).toEqual([{ grantId: "g2" }]);
     await user.click(
-      within(item).getByRole("button", { name: "Revoke web_search in Research solar" }),
+      within(whole).getByRole("button", {
+        name: "Delete the grant for web_fetch in Research solar",
+      }),
+    );
+    await user.click(
+      within(screen.getByTestId("grant-g3")).getByRole("button", {
+        name: "Delete the grant for quote in c1",
+      }),
     );
     expect(await screen.findByTestId("no-always-allowed")).toBeInTheDocument();
   });

@@ -1,21 +1,21 @@
 import { useCallback, useEffect, useState } from "react";
-import { commands, type ConversationSummary } from "../../bindings";
+import { commands, type Grant } from "../../bindings";
 import { attempt, call, errorMessage } from "../../ipc/call";
 
-/** Conversations that always allow some tools, and revoking one tool in one of them. */
+/** Every conversation's permission grants ("always allow" answers), and deleting one. */
 export function useAlwaysAllowed() {
-  const [conversations, setConversations] = useState<ConversationSummary[] | null>(null);
+  const [grants, setGrants] = useState<Grant[] | null>(null);
   const [error, setError] = useState<string | null>(null);
-  /** `conversationId\ntool` being revoked. */
+  /** The id of the grant being deleted. */
   const [busy, setBusy] = useState<string | null>(null);
 
   useEffect(() => {
     let alive = true;
-    void call(commands.listConversations(null)).then(
-      (list) => alive && setConversations(list.filter((c) => c.always_allowed.length > 0)),
+    void call(commands.listPermissionGrants()).then(
+      (list) => alive && setGrants(list),
       (e: unknown) => {
         if (!alive) return;
-        setConversations([]);
+        setGrants([]);
         setError(errorMessage(e));
       },
     );
@@ -24,31 +24,17 @@ export function useAlwaysAllowed() {
     };
   }, []);
 
-  const revoke = useCallback(async (conversationId: string, tool: string) => {
-    setBusy(`${conversationId}\n${tool}`);
+  const remove = useCallback(async (grant: Grant) => {
+    setBusy(grant.id);
     setError(null);
-    const failed = await attempt(commands.revokeAlwaysAllowed(conversationId, tool));
+    const failed = await attempt(commands.deletePermissionGrant(grant.id));
     setBusy(null);
     if (failed) {
-      setError(`Could not revoke ${tool}: ${failed.message}`);
+      setError(`Could not delete the grant for ${grant.tool}: ${failed.message}`);
       return;
     }
-    setConversations(
-      (list) =>
-        list
-          ?.map((c) =>
-            c.id === conversationId
-              ? { ...c, always_allowed: c.always_allowed.filter((t) => t !== tool) }
-              : c,
-          )
-          .filter((c) => c.always_allowed.length > 0) ?? null,
-    );
+    setGrants((list) => list?.filter((g) => g.id !== grant.id) ?? null);
   }, []);
 
-  const isBusy = useCallback(
-    (conversationId: string, tool: string) => busy === `${conversationId}\n${tool}`,
-    [busy],
-  );
-
-  return { conversations, error, revoke, isBusy, anyBusy: busy !== null };
+  return { grants, error, remove, busy, anyBusy: busy !== null };
 }

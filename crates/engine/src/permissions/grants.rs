@@ -1,0 +1,520 @@
+//! Conversation grants: "always allow" answers, scoped.
+//!
+//! A grant is either a whole tool in one conversation ("this tool in this conversation") or a
+//! "calls like this" rule ([`RuleSpec`] with [`RuleOrigin::Conversation`], always `allow`). It
+//! records what it was granted for ([`Binding`]): for a tool that sends a request, the host it
+//! went to (a SHA-256 digest, and the host as a label unless a secret holds it); for an MCP
+//! tool, its server (name and a digest of its launch settings); for other built-in tools,
+//! nothing. When a call's binding differs, the grant no longer applies ([`GrantCheck::Stale`])
+//! and the permission dialog says why. A grant only ever loosens the default's `confirm` (see
+//! [`super::rules::decide`]): a confirm or deny rule is never loosened by one.
+//!
+//! Grants kept from before bindings existed (the old `always_allowed_tools` list, migration 10)
+//! are bound to nothing: they apply whatever the destination, as they did.
+
+use rusqlite::{params, Connection};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::rules::{CallFacts, Destination, GrantCheck, Rule, RuleAction, RuleOrigin, RuleSpec};
+use crate::tools::{Params, Tool, ToolSource};
+
+/// What a grant is bound to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub enum BindingKind {
+    /// Nothing: it applies to every call of the tool.
+    None,
+    /// The host the tool's request went to.
+    Host,
+    /// The MCP server (its name and launch settings).
+    Server,
+}
+
+impl BindingKind {
+    fn as_str(self) -> &'static str {
+        match self {
+            BindingKind::None => "none",
+            BindingKind::Host => "host",
+            BindingKind::Server => "server",
+        }
+    }
+
+    fn parse(text: &str) -> BindingKind {
+        match text {
+            "host" => BindingKind::Host,
+            "server" => BindingKind::Server,
+            _ => BindingKind::None,
+        }
+    }
+}
+
+/// What a call was (or is) for: compared by digest, shown by label.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct Binding {
+    /// Host, server or nothing.
+    pub kind: BindingKind,
+    /// SHA-256 (hex) of the host or of the server's launch settings; never sent to the UI.
+    #[serde(skip)]
+    pub digest: Option<String>,
+    /// For people: the host (`api.a.com`), "the host from API_BASE" when a secret holds the
+    /// host, or the server's name.
+    pub label: Option<String>,
+}
+
+impl Binding {
+    /// Bound to nothing.
+    pub fn none() -> Binding {
+        Binding {
+            kind: BindingKind::None,
+            digest: None,
+            label: None,
+        }
+    }
+}
+
+fn sha256_hex(text: &str) -> String {
+    format!("{:x}", Sha256::digest(text.as_bytes()))
+}
+
+/// The binding of a call of `tool` going to `destination`: its host for a tool that sends a
+/// request (labelled by the secret that holds it, if one does), its server for an MCP tool,
+/// else nothing. An MCP tool's destination-less call is bound to its server; a request whose
+/// destination cannot be resolved (a secret is not set) is bound to a host with no digest.
+pub fn binding_for(tool: &dyn Tool, destination: Option<&Destination>) -> Binding {
+    if let ToolSource::Mcp { server } = tool.source() {
+        return Binding {
+            kind: BindingKind::Server,
+            digest: tool.server_launch_digest(),
+            label: Some(server),
+        };
+    }
+    let secret = tool.host_secret();
+    match destination {
+        Some(d) => Binding {
+            kind: BindingKind::Host,
+            digest: Some(sha256_hex(&d.host)),
+            label: Some(match &secret {
+                Some(name) => host_from(name),
+                None => d.host.clone(),
+            }),
+        },
+        None if secret.is_some() || matches!(tool.source(), ToolSource::Http { .. }) => Binding {
+            kind: BindingKind::Host,
+            digest: None,
+            label: secret.as_deref().map(host_from),
+        },
+        None => Binding::none(),
+    }
+}
+
+fn host_from(secret: &str) -> String {
+    format!("the host from {secret}")
+}
+
+/// One stored grant.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct Grant {
+    /// Its id (to delete it).
+    pub id: String,
+    /// The conversation it belongs to.
+    pub conversation_id: String,
+    /// The conversation's title (empty while untitled).
+    pub conversation_title: String,
+    /// The tool it was granted for.
+    pub tool: String,
+    /// `None` for the whole tool, else the "calls like this" rule.
+    pub rule: Option<RuleSpec>,
+    /// What it is bound to.
+    pub binding: Binding,
+    /// When it was granted (RFC 3339).
+    pub created_at: String,
+}
+
+/// The user's choice of what an "always allow" answer remembers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub enum GrantChoice {
+    /// This tool in this conversation.
+    Tool,
+    /// Calls like this one: the rule (as the user edited it) in this conversation. Its action
+    /// is always `allow`, whatever was sent.
+    Rule {
+        /// The rule.
+        rule: RuleSpec,
+    },
+}
+
+impl GrantChoice {
+    /// Check a rule choice's patterns: the error says which one is wrong and why. A grant's
+    /// rule only allows, so the action is set to `allow`.
+    pub fn checked(self) -> Result<GrantChoice, String> {
+        match self {
+            GrantChoice::Tool => Ok(GrantChoice::Tool),
+            GrantChoice::Rule { mut rule } => {
+                rule.action = RuleAction::Allow;
+                rule.when.retain(|k, _| !k.trim().is_empty());
+                Rule::new(rule.clone(), placeholder_origin())?;
+                Ok(GrantChoice::Rule { rule })
+            }
+        }
+    }
+}
+
+fn placeholder_origin() -> RuleOrigin {
+    RuleOrigin::Conversation {
+        conversation_id: String::new(),
+        grant_id: String::new(),
+    }
+}
+
+/// Remember a grant in conversation `conversation`. A conversation that does not exist (it was
+/// deleted while the dialog was open) is never re-created: that fails with
+/// [`rusqlite::Error::QueryReturnedNoRows`]. A grant replaces an equal earlier one (the same
+/// whole tool, or the same rule), a stale one included. Returns the grant's id.
+pub fn add(
+    conn: &Connection,
+    conversation: &str,
+    tool: &str,
+    rule: Option<&RuleSpec>,
+    binding: &Binding,
+) -> rusqlite::Result<String> {
+    let tx = conn.unchecked_transaction()?;
+    let exists: bool = tx.query_row(
+        "SELECT EXISTS (SELECT 1 FROM conversations WHERE id = ?1)",
+        [conversation],
+        |r| r.get(0),
+    )?;
+    if !exists {
+        return Err(rusqlite::Error::QueryReturnedNoRows);
+    }
+    let rule_json = rule.map(|r| serde_json::to_string(r).expect("a rule serialises"));
+    // The same grant again (the tool, or the same rule) replaces the earlier one, stale or not.
+    tx.execute(
+        "DELETE FROM permission_grants WHERE conversation_id = ?1 AND tool = ?2
+            AND rule_json IS ?3",
+        params![conversation, tool, rule_json],
+    )?;
+    let id = crate::events::new_id("grant");
+    tx.execute(
+        "INSERT INTO permission_grants
+            (id, conversation_id, tool, rule_json, binding_kind, binding_digest, binding_label)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        params![
+            id,
+            conversation,
+            tool,
+            rule_json,
+            binding.kind.as_str(),
+            binding.digest,
+            binding.label
+        ],
+    )?;
+    tx.execute(
+        "UPDATE conversations SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now')
+            WHERE id = ?1",
+        [conversation],
+    )?;
+    tx.commit()?;
+    Ok(id)
+}
+
+const GRANT_COLUMNS: &str = "g.id, g.conversation_id, c.title, g.tool, g.rule_json,
+    g.binding_kind, g.binding_digest, g.binding_label, g.created_at";
+
+/// A row as a grant; `None` for a rule grant whose rule no longer reads (written by a newer
+/// build): it is left out, so it never widens anything.
+fn grant_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Option<Grant>> {
+    let rule_json: Option<String> = r.get(4)?;
+    let rule = match rule_json {
+        None => None,
+        Some(j) => match serde_json::from_str(&j) {
+            Ok(rule) => Some(rule),
+            Err(_) => return Ok(None),
+        },
+    };
+    let kind: String = r.get(5)?;
+    Ok(Some(Grant {
+        id: r.get(0)?,
+        conversation_id: r.get(1)?,
+        conversation_title: r.get(2)?,
+        tool: r.get(3)?,
+        rule,
+        binding: Binding {
+            kind: BindingKind::parse(&kind),
+            digest: r.get(6)?,
+            label: r.get(7)?,
+        },
+        created_at: r.get(8)?,
+    }))
+}
+
+fn query(conn: &Connection, filter: &str, args: &[&str]) -> rusqlite::Result<Vec<Grant>> {
+    let sql = format!(
+        "SELECT {GRANT_COLUMNS} FROM permission_grants g
+            JOIN conversations c ON c.id = g.conversation_id
+         {filter} ORDER BY c.updated_at DESC, g.created_at, g.id"
+    );
+    let mut stmt = conn.prepare(&sql)?;
+    let rows = stmt.query_map(rusqlite::params_from_iter(args), grant_from_row)?;
+    rows.filter_map(Result::transpose).collect()
+}
+
+/// Every grant, of every conversation (most recently changed conversation first).
+pub fn list(conn: &Connection) -> rusqlite::Result<Vec<Grant>> {
+    query(conn, "", &[])
+}
+
+/// The grants of conversation `conversation`.
+pub fn for_conversation(conn: &Connection, conversation: &str) -> rusqlite::Result<Vec<Grant>> {
+    query(conn, "WHERE g.conversation_id = ?1", &[conversation])
+}
+
+/// The whole-tool grants' tools of conversation `conversation` (what the conversation list
+/// shows as always allowed).
+pub fn whole_tools(conn: &Connection, conversation: &str) -> rusqlite::Result<Vec<String>> {
+    let mut stmt = conn.prepare(
+        "SELECT DISTINCT tool FROM permission_grants
+         WHERE conversation_id = ?1 AND rule_json IS NULL ORDER BY tool",
+    )?;
+    let tools = stmt.query_map([conversation], |r| r.get(0))?;
+    tools.collect()
+}
+
+/// Delete grant `id`. Returns false when it did not exist.
+pub fn delete(conn: &Connection, id: &str) -> rusqlite::Result<bool> {
+    Ok(conn.execute("DELETE FROM permission_grants WHERE id = ?1", [id])? > 0)
+}
+
+/// Delete the whole-tool grants of `tool` in `conversation` (the old "revoke always allowed").
+pub fn delete_tool(conn: &Connection, conversation: &str, tool: &str) -> rusqlite::Result<usize> {
+    conn.execute(
+        "DELETE FROM permission_grants WHERE conversation_id = ?1 AND tool = ?2
+            AND rule_json IS NULL",
+        params![conversation, tool],
+    )
+}
+
+/// The conversation's grants checked against one call (`facts`, bound to `current`): each
+/// whole-tool grant of the tool, and each rule grant whose rule matches the call, applies when
+/// its binding is the call's (or it is bound to nothing), else is stale, with why.
+pub fn check(grants: &[Grant], facts: &CallFacts<'_>, current: &Binding) -> Vec<GrantCheck> {
+    grants
+        .iter()
+        .filter_map(|g| {
+            let same_tool = g.tool == facts.tool;
+            match &g.rule {
+                None if !same_tool => return None,
+                None => {}
+                Some(spec) => {
+                    let origin = RuleOrigin::Conversation {
+                        conversation_id: g.conversation_id.clone(),
+                        grant_id: g.id.clone(),
+                    };
+                    let rule = Rule::new(spec.clone(), origin).ok()?;
+                    if spec.action != RuleAction::Allow || !rule.matches(facts) {
+                        return None;
+                    }
+                    // A rule reaching other tools (a glob) is bound only for its own tool.
+                    if !same_tool {
+                        return Some(GrantCheck::Applies {
+                            grant_id: g.id.clone(),
+                        });
+                    }
+                }
+            }
+            Some(match stale_reason(facts.tool, &g.binding, current) {
+                None => GrantCheck::Applies {
+                    grant_id: g.id.clone(),
+                },
+                Some(why) => GrantCheck::Stale {
+                    grant_id: g.id.clone(),
+                    why,
+                },
+            })
+        })
+        .collect()
+}
+
+/// Why a grant bound to `then` does not apply to a call bound to `now`; `None` when it does.
+/// The words name hosts only through their labels (never a secret-held host).
+pub fn stale_reason(tool: &str, then: &Binding, now: &Binding) -> Option<String> {
+    if then.kind == BindingKind::None {
+        return None;
+    }
+    if then.kind == now.kind && then.digest.is_some() && then.digest == now.digest {
+        return None;
+    }
+    let was = then.label.as_deref().unwrap_or("an unknown host");
+    Some(match then.kind {
+        BindingKind::Server => format!(
+            "You allowed {tool} in this conversation when server {was} was launched differently; \
+             its command, arguments or URL have changed since"
+        ),
+        _ => match (&now.label, &now.digest) {
+            (_, None) => format!(
+                "You allowed {tool} in this conversation when it went to {was}; where it goes \
+                 now cannot be told (a secret is not set)"
+            ),
+            (Some(label), Some(_)) if label != was => format!(
+                "You allowed {tool} in this conversation when it went to {was}; it now goes to \
+                 {label}"
+            ),
+            _ => format!(
+                "You allowed {tool} in this conversation when it went to {was}; it now goes to a \
+                 different host"
+            ),
+        },
+    })
+}
+
+/// The "calls like this" rule the dialog proposes for a call, and a note on it: the same tool,
+/// plus its host for a tool that sends a request (not when a secret holds the host: then the
+/// tool only, and the note says so); for the built-in `web_fetch`, its URL's scheme and host
+/// followed by `/**`.
+pub fn propose(
+    tool: &dyn Tool,
+    name: &str,
+    params: &Params,
+    destination: Option<&Destination>,
+) -> (RuleSpec, Option<String>) {
+    let mut rule = RuleSpec {
+        tool: name.to_string(),
+        when: Default::default(),
+        action: RuleAction::Allow,
+    };
+    let mut note = None;
+    if let Some(secret) = tool.host_secret() {
+        note = Some(format!(
+            "The host comes from the secret {secret}, so it is not part of the proposal: this \
+             rule allows {name} wherever it goes"
+        ));
+    } else if let Some(d) = destination {
+        rule.when.insert("$host".into(), glob_literal(&d.host));
+    } else if name == "web_fetch" && matches!(tool.source(), ToolSource::Builtin) {
+        if let Some(url) = params
+            .get("url")
+            .and_then(|v| v.as_str())
+            .and_then(|u| reqwest::Url::parse(u).ok())
+        {
+            if let Some(host) = url.host_str() {
+                let port = url.port().map(|p| format!(":{p}")).unwrap_or_default();
+                rule.when.insert(
+                    "url".into(),
+                    format!("{}://{}{port}/**", url.scheme(), glob_literal(host)),
+                );
+            }
+        }
+    }
+    (rule, note)
+}
+
+/// `text` as a glob matching exactly it (special characters escaped).
+fn glob_literal(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(c, '*' | '?' | '[' | ']' | '{' | '}' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn host(label: &str, host: &str) -> Binding {
+        Binding {
+            kind: BindingKind::Host,
+            digest: Some(sha256_hex(host)),
+            label: Some(label.into()),
+        }
+    }
+
+    #[test]
+    fn stale_reasons_name_labels_never_secret_hosts() {
+        let a = host("api.a.com", "api.a.com");
+        let b = host("api.b.com", "api.b.com");
+        assert_eq!(stale_reason("stock_price", &a, &a), None);
+        assert_eq!(
+            stale_reason("stock_price", &a, &b).unwrap(),
+            "You allowed stock_price in this conversation when it went to api.a.com; it now goes to api.b.com"
+        );
+        let s1 = host("the host from API_BASE", "one.internal");
+        let s2 = host("the host from API_BASE", "two.internal");
+        let why = stale_reason("quote", &s1, &s2).unwrap();
+        assert!(why.contains("the host from API_BASE"), "{why}");
+        assert!(!why.contains("internal"), "{why}");
+        assert_eq!(stale_reason("x", &Binding::none(), &b), None);
+    }
+
+    #[test]
+    fn a_rule_choice_is_checked_and_only_allows() {
+        let bad = GrantChoice::Rule {
+            rule: RuleSpec {
+                tool: "web_fetch".into(),
+                when: [("url".to_string(), "re:(".to_string())]
+                    .into_iter()
+                    .collect(),
+                action: RuleAction::Allow,
+            },
+        };
+        assert!(bad
+            .checked()
+            .unwrap_err()
+            .starts_with("when.url: bad regular expression"));
+        let deny = GrantChoice::Rule {
+            rule: RuleSpec {
+                tool: "web_fetch".into(),
+                when: Default::default(),
+                action: RuleAction::Deny,
+            },
+        };
+        let GrantChoice::Rule { rule } = deny.checked().unwrap() else {
+            panic!()
+        };
+        assert_eq!(rule.action, RuleAction::Allow);
+    }
+
+    #[test]
+    fn granting_again_replaces_the_equal_grant_and_needs_the_conversation() {
+        let tmp = tempfile::tempdir().unwrap();
+        let conn = crate::db::open(&tmp.path().join("g.db")).unwrap();
+        let a = host("api.a.com", "api.a.com");
+        assert!(matches!(
+            add(&conn, "c", "t", None, &a),
+            Err(rusqlite::Error::QueryReturnedNoRows)
+        ));
+        crate::conversations::ensure(&conn, "c", "").unwrap();
+        let rule = |q: &str| RuleSpec {
+            tool: "t".into(),
+            when: [("q".to_string(), q.to_string())].into_iter().collect(),
+            action: RuleAction::Allow,
+        };
+        add(&conn, "c", "t", None, &Binding::none()).unwrap();
+        let kept = add(&conn, "c", "t", None, &a).unwrap();
+        add(&conn, "c", "t", Some(&rule("a*")), &a).unwrap();
+        add(&conn, "c", "t", Some(&rule("a*")), &a).unwrap();
+        add(&conn, "c", "t", Some(&rule("b*")), &a).unwrap();
+        let all = for_conversation(&conn, "c").unwrap();
+        assert_eq!(all.len(), 3, "{all:?}");
+        let whole: Vec<_> = all.iter().filter(|g| g.rule.is_none()).collect();
+        assert_eq!(whole.len(), 1);
+        assert_eq!(whole[0].id, kept);
+        assert_eq!(whole[0].binding.label.as_deref(), Some("api.a.com"));
+        assert!(delete(&conn, &kept).unwrap());
+        assert!(!delete(&conn, &kept).unwrap());
+    }
+
+    #[test]
+    fn globs_escape_hosts() {
+        assert_eq!(glob_literal("a.b.com"), "a.b.com");
+        assert_eq!(glob_literal("x[1]"), "x\\[1\\]");
+    }
+}
