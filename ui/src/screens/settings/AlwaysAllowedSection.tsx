@@ -22,13 +22,13 @@ function boundTo(grant: Grant): string {
 }
 
 /** Conversation grants ("always allow" answers): each with its conversation, the tool or
- * rule, what it is bound to, and Delete. */
+ * rule, what it is bound to, and Delete. Shown inside the permission rules' section. */
 export function AlwaysAllowedSection() {
   const allowed = useAlwaysAllowed();
   const list = allowed.grants;
   return (
-    <section className="setting-group" aria-labelledby="allowed-title">
-      <h2 id="allowed-title">Conversation grants</h2>
+    <section className="rule-source" aria-labelledby="allowed-title">
+      <h3 id="allowed-title">In conversations</h3>
       <p className="muted">
         What you always allowed in a conversation runs there without asking: a whole tool, or calls
         like one you approved. A grant stops applying when the tool&apos;s host or MCP server

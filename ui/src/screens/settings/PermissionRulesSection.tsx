@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { useState, type ReactNode } from "react";
 import type { RuleSpec, RuleView } from "../../bindings";
 import { Spinner } from "../../components/Spinner";
 import {
@@ -15,13 +15,17 @@ import { usePermissionRules } from "./usePermissionRules";
 type Editing = { index: number | null; draft: RuleDraft };
 
 /**
- * Permission rules in one list: settings.yaml's (add, edit, delete here) and each agent's
- * (edited in the agent's file: "Open in editor"). Ignored rules show why.
+ * Permission rules in one place: settings.yaml's (add, edit, delete here) and each agent's
+ * (edited in the agent's file: "Open in editor"), then (`children`) the conversations' grants.
+ * Ignored rules show why.
  */
 export function PermissionRulesSection({
   onOpenAgentFile,
+  children,
 }: {
   onOpenAgentFile?: ((path: string) => void) | undefined;
+  /** The conversation grants, listed after the rules in the same section. */
+  children?: ReactNode;
 }) {
   const rules = usePermissionRules();
   const [editing, setEditing] = useState<Editing | null>(null);
@@ -161,6 +165,7 @@ export function PermissionRulesSection({
           </button>
         </>
       )}
+      {children}
     </section>
   );
 }

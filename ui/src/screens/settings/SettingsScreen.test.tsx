@@ -430,6 +430,8 @@ describe("Settings: conversation grants", () => {
     });
     const user = renderSettings();
     const whole = await screen.findByTestId("grant-g1");
+    // One place for rules and grants: the grants are listed in the rules' section.
+    expect(screen.getByRole("region", { name: "Permission rules" })).toContainElement(whole);
     expect(whole).toHaveTextContent("Research solar");
     expect(whole).toHaveTextContent("web_fetch (the whole tool)");
     expect(whole).toHaveTextContent("wherever it goes");

@@ -63,8 +63,9 @@ export function SettingsScreen(props: {
           />
         </>
       )}
-      <PermissionRulesSection onOpenAgentFile={props.onOpenAgentFile} />
-      <AlwaysAllowedSection />
+      <PermissionRulesSection onOpenAgentFile={props.onOpenAgentFile}>
+        <AlwaysAllowedSection />
+      </PermissionRulesSection>
       <section className="setting-group" aria-labelledby="appearance-title">
         <h2 id="appearance-title">Appearance</h2>
         <div role="radiogroup" aria-label="Theme" className="segmented">
