@@ -622,18 +622,8 @@ impl Tool for HttpTool {
         params: &Params,
         ctx: &ToolContext,
     ) -> Option<crate::permissions::rules::Destination> {
-        let resolver = ctx
-            .secrets
-            .clone()
-            .unwrap_or_else(|| Arc::new(SecretResolver::new(None, None)));
-        let filled = resolver
-            .fill_async(vec![self.def.endpoint.clone()])
-            .await
-            .pop()?;
-        if !filled.unresolved.is_empty() {
-            return None;
-        }
-        let (url, _) = self.url_and_body(&filled.text, params);
+        let endpoint = fill_secrets(&self.def.endpoint, ctx).await?;
+        let (url, _) = self.url_and_body(&endpoint, params);
         destination(&self.def.method, url)
     }
 
