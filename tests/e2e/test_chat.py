@@ -57,7 +57,7 @@ def test_auto_tool_then_confirm_tool_approved(home, scripted_model):
         assert "Allow probe to run?" in dialog.text
         assert "GET http://127.0.0.1:" in app.text_of("permission-http")
         assert "Goes to http://127.0.0.1:" in app.text_of("permission-destination")
-        assert app.text_of("permission-asker") == "Asked by tester in Make notes"
+        assert app.text_of("permission-asker") == "Asked by tester → probe in Make notes"
         app.screenshot("permission-dialog")
         app.answer_permission("approve")
         app.wait(lambda d: card_status(app, "probe") == "succeeded", "the approved tool's card")

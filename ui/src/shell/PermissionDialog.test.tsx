@@ -61,7 +61,7 @@ describe("PermissionDialog", () => {
     expect(dialog()).toHaveAttribute("open");
     expect(dialog()).toHaveTextContent("Allow quote to run?");
     expect(screen.getByTestId("permission-asker")).toHaveTextContent(
-      "Asked by lead_agent → search_agent in Quarterly numbers",
+      "Asked by lead_agent → search_agent → quote in Quarterly numbers",
     );
     expect(dialog()).toHaveTextContent('"url": "https://example.com"');
     const http = screen.getByTestId("permission-http");

@@ -168,7 +168,7 @@ export function PermissionDialog(props: {
       <p data-testid="permission-asker">
         {current.agentChain.length > 0 ? (
           <>
-            Asked by <strong>{current.agentChain.join(" → ")}</strong>
+            Asked by <strong>{[...current.agentChain, request.tool].join(" → ")}</strong>
           </>
         ) : (
           <>Asked by a direct call (no agent)</>
