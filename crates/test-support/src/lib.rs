@@ -4,7 +4,9 @@
 //! [`ScriptedModel`] is a real HTTP server on 127.0.0.1 speaking both model dialects the engine
 //! supports — OpenAI-compatible chat completions (`POST /v1/chat/completions`) and Anthropic
 //! Messages (`POST /v1/messages`) — answering each request with the next scripted [`Turn`]:
-//! streamed text (SSE, in chunks, optionally slow), a finish reason, usage, or an error status.
+//! streamed text (SSE, in chunks, optionally slow), native tool calls (OpenAI `tool_calls`,
+//! Anthropic `tool_use` blocks, their arguments streamed verbatim in chunks), a finish reason,
+//! usage, or an error status.
 //! It records every request so tests can assert what the model was sent. It can stand in for
 //! a model with a small context window: [`ScriptedModel::set_char_limit`] refuses longer
 //! requests with a context-length error, and [`ScriptedModel::set_condensation_note`] answers
@@ -20,4 +22,4 @@ pub mod seed;
 mod turn;
 
 pub use scripted_model::{Dialect, RecordedRequest, ScriptedModel};
-pub use turn::{Finish, Flood, FloodShape, Turn, TurnError, TurnUsage};
+pub use turn::{Finish, Flood, FloodShape, Turn, TurnCall, TurnError, TurnUsage};

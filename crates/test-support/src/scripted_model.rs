@@ -405,37 +405,72 @@ fn answer(
     }
     let usage = turn.reported_usage(request.prompt_chars());
     let model = request.model().unwrap_or("scripted").to_string();
+    let has_calls = !turn.tool_calls.is_empty();
     if turn.non_streaming || !request.stream() {
         let body = match dialect {
-            Dialect::OpenAi => json!({
-                "id": "chatcmpl-scripted",
-                "object": "chat.completion",
-                "created": 0,
-                "model": model,
-                "choices": [{
-                    "index": 0,
-                    "message": {"role": "assistant", "content": turn.text},
-                    "finish_reason": openai_finish(turn.finish),
-                }],
-                "usage": {
-                    "prompt_tokens": usage.prompt_tokens,
-                    "completion_tokens": usage.completion_tokens,
-                    "total_tokens": usage.prompt_tokens + usage.completion_tokens,
-                },
-            }),
-            Dialect::Anthropic => json!({
-                "id": "msg_scripted",
-                "type": "message",
-                "role": "assistant",
-                "model": model,
-                "content": [{"type": "text", "text": turn.text}],
-                "stop_reason": anthropic_finish(turn.finish),
-                "stop_sequence": null,
-                "usage": {
-                    "input_tokens": usage.prompt_tokens,
-                    "output_tokens": usage.completion_tokens,
-                },
-            }),
+            Dialect::OpenAi => {
+                let mut message = json!({"role": "assistant", "content": turn.text});
+                if has_calls {
+                    if turn.text.is_empty() {
+                        message["content"] = Value::Null;
+                    }
+                    let calls: Vec<Value> = turn
+                        .tool_calls
+                        .iter()
+                        .zip(turn.call_ids(OPENAI_CALL_PREFIX))
+                        .map(|(call, id)| {
+                            json!({"id": id, "type": "function",
+                                   "function": {"name": call.name, "arguments": call.arguments}})
+                        })
+                        .collect();
+                    message["tool_calls"] = Value::Array(calls);
+                }
+                json!({
+                    "id": "chatcmpl-scripted",
+                    "object": "chat.completion",
+                    "created": 0,
+                    "model": model,
+                    "choices": [{
+                        "index": 0,
+                        "message": message,
+                        "finish_reason": openai_finish(turn.finish, has_calls),
+                    }],
+                    "usage": {
+                        "prompt_tokens": usage.prompt_tokens,
+                        "completion_tokens": usage.completion_tokens,
+                        "total_tokens": usage.prompt_tokens + usage.completion_tokens,
+                    },
+                })
+            }
+            Dialect::Anthropic => {
+                let mut content = Vec::new();
+                if !turn.text.is_empty() || !has_calls {
+                    content.push(json!({"type": "text", "text": turn.text}));
+                }
+                for (call, id) in turn
+                    .tool_calls
+                    .iter()
+                    .zip(turn.call_ids(ANTHROPIC_CALL_PREFIX))
+                {
+                    let input = serde_json::from_str::<Value>(&call.arguments)
+                        .unwrap_or_else(|_| json!({}));
+                    content.push(json!({"type": "tool_use", "id": id, "name": call.name,
+                                        "input": input}));
+                }
+                json!({
+                    "id": "msg_scripted",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": model,
+                    "content": content,
+                    "stop_reason": anthropic_finish(turn.finish, has_calls),
+                    "stop_sequence": null,
+                    "usage": {
+                        "input_tokens": usage.prompt_tokens,
+                        "output_tokens": usage.completion_tokens,
+                    },
+                })
+            }
         };
         return Json(body).into_response();
     }
@@ -458,12 +493,39 @@ fn answer(
                 });
                 format!("data: {data}\n\n")
             };
+            // OpenAI opens with the role; its content is null when the answer is only calls.
+            let content = if has_calls && turn.text.is_empty() {
+                Value::Null
+            } else {
+                json!("")
+            };
             events.push((
                 Duration::ZERO,
-                chunk(json!({"role": "assistant", "content": ""}), Value::Null),
+                chunk(
+                    json!({"role": "assistant", "content": content}),
+                    Value::Null,
+                ),
             ));
             for text in turn.chunks() {
                 events.push((delay, chunk(json!({"content": text}), Value::Null)));
+            }
+            for (index, (call, id)) in turn
+                .tool_calls
+                .iter()
+                .zip(turn.call_ids(OPENAI_CALL_PREFIX))
+                .enumerate()
+            {
+                let head = json!({"tool_calls": [{
+                    "index": index, "id": id, "type": "function",
+                    "function": {"name": call.name, "arguments": ""},
+                }]});
+                events.push((delay, chunk(head, Value::Null)));
+                for piece in call.argument_chunks() {
+                    let delta = json!({"tool_calls": [{
+                        "index": index, "function": {"arguments": piece},
+                    }]});
+                    events.push((delay, chunk(delta, Value::Null)));
+                }
             }
             if let Some(message) = &turn.stream_error {
                 let data = json!({"error": {"message": message, "type": "server_error"}});
@@ -471,7 +533,7 @@ fn answer(
             } else if !turn.stall {
                 events.push((
                     Duration::ZERO,
-                    chunk(json!({}), json!(openai_finish(turn.finish))),
+                    chunk(json!({}), json!(openai_finish(turn.finish, has_calls))),
                 ));
                 if include_usage {
                     let data = json!({
@@ -504,14 +566,18 @@ fn answer(
                     }}),
                 ),
             ));
-            events.push((
-                Duration::ZERO,
-                event(
-                    "content_block_start",
-                    json!({"type": "content_block_start", "index": 0,
-                           "content_block": {"type": "text", "text": ""}}),
-                ),
-            ));
+            // The text block (index 0) when there is text, or nothing else to send.
+            let text_block = !turn.text.is_empty() || !has_calls;
+            if text_block {
+                events.push((
+                    Duration::ZERO,
+                    event(
+                        "content_block_start",
+                        json!({"type": "content_block_start", "index": 0,
+                               "content_block": {"type": "text", "text": ""}}),
+                    ),
+                ));
+            }
             events.push((Duration::ZERO, event("ping", json!({"type": "ping"}))));
             for text in turn.chunks() {
                 events.push((
@@ -523,6 +589,55 @@ fn answer(
                     ),
                 ));
             }
+            if has_calls {
+                if text_block {
+                    events.push((
+                        Duration::ZERO,
+                        event(
+                            "content_block_stop",
+                            json!({"type": "content_block_stop", "index": 0}),
+                        ),
+                    ));
+                }
+                let first = usize::from(text_block);
+                for (i, (call, id)) in turn
+                    .tool_calls
+                    .iter()
+                    .zip(turn.call_ids(ANTHROPIC_CALL_PREFIX))
+                    .enumerate()
+                {
+                    let index = first + i;
+                    events.push((
+                        delay,
+                        event(
+                            "content_block_start",
+                            json!({"type": "content_block_start", "index": index,
+                                   "content_block": {"type": "tool_use", "id": id,
+                                                     "name": call.name, "input": {}}}),
+                        ),
+                    ));
+                    // Anthropic's first input delta is empty.
+                    let pieces = std::iter::once(String::new()).chain(call.argument_chunks());
+                    for piece in pieces {
+                        events.push((
+                            delay,
+                            event(
+                                "content_block_delta",
+                                json!({"type": "content_block_delta", "index": index,
+                                       "delta": {"type": "input_json_delta",
+                                                 "partial_json": piece}}),
+                            ),
+                        ));
+                    }
+                    events.push((
+                        Duration::ZERO,
+                        event(
+                            "content_block_stop",
+                            json!({"type": "content_block_stop", "index": index}),
+                        ),
+                    ));
+                }
+            }
             if let Some(message) = &turn.stream_error {
                 events.push((
                     Duration::ZERO,
@@ -533,19 +648,21 @@ fn answer(
                     ),
                 ));
             } else if !turn.stall {
-                events.push((
-                    Duration::ZERO,
-                    event(
-                        "content_block_stop",
-                        json!({"type": "content_block_stop", "index": 0}),
-                    ),
-                ));
+                if !has_calls {
+                    events.push((
+                        Duration::ZERO,
+                        event(
+                            "content_block_stop",
+                            json!({"type": "content_block_stop", "index": 0}),
+                        ),
+                    ));
+                }
                 events.push((
                     Duration::ZERO,
                     event(
                         "message_delta",
                         json!({"type": "message_delta",
-                               "delta": {"stop_reason": anthropic_finish(turn.finish),
+                               "delta": {"stop_reason": anthropic_finish(turn.finish, has_calls),
                                          "stop_sequence": null},
                                "usage": {"output_tokens": usage.completion_tokens}}),
                     ),
@@ -560,15 +677,22 @@ fn answer(
     sse_response(events, turn.stall)
 }
 
-fn openai_finish(finish: Finish) -> &'static str {
+/// Ids the server gives OpenAI tool calls without a scripted id: `call_1`, `call_2`, …
+const OPENAI_CALL_PREFIX: &str = "call";
+/// Ids the server gives Anthropic tool calls without a scripted id: `toolu_1`, `toolu_2`, …
+const ANTHROPIC_CALL_PREFIX: &str = "toolu";
+
+fn openai_finish(finish: Finish, has_calls: bool) -> &'static str {
     match finish {
+        Finish::Stop if has_calls => "tool_calls",
         Finish::Stop => "stop",
         Finish::Length => "length",
     }
 }
 
-fn anthropic_finish(finish: Finish) -> &'static str {
+fn anthropic_finish(finish: Finish, has_calls: bool) -> &'static str {
     match finish {
+        Finish::Stop if has_calls => "tool_use",
         Finish::Stop => "end_turn",
         Finish::Length => "max_tokens",
     }

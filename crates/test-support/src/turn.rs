@@ -61,9 +61,22 @@ fn default_error_message() -> String {
 ///   "stream_error": null,              // after the text, an error inside the stream
 ///   "raw_sse": null,                   // send this text verbatim as the event stream
 ///   "flood": {"shape": "line", "bytes": 400000000},  // after the text, a runaway stream
-///   "error": {"status": 429, "retry_after": 1, "message": "slow down"}  // an error answer
+///   "error": {"status": 429, "retry_after": 1, "message": "slow down"},  // an error answer
+///   "tool_calls": [                    // native tool calls, after the text (default: none)
+///     {"id": "call_1",                 // optional: default `call_{n}` (OpenAI) / `toolu_{n}`
+///                                      // (Anthropic), n = the call's position from 1
+///      "name": "web_search",
+///      "arguments": "{\"query\": \"rust\"}",  // the raw argument text, sent verbatim
+///                                      // (may be broken JSON on purpose)
+///      "chunk_chars": 5}               // characters of `arguments` per streamed delta
+///                                      // (0, the default: all in one delta)
+///   ]
 /// }
 /// ```
+///
+/// With tool calls, a finish of `"stop"` is reported as `tool_calls` (OpenAI) / `tool_use`
+/// (Anthropic); `"length"` stays `length` / `max_tokens`. `stall` and `stream_error` apply
+/// after the calls.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Turn {
@@ -94,6 +107,56 @@ pub struct Turn {
     /// Answer with this HTTP error instead.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<TurnError>,
+    /// Native tool calls the model makes, in order, after the text.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<TurnCall>,
+}
+
+/// One native tool call of a [`Turn`]: OpenAI `tool_calls[]` / Anthropic `tool_use` block.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TurnCall {
+    /// The call's id; `None`: the server makes one, `call_{n}` (OpenAI) or `toolu_{n}`
+    /// (Anthropic), n being the call's position in the turn counting from 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// The tool's name.
+    pub name: String,
+    /// The raw argument text the model sends, verbatim — it may be broken JSON on purpose
+    /// (a truncated object, trailing commas, single quotes). Anthropic's non-streamed `input`
+    /// is this text parsed, or `{}` when it is not JSON.
+    #[serde(default)]
+    pub arguments: String,
+    /// Characters of `arguments` per streamed delta; 0 sends them in one delta.
+    #[serde(default)]
+    pub chunk_chars: usize,
+}
+
+impl TurnCall {
+    /// A call of `name` with `arguments`, its id made by the server, unchunked.
+    pub fn new(name: impl Into<String>, arguments: impl Into<String>) -> Self {
+        TurnCall {
+            id: None,
+            name: name.into(),
+            arguments: arguments.into(),
+            chunk_chars: 0,
+        }
+    }
+
+    /// The argument text split into the pieces the server streams (none when it is empty).
+    pub fn argument_chunks(&self) -> Vec<String> {
+        if self.arguments.is_empty() {
+            return Vec::new();
+        }
+        if self.chunk_chars == 0 {
+            return vec![self.arguments.clone()];
+        }
+        let chars: Vec<char> = self.arguments.chars().collect();
+        chars
+            .chunks(self.chunk_chars)
+            .map(|c| c.iter().collect())
+            .collect()
+    }
 }
 
 /// A runaway stream, to test a client's limits: `bytes` bytes, sent in 64 KiB chunks as fast as
@@ -131,6 +194,7 @@ impl Default for Turn {
             raw_sse: None,
             flood: None,
             error: None,
+            tool_calls: Vec::new(),
         }
     }
 }
@@ -224,6 +288,58 @@ impl Turn {
         self
     }
 
+    /// Add a native tool call of `name` with the raw `arguments` text (sent verbatim, even when
+    /// not valid JSON); its id is made by the server unless [`Turn::with_call_id`] sets one.
+    pub fn with_call(mut self, name: impl Into<String>, arguments: impl Into<String>) -> Self {
+        self.tool_calls.push(TurnCall::new(name, arguments));
+        self
+    }
+
+    /// Give the last added tool call this id (no effect without a call).
+    pub fn with_call_id(mut self, id: impl Into<String>) -> Self {
+        if let Some(call) = self.tool_calls.last_mut() {
+            call.id = Some(id.into());
+        }
+        self
+    }
+
+    /// Stream the last added tool call's arguments `chars` characters per delta (0: one delta;
+    /// no effect without a call).
+    pub fn with_call_chunk_chars(mut self, chars: usize) -> Self {
+        if let Some(call) = self.tool_calls.last_mut() {
+            call.chunk_chars = chars;
+        }
+        self
+    }
+
+    /// The tool calls with their ids: the scripted one, or `{prefix}_{n}` (n = position from
+    /// 1), kept distinct from every other id of the turn.
+    pub fn call_ids(&self, prefix: &str) -> Vec<String> {
+        let explicit: Vec<&str> = self
+            .tool_calls
+            .iter()
+            .filter_map(|c| c.id.as_deref())
+            .collect();
+        let mut ids: Vec<String> = Vec::with_capacity(self.tool_calls.len());
+        for (i, call) in self.tool_calls.iter().enumerate() {
+            let id = match &call.id {
+                Some(id) => id.clone(),
+                None => {
+                    let base = format!("{prefix}_{}", i + 1);
+                    let mut id = base.clone();
+                    let mut k = 1;
+                    while explicit.contains(&id.as_str()) || ids.contains(&id) {
+                        k += 1;
+                        id = format!("{base}_{k}");
+                    }
+                    id
+                }
+            };
+            ids.push(id);
+        }
+        ids
+    }
+
     /// The text split into the chunks the server sends.
     pub fn chunks(&self) -> Vec<String> {
         if self.text.is_empty() {
@@ -243,7 +359,13 @@ impl Turn {
     pub fn reported_usage(&self, prompt_chars: usize) -> TurnUsage {
         self.usage.unwrap_or(TurnUsage {
             prompt_tokens: prompt_chars.div_ceil(4) as u32,
-            completion_tokens: self.text.chars().count().div_ceil(4) as u32,
+            completion_tokens: (self.text.chars().count()
+                + self
+                    .tool_calls
+                    .iter()
+                    .map(|c| c.name.chars().count() + c.arguments.chars().count())
+                    .sum::<usize>())
+            .div_ceil(4) as u32,
         })
     }
 }
@@ -287,6 +409,87 @@ mod tests {
         );
         assert_eq!(Turn::text("abc").chunk_chars(0).chunks(), ["abc"]);
         assert!(Turn::text("").chunks().is_empty());
+    }
+
+    #[test]
+    fn tool_calls_json_form_round_trips() {
+        let json = r#"{"text": "Looking.", "tool_calls": [
+            {"id": "call_1", "name": "web_search", "arguments": "{\"query\": \"rust\"}",
+             "chunk_chars": 5},
+            {"name": "web_fetch", "arguments": "{'url': 'x',"}]}"#;
+        let turn: Turn = serde_json::from_str(json).unwrap();
+        let expected = Turn::text("Looking.")
+            .with_call("web_search", r#"{"query": "rust"}"#)
+            .with_call_id("call_1")
+            .with_call_chunk_chars(5)
+            .with_call("web_fetch", "{'url': 'x',");
+        assert_eq!(turn, expected);
+        assert_eq!(turn.tool_calls[1].id, None);
+        assert_eq!(turn.tool_calls[1].chunk_chars, 0);
+        let back = serde_json::to_value(&turn).unwrap();
+        assert_eq!(
+            back["tool_calls"],
+            serde_json::json!([
+                {"id": "call_1", "name": "web_search", "arguments": "{\"query\": \"rust\"}",
+                 "chunk_chars": 5},
+                {"name": "web_fetch", "arguments": "{'url': 'x',", "chunk_chars": 0},
+            ])
+        );
+        assert_eq!(serde_json::from_value::<Turn>(back).unwrap(), turn);
+    }
+
+    #[test]
+    fn no_tool_calls_are_left_out_of_the_json_form() {
+        let json = serde_json::to_value(Turn::text("x")).unwrap();
+        assert!(json.get("tool_calls").is_none(), "{json}");
+        let turn: Turn = serde_json::from_str(r#"{"text": "x"}"#).unwrap();
+        assert!(turn.tool_calls.is_empty());
+    }
+
+    #[test]
+    fn unknown_tool_call_fields_are_refused() {
+        let err = serde_json::from_str::<Turn>(r#"{"tool_calls": [{"name": "a", "args": "{}"}]}"#)
+            .unwrap_err();
+        assert!(err.to_string().contains("args"), "{err}");
+        assert!(serde_json::from_str::<Turn>(r#"{"tool_calls": [{"arguments": "{}"}]}"#).is_err());
+    }
+
+    #[test]
+    fn call_ids_follow_positions_and_stay_distinct() {
+        let turn = Turn::default()
+            .with_call("a", "")
+            .with_call("b", "")
+            .with_call_id("mine")
+            .with_call("c", "");
+        assert_eq!(turn.call_ids("call"), ["call_1", "mine", "call_3"]);
+        assert_eq!(turn.call_ids("toolu"), ["toolu_1", "mine", "toolu_3"]);
+        let clash = Turn::default()
+            .with_call("a", "")
+            .with_call("b", "")
+            .with_call_id("call_1");
+        assert_eq!(clash.call_ids("call"), ["call_1_2", "call_1"]);
+    }
+
+    #[test]
+    fn call_arguments_split_on_characters() {
+        let turn = Turn::default()
+            .with_call("a", r#"{"q": "é"}"#)
+            .with_call_chunk_chars(4)
+            .with_call("b", "{}")
+            .with_call("c", "");
+        assert_eq!(
+            turn.tool_calls[0].argument_chunks(),
+            [r#"{"q""#, r#": "é"#, r#""}"#]
+        );
+        assert_eq!(turn.tool_calls[1].argument_chunks(), ["{}"]);
+        assert!(turn.tool_calls[2].argument_chunks().is_empty());
+    }
+
+    #[test]
+    fn usage_estimate_counts_the_calls() {
+        let turn = Turn::text("abcd").with_call("ab", "cdef");
+        assert_eq!(turn.reported_usage(8).completion_tokens, 3);
+        assert_eq!(turn.reported_usage(8).prompt_tokens, 2);
     }
 
     impl Turn {

@@ -126,3 +126,44 @@ fn a_broken_script_is_refused_with_exit_code_2() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("txt"));
 }
+
+#[test]
+fn serves_tool_calls_from_a_script_file() {
+    let server = start(
+        "tool-calls",
+        r#"[{"text": "Looking.", "tool_calls": [
+                {"id": "call_a", "name": "web_search", "arguments": "{\"query\": \"rust\"}",
+                 "chunk_chars": 5},
+                {"name": "web_fetch", "arguments": "{'url': 'x',"}]},
+            {"tool_calls": [{"name": "web_search", "arguments": "{\"query\": \"rust\"}"}]}]"#,
+    );
+    let request =
+        r#"{"model": "m", "stream": false, "messages": [{"role": "user", "content": "hi"}]}"#;
+    let (status, body) = http(&server.addr, "POST", "/v1/chat/completions", request);
+    assert!(status.contains("200"), "{status}");
+    let json: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let message = &json["choices"][0]["message"];
+    assert_eq!(message["content"], "Looking.");
+    assert_eq!(message["tool_calls"][0]["id"], "call_a");
+    assert_eq!(
+        message["tool_calls"][0]["function"]["arguments"],
+        r#"{"query": "rust"}"#
+    );
+    assert_eq!(message["tool_calls"][1]["id"], "call_2");
+    assert_eq!(message["tool_calls"][1]["function"]["name"], "web_fetch");
+    assert_eq!(
+        message["tool_calls"][1]["function"]["arguments"],
+        "{'url': 'x',"
+    );
+    assert_eq!(json["choices"][0]["finish_reason"], "tool_calls");
+
+    let (status, body) = http(&server.addr, "POST", "/v1/messages", request);
+    assert!(status.contains("200"), "{status}");
+    let json: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        json["content"],
+        serde_json::json!([{"type": "tool_use", "id": "toolu_1", "name": "web_search",
+                            "input": {"query": "rust"}}])
+    );
+    assert_eq!(json["stop_reason"], "tool_use");
+}
