@@ -64,21 +64,102 @@ impl RecordedRequest {
         self.body.get("stream").and_then(Value::as_bool) == Some(true)
     }
 
-    /// The messages as `(role, text)` pairs; content given as blocks is joined.
+    /// The messages as `(role, text)` pairs; content given as blocks is joined (the text of
+    /// Anthropic `tool_result` blocks included), `null` or missing content is empty.
     pub fn messages(&self) -> Vec<(String, String)> {
+        self.message_values()
+            .map(|m| {
+                let role = m.get("role").and_then(Value::as_str).unwrap_or("");
+                (role.to_string(), content_text(m.get("content")))
+            })
+            .collect()
+    }
+
+    /// The names of the tools offered (`tools[].function.name` for OpenAI, `tools[].name` for
+    /// Anthropic), in order.
+    pub fn tools(&self) -> Vec<String> {
         self.body
-            .get("messages")
+            .get("tools")
             .and_then(Value::as_array)
-            .map(|messages| {
-                messages
+            .map(|tools| {
+                tools
                     .iter()
-                    .map(|m| {
-                        let role = m.get("role").and_then(Value::as_str).unwrap_or("");
-                        (role.to_string(), content_text(m.get("content")))
+                    .filter_map(|t| {
+                        t.pointer("/function/name")
+                            .or_else(|| t.get("name"))
+                            .and_then(Value::as_str)
+                            .map(str::to_string)
                     })
                     .collect()
             })
             .unwrap_or_default()
+    }
+
+    /// The tool results sent back, in order, as `(call id, result text)`: every OpenAI
+    /// `role: "tool"` message (`tool_call_id`, `content`) and every Anthropic `tool_result`
+    /// block (`tool_use_id`, `content` as a string or text blocks).
+    pub fn tool_results(&self) -> Vec<(String, String)> {
+        let mut results = Vec::new();
+        for m in self.message_values() {
+            if m.get("role").and_then(Value::as_str) == Some("tool") {
+                results.push((str_field(m, "tool_call_id"), content_text(m.get("content"))));
+            }
+            for block in content_blocks(m) {
+                if block.get("type").and_then(Value::as_str) == Some("tool_result") {
+                    results.push((
+                        str_field(block, "tool_use_id"),
+                        content_text(block.get("content")),
+                    ));
+                }
+            }
+        }
+        results
+    }
+
+    /// The tool calls of the assistant messages sent back, in order, as
+    /// `(id, name, arguments as JSON text)`: OpenAI `tool_calls[]` (`function.arguments` as
+    /// sent) and Anthropic `tool_use` blocks (`input` serialised).
+    pub fn assistant_tool_calls(&self) -> Vec<(String, String, String)> {
+        let mut calls = Vec::new();
+        for m in self.message_values() {
+            if m.get("role").and_then(Value::as_str) != Some("assistant") {
+                continue;
+            }
+            for call in m
+                .get("tool_calls")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                let arguments = match call.pointer("/function/arguments") {
+                    Some(Value::String(s)) => s.clone(),
+                    Some(other) => other.to_string(),
+                    None => String::new(),
+                };
+                let name = call
+                    .pointer("/function/name")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                calls.push((str_field(call, "id"), name.to_string(), arguments));
+            }
+            for block in content_blocks(m) {
+                if block.get("type").and_then(Value::as_str) == Some("tool_use") {
+                    let input = block
+                        .get("input")
+                        .map_or_else(String::new, Value::to_string);
+                    calls.push((str_field(block, "id"), str_field(block, "name"), input));
+                }
+            }
+        }
+        calls
+    }
+
+    fn message_values(&self) -> impl Iterator<Item = &Value> {
+        self.body
+            .get("messages")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
     }
 
     /// Anthropic's top-level `system` prompt, if any.
@@ -97,29 +178,57 @@ impl RecordedRequest {
                 .is_some_and(|(role, text)| role == "system" && text.starts_with(head))
     }
 
-    /// Characters in all the prompt text (messages and system): what the character limit
-    /// counts, and the base of usage estimates.
+    /// Characters in all the prompt text (messages — tool results included — and system, plus
+    /// the names and arguments of the assistant tool calls sent back): what the character
+    /// limit counts, and the base of usage estimates. The `tools` definitions are not counted.
     pub fn prompt_chars(&self) -> usize {
         let system = self.system().map_or(0, |s| s.chars().count());
-        system
-            + self
-                .messages()
-                .iter()
-                .map(|(_, t)| t.chars().count())
-                .sum::<usize>()
+        let messages: usize = self.messages().iter().map(|(_, t)| t.chars().count()).sum();
+        let calls: usize = self
+            .assistant_tool_calls()
+            .iter()
+            .map(|(_, name, arguments)| name.chars().count() + arguments.chars().count())
+            .sum();
+        system + messages + calls
     }
 }
 
+/// The text of a message's (or a tool result's) content: a string, or the joined text of its
+/// blocks — `text` blocks and the content of `tool_result` blocks; `null` is empty.
 fn content_text(content: Option<&Value>) -> String {
     match content {
         Some(Value::String(s)) => s.clone(),
         Some(Value::Array(blocks)) => blocks
             .iter()
-            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .map(|b| match b.get("type").and_then(Value::as_str) {
+                Some("tool_result") => content_text(b.get("content")),
+                _ => b
+                    .get("text")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
+            })
             .collect::<Vec<_>>()
             .join(""),
         _ => String::new(),
     }
+}
+
+/// A message's content blocks (none when its content is a string or null).
+fn content_blocks(message: &Value) -> impl Iterator<Item = &Value> {
+    message
+        .get("content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+}
+
+fn str_field(value: &Value, name: &str) -> String {
+    value
+        .get(name)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
 }
 
 struct Shared {

@@ -178,6 +178,7 @@ async fn openai_streams_text_then_two_calls() {
     assert_eq!(joined, r#"{"query": "rust"}"#);
     let sent = server.requests();
     assert_eq!(sent[0].dialect, Dialect::OpenAi);
+    assert_eq!(sent[0].tools(), ["web_search"]);
 }
 
 #[tokio::test]
@@ -353,6 +354,7 @@ async fn anthropic_streams_a_text_block_then_two_tool_use_blocks() {
     }
     let sent = server.requests();
     assert_eq!(sent[0].dialect, Dialect::Anthropic);
+    assert_eq!(sent[0].tools(), ["web_search"]);
 }
 
 #[tokio::test]
@@ -473,4 +475,140 @@ async fn turns_without_calls_are_answered_as_before() {
     let json: Value = serde_json::from_str(&body).unwrap();
     assert_eq!(json["content"], json!([{"type": "text", "text": ""}]));
     assert_eq!(json["stop_reason"], "end_turn");
+}
+
+#[tokio::test]
+async fn recorded_openai_requests_show_tools_calls_and_results() {
+    let server = ScriptedModel::start(vec![Turn::text("done")]).await;
+    let request = json!({
+        "model": "m",
+        "messages": [
+            {"role": "system", "content": "sys"},
+            {"role": "user", "content": "find rust"},
+            {"role": "assistant", "content": null, "tool_calls": [
+                {"id": "call_1", "type": "function",
+                 "function": {"name": "web_search", "arguments": "{\"query\":\"rust\"}"}},
+                {"id": "call_2", "type": "function",
+                 "function": {"name": "web_fetch", "arguments": "{\"url\":\"u\"}"}},
+            ]},
+            {"role": "tool", "tool_call_id": "call_1", "content": "3 results"},
+            {"role": "tool", "tool_call_id": "call_2", "content": "page text"},
+        ],
+        "tools": [
+            {"type": "function", "function": {"name": "web_search", "parameters": {}}},
+            {"type": "function", "function": {"name": "web_fetch", "parameters": {}}},
+        ],
+    });
+    let (status, _) = post(&server, "/v1/chat/completions", &request).await;
+    assert_eq!(status, 200);
+    let sent = &server.requests()[0];
+    assert_eq!(sent.tools(), ["web_search", "web_fetch"]);
+    assert_eq!(
+        sent.assistant_tool_calls(),
+        [
+            (
+                "call_1".to_string(),
+                "web_search".to_string(),
+                r#"{"query":"rust"}"#.to_string()
+            ),
+            (
+                "call_2".to_string(),
+                "web_fetch".to_string(),
+                r#"{"url":"u"}"#.to_string()
+            ),
+        ]
+    );
+    assert_eq!(
+        sent.tool_results(),
+        [
+            ("call_1".to_string(), "3 results".to_string()),
+            ("call_2".to_string(), "page text".to_string()),
+        ]
+    );
+    assert_eq!(sent.messages()[2], ("assistant".to_string(), String::new()));
+    // sys + find rust + (web_search + args) + (web_fetch + args) + both results
+    let expected = 3 + 9 + (10 + 16) + (9 + 11) + 9 + 9;
+    assert_eq!(sent.prompt_chars(), expected);
+}
+
+#[tokio::test]
+async fn recorded_anthropic_requests_show_tools_calls_and_results() {
+    let server = ScriptedModel::start(vec![Turn::text("done")]).await;
+    let request = json!({
+        "model": "m",
+        "max_tokens": 100,
+        "system": "sys",
+        "messages": [
+            {"role": "user", "content": "find rust"},
+            {"role": "assistant", "content": [
+                {"type": "text", "text": "Looking."},
+                {"type": "tool_use", "id": "toolu_1", "name": "web_search",
+                 "input": {"query": "rust"}},
+                {"type": "tool_use", "id": "toolu_2", "name": "web_fetch", "input": {}},
+            ]},
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_1", "content": "3 results"},
+                {"type": "tool_result", "tool_use_id": "toolu_2", "is_error": true,
+                 "content": [{"type": "text", "text": "page "}, {"type": "text", "text": "gone"}]},
+                {"type": "text", "text": "go on"},
+            ]},
+        ],
+        "tools": [
+            {"name": "web_search", "input_schema": {"type": "object"}},
+            {"name": "web_fetch", "input_schema": {"type": "object"}},
+        ],
+    });
+    let (status, _) = post(&server, "/v1/messages", &request).await;
+    assert_eq!(status, 200);
+    let sent = &server.requests()[0];
+    assert_eq!(sent.tools(), ["web_search", "web_fetch"]);
+    assert_eq!(
+        sent.assistant_tool_calls(),
+        [
+            (
+                "toolu_1".to_string(),
+                "web_search".to_string(),
+                r#"{"query":"rust"}"#.to_string()
+            ),
+            (
+                "toolu_2".to_string(),
+                "web_fetch".to_string(),
+                "{}".to_string()
+            ),
+        ]
+    );
+    assert_eq!(
+        sent.tool_results(),
+        [
+            ("toolu_1".to_string(), "3 results".to_string()),
+            ("toolu_2".to_string(), "page gone".to_string()),
+        ]
+    );
+    assert_eq!(
+        sent.messages()[2],
+        ("user".to_string(), "3 resultspage gonego on".to_string())
+    );
+    // sys + find rust + Looking. + (web_search + input) + (web_fetch + {}) + the results
+    let expected = 3 + 9 + 8 + (10 + 16) + (9 + 2) + (9 + 9 + 5);
+    assert_eq!(sent.prompt_chars(), expected);
+}
+
+#[tokio::test]
+async fn the_char_limit_sees_tool_results() {
+    let server = ScriptedModel::start(vec![Turn::text("ok")]).await;
+    server.set_char_limit(Some(20));
+    let request = json!({
+        "model": "m",
+        "messages": [
+            {"role": "user", "content": "hi"},
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_1",
+                 "content": "a result longer than twenty characters"},
+            ]},
+        ],
+    });
+    let (status, body) = post(&server, "/v1/messages", &request).await;
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("prompt is too long"), "{body}");
+    assert_eq!(server.refused_count(), 1);
 }
