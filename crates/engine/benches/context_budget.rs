@@ -42,6 +42,7 @@ fn conversation() -> Vec<Entry> {
             format!("PAGE {n}\n") + &"lorem ipsum dolor sit amet\n".repeat(size / 27);
         let result = ResultRef {
             call_id: format!("call_{n}_0"),
+            wire_id: format!("call_{n}_0"),
             tool: "page".into(),
             success: true,
             text: text.clone(),

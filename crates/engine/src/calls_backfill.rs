@@ -180,6 +180,7 @@ fn pair(p: Pending, frames: Vec<ResultFrame>, ended_at: Option<&str>) -> Vec<Cal
             let handover = handover(call, status, &params, &mut handed_to);
             CallRecord {
                 call_id: format!("m{}-{position}", p.row.id),
+                provider_call_id: None,
                 conversation_id: p.row.conversation_id.clone(),
                 run_id: p.row.run_id.clone(),
                 message_id: Some(p.row.id),

@@ -205,6 +205,9 @@ pub const MIGRATIONS_SQL: &[&str] = &[
         FROM conversations c, json_each(c.always_allowed_tools) j
         WHERE json_valid(c.always_allowed_tools) AND json_type(c.always_allowed_tools) = 'array'
             AND j.type = 'text';",
+    // 11: the provider's id of a call made through native tool calling (`call_…`, `toolu_…`),
+    // sent back with its result; NULL for calls written in the XML format.
+    "ALTER TABLE tool_calls ADD COLUMN provider_call_id TEXT;",
 ];
 
 /// The `messages.role` CHECK before and after migration 8.

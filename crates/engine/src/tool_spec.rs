@@ -105,3 +105,90 @@ impl ParamSpec {
         self
     }
 }
+
+impl ToolSpec {
+    /// The JSON Schema of the tool's arguments, for native tool calling: an object with one
+    /// property per parameter (its type, description, allowed values and default), the
+    /// required ones listed, no others allowed.
+    pub fn json_schema(&self) -> serde_json::Value {
+        let mut properties = serde_json::Map::new();
+        let mut required = Vec::new();
+        for p in &self.params {
+            let mut schema = serde_json::Map::new();
+            schema.insert("type".into(), p.kind.as_str().into());
+            if !p.description.is_empty() {
+                schema.insert("description".into(), p.description.clone().into());
+            }
+            if let Some(values) = &p.enum_values {
+                let values: Vec<serde_json::Value> =
+                    values.iter().map(|v| typed_value(p.kind, v)).collect();
+                schema.insert("enum".into(), values.into());
+            }
+            if let Some(default) = &p.default {
+                schema.insert("default".into(), default.clone());
+            }
+            if p.required {
+                required.push(serde_json::Value::from(p.name.clone()));
+            }
+            properties.insert(p.name.clone(), schema.into());
+        }
+        serde_json::json!({
+            "type": "object",
+            "properties": properties,
+            "required": required,
+            "additionalProperties": false,
+        })
+    }
+}
+
+/// An allowed value written as text, as a JSON value of `kind` when it reads as one.
+fn typed_value(kind: ParamType, value: &str) -> serde_json::Value {
+    let parsed = match kind {
+        ParamType::String => None,
+        ParamType::Integer => value.trim().parse::<i64>().ok().map(Into::into),
+        ParamType::Number => value
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .and_then(serde_json::Number::from_f64)
+            .map(serde_json::Value::Number),
+        ParamType::Boolean => value.trim().parse::<bool>().ok().map(Into::into),
+    };
+    parsed.unwrap_or_else(|| value.into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn json_schema_lists_types_required_enums_and_defaults() {
+        let spec = ToolSpec {
+            name: "web_search".into(),
+            description: "Search the web".into(),
+            params: vec![
+                ParamSpec::new("query", ParamType::String, "What to search for"),
+                ParamSpec::new("count", ParamType::Integer, "").with_default(json!(5)),
+                ParamSpec::new("level", ParamType::Integer, "Depth")
+                    .optional()
+                    .with_values(["1", "2"]),
+                ParamSpec::new("fresh", ParamType::Boolean, "Recent only").optional(),
+            ],
+        };
+        assert_eq!(
+            spec.json_schema(),
+            json!({
+                "type": "object",
+                "properties": {
+                    "query": {"type": "string", "description": "What to search for"},
+                    "count": {"type": "integer", "default": 5},
+                    "level": {"type": "integer", "description": "Depth", "enum": [1, 2]},
+                    "fresh": {"type": "boolean", "description": "Recent only"},
+                },
+                "required": ["query"],
+                "additionalProperties": false,
+            })
+        );
+    }
+}

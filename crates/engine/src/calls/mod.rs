@@ -95,8 +95,12 @@ pub struct StoredAttachment {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct CallRecord {
-    /// Stable id, given when the call is parsed (or the provider's id for native calls).
+    /// Stable id, given when the call is parsed (a native call's too: see `provider_call_id`).
     pub call_id: String,
+    /// For a call made through native tool calling: the provider's id for it (sent back with
+    /// its result); none for a call written in the XML format.
+    #[serde(default)]
+    pub provider_call_id: Option<String>,
     /// Conversation.
     pub conversation_id: String,
     /// The run it belongs to (none for a direct call outside a run, e.g. a test-run).

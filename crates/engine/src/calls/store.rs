@@ -38,6 +38,11 @@ pub fn record(conn: &Connection, record: &CallRecord) -> rusqlite::Result<()> {
     ])?;
     // A separate statement, run only when there are attachments: the backfill of migration 5
     // writes through this function before migration 6 adds the column (its calls have none).
+    if let Some(id) = &record.provider_call_id {
+        // Separate for the same reason (migration 11 adds the column).
+        conn.prepare_cached("UPDATE tool_calls SET provider_call_id = ?1 WHERE call_id = ?2")?
+            .execute(params![id, record.call_id])?;
+    }
     if !record.attachments.is_empty() {
         conn.prepare_cached("UPDATE tool_calls SET attachments = ?1 WHERE call_id = ?2")?
             .execute(params![
@@ -53,7 +58,7 @@ pub fn list(conn: &Connection, conversation_id: &str) -> rusqlite::Result<Vec<Ca
     let mut stmt = conn.prepare(
         "SELECT call_id, conversation_id, run_id, message_id, position, agent, depth, tool,
                 params, status, reason, result, artifact_ids, handover, started_at, ended_at,
-                attachments
+                attachments, provider_call_id
          FROM tool_calls WHERE conversation_id = ?1
          ORDER BY message_id IS NULL, message_id, position, started_at, rowid",
     )?;
@@ -65,6 +70,7 @@ pub fn list(conn: &Connection, conversation_id: &str) -> rusqlite::Result<Vec<Ca
         let attachments: String = r.get(16)?;
         Ok(CallRecord {
             call_id: r.get(0)?,
+            provider_call_id: r.get(17)?,
             conversation_id: r.get(1)?,
             run_id: r.get(2)?,
             message_id: r.get(3)?,

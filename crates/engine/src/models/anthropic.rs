@@ -5,16 +5,22 @@
 //! required by the API: the request's, else the profile's, else [`DEFAULT_MAX_TOKENS`]. The key
 //! goes in `x-api-key`, with `anthropic-version: 2023-06-01`.
 //!
-//! Stream events: `message_start` (input tokens), `content_block_delta` (`text_delta` text),
-//! `message_delta` (stop reason, output tokens), `message_stop` (done), `error`; `ping` and
-//! block start/stop carry nothing the engine needs.
+//! Stream events: `message_start` (input tokens), `content_block_start` (a `tool_use` block
+//! starts a native call: id and name), `content_block_delta` (`text_delta` text,
+//! `input_json_delta` pieces of a call's input JSON), `message_delta` (stop reason, output
+//! tokens), `message_stop` (done), `error`; `ping` and block stops carry nothing the engine
+//! needs.
+//!
+//! Native tool calling: the request's tools go in `tools` (`{name, description,
+//! input_schema}`); an assistant message's calls become `tool_use` blocks after its text, and
+//! results `tool_result` blocks (with `tool_use_id`) at the start of the next user message.
 
 use serde_json::{json, Map, Value};
 
 use super::http::{excerpt, Delta, Dialect};
 use super::profiles::ModelProfile;
 use super::sse::SseEvent;
-use super::{ChatRequest, ChatResponse, FinishReason, Role, Usage};
+use super::{ChatRequest, ChatResponse, FinishReason, NativeCall, Role, Usage};
 
 /// `max_tokens` when neither the request nor the profile sets it.
 pub const DEFAULT_MAX_TOKENS: u32 = 4096;
@@ -27,7 +33,8 @@ pub(crate) struct Anthropic;
 
 fn finish_reason(reason: &str) -> FinishReason {
     match reason {
-        "end_turn" | "stop_sequence" => FinishReason::Stop,
+        // A model that stops to call tools has finished its answer.
+        "end_turn" | "stop_sequence" | "tool_use" => FinishReason::Stop,
         "max_tokens" => FinishReason::Length,
         other => FinishReason::Other(other.to_string()),
     }
@@ -74,14 +81,14 @@ impl Dialect for Anthropic {
             .filter(|m| m.role == Role::System)
             .map(|m| m.content.as_str())
             .collect();
-        let mut messages: Vec<(Role, String)> = Vec::new();
+        // Messages as (role, blocks); a tool result is a user message's block, and consecutive
+        // messages of one role are merged (the API wants them to alternate).
+        let mut messages: Vec<(&'static str, Vec<Value>)> = Vec::new();
         for m in request.messages.iter().filter(|m| m.role != Role::System) {
+            let (role, blocks) = blocks(m);
             match messages.last_mut() {
-                Some((role, content)) if *role == m.role => {
-                    content.push_str("\n\n");
-                    content.push_str(&m.content);
-                }
-                _ => messages.push((m.role, m.content.clone())),
+                Some((last, content)) if *last == role => content.extend(blocks),
+                _ => messages.push((role, blocks)),
             }
         }
         let mut body = Map::new();
@@ -100,16 +107,25 @@ impl Dialect for Anthropic {
             "messages".into(),
             messages
                 .into_iter()
-                .map(|(role, content)| {
-                    let role = if role == Role::Assistant {
-                        "assistant"
-                    } else {
-                        "user"
-                    };
-                    json!({"role": role, "content": content})
-                })
+                .map(|(role, blocks)| json!({"role": role, "content": content(blocks)}))
                 .collect(),
         );
+        if !request.tools.is_empty() {
+            body.insert(
+                "tools".into(),
+                request
+                    .tools
+                    .iter()
+                    .map(|t| {
+                        json!({
+                            "name": t.name,
+                            "description": t.description,
+                            "input_schema": t.parameters,
+                        })
+                    })
+                    .collect(),
+            );
+        }
         body.insert("stream".into(), json!(true));
         if let Some(t) = request.temperature.or(profile.temperature) {
             body.insert("temperature".into(), json!(t));
@@ -140,11 +156,30 @@ impl Dialect for Anthropic {
                 prompt: tokens("/message/usage/input_tokens"),
                 completion: None,
             }],
-            "content_block_delta" => value
-                .pointer("/delta/text")
-                .and_then(Value::as_str)
-                .map(|t| vec![Delta::Text(t.to_string())])
-                .unwrap_or_default(),
+            "content_block_start" => {
+                match value.pointer("/content_block/type").and_then(Value::as_str) {
+                    Some("tool_use") => vec![Delta::CallPart {
+                        index: block_index(&value),
+                        id: text_at(&value, "/content_block/id"),
+                        name: text_at(&value, "/content_block/name"),
+                        arguments: None,
+                    }],
+                    _ => Vec::new(),
+                }
+            }
+            "content_block_delta" => match value.pointer("/delta/type").and_then(Value::as_str) {
+                Some("input_json_delta") => vec![Delta::CallPart {
+                    index: block_index(&value),
+                    id: None,
+                    name: None,
+                    arguments: text_at(&value, "/delta/partial_json"),
+                }],
+                _ => value
+                    .pointer("/delta/text")
+                    .and_then(Value::as_str)
+                    .map(|t| vec![Delta::Text(t.to_string())])
+                    .unwrap_or_default(),
+            },
             "message_delta" => {
                 let mut deltas = Vec::new();
                 if let Some(reason) = value.pointer("/delta/stop_reason").and_then(Value::as_str) {
@@ -184,6 +219,15 @@ impl Dialect for Anthropic {
             .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
             .filter_map(|b| b.get("text").and_then(Value::as_str))
             .collect();
+        let tool_calls = blocks
+            .iter()
+            .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
+            .map(|b| NativeCall {
+                id: text_at(b, "/id").unwrap_or_default(),
+                name: text_at(b, "/name").unwrap_or_default(),
+                arguments: b.get("input").map_or_else(|| "{}".into(), Value::to_string),
+            })
+            .collect();
         let finish = body
             .get("stop_reason")
             .and_then(Value::as_str)
@@ -194,9 +238,65 @@ impl Dialect for Anthropic {
         });
         Ok(ChatResponse {
             text,
+            tool_calls,
             finish_reason: finish,
             usage,
         })
+    }
+}
+
+fn text_at(value: &Value, pointer: &str) -> Option<String> {
+    value
+        .pointer(pointer)
+        .and_then(Value::as_str)
+        .map(str::to_string)
+}
+
+fn block_index(value: &Value) -> usize {
+    value.get("index").and_then(Value::as_u64).unwrap_or(0) as usize
+}
+
+/// A message's role in the API and its content blocks: text (left out when empty), then its
+/// calls as `tool_use` blocks; a tool result is a user message's `tool_result` block.
+fn blocks(m: &super::ChatMessage) -> (&'static str, Vec<Value>) {
+    let text = (!m.content.is_empty()).then(|| json!({"type": "text", "text": m.content}));
+    match m.role {
+        Role::Tool => (
+            "user",
+            vec![json!({
+                "type": "tool_result",
+                "tool_use_id": m.tool_call_id.as_deref().unwrap_or(""),
+                "content": m.content,
+            })],
+        ),
+        Role::Assistant => {
+            let calls = m.tool_calls.iter().map(|c| {
+                let input = match serde_json::from_str::<Value>(&c.arguments) {
+                    Ok(Value::Object(map)) => Value::Object(map),
+                    _ => json!({}),
+                };
+                json!({"type": "tool_use", "id": c.id, "name": c.name, "input": input})
+            });
+            ("assistant", text.into_iter().chain(calls).collect())
+        }
+        _ => ("user", text.into_iter().collect()),
+    }
+}
+
+/// A message's content: its text joined when it is only text (so plain conversations look as
+/// they always did), else its blocks.
+fn content(blocks: Vec<Value>) -> Value {
+    let only_text = blocks
+        .iter()
+        .all(|b| b.get("type").and_then(Value::as_str) == Some("text"));
+    if only_text {
+        let texts: Vec<&str> = blocks
+            .iter()
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .collect();
+        json!(texts.join("\n\n"))
+    } else {
+        Value::Array(blocks)
     }
 }
 
@@ -234,9 +334,105 @@ mod tests {
         assert_eq!(finish_reason("end_turn"), FinishReason::Stop);
         assert_eq!(finish_reason("stop_sequence"), FinishReason::Stop);
         assert_eq!(finish_reason("max_tokens"), FinishReason::Length);
+        assert_eq!(finish_reason("tool_use"), FinishReason::Stop);
         assert_eq!(
-            finish_reason("tool_use"),
-            FinishReason::Other("tool_use".into())
+            finish_reason("refusal"),
+            FinishReason::Other("refusal".into())
+        );
+    }
+
+    #[test]
+    fn native_request_body_snapshot() {
+        let p = ModelProfile::new("c", Api::Anthropic, "http://h", "claude");
+        let mut answer = ChatMessage::new(Role::Assistant, "Searching.");
+        answer.tool_calls = vec![NativeCall {
+            id: "toolu_1".into(),
+            name: "web_search".into(),
+            arguments: r#"{"query":"rust"}"#.into(),
+        }];
+        let req = ChatRequest {
+            messages: vec![
+                ChatMessage::new(Role::System, "be brief"),
+                ChatMessage::new(Role::User, "find rust"),
+                answer,
+                ChatMessage::tool_result("toolu_1", "3 results"),
+                ChatMessage::new(Role::User, "a note"),
+            ],
+            tools: vec![crate::models::ToolDefinition {
+                name: "web_search".into(),
+                description: "Search".into(),
+                parameters: json!({"type": "object", "properties": {"query": {"type": "string"}}}),
+            }],
+            ..ChatRequest::default()
+        };
+        assert_eq!(
+            Anthropic.body(&p, &req),
+            json!({
+                "model": "claude",
+                "max_tokens": DEFAULT_MAX_TOKENS,
+                "system": "be brief",
+                "messages": [
+                    {"role": "user", "content": "find rust"},
+                    {"role": "assistant", "content": [
+                        {"type": "text", "text": "Searching."},
+                        {"type": "tool_use", "id": "toolu_1", "name": "web_search",
+                         "input": {"query": "rust"}},
+                    ]},
+                    {"role": "user", "content": [
+                        {"type": "tool_result", "tool_use_id": "toolu_1", "content": "3 results"},
+                        {"type": "text", "text": "a note"},
+                    ]},
+                ],
+                "stream": true,
+                "tools": [{"name": "web_search", "description": "Search",
+                           "input_schema": {"type": "object", "properties": {"query": {"type": "string"}}}}],
+            })
+        );
+    }
+
+    #[test]
+    fn reads_tool_use_blocks_streamed_and_whole() {
+        let ev = |data: &str| SseEvent {
+            event: None,
+            data: data.into(),
+        };
+        assert_eq!(
+            Anthropic.decode_event(&ev(
+                r#"{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"w","input":{}}}"#
+            )),
+            Ok(vec![Delta::CallPart {
+                index: 1,
+                id: Some("toolu_1".into()),
+                name: Some("w".into()),
+                arguments: None,
+            }])
+        );
+        assert_eq!(
+            Anthropic.decode_event(&ev(
+                r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"q\": 1"}}"#
+            )),
+            Ok(vec![Delta::CallPart {
+                index: 1,
+                id: None,
+                name: None,
+                arguments: Some("{\"q\": 1".into()),
+            }])
+        );
+        let whole = Anthropic
+            .decode_complete(&json!({"content": [
+                {"type": "text", "text": "Hi"},
+                {"type": "tool_use", "id": "toolu_2", "name": "w", "input": {"q": 1}},
+            ], "stop_reason": "tool_use"}))
+            .unwrap();
+        assert_eq!(whole.text, "Hi");
+        assert_eq!(whole.finish_reason, FinishReason::Stop);
+        assert_eq!(
+            whole.tool_calls,
+            [NativeCall {
+                id: "toolu_2".into(),
+                name: "w".into(),
+                arguments: r#"{"q":1}"#.into()
+            }]
         );
     }
 }

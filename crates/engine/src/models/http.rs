@@ -9,7 +9,7 @@
 //!    whole time (also while waiting between retries).
 //! 3. A 429, a 5xx or a connection failure is retried with exponential backoff and jitter (or
 //!    after the server's `Retry-After`), up to [`RetryPolicy::max_attempts`] attempts — but never
-//!    once text has reached `on_text`, since the caller has already shown it.
+//!    once text (or a tool call) has reached the caller, since the caller has already shown it.
 //! 4. A JSON answer (a server ignoring `stream: true`) is accepted whole; otherwise the body is
 //!    read as server-sent events and each dialect turns events into [`Delta`]s.
 
@@ -21,7 +21,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::profiles::ModelProfile;
 use super::sse::{SseDecoder, SseEvent};
-use super::{ChatModel, ChatRequest, ChatResponse, FinishReason, ModelError, Usage};
+use super::{
+    ChatModel, ChatRequest, ChatResponse, FinishReason, ModelError, NativeCall, Streamed, Usage,
+};
 use crate::limits::{human_bytes, Limit, LimitExceeded, StreamLimits};
 use crate::secrets::{Redactor, SecretResolver};
 
@@ -77,6 +79,15 @@ impl RetryPolicy {
 pub(crate) enum Delta {
     /// Text of the answer.
     Text(String),
+    /// A piece of native tool call number `index` (the dialect's own numbering: OpenAI's
+    /// `tool_calls[].index`, Anthropic's content block index): its id and name when first
+    /// seen, then pieces of its arguments' JSON text.
+    CallPart {
+        index: usize,
+        id: Option<String>,
+        name: Option<String>,
+        arguments: Option<String>,
+    },
     /// Why the model stopped.
     Finish(FinishReason),
     /// Token counts (either may be reported separately).
@@ -177,7 +188,7 @@ impl<D: Dialect> HttpChatModel<D> {
         key: Option<&str>,
         redactor: &Redactor,
         cancel: &CancellationToken,
-        on_text: &mut (dyn FnMut(&str) + Send + 'f),
+        on_event: &mut (dyn FnMut(Streamed<'_>) + Send + 'f),
         streamed: &mut bool,
     ) -> Result<ChatResponse, Failure> {
         let idle = self.profile.idle_timeout();
@@ -255,7 +266,7 @@ impl<D: Dialect> HttpChatModel<D> {
             let bytes = read_body(&mut response, MAX_JSON_BYTES, idle, cancel)
                 .await
                 .map_err(|e| e.into_failure(redactor))?;
-            return self.complete(&bytes, on_text, streamed).map_err(protocol);
+            return self.complete(&bytes, on_event, streamed).map_err(protocol);
         }
 
         let limits = self.profile.limits();
@@ -302,7 +313,7 @@ impl<D: Dialect> HttpChatModel<D> {
                 let deltas = self.dialect.decode_event(event).map_err(protocol)?;
                 for delta in deltas {
                     stream
-                        .apply(delta, on_text, streamed, redactor)
+                        .apply(delta, on_event, streamed, redactor)
                         .map_err(|e| e.into_failure(&limit))?;
                 }
             }
@@ -313,7 +324,7 @@ impl<D: Dialect> HttpChatModel<D> {
         if !stream.saw_event {
             // Some servers ignore `stream: true` and send JSON without saying so.
             return match serde_json::from_slice::<Value>(&sniff) {
-                Ok(_) => self.complete(&sniff, on_text, streamed).map_err(protocol),
+                Ok(_) => self.complete(&sniff, on_event, streamed).map_err(protocol),
                 Err(_) => Err(protocol(format!(
                     "the answer is neither an event stream nor JSON: {}",
                     excerpt(&String::from_utf8_lossy(&sniff))
@@ -334,6 +345,7 @@ impl<D: Dialect> HttpChatModel<D> {
         };
         Ok(ChatResponse {
             text: stream.text,
+            tool_calls: stream.calls.into_iter().map(|(_, call)| call).collect(),
             finish_reason: finish,
             usage: stream.usage,
         })
@@ -358,7 +370,7 @@ impl<D: Dialect> HttpChatModel<D> {
     fn complete<'f>(
         &self,
         bytes: &[u8],
-        on_text: &mut (dyn FnMut(&str) + Send + 'f),
+        on_event: &mut (dyn FnMut(Streamed<'_>) + Send + 'f),
         streamed: &mut bool,
     ) -> Result<ChatResponse, String> {
         let value: Value = serde_json::from_slice(bytes).map_err(|e| {
@@ -367,10 +379,20 @@ impl<D: Dialect> HttpChatModel<D> {
                 excerpt(&String::from_utf8_lossy(bytes))
             )
         })?;
-        let response = self.dialect.decode_complete(&value)?;
+        let mut response = self.dialect.decode_complete(&value)?;
         if !response.text.is_empty() {
             *streamed = true;
-            on_text(&response.text);
+            on_event(Streamed::Text(&response.text));
+        }
+        for (index, call) in response.tool_calls.iter_mut().enumerate() {
+            if call.id.is_empty() {
+                call.id = crate::events::new_id("call");
+            }
+            *streamed = true;
+            on_event(Streamed::CallStarted {
+                index,
+                name: &call.name,
+            });
         }
         Ok(response)
     }
@@ -380,6 +402,10 @@ impl<D: Dialect> HttpChatModel<D> {
 struct StreamState {
     limits: StreamLimits,
     text: String,
+    /// Native calls by the dialect's index, in the order they began.
+    calls: Vec<(usize, NativeCall)>,
+    /// Bytes of the calls' arguments so far (counted with the text against the answer limit).
+    call_bytes: usize,
     finish: Option<FinishReason>,
     usage: Option<Usage>,
     done: bool,
@@ -390,7 +416,7 @@ impl StreamState {
     fn apply<'f>(
         &mut self,
         delta: Delta,
-        on_text: &mut (dyn FnMut(&str) + Send + 'f),
+        on_event: &mut (dyn FnMut(Streamed<'_>) + Send + 'f),
         streamed: &mut bool,
         redactor: &Redactor,
     ) -> Result<(), Stopped> {
@@ -402,8 +428,49 @@ impl StreamState {
                     .answer(self.text.len() + text.len())
                     .map_err(Stopped::Limit)?;
                 *streamed = true;
-                on_text(&text);
+                on_event(Streamed::Text(&text));
                 self.text.push_str(&text);
+            }
+            Delta::CallPart {
+                index,
+                id,
+                name,
+                arguments,
+            } => {
+                let added = arguments.as_deref().map_or(0, str::len);
+                self.limits
+                    .answer(self.text.len() + self.call_bytes + added)
+                    .map_err(Stopped::Limit)?;
+                self.call_bytes += added;
+                let position = match self.calls.iter().position(|(i, _)| *i == index) {
+                    Some(p) => p,
+                    None => {
+                        self.calls.push((index, NativeCall::default()));
+                        self.calls.len() - 1
+                    }
+                };
+                let call = &mut self.calls[position].1;
+                let was_named = !call.name.is_empty();
+                if let Some(id) = id.filter(|id| !id.is_empty()) {
+                    call.id = id;
+                }
+                if let Some(name) = name {
+                    call.name.push_str(&name);
+                }
+                if let Some(arguments) = arguments {
+                    call.arguments.push_str(&arguments);
+                }
+                if !was_named && !call.name.is_empty() {
+                    if call.id.is_empty() {
+                        // Some OpenAI-compatible servers send no id: the engine makes one.
+                        call.id = crate::events::new_id("call");
+                    }
+                    *streamed = true;
+                    on_event(Streamed::CallStarted {
+                        index: position,
+                        name: &call.name,
+                    });
+                }
             }
             Delta::Finish(f) => self.finish = Some(f),
             Delta::Usage { prompt, completion } => {
@@ -464,11 +531,11 @@ impl Stopped {
 
 #[async_trait::async_trait]
 impl<D: Dialect> ChatModel for HttpChatModel<D> {
-    async fn stream(
+    async fn stream_events(
         &self,
         request: &ChatRequest,
         cancel: &CancellationToken,
-        on_text: &mut (dyn for<'a> FnMut(&'a str) + Send),
+        on_event: &mut (dyn for<'a> FnMut(Streamed<'a>) + Send),
     ) -> Result<ChatResponse, ModelError> {
         if cancel.is_cancelled() {
             return Err(ModelError::Cancelled);
@@ -492,7 +559,7 @@ impl<D: Dialect> ChatModel for HttpChatModel<D> {
                     key.as_deref(),
                     &redactor,
                     cancel,
-                    on_text,
+                    on_event,
                     &mut streamed,
                 )
                 .await

@@ -28,7 +28,7 @@ pub use anthropic::{
 };
 pub use discover::{list_models, ModelList};
 pub use http::RetryPolicy;
-pub use profiles::{load_profiles, parse_profiles, Api, ModelProfile};
+pub use profiles::{load_profiles, parse_profiles, Api, ModelProfile, ToolCallMode};
 
 use crate::secrets::SecretResolver;
 
@@ -67,10 +67,26 @@ pub fn client_with_retries(
 pub enum Role {
     /// Instructions (the agent's system prompt).
     System,
-    /// The user, or the engine speaking for the tools (`<tool_result>` blocks).
+    /// The user, or the engine speaking for the tools (`<tool_result>` blocks, notes).
     User,
     /// The model.
     Assistant,
+    /// The result of one native tool call ([`ChatMessage::tool_call_id`] names the call):
+    /// a `tool` message (OpenAI) or a `tool_result` block (Anthropic).
+    Tool,
+}
+
+/// A tool call made through the API's native tool calling: the provider's id, the tool's
+/// name and its arguments as the JSON text the model wrote (possibly broken: see
+/// [`crate::parser::args`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct NativeCall {
+    /// The provider's id (`call_…`, `toolu_…`); the engine makes one when a server sends none.
+    pub id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The arguments' JSON text.
+    pub arguments: String,
 }
 
 /// One message of a conversation as sent to a model.
@@ -80,6 +96,12 @@ pub struct ChatMessage {
     pub role: Role,
     /// Text.
     pub content: String,
+    /// An assistant message's native tool calls (after its text).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<NativeCall>,
+    /// For [`Role::Tool`]: the id of the call this is the result of.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
 }
 
 impl ChatMessage {
@@ -88,8 +110,30 @@ impl ChatMessage {
         ChatMessage {
             role,
             content: content.into(),
+            tool_calls: Vec::new(),
+            tool_call_id: None,
         }
     }
+
+    /// The result of native call `id`.
+    pub fn tool_result(id: impl Into<String>, content: impl Into<String>) -> Self {
+        ChatMessage {
+            tool_call_id: Some(id.into()),
+            ..ChatMessage::new(Role::Tool, content)
+        }
+    }
+}
+
+/// A tool offered to the model through native tool calling: name, description and the JSON
+/// Schema of its arguments (see [`crate::tool_spec::ToolSpec::json_schema`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolDefinition {
+    /// The tool's name.
+    pub name: String,
+    /// What it does.
+    pub description: String,
+    /// JSON Schema of an object holding its parameters.
+    pub parameters: serde_json::Value,
 }
 
 /// What to ask the model.
@@ -101,6 +145,23 @@ pub struct ChatRequest {
     pub temperature: Option<f32>,
     /// Overrides the profile's max_tokens.
     pub max_tokens: Option<u32>,
+    /// Tools offered through native tool calling (none: the API's `tools` field is left out).
+    pub tools: Vec<ToolDefinition>,
+}
+
+/// What arrives while an answer streams.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Streamed<'a> {
+    /// Text of the answer.
+    Text(&'a str),
+    /// A native tool call began: its position among the answer's native calls (0-based) and
+    /// its name, known from its first delta.
+    CallStarted {
+        /// Position among the answer's native calls.
+        index: usize,
+        /// The tool's name.
+        name: &'a str,
+    },
 }
 
 /// Why the model stopped.
@@ -129,6 +190,8 @@ pub struct Usage {
 pub struct ChatResponse {
     /// Everything the model wrote.
     pub text: String,
+    /// Its native tool calls, in order.
+    pub tool_calls: Vec<NativeCall>,
     /// Why it stopped.
     pub finish_reason: FinishReason,
     /// Token usage, when the server reports it.
@@ -176,8 +239,8 @@ pub enum ModelError {
 
 /// A chat model that streams its answer.
 ///
-/// `on_text` receives each chunk of text as it arrives; the returned [`ChatResponse`] holds
-/// the whole text. Implementations retry 429/5xx/connection errors with backoff (honouring
+/// `on_event` receives each chunk of text, and the start of each native tool call, as they
+/// arrive; the returned [`ChatResponse`] holds the whole text and the calls. Implementations retry 429/5xx/connection errors with backoff (honouring
 /// `Retry-After`) before giving up, stop promptly when `cancel` fires (returning
 /// [`ModelError::Cancelled`]), and never put a secret in an error.
 ///
@@ -186,11 +249,26 @@ pub enum ModelError {
 /// living as long as the call. Implementations spell it the same way.
 #[async_trait::async_trait]
 pub trait ChatModel: Send + Sync {
-    /// Send `request` and stream the answer.
+    /// Send `request` and stream the answer: its text and its native calls' starts.
+    async fn stream_events(
+        &self,
+        request: &ChatRequest,
+        cancel: &CancellationToken,
+        on_event: &mut (dyn for<'a> FnMut(Streamed<'a>) + Send),
+    ) -> Result<ChatResponse, ModelError>;
+
+    /// Send `request` and stream the answer's text.
     async fn stream(
         &self,
         request: &ChatRequest,
         cancel: &CancellationToken,
         on_text: &mut (dyn for<'a> FnMut(&'a str) + Send),
-    ) -> Result<ChatResponse, ModelError>;
+    ) -> Result<ChatResponse, ModelError> {
+        let mut on_event = |event: Streamed<'_>| {
+            if let Streamed::Text(text) = event {
+                on_text(text);
+            }
+        };
+        self.stream_events(request, cancel, &mut on_event).await
+    }
 }

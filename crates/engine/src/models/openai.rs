@@ -1,9 +1,15 @@
 //! OpenAI-compatible chat completions: `POST {base_url}/chat/completions`.
 //!
 //! Asks for a stream with usage (`stream: true`, `stream_options.include_usage`) and reads
-//! `data: {…}` events until `data: [DONE]`: text from `choices[0].delta.content`, the finish
-//! reason from `choices[0].finish_reason`, token counts from `usage` (usually a last event with
-//! no choices). A server that ignores `stream` and answers with one JSON body works too. The key,
+//! `data: {…}` events until `data: [DONE]`: text from `choices[0].delta.content`, native tool
+//! calls from `choices[0].delta.tool_calls[]` (by `index`: `id` and `function.name` first,
+//! then pieces of `function.arguments`), the finish reason from `choices[0].finish_reason`,
+//! token counts from `usage` (usually a last event with no choices).
+//!
+//! Native tool calling: the request's tools go in `tools` (`{"type": "function", "function":
+//! {name, description, parameters}}`); an assistant message's calls in its `tool_calls`
+//! (`{id, type: "function", function: {name, arguments}}`, `content` null when it has no
+//! text); each result in a `tool` message with its `tool_call_id`. A server that ignores `stream` and answers with one JSON body works too. The key,
 //! when the profile has one, goes in `Authorization: Bearer …`; local servers (Ollama,
 //! llama.cpp) need none.
 
@@ -12,14 +18,15 @@ use serde_json::{json, Map, Value};
 use super::http::{Delta, Dialect};
 use super::profiles::ModelProfile;
 use super::sse::SseEvent;
-use super::{ChatRequest, ChatResponse, FinishReason, Role, Usage};
+use super::{ChatMessage, ChatRequest, ChatResponse, FinishReason, NativeCall, Role, Usage};
 
 /// The OpenAI-compatible dialect.
 pub(crate) struct OpenAi;
 
 fn finish_reason(reason: &str) -> FinishReason {
     match reason {
-        "stop" => FinishReason::Stop,
+        // A model that stops to call tools has finished its answer.
+        "stop" | "tool_calls" | "function_call" => FinishReason::Stop,
         "length" => FinishReason::Length,
         other => FinishReason::Other(other.to_string()),
     }
@@ -30,7 +37,68 @@ fn role(role: Role) -> &'static str {
         Role::System => "system",
         Role::User => "user",
         Role::Assistant => "assistant",
+        Role::Tool => "tool",
     }
+}
+
+/// One message in the API's form.
+fn message(m: &ChatMessage) -> Value {
+    let mut out = Map::new();
+    out.insert("role".into(), json!(role(m.role)));
+    if m.tool_calls.is_empty() || !m.content.is_empty() {
+        out.insert("content".into(), json!(m.content));
+    } else {
+        out.insert("content".into(), Value::Null);
+    }
+    if !m.tool_calls.is_empty() {
+        out.insert(
+            "tool_calls".into(),
+            m.tool_calls
+                .iter()
+                .map(|c| {
+                    json!({
+                        "id": c.id,
+                        "type": "function",
+                        "function": {"name": c.name, "arguments": c.arguments},
+                    })
+                })
+                .collect(),
+        );
+    }
+    if let Some(id) = &m.tool_call_id {
+        out.insert("tool_call_id".into(), json!(id));
+    }
+    Value::Object(out)
+}
+
+/// The calls of a whole (non-streamed) message.
+fn message_calls(message: &Value) -> Vec<NativeCall> {
+    message
+        .get("tool_calls")
+        .and_then(Value::as_array)
+        .map(|calls| {
+            calls
+                .iter()
+                .map(|c| NativeCall {
+                    id: c
+                        .get("id")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string(),
+                    name: c
+                        .pointer("/function/name")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string(),
+                    arguments: match c.pointer("/function/arguments") {
+                        Some(Value::String(s)) => s.clone(),
+                        Some(Value::Null) | None => String::new(),
+                        Some(other) => other.to_string(),
+                    },
+                })
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 fn usage_of(value: &Value) -> Option<Usage> {
@@ -57,12 +125,24 @@ impl Dialect for OpenAi {
         body.insert("model".into(), json!(profile.model));
         body.insert(
             "messages".into(),
-            request
-                .messages
-                .iter()
-                .map(|m| json!({"role": role(m.role), "content": m.content}))
-                .collect(),
+            request.messages.iter().map(message).collect(),
         );
+        if !request.tools.is_empty() {
+            body.insert(
+                "tools".into(),
+                request
+                    .tools
+                    .iter()
+                    .map(|t| {
+                        json!({"type": "function", "function": {
+                            "name": t.name,
+                            "description": t.description,
+                            "parameters": t.parameters,
+                        }})
+                    })
+                    .collect(),
+            );
+        }
         body.insert("stream".into(), json!(true));
         body.insert("stream_options".into(), json!({"include_usage": true}));
         if let Some(t) = request.temperature.or(profile.temperature) {
@@ -106,6 +186,25 @@ impl Dialect for OpenAi {
             if let Some(text) = choice.pointer("/delta/content").and_then(Value::as_str) {
                 deltas.push(Delta::Text(text.to_string()));
             }
+            let calls = choice
+                .pointer("/delta/tool_calls")
+                .and_then(Value::as_array);
+            for (n, call) in calls.into_iter().flatten().enumerate() {
+                let text = |pointer: &str| {
+                    call.pointer(pointer)
+                        .and_then(Value::as_str)
+                        .map(str::to_string)
+                };
+                deltas.push(Delta::CallPart {
+                    index: call
+                        .get("index")
+                        .and_then(Value::as_u64)
+                        .map_or(n, |i| i as usize),
+                    id: text("/id"),
+                    name: text("/function/name"),
+                    arguments: text("/function/arguments"),
+                });
+            }
             if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
                 deltas.push(Delta::Finish(finish_reason(reason)));
             }
@@ -131,12 +230,14 @@ impl Dialect for OpenAi {
             .and_then(Value::as_str)
             .unwrap_or("")
             .to_string();
+        let tool_calls = choice.get("message").map(message_calls).unwrap_or_default();
         let finish = choice
             .get("finish_reason")
             .and_then(Value::as_str)
             .map_or(FinishReason::Stop, finish_reason);
         Ok(ChatResponse {
             text,
+            tool_calls,
             finish_reason: finish,
             usage: usage_of(body),
         })
@@ -191,6 +292,7 @@ mod tests {
             messages: vec![super::super::ChatMessage::new(Role::System, "s")],
             temperature: None,
             max_tokens: Some(20),
+            tools: Vec::new(),
         };
         let body = OpenAi.body(&p, &req);
         assert_eq!(body["stream_options"]["include_usage"], json!(true));
@@ -201,5 +303,106 @@ mod tests {
             json!({"role": "system", "content": "s"})
         );
         assert_eq!(OpenAi.url("http://h/v1/"), "http://h/v1/chat/completions");
+    }
+
+    fn native_request() -> ChatRequest {
+        let mut answer = ChatMessage::new(Role::Assistant, "");
+        answer.tool_calls = vec![NativeCall {
+            id: "call_1".into(),
+            name: "web_search".into(),
+            arguments: r#"{"query":"rust"}"#.into(),
+        }];
+        ChatRequest {
+            messages: vec![
+                ChatMessage::new(Role::System, "s"),
+                ChatMessage::new(Role::User, "find rust"),
+                answer,
+                ChatMessage::tool_result("call_1", "3 results"),
+                ChatMessage::new(Role::User, "a note"),
+            ],
+            tools: vec![super::super::ToolDefinition {
+                name: "web_search".into(),
+                description: "Search".into(),
+                parameters: json!({"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}),
+            }],
+            ..ChatRequest::default()
+        }
+    }
+
+    #[test]
+    fn native_request_body_snapshot() {
+        let p = ModelProfile::new("p", super::super::profiles::Api::Openai, "http://h/v1", "m");
+        assert_eq!(
+            OpenAi.body(&p, &native_request()),
+            json!({
+                "model": "m",
+                "messages": [
+                    {"role": "system", "content": "s"},
+                    {"role": "user", "content": "find rust"},
+                    {"role": "assistant", "content": null, "tool_calls": [
+                        {"id": "call_1", "type": "function",
+                         "function": {"name": "web_search", "arguments": "{\"query\":\"rust\"}"}}
+                    ]},
+                    {"role": "tool", "content": "3 results", "tool_call_id": "call_1"},
+                    {"role": "user", "content": "a note"},
+                ],
+                "stream": true,
+                "stream_options": {"include_usage": true},
+                "tools": [{"type": "function", "function": {
+                    "name": "web_search",
+                    "description": "Search",
+                    "parameters": {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]},
+                }}],
+            })
+        );
+    }
+
+    #[test]
+    fn reads_tool_call_deltas_and_whole_answers() {
+        let d = OpenAi;
+        assert_eq!(
+            d.decode_event(&event(
+                r#"{"choices":[{"index":0,"delta":{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"web_search","arguments":""}}]},"finish_reason":null}]}"#
+            )),
+            Ok(vec![Delta::CallPart {
+                index: 0,
+                id: Some("call_1".into()),
+                name: Some("web_search".into()),
+                arguments: Some(String::new()),
+            }])
+        );
+        assert_eq!(
+            d.decode_event(&event(
+                r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"arguments":"{\"q"}}]},"finish_reason":null}]}"#
+            )),
+            Ok(vec![Delta::CallPart {
+                index: 1,
+                id: None,
+                name: None,
+                arguments: Some("{\"q".into()),
+            }])
+        );
+        assert_eq!(
+            d.decode_event(&event(
+                r#"{"choices":[{"delta":{},"finish_reason":"tool_calls"}]}"#
+            )),
+            Ok(vec![Delta::Finish(FinishReason::Stop)])
+        );
+        let whole = d
+            .decode_complete(
+                &json!({"choices": [{"message": {"role": "assistant", "content": null,
+                "tool_calls": [{"id": "call_9", "type": "function",
+                                "function": {"name": "w", "arguments": "{}"}}]},
+                "finish_reason": "tool_calls"}]}),
+            )
+            .unwrap();
+        assert_eq!(
+            whole.tool_calls,
+            [NativeCall {
+                id: "call_9".into(),
+                name: "w".into(),
+                arguments: "{}".into()
+            }]
+        );
     }
 }

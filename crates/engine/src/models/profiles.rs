@@ -11,6 +11,8 @@
 //!     max_tokens: 4096                   # optional, at least 1
 //!     context_window: 32768              # optional, tokens the model reads at once (at least 512)
 //!     timeout: 60                        # optional, seconds of silence before giving up
+//!     tool_calls: native                 # optional: text (default; the XML format, any model)
+//!                                        #   | native (the API's own tool calling)
 //!     limits:                            # optional; bounds on what the server may send
 //!       max_line_bytes: 1048576          #   one SSE line (default 1 MiB)
 //!       max_event_bytes: 4194304         #   one SSE event (default 4 MiB)
@@ -49,6 +51,30 @@ pub enum Api {
     Anthropic,
 }
 
+/// How a profile's model calls tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "lowercase")]
+pub enum ToolCallMode {
+    /// The XML format described in the system prompt, parsed with its repairs: works with
+    /// every model and server; the better choice for small local models.
+    #[default]
+    Text,
+    /// The API's own tool calling (OpenAI `tools`/`tool_calls`, Anthropic `tool_use`): the
+    /// tools are sent as JSON Schemas. XML calls the model writes in its text still run.
+    Native,
+}
+
+impl ToolCallMode {
+    /// Its name in `models.yaml`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolCallMode::Text => "text",
+            ToolCallMode::Native => "native",
+        }
+    }
+}
+
 /// One entry of `models.yaml`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
@@ -82,6 +108,10 @@ pub struct ModelProfile {
     /// Bounds on what the server may send; [`StreamLimits::default`] when unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limits: Option<StreamLimits>,
+    /// How the model calls tools: `text` (the XML format, any model) or `native` (the API's
+    /// tool calling). `None` is `text`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_calls: Option<ToolCallMode>,
 }
 
 impl ModelProfile {
@@ -103,7 +133,13 @@ impl ModelProfile {
             context_window: None,
             timeout: None,
             limits: None,
+            tool_calls: None,
         }
+    }
+
+    /// How its model calls tools.
+    pub fn tool_call_mode(&self) -> ToolCallMode {
+        self.tool_calls.unwrap_or_default()
     }
 
     /// The stream limits in force.
@@ -240,7 +276,7 @@ struct RawFile {
     profiles: Vec<Value>,
 }
 
-const FIELDS: [&str; 10] = [
+const FIELDS: [&str; 11] = [
     "name",
     "api",
     "base_url",
@@ -251,6 +287,7 @@ const FIELDS: [&str; 10] = [
     "context_window",
     "timeout",
     "limits",
+    "tool_calls",
 ];
 
 /// Parse the text of a `models.yaml`; `path` is used for error locations only.
@@ -412,6 +449,24 @@ fn check_profile(entry: &Value) -> Result<ModelProfile, FieldError> {
         None | Some(Value::Null) => None,
         Some(value) => Some(check_limits(value)?),
     };
+    let tool_calls = match map.get("tool_calls") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) if s.trim() == "text" => Some(ToolCallMode::Text),
+        Some(Value::String(s)) if s.trim() == "native" => Some(ToolCallMode::Native),
+        Some(other) => {
+            return Err((
+                Some("tool_calls".into()),
+                format!(
+                    "`tool_calls` must be `text` (the XML format, any model) or `native` (the \
+                     API's tool calling); found {}",
+                    match other {
+                        Value::String(s) => format!("`{s}`"),
+                        other => kind(other).to_string(),
+                    }
+                ),
+            ))
+        }
+    };
     Ok(ModelProfile {
         name,
         api,
@@ -423,6 +478,7 @@ fn check_profile(entry: &Value) -> Result<ModelProfile, FieldError> {
         context_window: context_window.map(|w| w as u32),
         timeout,
         limits,
+        tool_calls,
     })
 }
 

@@ -41,6 +41,21 @@ pub fn format_result(name: &str, success: bool, data_or_error: &str) -> String {
     out
 }
 
+/// A call in the XML format, each value in CDATA (`]]>` inside a value is split across two
+/// sections): how a call the model made through native tool calling is shown to it again in
+/// text mode.
+pub fn format_call(name: &str, params: &super::Params) -> String {
+    let mut out = format!("<tool_call>\n  <name>{name}</name>\n  <params>\n");
+    for (key, value) in params {
+        out.push_str(&format!(
+            "    <{key}><![CDATA[{}]]></{key}>\n",
+            value.replace("]]>", "]]]]><![CDATA[>")
+        ));
+    }
+    out.push_str("  </params>\n</tool_call>");
+    out
+}
+
 /// Make untrusted text inert inside a result frame (see the module docs).
 pub fn neutralise(s: &str) -> Cow<'_, str> {
     let bytes = s.as_bytes();

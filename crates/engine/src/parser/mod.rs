@@ -34,6 +34,7 @@
 //! or forge a call; [`tool_instructions`] writes the `<tool_instructions>` block of the system
 //! prompt from [`ToolSpec`](crate::tool_spec::ToolSpec)s.
 
+pub mod args;
 mod blocks;
 mod call;
 mod format;
@@ -48,7 +49,8 @@ use indexmap::IndexMap;
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
-pub use format::{format_result, neutralise, parse_results, restore, ResultFrame};
+pub use args::read_arguments;
+pub use format::{format_call, format_result, neutralise, parse_results, restore, ResultFrame};
 pub use instructions::{tool_instructions, xml_example};
 pub use stream::{StreamEvent, StreamParser};
 
@@ -146,6 +148,38 @@ pub fn parse(text: &str) -> Vec<ToolCall> {
     parse_clean(&text)
 }
 
+/// `text` without its call blocks: what an answer says besides its calls (a native rendering
+/// of an answer sends its calls as data, not twice).
+pub fn strip_calls(text: &str) -> String {
+    let toks = scan::tokenize(text);
+    let reader = call::Reader::new(text, &toks);
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for block in blocks::find(text, &toks) {
+        if blocks::read(&reader, block).is_none() {
+            continue;
+        }
+        let (open, span, name) = match block {
+            blocks::Block::ToolCall { open, span } => (open, span, "tool_call"),
+            blocks::Block::Bare { open, span } => (open, span, toks[open].inner(text)),
+        };
+        let end = match toks.get(span.t1) {
+            Some(t) if t.is_close_named(text, name) => t.end,
+            Some(t) => t.start,
+            None => text.len(),
+        };
+        out.push_str(&text[at..toks[open].start]);
+        at = end;
+    }
+    out.push_str(&text[at..]);
+    let trimmed = out.trim();
+    if trimmed.len() == out.len() {
+        out
+    } else {
+        trimmed.to_string()
+    }
+}
+
 /// Parse a response whose reasoning has already been removed.
 fn parse_clean(text: &str) -> Vec<ToolCall> {
     let toks = scan::tokenize(text);
@@ -159,6 +193,25 @@ fn parse_clean(text: &str) -> Vec<ToolCall> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn strip_calls_keeps_the_text_around_calls() {
+        let text = "Searching.\n<tool_call><name>web_search</name><params><q>x</q></params></tool_call>\nThen <read_artifact><params><id>a</id></params></read_artifact> done.";
+        assert_eq!(strip_calls(text), "Searching.\n\nThen  done.");
+        assert_eq!(strip_calls("no calls"), "no calls");
+        let cut = "Begin <tool_call><name>w</name><params><q>x";
+        assert_eq!(strip_calls(cut), "Begin");
+    }
+
+    #[test]
+    fn format_call_reads_back_as_the_same_call() {
+        let params: Params = [("q", "a ]]> b"), ("n", "3")]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let text = format_call("web_search", &params);
+        assert_eq!(parse(&text), vec![ToolCall::new("web_search", params)]);
+    }
 
     fn names(text: &str) -> Vec<String> {
         parse(text).into_iter().map(|c| c.name).collect()

@@ -36,8 +36,10 @@
 //! [`plan`] decides, without side effects (it is what the benchmark measures); the run loop
 //! stores artifacts, asks for the note and applies the plan.
 
-use crate::models::{ChatMessage, Role};
-use crate::parser::format_result;
+use serde_json::{Map, Value};
+
+use crate::models::{ChatMessage, NativeCall, Role, ToolCallMode};
+use crate::parser::{format_call, format_result, strip_calls, Params, MALFORMED};
 
 /// Bytes per token of the estimate (see the module's "Estimate").
 pub const BYTES_PER_TOKEN: usize = 3;
@@ -82,7 +84,16 @@ pub fn estimate_message(text: &str) -> u32 {
 
 /// Tokens of a whole request, before calibration.
 pub fn estimate_messages(messages: &[ChatMessage]) -> u32 {
-    messages.iter().map(|m| estimate_message(&m.content)).sum()
+    messages
+        .iter()
+        .map(|m| {
+            estimate_message(&m.content)
+                + m.tool_calls
+                    .iter()
+                    .map(|c| estimate_text(&c.name) + estimate_text(&c.arguments))
+                    .sum::<u32>()
+        })
+        .sum()
 }
 
 /// The answer's reserve: the profile's `max_tokens` (at most half the window), else
@@ -126,11 +137,13 @@ impl Calibration {
     }
 }
 
-/// A tool result long enough to be replaced by a reference.
+/// A tool result of a results message (one long enough may be replaced by a reference).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ResultRef {
     /// Its call (the key of `result_artifacts`).
     pub call_id: String,
+    /// The id the model knows the call by: the provider's for a native call, else `call_id`.
+    pub wire_id: String,
     /// The tool's name.
     pub tool: String,
     /// Did it succeed? (The frame says `data` or `error`.)
@@ -141,7 +154,61 @@ pub struct ResultRef {
     pub artifact_id: Option<String>,
 }
 
+/// A call of an answer, as the model is shown it again.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EntryCall {
+    /// The id the model knows it by: the provider's for a native call, else the engine's.
+    pub wire_id: String,
+    /// The tool's name.
+    pub name: String,
+    /// Its arguments.
+    pub params: Map<String, Value>,
+    /// Written in the answer's text in the XML format (else made through native tool calling,
+    /// so the text does not hold it).
+    pub in_text: bool,
+}
+
+impl EntryCall {
+    fn arguments(&self) -> String {
+        Value::Object(self.params.clone()).to_string()
+    }
+
+    fn xml(&self) -> String {
+        let params: Params = self
+            .params
+            .iter()
+            .map(|(k, v)| {
+                let text = match v {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                (k.clone(), text)
+            })
+            .collect();
+        format_call(&self.name, &params)
+    }
+}
+
 impl ResultRef {
+    /// Long enough to be replaced by a reference.
+    fn is_long(&self) -> bool {
+        self.text.len() > KEEP_RESULT_BYTES
+    }
+
+    /// The text a native `tool` message carries: the result (or its reference), failures
+    /// marked as such.
+    fn native_text(&self, referenced: bool) -> String {
+        let text = match (&self.artifact_id, referenced && self.is_long()) {
+            (Some(artifact), true) => self.reference_text(artifact),
+            _ => self.text.clone(),
+        };
+        if self.success {
+            text
+        } else {
+            format!("Error: {text}")
+        }
+    }
+
     /// The `<tool_result>` block the model was sent.
     fn block(&self) -> String {
         format_result(&self.tool, self.success, &self.text)
@@ -195,7 +262,8 @@ pub enum Kind {
     Task,
     /// The model's answer.
     Answer,
-    /// The engine's results message (`<tool_result>` blocks and notes); its long results.
+    /// The engine's results message (`<tool_result>` blocks and notes); its results, in the
+    /// order of the answer's calls.
     Results(Vec<ResultRef>),
     /// A "conversation so far" note (a stored `context` message).
     Note,
@@ -212,6 +280,11 @@ pub struct Entry {
     pub message_id: Option<i64>,
     /// Its results were replaced by references.
     pub referenced: bool,
+    /// An answer's calls (see [`Entry::with_calls`]).
+    pub calls: Vec<EntryCall>,
+    /// A results message's notes from the engine after the results (round limit, call
+    /// format, cut-off answer), sent as a user message in native mode.
+    pub notes: String,
     tokens: u32,
 }
 
@@ -223,6 +296,8 @@ impl Entry {
             content,
             message_id,
             referenced: false,
+            calls: Vec::new(),
+            notes: String::new(),
             tokens: 0,
         };
         entry.tokens = estimate_message(entry.text_for_model().as_ref());
@@ -241,28 +316,101 @@ impl Entry {
         }
     }
 
-    /// The message the model is sent.
+    /// An answer with its calls (those the results message that follows answers).
+    pub fn with_calls(mut self, calls: Vec<EntryCall>) -> Entry {
+        self.set_calls(calls);
+        self
+    }
+
+    /// Give an answer its calls (see [`Entry::with_calls`]).
+    pub fn set_calls(&mut self, calls: Vec<EntryCall>) {
+        // A native call is not in the text: count it.
+        self.tokens = estimate_message(self.text_for_model().as_ref())
+            + calls
+                .iter()
+                .filter(|c| !c.in_text)
+                .map(|c| estimate_text(&c.name) + estimate_text(&c.arguments()))
+                .sum::<u32>();
+        self.calls = calls;
+    }
+
+    /// A results message with the engine's notes after its results.
+    pub fn with_notes(mut self, notes: String) -> Entry {
+        self.notes = notes;
+        self
+    }
+
+    /// The message the model is sent in the XML format: an answer's native calls are written
+    /// after its text as XML calls.
     pub fn message(&self) -> ChatMessage {
         let role = match self.kind {
             Kind::Answer => Role::Assistant,
             _ => Role::User,
         };
-        ChatMessage::new(role, self.text_for_model())
+        let mut text = self.text_for_model().into_owned();
+        for call in self
+            .calls
+            .iter()
+            .filter(|c| !c.in_text && c.name != MALFORMED)
+        {
+            if !text.is_empty() {
+                text.push_str("\n\n");
+            }
+            text.push_str(&call.xml());
+        }
+        ChatMessage::new(role, text)
+    }
+
+    /// The messages the model is sent with native tool calling: an answer's calls as data
+    /// (their XML taken out of its text), a results message as one `tool` message per result
+    /// and its notes as a user message.
+    fn native_messages(&self) -> Vec<ChatMessage> {
+        match &self.kind {
+            Kind::Answer if !self.calls.is_empty() => {
+                let text = if self.calls.iter().any(|c| c.in_text) {
+                    strip_calls(&self.content)
+                } else {
+                    self.content.clone()
+                };
+                let mut message = ChatMessage::new(Role::Assistant, text);
+                message.tool_calls = self
+                    .calls
+                    .iter()
+                    .map(|c| NativeCall {
+                        id: c.wire_id.clone(),
+                        name: c.name.clone(),
+                        arguments: c.arguments(),
+                    })
+                    .collect();
+                vec![message]
+            }
+            Kind::Results(results) if !results.is_empty() => {
+                let mut out: Vec<ChatMessage> = results
+                    .iter()
+                    .map(|r| ChatMessage::tool_result(&r.wire_id, r.native_text(self.referenced)))
+                    .collect();
+                if !self.notes.trim().is_empty() {
+                    out.push(ChatMessage::new(Role::User, self.notes.trim()));
+                }
+                out
+            }
+            _ => vec![self.message()],
+        }
     }
 
     /// The results that would be replaced (not yet referenced, long enough).
-    fn pending(&self) -> &[ResultRef] {
-        match &self.kind {
+    fn pending(&self) -> impl Iterator<Item = &ResultRef> {
+        let results: &[ResultRef] = match &self.kind {
             Kind::Results(results) if !self.referenced => results,
             _ => &[],
-        }
+        };
+        results.iter().filter(|r| r.is_long())
     }
 
     /// Estimated tokens once its results are references.
     fn referenced_tokens(&self) -> u32 {
         let saved: u32 = self
             .pending()
-            .iter()
             .map(|r| {
                 // The block is the text in a frame of about the tool's name and 60 bytes
                 // (estimated, not formatted: this runs for every result at every request).
@@ -281,7 +429,9 @@ impl Entry {
             Kind::Results(results) if pending => results,
             _ => &mut [],
         };
-        results.iter_mut().filter(|r| r.artifact_id.is_none())
+        results
+            .iter_mut()
+            .filter(|r| r.is_long() && r.artifact_id.is_none())
     }
 
     /// Replace each result that has an artifact by its reference; returns how many were.
@@ -293,7 +443,7 @@ impl Entry {
             return 0;
         };
         let mut count = 0;
-        for r in results {
+        for r in results.iter().filter(|r| r.is_long()) {
             let Some(artifact) = &r.artifact_id else {
                 continue;
             };
@@ -330,6 +480,50 @@ impl Entry {
             _ => Vec::new(),
         }
     }
+}
+
+/// The messages `entries` are sent as, in `mode`. In native mode every call of an answer is
+/// followed by a `tool` message with its id, as both APIs require: a call whose result is
+/// missing (a run that stopped before its results were stored) gets one saying so, and a
+/// result whose call is not in the view is sent as text.
+pub fn render(entries: &[Entry], mode: ToolCallMode) -> Vec<ChatMessage> {
+    if mode == ToolCallMode::Text {
+        return entries.iter().map(Entry::message).collect();
+    }
+    let mut out: Vec<ChatMessage> = Vec::with_capacity(entries.len() + 4);
+    // The ids of the last answer's calls still waiting for their results.
+    let mut waiting: Vec<String> = Vec::new();
+    let close = |out: &mut Vec<ChatMessage>, waiting: &mut Vec<String>| {
+        for id in waiting.drain(..) {
+            out.push(ChatMessage::tool_result(
+                id,
+                "Error: this call has no recorded result (the run stopped before it ran).",
+            ));
+        }
+    };
+    for entry in entries {
+        for message in entry.native_messages() {
+            match message.role {
+                Role::Tool => {
+                    let id = message.tool_call_id.clone().unwrap_or_default();
+                    if let Some(at) = waiting.iter().position(|w| *w == id) {
+                        waiting.remove(at);
+                        out.push(message);
+                    } else {
+                        let text = format!("(result of an earlier call)\n{}", message.content);
+                        out.push(ChatMessage::new(Role::User, text));
+                    }
+                }
+                _ => {
+                    close(&mut out, &mut waiting);
+                    waiting = message.tool_calls.iter().map(|c| c.id.clone()).collect();
+                    out.push(message);
+                }
+            }
+        }
+    }
+    close(&mut out, &mut waiting);
+    out
 }
 
 /// What to do so a request fits.
@@ -377,7 +571,7 @@ pub fn plan(entries: &[Entry], system_tokens: u32, budget: u32, calibration: &Ca
         if calibration.apply(now) <= budget {
             break;
         }
-        if entry.pending().is_empty() {
+        if entry.pending().next().is_none() {
             continue;
         }
         let after = entry.referenced_tokens();
@@ -392,7 +586,7 @@ pub fn plan(entries: &[Entry], system_tokens: u32, budget: u32, calibration: &Ca
     // The references plan 1 did not need are taken too when condensing: the kept rounds
     // should be as small as they can be.
     for i in 0..latest.unwrap_or(0) {
-        if !entries[i].pending().is_empty() && !plan.reference.contains(&i) {
+        if entries[i].pending().next().is_some() && !plan.reference.contains(&i) {
             let after = entries[i].referenced_tokens();
             now -= sizes[i] - after;
             sizes[i] = after;
@@ -526,6 +720,7 @@ mod tests {
     fn results(call: &str, text: &str) -> Entry {
         let r = ResultRef {
             call_id: call.into(),
+            wire_id: call.into(),
             tool: "long".into(),
             success: true,
             text: text.into(),

@@ -36,7 +36,7 @@ use crate::context::AppContext;
 use crate::conversations::{self, NewMessage, RunStatus};
 use crate::events::{new_id, EngineEvent, EventSink};
 use crate::interrupts::PermissionBroker;
-use crate::models::{ChatMessage, ChatModel, ChatRequest, FinishReason};
+use crate::models::{ChatModel, ChatRequest, FinishReason, Streamed};
 use crate::parser::{format_result, StreamEvent, StreamParser, ToolCall};
 use crate::tools::{ToolResult, ToolSpec};
 
@@ -47,7 +47,7 @@ mod view;
 
 pub use manager::{AlreadyRunning, RunManager};
 
-use budget::{Entry, Kind};
+use budget::{Entry, EntryCall, Kind};
 use tokens::TokenBatcher;
 use view::ViewState;
 
@@ -187,22 +187,84 @@ enum Stop {
     TooLong(String),
 }
 
-/// One answer's model text, finish reason, the calls complete before the stream ended, the
-/// stored message's id, the prefix its calls' ids are made of and the prompt tokens the
-/// server reported.
-type Answered = (
-    String,
-    FinishReason,
-    Vec<usize>,
-    Option<i64>,
-    String,
-    Option<u32>,
-);
+/// One answer of the model.
+struct Answered {
+    /// Its text.
+    text: String,
+    /// Why it stopped.
+    finish: FinishReason,
+    /// The positions of the XML calls the parser saw complete before the stream ended.
+    completed: Vec<usize>,
+    /// The stored message.
+    message_id: Option<i64>,
+    /// What its calls' ids are made of.
+    prefix: String,
+    /// The prompt tokens the server reported.
+    prompt_tokens: Option<u32>,
+    /// Its native tool calls.
+    native: Vec<crate::models::NativeCall>,
+}
 
 /// The id of the call at `position` of the answer whose calls' ids start with `prefix`: the
 /// same from the first streamed token of the call to its stored row.
 fn call_id(prefix: &str, position: usize) -> String {
     format!("{prefix}_{position}")
+}
+
+/// The id of the answer's native call number `index` (from its first delta to its row).
+fn native_call_id(prefix: &str, index: usize) -> String {
+    format!("{prefix}_n{index}")
+}
+
+/// What the model is told when a native call's arguments cannot be read: why, and the
+/// schema to follow.
+fn unreadable_arguments(name: &str, spec: Option<&ToolSpec>, why: &str) -> String {
+    match spec {
+        Some(spec) => format!(
+            "your call to `{name}` could not be read: {why}. Send it again with arguments that are one JSON object matching this schema: {}",
+            spec.json_schema()
+        ),
+        None => format!("your call to `{name}` could not be read: {why}"),
+    }
+}
+
+/// A call of an answer waiting to run.
+struct Pending {
+    place: Place,
+    call: ToolCall,
+    /// The provider's id, for a native call.
+    provider_id: Option<String>,
+    /// The tool a native call named (its `call` is malformed when its arguments could not
+    /// be read).
+    native_name: Option<String>,
+}
+
+impl Pending {
+    /// The name to tell the model about.
+    fn shown_name(&self) -> &str {
+        match (&self.native_name, self.call.is_malformed()) {
+            (Some(name), _) => name,
+            (None, true) => "a tool",
+            (None, false) => &self.call.name,
+        }
+    }
+
+    /// The id the model knows the call by.
+    fn wire_id(&self) -> String {
+        self.provider_id
+            .clone()
+            .unwrap_or_else(|| self.call.id.clone())
+    }
+
+    /// The call as shown to the model again, with the parameters its outcome holds.
+    fn shown(&self, outcome: &CallOutcome) -> EntryCall {
+        EntryCall {
+            wire_id: self.wire_id(),
+            name: outcome.tool.clone(),
+            params: outcome.params.clone(),
+            in_text: self.provider_id.is_none(),
+        }
+    }
 }
 
 /// Where a call sits: the assistant message that holds it and its 0-based position there.
@@ -366,8 +428,9 @@ impl Runner {
             .cloned()
     }
 
-    /// The system prompt: role prompt + the instructions for exactly the agent's tools.
-    fn system_prompt(&self, agent: &AgentDef, conversation: &str) -> String {
+    /// The specs of exactly the agent's tools (MCP servers expanded; `call_subagent` lists the
+    /// agents it can call).
+    fn agent_specs(&self, agent: &AgentDef, conversation: &str) -> Vec<ToolSpec> {
         let registry = self.ctx.conversation_registry(conversation);
         let callable: Vec<(String, String)> = self
             .ctx
@@ -377,7 +440,7 @@ impl Runner {
             .filter(|a| !a.internal && a.name != agent.name)
             .map(|a| (a.name.clone(), a.description.clone()))
             .collect();
-        let specs: Vec<ToolSpec> = crate::mcp::expand_agent_tools(&agent.tools, &registry)
+        crate::mcp::expand_agent_tools(&agent.tools, &registry)
             .into_iter()
             .map(|tool| {
                 let mut spec = tool.spec().clone();
@@ -390,16 +453,7 @@ impl Runner {
                 }
                 spec
             })
-            .collect();
-        if specs.is_empty() {
-            agent.role_prompt.clone()
-        } else {
-            format!(
-                "{}\n\n{}",
-                agent.role_prompt,
-                crate::parser::tool_instructions(&specs)
-            )
-        }
+            .collect()
     }
 
     fn persist(
@@ -441,10 +495,12 @@ impl Runner {
         agent: &str,
         depth: u32,
         place: Place,
+        provider_id: Option<&str>,
         outcome: &CallOutcome,
     ) {
         let record = CallRecord {
             call_id: outcome.call_id.clone(),
+            provider_call_id: provider_id.map(str::to_string),
             conversation_id: scope.conversation.to_string(),
             run_id: Some(scope.run_id.to_string()),
             message_id: place.message_id,
@@ -486,19 +542,25 @@ impl Runner {
         }
     }
 
-    /// The end of `call` that was not run, for `reason`: recorded, its result returned.
+    /// The end of `pending`'s call, not run for `reason`: recorded and returned.
     fn not_run(
         &self,
         scope: &Scope<'_>,
         agent: &AgentDef,
         depth: u32,
-        place: Place,
-        call: &ToolCall,
+        pending: &Pending,
         reason: &str,
-    ) -> String {
-        let outcome = gate::not_run(&self.caller(scope, agent, depth), call, reason);
-        self.record(scope, &agent.name, depth, place, &outcome);
-        outcome.text
+    ) -> CallOutcome {
+        let outcome = gate::not_run(&self.caller(scope, agent, depth), &pending.call, reason);
+        self.record(
+            scope,
+            &agent.name,
+            depth,
+            pending.place,
+            pending.provider_id.as_deref(),
+            &outcome,
+        );
+        outcome
     }
 
     /// Run one agent to its final answer.
@@ -533,48 +595,41 @@ impl Runner {
                         &mut view,
                     )
                     .await?;
-                let (text, finish_reason, completed_during_stream, message_id, prefix, _) = answer;
-                history.push(Entry::new(Kind::Answer, text.clone(), message_id));
-                // Each call keeps its position in the answer (call_subagent runs last).
-                let mut calls: Vec<(Place, ToolCall)> = crate::parser::parse(&text)
-                    .into_iter()
-                    .enumerate()
-                    .map(|(position, mut call)| {
-                        call.id = call_id(&prefix, position);
-                        (
-                            Place {
-                                message_id,
-                                position,
-                            },
-                            call,
-                        )
-                    })
-                    .collect();
+                history.push(Entry::new(
+                    Kind::Answer,
+                    answer.text.clone(),
+                    answer.message_id,
+                ));
+                let answer_at = history.len() - 1;
+                let mut calls = self.calls_of(scope, &agent, &answer);
                 if final_round {
-                    return Ok(text);
+                    return Ok(answer.text);
                 }
                 let mut notes = Vec::new();
-                if finish_reason == FinishReason::Length {
-                    if let Some((place, last)) = calls.last() {
-                        if !completed_during_stream.contains(&(calls.len() - 1)) {
-                            notes.push(format!(
-                                "Your answer was cut off by the token limit in the middle of a call to `{}`; that call was not run. Send it again, shorter (for long content, create the artifact with part of it and add the rest with update_artifact).",
-                                if last.is_malformed() { "a tool" } else { last.name.as_str() }
-                            ));
-                            self.not_run(
-                                scope,
-                                &agent,
-                                depth,
-                                *place,
-                                last,
-                                "the answer was cut off by the token limit",
-                            );
-                            calls.pop();
-                        }
+                if answer.finish == FinishReason::Length {
+                    // The stream ended inside the last call when it is native (its arguments
+                    // are cut off) or when the parser had not seen it complete.
+                    let cut = calls.last().is_some_and(|last| {
+                        last.provider_id.is_some()
+                            || !answer.completed.contains(&last.place.position)
+                    });
+                    if let (true, Some(last)) = (cut, calls.last()) {
+                        notes.push(format!(
+                            "Your answer was cut off by the token limit in the middle of a call to `{}`; that call was not run. Send it again, shorter (for long content, create the artifact with part of it and add the rest with update_artifact).",
+                            last.shown_name()
+                        ));
+                        self.not_run(
+                            scope,
+                            &agent,
+                            depth,
+                            last,
+                            "the answer was cut off by the token limit",
+                        );
+                        calls.pop();
                     }
                 }
                 if calls.is_empty() && notes.is_empty() {
-                    return Ok(text);
+                    return Ok(answer.text);
                 }
                 rounds += 1;
                 if rounds > agent.max_tool_rounds {
@@ -588,65 +643,134 @@ impl Runner {
                     continue;
                 }
                 // call_subagent last, keeping the order of the others.
-                calls.sort_by_key(|(_, c)| c.name == "call_subagent");
+                calls.sort_by_key(|p| p.call.name == "call_subagent");
                 let mut blocks = Vec::new();
-                let mut outcomes = Vec::new();
+                let mut ended: Vec<(usize, CallOutcome)> = Vec::new();
                 let mut handed_over = false;
-                for (index, (place, call)) in calls.iter().enumerate() {
+                for (index, pending) in calls.iter().enumerate() {
                     if scope.cancel.is_cancelled() {
                         // Stopped mid-round: what ran is kept, and every call of the answer
                         // has a result (and a record), so the next run's history tells the
                         // model what happened.
-                        for (place, rest) in &calls[index..] {
-                            blocks.push(self.not_run(
-                                scope,
-                                &agent,
-                                depth,
-                                *place,
-                                rest,
-                                gate::STOPPED_BEFORE,
-                            ));
+                        for rest in &calls[index..] {
+                            let outcome =
+                                self.not_run(scope, &agent, depth, rest, gate::STOPPED_BEFORE);
+                            blocks.push(outcome.text);
                         }
                         self.persist(scope, "tool", agent_name, &blocks.join("\n\n"), depth, None);
                         return Err(Stop::Cancelled);
                     }
-                    if handed_over && call.name == "call_subagent" {
-                        blocks.push(self.not_run(
+                    if handed_over && pending.call.name == "call_subagent" {
+                        let outcome = self.not_run(
                             scope,
                             &agent,
                             depth,
-                            *place,
-                            call,
+                            pending,
                             "only one hand-over per answer; call the next agent after this one's result",
-                        ));
+                        );
+                        blocks.push(outcome.text.clone());
+                        ended.push((index, outcome));
                         continue;
                     }
-                    let mut outcome = self.run_call(scope, &agent, depth, call).await;
+                    let mut outcome = self.run_call(scope, &agent, depth, &pending.call).await;
                     if let Some(handover) = outcome.handover.clone() {
                         handed_over = true;
                         self.complete_hand_over(scope, &agent, depth, &handover, &mut outcome)
                             .await?;
                     }
-                    self.record(scope, &agent.name, depth, *place, &outcome);
+                    self.record(
+                        scope,
+                        &agent.name,
+                        depth,
+                        pending.place,
+                        pending.provider_id.as_deref(),
+                        &outcome,
+                    );
                     self.remember_persisted(&outcome);
                     blocks.push(outcome.text.clone());
-                    outcomes.push(outcome);
+                    ended.push((index, outcome));
                 }
                 if scope.cancel.is_cancelled() {
                     self.persist(scope, "tool", agent_name, &blocks.join("\n\n"), depth, None);
                     return Err(Stop::Cancelled);
                 }
-                if calls.iter().any(|(_, c)| c.is_malformed()) {
+                if calls
+                    .iter()
+                    .any(|p| p.call.is_malformed() && p.provider_id.is_none())
+                {
                     // The engine's own text, outside the result frames so it is not escaped.
                     notes.push(FORMAT_REMINDER.to_string());
                 }
-                blocks.extend(notes);
+                let notes = notes.join("\n\n");
+                blocks.push(notes.clone());
+                blocks.retain(|b| !b.is_empty());
                 let message = blocks.join("\n\n");
                 let id = self.persist(scope, "tool", agent_name, &message, depth, None);
-                let outcomes: Vec<&CallOutcome> = outcomes.iter().collect();
-                history.push(view::results_entry(message, &outcomes, id));
+                // The answer's calls and their results, in the order they ran: what a native
+                // rendering of this round sends.
+                let shown = ended
+                    .iter()
+                    .map(|(i, outcome)| calls[*i].shown(outcome))
+                    .collect();
+                history[answer_at].set_calls(shown);
+                let results = ended
+                    .iter()
+                    .map(|(i, outcome)| view::result_ref(outcome, &calls[*i].wire_id()))
+                    .collect();
+                history.push(Entry::new(Kind::Results(results), message, id).with_notes(notes));
             }
         })
+    }
+
+    /// The calls of `answer`: those written in its text (the XML format), then its native
+    /// calls, each read with the repairs of [`crate::parser::args`] (an unreadable one becomes
+    /// a malformed call telling the model the schema to follow).
+    fn calls_of(&self, scope: &Scope<'_>, agent: &AgentDef, answer: &Answered) -> Vec<Pending> {
+        let written = crate::parser::parse(&answer.text);
+        let in_text = written.len();
+        let mut calls: Vec<Pending> = written
+            .into_iter()
+            .enumerate()
+            .map(|(position, mut call)| {
+                call.id = call_id(&answer.prefix, position);
+                Pending {
+                    place: Place {
+                        message_id: answer.message_id,
+                        position,
+                    },
+                    call,
+                    provider_id: None,
+                    native_name: None,
+                }
+            })
+            .collect();
+        if answer.native.is_empty() {
+            return calls;
+        }
+        let specs = self.agent_specs(agent, scope.conversation);
+        for (index, native) in answer.native.iter().enumerate() {
+            let spec = specs.iter().find(|s| s.name == native.name);
+            let mut call = match crate::parser::read_arguments(&native.arguments, spec) {
+                Ok((params, repairs)) => {
+                    if !repairs.is_empty() {
+                        tracing::info!(tool = %native.name, ?repairs, "repaired a native call's arguments");
+                    }
+                    ToolCall::new(&native.name, params)
+                }
+                Err(why) => ToolCall::malformed(unreadable_arguments(&native.name, spec, &why)),
+            };
+            call.id = native_call_id(&answer.prefix, index);
+            calls.push(Pending {
+                place: Place {
+                    message_id: answer.message_id,
+                    position: in_text + index,
+                },
+                call,
+                provider_id: Some(native.id.clone()),
+                native_name: Some(native.name.clone()),
+            });
+        }
+        calls
     }
 
     /// Ask for the next answer with the history shortened to the window (see [`budget`]).
@@ -691,12 +815,22 @@ impl Runner {
                 return Err(too_long(server));
             }
             let server = match self
-                .stream_answer(scope, agent, depth, model, prepared.messages)
+                .stream_answer(
+                    scope,
+                    agent,
+                    depth,
+                    model,
+                    ChatRequest {
+                        messages: prepared.messages,
+                        tools: prepared.tools,
+                        ..Default::default()
+                    },
+                )
                 .await
             {
                 Err(Stop::TooLong(server)) => server,
                 Ok(answer) => {
-                    if let Some(reported) = answer.5 {
+                    if let Some(reported) = answer.prompt_tokens {
                         state.calibration.observe(prepared.estimate, reported);
                         state.calibrated = true;
                         self.calibrations().insert(key, state.calibration);
@@ -715,15 +849,14 @@ impl Runner {
         }
     }
 
-    /// Stream one model answer; returns its text, finish reason and the indices of the calls
-    /// that were complete before the stream ended.
+    /// Stream one model answer (its text, and its native calls' starts as they come).
     async fn stream_answer(
         &self,
         scope: &Scope<'_>,
         agent: &AgentDef,
         depth: u32,
         model: &dyn ChatModel,
-        messages: Vec<ChatMessage>,
+        request: ChatRequest,
     ) -> Result<Answered, Stop> {
         let prefix = new_id("call");
         let mut parser = StreamParser::new();
@@ -738,13 +871,24 @@ impl Runner {
                 text,
             })
         };
-        let request = ChatRequest {
-            messages,
-            ..Default::default()
-        };
         let mut streamed = String::new();
         let result = {
-            let mut on_text = |chunk: &str| {
+            let mut on_event = |event: Streamed<'_>| {
+                let chunk = match event {
+                    Streamed::Text(chunk) => chunk,
+                    Streamed::CallStarted { index, name } => {
+                        // The card shows "calling X…" from the call's first delta.
+                        events.emit(EngineEvent::ToolCallStarted {
+                            conversation_id: scope.conversation.to_string(),
+                            call_id: native_call_id(&prefix, index),
+                            agent: agent.name.clone(),
+                            depth,
+                            index,
+                            name: Some(name.to_string()),
+                        });
+                        return;
+                    }
+                };
                 streamed.push_str(chunk);
                 if let Some(batch) = batcher.push(chunk) {
                     emit_tokens(batch);
@@ -776,7 +920,9 @@ impl Runner {
                     }
                 }
             };
-            model.stream(&request, scope.cancel, &mut on_text).await
+            model
+                .stream_events(&request, scope.cancel, &mut on_event)
+                .await
         };
         if let Some(rest) = batcher.flush() {
             emit_tokens(rest);
@@ -818,14 +964,15 @@ impl Runner {
             prompt_tokens: usage.map(|u| u.0),
             completion_tokens: usage.map(|u| u.1),
         });
-        Ok((
-            response.text,
-            response.finish_reason,
+        Ok(Answered {
+            text: response.text,
+            finish: response.finish_reason,
             completed,
             message_id,
             prefix,
-            usage.map(|u| u.0),
-        ))
+            prompt_tokens: usage.map(|u| u.0),
+            native: response.tool_calls,
+        })
     }
 
     /// Run one parsed call through the gate (see [`crate::calls::gate`]).
@@ -929,6 +1076,19 @@ impl Runner {
                 "agent `{target}` could not finish: {e}"
             ))),
         }
+    }
+}
+
+/// The system prompt in text mode: role prompt + the instructions for exactly `specs`.
+fn system_prompt(agent: &AgentDef, specs: &[ToolSpec]) -> String {
+    if specs.is_empty() {
+        agent.role_prompt.clone()
+    } else {
+        format!(
+            "{}\n\n{}",
+            agent.role_prompt,
+            crate::parser::tool_instructions(specs)
+        )
     }
 }
 

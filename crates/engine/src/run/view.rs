@@ -7,14 +7,29 @@ use std::collections::HashMap;
 
 use rusqlite::{params, Connection};
 
-use super::budget::{self, Calibration, Entry, Kind, ResultRef};
+use super::budget::{self, Calibration, Entry, EntryCall, Kind, ResultRef};
 use super::{Runner, Scope, Stop};
 use crate::artifacts::{ArtifactSource, NewArtifact};
 use crate::calls::gate::CallOutcome;
 use crate::config::AgentDef;
 use crate::events::EngineEvent;
 use crate::models::window::ContextWindow;
-use crate::models::{ChatMessage, ChatModel, ChatRequest, ModelError, Role};
+use crate::models::{
+    ChatMessage, ChatModel, ChatRequest, ModelError, Role, ToolCallMode, ToolDefinition,
+};
+use crate::tools::ToolSpec;
+
+/// The definitions native tool calling sends for `specs`.
+pub(super) fn tool_definitions(specs: &[ToolSpec]) -> Vec<ToolDefinition> {
+    specs
+        .iter()
+        .map(|spec| ToolDefinition {
+            name: spec.name.clone(),
+            description: spec.description.clone(),
+            parameters: spec.json_schema(),
+        })
+        .collect()
+}
 
 /// What one agent's loop knows about its window across requests.
 #[derive(Debug, Default)]
@@ -32,6 +47,8 @@ pub(super) struct ViewState {
 /// A request ready to send, and its uncalibrated estimate (to calibrate by the usage).
 pub(super) struct Prepared {
     pub messages: Vec<ChatMessage>,
+    /// The tools offered through native tool calling (none in text mode).
+    pub tools: Vec<ToolDefinition>,
     pub estimate: u32,
     /// The plan changed nothing (a refused request cannot be helped by retrying it).
     pub unchanged: bool,
@@ -59,26 +76,21 @@ pub(super) async fn window_of(runner: &Runner, agent: &AgentDef) -> (ContextWind
     }
 }
 
-/// The entry for a results message of this run: its long results, each with the artifact an
-/// oversized result was already stored in.
-pub(super) fn results_entry(content: String, outcomes: &[&CallOutcome], id: Option<i64>) -> Entry {
-    let results = outcomes
-        .iter()
-        .filter(|o| o.result_text().len() > budget::KEEP_RESULT_BYTES)
-        .map(|o| ResultRef {
-            call_id: o.call_id.clone(),
-            tool: o.tool.clone(),
-            success: o.result.success,
-            text: o.result_text().to_string(),
-            artifact_id: o
-                .result
-                .metadata
-                .get("persisted_artifact_id")
-                .and_then(|v| v.as_str())
-                .map(str::to_string),
-        })
-        .collect();
-    Entry::new(Kind::Results(results), content, id)
+/// The result of `outcome` in a results entry; `wire_id` is the id the model knows its call by.
+pub(super) fn result_ref(outcome: &CallOutcome, wire_id: &str) -> ResultRef {
+    ResultRef {
+        call_id: outcome.call_id.clone(),
+        wire_id: wire_id.to_string(),
+        tool: outcome.tool.clone(),
+        success: outcome.result.success,
+        text: outcome.result_text().to_string(),
+        artifact_id: outcome
+            .result
+            .metadata
+            .get("persisted_artifact_id")
+            .and_then(|v| v.as_str())
+            .map(str::to_string),
+    }
 }
 
 /// Remember that `call_id`'s full result is in `artifact_id` (see `result_artifacts`).
@@ -105,6 +117,13 @@ pub(super) fn load_history(conn: &Connection, id: &str) -> rusqlite::Result<Vec<
         .map(|m| (m.id, m.content))
         .collect();
     let stored = stored_result_artifacts(conn, id)?;
+    let provider_ids = provider_call_ids(conn, id)?;
+    let wire_id = |call_id: &str| {
+        provider_ids
+            .get(call_id)
+            .cloned()
+            .unwrap_or_else(|| call_id.to_string())
+    };
     let notes = note_coverage(conn, id)?;
     let start = views.iter().rposition(|v| {
         v.message.depth == 0 && v.message.role == "context" && notes.contains_key(&v.message.id)
@@ -121,15 +140,27 @@ pub(super) fn load_history(conn: &Connection, id: &str) -> rusqlite::Result<Vec<
         if m.depth != 0 || m.id <= covered || m.role == "context" || m.role == "system" {
             continue;
         }
-        let (kind, content) = match m.role.as_str() {
-            "assistant" => (Kind::Answer, m.content),
+        let entry = match m.role.as_str() {
+            "assistant" => {
+                let calls = view
+                    .calls
+                    .into_iter()
+                    .map(|c| EntryCall {
+                        wire_id: wire_id(&c.call_id),
+                        in_text: !provider_ids.contains_key(&c.call_id),
+                        name: c.name,
+                        params: c.params,
+                    })
+                    .collect();
+                Entry::new(Kind::Answer, m.content, Some(m.id)).with_calls(calls)
+            }
             "tool" => {
                 let results = view
                     .results
                     .into_iter()
-                    .filter(|r| r.text.len() > budget::KEEP_RESULT_BYTES)
                     .map(|r| ResultRef {
                         artifact_id: stored.get(&r.call_id).cloned(),
+                        wire_id: wire_id(&r.call_id),
                         call_id: r.call_id,
                         tool: r.name,
                         success: r.success,
@@ -137,11 +168,12 @@ pub(super) fn load_history(conn: &Connection, id: &str) -> rusqlite::Result<Vec<
                     })
                     .collect();
                 let content = raw.get(&m.id).cloned().unwrap_or_default();
-                (Kind::Results(results), content)
+                Entry::new(Kind::Results(results), content, Some(m.id))
+                    .with_notes(view.notes.unwrap_or_default())
             }
-            _ => (Kind::Task, m.content),
+            _ => Entry::new(Kind::Task, m.content, Some(m.id)),
         };
-        entries.push(Entry::new(kind, content, Some(m.id)));
+        entries.push(entry);
     }
     Ok(entries)
 }
@@ -153,6 +185,16 @@ fn stored_result_artifacts(
     let mut stmt = conn.prepare(
         "SELECT r.call_id, r.artifact_id FROM result_artifacts r
          JOIN tool_calls t ON t.call_id = r.call_id WHERE t.conversation_id = ?1",
+    )?;
+    let rows = stmt.query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    rows.collect()
+}
+
+/// The provider's ids of a conversation's native calls, by call id.
+fn provider_call_ids(conn: &Connection, id: &str) -> rusqlite::Result<HashMap<String, String>> {
+    let mut stmt = conn.prepare(
+        "SELECT call_id, provider_call_id FROM tool_calls
+         WHERE conversation_id = ?1 AND provider_call_id IS NOT NULL",
     )?;
     let rows = stmt.query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))?;
     rows.collect()
@@ -213,7 +255,24 @@ impl Runner {
         state: &mut ViewState,
         reason: &str,
     ) -> Result<Prepared, Stop> {
-        let system = self.system_prompt(agent, scope.conversation);
+        let mode = self
+            .models
+            .profile_for(agent)
+            .map(|p| p.tool_call_mode())
+            .unwrap_or_default();
+        let specs = self.agent_specs(agent, scope.conversation);
+        let (system, tools) = match mode {
+            ToolCallMode::Text => (super::system_prompt(agent, &specs), Vec::new()),
+            ToolCallMode::Native => (agent.role_prompt.clone(), tool_definitions(&specs)),
+        };
+        // The tools' definitions are part of the prompt the server counts.
+        let tools_tokens: u32 = tools
+            .iter()
+            .map(|t| {
+                budget::estimate_text(&t.description)
+                    + budget::estimate_text(&t.parameters.to_string())
+            })
+            .sum();
         let (window, reserve, _) = window_of(self, agent).await;
         let mut prompt_budget = window.tokens.saturating_sub(reserve);
         if let Some(refused) = state.refused_budget {
@@ -221,7 +280,7 @@ impl Runner {
         }
         let plan = budget::plan(
             history,
-            budget::estimate_message(&system),
+            budget::estimate_message(&system) + tools_tokens,
             prompt_budget,
             &state.calibration,
         );
@@ -263,8 +322,8 @@ impl Runner {
         }
         let mut messages = Vec::with_capacity(history.len() + 1);
         messages.push(ChatMessage::new(Role::System, system));
-        messages.extend(history.iter().map(Entry::message));
-        let estimate = budget::estimate_messages(&messages);
+        messages.extend(budget::render(history, mode));
+        let estimate = budget::estimate_messages(&messages) + tools_tokens;
         let usage = crate::conversations::ContextUsage {
             estimated_tokens: state.calibration.apply(estimate),
             reserved_tokens: reserve,
@@ -289,6 +348,7 @@ impl Runner {
         });
         Ok(Prepared {
             messages,
+            tools,
             estimate,
             unchanged,
         })

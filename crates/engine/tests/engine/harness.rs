@@ -137,6 +137,24 @@ impl Harness {
         }
     }
 
+    /// Set the `default` profile's `tool_calls` (`text` or `native`) and reload the config.
+    pub fn set_tool_calls(&self, mode: &str) {
+        let path = self.ctx.paths().config_dir.join("models.yaml");
+        let models = std::fs::read_to_string(&path).unwrap();
+        let kept: String = models
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("tool_calls:"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        write(&path, &format!("{kept}    tool_calls: {mode}\n"));
+        self.ctx.reload_config();
+        assert!(
+            self.ctx.config_problems().is_empty(),
+            "{:?}",
+            self.ctx.config_problems()
+        );
+    }
+
     pub fn answer_with(&self, policy: Policy) {
         *self.policy.lock().unwrap() = policy;
     }

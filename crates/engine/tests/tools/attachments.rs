@@ -162,6 +162,7 @@ async fn attachments_become_artifacts_and_one_line_each_for_the_model() {
     // The call record keeps them (as the run loop stores it) and reads them back.
     let record = CallRecord {
         call_id: out.call_id.clone(),
+        provider_call_id: None,
         conversation_id: "conv".into(),
         run_id: None,
         message_id: None,
