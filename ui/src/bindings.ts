@@ -1969,7 +1969,12 @@ timeout?: number | null;
 /**
  * Bounds on what the server may send; [`StreamLimits::default`] when unset.
  */
-limits?: StreamLimits | null }
+limits?: StreamLimits | null; 
+/**
+ * How the model calls tools: `text` (the XML format, any model) or `native` (the API's
+ * tool calling). `None` is `text`.
+ */
+tool_calls?: ToolCallMode | null }
 /**
  * One parameter of a tool.
  */
@@ -2455,6 +2460,20 @@ export type TextFormat =
  * RFC 3339.
  */
 "date-time"
+/**
+ * How a profile's model calls tools.
+ */
+export type ToolCallMode = 
+/**
+ * The XML format described in the system prompt, parsed with its repairs: works with
+ * every model and server; the better choice for small local models.
+ */
+"text" | 
+/**
+ * The API's own tool calling (OpenAI `tools`/`tool_calls`, Anthropic `tool_use`): the
+ * tools are sent as JSON Schemas. XML calls the model writes in its text still run.
+ */
+"native"
 /**
  * What the editor shows about a draft.
  */

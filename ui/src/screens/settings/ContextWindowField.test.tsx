@@ -69,6 +69,7 @@ describe("Settings: the profile's context window", () => {
         max_tokens: null,
         context_window: 16384,
         timeout: null,
+        tool_calls: "text",
       },
     ]);
   });

@@ -1,4 +1,4 @@
-import { screen, waitFor } from "@testing-library/react";
+import { screen, waitFor, within } from "@testing-library/react";
 import { render } from "../../test/render";
 import userEvent from "@testing-library/user-event";
 import { FirstRunSetup } from "./FirstRunSetup";
@@ -77,9 +77,9 @@ describe("First-run setup", () => {
   it("saves a cloud profile named default, its key in the keyring", async () => {
     const backend = fakeBackend({ profiles: [], secret_names: [] });
     const { user, onDone } = renderSetup();
-    const openai = await screen.findByRole("radio", { name: /OpenAI/ });
+    const openai = await screen.findByRole("radio", { name: /^OpenAI/ });
     expect(openai).toBeChecked();
-    await user.click(screen.getByRole("radio", { name: /Anthropic/ }));
+    await user.click(screen.getByRole("radio", { name: /^Anthropic/ }));
     const key = screen.getByLabelText("Anthropic key");
     expect(key).toHaveAttribute("type", "password");
     expect(key).toHaveAccessibleDescription(/keyring as ANTHROPIC_API_KEY/);
@@ -99,6 +99,7 @@ describe("First-run setup", () => {
             max_tokens: null,
             context_window: null,
             timeout: null,
+            tool_calls: "native",
           },
         ],
       },
@@ -136,6 +137,31 @@ describe("First-run setup", () => {
       }),
     ]);
     expect(backend.argsOf("set_secret")).toHaveLength(0);
+  });
+
+  it("offers the tool-call mode, following the server until chosen, and saves the choice", async () => {
+    const backend = fakeBackend({ profiles: [], secret_names: [] });
+    const { user, onDone } = renderSetup();
+    const group = within(await screen.findByRole("group", { name: "Tool calls" }));
+    const text = group.getByRole("radio", { name: /^Text \(XML\) — works with any model/ });
+    const native = group.getByRole("radio", { name: /^Native — the API's own tool calling/ });
+    // OpenAI, the first server offered, calls tools natively; a local server uses text.
+    expect(native).toBeChecked();
+    await user.click(screen.getByRole("radio", { name: /^Ollama/ }));
+    expect(text).toBeChecked();
+    await user.click(native);
+    await user.click(screen.getByRole("radio", { name: /^llama\.cpp/ }));
+    expect(native).toBeChecked();
+    await user.click(screen.getByRole("button", { name: "Save and start" }));
+    await waitFor(() => expect(onDone).toHaveBeenCalledTimes(1));
+    expect(backend.argsOf("save_profiles")[0]?.profiles).toEqual([
+      expect.objectContaining({
+        name: "default",
+        base_url: "http://127.0.0.1:8080/v1",
+        api_key: null,
+        tool_calls: "native",
+      }),
+    ]);
   });
 
   it("shows the backend's validation error and stays open", async () => {

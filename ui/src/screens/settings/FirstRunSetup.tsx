@@ -4,6 +4,7 @@ import { Field } from "../../components/Field";
 import { Spinner } from "../../components/Spinner";
 import { ConnectionTestResult } from "./ConnectionTestResult";
 import { ModelField } from "./ModelField";
+import { ToolCallsField } from "./ToolCallsField";
 import { applyPreset, emptyDraft } from "./profileDraft";
 import { PRESETS, presetById } from "./presets";
 import { useProfileEditor } from "./useProfileEditor";
@@ -176,6 +177,11 @@ function SetupForm(props: {
             onChange={(model) => editor.update({ model })}
           />
         </div>
+        <ToolCallsField
+          value={draft.tool_calls}
+          error={fe.tool_calls}
+          onChange={(tool_calls) => editor.update({ tool_calls })}
+        />
       </fieldset>
 
       <fieldset className="step" disabled={disabled}>

@@ -4,6 +4,7 @@ import { Spinner } from "../../components/Spinner";
 import { ConnectionTestResult } from "./ConnectionTestResult";
 import { ContextWindowField } from "./ContextWindowField";
 import { ModelField } from "./ModelField";
+import { ToolCallsField } from "./ToolCallsField";
 import { CUSTOM, PRESETS } from "./presets";
 import type { ProfileEditor } from "./useProfileEditor";
 
@@ -201,6 +202,13 @@ export function ProfileForm(props: {
           </div>
         )}
       </fieldset>
+
+      <ToolCallsField
+        value={draft.tool_calls}
+        error={fe.tool_calls}
+        disabled={disabled}
+        onChange={(tool_calls) => editor.update({ tool_calls })}
+      />
 
       <details
         className="advanced"

@@ -111,6 +111,7 @@ function ProfileSummary(props: {
           <span className="muted">
             {preset?.label ?? (p.api === "anthropic" ? "Anthropic API" : "OpenAI-compatible")} ·{" "}
             {p.model}
+            {p.tool_calls === "native" && " · native tool calls"}
           </span>
         </div>
         <div className="profile-details">

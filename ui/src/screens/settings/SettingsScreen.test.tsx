@@ -1,6 +1,7 @@
 import { screen, waitFor, within } from "@testing-library/react";
 import { render } from "../../test/render";
 import userEvent from "@testing-library/user-event";
+import axe from "axe-core";
 import type { StatusState } from "../../ipc/useStatus";
 import type { ConnectionTest, Grant } from "../../bindings";
 import { SettingsScreen } from "./SettingsScreen";
@@ -62,6 +63,7 @@ describe("Settings: model profiles", () => {
         max_tokens: null,
         context_window: null,
         timeout: null,
+        tool_calls: "text",
       },
     ]);
     // The form closes; the key value appears nowhere.
@@ -113,10 +115,117 @@ describe("Settings: model profiles", () => {
         max_tokens: null,
         context_window: null,
         timeout: null,
+        tool_calls: "text",
       },
     ]);
     expect((await profileRow("local")).getByText("Ollama · llama3.2")).toBeInTheDocument();
     expect(screen.queryByRole("form", { name: "Edit local" })).toBeNull();
+  });
+
+  it("suggests native tool calls for OpenAI and text for Ollama, and saves the mode", async () => {
+    const backend = fakeBackend();
+    const user = renderSettings();
+    await user.click(await screen.findByRole("button", { name: "Add profile" }));
+    const form = within(screen.getByRole("form", { name: "New profile" }));
+    const group = within(form.getByRole("group", { name: "Tool calls" }));
+    const text = group.getByRole("radio", { name: /^Text \(XML\) — works with any model/ });
+    const native = group.getByRole("radio", { name: /^Native — the API's own tool calling/ });
+    expect(text).toBeChecked();
+    expect(form.getByRole("group", { name: "Tool calls" })).toHaveAccessibleDescription(
+      "In native mode, calls the model writes as XML in its text still run.",
+    );
+
+    await user.selectOptions(form.getByLabelText("Preset"), "Ollama");
+    expect(text).toBeChecked();
+    await user.selectOptions(form.getByLabelText("Preset"), "OpenAI");
+    expect(native).toBeChecked();
+    expect(text).not.toBeChecked();
+    await user.selectOptions(form.getByLabelText("Preset"), "Ollama");
+    expect(text).toBeChecked();
+    await user.selectOptions(form.getByLabelText("Preset"), "OpenAI");
+    expect(native).toBeChecked();
+
+    await user.click(form.getByRole("button", { name: "Add profile" }));
+    await waitFor(() => expect(backend.argsOf("save_profiles")).toHaveLength(1));
+    expect(backend.argsOf("save_profiles")[0]?.profiles).toEqual([
+      OPENAI,
+      LOCAL,
+      expect.objectContaining({
+        name: "openai",
+        base_url: "https://api.openai.com/v1",
+        tool_calls: "native",
+      }),
+    ]);
+    // The list says so for the new profile only.
+    const row = await profileRow("openai");
+    expect(row.getByText(/OpenAI · gpt-4o-mini · native tool calls/)).toBeInTheDocument();
+    expect(screen.getByTestId("profile-default")).not.toHaveTextContent("native tool calls");
+  });
+
+  it("keeps a tool-call mode chosen by hand when the preset changes", async () => {
+    const backend = fakeBackend();
+    const user = renderSettings();
+    await user.click(await screen.findByRole("button", { name: "Add profile" }));
+    const form = within(screen.getByRole("form", { name: "New profile" }));
+    const group = within(form.getByRole("group", { name: "Tool calls" }));
+    await user.selectOptions(form.getByLabelText("Preset"), "Ollama");
+    const text = group.getByRole("radio", { name: /^Text/ });
+    const native = group.getByRole("radio", { name: /^Native/ });
+    expect(text).toBeChecked();
+    await user.click(native);
+    expect(native).toBeChecked();
+    // The arrow keys move between the two choices.
+    await user.keyboard("{ArrowUp}");
+    expect(text).toBeChecked();
+    expect(text).toHaveFocus();
+    await user.keyboard("{ArrowDown}");
+    expect(native).toBeChecked();
+    await user.selectOptions(form.getByLabelText("Preset"), "LM Studio");
+    expect(native).toBeChecked();
+    await user.click(text);
+    await user.selectOptions(form.getByLabelText("Preset"), "Anthropic");
+    expect(group.getByRole("radio", { name: /^Text/ })).toBeChecked();
+    await user.click(form.getByRole("button", { name: "Add profile" }));
+    await waitFor(() => expect(backend.argsOf("save_profiles")).toHaveLength(1));
+    expect(backend.argsOf("save_profiles")[0]?.profiles).toEqual([
+      OPENAI,
+      LOCAL,
+      expect.objectContaining({ name: "anthropic", api: "anthropic", tool_calls: "text" }),
+    ]);
+    expect(await profileRow("anthropic")).toBeTruthy();
+    expect(screen.getByTestId("profile-anthropic")).not.toHaveTextContent("native tool calls");
+  });
+
+  it("shows an existing profile's native tool calls in the list and the form, and changes them", async () => {
+    const backend = fakeBackend({ profiles: [{ ...OPENAI, tool_calls: "native" }, LOCAL] });
+    const user = renderSettings();
+    const row = await profileRow("default");
+    expect(row.getByText("OpenAI · gpt-4o-mini · native tool calls")).toBeInTheDocument();
+    expect(screen.getByTestId("profile-local")).not.toHaveTextContent("native tool calls");
+
+    await user.click(row.getByRole("button", { name: "Edit default" }));
+    const formEl = screen.getByRole("form", { name: "Edit default" });
+    const group = within(within(formEl).getByRole("group", { name: "Tool calls" }));
+    expect(group.getByRole("radio", { name: /^Native/ })).toBeChecked();
+    expect(group.getByRole("radio", { name: /^Text/ })).not.toBeChecked();
+    // No ARIA problem for axe-core (jsdom has no layout: colours are checked by the E2E audit).
+    const audit = await axe.run(formEl, {
+      runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "best-practice"] },
+      rules: { "color-contrast": { enabled: false }, region: { enabled: false } },
+    });
+    expect(audit.violations.map((v) => v.id)).toEqual([]);
+
+    await user.click(group.getByRole("radio", { name: /^Text/ }));
+    await user.click(within(formEl).getByRole("button", { name: "Save changes" }));
+    await waitFor(() => expect(backend.argsOf("save_profiles")).toHaveLength(1));
+    expect(backend.argsOf("save_profiles")[0]?.profiles).toEqual([
+      expect.objectContaining({ name: "default", tool_calls: "text" }),
+      LOCAL,
+    ]);
+    await waitFor(() => expect(screen.queryByRole("form", { name: "Edit default" })).toBeNull());
+    expect(await profileRow("default")).toBeTruthy();
+    expect(screen.getByTestId("profile-default")).not.toHaveTextContent("native tool calls");
+    expect(screen.getByTestId("profile-default")).toHaveTextContent("OpenAI · gpt-4o-mini");
   });
 
   it("shows the backend's validation errors next to the fields and keeps what was typed", async () => {

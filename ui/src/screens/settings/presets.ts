@@ -1,4 +1,4 @@
-import type { Api } from "../../bindings";
+import type { Api, ToolCallMode } from "../../bindings";
 
 /** A common model server: what the profile form fills in when it is chosen. */
 export interface Preset {
@@ -12,6 +12,11 @@ export interface Preset {
   secret: string | null;
   /** True for servers on this machine. */
   local: boolean;
+  /**
+   * How its models call tools: `native` (the API's tool calling) for strong hosted models,
+   * `text` (the XML format, which any model can write) for the rest.
+   */
+  tool_calls: ToolCallMode;
 }
 
 export const PRESETS: readonly Preset[] = [
@@ -23,6 +28,7 @@ export const PRESETS: readonly Preset[] = [
     model: "gpt-4o-mini",
     secret: "OPENAI_API_KEY",
     local: false,
+    tool_calls: "native",
   },
   {
     id: "anthropic",
@@ -32,6 +38,7 @@ export const PRESETS: readonly Preset[] = [
     model: "claude-sonnet-4-5",
     secret: "ANTHROPIC_API_KEY",
     local: false,
+    tool_calls: "native",
   },
   {
     id: "deepseek",
@@ -41,6 +48,7 @@ export const PRESETS: readonly Preset[] = [
     model: "deepseek-chat",
     secret: "DEEPSEEK_API_KEY",
     local: false,
+    tool_calls: "text",
   },
   {
     id: "openrouter",
@@ -50,6 +58,7 @@ export const PRESETS: readonly Preset[] = [
     model: "openai/gpt-4o-mini",
     secret: "OPENROUTER_API_KEY",
     local: false,
+    tool_calls: "text",
   },
   {
     id: "ollama",
@@ -59,6 +68,7 @@ export const PRESETS: readonly Preset[] = [
     model: "qwen2.5:7b",
     secret: null,
     local: true,
+    tool_calls: "text",
   },
   {
     id: "lmstudio",
@@ -68,6 +78,7 @@ export const PRESETS: readonly Preset[] = [
     model: "local-model",
     secret: null,
     local: true,
+    tool_calls: "text",
   },
   {
     id: "llamacpp",
@@ -77,10 +88,20 @@ export const PRESETS: readonly Preset[] = [
     model: "local-model",
     secret: null,
     local: true,
+    tool_calls: "text",
   },
 ];
 
+/** The preset id of a server no preset describes (its tool calls default to `text`). */
 export const CUSTOM = "custom";
+
+/** How a profile calls tools when its preset says nothing (custom servers) or it has no mode. */
+export const DEFAULT_TOOL_CALLS: ToolCallMode = "text";
+
+/** The tool-call mode a preset (or `custom`) suggests. */
+export function suggestedToolCalls(presetId: string): ToolCallMode {
+  return presetById(presetId)?.tool_calls ?? DEFAULT_TOOL_CALLS;
+}
 
 export function presetById(id: string): Preset | undefined {
   return PRESETS.find((p) => p.id === id);

@@ -6,6 +6,7 @@ import {
   placeSaveErrors,
   updateDraft,
 } from "./profileDraft";
+import { PRESETS } from "./presets";
 import { secretNameForProfile, templateName } from "./secretNames";
 import { parseTimeout } from "./permissionTimeout";
 
@@ -58,8 +59,71 @@ describe("profile drafts", () => {
         max_tokens: 8192,
         context_window: 200000,
         timeout: null,
+        tool_calls: "text",
       },
     });
+  });
+
+  it("gives every preset a tool-call mode: native for OpenAI and Anthropic, text for the rest", () => {
+    expect(Object.fromEntries(PRESETS.map((p) => [p.id, p.tool_calls]))).toEqual({
+      openai: "native",
+      anthropic: "native",
+      deepseek: "text",
+      openrouter: "text",
+      ollama: "text",
+      lmstudio: "text",
+      llamacpp: "text",
+    });
+  });
+
+  it("takes the preset's tool-call mode until the user chooses one by hand", () => {
+    let d = emptyDraft();
+    expect(d.tool_calls).toBe("text");
+    d = applyPreset(d, "openai");
+    expect(d.tool_calls).toBe("native");
+    d = applyPreset(d, "ollama");
+    expect(d.tool_calls).toBe("text");
+    d = applyPreset(d, "anthropic");
+    expect(d.tool_calls).toBe("native");
+    d = applyPreset(d, "custom");
+    expect(d).toMatchObject({ preset: "custom", tool_calls: "text" });
+
+    // Chosen by hand: no preset changes it any more, either way.
+    d = updateDraft(applyPreset(emptyDraft(), "ollama"), { tool_calls: "native" });
+    expect(applyPreset(applyPreset(d, "llamacpp"), "custom").tool_calls).toBe("native");
+    d = updateDraft(applyPreset(emptyDraft(), "openai"), { tool_calls: "text" });
+    expect(applyPreset(d, "anthropic").tool_calls).toBe("text");
+    const built = buildProfile(applyPreset(d, "anthropic"));
+    expect(built.ok && built.profile.tool_calls).toBe("text");
+  });
+
+  it("reads a profile's tool-call mode (unset is text) and always writes it", () => {
+    const base = { name: "p", api: "openai", base_url: "http://h/v1", model: "m" } as const;
+    for (const [profile, mode] of [
+      [{ ...base, tool_calls: "native" }, "native"],
+      [{ ...base, tool_calls: "text" }, "text"],
+      [{ ...base, tool_calls: null }, "text"],
+      [base, "text"],
+    ] as const) {
+      const d = draftFromProfile(profile);
+      expect(d.tool_calls).toBe(mode);
+      const built = buildProfile(d);
+      expect(built.ok && built.profile.tool_calls).toBe(mode);
+    }
+    // A mode unlike its server's suggestion was chosen on purpose and survives a preset change…
+    const custom = draftFromProfile({ ...base, tool_calls: "native" });
+    expect(applyPreset(custom, "ollama").tool_calls).toBe("native");
+    // …one that is the suggestion, or unset, follows the new preset.
+    const openai = {
+      name: "o",
+      api: "openai",
+      base_url: "https://api.openai.com/v1",
+      model: "gpt-4o-mini",
+    } as const;
+    expect(
+      applyPreset(draftFromProfile({ ...openai, tool_calls: "native" }), "ollama").tool_calls,
+    ).toBe("text");
+    expect(applyPreset(draftFromProfile(openai), "anthropic").tool_calls).toBe("native");
   });
 
   it("keeps the stream limits of models.yaml, which the form does not edit", () => {
@@ -93,6 +157,13 @@ describe("profile drafts", () => {
       "Profile “a”: `model` must not be empty",
       "cannot write: disk full",
     ]);
+  });
+
+  it("places a backend line about the tool-call mode on its field", () => {
+    const errors = placeSaveErrors("profiles[0].tool_calls: unknown mode `xml`", 0, [
+      { name: "a", api: "openai", base_url: "", model: "" },
+    ]);
+    expect(errors).toEqual({ fields: { tool_calls: "unknown mode `xml`" }, general: [] });
   });
 
   it("reads templates and names", () => {

@@ -1,5 +1,13 @@
-import type { Api, ModelProfile, StreamLimits } from "../../bindings";
-import { CUSTOM, PRESETS, presetById, presetFor, type Preset } from "./presets";
+import type { Api, ModelProfile, StreamLimits, ToolCallMode } from "../../bindings";
+import {
+  CUSTOM,
+  DEFAULT_TOOL_CALLS,
+  PRESETS,
+  presetById,
+  presetFor,
+  suggestedToolCalls,
+  type Preset,
+} from "./presets";
 import {
   SECRET_NAME_RULE,
   isValidSecretName,
@@ -32,6 +40,10 @@ export interface ProfileDraft {
   /** Tokens one request may hold; empty lets the engine find it (server, known model, default). */
   context_window: string;
   timeout: string;
+  /** How the model calls tools: the XML text format or the API's native tool calling. */
+  tool_calls: ToolCallMode;
+  /** Once the user chooses the mode by hand, choosing a preset no longer changes it. */
+  toolCallsEdited: boolean;
   /** Stream limits written in models.yaml: the form does not edit them, but saving keeps them. */
   limits?: StreamLimits | null;
 }
@@ -47,7 +59,8 @@ export type DraftField =
   | "temperature"
   | "max_tokens"
   | "context_window"
-  | "timeout";
+  | "timeout"
+  | "tool_calls";
 
 export type FieldErrors = Partial<Record<DraftField, string>>;
 
@@ -66,12 +79,15 @@ export function emptyDraft(name = ""): ProfileDraft {
     max_tokens: "",
     context_window: "",
     timeout: "",
+    tool_calls: DEFAULT_TOOL_CALLS,
+    toolCallsEdited: false,
   });
 }
 
 export function draftFromProfile(p: ModelProfile): ProfileDraft {
   const secret = templateName(p.api_key);
   const preset = presetFor(p.api, p.base_url);
+  const toolCalls: ToolCallMode = p.tool_calls ?? DEFAULT_TOOL_CALLS;
   return withDerivedSecret({
     preset: preset?.id ?? CUSTOM,
     name: p.name,
@@ -86,24 +102,37 @@ export function draftFromProfile(p: ModelProfile): ProfileDraft {
     max_tokens: numberText(p.max_tokens),
     context_window: numberText(p.context_window),
     timeout: numberText(p.timeout),
+    tool_calls: toolCalls,
+    // A mode written in the profile other than its server's suggestion was chosen on purpose:
+    // keep it across presets. An unset mode (profiles older than the field) follows the preset.
+    toolCallsEdited:
+      p.tool_calls !== undefined &&
+      p.tool_calls !== null &&
+      p.tool_calls !== suggestedToolCalls(preset?.id ?? CUSTOM),
     limits: p.limits ?? null,
   });
 }
 
-/** Change some fields; the secret name follows the preset or profile name until edited. */
+/**
+ * Change some fields; the secret name follows the preset or profile name, and the tool-call mode
+ * the preset, until edited.
+ */
 export function updateDraft(d: ProfileDraft, patch: Partial<ProfileDraft>): ProfileDraft {
   const next = { ...d, ...patch };
   if (patch.secretName !== undefined) next.secretNameEdited = true;
+  if (patch.tool_calls !== undefined) next.toolCallsEdited = true;
   return withDerivedSecret(next);
 }
 
 /**
  * Choose a preset: fills api, base_url and whether a key is needed; the model and profile name
- * only when they are empty or still another preset's suggestion.
+ * only when they are empty or still another preset's suggestion; the tool-call mode unless the
+ * user chose it by hand. `custom` keeps the server fields and suggests the `text` mode.
  */
 export function applyPreset(d: ProfileDraft, id: string): ProfileDraft {
   const preset = presetById(id);
-  if (!preset) return { ...d, preset: CUSTOM };
+  const tool_calls = d.toolCallsEdited ? d.tool_calls : suggestedToolCalls(id);
+  if (!preset) return { ...d, preset: CUSTOM, tool_calls };
   const suggestedModels = new Set(PRESETS.map((p) => p.model));
   const suggestedNames = new Set(PRESETS.map((p) => p.id));
   return withDerivedSecret({
@@ -114,6 +143,7 @@ export function applyPreset(d: ProfileDraft, id: string): ProfileDraft {
     model: d.model === "" || suggestedModels.has(d.model) ? preset.model : d.model,
     name: d.name === "" || suggestedNames.has(d.name) ? preset.id : d.name,
     useKey: preset.secret !== null,
+    tool_calls,
   });
 }
 
@@ -158,6 +188,7 @@ export function buildProfile(d: ProfileDraft): Built {
       temperature,
       max_tokens,
       context_window,
+      tool_calls: d.tool_calls,
       timeout,
       ...(d.limits ? { limits: d.limits } : {}),
     },
@@ -192,6 +223,7 @@ const BACKEND_FIELDS: Record<string, DraftField> = {
   max_tokens: "max_tokens",
   context_window: "context_window",
   timeout: "timeout",
+  tool_calls: "tool_calls",
 };
 
 /**

@@ -1,0 +1,64 @@
+import { useId } from "react";
+import type { ToolCallMode } from "../../bindings";
+
+const CHOICES: readonly { mode: ToolCallMode; label: string; detail: string }[] = [
+  {
+    mode: "text",
+    label: "Text (XML)",
+    detail: "works with any model; best for small local models",
+  },
+  {
+    mode: "native",
+    label: "Native",
+    detail: "the API's own tool calling; best for OpenAI, Anthropic and other strong hosted models",
+  },
+];
+
+/**
+ * How the profile's model calls tools: the XML text format (any model) or the API's native tool
+ * calling. A group of radio buttons (arrow keys move between them), with a hint and an error.
+ */
+export function ToolCallsField(props: {
+  value: ToolCallMode;
+  error?: string | undefined;
+  disabled?: boolean;
+  onChange: (value: ToolCallMode) => void;
+}) {
+  const id = useId();
+  const hintId = `${id}-hint`;
+  const errorId = `${id}-error`;
+  const describedBy = props.error ? `${hintId} ${errorId}` : hintId;
+  return (
+    <fieldset
+      className={`choice-field${props.error ? " field-invalid" : ""}`}
+      disabled={props.disabled}
+      aria-describedby={describedBy}
+      data-testid="tool-calls-field"
+    >
+      <legend>Tool calls</legend>
+      {CHOICES.map((c) => (
+        <label key={c.mode} className="choice">
+          <input
+            type="radio"
+            name={`${id}-tool-calls`}
+            value={c.mode}
+            checked={props.value === c.mode}
+            onChange={() => props.onChange(c.mode)}
+          />
+          <span>
+            <span className="choice-label">{c.label}</span>
+            <span className="choice-detail"> — {c.detail}</span>
+          </span>
+        </label>
+      ))}
+      <p className="field-hint" id={hintId}>
+        In native mode, calls the model writes as XML in its text still run.
+      </p>
+      {props.error && (
+        <p className="field-error" id={errorId} role="alert">
+          {props.error}
+        </p>
+      )}
+    </fieldset>
+  );
+}
