@@ -871,6 +871,16 @@ impl Runner {
                 text,
             })
         };
+        let started = |call_id: String, index: usize, name: Option<String>| {
+            events.emit(EngineEvent::ToolCallStarted {
+                conversation_id: scope.conversation.to_string(),
+                call_id,
+                agent: agent.name.clone(),
+                depth,
+                index,
+                name,
+            })
+        };
         let mut streamed = String::new();
         let result = {
             let mut on_event = |event: Streamed<'_>| {
@@ -878,14 +888,11 @@ impl Runner {
                     Streamed::Text(chunk) => chunk,
                     Streamed::CallStarted { index, name } => {
                         // The card shows "calling X…" from the call's first delta.
-                        events.emit(EngineEvent::ToolCallStarted {
-                            conversation_id: scope.conversation.to_string(),
-                            call_id: native_call_id(&prefix, index),
-                            agent: agent.name.clone(),
-                            depth,
+                        started(
+                            native_call_id(&prefix, index),
                             index,
-                            name: Some(name.to_string()),
-                        });
+                            Some(name.to_string()),
+                        );
                         return;
                     }
                 };
@@ -896,24 +903,10 @@ impl Runner {
                 for event in parser.feed(chunk) {
                     match event {
                         StreamEvent::CallStarted { index } => {
-                            events.emit(EngineEvent::ToolCallStarted {
-                                conversation_id: scope.conversation.to_string(),
-                                call_id: call_id(&prefix, index),
-                                agent: agent.name.clone(),
-                                depth,
-                                index,
-                                name: None,
-                            })
+                            started(call_id(&prefix, index), index, None)
                         }
                         StreamEvent::NameKnown { index, name } => {
-                            events.emit(EngineEvent::ToolCallStarted {
-                                conversation_id: scope.conversation.to_string(),
-                                call_id: call_id(&prefix, index),
-                                agent: agent.name.clone(),
-                                depth,
-                                index,
-                                name: Some(name),
-                            })
+                            started(call_id(&prefix, index), index, Some(name))
                         }
                         StreamEvent::CallComplete { index, .. } => completed.push(index),
                         StreamEvent::Reset => completed.clear(),
