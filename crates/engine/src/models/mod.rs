@@ -124,6 +124,28 @@ impl ChatMessage {
     }
 }
 
+/// The name a tool goes by in native tool calling. Both APIs accept only `[A-Za-z0-9_-]`, at
+/// most 64 characters, while tool names may hold `.` and `:` (an MCP server's tools are
+/// `server.tool`) and be longer: such a name is sanitised and given a short digest of the
+/// real name, so it stays unique and the same in every request and in the history. Names
+/// already acceptable are sent as they are.
+pub fn wire_tool_name(name: &str) -> std::borrow::Cow<'_, str> {
+    const MAX: usize = 64;
+    let safe = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+    if !name.is_empty() && name.len() <= MAX && name.chars().all(safe) {
+        return name.into();
+    }
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(name.as_bytes());
+    let tag: String = digest[..3].iter().map(|b| format!("{b:02x}")).collect();
+    let clean: String = name
+        .chars()
+        .map(|c| if safe(c) { c } else { '_' })
+        .take(MAX - tag.len() - 1)
+        .collect();
+    format!("{clean}_{tag}").into()
+}
+
 /// A tool offered to the model through native tool calling: name, description and the JSON
 /// Schema of its arguments (see [`crate::tool_spec::ToolSpec::json_schema`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -270,5 +292,28 @@ pub trait ChatModel: Send + Sync {
             }
         };
         self.stream_events(request, cancel, &mut on_event).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wire_tool_name;
+
+    #[test]
+    fn wire_tool_names_are_safe_unique_and_stable() {
+        assert_eq!(wire_tool_name("web_search"), "web_search");
+        let dotted = wire_tool_name("github.create_issue");
+        assert!(dotted.starts_with("github_create_issue_"), "{dotted}");
+        assert_eq!(dotted, wire_tool_name("github.create_issue"));
+        assert_ne!(dotted, wire_tool_name("github:create_issue"));
+        assert_ne!(wire_tool_name("github_create_issue"), dotted);
+        let long_name = format!("server.{}", "x".repeat(100));
+        let long = wire_tool_name(&long_name);
+        assert!(long.len() <= 64, "{long}");
+        for name in [dotted.as_ref(), long.as_ref()] {
+            assert!(name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'));
+        }
     }
 }

@@ -378,7 +378,7 @@ impl Entry {
                     .iter()
                     .map(|c| NativeCall {
                         id: c.wire_id.clone(),
-                        name: c.name.clone(),
+                        name: crate::models::wire_tool_name(&c.name).into_owned(),
                         arguments: c.arguments(),
                     })
                     .collect();

@@ -749,15 +749,19 @@ impl Runner {
         }
         let specs = self.agent_specs(agent, scope.conversation);
         for (index, native) in answer.native.iter().enumerate() {
-            let spec = specs.iter().find(|s| s.name == native.name);
+            // The tool's own name for the name it was offered under (see `wire_tool_name`).
+            let spec = specs
+                .iter()
+                .find(|s| crate::models::wire_tool_name(&s.name) == native.name);
+            let name = spec.map_or(native.name.as_str(), |s| s.name.as_str());
             let mut call = match crate::parser::read_arguments(&native.arguments, spec) {
                 Ok((params, repairs)) => {
                     if !repairs.is_empty() {
-                        tracing::info!(tool = %native.name, ?repairs, "repaired a native call's arguments");
+                        tracing::info!(tool = %name, ?repairs, "repaired a native call's arguments");
                     }
-                    ToolCall::new(&native.name, params)
+                    ToolCall::new(name, params)
                 }
-                Err(why) => ToolCall::malformed(unreadable_arguments(&native.name, spec, &why)),
+                Err(why) => ToolCall::malformed(unreadable_arguments(name, spec, &why)),
             };
             call.id = native_call_id(&answer.prefix, index);
             calls.push(Pending {
@@ -767,7 +771,7 @@ impl Runner {
                 },
                 call,
                 provider_id: Some(native.id.clone()),
-                native_name: Some(native.name.clone()),
+                native_name: Some(name.to_string()),
             });
         }
         calls

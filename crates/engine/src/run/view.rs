@@ -24,7 +24,7 @@ pub(super) fn tool_definitions(specs: &[ToolSpec]) -> Vec<ToolDefinition> {
     specs
         .iter()
         .map(|spec| ToolDefinition {
-            name: spec.name.clone(),
+            name: crate::models::wire_tool_name(&spec.name).into_owned(),
             description: spec.description.clone(),
             parameters: spec.json_schema(),
         })

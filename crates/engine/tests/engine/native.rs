@@ -293,3 +293,45 @@ async fn switching_format_renders_the_history_from_the_call_records() {
         assert!(!h.sent_to_model(2).contains("<tool_call>"), "{api}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_tool_name_the_apis_refuse_is_offered_under_a_safe_name_and_mapped_back() {
+    let wire = engine::models::wire_tool_name("notes.save").into_owned();
+    assert_ne!(wire, "notes.save");
+    for api in APIS {
+        let h = native(
+            vec![
+                Turn::text("").with_call(&wire, r#"{"text": "kept"}"#),
+                Turn::text("Saved."),
+            ],
+            api,
+        )
+        .await;
+        let config = h.ctx.paths().config_dir.clone();
+        let echo = std::fs::read_to_string(config.join("tools/echo.md")).unwrap();
+        crate::harness::write(
+            &config.join("tools/notes_save.md"),
+            &echo
+                .replace("name: echo", "name: notes.save")
+                .replace("permission: confirm", "permission: auto"),
+        );
+        crate::harness::write(
+            &config.join("agents/dotted.md"),
+            "---\nname: dotted\ndescription: Dotted tools\nmodel: default\ntools:\n  notes.save: auto\n---\nYou save notes.\n",
+        );
+        h.ctx.reload_config();
+        assert!(
+            h.ctx.config_problems().is_empty(),
+            "{:?}",
+            h.ctx.config_problems()
+        );
+        let outcome = h.run("dotted", "Save").await;
+        assert_eq!(outcome.status, RunStatus::Completed, "{api}: {outcome:?}");
+        let requests = h.model.requests();
+        assert_eq!(requests[0].tools(), vec![wire.as_str()], "{api}");
+        let rows = rows(&h);
+        assert_eq!(rows[0].tool, "notes.save", "{api}");
+        assert_eq!(rows[0].status, CallStatus::Succeeded, "{api}: {rows:?}");
+        assert_eq!(requests[1].assistant_tool_calls()[0].1, wire, "{api}");
+    }
+}
