@@ -135,3 +135,10 @@ say "running tests/small_model"
 # SMALL_MODEL_GGUF: tests that start a server of their own (test_context.py: a 2,048-token one).
 SMALL_MODEL_BASE_URL="http://127.0.0.1:$PORT/v1" ARTIFACTFLOW_CLI="$CLI" SMALL_MODEL_GGUF="$GGUF" \
   "$PY" -m pytest tests/small_model -q -p no:cacheprovider --basetemp "$WORK/pytest" "$@"
+
+# --- The benchmark (prints a table, fails only when the harness breaks) -----------------------
+# The same 20 tasks in `tool_calls: text` (this server) and `native` (a second server it starts
+# with --chat_format chatml-function-calling); BENCH_PROXY=1 adds a third row (see the script).
+say "benchmark: text vs native tool calls on 20 tasks"
+SMALL_MODEL_BASE_URL="http://127.0.0.1:$PORT/v1" ARTIFACTFLOW_CLI="$CLI" SMALL_MODEL_GGUF="$GGUF" \
+  "$PY" tests/small_model/bench_tool_calls.py
