@@ -139,6 +139,7 @@ pub async fn json_api() -> Server {
     serve(
         Router::new()
             .route("/echo", any(echo))
+            .route("/echo/{*rest}", any(echo))
             .route("/price", any(price))
             .route("/fail", any(fail))
             .route("/redirect", get(redirect_loop))
