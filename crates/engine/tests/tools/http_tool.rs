@@ -20,7 +20,7 @@ pub fn params(pairs: &[(&str, &str)]) -> IndexMap<String, String> {
         .collect()
 }
 
-fn ctx() -> ToolContext {
+pub fn ctx() -> ToolContext {
     ToolContext {
         conversation_id: None,
         secrets: Some(Arc::new(SecretResolver::new(None, None))),
