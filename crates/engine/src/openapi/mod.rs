@@ -545,7 +545,7 @@ impl<'a> Ctx<'a> {
                 }
                 None => (*p, at.clone()),
             };
-            let kind = match schema::kind_of(schema) {
+            let kind = match self.doc.kind(schema) {
                 Kind::Scalar(k) => k,
                 Kind::Json | Kind::Binary if !required => {
                     notes.push(format!(
@@ -637,7 +637,7 @@ impl<'a> Ctx<'a> {
                 }
                 let required = body_required && shape.required.contains(name);
                 let description = text_of(resolved.get("description"));
-                match schema::kind_of(resolved) {
+                match self.doc.kind(resolved) {
                     Kind::Scalar(k) => params.push(self.param(
                         name.clone(),
                         k,

@@ -134,6 +134,36 @@ pub fn kind_of(schema: &Value) -> Kind {
     }
 }
 
+impl Doc<'_> {
+    /// [`kind_of`], and a `oneOf`/`anyOf` whose alternatives are all scalars (`workflow_id`:
+    /// an integer or a file name) is their common type, else a string.
+    pub fn kind(&self, schema: &Value) -> Kind {
+        let own = kind_of(schema);
+        if own != Kind::Json || !types(schema).is_empty() {
+            return own;
+        }
+        let Some(Value::Array(alternatives)) = schema.get("oneOf").or_else(|| schema.get("anyOf"))
+        else {
+            return own;
+        };
+        let mut common: Option<ParamType> = None;
+        for alt in alternatives {
+            let Ok((alt, _)) = self.resolve(alt, "") else {
+                return own;
+            };
+            if alt.get("type").and_then(Value::as_str) == Some("null") {
+                continue;
+            }
+            match kind_of(alt) {
+                Kind::Scalar(t) if common.is_none_or(|c| c == t) => common = Some(t),
+                Kind::Scalar(_) => common = Some(ParamType::String),
+                _ => return own,
+            }
+        }
+        common.map_or(own, Kind::Scalar)
+    }
+}
+
 /// An object schema flattened: its properties (with pointers) and required names, `allOf`
 /// parts merged. `None` when it is not an object with declared properties.
 pub struct ObjectShape<'a> {

@@ -369,7 +369,24 @@ fn nullable_types_recursive_schemas_and_what_cannot_be_expressed() {
                 None,
                 None
             ),
-        ]
+            (
+                "rev".into(),
+                ParamIn::Query,
+                ParamType::String,
+                false,
+                None,
+                None
+            ),
+            (
+                "depth".into(),
+                ParamIn::Query,
+                ParamType::Integer,
+                false,
+                None,
+                None
+            ),
+        ],
+        "oneOf/anyOf of scalars: their common type, else a string"
     );
     assert!(get
         .description
