@@ -35,7 +35,7 @@
 
 pub mod schema;
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
 use serde::Serialize;
@@ -738,12 +738,14 @@ impl<'a> Ctx<'a> {
         params: Vec<OutParam>,
         mut notes: Vec<String>,
     ) -> Result<GeneratedTool, Fail> {
-        let mut seen = std::collections::HashSet::new();
+        let mut seen: HashMap<&str, ParamIn> = HashMap::new();
         for p in &params {
-            if !seen.insert(p.name.as_str()) {
+            if let Some(first) = seen.insert(p.name.as_str(), p.location) {
                 return Err(Fail::Skip(format!(
-                    "two parameters are called `{}` (e.g. in the query and the body)",
-                    p.name
+                    "two parameters are called `{}` ({} and {}), and a tool's parameter names are unique",
+                    p.name,
+                    first.as_str(),
+                    p.location.as_str()
                 )));
             }
             if p.name
