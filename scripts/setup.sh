@@ -93,4 +93,10 @@ if [ $want_test -eq 1 ]; then
     say "Installing MCP test servers (npm ci --prefix tests/mcp)"
     npm ci --prefix tests/mcp --no-audit --no-fund
   fi
+  # GitHub's REST API description (@octokit/openapi, pinned in tests/openapi/package-lock.json)
+  # for the OpenAPI import test and benchmark; too big to commit.
+  if [ ! -d tests/openapi/node_modules ] || [ tests/openapi/package-lock.json -nt tests/openapi/node_modules/.package-lock.json ]; then
+    say "Installing OpenAPI test descriptions (npm ci --prefix tests/openapi)"
+    npm ci --prefix tests/openapi --no-audit --no-fund
+  fi
 fi

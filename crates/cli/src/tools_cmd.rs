@@ -1,4 +1,4 @@
-//! `artifactflow-cli tools list|show|call`.
+//! `artifactflow-cli tools list|show|call|import-openapi`.
 
 use std::process::ExitCode;
 
@@ -36,6 +36,29 @@ pub enum ToolsCommand {
         #[arg(long, default_value = "cli")]
         conversation: String,
     },
+    /// Import an OpenAPI 3.0/3.1 or Swagger 2.0 description (JSON or YAML, a file or an
+    /// http(s) URL) as HTTP tool files, one per operation. Prints one line per tool written,
+    /// then the operations skipped with the reason. Existing files are never overwritten.
+    ImportOpenapi {
+        /// The description: a file path or an http(s):// URL.
+        #[arg(value_name = "FILE|URL")]
+        source: String,
+        /// Only this operationId (repeatable).
+        #[arg(long = "operation", value_name = "ID")]
+        operations: Vec<String>,
+        /// Only operations with this tag.
+        #[arg(long)]
+        tag: Option<String>,
+        /// Only operations whose id, path or summary contains this text.
+        #[arg(long)]
+        search: Option<String>,
+        /// Folder to write into (default: the config folder's tools/).
+        #[arg(long, value_name = "DIR")]
+        out: Option<std::path::PathBuf>,
+        /// Print the files that would be written instead of writing them.
+        #[arg(long)]
+        dry_run: bool,
+    },
 }
 
 pub fn run(ctx: &AppContext, cmd: ToolsCommand) -> anyhow::Result<ExitCode> {
@@ -48,7 +71,110 @@ pub fn run(ctx: &AppContext, cmd: ToolsCommand) -> anyhow::Result<ExitCode> {
             yes,
             conversation,
         } => call(ctx, &name, &params, yes, &conversation),
+        ToolsCommand::ImportOpenapi {
+            source,
+            operations,
+            tag,
+            search,
+            out,
+            dry_run,
+        } => {
+            let selection = engine::openapi::Selection {
+                operations,
+                tag,
+                search,
+            };
+            let out = out.unwrap_or_else(|| ctx.paths().config_dir.join("tools"));
+            import_openapi(&source, &selection, &out, dry_run)
+        }
     }
+}
+
+fn import_openapi(
+    source: &str,
+    selection: &engine::openapi::Selection,
+    out: &std::path::Path,
+    dry_run: bool,
+) -> anyhow::Result<ExitCode> {
+    let text = if source.starts_with("http://") || source.starts_with("https://") {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        runtime
+            .block_on(engine::openapi::fetch(source))
+            .map_err(anyhow::Error::msg)?
+    } else {
+        std::fs::read_to_string(source).with_context(|| format!("cannot read {source}"))?
+    };
+    let imported = engine::openapi::import(source, &text, selection)?;
+    if !dry_run {
+        std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    }
+    let (mut written, mut existing) = (0, 0);
+    let mut secrets = std::collections::BTreeSet::new();
+    for tool in &imported.tools {
+        let path = out.join(&tool.file_name);
+        if path.exists() {
+            println!(
+                "exists, not overwritten: {} ({})",
+                path.display(),
+                tool.operation
+            );
+            existing += 1;
+            continue;
+        }
+        secrets.extend(tool.secrets.iter().cloned());
+        if dry_run {
+            println!("would write {} ({})", path.display(), tool.operation);
+            for line in tool.text.lines() {
+                println!("    {line}");
+            }
+            written += 1;
+            continue;
+        }
+        let result = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, tool.text.as_bytes()));
+        match result {
+            Ok(()) => {
+                println!("wrote {} ({})", path.display(), tool.operation);
+                written += 1;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                println!(
+                    "exists, not overwritten: {} ({})",
+                    path.display(),
+                    tool.operation
+                );
+                existing += 1;
+            }
+            Err(e) => bail!("cannot write {}: {e}", path.display()),
+        }
+    }
+    for skipped in &imported.skipped {
+        println!("skipped {}: {}", skipped.operation, skipped.reason);
+    }
+    let verb = if dry_run { "would write" } else { "wrote" };
+    println!(
+        "{verb} {written} tool(s), {existing} already there, {} skipped, of {} operation(s) in {}",
+        imported.skipped.len(),
+        imported.total,
+        if imported.title.is_empty() {
+            source
+        } else {
+            &imported.title
+        },
+    );
+    if !secrets.is_empty() {
+        let names: Vec<_> = secrets.into_iter().collect();
+        println!(
+            "secrets used: {} (set each with `artifactflow-cli secrets set NAME`)",
+            names.join(", ")
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn list(ctx: &AppContext, json: bool) -> anyhow::Result<ExitCode> {

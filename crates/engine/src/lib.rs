@@ -36,6 +36,7 @@ pub mod logging;
 pub mod mcp;
 pub mod models;
 pub mod net;
+pub mod openapi;
 pub mod owner;
 pub mod parser;
 pub mod paths;

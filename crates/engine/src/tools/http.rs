@@ -5,14 +5,24 @@
 //! description: "…"                 # default ""; the Markdown body is appended to it
 //! type: http                       # default http; the only type
 //! permission: confirm              # auto | confirm, default confirm
-//! endpoint: "https://…/{{HOST}}"   # required; {{VAR}} / <<VAR>> filled from keyring → env → .env
+//! endpoint: "https://…/{{HOST}}/repos/{owner}"  # required; {{VAR}} / <<VAR>> filled from
+//!                                  # keyring → env → .env; {name} filled by a path parameter
 //! method: POST                     # default GET; POST/PUT/PATCH send params as a JSON body,
 //!                                  # the others as a query string
 //! headers: {Authorization: "Bearer {{KEY}}"}   # default {}
 //! timeout: 30                      # seconds, default 30
 //! response_extract: "$.data.price" # optional RFC 9535 JSONPath
-//! parameters: [{name, type, description, required (default true), default, enum}]
+//! parameters: [{name, type, description, required (default true), default, enum, in, json}]
 //! ```
+//!
+//! A parameter's `in` says where it travels: `path` fills the `{name}` placeholder of the
+//! endpoint (single braces, percent-encoded as one path segment; `{{NAME}}` stays a secret),
+//! `query` goes in the query string (even for POST), `header` becomes a request header, `body`
+//! a property of the JSON body. Without `in`, a parameter goes in the body for POST/PUT/PATCH
+//! and in the query string otherwise, as before `in` existed. A body parameter with
+//! `json: true` is declared as a `string` whose value is JSON text (an object, an array…),
+//! parsed before sending and put in the body as that JSON value. Every `{name}` of the
+//! endpoint needs a path parameter and every path parameter a `{name}`.
 //!
 //! Loading never fails as a whole: a broken file becomes a [`ConfigError`] naming the file, the
 //! line and the field, and the other files still load.
@@ -66,7 +76,92 @@ struct RawDef {
     #[serde(default)]
     response_extract: Option<String>,
     #[serde(default)]
-    parameters: Vec<ParamSpec>,
+    parameters: Vec<RawParam>,
+}
+
+/// One parameter as written: a [`ParamSpec`] plus where it travels.
+#[derive(Debug, Clone, Deserialize)]
+struct RawParam {
+    name: String,
+    #[serde(rename = "type")]
+    kind: crate::tool_spec::ParamType,
+    #[serde(default)]
+    description: String,
+    #[serde(default = "yes")]
+    required: bool,
+    #[serde(default)]
+    default: Option<Value>,
+    #[serde(default, rename = "enum")]
+    enum_values: Option<Vec<String>>,
+    #[serde(default, rename = "in")]
+    location: Option<ParamIn>,
+    #[serde(default)]
+    json: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// Where a parameter of an HTTP tool travels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ParamIn {
+    /// Fills `{name}` in the endpoint.
+    Path,
+    /// In the query string.
+    Query,
+    /// A request header.
+    Header,
+    /// A property of the JSON body.
+    Body,
+}
+
+impl ParamIn {
+    /// The name written in a tool file.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ParamIn::Path => "path",
+            ParamIn::Query => "query",
+            ParamIn::Header => "header",
+            ParamIn::Body => "body",
+        }
+    }
+}
+
+/// Where one parameter travels and how its value is sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ParamRoute {
+    /// Path, query, header or body (the default already applied).
+    pub location: ParamIn,
+    /// The value is JSON text sent as the JSON value it holds (body parameters only).
+    pub json: bool,
+}
+
+/// The `{name}` placeholders of an endpoint (single braces; `{{NAME}}` secrets are skipped),
+/// with their byte ranges, in order.
+pub fn path_placeholders(endpoint: &str) -> Vec<(std::ops::Range<usize>, String)> {
+    let bytes = endpoint.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if endpoint[i..].starts_with("{{") {
+            i = endpoint[i..].find("}}").map_or(bytes.len(), |e| i + e + 2);
+            continue;
+        }
+        if bytes[i] == b'{' {
+            if let Some(end) = endpoint[i + 1..].find('}') {
+                let name = &endpoint[i + 1..i + 1 + end];
+                if !name.is_empty() && !name.contains('{') {
+                    out.push((i..i + end + 2, name.to_string()));
+                    i += end + 2;
+                    continue;
+                }
+            }
+        }
+        i += 1;
+    }
+    out
 }
 
 fn default_type() -> String {
@@ -99,6 +194,8 @@ pub struct HttpToolDef {
     pub timeout: Duration,
     /// The JSONPath expression as written, if any.
     pub response_extract: Option<String>,
+    /// Where each parameter of `spec.params` travels, in the same order.
+    pub routes: Vec<ParamRoute>,
     /// The file it came from.
     pub source: PathBuf,
 }
@@ -106,8 +203,21 @@ pub struct HttpToolDef {
 impl HttpToolDef {
     /// Do the params travel in a JSON body (POST/PUT/PATCH) rather than the query string?
     pub fn sends_body(&self) -> bool {
-        matches!(self.method.as_str(), "POST" | "PUT" | "PATCH")
+        method_sends_body(&self.method)
     }
+
+    /// Where the parameter `name` travels (`None` for a name not declared).
+    pub fn route(&self, name: &str) -> Option<ParamRoute> {
+        self.spec
+            .params
+            .iter()
+            .position(|p| p.name == name)
+            .and_then(|i| self.routes.get(i).copied())
+    }
+}
+
+fn method_sends_body(method: &str) -> bool {
+    matches!(method, "POST" | "PUT" | "PATCH")
 }
 
 /// Parse and validate one HTTP tool file's text. `path` is used for error locations only.
@@ -178,7 +288,44 @@ pub fn parse_definition(path: &Path, text: &str) -> Result<HttpToolDef, ConfigEr
         }
     }
     let mut seen = std::collections::HashSet::new();
-    for (i, p) in raw.parameters.iter().enumerate() {
+    let mut routes = Vec::with_capacity(raw.parameters.len());
+    let placeholders = path_placeholders(&endpoint);
+    let mut params = Vec::with_capacity(raw.parameters.len());
+    for raw_param in &raw.parameters {
+        let route = ParamRoute {
+            location: raw_param.location.unwrap_or(if method_sends_body(&method) {
+                ParamIn::Body
+            } else {
+                ParamIn::Query
+            }),
+            json: raw_param.json,
+        };
+        routes.push(route);
+        params.push(ParamSpec {
+            name: raw_param.name.clone(),
+            kind: raw_param.kind,
+            description: raw_param.description.clone(),
+            required: raw_param.required,
+            default: raw_param.default.clone(),
+            enum_values: raw_param.enum_values.clone(),
+        });
+    }
+    for (_, name) in &placeholders {
+        let declared = params
+            .iter()
+            .zip(&routes)
+            .any(|(p, r)| &p.name == name && r.location == ParamIn::Path);
+        if !declared {
+            return Err(at(
+                "endpoint",
+                format!(
+                    "the endpoint has `{{{name}}}` but no parameter `{name}` with `in: path` \
+                     (a secret is written `{{{{{name}}}}}`)"
+                ),
+            ));
+        }
+    }
+    for (i, (p, route)) in params.iter().zip(&routes).enumerate() {
         let field = format!("parameters[{i}]");
         let locate = |sub: &str, message: String| ConfigError {
             file: path.to_path_buf(),
@@ -199,6 +346,37 @@ pub fn parse_definition(path: &Path, text: &str) -> Result<HttpToolDef, ConfigEr
             return Err(locate(
                 "name",
                 format!("parameter `{}` is declared twice", p.name),
+            ));
+        }
+        if route.location == ParamIn::Path && !placeholders.iter().any(|(_, n)| n == &p.name) {
+            return Err(locate(
+                "in",
+                format!(
+                    "path parameter `{0}` has no `{{{0}}}` placeholder in the endpoint",
+                    p.name
+                ),
+            ));
+        }
+        if route.location == ParamIn::Body && matches!(method.as_str(), "GET" | "HEAD") {
+            return Err(locate(
+                "in",
+                format!("a {method} request has no body for parameter `{}`", p.name),
+            ));
+        }
+        if route.location == ParamIn::Header
+            && reqwest::header::HeaderName::from_bytes(p.name.as_bytes()).is_err()
+        {
+            return Err(locate(
+                "name",
+                format!("`{}` is not a valid HTTP header name", p.name),
+            ));
+        }
+        if route.json
+            && (route.location != ParamIn::Body || p.kind != crate::tool_spec::ParamType::String)
+        {
+            return Err(locate(
+                "json",
+                "`json: true` is for `type: string` parameters sent in the body".into(),
             ));
         }
         if let Some(values) = &p.enum_values {
@@ -231,7 +409,7 @@ pub fn parse_definition(path: &Path, text: &str) -> Result<HttpToolDef, ConfigEr
         spec: ToolSpec {
             name: raw.name,
             description,
-            params: raw.parameters,
+            params,
         },
         permission: raw.permission,
         endpoint,
@@ -239,6 +417,7 @@ pub fn parse_definition(path: &Path, text: &str) -> Result<HttpToolDef, ConfigEr
         headers: raw.headers,
         timeout: Duration::from_secs(raw.timeout),
         response_extract: raw.response_extract,
+        routes,
         source: path.to_path_buf(),
     })
 }
@@ -422,34 +601,83 @@ impl HttpTool {
 
     /// The request that `params` would send, with secrets masked (templates shown by name).
     pub fn preview(&self, params: &Params) -> RequestPreview {
-        let (url, body) = self.url_and_body(&self.def.endpoint, params);
+        let built = self.build(&self.def.endpoint, params);
+        let mut headers = self.def.headers.clone();
+        headers.extend(built.headers);
         RequestPreview {
             method: self.def.method.clone(),
-            url,
-            headers: self.def.headers.clone(),
-            body,
+            url: built.url,
+            headers,
+            body: built.body,
         }
     }
 
-    fn url_and_body(&self, endpoint: &str, params: &Params) -> (String, Option<Value>) {
-        if self.def.sends_body() {
-            (endpoint.to_string(), Some(Value::Object(params.clone())))
-        } else if params.is_empty() {
-            (endpoint.to_string(), None)
+    /// The URL (path parameters filled, query parameters appended), the JSON body and the
+    /// header parameters that `params` make with `endpoint`.
+    fn build(&self, endpoint: &str, params: &Params) -> Built {
+        let default = if self.def.sends_body() {
+            ParamIn::Body
         } else {
-            let query = params
-                .iter()
-                .map(|(k, v)| {
-                    format!(
-                        "{}={}",
-                        encode_component(k),
-                        encode_component(&value_text(v))
-                    )
-                })
-                .collect::<Vec<_>>()
-                .join("&");
-            let sep = if endpoint.contains('?') { '&' } else { '?' };
-            (format!("{endpoint}{sep}{query}"), None)
+            ParamIn::Query
+        };
+        let route = |name: &str| {
+            self.def.route(name).unwrap_or(ParamRoute {
+                location: default,
+                json: false,
+            })
+        };
+        let mut url = endpoint.to_string();
+        for (range, name) in path_placeholders(endpoint).into_iter().rev() {
+            if route(&name).location != ParamIn::Path {
+                continue;
+            }
+            let value = params.get(&name).map(value_text).unwrap_or_default();
+            url.replace_range(range, &encode_component(&value));
+        }
+        let mut query = Vec::new();
+        let mut body = serde_json::Map::new();
+        let mut headers = BTreeMap::new();
+        let mut errors = Vec::new();
+        for (name, value) in params {
+            let route = route(name);
+            match route.location {
+                ParamIn::Path => {}
+                ParamIn::Query => query.push(format!(
+                    "{}={}",
+                    encode_component(name),
+                    encode_component(&value_text(value))
+                )),
+                ParamIn::Header => {
+                    headers.insert(name.clone(), value_text(value));
+                }
+                ParamIn::Body if route.json => {
+                    let text = value_text(value);
+                    match serde_json::from_str::<Value>(&text) {
+                        Ok(parsed) => {
+                            body.insert(name.clone(), parsed);
+                        }
+                        Err(e) => {
+                            errors.push(format!("parameter `{name}` must be JSON text: {e}"));
+                            body.insert(name.clone(), value.clone());
+                        }
+                    }
+                }
+                ParamIn::Body => {
+                    body.insert(name.clone(), value.clone());
+                }
+            }
+        }
+        if !query.is_empty() {
+            let sep = if url.contains('?') { '&' } else { '?' };
+            url = format!("{url}{sep}{}", query.join("&"));
+        }
+        let has_body =
+            self.def.sends_body() || self.def.routes.iter().any(|r| r.location == ParamIn::Body);
+        Built {
+            url,
+            body: has_body.then_some(Value::Object(body)),
+            headers,
+            errors,
         }
     }
 
@@ -470,6 +698,16 @@ impl HttpTool {
         let headers = self.def.headers.keys().cloned().zip(iter).collect();
         (endpoint, headers, redactor)
     }
+}
+
+/// A request built from a call's parameters.
+struct Built {
+    url: String,
+    body: Option<Value>,
+    /// Header parameters.
+    headers: BTreeMap<String, String>,
+    /// Parameters that could not be sent as declared (JSON text that does not parse).
+    errors: Vec<String>,
 }
 
 /// Where a call will go, beside the templated URL of the permission dialog: a template such as
@@ -623,15 +861,23 @@ impl Tool for HttpTool {
         ctx: &ToolContext,
     ) -> Option<crate::permissions::rules::Destination> {
         let endpoint = fill_secrets(&self.def.endpoint, ctx).await?;
-        let (url, _) = self.url_and_body(&endpoint, params);
-        destination(&self.def.method, url)
+        destination(&self.def.method, self.build(&endpoint, params).url)
     }
 
     async fn execute(&self, params: Params, ctx: &ToolContext) -> ToolResult {
         let started = Instant::now();
         let preview = self.preview(&params);
-        let (endpoint, headers, redactor) = self.fill(ctx).await;
-        let (url, body) = self.url_and_body(&endpoint, &params);
+        let (endpoint, mut headers, redactor) = self.fill(ctx).await;
+        let Built {
+            url,
+            body,
+            headers: param_headers,
+            errors,
+        } = self.build(&endpoint, &params);
+        if !errors.is_empty() {
+            return ToolResult::fail(errors.join("; "));
+        }
+        headers.extend(param_headers);
         let method =
             reqwest::Method::from_bytes(self.def.method.as_bytes()).unwrap_or(reqwest::Method::GET);
         let mut request = self.client.request(method, &url).timeout(self.def.timeout);

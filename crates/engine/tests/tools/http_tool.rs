@@ -20,7 +20,7 @@ pub fn params(pairs: &[(&str, &str)]) -> IndexMap<String, String> {
         .collect()
 }
 
-fn ctx() -> ToolContext {
+pub fn ctx() -> ToolContext {
     ToolContext {
         conversation_id: None,
         secrets: Some(Arc::new(SecretResolver::new(None, None))),
@@ -250,4 +250,110 @@ async fn preview_shows_the_real_destination_and_the_secret_names() {
         .await
         .unwrap();
     assert_eq!(preview["destination"], "http://127.0.0.1:80");
+}
+
+#[tokio::test]
+async fn parameters_travel_in_path_query_header_and_body_as_declared() {
+    let server = servers::json_api().await;
+    let t = tool(&format!(
+        "---
+name: routed
+method: POST
+endpoint: {}/echo/repos/{{owner}}/{{repo}}/issues
+headers: {{Authorization: \"Bearer fixed\"}}
+parameters:
+  - {{name: owner, type: string, in: path}}
+  - {{name: repo, type: string, in: path}}
+  - {{name: page, type: integer, in: query, required: false, default: 2}}
+  - {{name: X-Trace, type: string, in: header}}
+  - {{name: title, type: string, in: body}}
+  - {{name: labels, type: string, in: body, json: true, required: false}}
+  - {{name: draft, type: boolean}}
+---
+",
+        server.base
+    ));
+    let r = pipeline::run(
+        &t,
+        &params(&[
+            ("owner", "a b/c"),
+            ("repo", "x"),
+            ("X-Trace", "t-1"),
+            ("title", "Hi"),
+            ("labels", r#"["bug", {"n": 1}]"#),
+            ("draft", "no"),
+        ]),
+        &ctx(),
+    )
+    .await;
+    assert!(r.success, "{r:?}");
+    let seen = &server.requests()[0];
+    assert_eq!(seen.method, "POST");
+    assert_eq!(
+        seen.uri, "/echo/repos/a%20b%2Fc/x/issues?page=2",
+        "path segments encoded, query params in the query string even for POST"
+    );
+    assert_eq!(seen.header("x-trace"), Some("t-1"));
+    assert_eq!(seen.header("authorization"), Some("Bearer fixed"));
+    let body: Value = serde_json::from_str(&seen.body).unwrap();
+    assert_eq!(
+        body,
+        json!({"title": "Hi", "labels": ["bug", {"n": 1}], "draft": false}),
+        "JSON text sent as JSON; a parameter without `in` goes in the body of a POST"
+    );
+    let preview = t.preview(
+        &pipeline::prepare(
+            &t.spec().params,
+            &params(&[
+                ("owner", "o"),
+                ("repo", "r"),
+                ("X-Trace", "p"),
+                ("title", "t"),
+                ("draft", "1"),
+            ]),
+        )
+        .unwrap(),
+    );
+    assert_eq!(preview.headers["X-Trace"], "p");
+    assert!(
+        preview.url.ends_with("/echo/repos/o/r/issues?page=2"),
+        "{}",
+        preview.url
+    );
+
+    let bad = pipeline::run(
+        &t,
+        &params(&[
+            ("owner", "o"),
+            ("repo", "r"),
+            ("X-Trace", "t"),
+            ("title", "t"),
+            ("labels", "[not json"),
+            ("draft", "1"),
+        ]),
+        &ctx(),
+    )
+    .await;
+    assert!(!bad.success);
+    assert!(bad.error.unwrap().contains("`labels` must be JSON text"));
+    assert_eq!(server.requests().len(), 1, "nothing sent for a bad call");
+}
+
+#[tokio::test]
+async fn get_with_path_parameter_and_a_secret_in_double_braces() {
+    let server = servers::json_api().await;
+    let t = tool(&format!(
+        "---\nname: pet\nendpoint: {}/echo/pets/{{petId}}?k={{{{NO_SUCH_SECRET_X}}}}\nparameters:\n  - {{name: petId, type: integer, in: path}}\n  - {{name: q, type: string, required: false}}\n---\n",
+        server.base
+    ));
+    let preview = t.preview(
+        &pipeline::prepare(&t.spec().params, &params(&[("petId", "42"), ("q", "z")])).unwrap(),
+    );
+    assert!(
+        preview
+            .url
+            .ends_with("/echo/pets/42?k={{NO_SUCH_SECRET_X}}&q=z"),
+        "{}",
+        preview.url
+    );
 }

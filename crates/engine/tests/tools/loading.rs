@@ -202,3 +202,68 @@ fn clashes_with_builtins_reserved_names_and_each_other_are_located() {
     assert_eq!(reserved.field.as_deref(), Some("name"));
     assert!(find(&d).message.contains("is a built-in tool"));
 }
+
+#[test]
+fn parameter_locations_are_checked_against_the_endpoint() {
+    let parse = |endpoint: &str, params: &str| {
+        parse_definition(
+            Path::new("p.md"),
+            &format!(
+                "---\nname: p\nmethod: POST\nendpoint: {endpoint}\nparameters:\n{params}---\n"
+            ),
+        )
+    };
+    let ok = parse(
+        "https://api.example.com/{{HOST}}/repos/{owner}",
+        "  - name: owner\n    type: string\n    in: path\n  - name: x\n    type: string\n",
+    )
+    .unwrap();
+    assert_eq!(ok.routes[0].location, engine::tools::http::ParamIn::Path);
+    assert_eq!(
+        ok.routes[1].location,
+        engine::tools::http::ParamIn::Body,
+        "no `in`: the body of a POST, as before"
+    );
+    let e = parse(
+        "https://api.example.com/repos/{owner}",
+        "  - name: x\n    type: string\n",
+    )
+    .unwrap_err();
+    assert_eq!(e.field.as_deref(), Some("endpoint"));
+    assert_eq!(e.line, Some(4));
+    assert!(e.message.contains("`{owner}`"), "{}", e.message);
+    let e = parse(
+        "https://api.example.com/repos",
+        "  - name: x\n    type: string\n  - name: owner\n    type: string\n    in: path\n",
+    )
+    .unwrap_err();
+    assert_eq!(e.field.as_deref(), Some("parameters[1].in"));
+    assert_eq!(e.line, Some(10));
+    assert!(
+        e.message.contains("no `{owner}` placeholder"),
+        "{}",
+        e.message
+    );
+    let e = parse(
+        "https://api.example.com/repos",
+        "  - name: x\n    type: integer\n    in: body\n    json: true\n",
+    )
+    .unwrap_err();
+    assert_eq!(e.field.as_deref(), Some("parameters[0].json"));
+    let e = parse(
+        "https://api.example.com/repos",
+        "  - name: x\n    type: string\n    in: cookie\n",
+    )
+    .unwrap_err();
+    assert!(
+        e.message.contains("unknown variant `cookie`"),
+        "{}",
+        e.message
+    );
+    let e = parse_definition(
+        Path::new("g.md"),
+        "---\nname: g\nendpoint: https://a.example/x\nparameters:\n  - {name: b, type: string, in: body}\n---\n",
+    )
+    .unwrap_err();
+    assert!(e.message.contains("no body"), "{}", e.message);
+}

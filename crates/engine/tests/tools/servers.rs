@@ -43,7 +43,7 @@ impl Server {
     }
 }
 
-async fn serve(router: Router<Log>) -> Server {
+pub async fn serve(router: Router<Log>) -> Server {
     let log: Log = Arc::default();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
@@ -57,7 +57,7 @@ async fn serve(router: Router<Log>) -> Server {
     }
 }
 
-fn record(log: &Log, method: &Method, uri: &Uri, headers: &HeaderMap, body: &Bytes) -> Seen {
+pub fn record(log: &Log, method: &Method, uri: &Uri, headers: &HeaderMap, body: &Bytes) -> Seen {
     let seen = Seen {
         method: method.to_string(),
         uri: uri.to_string(),
@@ -139,6 +139,7 @@ pub async fn json_api() -> Server {
     serve(
         Router::new()
             .route("/echo", any(echo))
+            .route("/echo/{*rest}", any(echo))
             .route("/price", any(price))
             .route("/fail", any(fail))
             .route("/redirect", get(redirect_loop))

@@ -1,0 +1,323 @@
+//! `$ref` resolution and JSON Schema → tool parameter types, within one description.
+
+use serde_json::Value;
+
+use super::OpenApiError;
+use crate::tool_spec::ParamType;
+
+/// How deep a nested schema is described before it is cut (and how many `$ref` hops are
+/// followed in a row).
+pub const MAX_DEPTH: usize = 3;
+
+/// A description being imported: the whole document, for `$ref`s.
+pub struct Doc<'a> {
+    /// The parsed description.
+    pub root: &'a Value,
+    /// Its file or URL, for errors.
+    pub source: &'a str,
+}
+
+/// A reference that cannot be followed inside the document.
+#[derive(Debug)]
+pub enum RefError {
+    /// `other.yaml#/…` or a URL: not followed; the operation is skipped with this reason.
+    External(String),
+    /// A located error in the document itself.
+    Broken(OpenApiError),
+}
+
+impl<'a> Doc<'a> {
+    /// `value` with its `$ref` chain followed (`at` is the pointer of `value`, for errors).
+    /// Returns the target and its pointer.
+    pub fn resolve(&self, value: &'a Value, at: &str) -> Result<(&'a Value, String), RefError> {
+        let mut current = value;
+        let mut pointer = at.to_string();
+        for _ in 0..16 {
+            let Some(reference) = current.get("$ref").and_then(Value::as_str) else {
+                return Ok((current, pointer));
+            };
+            let Some(fragment) = reference.strip_prefix('#') else {
+                return Err(RefError::External(format!(
+                    "it uses the external reference `{reference}` (at {pointer}/$ref), which is not followed"
+                )));
+            };
+            let decoded = percent_encoding::percent_decode_str(fragment)
+                .decode_utf8_lossy()
+                .into_owned();
+            match self.root.pointer(&decoded) {
+                Some(target) => {
+                    current = target;
+                    pointer = decoded;
+                }
+                None => {
+                    return Err(RefError::Broken(OpenApiError::new(
+                        self.source,
+                        &format!("{pointer}/$ref"),
+                        format!("`{reference}` points to nothing in the document"),
+                    )))
+                }
+            }
+        }
+        Err(RefError::Broken(OpenApiError::new(
+            self.source,
+            &pointer,
+            "a `$ref` chain loops on itself".into(),
+        )))
+    }
+}
+
+/// What a schema means for a parameter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A string, integer, number or boolean.
+    Scalar(ParamType),
+    /// An object or an array (or a schema without one type): sent as JSON.
+    Json,
+    /// A file upload: cannot be expressed.
+    Binary,
+}
+
+/// The non-null types a schema allows: `type: x`, 3.1 `type: [x, "null"]`.
+fn types(schema: &Value) -> Vec<&str> {
+    match schema.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts
+            .iter()
+            .filter_map(Value::as_str)
+            .filter(|t| *t != "null")
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The kind of a (resolved) schema.
+pub fn kind_of(schema: &Value) -> Kind {
+    let ts = types(schema);
+    let scalar = |t: &str| match t {
+        "string" => Some(ParamType::String),
+        "integer" => Some(ParamType::Integer),
+        "number" => Some(ParamType::Number),
+        "boolean" => Some(ParamType::Boolean),
+        _ => None,
+    };
+    if ts.contains(&"file") || schema.get("format").and_then(Value::as_str) == Some("binary") {
+        return Kind::Binary;
+    }
+    match ts.as_slice() {
+        [one] => scalar(one).map_or(Kind::Json, Kind::Scalar),
+        [] => {
+            if schema.get("properties").is_some() || schema.get("items").is_some() {
+                Kind::Json
+            } else if let Some(Value::Array(values)) = schema.get("enum") {
+                let all = |f: fn(&Value) -> bool| values.iter().filter(|v| !v.is_null()).all(f);
+                if all(Value::is_boolean) {
+                    Kind::Scalar(ParamType::Boolean)
+                } else if all(Value::is_i64) {
+                    Kind::Scalar(ParamType::Integer)
+                } else if all(Value::is_number) {
+                    Kind::Scalar(ParamType::Number)
+                } else {
+                    Kind::Scalar(ParamType::String)
+                }
+            } else if schema.get("allOf").is_some()
+                || schema.get("oneOf").is_some()
+                || schema.get("anyOf").is_some()
+            {
+                Kind::Json
+            } else {
+                Kind::Scalar(ParamType::String)
+            }
+        }
+        // Several types (`[string, integer]`): the text is sent as written.
+        many if many.iter().all(|t| scalar(t).is_some()) => Kind::Scalar(ParamType::String),
+        _ => Kind::Json,
+    }
+}
+
+impl Doc<'_> {
+    /// [`kind_of`], and a `oneOf`/`anyOf` whose alternatives are all scalars (`workflow_id`:
+    /// an integer or a file name) is their common type, else a string.
+    pub fn kind(&self, schema: &Value) -> Kind {
+        let own = kind_of(schema);
+        if own != Kind::Json || !types(schema).is_empty() {
+            return own;
+        }
+        let Some(Value::Array(alternatives)) = schema.get("oneOf").or_else(|| schema.get("anyOf"))
+        else {
+            return own;
+        };
+        let mut common: Option<ParamType> = None;
+        for alt in alternatives {
+            let Ok((alt, _)) = self.resolve(alt, "") else {
+                return own;
+            };
+            if alt.get("type").and_then(Value::as_str) == Some("null") {
+                continue;
+            }
+            match kind_of(alt) {
+                Kind::Scalar(t) if common.is_none_or(|c| c == t) => common = Some(t),
+                Kind::Scalar(_) => common = Some(ParamType::String),
+                _ => return own,
+            }
+        }
+        common.map_or(own, Kind::Scalar)
+    }
+}
+
+/// An object schema flattened: its properties (with pointers) and required names, `allOf`
+/// parts merged. `None` when it is not an object with declared properties.
+pub struct ObjectShape<'a> {
+    /// Name, schema and JSON pointer of each property.
+    pub properties: Vec<(String, &'a Value, String)>,
+    /// The required property names.
+    pub required: Vec<String>,
+}
+
+impl<'a> Doc<'a> {
+    /// Flatten `schema` (at `at`) as an object.
+    pub fn object_shape(
+        &self,
+        schema: &'a Value,
+        at: &str,
+        depth: usize,
+    ) -> Result<Option<ObjectShape<'a>>, RefError> {
+        let (schema, at) = self.resolve(schema, at)?;
+        let mut shape = ObjectShape {
+            properties: Vec::new(),
+            required: Vec::new(),
+        };
+        let mut found = false;
+        if let Some(Value::Object(props)) = schema.get("properties") {
+            found = true;
+            for (name, prop) in props {
+                shape.properties.push((
+                    name.clone(),
+                    prop,
+                    format!("{at}/properties/{}", escape(name)),
+                ));
+            }
+        }
+        if let Some(Value::Array(req)) = schema.get("required") {
+            shape
+                .required
+                .extend(req.iter().filter_map(Value::as_str).map(String::from));
+        }
+        if let (Some(Value::Array(parts)), true) = (schema.get("allOf"), depth < MAX_DEPTH * 2) {
+            for (i, part) in parts.iter().enumerate() {
+                if let Some(inner) =
+                    self.object_shape(part, &format!("{at}/allOf/{i}"), depth + 1)?
+                {
+                    found = true;
+                    for p in inner.properties {
+                        if !shape.properties.iter().any(|(n, _, _)| n == &p.0) {
+                            shape.properties.push(p);
+                        }
+                    }
+                    shape.required.extend(inner.required);
+                }
+            }
+        }
+        Ok(found.then_some(shape))
+    }
+
+    /// A compact description of a JSON value's expected shape, nested schemas described down
+    /// to [`MAX_DEPTH`] levels; recursive ones are cut with a note (pushed to `notes`).
+    /// `outer` names the `$ref`s the value is already inside (the request body's schema).
+    pub fn summary(
+        &self,
+        schema: &'a Value,
+        at: &str,
+        outer: &[String],
+        notes: &mut Vec<String>,
+    ) -> String {
+        let mut stack = outer.to_vec();
+        let text = self.summary_at(schema, at, 0, &mut stack, notes);
+        // The model never sees the schema names: say what a repeat of the body itself is.
+        outer.iter().fold(text, |text, r| {
+            let name = r.rsplit('/').next().unwrap_or(r);
+            text.replace(
+                &format!("{name} (recursive, cut)"),
+                "{…same fields as the whole body (recursive, cut)}",
+            )
+        })
+    }
+
+    fn summary_at(
+        &self,
+        schema: &'a Value,
+        at: &str,
+        depth: usize,
+        stack: &mut Vec<String>,
+        notes: &mut Vec<String>,
+    ) -> String {
+        let reference = schema.get("$ref").and_then(Value::as_str).map(String::from);
+        if let Some(r) = &reference {
+            let name = r.rsplit('/').next().unwrap_or(r).to_string();
+            if stack.contains(r) {
+                let note = format!(
+                    "schema `{name}` is recursive; it is described once and cut where it repeats"
+                );
+                if !notes.contains(&note) {
+                    notes.push(note);
+                }
+                return format!("{name} (recursive, cut)");
+            }
+        }
+        let Ok((resolved, at)) = self.resolve(schema, at) else {
+            return "any JSON".into();
+        };
+        if depth >= MAX_DEPTH {
+            let note = format!("nested schemas are described down to {MAX_DEPTH} levels, then cut");
+            if !notes.contains(&note) {
+                notes.push(note);
+            }
+            return "…".into();
+        }
+        if let Some(r) = &reference {
+            stack.push(r.clone());
+        }
+        let text = match kind_of(resolved) {
+            Kind::Scalar(t) => t.as_str().to_string(),
+            Kind::Binary => "binary".into(),
+            Kind::Json if types(resolved).contains(&"array") || resolved.get("items").is_some() => {
+                match resolved.get("items") {
+                    Some(items) => format!(
+                        "[{}]",
+                        self.summary_at(items, &format!("{at}/items"), depth + 1, stack, notes)
+                    ),
+                    None => "[…]".into(),
+                }
+            }
+            Kind::Json => match self.object_shape(resolved, &at, 0) {
+                Ok(Some(shape)) if !shape.properties.is_empty() => {
+                    let fields: Vec<String> = shape
+                        .properties
+                        .iter()
+                        .map(|(name, prop, ptr)| {
+                            let mark = if shape.required.contains(name) {
+                                ""
+                            } else {
+                                "?"
+                            };
+                            format!(
+                                "{name}{mark}: {}",
+                                self.summary_at(prop, ptr, depth + 1, stack, notes)
+                            )
+                        })
+                        .collect();
+                    format!("{{{}}}", fields.join(", "))
+                }
+                _ => "any JSON".into(),
+            },
+        };
+        if reference.is_some() {
+            stack.pop();
+        }
+        text
+    }
+}
+
+/// `name` escaped as one JSON pointer token.
+pub fn escape(name: &str) -> String {
+    name.replace('~', "~0").replace('/', "~1")
+}

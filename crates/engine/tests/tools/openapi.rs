@@ -1,0 +1,462 @@
+//! Importing OpenAPI descriptions as HTTP tools: the Petstore in Swagger 2.0, OpenAPI 3.0 and
+//! 3.1, a 3.1 document with nullable types and a recursive schema, broken documents; generated
+//! tools loaded by the real loader and called against a local stub.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use engine::openapi::{import, Import, Selection};
+use engine::secrets::SecretResolver;
+use engine::tools::http::{parse_definition, HttpTool, HttpToolDef, ParamIn};
+use engine::tools::{pipeline, ParamType};
+use serde_json::json;
+
+use crate::http_tool::params;
+use crate::servers;
+
+fn fixture(name: &str) -> (String, String) {
+    let path: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/openapi")
+        .join(name);
+    (
+        path.display().to_string(),
+        std::fs::read_to_string(&path).unwrap(),
+    )
+}
+
+fn import_fixture(name: &str, selection: &Selection) -> Import {
+    let (source, text) = fixture(name);
+    import(&source, &text, selection).unwrap()
+}
+
+fn load(tool: &engine::openapi::GeneratedTool) -> HttpToolDef {
+    parse_definition(Path::new(&tool.file_name), &tool.text)
+        .unwrap_or_else(|e| panic!("{} does not load: {e:?}\n{}", tool.name, tool.text))
+}
+
+/// Name, location, type, required, enum, default.
+type ParamShape = (
+    String,
+    ParamIn,
+    ParamType,
+    bool,
+    Option<Vec<String>>,
+    Option<serde_json::Value>,
+);
+
+/// What matters of a loaded tool, for comparing the forms of one API.
+#[derive(Debug, PartialEq)]
+struct Shape {
+    name: String,
+    method: String,
+    endpoint: String,
+    headers: Vec<(String, String)>,
+    params: Vec<ParamShape>,
+    description: String,
+}
+
+fn shape(def: &HttpToolDef) -> Shape {
+    Shape {
+        name: def.spec.name.clone(),
+        method: def.method.clone(),
+        endpoint: def.endpoint.clone(),
+        headers: def.headers.clone().into_iter().collect(),
+        params: def
+            .spec
+            .params
+            .iter()
+            .zip(&def.routes)
+            .map(|(p, r)| {
+                (
+                    p.name.clone(),
+                    r.location,
+                    p.kind,
+                    p.required,
+                    p.enum_values.clone(),
+                    p.default.clone(),
+                )
+            })
+            .collect(),
+        description: def.spec.description.clone(),
+    }
+}
+
+#[test]
+fn the_petstore_in_swagger_2_openapi_3_0_and_3_1_gives_the_same_three_tools() {
+    let key = || vec![("X-API-Key".to_string(), "{{PETSTORE_API_KEY}}".to_string())];
+    let note = "Note: Authentication (api_key): set the secret PETSTORE_API_KEY to the API key.";
+    let expected = vec![
+        Shape {
+            name: "listPets".into(),
+            method: "GET".into(),
+            endpoint: "https://petstore.example.com/v1/pets".into(),
+            headers: key(),
+            params: vec![(
+                "limit".into(),
+                ParamIn::Query,
+                ParamType::Integer,
+                false,
+                None,
+                Some(json!(20)),
+            )],
+            description: format!("List all pets\n{note}"),
+        },
+        Shape {
+            name: "createPets".into(),
+            method: "POST".into(),
+            endpoint: "https://petstore.example.com/v1/pets".into(),
+            headers: key(),
+            params: vec![
+                (
+                    "id".into(),
+                    ParamIn::Body,
+                    ParamType::Integer,
+                    true,
+                    None,
+                    None,
+                ),
+                (
+                    "name".into(),
+                    ParamIn::Body,
+                    ParamType::String,
+                    true,
+                    None,
+                    None,
+                ),
+                (
+                    "tag".into(),
+                    ParamIn::Body,
+                    ParamType::String,
+                    false,
+                    Some(vec!["cat".into(), "dog".into(), "bird".into()]),
+                    None,
+                ),
+            ],
+            description: format!("Create a pet\n{note}"),
+        },
+        Shape {
+            name: "showPetById".into(),
+            method: "GET".into(),
+            endpoint: "https://petstore.example.com/v1/pets/{petId}".into(),
+            headers: key(),
+            params: vec![(
+                "petId".into(),
+                ParamIn::Path,
+                ParamType::String,
+                true,
+                None,
+                None,
+            )],
+            description: format!("Info for a specific pet\n{note}"),
+        },
+    ];
+    for form in [
+        "petstore-2.0.json",
+        "petstore-3.0.yaml",
+        "petstore-3.1.json",
+    ] {
+        let imported = import_fixture(form, &Selection::default());
+        assert_eq!(imported.title, "Swagger Petstore");
+        assert_eq!(imported.total, 3);
+        assert!(
+            imported.skipped.is_empty(),
+            "{form}: {:?}",
+            imported.skipped
+        );
+        let shapes: Vec<Shape> = imported.tools.iter().map(|t| shape(&load(t))).collect();
+        assert_eq!(shapes, expected, "{form}");
+        let t = &imported.tools[0];
+        assert_eq!(t.file_name, "listPets.md");
+        assert_eq!(t.operation, "GET /pets");
+        assert_eq!(t.secrets, ["PETSTORE_API_KEY"]);
+        assert!(
+            t.text.contains("# Imported from ")
+                && t.text.contains("(JSON pointer /paths/~1pets/get)"),
+            "{}",
+            t.text
+        );
+    }
+}
+
+#[test]
+fn operations_are_chosen_by_id_tag_or_search() {
+    let names = |selection: Selection| {
+        let i = import_fixture("petstore-3.0.yaml", &selection);
+        (
+            i.tools.into_iter().map(|t| t.name).collect::<Vec<_>>(),
+            i.skipped,
+        )
+    };
+    let (chosen, skipped) = names(Selection {
+        operations: vec!["showPetById".into(), "nope".into()],
+        ..Selection::default()
+    });
+    assert_eq!(chosen, ["showPetById"]);
+    assert_eq!(skipped.len(), 1);
+    assert_eq!(skipped[0].operation, "nope");
+    assert!(skipped[0].reason.contains("no operation"));
+    let (chosen, _) = names(Selection {
+        search: Some("CREATE".into()),
+        ..Selection::default()
+    });
+    assert_eq!(chosen, ["createPets"]);
+    let (chosen, _) = names(Selection {
+        search: Some("{petId}".into()),
+        ..Selection::default()
+    });
+    assert_eq!(chosen, ["showPetById"]);
+    let (chosen, _) = names(Selection {
+        tag: Some("pets".into()),
+        ..Selection::default()
+    });
+    assert_eq!(chosen.len(), 3);
+    let (chosen, _) = names(Selection {
+        tag: Some("stores".into()),
+        ..Selection::default()
+    });
+    assert!(chosen.is_empty());
+}
+
+#[tokio::test]
+async fn a_generated_tool_sends_the_request_the_description_describes() {
+    async fn any(
+        axum::extract::State(log): axum::extract::State<servers::Log>,
+        method: axum::http::Method,
+        uri: axum::http::Uri,
+        headers: axum::http::HeaderMap,
+        body: axum::body::Bytes,
+    ) -> axum::Json<serde_json::Value> {
+        servers::record(&log, &method, &uri, &headers, &body);
+        axum::Json(json!({"id": 42, "name": "Rex"}))
+    }
+    let server = servers::serve(axum::Router::new().fallback(any)).await;
+    let (source, text) = fixture("petstore-3.0.yaml");
+    let text = text.replace("{scheme}://petstore.example.com/{base}", &server.base);
+    let imported = import(&source, &text, &Selection::default()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let dotenv = dir.path().join(".env");
+    std::fs::write(&dotenv, "PETSTORE_API_KEY=pk-test-0123456789\n").unwrap();
+    let mut ctx = crate::http_tool::ctx();
+    ctx.secrets = Some(Arc::new(SecretResolver::new(None, Some(dotenv))));
+    let tool = |name: &str| {
+        HttpTool::new(load(
+            imported.tools.iter().find(|t| t.name == name).unwrap(),
+        ))
+    };
+
+    let r = pipeline::run(&tool("showPetById"), &params(&[("petId", "42")]), &ctx).await;
+    assert!(r.success, "{r:?}");
+    let r = pipeline::run(&tool("listPets"), &params(&[]), &ctx).await;
+    assert!(r.success, "{r:?}");
+    let r = pipeline::run(
+        &tool("createPets"),
+        &params(&[("id", "7"), ("name", "Tom"), ("tag", "cat")]),
+        &ctx,
+    )
+    .await;
+    assert!(r.success, "{r:?}");
+    let seen = server.requests();
+    assert_eq!(seen.len(), 3);
+    assert_eq!(
+        (seen[0].method.as_str(), seen[0].uri.as_str()),
+        ("GET", "/pets/42")
+    );
+    assert_eq!(seen[0].header("x-api-key"), Some("pk-test-0123456789"));
+    assert_eq!(seen[0].body, "");
+    assert_eq!(
+        (seen[1].method.as_str(), seen[1].uri.as_str()),
+        ("GET", "/pets?limit=20")
+    );
+    assert_eq!(
+        (seen[2].method.as_str(), seen[2].uri.as_str()),
+        ("POST", "/pets")
+    );
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&seen[2].body).unwrap(),
+        json!({"id": 7, "name": "Tom", "tag": "cat"})
+    );
+}
+
+#[test]
+fn nullable_types_recursive_schemas_and_what_cannot_be_expressed() {
+    let imported = import_fixture("tree-3.1.yaml", &Selection::default());
+    let names: Vec<&str> = imported.tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["create_node", "get_nodes_id", "create_node_2"],
+        "ids sanitised, a method_path name without one, unique in document order"
+    );
+    let defs: Vec<HttpToolDef> = imported.tools.iter().map(load).collect();
+    let create = shape(&defs[0]);
+    assert_eq!(
+        create.endpoint, "https://eu.tree.example/api/nodes",
+        "server variables filled"
+    );
+    assert_eq!(
+        create.headers,
+        [(
+            "Authorization".to_string(),
+            "Bearer {{ACME_TOKEN}}".to_string()
+        )]
+    );
+    assert_eq!(defs[0].response_extract.as_deref(), Some("$.data"));
+    assert_eq!(
+        create.params[0],
+        (
+            "name".into(),
+            ParamIn::Body,
+            ParamType::String,
+            true,
+            None,
+            None
+        ),
+        "type: [string, \"null\"] is a string, still required"
+    );
+    assert_eq!(
+        create.params[1],
+        (
+            "weight".into(),
+            ParamIn::Body,
+            ParamType::Number,
+            false,
+            None,
+            Some(json!(1.5))
+        )
+    );
+    assert_eq!(
+        defs[0].routes[2],
+        engine::tools::http::ParamRoute {
+            location: ParamIn::Body,
+            json: true
+        }
+    );
+    let children = &defs[0].spec.params[2];
+    assert_eq!(children.kind, ParamType::String);
+    assert!(
+        children.description
+            == "Child nodes (JSON: [{…same fields as the whole body (recursive, cut)}])",
+        "{}",
+        children.description
+    );
+    assert!(
+        create.description.contains(
+            "Note: schema `Node` is recursive; it is described once and cut where it repeats"
+        ),
+        "{}",
+        create.description
+    );
+    assert_eq!(
+        defs[0].spec.params[3].description,
+        "JSON: {…same fields as the whole body (recursive, cut)}"
+    );
+    let get = shape(&defs[1]);
+    assert_eq!(
+        get.params,
+        [
+            (
+                "id".into(),
+                ParamIn::Path,
+                ParamType::Integer,
+                true,
+                None,
+                None
+            ),
+            (
+                "label".into(),
+                ParamIn::Query,
+                ParamType::String,
+                false,
+                None,
+                None
+            ),
+            (
+                "rev".into(),
+                ParamIn::Query,
+                ParamType::String,
+                false,
+                None,
+                None
+            ),
+            (
+                "depth".into(),
+                ParamIn::Query,
+                ParamType::Integer,
+                false,
+                None,
+                None
+            ),
+        ],
+        "oneOf/anyOf of scalars: their common type, else a string"
+    );
+    assert!(get
+        .description
+        .contains("`fields` (an array or object) is not offered"));
+    assert!(get
+        .description
+        .contains("The optional cookie `session` is not sent"));
+    assert!(
+        shape(&defs[2]).headers.is_empty(),
+        "`security: []` needs none"
+    );
+    let skipped: Vec<(&str, &str)> = imported
+        .skipped
+        .iter()
+        .map(|s| (s.operation.as_str(), s.reason.as_str()))
+        .collect();
+    assert_eq!(
+        skipped,
+        [
+            ("upload (POST /uploads)", "the request body is multipart/form-data, not JSON"),
+            (
+                "remote (GET /remote)",
+                "it uses the external reference `other.yaml#/components/parameters/Remote` (at /paths/~1remote/get/parameters/0/$ref), which is not followed"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn a_broken_description_is_located_by_file_and_json_pointer() {
+    let (source, text) = fixture("broken-3.0.yaml");
+    let e = import(&source, &text, &Selection::default()).unwrap_err();
+    assert_eq!(e.source_name, source);
+    assert_eq!(e.pointer, "/paths/~1things~1{id}/get/parameters/0");
+    assert!(e.message.contains("needs a `name` and an `in`"), "{e}");
+    assert!(
+        e.to_string().starts_with(&format!(
+            "{source} at /paths/~1things~1{{id}}/get/parameters/0: "
+        )),
+        "{e}"
+    );
+
+    let dangling = text.replace(
+        "        - name: id\n",
+        "        - $ref: \"#/components/parameters/Nope\"\n          name: id\n",
+    );
+    let e = import("d.yaml", &dangling, &Selection::default()).unwrap_err();
+    assert_eq!(e.pointer, "/paths/~1things~1{id}/get/parameters/0/$ref");
+    assert!(e.message.contains("points to nothing"), "{e}");
+
+    let e = import(
+        "v.json",
+        r#"{"openapi": "4.0.0", "paths": {}}"#,
+        &Selection::default(),
+    )
+    .unwrap_err();
+    assert_eq!(e.pointer, "/openapi");
+    let e = import(
+        "s.yaml",
+        "openapi: 3.0.0\npaths: [\n",
+        &Selection::default(),
+    )
+    .unwrap_err();
+    assert!(e.line.is_some(), "{e:?}");
+    assert!(e.to_string().starts_with("s.yaml:"), "{e}");
+    let e = import(
+        "p.json",
+        r#"{"openapi": "3.1.0", "paths": []}"#,
+        &Selection::default(),
+    )
+    .unwrap_err();
+    assert_eq!(e.to_string(), "p.json at /paths: `paths` must be an object");
+}
