@@ -141,20 +141,28 @@ pub struct ParamRoute {
 /// The `{name}` placeholders of an endpoint (single braces; `{{NAME}}` secrets are skipped),
 /// with their byte ranges, in order.
 pub fn path_placeholders(endpoint: &str) -> Vec<(std::ops::Range<usize>, String)> {
+    // Byte-wise: `{` and `}` are ASCII, so every cut below is on a character boundary (the
+    // endpoint may hold any text, a secret's template or an IRI).
     let bytes = endpoint.as_bytes();
+    let find = |from: usize, needle: &[u8]| {
+        bytes[from..]
+            .windows(needle.len())
+            .position(|w| w == needle)
+            .map(|p| from + p)
+    };
     let mut out = Vec::new();
     let mut i = 0;
     while i < bytes.len() {
-        if endpoint[i..].starts_with("{{") {
-            i = endpoint[i..].find("}}").map_or(bytes.len(), |e| i + e + 2);
+        if bytes[i..].starts_with(b"{{") {
+            i = find(i, b"}}").map_or(bytes.len(), |e| e + 2);
             continue;
         }
         if bytes[i] == b'{' {
-            if let Some(end) = endpoint[i + 1..].find('}') {
-                let name = &endpoint[i + 1..i + 1 + end];
+            if let Some(end) = find(i + 1, b"}") {
+                let name = &endpoint[i + 1..end];
                 if !name.is_empty() && !name.contains('{') {
-                    out.push((i..i + end + 2, name.to_string()));
-                    i += end + 2;
+                    out.push((i..end + 1, name.to_string()));
+                    i = end + 1;
                     continue;
                 }
             }
@@ -1187,5 +1195,23 @@ mod tests {
             explain_no_match("$.a", &json!([])),
             "the response is an array of 0 items, and `a` is not in it"
         );
+    }
+}
+
+#[cfg(test)]
+mod placeholder_tests {
+    use super::path_placeholders;
+
+    #[test]
+    fn placeholders_skip_secrets_and_survive_any_text() {
+        let found = path_placeholders("https://h/{{HOST}}/repos/{owner}/{repo}?q=É✓{x");
+        let names: Vec<_> = found.iter().map(|(_, n)| n.as_str()).collect();
+        assert_eq!(names, ["owner", "repo"]);
+        let endpoint = "http://127.0.0.1/forms?k=pX/9+k \"Ém✓ s3cret~?>!{id}";
+        let [(range, name)] = &path_placeholders(endpoint)[..] else {
+            panic!("one placeholder")
+        };
+        assert_eq!((&endpoint[range.clone()], name.as_str()), ("{id}", "id"));
+        assert!(path_placeholders("{{UNCLOSED").is_empty());
     }
 }
