@@ -552,15 +552,28 @@ impl Runner {
         reason: &str,
     ) -> CallOutcome {
         let outcome = gate::not_run(&self.caller(scope, agent, depth), &pending.call, reason);
+        self.record_pending(scope, agent, depth, pending, &outcome);
+        outcome
+    }
+
+    /// Store the record of `pending`'s call, ended as `outcome`.
+    fn record_pending(
+        &self,
+        scope: &Scope<'_>,
+        agent: &AgentDef,
+        depth: u32,
+        pending: &Pending,
+        outcome: &CallOutcome,
+    ) {
+        let provider_id = pending.provider_id.as_deref();
         self.record(
             scope,
             &agent.name,
             depth,
             pending.place,
-            pending.provider_id.as_deref(),
-            &outcome,
+            provider_id,
+            outcome,
         );
-        outcome
     }
 
     /// Run one agent to its final answer.
@@ -678,14 +691,7 @@ impl Runner {
                         self.complete_hand_over(scope, &agent, depth, &handover, &mut outcome)
                             .await?;
                     }
-                    self.record(
-                        scope,
-                        &agent.name,
-                        depth,
-                        pending.place,
-                        pending.provider_id.as_deref(),
-                        &outcome,
-                    );
+                    self.record_pending(scope, &agent, depth, pending, &outcome);
                     self.remember_persisted(&outcome);
                     blocks.push(outcome.text.clone());
                     ended.push((index, outcome));
