@@ -86,6 +86,10 @@ impl Dialect for Anthropic {
         let mut messages: Vec<(&'static str, Vec<Value>)> = Vec::new();
         for m in request.messages.iter().filter(|m| m.role != Role::System) {
             let (role, blocks) = blocks(m);
+            if blocks.is_empty() {
+                // The API refuses empty content (an answer that was only calls, not shown).
+                continue;
+            }
             match messages.last_mut() {
                 Some((last, content)) if *last == role => content.extend(blocks),
                 _ => messages.push((role, blocks)),

@@ -335,3 +335,52 @@ async fn a_tool_name_the_apis_refuse_is_offered_under_a_safe_name_and_mapped_bac
         assert_eq!(requests[1].assistant_tool_calls()[0].1, wire, "{api}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_round_limit_and_oversized_results_behave_as_in_text_mode() {
+    for api in APIS {
+        // tester may use 3 rounds: the 4th answer's call is not run and the model is told to
+        // answer; the first result (60,000 characters) reaches it as a preview.
+        let missing = |id: &str| format!(r#"{{"id": "{id}"}}"#);
+        let h = native(
+            vec![
+                Turn::text("").with_call("long", "{}"),
+                Turn::text("").with_call("read_artifact", missing("b")),
+                Turn::text("").with_call("read_artifact", missing("c")),
+                Turn::text("").with_call("read_artifact", missing("d")),
+                Turn::text("Done within the limit."),
+            ],
+            api,
+        )
+        .await;
+        let outcome = h.run("tester", "Go").await;
+        assert_eq!(outcome.status, RunStatus::Completed, "{api}: {outcome:?}");
+        assert_eq!(
+            outcome.final_answer.as_deref(),
+            Some("Done within the limit.")
+        );
+        assert_eq!(rows(&h).len(), 3, "{api}: the 4th call did not run");
+        let requests = h.model.requests();
+        let preview = &requests[1].tool_results()[0].1;
+        assert!(
+            preview.contains("read_artifact(id='tool_long_") && preview.len() < 3_000,
+            "{api}: {} chars",
+            preview.len()
+        );
+        assert!(
+            h.sent_to_model(4)
+                .contains("You have used all 3 tool rounds"),
+            "{api}"
+        );
+        if api == "anthropic" {
+            // The 4th answer was only a call that did not run: nothing empty is sent.
+            let messages = requests[4].body["messages"].as_array().unwrap();
+            assert!(
+                messages
+                    .iter()
+                    .all(|m| m["content"] != "" && m["content"] != serde_json::json!([])),
+                "{messages:?}"
+            );
+        }
+    }
+}
