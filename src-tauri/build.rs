@@ -53,6 +53,7 @@ fn artifactflow_commands() -> &'static [&'static str] {
         "set_config_file_enabled",
         "delete_config_file",
         "tool_template",
+        "import_openapi",
         "check_tool_draft",
         "check_agent_draft",
         "test_tool_draft",

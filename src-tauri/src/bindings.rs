@@ -61,6 +61,7 @@ pub fn builder() -> Builder<tauri::Wry> {
             commands::editor::set_config_file_enabled,
             commands::editor::delete_config_file,
             commands::editor::tool_template,
+            commands::editor::import_openapi,
             commands::editor::check_tool_draft,
             commands::editor::check_agent_draft,
             commands::editor::test_tool_draft,

@@ -622,6 +622,20 @@ async toolTemplate() : Promise<Result<string, AppError>> {
 }
 },
 /**
+ * Read an OpenAPI 3.0/3.1 or Swagger 2.0 description (JSON or YAML) and generate a tool for
+ * every operation that can be one; nothing is saved. `text` is the file's content when the
+ * user chose a file (`source` is then its name); without it `source` is an http(s) URL,
+ * fetched here. Errors name the source and the JSON pointer or line.
+ */
+async importOpenapi(source: string, text: string | null) : Promise<Result<OpenApiImport, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("import_openapi", { source, text }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
  * Check a tool draft like the loader does, plus its secrets' presence (never their values).
  * Async: the keyring lookups block.
  */
@@ -1778,6 +1792,55 @@ elapsed_ms: number;
  * The `response_extract` expression, if any.
  */
 response_extract: string | null }
+/**
+ * An operation that could not be imported, and why.
+ */
+export type ImportSkipped = { 
+/**
+ * `operationId (GET /path)`.
+ */
+operation: string; 
+/**
+ * Why.
+ */
+reason: string }
+/**
+ * One tool an OpenAPI import generated, to pick and review before saving.
+ */
+export type ImportedTool = { 
+/**
+ * The tool name.
+ */
+name: string; 
+/**
+ * The file it would be saved as.
+ */
+file_name: string; 
+/**
+ * The whole tool file (Markdown with frontmatter), as the editor opens it.
+ */
+text: string; 
+/**
+ * `GET /pets/{petId}`.
+ */
+operation: string; 
+/**
+ * The operation's one-line summary.
+ */
+summary: string; 
+/**
+ * The operation's tags.
+ */
+tags: string[]; 
+/**
+ * The secrets it uses (their names).
+ */
+secrets: string[]; 
+/**
+ * A tool file of that name is already in the config folder (saving it would not replace
+ * it: the editor's save refuses).
+ */
+exists: boolean }
 export type JsonValue = null | boolean | number | string | JsonValue[] | Partial<{ [key in string]: JsonValue }>
 /**
  * What the library lists.
@@ -1975,6 +2038,26 @@ limits?: StreamLimits | null;
  * tool calling). `None` is `text`.
  */
 tool_calls?: ToolCallMode | null }
+/**
+ * Everything an OpenAPI description offers as HTTP tools.
+ */
+export type OpenApiImport = { 
+/**
+ * The API's title.
+ */
+title: string; 
+/**
+ * Operations in the description.
+ */
+total: number; 
+/**
+ * The operations that can be tools, in document order.
+ */
+tools: ImportedTool[]; 
+/**
+ * Those that cannot, with the reason.
+ */
+skipped: ImportSkipped[] }
 /**
  * One parameter of a tool.
  */

@@ -185,3 +185,118 @@ pub fn cancel_tool_test(state: State<'_, AppState>) -> Result<(), AppError> {
         .deny_all(Some(engine::tools::editor::TEST_CONVERSATION));
     Ok(())
 }
+
+/// One tool an OpenAPI import generated, to pick and review before saving.
+#[derive(Debug, Clone, serde::Serialize, specta::Type)]
+pub struct ImportedTool {
+    /// The tool name.
+    pub name: String,
+    /// The file it would be saved as.
+    pub file_name: String,
+    /// The whole tool file (Markdown with frontmatter), as the editor opens it.
+    pub text: String,
+    /// `GET /pets/{petId}`.
+    pub operation: String,
+    /// The operation's one-line summary.
+    pub summary: String,
+    /// The operation's tags.
+    pub tags: Vec<String>,
+    /// The secrets it uses (their names).
+    pub secrets: Vec<String>,
+    /// A tool file of that name is already in the config folder (saving it would not replace
+    /// it: the editor's save refuses).
+    pub exists: bool,
+}
+
+/// An operation that could not be imported, and why.
+#[derive(Debug, Clone, serde::Serialize, specta::Type)]
+pub struct ImportSkipped {
+    /// `operationId (GET /path)`.
+    pub operation: String,
+    /// Why.
+    pub reason: String,
+}
+
+/// Everything an OpenAPI description offers as HTTP tools.
+#[derive(Debug, Clone, serde::Serialize, specta::Type)]
+pub struct OpenApiImport {
+    /// The API's title.
+    pub title: String,
+    /// Operations in the description.
+    pub total: u32,
+    /// The operations that can be tools, in document order.
+    pub tools: Vec<ImportedTool>,
+    /// Those that cannot, with the reason.
+    pub skipped: Vec<ImportSkipped>,
+}
+
+/// Read an OpenAPI 3.0/3.1 or Swagger 2.0 description (JSON or YAML) and generate a tool for
+/// every operation that can be one; nothing is saved. `text` is the file's content when the
+/// user chose a file (`source` is then its name); without it `source` is an http(s) URL,
+/// fetched here. Errors name the source and the JSON pointer or line.
+#[tauri::command]
+#[specta::specta]
+pub async fn import_openapi(
+    state: State<'_, AppState>,
+    source: String,
+    text: Option<String>,
+) -> Result<OpenApiImport, AppError> {
+    let config_dir = state.engine()?.ctx.paths().config_dir.clone();
+    let source = source.trim().to_string();
+    let text = match text {
+        Some(text) => text,
+        None if source.starts_with("http://") || source.starts_with("https://") => {
+            engine::openapi::fetch(&source)
+                .await
+                .map_err(|e| AppError::new(ErrorCode::Io, e))?
+        }
+        None => {
+            return Err(AppError::new(
+                ErrorCode::InvalidConfig,
+                format!("`{source}` is not an http:// or https:// URL; choose a file instead"),
+            ))
+        }
+    };
+    let imported = tokio::task::spawn_blocking(move || {
+        engine::openapi::import(&source, &text, &engine::openapi::Selection::default())
+    })
+    .await
+    .map_err(|e| AppError::new(ErrorCode::Io, format!("the import stopped: {e}")))?
+    .map_err(|e| AppError::new(ErrorCode::InvalidConfig, e.to_string()))?;
+    // A tool of that name, or a file of that name (enabled or not), is already there.
+    let existing: std::collections::HashSet<String> =
+        config_files::list(&config_dir, FileKind::Tool)
+            .into_iter()
+            .flat_map(|f| {
+                let stem = f.file_name.trim_start_matches('_').to_string();
+                [f.name, Some(stem)]
+            })
+            .flatten()
+            .collect();
+    Ok(OpenApiImport {
+        title: imported.title,
+        total: imported.total as u32,
+        tools: imported
+            .tools
+            .into_iter()
+            .map(|t| ImportedTool {
+                exists: existing.contains(&t.name) || existing.contains(&t.file_name),
+                name: t.name,
+                file_name: t.file_name,
+                text: t.text,
+                operation: t.operation,
+                summary: t.summary,
+                tags: t.tags,
+                secrets: t.secrets,
+            })
+            .collect(),
+        skipped: imported
+            .skipped
+            .into_iter()
+            .map(|s| ImportSkipped {
+                operation: s.operation,
+                reason: s.reason,
+            })
+            .collect(),
+    })
+}

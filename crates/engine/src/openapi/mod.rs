@@ -102,6 +102,10 @@ pub struct GeneratedTool {
     pub operation: String,
     /// Names of the secrets it uses.
     pub secrets: Vec<String>,
+    /// The operation's tags (for picking by tag).
+    pub tags: Vec<String>,
+    /// The operation's one-line summary (may be empty).
+    pub summary: String,
 }
 
 /// An operation that was chosen but cannot be expressed as an HTTP tool.
@@ -839,6 +843,18 @@ impl<'a> Ctx<'a> {
             text,
             operation: format!("{method} {}", op.path),
             secrets,
+            tags: op
+                .op
+                .get("tags")
+                .and_then(Value::as_array)
+                .map(|tags| {
+                    tags.iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_string)
+                        .collect()
+                })
+                .unwrap_or_default(),
+            summary: one_line(&text_of(op.op.get("summary"))),
         })
     }
 

@@ -169,6 +169,9 @@ fn the_petstore_in_swagger_2_openapi_3_0_and_3_1_gives_the_same_three_tools() {
         assert_eq!(t.file_name, "listPets.md");
         assert_eq!(t.operation, "GET /pets");
         assert_eq!(t.secrets, ["PETSTORE_API_KEY"]);
+        // What the desktop's picker filters on.
+        assert_eq!(t.tags, ["pets"], "{form}");
+        assert_eq!(t.summary, "List all pets", "{form}");
         assert!(
             t.text.contains("# Imported from ")
                 && t.text.contains("(JSON pointer /paths/~1pets/get)"),
