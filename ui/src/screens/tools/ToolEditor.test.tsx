@@ -107,6 +107,60 @@ describe("ToolEditor", () => {
     expect(screen.getByLabelText<HTMLInputElement>("Parameter 3 name").value).toBe("days");
   });
 
+  it("shows and sets where each parameter is sent, and its JSON flag", async () => {
+    backend({ text: example });
+    const user = userEvent.setup();
+    renderEditor();
+    const sentIn = screen.getByLabelText<HTMLSelectElement>("Parameter 1 sent in");
+    // POST: the default is the body.
+    expect(sentIn).toHaveDisplayValue("Default (body)");
+    expect(sentIn).toHaveAccessibleDescription(/Default is the JSON body for POST/);
+    await user.selectOptions(sentIn, "Path");
+    await user.click(screen.getByLabelText("Parameter 2 JSON"));
+    await user.click(screen.getByTestId("tab-markdown"));
+    expect(raw().value).toMatch(/- name: symbol\n[\s\S]*?\n\s+in: path\n[\s\S]*?- name: market/);
+    expect(raw().value).toMatch(/- name: market\n[\s\S]*\n\s+json: true\n/);
+    // Back to the default: the key goes.
+    await user.click(screen.getByTestId("tab-form"));
+    await user.selectOptions(screen.getByLabelText("Parameter 1 sent in"), "Default (body)");
+    await user.click(screen.getByTestId("tab-markdown"));
+    expect(raw().value).not.toContain("in: path");
+    // The JSON box is only there for string parameters.
+    await user.click(screen.getByTestId("tab-form"));
+    await user.click(screen.getByLabelText("Parameter 2 JSON"));
+    await user.selectOptions(screen.getByLabelText("Parameter 2 type"), "integer");
+    expect(screen.queryByLabelText("Parameter 2 JSON")).toBeNull();
+  });
+
+  it("shows an imported tool's path parameter as Path, and an unknown place as written", async () => {
+    const imported = [
+      "---",
+      "# Imported from petstore.yaml: GET /pets/{petId}",
+      "name: getPetById",
+      "description: Find a pet by id",
+      'endpoint: "https://petstore.example/v2/pets/{petId}"',
+      "parameters:",
+      "  - name: petId",
+      "    type: integer",
+      "    description: ID of the pet",
+      "    in: path",
+      "  - name: X-Trace",
+      "    type: string",
+      "    in: cookie",
+      "---",
+      "",
+    ].join("\n");
+    backend({ text: imported });
+    renderEditor(imported);
+    const sentIn = screen.getByLabelText<HTMLSelectElement>("Parameter 1 sent in");
+    expect(sentIn.value).toBe("path");
+    expect(sentIn).toHaveDisplayValue("Path");
+    // GET: the default is the query string.
+    expect(within(sentIn).getByRole("option", { name: "Default (query)" })).toBeInTheDocument();
+    expect(screen.getByLabelText("Parameter 2 sent in")).toHaveDisplayValue("cookie (unknown)");
+    expect(screen.queryByLabelText("Parameter 1 JSON")).toBeNull();
+  });
+
   it("shows the backend's errors at the field and by line, and blocks saving", async () => {
     backend({ text: example });
     const user = userEvent.setup();

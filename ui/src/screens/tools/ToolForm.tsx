@@ -1,8 +1,10 @@
 import type { ConfigError } from "../../bindings";
 import { Field } from "../../components/Field";
 import {
+  BODY_METHODS,
   emptyParam,
   METHODS,
+  PARAM_LOCATIONS,
   PARAM_TYPES,
   type ParamDraft,
   type ParamType,
@@ -13,6 +15,13 @@ import {
 export function errorAt(errors: readonly ConfigError[], field: string): string | undefined {
   return errors.find((e) => e.field === field || e.field?.startsWith(`${field}.`))?.message;
 }
+
+const LOCATION_LABELS: Record<string, string> = {
+  path: "Path",
+  query: "Query",
+  header: "Header",
+  body: "Body",
+};
 
 /** The HTTP tool form: every field of a tool file. Changes go up as a whole new draft. */
 export function ToolForm(props: {
@@ -28,6 +37,7 @@ export function ToolForm(props: {
       "parameters",
       draft.parameters.map((p, j) => (j === i ? { ...p, ...patch } : p)),
     );
+  const defaultIn = BODY_METHODS.includes(draft.method.toUpperCase()) ? "body" : "query";
   return (
     <div className="tool-form" data-testid="tool-form">
       <div className="form-grid">
@@ -206,6 +216,8 @@ export function ToolForm(props: {
                   <th>Required</th>
                   <th>Default</th>
                   <th>Allowed values</th>
+                  <th>Sent in</th>
+                  <th>JSON</th>
                   <th>
                     <span className="visually-hidden">Actions</span>
                   </th>
@@ -269,6 +281,38 @@ export function ToolForm(props: {
                         />
                       </td>
                       <td>
+                        <select
+                          aria-label={`Parameter ${i + 1} sent in`}
+                          aria-describedby="param-in-hint"
+                          title={`Where it travels. Default: ${defaultIn === "body" ? "the JSON body (POST/PUT/PATCH)" : "the query string (not POST/PUT/PATCH)"}.`}
+                          value={p.in}
+                          onChange={(e) => setParam(i, { in: e.target.value })}
+                        >
+                          <option value="">Default ({defaultIn})</option>
+                          {PARAM_LOCATIONS.map((l) => (
+                            <option key={l} value={l}>
+                              {LOCATION_LABELS[l]}
+                            </option>
+                          ))}
+                          {p.in !== "" &&
+                            !(PARAM_LOCATIONS as readonly string[]).includes(p.in) && (
+                              <option value={p.in}>{p.in} (unknown)</option>
+                            )}
+                        </select>
+                      </td>
+                      <td>
+                        {(p.type === "string" || p.json) && (
+                          <input
+                            type="checkbox"
+                            aria-label={`Parameter ${i + 1} JSON`}
+                            aria-describedby="param-json-hint"
+                            title="The value is JSON text (an object, an array…), sent in the body as that JSON value."
+                            checked={p.json}
+                            onChange={(e) => setParam(i, { json: e.target.checked })}
+                          />
+                        )}
+                      </td>
+                      <td>
                         <button
                           type="button"
                           className="link-button"
@@ -285,7 +329,7 @@ export function ToolForm(props: {
                       </td>
                     </tr>,
                     <tr key={`${i}-description`} className="param-description-row">
-                      <td colSpan={6}>
+                      <td colSpan={8}>
                         <input
                           aria-label={`Parameter ${i + 1} description`}
                           placeholder="Description: what the model should pass"
@@ -298,6 +342,19 @@ export function ToolForm(props: {
                 })}
               </tbody>
             </table>
+          </div>
+        )}
+        {draft.parameters.length > 0 && (
+          <div className="muted small param-hints">
+            <p id="param-in-hint">
+              Sent in: Default is the JSON body for POST, PUT and PATCH and the query string
+              otherwise (now: {defaultIn}). Path fills <code>{"{name}"}</code> in the endpoint;
+              Header sends it as a request header.
+            </p>
+            <p id="param-json-hint">
+              JSON: for a string parameter sent in the body, its value is JSON text (an object, an
+              array…) sent as that JSON value.
+            </p>
           </div>
         )}
         <button

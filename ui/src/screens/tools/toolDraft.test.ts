@@ -34,6 +34,8 @@ describe("tool file ⇄ form", () => {
         required: true,
         default: "",
         enum: "",
+        in: "",
+        json: false,
       },
       {
         name: "market",
@@ -42,6 +44,8 @@ describe("tool file ⇄ form", () => {
         required: true,
         default: "US",
         enum: "US, HK, SH",
+        in: "",
+        json: false,
       },
     ]);
     expect(d.notes).toMatch(/^Query real-time stock price/);
@@ -183,5 +187,117 @@ describe("tool file ⇄ form", () => {
     const moved = applyDraft(cities, { ...draftOf(cities), endpoint: "http://y" });
     expect(moved).toContain('enum: ["New York, NY", "Boston, MA"]');
     expect(moved).toContain('endpoint: "http://y"');
+  });
+
+  describe("where a parameter travels (in / json)", () => {
+    const pets = [
+      "---",
+      "name: update_pet",
+      'endpoint: "https://petstore.example/pets/{petId}"',
+      "method: PUT",
+      "parameters:",
+      "  - name: petId # the pet",
+      "    type: string",
+      "    in: path",
+      "  - name: tags",
+      "    type: string",
+      "    in: body",
+      "    json: true",
+      "    x-note: kept",
+      "  - name: trace",
+      "    type: string",
+      "    in: header",
+      "---",
+      "",
+    ].join("\n");
+
+    it("reads in and json, keeps an unknown in as written, and writes them back", () => {
+      const d = draftOf(pets);
+      expect(d.parameters.map((p) => [p.name, p.in, p.json])).toEqual([
+        ["petId", "path", false],
+        ["tags", "body", true],
+        ["trace", "header", false],
+      ]);
+      expect(applyDraft(pets, d)).toBe(pets);
+      const weird = pets.replace("in: header", "in: cookie");
+      expect(draftOf(weird).parameters[2]?.in).toBe("cookie");
+      // Another change leaves the unknown value alone.
+      const renamed = applyDraft(weird, { ...draftOf(weird), name: "pet_update" });
+      expect(renamed).toContain("in: cookie");
+      expect(renamed).toContain("name: pet_update");
+
+      const changed = applyDraft(pets, {
+        ...d,
+        parameters: d.parameters.map((p, i) =>
+          i === 0 ? { ...p, in: "" } : i === 1 ? { ...p, json: false } : { ...p, in: "query" },
+        ),
+      });
+      expect(changed).not.toContain("in: path");
+      expect(changed).not.toContain("json:");
+      expect(changed).toContain("in: query");
+      expect(draftOf(changed).parameters.map((p) => [p.name, p.in, p.json])).toEqual([
+        ["petId", "", false],
+        ["tags", "body", false],
+        ["trace", "query", false],
+      ]);
+      const back = applyDraft(changed, draftOf(pets));
+      expect(draftOf(back)).toEqual(d);
+    });
+
+    it("keeps each parameter's in, json and unknown keys with it when another is removed", () => {
+      const two =
+        '---\nname: t\nendpoint: "http://x/{id}"\nparameters:\n  - name: q\n    type: string\n    in: query\n    json: true\n  - name: id\n    type: string\n    in: path\n    x-note: kept # why\n---\n';
+      const d = draftOf(two);
+      const out = applyDraft(two, { ...d, parameters: d.parameters.slice(1) });
+      expect(out).not.toContain("name: q");
+      expect(out).not.toContain("in: query");
+      expect(out).not.toContain("json:");
+      expect(out).toMatch(/- name: id\n\s+type: string\n\s+in: path\n\s+x-note: kept # why\n/);
+      expect(draftOf(out).parameters).toEqual([{ ...d.parameters[1] }]);
+
+      // Removing the middle one of three keeps the last one's keys too.
+      const three = draftOf(pets);
+      const noTags = applyDraft(pets, {
+        ...three,
+        parameters: [three.parameters[0] ?? emptyParam(), three.parameters[2] ?? emptyParam()],
+      });
+      expect(noTags).not.toContain("x-note");
+      expect(noTags).not.toContain("json:");
+      expect(noTags).toContain("  - name: petId # the pet");
+      expect(draftOf(noTags).parameters.map((p) => [p.name, p.in, p.json])).toEqual([
+        ["petId", "path", false],
+        ["trace", "header", false],
+      ]);
+
+      // Removing the first keeps the unknown key of the second.
+      const noPet = applyDraft(pets, { ...three, parameters: three.parameters.slice(1) });
+      expect(noPet).toContain("x-note: kept");
+      expect(noPet).not.toContain("name: petId");
+      expect(draftOf(noPet).parameters.map((p) => [p.name, p.in, p.json])).toEqual([
+        ["tags", "body", true],
+        ["trace", "header", false],
+      ]);
+    });
+
+    it("gives a new parameter its own in and json, and no other parameter's", () => {
+      const d = draftOf(pets);
+      const added = applyDraft(pets, {
+        ...d,
+        parameters: [
+          ...d.parameters,
+          { ...emptyParam(), name: "body", in: "body", json: true },
+          { ...emptyParam(), name: "plain" },
+        ],
+      });
+      expect(draftOf(added).parameters.map((p) => [p.name, p.in, p.json])).toEqual([
+        ["petId", "path", false],
+        ["tags", "body", true],
+        ["trace", "header", false],
+        ["body", "body", true],
+        ["plain", "", false],
+      ]);
+      expect(added).toContain("x-note: kept");
+      expect(added).toMatch(/- name: plain\n\s+type: string\n(?!\s+in:)/);
+    });
   });
 });

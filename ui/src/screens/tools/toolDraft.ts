@@ -12,6 +12,11 @@ import { explainYamlError } from "./yamlErrors";
 export const PARAM_TYPES = ["string", "integer", "number", "boolean"] as const;
 export type ParamType = (typeof PARAM_TYPES)[number];
 export const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"] as const;
+/** Where a parameter travels (`in:`); absent = body for POST/PUT/PATCH, query otherwise. */
+export const PARAM_LOCATIONS = ["path", "query", "header", "body"] as const;
+export type ParamLocation = "" | (typeof PARAM_LOCATIONS)[number];
+/** The methods whose parameters go in a JSON body by default. */
+export const BODY_METHODS: readonly string[] = ["POST", "PUT", "PATCH"];
 
 /** One parameter as the form edits it: `default` and `enum` as typed text. */
 export type ParamDraft = {
@@ -23,6 +28,11 @@ export type ParamDraft = {
   default: string;
   /** Comma-separated values; empty means any value. */
   enum: string;
+  /** Where it travels: a {@link ParamLocation}, `""` = the default (no `in:` key). Any other
+   * text is what the file says, kept so the backend's error shows and nothing is lost. */
+  in: string;
+  /** `json: true`: a string body parameter whose JSON text is sent as the value it holds. */
+  json: boolean;
 };
 
 export type HeaderDraft = { name: string; value: string };
@@ -109,6 +119,8 @@ export function parseToolMarkdown(text: string): ParseResult {
           required: item.required !== false,
           default: str(item.default),
           enum: Array.isArray(item.enum) ? item.enum.map(str).join(", ") : "",
+          in: str(item.in),
+          json: item.json === true,
         };
       }),
       notes: split.body.replace(/\s+$/, ""),
@@ -160,6 +172,8 @@ function paramValues(p: ParamDraft): Record<string, unknown> {
     required: p.required ? undefined : false,
     default: p.default === "" ? undefined : typedValue(p.type, p.default),
     enum: enumValue(p.enum),
+    in: p.in === "" ? undefined : p.in,
+    json: p.json ? true : undefined,
   };
 }
 
@@ -281,15 +295,34 @@ export function applyDraft(text: string, draft: ToolDraft): string {
       doc.setIn(["parameters"], wanted.map(stripUndefined));
       edit.structural = true;
     } else {
-      if (seq.items.length !== wanted.length) edit.structural = true;
-      while (seq.items.length > wanted.length) seq.items.pop();
+      // Each wanted parameter keeps its own YAML map (with the keys the form does not know, and
+      // its comments): by position while the list keeps its length, else by the name it had.
+      const prevParams = prev?.parameters ?? [];
+      const match =
+        seq.items.length === wanted.length
+          ? wanted.map((_, i) => i)
+          : matchParams(
+              prevParams.map((p) => p.name),
+              draft.parameters.map((p) => p.name),
+              seq.items.length,
+            );
+      const old = [...seq.items];
+      if (match.some((j, i) => j !== i) || old.length !== wanted.length) {
+        seq.items = match.map((j, i) =>
+          j >= 0 && isMap(old[j]) ? old[j] : doc.createNode(stripUndefined(wanted[i] ?? {})),
+        );
+        edit.structural = true;
+      }
       wanted.forEach((values, i) => {
+        const j = match[i] ?? -1;
         const item = seq.items[i];
-        const was = prev?.parameters[i];
+        const was = j >= 0 ? prevParams[j] : undefined;
         const now = draft.parameters[i];
-        if (!isMap(item)) {
-          seq.items[i] = doc.createNode(stripUndefined(values));
-          edit.structural = true;
+        if (!isMap(item) || j < 0 || !isMap(old[j])) {
+          if (!isMap(item)) {
+            seq.items[i] = doc.createNode(stripUndefined(values));
+            edit.structural = true;
+          }
           return;
         }
         for (const [key, value] of Object.entries(values)) {
@@ -306,6 +339,31 @@ export function applyDraft(text: string, draft: ToolDraft): string {
   if (yaml.trim() === "{}") yaml = "";
   const notes = draft.notes.replace(/\s+$/, "");
   return `---\n${yaml}---\n${notes === "" ? "" : `${split.bodySep}${notes}\n`}`;
+}
+
+/**
+ * For each wanted parameter, the index of the old one it is (`-1` = new): the first unused old
+ * parameter of the same name, else (a renamed one) the unused old one at the same position.
+ */
+export function matchParams(
+  oldNames: readonly string[],
+  newNames: readonly string[],
+  oldCount: number,
+): number[] {
+  const used = new Set<number>();
+  const match = newNames.map((name) => {
+    const j = oldNames.findIndex((n, k) => n === name && !used.has(k));
+    if (j >= 0 && j < oldCount) used.add(j);
+    return j < oldCount ? j : -1;
+  });
+  return match.map((j, i) => {
+    if (j >= 0) return j;
+    if (i < oldCount && !used.has(i)) {
+      used.add(i);
+      return i;
+    }
+    return -1;
+  });
 }
 
 function stripUndefined(o: Record<string, unknown>) {
@@ -334,4 +392,6 @@ export const emptyParam = (): ParamDraft => ({
   required: true,
   default: "",
   enum: "",
+  in: "",
+  json: false,
 });
