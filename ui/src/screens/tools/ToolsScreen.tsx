@@ -21,6 +21,8 @@ import { useStatusChanges } from "../../ipc/useEngineEvents";
 import { McpServerEditor, NEW_SERVER_TEXT } from "./mcp/McpServerEditor";
 import { McpServers } from "./mcp/McpServers";
 import { useMcpServers } from "./mcp/useMcpServers";
+import { OpenApiImport } from "./OpenApiImport";
+import { useOpenApiImport } from "./useOpenApiImport";
 
 type Opened = { path: string | null; text: string; key: number };
 /** The MCP server editor: the server edited (null: new ones) and the text it starts with. */
@@ -67,6 +69,8 @@ export function ToolsScreen({ state }: { state: StatusState }) {
   const mcp = useMcpServers();
   const [actionError, setActionError] = useState<string | null>(null);
   const confirmLeave = useConfirmLeave();
+  // Kept here, so the import panel's state survives reviewing a tool in the editor.
+  const openApi = useOpenApiImport(reload);
   const names = [
     ...(tools ?? []).map((t) => t.name),
     ...files.flatMap((f) => (f.name ? [f.name] : [])),
@@ -188,11 +192,26 @@ export function ToolsScreen({ state }: { state: StatusState }) {
         >
           New HTTP tool
         </button>
+        <button
+          type="button"
+          data-testid="import-openapi"
+          aria-expanded={openApi.shown}
+          onClick={openApi.show}
+        >
+          Import from OpenAPI
+        </button>
       </div>
       {actionError && (
         <p role="alert" className="field-error">
           {actionError}
         </p>
+      )}
+      {openApi.shown && (
+        <OpenApiImport
+          imp={openApi}
+          existing={new Set([...names, ...files.map((f) => f.file_name)])}
+          onReview={(tool) => open(async () => opening(null, tool.text))}
+        />
       )}
       {status && (
         <p>

@@ -1,0 +1,110 @@
+import { useCallback, useState } from "react";
+import { commands, type ImportedTool, type OpenApiImport } from "../../bindings";
+import { call, errorMessage } from "../../ipc/call";
+
+/** What one "Save N tools" did: the tools saved, and those that failed with the reason. */
+export type SaveReport = { saved: string[]; failed: { name: string; message: string }[] };
+
+/** A read description and where it came from (its URL or the chosen file's name). */
+export type LoadedImport = { source: string; data: OpenApiImport };
+
+/**
+ * The state of the "Import from OpenAPI" panel: the source, the description read, the
+ * selection and filter, and saving. Held by the Tools page, so it outlives the panel while a
+ * tool is open in the editor for review.
+ */
+export function useOpenApiImport(onSaved: () => void) {
+  const [shown, setShown] = useState(false);
+  const [url, setUrl] = useState("");
+  /** The source being read, while it is. */
+  const [reading, setReading] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [loaded, setLoaded] = useState<LoadedImport | null>(null);
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const [query, setQuery] = useState("");
+  const [tag, setTag] = useState("");
+  const [progress, setProgress] = useState<{ done: number; total: number } | null>(null);
+  const [report, setReport] = useState<SaveReport | null>(null);
+  /** Tools saved from this panel (now in the config folder). */
+  const [saved, setSaved] = useState<ReadonlySet<string>>(new Set());
+
+  /** Read a description: a URL (`text` null, the backend fetches it) or a file's content.
+   * True when it was read. */
+  const read = useCallback(async (source: string, text: string | null): Promise<boolean> => {
+    setReading(source);
+    setError(null);
+    try {
+      const data = await call(commands.importOpenapi(source, text));
+      setLoaded({ source, data });
+      setSelected(new Set());
+      setSaved(new Set());
+      setReport(null);
+      setQuery("");
+      setTag("");
+      return true;
+    } catch (e) {
+      setError(errorMessage(e));
+      return false;
+    } finally {
+      setReading(null);
+    }
+  }, []);
+
+  /** Save each tool in order; a failure does not stop the others. */
+  const save = useCallback(
+    async (tools: ImportedTool[]) => {
+      const done: SaveReport = { saved: [], failed: [] };
+      setReport(null);
+      for (const [i, t] of tools.entries()) {
+        setProgress({ done: i + 1, total: tools.length });
+        try {
+          await call(commands.saveConfigFile("tool", null, t.text, null));
+          done.saved.push(t.name);
+        } catch (e) {
+          done.failed.push({ name: t.name, message: errorMessage(e) });
+        }
+      }
+      setProgress(null);
+      setReport(done);
+      setSaved((s) => new Set([...s, ...done.saved]));
+      setSelected((s) => new Set([...s].filter((n) => !done.saved.includes(n))));
+      onSaved();
+    },
+    [onSaved],
+  );
+
+  const toggle = useCallback((name: string, on: boolean) => {
+    setSelected((s) => {
+      const next = new Set(s);
+      if (on) next.add(name);
+      else next.delete(name);
+      return next;
+    });
+  }, []);
+
+  return {
+    shown,
+    show: () => setShown(true),
+    close: () => setShown(false),
+    url,
+    setUrl,
+    reading,
+    error,
+    loaded,
+    read,
+    selected,
+    toggle,
+    selectAll: (names: string[]) => setSelected((s) => new Set([...s, ...names])),
+    clear: () => setSelected(new Set()),
+    query,
+    setQuery,
+    tag,
+    setTag,
+    progress,
+    report,
+    saved,
+    save,
+  };
+}
+
+export type OpenApiImportState = ReturnType<typeof useOpenApiImport>;
