@@ -99,7 +99,6 @@ fn every_github_operation_imports_and_loads_or_is_skipped_with_a_reason() {
         issue.route("labels").is_some_and(|r| r.json),
         "an array body property is JSON text"
     );
-    // Debug builds on a busy machine: a loose bound here; the goal (under 2 s) is measured by
-    // `cargo bench -p artifactflow-engine --bench openapi`.
-    assert!(elapsed.as_secs() < 30, "import took {elapsed:?}");
+    // The import time is printed above; the goal (under 2 s) is measured by
+    // `cargo bench -p artifactflow-engine --bench openapi`, not asserted.
 }

@@ -463,3 +463,191 @@ fn a_broken_description_is_located_by_file_and_json_pointer() {
     .unwrap_err();
     assert_eq!(e.to_string(), "p.json at /paths: `paths` must be an object");
 }
+
+/// GitHub's REST description (`@octokit/openapi`, installed by `scripts/setup.sh --test`).
+fn github_description() -> serde_json::Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/openapi/node_modules/@octokit/openapi/generated/api.github.com.json");
+    assert!(
+        path.is_file(),
+        "GitHub's description is not installed at {}: run `scripts/setup.sh --test` (or `npm ci --prefix tests/openapi`)",
+        path.display()
+    );
+    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+}
+
+/// An operation's parameters as the description gives them (`$ref`s to
+/// `#/components/parameters` resolved): name → (in, required, enum, default).
+type SpecParam = (String, bool, Option<Vec<String>>, Option<serde_json::Value>);
+
+fn spec_params(doc: &serde_json::Value, op: &serde_json::Value) -> Vec<(String, SpecParam)> {
+    op["parameters"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|p| match p["$ref"].as_str() {
+            Some(r) => doc.pointer(r.trim_start_matches('#')).unwrap().clone(),
+            None => p.clone(),
+        })
+        .map(|p| {
+            let values = p["schema"]["enum"].as_array().map(|v| {
+                v.iter()
+                    .map(|e| e.as_str().map_or_else(|| e.to_string(), str::to_string))
+                    .collect()
+            });
+            let default = p["schema"].get("default").cloned();
+            (
+                p["name"].as_str().unwrap().to_string(),
+                (
+                    p["in"].as_str().unwrap().to_string(),
+                    p["required"].as_bool().unwrap_or(false),
+                    values,
+                    default,
+                ),
+            )
+        })
+        .collect()
+}
+
+fn location(name: &str) -> ParamIn {
+    match name {
+        "path" => ParamIn::Path,
+        "query" => ParamIn::Query,
+        "header" => ParamIn::Header,
+        _ => ParamIn::Body,
+    }
+}
+
+#[tokio::test]
+async fn three_github_tools_match_the_description_and_one_sends_the_request_it_describes() {
+    async fn any(
+        axum::extract::State(log): axum::extract::State<servers::Log>,
+        method: axum::http::Method,
+        uri: axum::http::Uri,
+        headers: axum::http::HeaderMap,
+        body: axum::body::Bytes,
+    ) -> axum::Json<serde_json::Value> {
+        servers::record(&log, &method, &uri, &headers, &body);
+        axum::Json(json!({"number": 1}))
+    }
+    let server = servers::serve(axum::Router::new().fallback(any)).await;
+    let mut doc = github_description();
+    doc["servers"] = json!([{ "url": server.base }]);
+    let chosen = [
+        ("issues/create", "/repos/{owner}/{repo}/issues", "post"),
+        (
+            "issues/list-for-repo",
+            "/repos/{owner}/{repo}/issues",
+            "get",
+        ),
+        (
+            "repos/get-content",
+            "/repos/{owner}/{repo}/contents/{path}",
+            "get",
+        ),
+    ];
+    let selection = Selection {
+        operations: chosen.iter().map(|c| c.0.to_string()).collect(),
+        ..Selection::default()
+    };
+    let imported = engine::openapi::import_value("api.github.com.json", &doc, &selection).unwrap();
+    assert!(imported.skipped.is_empty(), "{:?}", imported.skipped);
+    assert_eq!(imported.tools.len(), 3);
+
+    // Field by field against the description.
+    let tool_for = |id: &str| {
+        let name = id.replace('/', "_");
+        imported
+            .tools
+            .iter()
+            .find(|t| t.name == name)
+            .unwrap_or_else(|| panic!("no tool {name}"))
+    };
+    for (id, path, method) in chosen {
+        let tool = tool_for(id);
+        let op = &doc["paths"][path][method];
+        let def = load(tool);
+        assert_eq!(def.method, method.to_uppercase(), "{id}");
+        assert_eq!(def.endpoint, format!("{}{path}", server.base), "{id}");
+        assert!(
+            def.spec
+                .description
+                .starts_with(op["summary"].as_str().unwrap()),
+            "{id}: {}",
+            def.spec.description
+        );
+        for (name, (at, required, values, default)) in spec_params(&doc, op) {
+            let Some(param) = def.spec.params.iter().find(|p| p.name == name) else {
+                // Left out (an optional array or object query parameter): said in the text.
+                assert!(!required, "{id}: required `{name}` is missing");
+                assert!(
+                    tool.text.contains(&format!("`{name}`")),
+                    "{id}: `{name}` left out without a note"
+                );
+                continue;
+            };
+            assert_eq!(
+                def.route(&name).unwrap().location,
+                location(&at),
+                "{id} {name}"
+            );
+            assert_eq!(param.required, required, "{id} {name}");
+            assert_eq!(param.enum_values, values, "{id} {name}");
+            assert_eq!(param.default, default, "{id} {name}");
+        }
+        if let Some(body) = op["requestBody"]["content"]["application/json"]["schema"].as_object() {
+            let required: Vec<&str> = body["required"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|v| v.as_str())
+                .collect();
+            for (name, _) in body["properties"].as_object().unwrap() {
+                if let Some(param) = def.spec.params.iter().find(|p| &p.name == name) {
+                    assert_eq!(
+                        def.route(name).unwrap().location,
+                        ParamIn::Body,
+                        "{id} {name}"
+                    );
+                    assert_eq!(
+                        param.required,
+                        required.contains(&name.as_str()),
+                        "{id} {name}"
+                    );
+                }
+            }
+            let title = def.spec.params.iter().find(|p| p.name == "title").unwrap();
+            assert_eq!(title.kind, ParamType::String, "oneOf string/integer");
+            assert!(
+                def.route("labels").unwrap().json,
+                "an array body property is JSON text"
+            );
+        }
+    }
+
+    // issues/create sends what the description says: POST to the repository's issues, the
+    // body properties as a JSON object.
+    let create = HttpTool::new(load(tool_for("issues/create")));
+    let ctx = crate::http_tool::ctx();
+    let r = pipeline::run(
+        &create,
+        &params(&[
+            ("owner", "octo"),
+            ("repo", "hello world"),
+            ("title", "Found a bug"),
+            ("labels", r#"["bug", "ui"]"#),
+        ]),
+        &ctx,
+    )
+    .await;
+    assert!(r.success, "{r:?}");
+    let seen = server.requests();
+    assert_eq!(
+        (seen[0].method.as_str(), seen[0].uri.as_str()),
+        ("POST", "/repos/octo/hello%20world/issues")
+    );
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&seen[0].body).unwrap(),
+        json!({"title": "Found a bug", "labels": ["bug", "ui"]})
+    );
+}
