@@ -86,6 +86,43 @@ describe("ChatScreen", () => {
     expect(answer.querySelector(".msg-agent")).toHaveTextContent("Lead researcher");
   });
 
+  it("asks for the conversation list once when a run starts (its run_started event), not also on send", async () => {
+    const calls = backend();
+    const user = userEvent.setup();
+    render(
+      <ChatStoreProvider>
+        <ChatScreen />
+      </ChatStoreProvider>,
+    );
+    await screen.findByTestId("agent-picker");
+    await waitFor(() =>
+      expect(calls.filter((c) => c.cmd === "list_conversation_page")).toHaveLength(1),
+    );
+    await user.type(screen.getByTestId("composer-input"), "Research Rust{Enter}");
+    const start = calls.find((c) => c.cmd === "start_run");
+    const conversationId = (start?.args as { conversationId: string }).conversationId;
+    // The send itself does not refresh the list…
+    expect(calls.filter((c) => c.cmd === "list_conversation_page")).toHaveLength(1);
+    await engine({
+      type: "run_started",
+      conversation_id: conversationId,
+      run_id: "r",
+      agent: "lead_agent",
+    });
+    // …the run's start does, once.
+    await waitFor(() =>
+      expect(calls.filter((c) => c.cmd === "list_conversation_page")).toHaveLength(2),
+    );
+    await engine({
+      type: "token",
+      conversation_id: conversationId,
+      agent: "lead_agent",
+      depth: 0,
+      text: "Hi",
+    });
+    expect(calls.filter((c) => c.cmd === "list_conversation_page")).toHaveLength(2);
+  });
+
   it("sends a task, streams the answer and shows a live tool card", async () => {
     const calls = backend();
     const user = userEvent.setup();

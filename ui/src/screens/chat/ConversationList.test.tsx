@@ -8,7 +8,7 @@ import { ChatScreen } from "./ChatScreen";
 import { ChatStoreProvider } from "./ChatStoreProvider";
 import { dateGroup, withGroups } from "./dateGroups";
 import { askFirstPageEarly } from "./firstPage";
-import { PAGE } from "./useConversationPages";
+import { PAGE, samePage } from "./useConversationPages";
 
 const HOUR = 3_600_000;
 
@@ -362,6 +362,20 @@ describe("conversation list", () => {
 
 describe("date groups", () => {
   const now = new Date(2026, 10, 30, 9, 0); // 30 November 2026, 09:00 local
+  it("tells a refreshed page that shows the same rows from one that changed", () => {
+    const at = new Date("2026-12-01T10:00:00Z");
+    const first = conversation(1, at);
+    const second = { ...conversation(2, at), always_allowed: ["web_search"] };
+    const a = { ...first };
+    const b = { ...second, always_allowed: [...second.always_allowed] };
+    expect(samePage([first, second], [a, b])).toBe(true);
+    expect(samePage([first, second], [b])).toBe(false);
+    expect(samePage([first, second], [a, { ...b, title: "Renamed" }])).toBe(false);
+    expect(samePage([first, second], [a, { ...b, last_status: "failed" }])).toBe(false);
+    expect(samePage([first, second], [a, { ...b, always_allowed: [] }])).toBe(false);
+    expect(samePage([first, second], [b, a])).toBe(false);
+  });
+
   it("names each day range and then the month", () => {
     const at = (y: number, m: number, d: number, h = 12) => new Date(y, m, d, h).toISOString();
     expect(dateGroup(at(2026, 10, 30, 0), now)).toBe("Today");

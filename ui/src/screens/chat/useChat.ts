@@ -134,10 +134,10 @@ export function useChat(initial: string | null = null) {
         setError(errorMessage(e));
         return false;
       }
-      void refresh();
+      // (The list refreshes on the run's run_started event, once: not here too.)
       return true;
     },
-    [agent, currentId, refresh, store],
+    [agent, currentId, store],
   );
 
   /** Go on from the user's `turn`-th task (0-based) with `task` instead: that task and
@@ -168,10 +168,10 @@ export function useChat(initial: string | null = null) {
         setError(errorMessage(e));
         return false;
       }
-      void refresh();
+      // (The list refreshes on the run's run_started event, once: not here too.)
       return true;
     },
-    [agent, currentId, refresh, store],
+    [agent, currentId, store],
   );
 
   const queue = {

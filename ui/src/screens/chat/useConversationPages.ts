@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from "react";
+import { startTransition, useCallback, useEffect, useRef, useState } from "react";
 import { commands, type ConversationSummary } from "../../bindings";
 import { call, errorMessage } from "../../ipc/call";
 import { givenFirstPage, mark, PAGE, takeFirstPage } from "./firstPage";
@@ -55,10 +55,15 @@ export function useConversationPages(query: string) {
       (page) => {
         if (!alive || mine !== generation.current) return;
         mark("list-answered");
-        setItems(page.items);
-        setTotal(page.total);
-        setLoadedFor(q);
-        setFailure(null);
+        // A refresh (a run started or ended) must not hold up typing: it renders as a
+        // transition, which a key interrupts, and rows that did not change keep their objects
+        // (the list does not render again for a page it already shows).
+        startTransition(() => {
+          setItems((old) => (samePage(old, page.items) ? old : page.items));
+          setTotal(page.total);
+          setLoadedFor(q);
+          setFailure(null);
+        });
       },
       (e: unknown) => {
         if (alive && mine === generation.current)
@@ -118,4 +123,22 @@ export function useConversationPages(query: string) {
     retry,
     refresh,
   };
+}
+
+/** Whether `next` shows exactly the rows `old` does (same conversations, same fields). */
+export function samePage(old: ConversationSummary[], next: ConversationSummary[]): boolean {
+  return old.length === next.length && old.every((a, i) => sameValue(a, next[i]));
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  if (Object.is(a, b)) return true;
+  if (Array.isArray(a) && Array.isArray(b))
+    return a.length === b.length && a.every((x, i) => sameValue(x, b[i]));
+  if (a && b && typeof a === "object" && typeof b === "object") {
+    const ka = Object.keys(a);
+    const x = a as Record<string, unknown>;
+    const y = b as Record<string, unknown>;
+    return ka.length === Object.keys(b).length && ka.every((k) => sameValue(x[k], y[k]));
+  }
+  return false;
 }
