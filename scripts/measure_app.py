@@ -7,7 +7,10 @@ network processes), 10 s after startup. Cold = first start on a fresh home (seed
 creates the database); warm = second start on the same home.
 
 Run through scripts/measure_app.sh (it provides Xvfb and D-Bus):
-    measure_app.py [BINARY] [--runs N]     (default: target/debug/artifactflow, 3 runs)
+    measure_app.py [BINARY] [--runs N] [--breakdown]   (default: target/debug/artifactflow, 3 runs)
+--breakdown also prints, per run, the app process's resident memory by mapping (library or
+anonymous memory, and permissions), largest first: compare two binaries' lists to see where a
+difference comes from.
 The bare Tauri 2 window (scripts/bare-window) logs `startup_ms` the same way, so the two are
 measured alike.
 """
@@ -26,6 +29,9 @@ if "--runs" in ARGS:
     i = ARGS.index("--runs")
     RUNS = int(ARGS[i + 1])
     del ARGS[i : i + 2]
+BREAKDOWN = "--breakdown" in ARGS
+if BREAKDOWN:
+    ARGS.remove("--breakdown")
 BIN = Path(ARGS[0] if ARGS else Path(__file__).resolve().parents[1] / "target/debug/artifactflow")
 
 
@@ -58,6 +64,26 @@ def rss_kb(pid: int) -> int:
         return 0
 
 
+def breakdown(pid: int, top: int = 15) -> None:
+    """The process's RSS by mapping (file name or [anon]/[heap], and permissions)."""
+    groups: dict[str, int] = {}
+    current = None
+    try:
+        lines = Path(f"/proc/{pid}/smaps").read_text().splitlines()
+    except OSError:
+        return
+    for line in lines:
+        m = re.match(r"^[0-9a-f]+-[0-9a-f]+ (\S+) \S+ \S+ \S+\s*(.*)$", line)
+        if m:
+            current = f"{os.path.basename(m.group(2)) or '[anon]'} {m.group(1)}"
+            continue
+        m = re.match(r"^Rss:\s+(\d+)", line)
+        if m and current:
+            groups[current] = groups.get(current, 0) + int(m.group(1))
+    for name, kb in sorted(groups.items(), key=lambda g: -g[1])[:top]:
+        print(f"        {kb / 1024:6.1f} MB  {name}")
+
+
 def measure(home: Path, label: str) -> tuple[int | None, int, int]:
     env = dict(os.environ, ARTIFACTFLOW_HOME=str(home), XDG_CONFIG_HOME=str(home / "xdg"), XDG_DATA_HOME=str(home / "xdg"), XDG_CACHE_HOME=str(home / "xdg-cache"))
     for log in (home / "logs").glob("app.*.log"):
@@ -77,6 +103,8 @@ def measure(home: Path, label: str) -> tuple[int | None, int, int]:
     total_mb = sum(rss_kb(p) for p in pids) // 1024
     print(f"{label:5} startup {startup if startup is not None else '?':>5} ms   idle RSS: app {app_mb} MB, "
           f"app + {len(pids) - 1} WebKit processes {total_mb} MB", flush=True)
+    if BREAKDOWN:
+        breakdown(proc.pid)
     proc.terminate()
     proc.wait(10)
     return startup, app_mb, total_mb
