@@ -11,6 +11,8 @@ fn main() {
 /// capability files grant explicitly.
 fn artifactflow_commands() -> &'static [&'static str] {
     &[
+        "next_events",
+        "hold_window_close",
         "get_status",
         "reload_config",
         "list_agents",

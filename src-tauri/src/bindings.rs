@@ -1,14 +1,16 @@
 //! The typed IPC surface: every command and event, from which `ui/src/bindings.ts` is generated.
 
 use specta_typescript::Typescript;
-use tauri_specta::{collect_commands, collect_events, Builder};
+use tauri_specta::{collect_commands, Builder};
 
-use crate::{commands, events, links};
+use crate::{commands, links};
 
 /// The command and event registry shared by the app and the bindings generator.
 pub fn builder() -> Builder<tauri::Wry> {
     Builder::<tauri::Wry>::new()
         .commands(collect_commands![
+            commands::next_events,
+            commands::hold_window_close,
             commands::get_status,
             commands::reload_config,
             commands::chat::list_agents,
@@ -72,7 +74,6 @@ pub fn builder() -> Builder<tauri::Wry> {
             commands::app_info::open_project_link,
             links::open_external,
         ])
-        .events(collect_events![events::StatusChanged])
         .typ::<engine::events::EngineEvent>()
 }
 

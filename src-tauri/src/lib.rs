@@ -65,8 +65,15 @@ pub fn run() {
         .manage(commands::app_info::PendingUpdate::default())
         .on_window_event(|window, event| {
             window_state::on_window_event(window, event);
-            if let tauri::WindowEvent::CloseRequested { .. } = event {
+            if let tauri::WindowEvent::CloseRequested { api, .. } = event {
                 tracing::info!(window = window.label(), "close requested");
+                // The web view has unsaved work: it asks the user, then closes the window.
+                if let Some(outbox) = window.try_state::<events::Outbox>() {
+                    if outbox.holds_close() {
+                        api.prevent_close();
+                        outbox.push(events::Pushed::CloseRequested);
+                    }
+                }
             }
             if let tauri::WindowEvent::Destroyed = event {
                 // Closing the window answers every pending permission request with "deny",
@@ -81,8 +88,8 @@ pub fn run() {
             }
         })
         .invoke_handler(builder.invoke_handler())
+        .manage(events::Outbox::default())
         .setup(move |app| {
-            builder.mount_events(app);
             if let Ok(p) = &paths {
                 commands::app_info::seed_config_from_resources(app.handle(), &p.config_dir);
             }

@@ -34,21 +34,23 @@ impl AppState {
     }
 }
 
-/// Forward engine events to the window.
+/// Forward engine events to the window (through its [`Outbox`](crate::events::Outbox), which
+/// must be managed before the engine starts).
 pub fn window_sink(app: tauri::AppHandle) -> impl EventSink {
-    use tauri::Emitter;
+    use crate::events::{Outbox, Pushed, StatusChanged};
     move |event: EngineEvent| {
+        let Some(outbox) = tauri::Manager::try_state::<Outbox>(&app) else {
+            tracing::warn!("no outbox: an engine event is not forwarded");
+            return;
+        };
         if let EngineEvent::ConfigReloaded { .. } = &event {
             if let Some(state) = tauri::Manager::try_state::<AppState>(&app) {
                 if let Ok(engine) = state.engine() {
                     let status = engine.ctx.status();
-                    let _ =
-                        tauri_specta::Event::emit(&crate::events::StatusChanged { status }, &app);
+                    outbox.push(Pushed::StatusChanged(StatusChanged { status }));
                 }
             }
         }
-        if let Err(e) = app.emit(crate::events::ENGINE_EVENT, &event) {
-            tracing::warn!("cannot forward an engine event: {e}");
-        }
+        outbox.push(Pushed::Engine(event));
     }
 }

@@ -1,5 +1,5 @@
 import { act, render, screen, waitFor } from "@testing-library/react";
-import { emit } from "@tauri-apps/api/event";
+import { pushStatus } from "./test/pushed";
 import userEvent from "@testing-library/user-event";
 import { mockIPC } from "@tauri-apps/api/mocks";
 import { App } from "./App";
@@ -45,21 +45,18 @@ function settingsView(profiles: (typeof DEFAULT_PROFILE)[]) {
 
 function backend(overrides: Partial<Record<string, () => unknown>> = {}) {
   const calls: string[] = [];
-  mockIPC(
-    (cmd) => {
-      calls.push(cmd);
-      const handler = overrides[cmd];
-      if (handler) return handler();
-      if (cmd === "get_status" || cmd === "reload_config") return STATUS;
-      if (cmd === "list_conversations" || cmd === "list_tools") return [];
-      if (cmd === "list_artifacts" || cmd === "list_conversation_page")
-        return { items: [], total: 0 };
-      if (cmd === "list_agents" || cmd === "list_config_files" || cmd === "mcp_servers") return [];
-      if (cmd === "get_settings") return settingsView([DEFAULT_PROFILE]);
-      throw new Error(`unexpected command ${cmd}`);
-    },
-    { shouldMockEvents: true },
-  );
+  mockIPC((cmd) => {
+    calls.push(cmd);
+    const handler = overrides[cmd];
+    if (handler) return handler();
+    if (cmd === "get_status" || cmd === "reload_config") return STATUS;
+    if (cmd === "list_conversations" || cmd === "list_tools") return [];
+    if (cmd === "list_artifacts" || cmd === "list_conversation_page")
+      return { items: [], total: 0 };
+    if (cmd === "list_agents" || cmd === "list_config_files" || cmd === "mcp_servers") return [];
+    if (cmd === "get_settings") return settingsView([DEFAULT_PROFILE]);
+    throw new Error(`unexpected command ${cmd}`);
+  });
   return calls;
 }
 
@@ -98,9 +95,7 @@ describe("App shell", () => {
     backend();
     render(<App />);
     expect(await screen.findByTestId("status-tools")).toHaveTextContent("2");
-    await act(() =>
-      emit("status-changed", { status: { ...STATUS, tools_loaded: 5, config_errors: [] } }),
-    );
+    await act(() => pushStatus({ status: { ...STATUS, tools_loaded: 5, config_errors: [] } }));
     expect(screen.getByTestId("status-tools")).toHaveTextContent("5");
     expect(screen.queryByTestId("status-problems")).toBeNull();
   });

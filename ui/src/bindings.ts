@@ -10,6 +10,25 @@
 
 export const commands = {
 /**
+ * The events pushed since the last call (see [`crate::events`]), waiting up to 25 s for one.
+ * Empty when none came, or when a newer call took over (a reloaded page).
+ */
+async nextEvents() : Promise<Result<Pushed[], AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("next_events") };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Hold closing the window (`true`) while the web view has something to save: a close request
+ * then arrives as a [`Pushed::CloseRequested`] event and the window stays open.
+ */
+async holdWindowClose(held: boolean) : Promise<void> {
+    await TAURI_INVOKE("hold_window_close", { held });
+},
+/**
  * Version, folders, database and how many tools and agents are loaded.
  */
 async getStatus() : Promise<Result<Status, AppError>> {
@@ -743,11 +762,6 @@ async openExternal(url: string) : Promise<Result<null, AppError>> {
 /** user-defined events **/
 
 
-export const events = __makeEvents__<{
-statusChanged: StatusChanged
-}>({
-statusChanged: "status-changed"
-})
 
 /** user-defined constants **/
 
@@ -2188,6 +2202,23 @@ export type ProjectLink =
  * The issue tracker.
  */
 "issues"
+/**
+ * One event pushed to the web view.
+ */
+export type Pushed = 
+/**
+ * An engine event (runs, tools, permissions, MCP servers…).
+ */
+{ kind: "engine"; event: EngineEvent } | 
+/**
+ * The status changed.
+ */
+{ kind: "status_changed"; event: StatusChanged } | 
+/**
+ * The user asked to close the window while the web view holds closing (see
+ * [`Outbox::hold_close`]); the window stays open until the web view closes it.
+ */
+{ kind: "close_requested" }
 /**
  * How a request ended.
  */

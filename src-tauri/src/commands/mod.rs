@@ -3,6 +3,7 @@
 use tauri::State;
 
 use crate::error::AppError;
+use crate::events::{Outbox, Pushed};
 use crate::state::AppState;
 
 pub mod artifacts;
@@ -14,6 +15,22 @@ pub mod settings;
 pub mod tools;
 
 pub mod app_info;
+
+/// The events pushed since the last call (see [`crate::events`]), waiting up to 25 s for one.
+/// Empty when none came, or when a newer call took over (a reloaded page).
+#[tauri::command]
+#[specta::specta]
+pub async fn next_events(outbox: State<'_, Outbox>) -> Result<Vec<Pushed>, AppError> {
+    Ok(outbox.next(std::time::Duration::from_secs(25)).await)
+}
+
+/// Hold closing the window (`true`) while the web view has something to save: a close request
+/// then arrives as a [`Pushed::CloseRequested`] event and the window stays open.
+#[tauri::command]
+#[specta::specta]
+pub fn hold_window_close(outbox: State<'_, Outbox>, held: bool) {
+    outbox.hold_close(held);
+}
 
 /// Version, folders, database and how many tools and agents are loaded.
 #[tauri::command]

@@ -1,12 +1,7 @@
 import { useEffect, useState, type ReactNode } from "react";
-import { listen, type UnlistenFn } from "@tauri-apps/api/event";
-import { events, type EngineEvent, type StatusChanged } from "../bindings";
-import {
-  ENGINE_EVENT,
-  EngineEventsContext,
-  type EngineEventSources,
-  type EventFanOut,
-} from "./useEngineEvents";
+import type { EngineEvent, StatusChanged } from "../bindings";
+import { onPushed } from "./pushed";
+import { EngineEventsContext, type EngineEventSources, type EventFanOut } from "./useEngineEvents";
 
 /** Handlers registered with one listener. */
 class FanOut<T> implements EventFanOut<T> {
@@ -18,29 +13,35 @@ class FanOut<T> implements EventFanOut<T> {
     return () => this.handlers.delete(entry);
   }
   emit(event: T): void {
-    for (const handler of [...this.handlers]) handler(event);
+    for (const handler of [...this.handlers]) {
+      try {
+        handler(event);
+      } catch (e) {
+        // One screen's failing handler must not cost the others their events.
+        console.error("an event handler failed", e);
+      }
+    }
   }
 }
 
 /**
- * The app root's one subscription to each backend event (engine events, status changes),
- * handed to every screen through `useEngineEvents` / `useStatusChanged`: screens come and go
- * without each opening and closing its own IPC listener.
+ * The app root's one subscription to the backend's pushed events (engine events, status
+ * changes), handed to every screen through `useEngineEvents` / `useStatusChanged`: screens come
+ * and go without each subscribing on their own.
  */
 export function EngineEventsProvider({ children }: { children: ReactNode }) {
   const [sources] = useState(() => ({
     engine: new FanOut<EngineEvent>(),
     statusChanged: new FanOut<StatusChanged>(),
   }));
-  useEffect(() => {
-    const offs: Promise<UnlistenFn>[] = [
-      listen<EngineEvent>(ENGINE_EVENT, (e) => sources.engine.emit(e.payload)),
-      events.statusChanged.listen((e) => sources.statusChanged.emit(e.payload)),
-    ];
-    return () => {
-      for (const off of offs) void off.then((unlisten) => unlisten());
-    };
-  }, [sources]);
+  useEffect(
+    () =>
+      onPushed((pushed) => {
+        if (pushed.kind === "engine") sources.engine.emit(pushed.event);
+        else if (pushed.kind === "status_changed") sources.statusChanged.emit(pushed.event);
+      }),
+    [sources],
+  );
   const provided: EngineEventSources = sources;
   return <EngineEventsContext.Provider value={provided}>{children}</EngineEventsContext.Provider>;
 }

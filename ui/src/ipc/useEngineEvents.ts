@@ -1,9 +1,6 @@
 import { createContext, useContext, useEffect, useRef } from "react";
 import type { EngineEvent, StatusChanged } from "../bindings";
 
-/** The Tauri event carrying engine events (see src-tauri/src/events.rs). */
-export const ENGINE_EVENT = "engine-event";
-
 /** Handlers of one kind of backend event, fed by a single listener (see EngineEventsProvider). */
 export interface EventFanOut<T> {
   /** Call `handler` for every event until the returned function is called. */

@@ -43,70 +43,66 @@ const ARTIFACT = {
 
 function backend() {
   const calls: { cmd: string; args: Record<string, unknown> }[] = [];
-  mockIPC(
-    (cmd, raw) => {
-      const args = (raw ?? {}) as Record<string, unknown>;
-      calls.push({ cmd, args });
-      if (cmd === "get_status" || cmd === "reload_config") return STATUS;
-      if (cmd === "list_conversation_page") {
-        const q = (args.query as string | null)?.toLowerCase();
-        const items = !q || CONVERSATION.title.toLowerCase().includes(q) ? [CONVERSATION] : [];
-        return { items, total: items.length };
-      }
-      if (cmd === "list_artifacts") {
-        const q = (args.query as { query: string | null }).query?.toLowerCase();
-        const items = q && ARTIFACT.title.toLowerCase().includes(q) ? [ARTIFACT] : [];
-        return { items, total: items.length };
-      }
-      if (cmd === "list_agents")
-        return [
-          { name: "lead_agent", description: "Leads", model: null, internal: false },
-          { name: "researcher", description: "Finds sources", model: null, internal: false },
-        ];
-      if (cmd === "list_tools")
-        return [
-          {
-            name: "web_fetch",
-            description: "Fetch a page",
-            source: "builtin",
-            file: null,
-            server: null,
-            permission: "confirm",
-            params: [],
-            used_by: [],
-            instructions: "",
-          },
-        ];
-      if (cmd === "get_conversation")
-        return { summary: CONVERSATION, messages: [], running: false };
-      if (cmd === "list_config_files" || cmd === "mcp_servers") return [];
-      if (cmd === "get_app_info")
-        return {
-          name: "ArtifactFlow",
-          version: "1.0.0",
-          identifier: "app.artifactflow.desktop",
-          tauri_version: "2",
-          license: "MIT",
-          homepage: "https://example.com",
-          releases: "https://example.com/releases",
-          issues: "https://example.com/issues",
-          update_url: null,
-          can_install_updates: false,
-        };
-      if (cmd === "artifact_versions") return [];
-      if (cmd === "get_artifact_version")
-        return {
-          id: "report",
-          title: "Penguin report",
-          content_type: "text/markdown",
-          version: 1,
-          content: "Penguins.\n",
-        };
-      if (cmd === "list_conversations") return [CONVERSATION];
-      throw new Error(`unexpected command ${cmd}`);
-    },
-    { shouldMockEvents: true },
-  );
+  mockIPC((cmd, raw) => {
+    const args = (raw ?? {}) as Record<string, unknown>;
+    calls.push({ cmd, args });
+    if (cmd === "get_status" || cmd === "reload_config") return STATUS;
+    if (cmd === "list_conversation_page") {
+      const q = (args.query as string | null)?.toLowerCase();
+      const items = !q || CONVERSATION.title.toLowerCase().includes(q) ? [CONVERSATION] : [];
+      return { items, total: items.length };
+    }
+    if (cmd === "list_artifacts") {
+      const q = (args.query as { query: string | null }).query?.toLowerCase();
+      const items = q && ARTIFACT.title.toLowerCase().includes(q) ? [ARTIFACT] : [];
+      return { items, total: items.length };
+    }
+    if (cmd === "list_agents")
+      return [
+        { name: "lead_agent", description: "Leads", model: null, internal: false },
+        { name: "researcher", description: "Finds sources", model: null, internal: false },
+      ];
+    if (cmd === "list_tools")
+      return [
+        {
+          name: "web_fetch",
+          description: "Fetch a page",
+          source: "builtin",
+          file: null,
+          server: null,
+          permission: "confirm",
+          params: [],
+          used_by: [],
+          instructions: "",
+        },
+      ];
+    if (cmd === "get_conversation") return { summary: CONVERSATION, messages: [], running: false };
+    if (cmd === "list_config_files" || cmd === "mcp_servers") return [];
+    if (cmd === "get_app_info")
+      return {
+        name: "ArtifactFlow",
+        version: "1.0.0",
+        identifier: "app.artifactflow.desktop",
+        tauri_version: "2",
+        license: "MIT",
+        homepage: "https://example.com",
+        releases: "https://example.com/releases",
+        issues: "https://example.com/issues",
+        update_url: null,
+        can_install_updates: false,
+      };
+    if (cmd === "artifact_versions") return [];
+    if (cmd === "get_artifact_version")
+      return {
+        id: "report",
+        title: "Penguin report",
+        content_type: "text/markdown",
+        version: 1,
+        content: "Penguins.\n",
+      };
+    if (cmd === "list_conversations") return [CONVERSATION];
+    throw new Error(`unexpected command ${cmd}`);
+  });
   return calls;
 }
 

@@ -1,7 +1,7 @@
 import { act, fireEvent, render as plainRender, screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { vi } from "vitest";
-import { emit } from "@tauri-apps/api/event";
+import { pushEngine } from "../test/pushed";
 import type { ElicitationForm, ElicitationReply } from "../bindings";
 import { IpcError } from "../ipc/call";
 import { fakeBackend } from "../test/fakeBackend";
@@ -318,7 +318,7 @@ describe("useElicitations", () => {
     const backend = fakeBackend({}, { answer_elicitation: () => null });
     render(<Harness />);
     await act(() =>
-      emit("engine-event", {
+      pushEngine({
         type: "elicitation_request",
         request_id: "e9",
         server: "everything",
@@ -340,7 +340,7 @@ describe("useElicitations", () => {
 
     // A request the engine ends (timeout, the run's stop) leaves the queue.
     await act(() =>
-      emit("engine-event", {
+      pushEngine({
         type: "elicitation_request",
         request_id: "e10",
         server: "everything",
@@ -353,7 +353,7 @@ describe("useElicitations", () => {
     );
     expect(dialog()).toHaveAttribute("open");
     await act(() =>
-      emit("engine-event", {
+      pushEngine({
         type: "elicitation_resolved",
         conversation_id: null,
         request_id: "e10",

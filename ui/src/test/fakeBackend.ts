@@ -106,16 +106,13 @@ export function fakeBackend(
       return s.grants.length < before;
     },
   };
-  mockIPC(
-    (cmd, args) => {
-      const a = (args ?? {}) as Record<string, unknown>;
-      calls.push({ cmd, args: a });
-      const handler = overrides[cmd] ?? defaults[cmd];
-      if (!handler) throw new Error(`unexpected command ${cmd}`);
-      return handler(a, state);
-    },
-    { shouldMockEvents: true },
-  );
+  mockIPC((cmd, args) => {
+    const a = (args ?? {}) as Record<string, unknown>;
+    calls.push({ cmd, args: a });
+    const handler = overrides[cmd] ?? defaults[cmd];
+    if (!handler) throw new Error(`unexpected command ${cmd}`);
+    return handler(a, state);
+  });
   return {
     state,
     calls,

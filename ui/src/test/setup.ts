@@ -1,7 +1,21 @@
 import "@testing-library/jest-dom/vitest";
-import { afterEach } from "vitest";
+import { afterEach, vi } from "vitest";
 import { cleanup, configure } from "@testing-library/react";
 import { clearMocks } from "@tauri-apps/api/mocks";
+
+// Every mocked IPC answers the pushed-events long poll and the close hold from src/test/pushed.ts
+// (tests push events there), whatever else the test's own handler answers.
+vi.mock("@tauri-apps/api/mocks", async (importOriginal) => {
+  const real = await importOriginal<typeof import("@tauri-apps/api/mocks")>();
+  const pushed = await import("./pushed");
+  const mockIPC: typeof real.mockIPC = (handler, options) =>
+    real.mockIPC((cmd, args) => {
+      if (cmd === "next_events") return pushed.nextEvents();
+      if (cmd === "hold_window_close") return pushed.holdWindowClose(args as { held: boolean });
+      return handler(cmd, args);
+    }, options);
+  return { ...real, mockIPC };
+});
 
 // findBy*/waitFor wait for what renders, however long a loaded machine takes to get there
 // (Testing Library's default gives up after 1 s: a full-suite run on two busy cores took longer

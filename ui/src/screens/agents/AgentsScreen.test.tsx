@@ -11,60 +11,57 @@ type Args = Record<string, unknown>;
 
 function backend(disk: { text: string }) {
   const saves: Args[] = [];
-  mockIPC(
-    (cmd, args) => {
-      const a = (args ?? {}) as Args;
-      const file = { path: PATH, file_name: "lead_agent.md", enabled: true, text: disk.text };
-      if (cmd === "list_config_files")
-        return [
-          {
-            path: PATH,
-            file_name: "lead_agent.md",
-            enabled: true,
-            name: "lead_agent",
-            display_name: "Lead researcher",
-          },
-        ];
-      if (cmd === "read_config_file") return file;
-      if (cmd === "check_agent_draft") {
-        // A stand-in for the backend's loader: the lead agent's fields, one unknown tool.
-        const text = a.text as string;
-        const agent = {
-          name: /^name: (\S+)/m.exec(text)?.[1] ?? "",
-          display_name: /^display_name: (.+)$/m.exec(text)?.[1] ?? null,
-          description: "Plans and delegates",
-          model: "default",
-          tools: [
-            ["call_subagent", "auto"],
-            ["create_artifact", "auto"],
-          ],
-          internal: false,
-          max_tool_rounds: 20,
-          role_prompt: "You are the **lead**.",
-        };
-        return text.includes("no_such_tool")
-          ? {
-              errors: [
-                {
-                  file: PATH,
-                  line: 6,
-                  field: "tools.no_such_tool",
-                  message: "there is no tool `no_such_tool`",
-                },
-              ],
-              agent,
-            }
-          : { errors: [], agent };
-      }
-      if (cmd === "save_config_file") {
-        saves.push(a);
-        disk.text = a.text as string;
-        return { ...file, text: disk.text };
-      }
-      throw new Error(`unexpected ${cmd}`);
-    },
-    { shouldMockEvents: true },
-  );
+  mockIPC((cmd, args) => {
+    const a = (args ?? {}) as Args;
+    const file = { path: PATH, file_name: "lead_agent.md", enabled: true, text: disk.text };
+    if (cmd === "list_config_files")
+      return [
+        {
+          path: PATH,
+          file_name: "lead_agent.md",
+          enabled: true,
+          name: "lead_agent",
+          display_name: "Lead researcher",
+        },
+      ];
+    if (cmd === "read_config_file") return file;
+    if (cmd === "check_agent_draft") {
+      // A stand-in for the backend's loader: the lead agent's fields, one unknown tool.
+      const text = a.text as string;
+      const agent = {
+        name: /^name: (\S+)/m.exec(text)?.[1] ?? "",
+        display_name: /^display_name: (.+)$/m.exec(text)?.[1] ?? null,
+        description: "Plans and delegates",
+        model: "default",
+        tools: [
+          ["call_subagent", "auto"],
+          ["create_artifact", "auto"],
+        ],
+        internal: false,
+        max_tool_rounds: 20,
+        role_prompt: "You are the **lead**.",
+      };
+      return text.includes("no_such_tool")
+        ? {
+            errors: [
+              {
+                file: PATH,
+                line: 6,
+                field: "tools.no_such_tool",
+                message: "there is no tool `no_such_tool`",
+              },
+            ],
+            agent,
+          }
+        : { errors: [], agent };
+    }
+    if (cmd === "save_config_file") {
+      saves.push(a);
+      disk.text = a.text as string;
+      return { ...file, text: disk.text };
+    }
+    throw new Error(`unexpected ${cmd}`);
+  });
   return saves;
 }
 

@@ -37,52 +37,49 @@ const CONTENT: Record<number, string> = { 1: "# Plan\nold line\n", 2: "# Plan\nn
 function backend() {
   const calls: { cmd: string; args: Record<string, unknown> }[] = [];
   const items = [summary("plan", "The plan"), summary("data", "Data", "text/csv")];
-  mockIPC(
-    (cmd, args) => {
-      const a = (args ?? {}) as Record<string, unknown>;
-      calls.push({ cmd, args: a });
-      if (cmd === "list_artifacts") {
-        const q = (a.query as { query: string | null }).query;
-        const found = q
-          ? items.filter((i) => i.title.toLowerCase().includes(q.toLowerCase()))
-          : items;
-        return { items: found, total: found.length };
-      }
-      if (cmd === "artifact_versions")
-        return [1, 2].map((version) => ({
-          version,
-          size_chars: 9,
-          line_count: 2,
-          created_at: `t${version}`,
-        }));
-      if (cmd === "get_artifact_version") {
-        const version = (a.version as number | null) ?? 2;
-        const isCsv = a.id === "data";
-        return {
-          id: a.id,
-          title: isCsv ? "Data" : "The plan",
-          content_type: isCsv ? "text/csv" : "text/markdown",
-          version,
-          content: isCsv ? 'name,note\nAda,"likes, commas"\n' : CONTENT[version],
-        };
-      }
-      if (cmd === "delete_artifact") return null;
-      if (cmd === "list_conversations")
-        return [
-          {
-            id: "c1",
-            title: "Research chat",
-            agent: "lead_agent",
-            updated_at: "2026-11-29T11:00:00Z",
-            last_status: "completed",
-            always_allowed: [],
-          },
-        ];
-      if (cmd === "export_artifact") return "/home/u/Downloads/plan.md";
-      throw new Error(`unexpected ${cmd}`);
-    },
-    { shouldMockEvents: true },
-  );
+  mockIPC((cmd, args) => {
+    const a = (args ?? {}) as Record<string, unknown>;
+    calls.push({ cmd, args: a });
+    if (cmd === "list_artifacts") {
+      const q = (a.query as { query: string | null }).query;
+      const found = q
+        ? items.filter((i) => i.title.toLowerCase().includes(q.toLowerCase()))
+        : items;
+      return { items: found, total: found.length };
+    }
+    if (cmd === "artifact_versions")
+      return [1, 2].map((version) => ({
+        version,
+        size_chars: 9,
+        line_count: 2,
+        created_at: `t${version}`,
+      }));
+    if (cmd === "get_artifact_version") {
+      const version = (a.version as number | null) ?? 2;
+      const isCsv = a.id === "data";
+      return {
+        id: a.id,
+        title: isCsv ? "Data" : "The plan",
+        content_type: isCsv ? "text/csv" : "text/markdown",
+        version,
+        content: isCsv ? 'name,note\nAda,"likes, commas"\n' : CONTENT[version],
+      };
+    }
+    if (cmd === "delete_artifact") return null;
+    if (cmd === "list_conversations")
+      return [
+        {
+          id: "c1",
+          title: "Research chat",
+          agent: "lead_agent",
+          updated_at: "2026-11-29T11:00:00Z",
+          last_status: "completed",
+          always_allowed: [],
+        },
+      ];
+    if (cmd === "export_artifact") return "/home/u/Downloads/plan.md";
+    throw new Error(`unexpected ${cmd}`);
+  });
   return calls;
 }
 
@@ -137,28 +134,25 @@ describe("ArtifactsScreen", () => {
       binary("audio_1", "audio/wav", 3000),
       binary("file_1", "application/pdf", 2 * 1024 * 1024),
     ];
-    mockIPC(
-      (cmd, args) => {
-        const a = (args ?? {}) as Record<string, unknown>;
-        calls.push({ cmd, args: a });
-        if (cmd === "list_artifacts") return { items, total: items.length };
-        if (cmd === "list_conversations") return [];
-        if (cmd === "get_artifact_bytes") {
-          const item = items.find((i) => i.id === a.id);
-          return {
-            id: a.id,
-            title: item?.title,
-            content_type: item?.content_type,
-            binary: true,
-            size_bytes: item?.size_bytes,
-            base64: a.id === "image_1" ? "iVBORw0KGgo=" : "UklGRg==",
-          };
-        }
-        if (cmd === "export_artifact") return "/home/u/Downloads/image_1.png";
-        throw new Error(`unexpected ${cmd}`);
-      },
-      { shouldMockEvents: true },
-    );
+    mockIPC((cmd, args) => {
+      const a = (args ?? {}) as Record<string, unknown>;
+      calls.push({ cmd, args: a });
+      if (cmd === "list_artifacts") return { items, total: items.length };
+      if (cmd === "list_conversations") return [];
+      if (cmd === "get_artifact_bytes") {
+        const item = items.find((i) => i.id === a.id);
+        return {
+          id: a.id,
+          title: item?.title,
+          content_type: item?.content_type,
+          binary: true,
+          size_bytes: item?.size_bytes,
+          base64: a.id === "image_1" ? "iVBORw0KGgo=" : "UklGRg==",
+        };
+      }
+      if (cmd === "export_artifact") return "/home/u/Downloads/image_1.png";
+      throw new Error(`unexpected ${cmd}`);
+    });
     const user = userEvent.setup();
     render(<ArtifactsScreen />);
     const rows = await screen.findAllByTestId("artifact-item");

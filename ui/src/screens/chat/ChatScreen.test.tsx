@@ -1,60 +1,54 @@
 import { act, screen, waitFor, within } from "@testing-library/react";
 import { render } from "../../test/render";
 import userEvent from "@testing-library/user-event";
-import { emit } from "@tauri-apps/api/event";
+import { pushEngine } from "../../test/pushed";
 import { mockIPC } from "@tauri-apps/api/mocks";
 import { ChatScreen, stripCalls } from "./ChatScreen";
 import { ChatStoreProvider } from "./ChatStoreProvider";
 
 function backend() {
   const calls: { cmd: string; args: unknown }[] = [];
-  mockIPC(
-    (cmd, args) => {
-      calls.push({ cmd, args });
-      if (cmd === "list_conversation_page") return { items: [], total: 0 };
-      if (cmd === "list_agents")
-        return [
-          { name: "lead_agent", description: "Lead", model: "default", internal: false },
-          { name: "hidden", description: "", model: null, internal: true },
-        ];
-      if (cmd === "start_run") return null;
-      if (cmd === "cancel_run") return true;
-      throw new Error(`unexpected ${cmd}`);
-    },
-    { shouldMockEvents: true },
-  );
+  mockIPC((cmd, args) => {
+    calls.push({ cmd, args });
+    if (cmd === "list_conversation_page") return { items: [], total: 0 };
+    if (cmd === "list_agents")
+      return [
+        { name: "lead_agent", description: "Lead", model: "default", internal: false },
+        { name: "hidden", description: "", model: null, internal: true },
+      ];
+    if (cmd === "start_run") return null;
+    if (cmd === "cancel_run") return true;
+    throw new Error(`unexpected ${cmd}`);
+  });
   return calls;
 }
 
 // Tokens are shown at the next animation frame (chatStore batches them): wait for it.
 const engine = (payload: Record<string, unknown>) =>
   act(async () => {
-    await emit("engine-event", payload);
+    await pushEngine(payload);
     await new Promise((frame) => requestAnimationFrame(frame));
   });
 
 describe("ChatScreen", () => {
   it("names agents by their display name in the picker and the timeline", async () => {
     const calls: { cmd: string; args: unknown }[] = [];
-    mockIPC(
-      (cmd, args) => {
-        calls.push({ cmd, args });
-        if (cmd === "list_conversation_page") return { items: [], total: 0 };
-        if (cmd === "list_agents")
-          return [
-            {
-              name: "lead_agent",
-              display_name: "Lead researcher",
-              description: "Lead",
-              model: "default",
-              internal: false,
-            },
-          ];
-        if (cmd === "start_run") return null;
-        throw new Error(`unexpected ${cmd}`);
-      },
-      { shouldMockEvents: true },
-    );
+    mockIPC((cmd, args) => {
+      calls.push({ cmd, args });
+      if (cmd === "list_conversation_page") return { items: [], total: 0 };
+      if (cmd === "list_agents")
+        return [
+          {
+            name: "lead_agent",
+            display_name: "Lead researcher",
+            description: "Lead",
+            model: "default",
+            internal: false,
+          },
+        ];
+      if (cmd === "start_run") return null;
+      throw new Error(`unexpected ${cmd}`);
+    });
     const user = userEvent.setup();
     render(
       <ChatStoreProvider>
@@ -234,28 +228,25 @@ describe("ChatScreen", () => {
   it("shows a tool's image and audio in its card, from the call's attachments", async () => {
     const calls = backend();
     // The bytes come from the attachment's artifact, never from the result text.
-    mockIPC(
-      (cmd, args) => {
-        calls.push({ cmd, args });
-        if (cmd === "list_conversation_page") return { items: [], total: 0 };
-        if (cmd === "list_agents")
-          return [{ name: "lead_agent", description: "", model: null, internal: false }];
-        if (cmd === "start_run") return null;
-        if (cmd === "get_artifact_bytes") {
-          const { conversationId, id } = args as { conversationId: string; id: string };
-          return {
-            id,
-            title: "t",
-            content_type: id === "image_a" ? "image/png" : "audio/wav",
-            binary: true,
-            size_bytes: 67,
-            base64: `${conversationId}-${id}`,
-          };
-        }
-        throw new Error(`unexpected ${cmd}`);
-      },
-      { shouldMockEvents: true },
-    );
+    mockIPC((cmd, args) => {
+      calls.push({ cmd, args });
+      if (cmd === "list_conversation_page") return { items: [], total: 0 };
+      if (cmd === "list_agents")
+        return [{ name: "lead_agent", description: "", model: null, internal: false }];
+      if (cmd === "start_run") return null;
+      if (cmd === "get_artifact_bytes") {
+        const { conversationId, id } = args as { conversationId: string; id: string };
+        return {
+          id,
+          title: "t",
+          content_type: id === "image_a" ? "image/png" : "audio/wav",
+          binary: true,
+          size_bytes: 67,
+          base64: `${conversationId}-${id}`,
+        };
+      }
+      throw new Error(`unexpected ${cmd}`);
+    });
     const user = userEvent.setup();
     render(
       <ChatStoreProvider>
@@ -314,21 +305,18 @@ describe("ChatScreen", () => {
       always_allowed: [],
     });
     const opened: string[] = [];
-    mockIPC(
-      (cmd, args) => {
-        if (cmd === "list_conversation_page")
-          return { items: [summary("a"), summary("b")], total: 2 };
-        if (cmd === "list_agents")
-          return [{ name: "lead_agent", description: "Lead", model: "default", internal: false }];
-        if (cmd === "get_conversation") {
-          const id = (args as { id: string }).id;
-          opened.push(id);
-          return { summary: summary(id), messages: [], running: id === "a" };
-        }
-        throw new Error(`unexpected ${cmd}`);
-      },
-      { shouldMockEvents: true },
-    );
+    mockIPC((cmd, args) => {
+      if (cmd === "list_conversation_page")
+        return { items: [summary("a"), summary("b")], total: 2 };
+      if (cmd === "list_agents")
+        return [{ name: "lead_agent", description: "Lead", model: "default", internal: false }];
+      if (cmd === "get_conversation") {
+        const id = (args as { id: string }).id;
+        opened.push(id);
+        return { summary: summary(id), messages: [], running: id === "a" };
+      }
+      throw new Error(`unexpected ${cmd}`);
+    });
     const token = (text: string) =>
       engine({ type: "token", conversation_id: "a", agent: "lead_agent", depth: 0, text });
     const app = (content: React.ReactNode) => <ChatStoreProvider>{content}</ChatStoreProvider>;
@@ -389,35 +377,32 @@ describe("ChatScreen", () => {
   it("exports a conversation from its menu as Markdown or JSON through the save dialog", async () => {
     const calls: { cmd: string; args: unknown }[] = [];
     let fail = false;
-    mockIPC(
-      (cmd, args) => {
-        calls.push({ cmd, args });
-        if (cmd === "list_conversation_page")
-          return {
-            items: [
-              {
-                id: "c1",
-                title: "Rust dates",
-                agent: "lead_agent",
-                updated_at: "2026-01-01T00:00:00Z",
-                last_status: "completed",
-                always_allowed: [],
-              },
-            ],
-            total: 1,
-          };
-        if (cmd === "list_agents")
-          return [{ name: "lead_agent", description: "", model: null, internal: false }];
-        if (cmd === "export_conversation") {
-          if (fail)
-            throw { code: "io", message: "cannot write /ro/c1.md: read-only; pick another folder" };
-          const { format } = args as { format: string };
-          return `/home/u/Downloads/conversation-c1.${format}`;
-        }
-        throw new Error(`unexpected ${cmd}`);
-      },
-      { shouldMockEvents: true },
-    );
+    mockIPC((cmd, args) => {
+      calls.push({ cmd, args });
+      if (cmd === "list_conversation_page")
+        return {
+          items: [
+            {
+              id: "c1",
+              title: "Rust dates",
+              agent: "lead_agent",
+              updated_at: "2026-01-01T00:00:00Z",
+              last_status: "completed",
+              always_allowed: [],
+            },
+          ],
+          total: 1,
+        };
+      if (cmd === "list_agents")
+        return [{ name: "lead_agent", description: "", model: null, internal: false }];
+      if (cmd === "export_conversation") {
+        if (fail)
+          throw { code: "io", message: "cannot write /ro/c1.md: read-only; pick another folder" };
+        const { format } = args as { format: string };
+        return `/home/u/Downloads/conversation-c1.${format}`;
+      }
+      throw new Error(`unexpected ${cmd}`);
+    });
     const user = userEvent.setup();
     render(
       <ChatStoreProvider>

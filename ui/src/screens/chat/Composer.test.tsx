@@ -1,6 +1,6 @@
 import { act, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { emit } from "@tauri-apps/api/event";
+import { pushEngine } from "../../test/pushed";
 import { mockIPC } from "@tauri-apps/api/mocks";
 import type { HistoryMessage } from "../../bindings";
 import { render } from "../../test/render";
@@ -16,35 +16,32 @@ interface Backend {
 /** The shell's commands as the chat uses them; `history` is what get_conversation returns. */
 function backend(history: HistoryMessage[] = []): Backend {
   const state: Backend = { calls: [], failNextStart: null };
-  mockIPC(
-    (cmd, args) => {
-      state.calls.push({ cmd, args: (args ?? {}) as Record<string, unknown> });
-      if (cmd === "list_conversations") return [];
-      if (cmd === "list_agents")
-        return [
-          { name: "lead_agent", description: "Lead", model: "local", internal: false },
-          { name: "writer", description: "Writes", model: null, internal: false },
-        ];
-      if (cmd === "get_settings")
-        return {
-          profiles: [
-            { name: "default", model: "gpt-4o-mini" },
-            { name: "local", model: "smollm2-135m" },
-          ],
-        };
-      if (cmd === "get_conversation") return { summary: null, messages: history, running: false };
-      if (cmd === "start_run") {
-        const failure = state.failNextStart;
-        state.failNextStart = null;
-        if (failure) throw { code: "already_running", message: failure };
-        return null;
-      }
-      if (cmd === "cancel_run") return true;
-      if (cmd === "truncate_conversation") return 2;
-      throw new Error(`unexpected ${cmd}`);
-    },
-    { shouldMockEvents: true },
-  );
+  mockIPC((cmd, args) => {
+    state.calls.push({ cmd, args: (args ?? {}) as Record<string, unknown> });
+    if (cmd === "list_conversations") return [];
+    if (cmd === "list_agents")
+      return [
+        { name: "lead_agent", description: "Lead", model: "local", internal: false },
+        { name: "writer", description: "Writes", model: null, internal: false },
+      ];
+    if (cmd === "get_settings")
+      return {
+        profiles: [
+          { name: "default", model: "gpt-4o-mini" },
+          { name: "local", model: "smollm2-135m" },
+        ],
+      };
+    if (cmd === "get_conversation") return { summary: null, messages: history, running: false };
+    if (cmd === "start_run") {
+      const failure = state.failNextStart;
+      state.failNextStart = null;
+      if (failure) throw { code: "already_running", message: failure };
+      return null;
+    }
+    if (cmd === "cancel_run") return true;
+    if (cmd === "truncate_conversation") return 2;
+    throw new Error(`unexpected ${cmd}`);
+  });
   return state;
 }
 
@@ -58,7 +55,7 @@ function at<T>(list: T[], i: number): T {
 // Tokens are shown at the next animation frame (chatStore batches them): wait for it.
 const engine = (payload: Record<string, unknown>) =>
   act(async () => {
-    await emit("engine-event", payload);
+    await pushEngine(payload);
     await new Promise((frame) => requestAnimationFrame(frame));
   });
 const started = (b: Backend) => b.calls.filter((c) => c.cmd === "start_run").map((c) => c.args);

@@ -1,6 +1,6 @@
 import { act, fireEvent, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { emit } from "@tauri-apps/api/event";
+import { pushEngine } from "../../test/pushed";
 import { mockIPC } from "@tauri-apps/api/mocks";
 import type { ConversationSummary } from "../../bindings";
 import { render } from "../../test/render";
@@ -29,31 +29,28 @@ type Respond = (args: { query: string | null; limit: number; offset: number }) =
 function backend(all: ConversationSummary[], respond?: Respond) {
   const pages: { query: string | null; limit: number; offset: number }[] = [];
   const deleted: string[] = [];
-  mockIPC(
-    (cmd, raw) => {
-      const args = raw as { query: string | null; limit: number; offset: number; id: string };
-      if (cmd === "list_conversation_page") {
-        pages.push({ query: args.query, limit: args.limit, offset: args.offset });
-        if (respond) return respond(args);
-        const q = args.query?.toLowerCase();
-        const found = all.filter(
-          (c) => !deleted.includes(c.id) && (!q || c.title.toLowerCase().includes(q)),
-        );
-        return {
-          items: found.slice(args.offset, args.offset + args.limit),
-          total: found.length,
-        };
-      }
-      if (cmd === "list_agents")
-        return [{ name: "lead_agent", description: "", model: null, internal: false }];
-      if (cmd === "delete_conversation") {
-        deleted.push(args.id);
-        return null;
-      }
-      throw new Error(`unexpected ${cmd}`);
-    },
-    { shouldMockEvents: true },
-  );
+  mockIPC((cmd, raw) => {
+    const args = raw as { query: string | null; limit: number; offset: number; id: string };
+    if (cmd === "list_conversation_page") {
+      pages.push({ query: args.query, limit: args.limit, offset: args.offset });
+      if (respond) return respond(args);
+      const q = args.query?.toLowerCase();
+      const found = all.filter(
+        (c) => !deleted.includes(c.id) && (!q || c.title.toLowerCase().includes(q)),
+      );
+      return {
+        items: found.slice(args.offset, args.offset + args.limit),
+        total: found.length,
+      };
+    }
+    if (cmd === "list_agents")
+      return [{ name: "lead_agent", description: "", model: null, internal: false }];
+    if (cmd === "delete_conversation") {
+      deleted.push(args.id);
+      return null;
+    }
+    throw new Error(`unexpected ${cmd}`);
+  });
   return { pages, deleted };
 }
 
@@ -175,7 +172,7 @@ describe("conversation list", () => {
       // again), and that answer arrives before the second page's, which is then dropped.
       all.push(conversation(5000, new Date(now - 5000 * HOUR)));
       await act(() =>
-        emit("engine-event", {
+        pushEngine({
           type: "run_ended",
           conversation_id: "c0",
           run_id: "r1",

@@ -1,7 +1,7 @@
 import { act, screen, waitFor, within } from "@testing-library/react";
 import axe from "axe-core";
 import userEvent from "@testing-library/user-event";
-import { emit } from "@tauri-apps/api/event";
+import { pushEngine } from "../../test/pushed";
 import { mockIPC } from "@tauri-apps/api/mocks";
 import type { ContextUsage, HistoryMessage } from "../../bindings";
 import { render } from "../../test/render";
@@ -29,37 +29,34 @@ function backend(
   usages: Record<string, ContextUsage> = {},
 ) {
   const calls: { cmd: string; args: Record<string, unknown> }[] = [];
-  mockIPC(
-    (cmd, args) => {
-      calls.push({ cmd, args: (args ?? {}) as Record<string, unknown> });
-      if (cmd === "list_conversation_page") {
-        const items = Object.keys(history).map(summary);
-        return { items, total: items.length };
-      }
-      if (cmd === "list_agents")
-        return [{ name: "lead_agent", description: "Lead", model: null, internal: false }];
-      if (cmd === "get_settings") return { profiles: [{ name: "default", model: "smollm2" }] };
-      if (cmd === "get_conversation") {
-        const id = (args as { id: string }).id;
-        return {
-          summary: summary(id),
-          messages: history[id] ?? [],
-          running: running.includes(id),
-          context_usage: usages[id] ?? null,
-        };
-      }
-      if (cmd === "start_run") return null;
-      if (cmd === "truncate_conversation") return 2;
-      throw new Error(`unexpected ${cmd}`);
-    },
-    { shouldMockEvents: true },
-  );
+  mockIPC((cmd, args) => {
+    calls.push({ cmd, args: (args ?? {}) as Record<string, unknown> });
+    if (cmd === "list_conversation_page") {
+      const items = Object.keys(history).map(summary);
+      return { items, total: items.length };
+    }
+    if (cmd === "list_agents")
+      return [{ name: "lead_agent", description: "Lead", model: null, internal: false }];
+    if (cmd === "get_settings") return { profiles: [{ name: "default", model: "smollm2" }] };
+    if (cmd === "get_conversation") {
+      const id = (args as { id: string }).id;
+      return {
+        summary: summary(id),
+        messages: history[id] ?? [],
+        running: running.includes(id),
+        context_usage: usages[id] ?? null,
+      };
+    }
+    if (cmd === "start_run") return null;
+    if (cmd === "truncate_conversation") return 2;
+    throw new Error(`unexpected ${cmd}`);
+  });
   return calls;
 }
 
 const engine = (payload: Record<string, unknown>) =>
   act(async () => {
-    await emit("engine-event", payload);
+    await pushEngine(payload);
     await new Promise((frame) => requestAnimationFrame(frame));
   });
 

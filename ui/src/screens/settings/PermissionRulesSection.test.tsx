@@ -44,20 +44,17 @@ function view(global: RuleSpec[]): PermissionRulesView {
 function backend(refuse: string | null = null) {
   let global: RuleSpec[] = [DOCS];
   const saved: RuleSpec[][] = [];
-  mockIPC(
-    (cmd, args) => {
-      if (cmd === "list_permission_rules") return view(global);
-      if (cmd === "save_global_permission_rules") {
-        const rules = (args as { rules: RuleSpec[] }).rules;
-        saved.push(rules);
-        if (refuse) throw { code: "invalid_config", message: refuse };
-        global = rules.filter((r) => r.tool !== "nope");
-        return null;
-      }
-      throw new Error(`unexpected command ${cmd}`);
-    },
-    { shouldMockEvents: true },
-  );
+  mockIPC((cmd, args) => {
+    if (cmd === "list_permission_rules") return view(global);
+    if (cmd === "save_global_permission_rules") {
+      const rules = (args as { rules: RuleSpec[] }).rules;
+      saved.push(rules);
+      if (refuse) throw { code: "invalid_config", message: refuse };
+      global = rules.filter((r) => r.tool !== "nope");
+      return null;
+    }
+    throw new Error(`unexpected command ${cmd}`);
+  });
   return saved;
 }
 

@@ -1,7 +1,7 @@
 import { act, fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { render } from "../../test/render";
 import userEvent from "@testing-library/user-event";
-import { emit } from "@tauri-apps/api/event";
+import { closeHeld, pushCloseRequest, pushStatus } from "../../test/pushed";
 import { mockIPC, mockWindows } from "@tauri-apps/api/mocks";
 import example from "../../../../config/tools/_example.md?raw";
 import type { ToolCheck } from "../../bindings";
@@ -39,27 +39,24 @@ type Args = Record<string, unknown>;
 
 function backend(disk: { text: string }) {
   const saves: Args[] = [];
-  mockIPC(
-    (cmd, args) => {
-      const a = (args ?? {}) as Args;
-      if (cmd === "check_tool_draft") return check(a.text as string);
-      if (cmd === "read_config_file")
-        return { path: PATH, file_name: "query_stock_price.md", enabled: true, text: disk.text };
-      if (cmd === "save_config_file") {
-        saves.push(a);
-        if (a.base !== null && a.base !== disk.text) {
-          throw {
-            code: "conflict",
-            message: `${PATH} was changed outside the editor since you opened it`,
-          };
-        }
-        disk.text = a.text as string;
-        return { path: PATH, file_name: "query_stock_price.md", enabled: true, text: disk.text };
+  mockIPC((cmd, args) => {
+    const a = (args ?? {}) as Args;
+    if (cmd === "check_tool_draft") return check(a.text as string);
+    if (cmd === "read_config_file")
+      return { path: PATH, file_name: "query_stock_price.md", enabled: true, text: disk.text };
+    if (cmd === "save_config_file") {
+      saves.push(a);
+      if (a.base !== null && a.base !== disk.text) {
+        throw {
+          code: "conflict",
+          message: `${PATH} was changed outside the editor since you opened it`,
+        };
       }
-      throw new Error(`unexpected ${cmd}`);
-    },
-    { shouldMockEvents: true },
-  );
+      disk.text = a.text as string;
+      return { path: PATH, file_name: "query_stock_price.md", enabled: true, text: disk.text };
+    }
+    throw new Error(`unexpected ${cmd}`);
+  });
   return saves;
 }
 
@@ -193,25 +190,22 @@ describe("ToolEditor", () => {
 
   it("clears a test result once the tool changes (no stale result beside another version)", async () => {
     const tested: string[] = [];
-    mockIPC(
-      (cmd, args) => {
-        const a = (args ?? {}) as Args;
-        if (cmd === "check_tool_draft") return check(a.text as string);
-        if (cmd === "test_tool_draft") {
-          tested.push(a.text as string);
-          return {
-            success: true,
-            output: "187.5",
-            formatted: "187.5",
-            params: { symbol: "AAPL" },
-            exchange: null,
-            duration_ms: 12,
-          };
-        }
-        throw new Error(`unexpected ${cmd}`);
-      },
-      { shouldMockEvents: true },
-    );
+    mockIPC((cmd, args) => {
+      const a = (args ?? {}) as Args;
+      if (cmd === "check_tool_draft") return check(a.text as string);
+      if (cmd === "test_tool_draft") {
+        tested.push(a.text as string);
+        return {
+          success: true,
+          output: "187.5",
+          formatted: "187.5",
+          params: { symbol: "AAPL" },
+          exchange: null,
+          duration_ms: 12,
+        };
+      }
+      throw new Error(`unexpected ${cmd}`);
+    });
     const user = userEvent.setup();
     renderEditor();
     await user.type(await screen.findByTestId("test-param-symbol"), "AAPL");
@@ -245,7 +239,7 @@ describe("ToolEditor", () => {
     // Someone edits the file while the editor has unsaved changes.
     await user.type(screen.getByTestId("tool-description"), "!");
     disk.text = disk.text.replace("timeout: 9", "timeout: 77");
-    await act(() => emit("status-changed", {}));
+    await act(() => pushStatus({}));
     const banner = await screen.findByTestId("external-change");
     expect(banner).toHaveTextContent("changed outside the app");
     await user.click(screen.getByTestId("reload-from-disk"));
@@ -254,7 +248,7 @@ describe("ToolEditor", () => {
 
     // Without unsaved changes, an outside edit simply shows up.
     disk.text = disk.text.replace("timeout: 77", "timeout: 78");
-    await act(() => emit("status-changed", {}));
+    await act(() => pushStatus({}));
     await waitFor(() =>
       expect(screen.getByTestId<HTMLInputElement>("tool-timeout").value).toBe("78"),
     );
@@ -294,26 +288,26 @@ describe("closing the window with unsaved changes", () => {
   it("asks first, and closes only on discard", async () => {
     mockWindows("main");
     const calls: string[] = [];
-    mockIPC(
-      (cmd, args) => {
-        calls.push(cmd);
-        if (cmd === "check_tool_draft") return check((args as Args).text as string);
-        return null;
-      },
-      { shouldMockEvents: true },
-    );
+    mockIPC((cmd, args) => {
+      calls.push(cmd);
+      if (cmd === "check_tool_draft") return check((args as Args).text as string);
+      return null;
+    });
     const user = userEvent.setup();
     renderEditor();
-    await act(() => emit("tauri://close-requested", {}));
+    // Nothing unsaved: the backend closes the window itself.
+    expect(closeHeld()).toBe(false);
+    await act(() => pushCloseRequest());
     expect(screen.queryByTestId("leave-dialog")).toBeNull();
     await user.type(screen.getByTestId("tool-description"), "!");
-    await act(() => new Promise((r) => setTimeout(r, 50)));
-    await act(() => emit("tauri://close-requested", {}));
+    // Unsaved: closing is held for the editor to ask.
+    await waitFor(() => expect(closeHeld()).toBe(true));
+    await act(() => pushCloseRequest());
     expect(await screen.findByTestId("leave-dialog")).toBeInTheDocument();
     expect(calls).not.toContain("plugin:window|destroy");
     await user.click(screen.getByRole("button", { name: "Keep editing" }));
     expect(calls).not.toContain("plugin:window|destroy");
-    await act(() => emit("tauri://close-requested", {}));
+    await act(() => pushCloseRequest());
     await user.click(await screen.findByRole("button", { name: "Discard changes" }));
     await waitFor(() => expect(calls).toContain("plugin:window|destroy"));
   });
@@ -321,15 +315,12 @@ describe("closing the window with unsaved changes", () => {
 
 describe("Tools page editing", () => {
   it("asks before discarding unsaved changes", async () => {
-    mockIPC(
-      (cmd, args) => {
-        if (cmd === "list_tools" || cmd === "list_config_files" || cmd === "mcp_servers") return [];
-        if (cmd === "tool_template") return example;
-        if (cmd === "check_tool_draft") return check((args as Args).text as string);
-        throw new Error(`unexpected ${cmd}`);
-      },
-      { shouldMockEvents: true },
-    );
+    mockIPC((cmd, args) => {
+      if (cmd === "list_tools" || cmd === "list_config_files" || cmd === "mcp_servers") return [];
+      if (cmd === "tool_template") return example;
+      if (cmd === "check_tool_draft") return check((args as Args).text as string);
+      throw new Error(`unexpected ${cmd}`);
+    });
     const user = userEvent.setup();
     render(
       <LeaveGuardProvider>

@@ -82,9 +82,7 @@ const state: StatusState = {
 
 describe("ToolsScreen", () => {
   it("lists every tool with source, permission, users, parameters and instructions", async () => {
-    mockIPC((cmd) => (cmd === "list_tools" ? TOOLS : cmd === "list_config_files" ? [] : null), {
-      shouldMockEvents: true,
-    });
+    mockIPC((cmd) => (cmd === "list_tools" ? TOOLS : cmd === "list_config_files" ? [] : null));
     const user = userEvent.setup();
     render(<ToolsScreen state={state} />);
     const fetch = await screen.findByTestId("tool-row-web_fetch");
@@ -130,16 +128,14 @@ describe("ToolsScreen", () => {
         },
       ],
     };
-    mockIPC(
-      (cmd) =>
-        cmd === "list_tools"
-          ? TOOLS
-          : cmd === "list_permission_rules"
-            ? rules
-            : cmd === "list_config_files"
-              ? []
-              : null,
-      { shouldMockEvents: true },
+    mockIPC((cmd) =>
+      cmd === "list_tools"
+        ? TOOLS
+        : cmd === "list_permission_rules"
+          ? rules
+          : cmd === "list_config_files"
+            ? []
+            : null,
     );
     const user = userEvent.setup();
     render(<ToolsScreen state={state} />);

@@ -1,7 +1,7 @@
 import { act, screen, waitFor, within } from "@testing-library/react";
 import { useState } from "react";
 import userEvent from "@testing-library/user-event";
-import { emit } from "@tauri-apps/api/event";
+import { pushEngine } from "../../../test/pushed";
 import { mockIPC } from "@tauri-apps/api/mocks";
 import type { McpServerView, McpToolInfo, ToolTest } from "../../../bindings";
 import type { StatusState } from "../../../ipc/useStatus";
@@ -69,43 +69,40 @@ const state: StatusState = { status: STATUS, error: null, loading: false, reload
 function backend(servers: McpServerView[], overrides: Record<string, (a: Args) => unknown> = {}) {
   const calls: { cmd: string; args: Args }[] = [];
   const list = { servers };
-  mockIPC(
-    (cmd, args) => {
-      const a = (args ?? {}) as Args;
-      calls.push({ cmd, args: a });
-      const override = overrides[cmd];
-      if (override) return override(a);
-      switch (cmd) {
-        case "list_tools":
-        case "list_config_files":
-          return [];
-        case "mcp_servers":
-          return list.servers;
-        case "mcp_server_tools":
-          return TOOLS;
-        case "mcp_set_disabled":
-          list.servers = list.servers.map((s) =>
-            s.name === a.name
-              ? { ...s, status: a.disabled ? { state: "disabled" } : { state: "starting" } }
-              : s,
-          );
-          return null;
-        case "mcp_sign_out":
-          list.servers = list.servers.map((s) =>
-            s.name === a.name
-              ? { ...s, status: { state: "needs_sign_in", reason: "sign in again" } }
-              : s,
-          );
-          return null;
-        case "mcp_restart":
-        case "mcp_remove_server":
-          return null;
-        default:
-          throw new Error(`unexpected ${cmd}`);
-      }
-    },
-    { shouldMockEvents: true },
-  );
+  mockIPC((cmd, args) => {
+    const a = (args ?? {}) as Args;
+    calls.push({ cmd, args: a });
+    const override = overrides[cmd];
+    if (override) return override(a);
+    switch (cmd) {
+      case "list_tools":
+      case "list_config_files":
+        return [];
+      case "mcp_servers":
+        return list.servers;
+      case "mcp_server_tools":
+        return TOOLS;
+      case "mcp_set_disabled":
+        list.servers = list.servers.map((s) =>
+          s.name === a.name
+            ? { ...s, status: a.disabled ? { state: "disabled" } : { state: "starting" } }
+            : s,
+        );
+        return null;
+      case "mcp_sign_out":
+        list.servers = list.servers.map((s) =>
+          s.name === a.name
+            ? { ...s, status: { state: "needs_sign_in", reason: "sign in again" } }
+            : s,
+        );
+        return null;
+      case "mcp_restart":
+      case "mcp_remove_server":
+        return null;
+      default:
+        throw new Error(`unexpected ${cmd}`);
+    }
+  });
   return { list, argsOf: (cmd: string) => calls.filter((c) => c.cmd === cmd).map((c) => c.args) };
 }
 
@@ -188,7 +185,7 @@ describe("MCP servers on the Tools screen", () => {
     expect(within(row).getByTestId("mcp-status")).toHaveTextContent("starting");
     fake.list.servers = [BROKEN, EVERYTHING];
     await act(() =>
-      emit("engine-event", {
+      pushEngine({
         type: "mcp_server_status",
         server: "everything",
         status: { state: "ready", tool_count: 2 },
@@ -203,7 +200,7 @@ describe("MCP servers on the Tools screen", () => {
     renderScreen();
     const row = await screen.findByTestId("mcp-server-everything");
     const announce = (status: unknown) =>
-      act(() => emit("engine-event", { type: "mcp_server_status", server: "everything", status }));
+      act(() => pushEngine({ type: "mcp_server_status", server: "everything", status }));
     const STOPPED = "the server stopped (restarting in 1 s; calls in flight failed)";
     fake.list.servers = [
       { ...EVERYTHING, status: { state: "failed", reason: STOPPED, stderr_tail: [] } },
@@ -238,7 +235,7 @@ describe("MCP servers on the Tools screen", () => {
     render(<Screens />);
     await screen.findByTestId("mcp-server-everything");
     const announce = (status: unknown) =>
-      act(() => emit("engine-event", { type: "mcp_server_status", server: "everything", status }));
+      act(() => pushEngine({ type: "mcp_server_status", server: "everything", status }));
     const STOPPED = "the server stopped (restarting in 1 s; calls in flight failed)";
     await announce({ state: "failed", reason: STOPPED, stderr_tail: [] });
     await waitFor(() => expect(screen.getByTestId("mcp-history")).toBeInTheDocument());
