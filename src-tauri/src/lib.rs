@@ -12,6 +12,7 @@ pub mod error;
 pub mod events;
 mod first_page;
 pub mod links;
+mod memory;
 mod seams;
 pub mod state;
 mod window_state;

@@ -51,6 +51,11 @@ pub fn window_sink(app: tauri::AppHandle) -> impl EventSink {
                 }
             }
         }
+        let ended = matches!(event, EngineEvent::RunEnded { .. });
         outbox.push(Pushed::Engine(event));
+        if ended {
+            // A streamed answer's buffers are freed: give them back once things settle.
+            crate::memory::release_when_idle();
+        }
     }
 }

@@ -45,6 +45,8 @@ pub fn get_status(state: State<'_, AppState>) -> Result<engine::status::Status, 
                 "UI ready"
             );
         }
+        // Startup's work is done: what it freed can go back to the system.
+        crate::memory::release_when_idle();
     });
     Ok(state.engine()?.ctx.status())
 }
