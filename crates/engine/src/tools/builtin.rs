@@ -67,7 +67,6 @@ fn first_template_name(template: Option<&String>) -> String {
 pub struct WebSearch {
     spec: ToolSpec,
     service: ServiceSettings,
-    client: reqwest::Client,
 }
 
 impl WebSearch {
@@ -87,7 +86,6 @@ impl WebSearch {
                 ],
             },
             service,
-            client: super::http::shared_client(),
         }
     }
 }
@@ -176,8 +174,8 @@ impl Tool for WebSearch {
         let redactor = Redactor::new([key.clone()]);
         let started = Instant::now();
         let body = json!({"query": query, "freshness": params["freshness"], "summary": true, "count": count});
-        let response = self
-            .client
+        // The shared client is built by the first request, not when the config loads.
+        let response = super::http::shared_client()
             .post(&self.service.endpoint)
             .timeout(SEARCH_TIMEOUT)
             .bearer_auth(&key)
@@ -276,7 +274,6 @@ fn format_results(query: &str, pages: &[BochaPage]) -> String {
 pub struct WebFetch {
     spec: ToolSpec,
     service: ServiceSettings,
-    client: reqwest::Client,
 }
 
 impl WebFetch {
@@ -293,7 +290,6 @@ impl WebFetch {
                 ],
             },
             service,
-            client: super::http::shared_client(),
         }
     }
 }
@@ -355,8 +351,7 @@ impl Tool for WebFetch {
         } else {
             format!("{}/{url}", self.service.endpoint)
         };
-        let mut request = self
-            .client
+        let mut request = super::http::shared_client()
             .get(&endpoint)
             .timeout(FETCH_TIMEOUT)
             .header("Accept", "text/plain");

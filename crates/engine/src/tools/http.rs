@@ -505,7 +505,8 @@ pub fn load_dir(dir: &Path) -> (Vec<HttpToolDef>, Vec<ConfigError>) {
 
 /// The HTTP client tools share for requests that carry secrets (connection pool, TLS roots
 /// loaded once); timeouts are set per request. Building a client costs milliseconds, so tools
-/// never build their own. Its redirects never leave the request's origin (see [`crate::net`]).
+/// never build their own, and it is built by the first request that needs it: loading the
+/// config (at startup) sends nothing, and leaves TLS set-up for later. Its redirects never leave the request's origin (see [`crate::net`]).
 pub(crate) fn shared_client() -> reqwest::Client {
     static CLIENT: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
     CLIENT
@@ -534,7 +535,8 @@ pub(crate) fn shared_open_client() -> reqwest::Client {
 pub struct HttpTool {
     def: HttpToolDef,
     extract: Option<JsonPath>,
-    client: reqwest::Client,
+    /// Whether its endpoint or headers name a secret (then it never follows a redirect away).
+    uses_secrets: bool,
 }
 
 /// What the permission dialog shows: the request that will be sent, secrets masked.
@@ -590,15 +592,10 @@ impl HttpTool {
         let uses_secrets = std::iter::once(&def.endpoint)
             .chain(def.headers.values())
             .any(|t| !crate::secrets::template_names(t).is_empty());
-        let client = if uses_secrets {
-            shared_client()
-        } else {
-            shared_open_client()
-        };
         HttpTool {
             def,
             extract,
-            client,
+            uses_secrets,
         }
     }
 
@@ -888,7 +885,12 @@ impl Tool for HttpTool {
         headers.extend(param_headers);
         let method =
             reqwest::Method::from_bytes(self.def.method.as_bytes()).unwrap_or(reqwest::Method::GET);
-        let mut request = self.client.request(method, &url).timeout(self.def.timeout);
+        let client = if self.uses_secrets {
+            shared_client()
+        } else {
+            shared_open_client()
+        };
+        let mut request = client.request(method, &url).timeout(self.def.timeout);
         for (k, v) in &headers {
             request = request.header(k, v);
         }
