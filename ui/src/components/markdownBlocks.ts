@@ -69,8 +69,10 @@ export function loadHighlighter(): Promise<void> {
 
 /** Load highlight.js once the window is idle after startup (at the latest `ms` later), so a
  * streamed answer's first code block does not pay for parsing it mid-stream (a 90 ms stall
- * in the rendering benchmark). The startup script stays without it. */
-export function preloadHighlighterWhenIdle(ms = 3000): void {
+ * in the rendering benchmark). The startup script stays without it. WebKitGTK has no
+ * `requestIdleCallback`: there the timeout decides, and a second after startup the window is
+ * idle (the first page is on screen) while nobody has sent a question yet. */
+export function preloadHighlighterWhenIdle(ms = 1000): void {
   const idle = (globalThis as { requestIdleCallback?: (cb: () => void, o: object) => void })
     .requestIdleCallback;
   if (idle) idle(() => void loadHighlighter(), { timeout: ms });
