@@ -128,7 +128,10 @@ async fn a_running_conversation_is_not_cut_and_its_busy_error_never_quotes_the_r
         task: "Talk".into(),
     };
     let handle = manager.start(request()).unwrap();
-    // Untitled (the title comes later): the error says "this conversation", not its id.
+    // Once the run streams, it has stored the conversation and its title (from the task): an
+    // untitled one (renamed to "" only now, so the run cannot title it again afterwards) is
+    // called "this conversation" in the error, never by its id.
+    until_event(&h.events, |e| matches!(e, EngineEvent::Token { .. })).await;
     h.ctx
         .with_db(|c| engine::conversations::rename(c, id, ""))
         .unwrap();
@@ -138,7 +141,6 @@ async fn a_running_conversation_is_not_cut_and_its_busy_error_never_quotes_the_r
         "{busy}"
     );
     assert!(!busy.contains(id), "{busy}");
-    until_event(&h.events, |e| matches!(e, EngineEvent::Token { .. })).await;
 
     let owner = h.ctx.owner();
     let refused = h.ctx.with_db(|c| truncate_at_turn(c, id, 0, owner));
