@@ -225,8 +225,8 @@ impl<'a> Reader<'a> {
             if trimmed.starts_with("//") {
                 self.at += trimmed.find('\n').unwrap_or(trimmed.len());
                 self.note("comments were left out");
-            } else if trimmed.starts_with("/*") {
-                let Some(end) = trimmed[2..].find("*/") else {
+            } else if let Some(comment) = trimmed.strip_prefix("/*") {
+                let Some(end) = comment.find("*/") else {
                     return Err(self.invalid("a `/*` comment is never closed"));
                 };
                 self.at += end + 4;
