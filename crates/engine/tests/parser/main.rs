@@ -1,6 +1,7 @@
 //! Integration tests of the tool-call parser, the result formatter and the instruction generator.
 //!
 //! Modules:
+mod arguments; // native-call arguments: fixtures/parser/native_arguments.jsonl, read or refused
 mod corpus; // every case of fixtures/parser/parser_cases.jsonl (the public corpus) passes
 mod format; // hostile tool output cannot close the result frame or forge a call
 mod instructions; // the <tool_instructions> block, pinned by insta snapshots
