@@ -39,7 +39,9 @@ pub fn init(log_dir: &Path, prefix: &str, also_stderr: bool) -> Option<LogGuard>
     let filter = || {
         EnvFilter::try_from_env(LOG_ENV)
             .unwrap_or_else(|_| EnvFilter::new("info"))
-            .and(filter_fn(|meta| !http_stack_detail(meta) && !mcp_sdk_detail(meta)))
+            .and(filter_fn(|meta| {
+                !http_stack_detail(meta) && !mcp_sdk_detail(meta)
+            }))
     };
     let mut layers: Vec<BoxedLayer> = Vec::new();
     if also_stderr {

@@ -66,7 +66,11 @@ async fn a_servers_secrets_newlines_and_log_floods_never_reach_the_log_or_the_mo
         .unwrap();
     let out = convert_result("noisy.leak", result);
     assert!(out.success, "{}", out.data);
-    assert!(out.data.contains(&format!("result with {MASK}")), "{}", out.data);
+    assert!(
+        out.data.contains(&format!("result with {MASK}")),
+        "{}",
+        out.data
+    );
     let everything = format!("{} {:?}", out.data, out.metadata);
     assert!(!everything.contains(KEY), "{everything}");
     let failed = client
@@ -88,7 +92,9 @@ async fn a_servers_secrets_newlines_and_log_floods_never_reach_the_log_or_the_mo
                     _ => None,
                 })
                 .collect();
-            let progressed = notices.iter().any(|n| matches!(n, McpNotice::Progress { .. }));
+            let progressed = notices
+                .iter()
+                .any(|n| matches!(n, McpNotice::Progress { .. }));
             logs.contains(&masked.as_str()) && logs.len() >= 3 && progressed
         })
         .await,
@@ -161,7 +167,8 @@ async fn a_servers_secrets_newlines_and_log_floods_never_reach_the_log_or_the_mo
     assert!(!log.contains(KEY), "the key is never logged");
     assert!(log.contains(&masked), "{log}");
     assert!(
-        !log.lines().any(|l| l.starts_with("2026-01-01T00:00:00.000000Z")),
+        !log.lines()
+            .any(|l| l.starts_with("2026-01-01T00:00:00.000000Z")),
         "no forged line: {log}"
     );
     assert!(log.contains("first line\\n2026-01-01T00:00:00.000000Z  INFO forged"));
