@@ -6,6 +6,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { z } from "zod";
 
 const key = process.env.API_KEY ?? "";
+process.stderr.write(`starting with ${key} \x1b[31mred\rover\n`);
 const server = new McpServer(
   { name: "noisy", version: "1.0.0" },
   { capabilities: { logging: {} } },

@@ -12,7 +12,7 @@
 //! - the command is looked up in our PATH and, when missing (a macOS app started from the
 //!   Finder has a bare PATH), in the user's login shell PATH ([`resolve_command`]);
 //! - each child runs in its own process group (job object on Windows), killed with the client;
-//!   its stderr is kept (last lines) for the status and logged;
+//!   its stderr is kept (last lines, cleaned as log text is) for the status and logged;
 //! - server requests: elicitation goes to an [`ElicitationHandler`], sampling is declined with
 //!   a clear message, progress and log notifications go to the [`McpNotice`] sink;
 //! - what a server says is untrusted: tool results, error messages, progress and log messages
@@ -1184,8 +1184,7 @@ fn spawn_stderr_reader(
     tokio::spawn(async move {
         let mut lines = tokio::io::BufReader::new(stderr).lines();
         while let Ok(Some(line)) = lines.next_line().await {
-            let line = redactor.redact(&line);
-            let line: String = line.chars().take(2000).collect();
+            let line = clean_server_text(&redactor, &line, MAX_LOG_CHARS);
             tracing::debug!(server = %server, "stderr: {line}");
             tail.push(line);
         }

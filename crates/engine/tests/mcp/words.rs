@@ -157,6 +157,13 @@ async fn a_servers_secrets_newlines_and_log_floods_never_reach_the_log_or_the_mo
             text.chars().count()
         );
     }
+    // Its stderr too: masked, on one line, terminal controls escaped.
+    let started = format!("starting with {MASK} \\u{{1b}}[31mred\\rover");
+    assert!(
+        eventually(10, || client.stderr_tail().contains(&started)).await,
+        "{:?}",
+        client.stderr_tail()
+    );
     client.shutdown().await;
     drop(guard); // flushes the log file
 
