@@ -7,8 +7,13 @@
 //! JavaScript engine there (+5.7 MB resident, measured with `scripts/measure_app.sh
 //! --breakdown`). A long poll also sends a streamed answer's tokens in batches, one round trip
 //! per batch instead of one script per token.
+//!
+//! While the web view does not fetch (it hangs, or reloads), the [`Outbox`] keeps the newest
+//! events within a count and a size in bytes ([`Limits`]), and a call's progress reports that
+//! wait there coalesce into its newest one, so a tool reporting progress fast or a server
+//! flooding events cannot grow the app's memory without bound.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
@@ -39,7 +44,7 @@ pub enum Pushed {
 
 /// Events wait here, in order, until the web view fetches them.
 pub struct Outbox {
-    queue: Mutex<VecDeque<Pushed>>,
+    queue: Mutex<Queue>,
     /// Woken when an event arrives or a newer poll supersedes the waiting one.
     changed: Notify,
     /// The newest poll: an older one (a page that reloaded) returns empty at once.
@@ -55,6 +60,9 @@ pub struct Limits {
     /// Events kept while nothing fetches them (a web view that hangs or reloads); the oldest
     /// are dropped beyond it.
     pub queued: usize,
+    /// Bytes (as JSON) of the events kept; the oldest are dropped beyond it, though the newest
+    /// event is always kept.
+    pub bytes: usize,
     /// Events handed out per fetch.
     pub batch: usize,
 }
@@ -63,7 +71,83 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             queued: 200_000,
+            bytes: 32 * 1024 * 1024,
             batch: 5_000,
+        }
+    }
+}
+
+/// The waiting events, each with its size as JSON.
+#[derive(Default)]
+struct Queue {
+    events: VecDeque<(Pushed, usize)>,
+    /// The sum of the sizes.
+    bytes: usize,
+    /// The sequence number of the front event (each pushed event takes the next one).
+    head: u64,
+    /// The waiting progress report of each call, by (conversation, call): its sequence number.
+    progress: HashMap<(String, String), u64>,
+}
+
+/// The call a progress report belongs to.
+fn progress_key(event: &Pushed) -> Option<(String, String)> {
+    match event {
+        Pushed::Engine(EngineEvent::ToolProgress {
+            conversation_id,
+            call_id,
+            ..
+        }) => Some((conversation_id.clone(), call_id.clone())),
+        _ => None,
+    }
+}
+
+/// The size of `event` as JSON, without building the text.
+fn json_len(event: &Pushed) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    let _ = serde_json::to_writer(&mut count, event);
+    count.0
+}
+
+impl Queue {
+    /// Take the front event.
+    fn pop(&mut self) -> Option<Pushed> {
+        let (event, size) = self.events.pop_front()?;
+        self.bytes -= size;
+        if let Some(key) = progress_key(&event) {
+            if self.progress.get(&key) == Some(&self.head) {
+                self.progress.remove(&key);
+            }
+        }
+        self.head += 1;
+        Some(event)
+    }
+
+    /// Replace the waiting progress report of `key`'s call with `event`, if one waits.
+    fn coalesce(&mut self, key: &(String, String), event: Pushed, size: usize) -> Option<Pushed> {
+        let Some(at) = self
+            .progress
+            .get(key)
+            .and_then(|seq| seq.checked_sub(self.head))
+        else {
+            return Some(event);
+        };
+        match self.events.get_mut(at as usize) {
+            Some(slot) if progress_key(&slot.0).as_ref() == Some(key) => {
+                self.bytes = self.bytes - slot.1 + size;
+                *slot = (event, size);
+                None
+            }
+            _ => Some(event),
         }
     }
 }
@@ -78,7 +162,7 @@ impl Outbox {
     /// An empty outbox.
     pub fn new(limits: Limits) -> Self {
         Outbox {
-            queue: Mutex::new(VecDeque::new()),
+            queue: Mutex::new(Queue::default()),
             changed: Notify::new(),
             poll: AtomicU64::new(0),
             hold_close: AtomicBool::new(false),
@@ -86,14 +170,33 @@ impl Outbox {
         }
     }
 
-    /// Queue `event` for the web view.
+    /// Queue `event` for the web view: a call's progress report replaces its waiting one;
+    /// beyond the [`Limits`] the oldest events are dropped.
     pub fn push(&self, event: Pushed) {
+        let size = json_len(&event);
+        let key = progress_key(&event);
         let dropped = {
             let mut queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
-            queue.push_back(event);
-            let over = queue.len().saturating_sub(self.limits.queued);
-            queue.drain(..over);
-            over
+            let event = match &key {
+                Some(key) => queue.coalesce(key, event, size),
+                None => Some(event),
+            };
+            let mut dropped = 0;
+            if let Some(event) = event {
+                let seq = queue.head + queue.events.len() as u64;
+                if let Some(key) = key {
+                    queue.progress.insert(key, seq);
+                }
+                queue.events.push_back((event, size));
+                queue.bytes += size;
+                while queue.events.len() > self.limits.queued
+                    || (queue.bytes > self.limits.bytes && queue.events.len() > 1)
+                {
+                    queue.pop();
+                    dropped += 1;
+                }
+            }
+            dropped
         };
         if dropped > 0 {
             tracing::warn!(
@@ -121,9 +224,9 @@ impl Outbox {
             }
             {
                 let mut queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
-                if !queue.is_empty() {
-                    let n = queue.len().min(self.limits.batch);
-                    return queue.drain(..n).collect();
+                if !queue.events.is_empty() {
+                    let n = queue.events.len().min(self.limits.batch);
+                    return (0..n).filter_map(|_| queue.pop()).collect();
                 }
             }
             tokio::select! {
@@ -169,6 +272,7 @@ mod tests {
         let outbox = Outbox::new(Limits {
             queued: 100,
             batch: 3,
+            ..Limits::default()
         });
         for n in 0..5 {
             outbox.push(status_event(n));
@@ -231,6 +335,7 @@ mod tests {
         let outbox = Outbox::new(Limits {
             queued: 3,
             batch: 10,
+            ..Limits::default()
         });
         for n in 0..5 {
             outbox.push(status_event(n));
@@ -240,6 +345,69 @@ mod tests {
             got.iter().map(server).collect::<Vec<_>>(),
             ["s2", "s3", "s4"]
         );
+    }
+
+    fn progress(call: &str, progress: f64, message: &str) -> Pushed {
+        Pushed::Engine(EngineEvent::ToolProgress {
+            conversation_id: "c1".into(),
+            call_id: call.into(),
+            progress,
+            total: None,
+            message: Some(message.into()),
+        })
+    }
+
+    fn describe(e: &Pushed) -> String {
+        match e {
+            Pushed::Engine(EngineEvent::ToolProgress {
+                call_id, progress, ..
+            }) => format!("{call_id}@{progress}"),
+            other => server(other),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_calls_waiting_progress_reports_coalesce_into_its_newest() {
+        let outbox = Outbox::default();
+        outbox.push(progress("a", 1.0, ""));
+        outbox.push(status_event(1));
+        outbox.push(progress("a", 2.0, ""));
+        outbox.push(progress("b", 1.0, ""));
+        for p in 3..=10_000 {
+            outbox.push(progress("a", f64::from(p), "a long step description"));
+        }
+        let got = outbox.next(Duration::from_secs(1)).await;
+        assert_eq!(
+            got.iter().map(describe).collect::<Vec<_>>(),
+            ["a@10000", "s1", "b@1"],
+            "one report per call, where its first one waited"
+        );
+        // Once fetched, the next report is a new event.
+        outbox.push(progress("a", 10_001.0, ""));
+        let got = outbox.next(Duration::from_secs(1)).await;
+        assert_eq!(got.iter().map(describe).collect::<Vec<_>>(), ["a@10001"]);
+    }
+
+    #[tokio::test]
+    async fn keeps_the_newest_events_within_the_byte_limit() {
+        let outbox = Outbox::new(Limits {
+            queued: 1_000,
+            bytes: 10_000,
+            batch: 1_000,
+        });
+        let big = "x".repeat(1_000);
+        for n in 0..50 {
+            outbox.push(progress(&format!("call{n}"), 1.0, &big));
+        }
+        let got = outbox.next(Duration::from_secs(1)).await;
+        let bytes: usize = got.iter().map(json_len).sum();
+        assert!(bytes <= 10_000, "{bytes} bytes kept");
+        assert!(got.len() >= 8, "{} events kept", got.len());
+        assert_eq!(describe(got.last().unwrap()), "call49@1");
+        // An event over the limit on its own is still handed out.
+        outbox.push(progress("huge", 1.0, &"y".repeat(20_000)));
+        let got = outbox.next(Duration::from_secs(1)).await;
+        assert_eq!(got.iter().map(describe).collect::<Vec<_>>(), ["huge@1"]);
     }
 
     #[test]

@@ -96,6 +96,7 @@ pub fn run() {
             }
             let sink = state::window_sink(app.handle().clone());
             let state = state::AppState::open(paths, std::sync::Arc::new(sink));
+            stop_on_signals(app.handle().clone());
             let first_page = first_page::script(&state);
             app.manage(state);
             first_page::open_main_window(app, &first_page)?;
@@ -127,11 +128,57 @@ pub fn run() {
                     }
                 }
             }
+            stop_mcp_servers(app);
             tracing::info!("ArtifactFlow exiting");
         }
     });
     drop(log_guard);
     std::process::exit(code);
+}
+
+/// End every MCP server's process group: the process exits with `process::exit` right after
+/// the exit event, so no drop would (and the engine may still be referenced).
+fn stop_mcp_servers(app: &tauri::AppHandle) {
+    if let Some(state) = app.try_state::<state::AppState>() {
+        if let Ok(engine) = state.engine() {
+            engine.mcp().shutdown(std::time::Duration::from_secs(2));
+        }
+    }
+}
+
+/// SIGINT and SIGTERM (a terminal's Ctrl+C, a logout, `kill`) end the app as its window's
+/// exit does: the MCP servers, in process groups of their own that the signal does not reach,
+/// are ended first, then the app exits through its exit event (130 or 143).
+fn stop_on_signals(app: tauri::AppHandle) {
+    #[cfg(unix)]
+    tauri::async_runtime::spawn(async move {
+        use tokio::signal::unix::{signal, SignalKind};
+        let (Ok(mut interrupt), Ok(mut terminate)) = (
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::terminate()),
+        ) else {
+            tracing::warn!("cannot listen for SIGINT and SIGTERM");
+            return;
+        };
+        let mut first = true;
+        loop {
+            let code = tokio::select! {
+                _ = interrupt.recv() => 130,
+                _ = terminate.recv() => 143,
+            };
+            tracing::info!(code, "stopped by a signal");
+            if !first {
+                // A second signal while the exit winds down: at once.
+                std::process::exit(code);
+            }
+            first = false;
+            let handle = app.clone();
+            let _ = tauri::async_runtime::spawn_blocking(move || stop_mcp_servers(&handle)).await;
+            app.exit(code);
+        }
+    });
+    #[cfg(not(unix))]
+    let _ = app;
 }
 
 #[cfg(test)]

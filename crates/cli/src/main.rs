@@ -15,6 +15,7 @@ mod permissions_cmd;
 mod prompt;
 mod run_cmd;
 mod secrets_cmd;
+mod signals;
 mod status_cmd;
 mod term;
 mod tools_cmd;

@@ -79,7 +79,16 @@ pub fn run(paths: engine::paths::AppPaths, cmd: McpCommand) -> anyhow::Result<Ex
         .worker_threads(1)
         .enable_all()
         .build()?;
+    // Listening before the engine starts the servers: Ctrl+C or SIGTERM ends them with us.
+    let signals = {
+        let _in_runtime = runtime.enter();
+        crate::signals::Signals::listen()?
+    };
     let engine = Engine::open(paths, Arc::new(engine::events::discard()))?;
+    {
+        let _in_runtime = runtime.enter();
+        signals.stop_servers_on_signal(engine.mcp(), None);
+    }
     let code = runtime.block_on(async {
         match cmd {
             McpCommand::List { json, wait } => list(&engine, json, wait).await,
@@ -108,7 +117,8 @@ pub fn run(paths: engine::paths::AppPaths, cmd: McpCommand) -> anyhow::Result<Ex
             }
         }
     });
-    // Ends every server before the runtime goes.
+    // Ends every server before the runtime goes (the engine may still be referenced).
+    engine.mcp().shutdown(std::time::Duration::from_secs(2));
     drop(engine);
     code
 }

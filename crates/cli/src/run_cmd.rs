@@ -62,7 +62,12 @@ async fn run_async(paths: AppPaths, args: RunArgs) -> anyhow::Result<ExitCode> {
         .unwrap_or_else(|| engine::events::new_id("cli"));
     let (requests_tx, mut requests_rx) = tokio::sync::mpsc::unbounded_channel();
     let sink = move |e: EngineEvent| print_event(&e, &requests_tx);
+    // Listening before the engine starts the servers: the first Ctrl+C stops the run, a
+    // second one or SIGTERM ends the servers and exits at once.
+    let signals = crate::signals::Signals::listen()?;
     let engine = Engine::open(paths, Arc::new(sink))?;
+    let cancel = CancellationToken::new();
+    signals.stop_servers_on_signal(engine.mcp(), Some(cancel.clone()));
     // Nobody fills in a server's form during a terminal run: declined at once, as before.
     engine
         .mcp()
@@ -95,16 +100,6 @@ async fn run_async(paths: AppPaths, args: RunArgs) -> anyhow::Result<ExitCode> {
         })
     };
 
-    let cancel = CancellationToken::new();
-    {
-        let cancel = cancel.clone();
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                eprintln!("\n[cancelling…]");
-                cancel.cancel();
-            }
-        });
-    }
     let outcome = engine
         .runner()
         .run(
@@ -117,6 +112,8 @@ async fn run_async(paths: AppPaths, args: RunArgs) -> anyhow::Result<ExitCode> {
         )
         .await;
     answerer.abort();
+    // The run is over: its servers end now, whatever still holds the engine.
+    engine.mcp().shutdown(std::time::Duration::from_secs(2));
     println!();
     let artifacts = engine
         .ctx

@@ -198,3 +198,185 @@ async fn an_agent_uses_a_server_tool_in_a_run() {
         "{second:?}"
     );
 }
+
+/// The `tee.mjs` script of the engine's MCP tests: runs a stdio server and appends what the
+/// client sends it to a log.
+fn tee_mjs() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../engine/tests/mcp/tee.mjs")
+}
+
+/// (process id, parent, process group) of every live (not zombie) process (Linux: /proc).
+fn processes() -> Vec<(u32, u32, u32)> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // pid (comm) state ppid pgrp ...; comm may hold spaces, so split after the last ')'.
+        let Some((_, rest)) = stat.rsplit_once(')') else {
+            continue;
+        };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        if fields.first() == Some(&"Z") {
+            continue;
+        }
+        let number = |i: usize| fields.get(i).and_then(|f| f.parse::<u32>().ok());
+        if let (Some(ppid), Some(pgrp)) = (number(1), number(2)) {
+            out.push((pid, ppid, pgrp));
+        }
+    }
+    out
+}
+
+fn processes_in_group(pgid: u32) -> usize {
+    processes().iter().filter(|(_, _, g)| *g == pgid).count()
+}
+
+/// Poll `f` every 50 ms for at most `secs` seconds; whether it became true.
+fn eventually(secs: u64, mut f: impl FnMut() -> bool) -> bool {
+    for _ in 0..secs * 20 {
+        if f() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    f()
+}
+
+/// A home whose one server, `busy`, is server-everything behind `tee.mjs` (what it receives goes
+/// to the returned log) in a wrapper whose extra process (`sleep`) never reads its input, like a
+/// helper a server starts.
+fn home_with_busy_server() -> (tempfile::TempDir, PathBuf) {
+    let home = tempfile::tempdir().unwrap();
+    let sent = home.path().join("to-server.jsonl");
+    std::fs::create_dir_all(home.path().join("config")).unwrap();
+    let wrapped = format!(
+        "sleep 300 & exec node '{}' '{}' node '{}' stdio",
+        tee_mjs().display(),
+        sent.display(),
+        everything_js().display()
+    );
+    std::fs::write(
+        home.path().join("config/mcp.json"),
+        serde_json::json!({"mcpServers": {
+            "busy": {"command": "sh", "args": ["-c", wrapped]}
+        }})
+        .to_string(),
+    )
+    .unwrap();
+    (home, sent)
+}
+
+/// Once `child` (the CLI) has a call in flight on the busy server (`sent` logs it), send it
+/// `signal`: it exits with `code` and no process of the server's group is left.
+fn a_signal_ends_the_busy_server(
+    mut child: std::process::Child,
+    sent: &Path,
+    signal: &str,
+    code: i32,
+) {
+    let cli_pid = child.id();
+    assert!(
+        eventually(60, || std::fs::read_to_string(sent)
+            .unwrap_or_default()
+            .contains("tools/call")),
+        "the call never reached the server"
+    );
+    let group = processes()
+        .iter()
+        .find(|(_, ppid, _)| *ppid == cli_pid)
+        .map(|(_, _, pgrp)| *pgrp)
+        .expect("the server runs as the CLI's child");
+    assert_ne!(group, cli_pid, "the server has a process group of its own");
+    assert_eq!(
+        processes_in_group(group),
+        3,
+        "tee, the server and the sleep"
+    );
+
+    let killed = std::process::Command::new("kill")
+        .args([format!("-{signal}"), cli_pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    assert!(
+        eventually(30, || child.try_wait().unwrap().is_some()),
+        "the CLI did not exit on SIG{signal}"
+    );
+    let status = child.wait().unwrap();
+    let left = eventually(10, || processes_in_group(group) == 0);
+    if !left {
+        // Not left running by the test either.
+        let _ = std::process::Command::new("kill")
+            .args(["-KILL", "--", &format!("-{group}")])
+            .status();
+    }
+    assert!(left, "SIG{signal}: processes of the server were left");
+    assert_eq!(status.code(), Some(code), "SIG{signal}: {status:?}");
+}
+
+/// Ctrl+C (SIGINT) or SIGTERM during `mcp call` ends the CLI with 130 or 143 and every server
+/// it started: a busy one (in a long call, not reading its input) and the extra process it
+/// started, all in a process group of their own that the terminal's signal does not reach.
+#[test]
+#[cfg(target_os = "linux")]
+fn a_signal_to_the_cli_ends_every_server_it_started() {
+    for (signal, code) in [("INT", 130), ("TERM", 143)] {
+        let (home, sent) = home_with_busy_server();
+        let child = cli(home.path())
+            .args([
+                "mcp",
+                "call",
+                "busy.trigger-long-running-operation",
+                "duration=60",
+                "steps=6",
+                "--yes",
+            ])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        a_signal_ends_the_busy_server(child, &sent, signal, code);
+    }
+}
+
+/// Ctrl+C during a `run` whose agent waits on a busy server stops the run (exit 130), and
+/// SIGTERM ends it at once (exit 143); either way the server's whole process group ends.
+#[tokio::test(flavor = "multi_thread")]
+#[cfg(target_os = "linux")]
+async fn a_signal_during_a_run_ends_its_servers() {
+    use test_support::{ScriptedModel, Turn};
+    const CALL: &str = "<tool_call><name>busy.trigger-long-running-operation</name><params><duration>60</duration><steps>6</steps></params></tool_call>";
+    for (signal, code) in [("INT", 130), ("TERM", 143)] {
+        let model = ScriptedModel::start(vec![Turn::text(CALL), Turn::text("Done.")]).await;
+        let (home, sent) = home_with_busy_server();
+        std::fs::write(home.path().join("config/models.yaml"), model.models_yaml()).unwrap();
+        std::fs::create_dir_all(home.path().join("config/agents")).unwrap();
+        std::fs::write(
+            home.path().join("config/agents/busy_agent.md"),
+            "---\nname: busy_agent\nmodel: default\ntools:\n  busy.*: confirm\n---\nUse the server's tools.\n",
+        )
+        .unwrap();
+        let child = cli(home.path())
+            .args([
+                "run",
+                "--agent",
+                "busy_agent",
+                "--yes",
+                "Run the long operation.",
+            ])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        tokio::task::spawn_blocking(move || {
+            a_signal_ends_the_busy_server(child, &sent, signal, code)
+        })
+        .await
+        .unwrap();
+    }
+}

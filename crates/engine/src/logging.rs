@@ -6,6 +6,10 @@
 //! from them) describe requests, connections and redirects, and a request URL can carry a secret
 //! filled into a `?key={{K}}` query. Those crates are held at INFO whatever `ARTIFACTFLOW_LOG`
 //! asks ([`http_stack_detail`]); the engine's own lines never print a filled-in request.
+//!
+//! The MCP SDK's (`rmcp`) own lines below WARN print the messages it sends and receives whole:
+//! a server's unmasked words, a tool's arguments, megabytes at a time. They are never logged
+//! ([`mcp_sdk_detail`]); the client logs what a server says itself, masked, escaped and cut.
 
 use std::path::Path;
 
@@ -35,7 +39,9 @@ pub fn init(log_dir: &Path, prefix: &str, also_stderr: bool) -> Option<LogGuard>
     let filter = || {
         EnvFilter::try_from_env(LOG_ENV)
             .unwrap_or_else(|_| EnvFilter::new("info"))
-            .and(filter_fn(|meta| !http_stack_detail(meta)))
+            .and(filter_fn(|meta| {
+                !http_stack_detail(meta) && !mcp_sdk_detail(meta)
+            }))
     };
     let mut layers: Vec<BoxedLayer> = Vec::new();
     if also_stderr {
@@ -102,6 +108,11 @@ fn http_stack_detail(meta: &Metadata<'_>) -> bool {
     HTTP_STACK.contains(&krate)
 }
 
+/// An INFO, DEBUG or TRACE line from the MCP SDK: never logged (see the module docs).
+fn mcp_sdk_detail(meta: &Metadata<'_>) -> bool {
+    *meta.level() > Level::WARN && meta.target().split("::").next() == Some("rmcp")
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -116,6 +127,9 @@ mod tests {
         tracing::debug!(target: "reqwest::connect", "GET https://h/?key=SECRET-1");
         tracing::trace!(target: "hyper_util::client", "GET https://h/?key=SECRET-2");
         tracing::info!(target: "reqwest", "reqwest info kept");
+        tracing::info!(target: "rmcp::service", "received SECRET-3");
+        tracing::debug!(target: "rmcp::transport", "sent SECRET-4");
+        tracing::warn!(target: "rmcp::service", "rmcp warning kept");
         drop(guard);
         let files: Vec<_> = std::fs::read_dir(tmp.path())
             .unwrap()
@@ -130,9 +144,10 @@ mod tests {
         let text = std::fs::read_to_string(&files[0]).unwrap();
         assert!(text.contains("hello from the logging test"), "{text}");
         assert!(text.contains("engine detail kept") && text.contains("reqwest info kept"));
+        assert!(text.contains("rmcp warning kept"), "{text}");
         assert!(
             !text.contains("SECRET"),
-            "HTTP stack detail is never logged: {text}"
+            "HTTP stack and MCP SDK detail is never logged: {text}"
         );
     }
 }

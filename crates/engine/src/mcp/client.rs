@@ -12,10 +12,15 @@
 //! - the command is looked up in our PATH and, when missing (a macOS app started from the
 //!   Finder has a bare PATH), in the user's login shell PATH ([`resolve_command`]);
 //! - each child runs in its own process group (job object on Windows), killed with the client;
-//!   its stderr is kept (last lines) for the status and logged;
+//!   its stderr is kept (last lines, cleaned as log text is) for the status and logged;
 //! - server requests: elicitation asked during a call of the server goes to an
 //!   [`ElicitationHandler`] (asked with no call in flight, it is declined), sampling is declined with
 //!   a clear message, progress and log notifications go to the [`McpNotice`] sink;
+//! - what a server says is untrusted: tool results, error messages, progress and log messages
+//!   have the server's secrets (its `env` and `headers` values) masked like an HTTP tool's
+//!   output; log and progress text is escaped (a newline cannot forge a log line) and cut
+//!   ([`clean_server_text`]), and each server's log messages are rate limited ([`LOG_BURST`],
+//!   [`LOG_PER_SECOND`]);
 //! - a tool call ([`McpClient::call_tool`]) has a timeout and a cancel token, and either of
 //!   them sends `notifications/cancelled` to the server.
 //!
@@ -61,6 +66,150 @@ pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
 
 /// Lines of a server's stderr kept for its status.
 pub const STDERR_LINES: usize = 40;
+
+/// Longest text kept of one server log message, in characters after escaping.
+pub const MAX_LOG_CHARS: usize = 2000;
+
+/// Longest progress message kept, in characters after escaping.
+pub const MAX_PROGRESS_CHARS: usize = 500;
+
+/// Log messages one server may send at once before [`LOG_PER_SECOND`] applies.
+pub const LOG_BURST: f64 = 50.0;
+
+/// Log messages per second one server may send after its burst; the others are dropped (and
+/// counted in a warning), so a flood cannot fill the disk or the window's event queue.
+pub const LOG_PER_SECOND: f64 = 5.0;
+
+/// How much of a server's text is looked at for secrets before it is cut: far more than is
+/// kept, so a secret at the cut is masked whole rather than half shown.
+const SCANNED_BYTES: usize = 64 * 1024;
+
+/// A server's words as we keep them (a log message, a progress message): its secrets masked,
+/// control characters escaped (`\n`, `\r`, `\t`, `\u{1b}`, also U+2028 and U+2029), so the
+/// text stays on one line and cannot forge a log line or drive a terminal, and cut to
+/// `max_chars` with a note of the full size.
+pub fn clean_server_text(redactor: &Redactor, text: &str, max_chars: usize) -> String {
+    let mut end = text.len().min(SCANNED_BYTES);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let masked = redactor.redact(&text[..end]);
+    let mut out = String::new();
+    let mut kept = 0;
+    let mut cut = end < text.len();
+    for c in masked.chars() {
+        let escaped = match c {
+            '\n' => "\\n".to_string(),
+            '\r' => "\\r".to_string(),
+            '\t' => "\\t".to_string(),
+            c if c.is_control() || c == '\u{2028}' || c == '\u{2029}' => {
+                format!("\\u{{{:x}}}", c as u32)
+            }
+            c => c.to_string(),
+        };
+        let n = escaped.chars().count();
+        if kept + n > max_chars {
+            cut = true;
+            break;
+        }
+        kept += n;
+        out.push_str(&escaped);
+    }
+    if cut {
+        out.push_str(&format!(" … (cut: {} bytes in all)", text.len()));
+    }
+    out
+}
+
+/// One server's allowance of log messages: a token bucket of [`LOG_BURST`] refilled at
+/// [`LOG_PER_SECOND`].
+struct LogBudget {
+    tokens: f64,
+    refilled: std::time::Instant,
+    /// Messages dropped since the last one let through.
+    dropped: u64,
+}
+
+/// What [`LogBudget::admit`] decided.
+#[derive(Debug, PartialEq)]
+enum Admit {
+    /// Log it; `dropped` messages were dropped just before.
+    Yes { dropped: u64 },
+    /// Drop it: the first of a run of dropped messages.
+    FirstDrop,
+    /// Drop it.
+    Drop,
+}
+
+impl LogBudget {
+    fn new(now: std::time::Instant) -> Self {
+        LogBudget {
+            tokens: LOG_BURST,
+            refilled: now,
+            dropped: 0,
+        }
+    }
+
+    fn admit(&mut self, now: std::time::Instant) -> Admit {
+        let elapsed = now.saturating_duration_since(self.refilled).as_secs_f64();
+        self.tokens = (self.tokens + elapsed * LOG_PER_SECOND).min(LOG_BURST);
+        self.refilled = now;
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            Admit::Yes {
+                dropped: std::mem::take(&mut self.dropped),
+            }
+        } else {
+            self.dropped += 1;
+            if self.dropped == 1 {
+                Admit::FirstDrop
+            } else {
+                Admit::Drop
+            }
+        }
+    }
+}
+
+/// `result` with `redactor`'s secrets masked in every text it holds (text blocks, text
+/// resources, links, structured content, metadata); base64 data (images, audio, blobs) is left
+/// as is.
+fn redact_result(redactor: &Redactor, result: CallToolResult) -> CallToolResult {
+    fn walk(redactor: &Redactor, value: &mut Value) {
+        match value {
+            Value::String(s) => {
+                let masked = redactor.redact(s);
+                if masked != *s {
+                    *s = masked;
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(|v| walk(redactor, v)),
+            Value::Object(map) => {
+                let binary = matches!(
+                    map.get("type").and_then(Value::as_str),
+                    Some("image" | "audio")
+                );
+                let resource = map.contains_key("uri");
+                for (key, v) in map.iter_mut() {
+                    if (binary && key == "data") || (resource && key == "blob") {
+                        continue;
+                    }
+                    walk(redactor, v);
+                }
+            }
+            _ => {}
+        }
+    }
+    let Ok(mut value) = serde_json::to_value(&result) else {
+        return result;
+    };
+    walk(redactor, &mut value);
+    serde_json::from_value(value).unwrap_or_else(|e| {
+        tracing::warn!("an MCP result could not be read back after masking: {e}");
+        CallToolResult::error(vec![rmcp::model::ContentBlock::text(
+            "the server's result could not be checked for secrets and was withheld",
+        )])
+    })
+}
 
 /// Why talking to a server failed. Messages say what to do; they never hold secret values.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -524,6 +673,10 @@ struct Handler {
     progress: Arc<Mutex<HashMap<ProgressToken, ProgressFn>>>,
     /// The calls in flight, for the origin of an elicitation.
     calls: Arc<InFlight>,
+    /// Masks the server's secrets in its progress and log messages.
+    redactor: Redactor,
+    /// Its log messages' rate limit.
+    log_budget: Mutex<LogBudget>,
 }
 
 /// Receives one call's progress.
@@ -628,14 +781,17 @@ impl ClientHandler for Handler {
             .unwrap_or_else(|p| p.into_inner())
             .get(&params.progress_token)
             .cloned();
+        let message = params
+            .message
+            .map(|m| clean_server_text(&self.redactor, &m, MAX_PROGRESS_CHARS));
         if let Some(watcher) = watcher {
-            watcher(params.progress, params.total, params.message.clone());
+            watcher(params.progress, params.total, message.clone());
         }
         (self.notices)(McpNotice::Progress {
             server: self.server.clone(),
             progress: params.progress,
             total: params.total,
-            message: params.message,
+            message,
         });
     }
 
@@ -644,9 +800,25 @@ impl ClientHandler for Handler {
         params: LoggingMessageNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
+        let admitted = self
+            .log_budget
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .admit(std::time::Instant::now());
+        match admitted {
+            Admit::Yes { dropped: 0 } => {}
+            Admit::Yes { dropped } => {
+                tracing::warn!(server = %self.server, dropped, "log messages from the server were dropped: it sent them too fast");
+            }
+            Admit::FirstDrop => {
+                tracing::warn!(server = %self.server, "the server sends more than {LOG_PER_SECOND} log messages a second: they are dropped until it slows down");
+                return;
+            }
+            Admit::Drop => return,
+        }
         let text = match &params.data {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
+            Value::String(s) => clean_server_text(&self.redactor, s, MAX_LOG_CHARS),
+            other => clean_server_text(&self.redactor, &other.to_string(), MAX_LOG_CHARS),
         };
         let level = format!("{:?}", params.level).to_ascii_lowercase();
         match params.level {
@@ -813,13 +985,15 @@ pub async fn connect(cfg: &McpServerConfig, opts: &ConnectOptions) -> Result<Mcp
     }
 }
 
-fn handler(cfg: &McpServerConfig, opts: &ConnectOptions) -> Handler {
+fn handler(cfg: &McpServerConfig, opts: &ConnectOptions, redactor: &Redactor) -> Handler {
     Handler {
         server: cfg.name.clone(),
         elicitation: opts.elicitation.clone(),
         notices: opts.notices.clone(),
         progress: Default::default(),
         calls: Default::default(),
+        redactor: redactor.clone(),
+        log_budget: Mutex::new(LogBudget::new(std::time::Instant::now())),
     }
 }
 
@@ -927,7 +1101,7 @@ async fn connect_stdio(
     };
     let transport = rmcp::transport::async_rw::AsyncRwTransport::new_client(stdout, stdin)
         .with_max_line_length(MAX_MESSAGE_BYTES);
-    let h = handler(cfg, opts);
+    let h = handler(cfg, opts, &redactor);
     let (progress, calls) = (h.progress.clone(), h.calls.clone());
     let service = match handshake(opts, rmcp::serve_client(h, transport)).await {
         Ok(s) => s,
@@ -1026,8 +1200,7 @@ fn spawn_stderr_reader(
     tokio::spawn(async move {
         let mut lines = tokio::io::BufReader::new(stderr).lines();
         while let Ok(Some(line)) = lines.next_line().await {
-            let line = redactor.redact(&line);
-            let line: String = line.chars().take(2000).collect();
+            let line = clean_server_text(&redactor, &line, MAX_LOG_CHARS);
             tracing::debug!(server = %server, "stderr: {line}");
             tail.push(line);
         }
@@ -1050,7 +1223,7 @@ where
         )));
     };
     let (filled, secret_values) = fill(opts, headers).await;
-    let redactor = Redactor::new(secret_values);
+    let redactor = Redactor::new(secret_values.into_iter().chain(opts.auth_header.clone()));
     let mut custom = HashMap::new();
     let mut auth = opts.auth_header.clone();
     for (k, v) in filled {
@@ -1074,7 +1247,7 @@ where
         config = config.auth_header(token);
     }
     let transport = StreamableHttpClientTransport::with_client(client, config);
-    let h = handler(cfg, opts);
+    let h = handler(cfg, opts, &redactor);
     let (progress, calls) = (h.progress.clone(), h.calls.clone());
     let service = match handshake(opts, rmcp::serve_client(h, transport)).await {
         Ok(s) => s,
@@ -1332,8 +1505,13 @@ impl McpClient {
             _ => guard.peer = None,
         }
         drop(guard);
+        let outcome = outcome.map_err(|e| match e {
+            McpError::Server(message) => McpError::Server(self.redactor.redact(&message)),
+            McpError::Other(message) => McpError::Other(self.redactor.redact(&message)),
+            e => e,
+        });
         match outcome? {
-            ServerResult::CallToolResult(result) => Ok(result),
+            ServerResult::CallToolResult(result) => Ok(redact_result(&self.redactor, result)),
             other => Err(McpError::Other(format!(
                 "the server answered tools/call with an unexpected result: {}",
                 self.redactor
@@ -1377,5 +1555,47 @@ impl McpClient {
 impl Drop for McpClient {
     fn drop(&mut self) {
         self.kill();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn server_text_is_masked_escaped_and_cut() {
+        let redactor = Redactor::new(["sk-abcdef123456".to_string()]);
+        let text = clean_server_text(
+            &redactor,
+            "key sk-abcdef123456\n2026-01-01 INFO forged\r\t\u{1b}[31m\u{2028}end",
+            MAX_LOG_CHARS,
+        );
+        assert_eq!(
+            text,
+            "key ••••••\\n2026-01-01 INFO forged\\r\\t\\u{1b}[31m\\u{2028}end"
+        );
+        let long = "é".repeat(3000);
+        let cut = clean_server_text(&redactor, &long, 100);
+        assert!(cut.starts_with(&"é".repeat(100)), "{cut}");
+        assert!(cut.ends_with(" … (cut: 6000 bytes in all)"), "{cut}");
+        // A secret straddling the cut is masked whole, not shown in part.
+        let straddling = format!("{}sk-abcdef123456", "x".repeat(95));
+        let cut = clean_server_text(&redactor, &straddling, 100);
+        assert!(!cut.contains("sk-ab"), "{cut}");
+    }
+
+    #[test]
+    fn log_messages_beyond_the_burst_are_dropped_until_the_budget_refills() {
+        let start = std::time::Instant::now();
+        let mut budget = LogBudget::new(start);
+        for _ in 0..LOG_BURST as usize {
+            assert_eq!(budget.admit(start), Admit::Yes { dropped: 0 });
+        }
+        assert_eq!(budget.admit(start), Admit::FirstDrop);
+        assert_eq!(budget.admit(start), Admit::Drop);
+        // One message's worth of time later, one more goes through and tells of the two.
+        let later = start + Duration::from_secs_f64(1.0 / LOG_PER_SECOND);
+        assert_eq!(budget.admit(later), Admit::Yes { dropped: 2 });
+        assert_eq!(budget.admit(later), Admit::FirstDrop);
     }
 }

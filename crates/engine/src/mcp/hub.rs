@@ -8,7 +8,9 @@
 //! to 60 s). A config reload starts new servers, stops removed ones and restarts changed ones;
 //! a broken `mcp.json` keeps the last good servers running. Every status change is an
 //! [`EngineEvent::McpServerStatus`]. Dropping the hub kills every child's process group at
-//! once (synchronously), so nothing outlives the engine.
+//! once (synchronously), so nothing outlives the engine. A process that exits without dropping
+//! the engine (the CLI on Ctrl+C or SIGTERM, the app at its exit event, where the engine may
+//! still be referenced) calls [`McpHub::shutdown`] first.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -411,11 +413,28 @@ impl McpHub {
 
     /// Stop every server now (their process groups are killed).
     pub fn stop_all(&self) {
+        self.stop_all_tasks();
+    }
+
+    /// [`McpHub::stop_all`], returning the aborted supervisors.
+    fn stop_all_tasks(&self) -> Vec<tokio::task::JoinHandle<()>> {
         let slots: Vec<Slot> = self.lock().drain(..).map(|(_, s)| s).collect();
-        for slot in slots {
-            stop_slot(slot);
-        }
+        let tasks = slots.into_iter().filter_map(stop_slot).collect();
         self.inner.publish();
+        tasks
+    }
+
+    /// Stop every server before the process exits: the ready ones' process groups are killed
+    /// at once, and this waits (at most `wait`) until the supervisors of servers still starting
+    /// have dropped their children too (which kills their groups), since nothing runs after
+    /// the process exits. Blocks the calling thread; the hub's own runtime does the work.
+    pub fn shutdown(&self, wait: Duration) {
+        let tasks = self.stop_all_tasks();
+        let deadline = std::time::Instant::now() + wait;
+        while tasks.iter().any(|t| !t.is_finished()) && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        tracing::info!("MCP servers stopped");
     }
 }
 
@@ -428,13 +447,17 @@ impl Drop for McpHub {
     }
 }
 
-fn stop_slot(mut slot: Slot) {
-    if let Some(task) = slot.supervisor.take() {
+/// Stop a slot's server: abort its supervisor (which drops a connection still starting, and
+/// with it the child) and kill its running child. Returns the aborted supervisor.
+fn stop_slot(mut slot: Slot) -> Option<tokio::task::JoinHandle<()>> {
+    let task = slot.supervisor.take();
+    if let Some(task) = &task {
         task.abort();
     }
     if let Some(client) = slot.client.take() {
         client.kill();
     }
+    task
 }
 
 fn view(name: &str, slot: &Slot) -> McpServerView {

@@ -604,6 +604,67 @@ async fn no_process_outlives_the_engine() {
     );
 }
 
+/// The processes whose command line holds `token` (Linux: /proc).
+fn processes_with_arg(token: &str) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| {
+            let pid = e.file_name().to_string_lossy().parse::<u32>().ok()?;
+            let cmdline = std::fs::read(e.path().join("cmdline")).ok()?;
+            cmdline
+                .split(|b| *b == 0)
+                .any(|arg| arg == token.as_bytes())
+                .then_some(pid)
+        })
+        .collect()
+}
+
+/// [`engine::mcp::hub::McpHub::shutdown`], what the app's exit event and the CLI's signals
+/// call while the engine is still referenced (no drop runs before the process exits), ends
+/// every server's process group: a ready one with the extra process it started, and one still
+/// starting (it never answers `initialize`).
+#[tokio::test]
+async fn shutdown_ends_every_server_while_the_engine_is_still_held() {
+    let wrapped = format!(
+        "sleep 300 & exec node '{}' stdio",
+        everything_js().display()
+    );
+    // A unique argument tells this test's silent server from other tests' processes.
+    let marker = "3001.25";
+    let o = open(&servers_json(json!({
+        "wrapped": {"command": "sh", "args": ["-c", wrapped]},
+        "silent": {"command": "sh", "args": ["-c", format!("sleep 300 & exec sleep {marker}")]},
+    })));
+    ready(&o, "wrapped").await;
+    let ready_group = o.engine.mcp().server("wrapped").unwrap().pid.unwrap();
+    assert!(
+        eventually(10, || !processes_with_arg(marker).is_empty()).await,
+        "the silent server started"
+    );
+    assert_eq!(
+        o.engine.mcp().server("silent").unwrap().status,
+        ServerStatus::Starting
+    );
+    let silent_group = processes_with_arg(marker)[0];
+    assert_eq!(
+        processes_in_group(ready_group).len(),
+        2,
+        "node and its sleep"
+    );
+    assert_eq!(processes_in_group(silent_group).len(), 2, "two sleeps");
+
+    o.engine.mcp().shutdown(Duration::from_secs(2));
+    let left = || processes_in_group(ready_group).len() + processes_in_group(silent_group).len();
+    assert!(
+        eventually(10, || left() == 0).await,
+        "{} processes left",
+        left()
+    );
+    assert!(o.engine.mcp().servers().is_empty());
+    drop(o);
+}
+
 /// `notifications/tools/list_changed` refreshes the server's tools in the registry.
 #[tokio::test]
 async fn a_tool_list_change_refreshes_the_registry() {

@@ -8,3 +8,4 @@ mod elicit; // elicitation through the app's broker: accept, decline, URL, the r
 mod grants; // an MCP tool's grant is bound to its server's launch settings
 mod hub; // the engine's hub: status, crash and restart, reloads, the gate, leftover processes
 mod support;
+mod words; // a server's words: secrets masked, log text escaped, cut and rate limited
