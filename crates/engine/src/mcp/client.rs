@@ -25,6 +25,11 @@
 //! [`connect_http_with`], which takes any rmcp `StreamableHttpClient` (e.g. rmcp's
 //! `AuthClient<reqwest::Client>`); [`ConnectOptions::http_client`] and
 //! [`ConnectOptions::auth_header`] cover a plain reqwest client and a bearer token.
+//!
+//! Every request to a remote server goes through [`remote_http_client`], built by
+//! [`crate::net::client_builder`]: handing rmcp a client of our own replaces rmcp's redirect
+//! policy with the client's, and a configured header (`x-api-key: {{KEY}}`) or a bearer token
+//! may carry a secret, so no hop leaves the server's origin.
 
 #![allow(deprecated)]
 
@@ -44,6 +49,7 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, Peer, RequestContext, RoleClient, RunningService};
 use rmcp::transport::streamable_http_client::{
     StreamableHttpClient, StreamableHttpClientTransport, StreamableHttpClientTransportConfig,
+    StreamableHttpError,
 };
 use rmcp::ClientHandler;
 use serde_json::{Map, Value};
@@ -313,7 +319,8 @@ pub struct ConnectOptions {
     pub elicitation: Arc<dyn ElicitationHandler>,
     /// Progress, logs and list changes.
     pub notices: NoticeSink,
-    /// The HTTP client for remote servers (default: a new reqwest client).
+    /// The HTTP client for remote servers (default: [`remote_http_client`]). One given here
+    /// must come from [`crate::net::client_builder`] with [`crate::net::Secrets::Carried`].
     pub http_client: Option<reqwest::Client>,
     /// A bearer token for remote servers (sent as `Authorization: Bearer …`).
     pub auth_header: Option<String>,
@@ -791,7 +798,10 @@ pub async fn connect(cfg: &McpServerConfig, opts: &ConnectOptions) -> Result<Mcp
                     return connect_http_with(cfg, opts, client).await;
                 }
             }
-            let client = opts.http_client.clone().unwrap_or_default();
+            let client = match &opts.http_client {
+                Some(client) => client.clone(),
+                None => remote_http_client()?,
+            };
             connect_http_with(cfg, opts, client).await
         }
     }
@@ -1077,8 +1087,13 @@ where
             if is_legacy_sse(url).await {
                 return Err(McpError::LegacySse { url: url.clone() });
             }
+            // A refused redirect says why (rmcp's text only says "error following redirect").
+            let message = match refused_redirect(&e) {
+                Some(refused) => format!("the server did not start the MCP session: {refused}"),
+                None => e.to_string(),
+            };
             return Err(McpError::Handshake {
-                message: redactor.redact(&e.to_string()),
+                message: redactor.redact(&message),
                 stderr_tail: Vec::new(),
             });
         }
@@ -1094,10 +1109,37 @@ where
     ))
 }
 
+/// The reqwest client for remote servers: [`crate::net`]'s rules for requests carrying secrets
+/// (every hop stays on the server's origin, no downgrade, no `Referer`).
+pub fn remote_http_client() -> Result<reqwest::Client, McpError> {
+    crate::net::client_builder(crate::net::Secrets::Carried)
+        .build()
+        .map_err(|e| McpError::Other(format!("the HTTP client could not start: {e}")))
+}
+
+/// The [`crate::net::RedirectRefused`] behind a failed handshake over [`remote_http_client`]
+/// (rmcp's error text only says "error following redirect", and its errors do not chain their
+/// sources, so the layers are unwrapped here).
+fn refused_redirect(
+    e: &rmcp::service::ClientInitializeError,
+) -> Option<crate::net::RedirectRefused> {
+    let rmcp::service::ClientInitializeError::TransportError { error, .. } = e else {
+        return None;
+    };
+    match error
+        .error
+        .downcast_ref::<StreamableHttpError<reqwest::Error>>()?
+    {
+        StreamableHttpError::Client(e) => crate::net::refused_redirect(e).cloned(),
+        _ => None,
+    }
+}
+
 /// Does `url` answer a GET with the legacy transport's `endpoint` event?
 async fn is_legacy_sse(url: &str) -> bool {
     let probe = async {
-        let response = reqwest::Client::new()
+        let response = remote_http_client()
+            .ok()?
             .get(url)
             .header("accept", "text/event-stream")
             .send()

@@ -7,4 +7,5 @@ mod client; // one session: tools, content kinds, errors, progress, cancellation
 mod elicit; // elicitation through the app's broker: accept, decline, URL, the run's stop
 mod grants; // an MCP tool's grant is bound to its server's launch settings
 mod hub; // the engine's hub: status, crash and restart, reloads, the gate, leftover processes
+mod redirects; // nothing reaches another origin on a redirect: transport, OAuth; one builder
 mod support;
