@@ -288,7 +288,7 @@ pub struct NetOAuthClient {
 
 impl NetOAuthClient {
     /// Both clients, or why they could not start.
-    pub fn new() -> Result<Arc<dyn OAuthHttpClient>, AuthError> {
+    pub fn build() -> Result<Arc<dyn OAuthHttpClient>, AuthError> {
         let build = |builder: reqwest::ClientBuilder| {
             builder
                 .build()
@@ -353,7 +353,7 @@ impl OAuthHttpClient for NetOAuthClient {
 
 /// rmcp's authorization manager for `url`, its requests made by [`NetOAuthClient`].
 async fn manager_for(url: &str) -> Result<AuthorizationManager, AuthError> {
-    AuthorizationManager::new_with_oauth_http_client(url, NetOAuthClient::new()?).await
+    AuthorizationManager::new_with_oauth_http_client(url, NetOAuthClient::build()?).await
 }
 
 /// The configured client secret with its `{{VAR}}` filled from the keyring/environment.
