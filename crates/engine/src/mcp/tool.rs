@@ -136,6 +136,9 @@ impl McpTool {
             name: name.clone(),
             description: description.clone(),
             params: schema.params.clone(),
+            // Native tool calling sends the server's schema whole (SEP-1613: JSON Schema
+            // 2020-12, `$defs` and all), not one rebuilt from the parameters.
+            input_schema: Some(Value::Object(tool.input_schema.as_ref().clone())),
         };
         let permission = cfg.permission_of(&tool.name);
         let info = McpToolInfo {

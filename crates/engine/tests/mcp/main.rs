@@ -8,4 +8,5 @@ mod elicit; // elicitation through the app's broker: accept, decline, URL, the r
 mod grants; // an MCP tool's grant is bound to its server's launch settings
 mod hub; // the engine's hub: status, crash and restart, reloads, the gate, leftover processes
 mod redirects; // nothing reaches another origin on a redirect: transport, OAuth; one builder
+mod schemas; // a server's JSON Schema 2020-12 reaches the model whole and checks the arguments
 mod support;
