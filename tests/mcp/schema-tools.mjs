@@ -5,7 +5,7 @@
 //   `additionalProperties: false`); each call's arguments are appended to LOG, one JSON line.
 // - PAGES pages of PER_PAGE more tools `tool_P_N` (default none), each `tools/list` page with a
 //   `nextCursor` until the last ("forever" never ends), their descriptions DESCRIPTION_CHARS
-//   long (default short).
+//   long (default short), as is then the description of their one parameter `q`.
 import { appendFileSync } from "node:fs";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -47,7 +47,10 @@ server.setRequestHandler(ListToolsRequestSchema, async (request) => {
       tools.push({
         name: `tool_${page}_${n}`,
         description: descChars > 0 ? "d".repeat(descChars) : `Tool ${n} of page ${page}`,
-        inputSchema: { type: "object", properties: {} },
+        inputSchema: {
+          type: "object",
+          properties: descChars > 0 ? { q: { type: "string", description: "p".repeat(descChars) } } : {},
+        },
       });
     }
   }

@@ -67,6 +67,15 @@ pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
 /// Lines of a server's stderr kept for its status.
 pub const STDERR_LINES: usize = 40;
 
+/// Most tools kept from one server ([`McpClient::list_tools`]).
+pub const MAX_TOOLS: usize = 256;
+
+/// Most `tools/list` pages asked of one server ([`McpClient::list_tools`]).
+pub const MAX_TOOL_PAGES: usize = 32;
+
+/// Most bytes of tool definitions (as JSON) kept from one server ([`McpClient::list_tools`]).
+pub const MAX_TOOL_LIST_BYTES: usize = 8 * 1024 * 1024;
+
 /// Why talking to a server failed. Messages say what to do; they never hold secret values.
 #[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
@@ -1260,9 +1269,66 @@ impl McpClient {
         self.closed.cancelled().await
     }
 
-    /// Every tool the server offers (all pages).
+    /// The tools the server offers, page after page, at most [`MAX_TOOLS`] of them and
+    /// [`MAX_TOOL_LIST_BYTES`] of definitions from at most [`MAX_TOOL_PAGES`] pages (a server
+    /// that pages on forever, or lists thousands of tools, can fill neither the memory nor the
+    /// model's window): past a limit, or at a cursor given twice, the listing stops with a
+    /// warning naming the server, and the tools listed so far are kept.
     pub async fn list_tools(&self) -> Result<Vec<rmcp::model::Tool>, McpError> {
-        let tools = tokio::time::timeout(self.timeout, self.peer.list_all_tools())
+        let listing = async {
+            let mut tools = Vec::new();
+            let mut bytes = 0usize;
+            let mut cursors = std::collections::HashSet::new();
+            let mut cursor: Option<String> = None;
+            for page in 1..=MAX_TOOL_PAGES {
+                let params =
+                    rmcp::model::PaginatedRequestParams::default().with_cursor(cursor.take());
+                let result = self.peer.list_tools(Some(params)).await?;
+                let mut over = None;
+                for tool in result.tools {
+                    bytes += serde_json::to_vec(&tool).map(|v| v.len()).unwrap_or(0);
+                    if tools.len() == MAX_TOOLS {
+                        over = Some(format!("it lists more than {MAX_TOOLS} tools"));
+                    } else if bytes > MAX_TOOL_LIST_BYTES {
+                        over = Some(format!(
+                            "its tools take more than {} MB",
+                            MAX_TOOL_LIST_BYTES / (1024 * 1024)
+                        ));
+                    }
+                    if over.is_some() {
+                        break;
+                    }
+                    tools.push(tool);
+                }
+                let stop = if over.is_some() {
+                    over
+                } else {
+                    match result.next_cursor {
+                        None => return Ok(tools),
+                        Some(next) if !cursors.insert(next.clone()) => {
+                            Some(format!("page {page} gave a cursor it had given before"))
+                        }
+                        Some(_) if page == MAX_TOOL_PAGES => {
+                            Some(format!("it has more than {MAX_TOOL_PAGES} pages of tools"))
+                        }
+                        Some(next) => {
+                            cursor = Some(next);
+                            None
+                        }
+                    }
+                };
+                if let Some(why) = stop {
+                    tracing::warn!(
+                        server = %self.name,
+                        "tools/list stopped after {page} pages: {why}; the first {} tools are used",
+                        tools.len()
+                    );
+                    return Ok(tools);
+                }
+            }
+            Ok::<_, rmcp::ServiceError>(tools)
+        };
+        let tools = tokio::time::timeout(self.timeout, listing)
             .await
             .map_err(|_| McpError::Timeout(self.timeout))??;
         Ok(tools)

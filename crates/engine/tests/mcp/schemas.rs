@@ -1,8 +1,9 @@
 //! An MCP tool's JSON Schema through a whole run with native tool calling: the server's
 //! `inputSchema` (JSON Schema 2020-12: `$schema`, `$defs`, `$ref`, `additionalProperties`)
 //! reaches the model's request as the server wrote it, and the arguments are checked against
-//! it (the `$ref` followed) before the server is called. The server is `tests/mcp/schema-tools.mjs`
-//! over stdio, the model the scripted one.
+//! it (the `$ref` followed) before the server is called. And the limits on what a server
+//! lists: pages, tools, description lengths. The server is `tests/mcp/schema-tools.mjs` over
+//! stdio, the model the scripted one.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -10,9 +11,12 @@ use std::time::Duration;
 
 use engine::conversations::RunStatus;
 use engine::engine::EngineOptions;
-use engine::mcp::ServerStatus;
+use engine::mcp::client::{connect, ConnectOptions, MAX_TOOLS, MAX_TOOL_PAGES};
+use engine::mcp::tool::{MAX_DESCRIPTION_CHARS, MAX_PARAM_DESCRIPTION_CHARS};
+use engine::mcp::{McpServerConfig, McpTool, ServerStatus};
 use engine::paths::AppPaths;
 use engine::run::RunRequest;
+use engine::tools::Tool;
 use engine::Engine;
 use serde_json::{json, Value};
 use test_support::{ScriptedModel, Turn};
@@ -174,4 +178,85 @@ async fn a_2020_12_schema_reaches_the_model_whole_and_checks_the_arguments() {
             "{api}: only the valid call reached the server"
         );
     }
+}
+
+/// A session with `schema-tools.mjs ARGS…` (calls logged in a temporary file), calls timing
+/// out after 20 s (a guard against a listing that never ends, not a measured time).
+async fn session(
+    args: &[&str],
+) -> (
+    Arc<engine::mcp::McpClient>,
+    McpServerConfig,
+    tempfile::TempDir,
+) {
+    everything_js(); // the same install provides the SDK the script uses
+    let dir = tempfile::tempdir().unwrap();
+    let mut argv = vec![
+        script().display().to_string(),
+        dir.path().join("calls.log").display().to_string(),
+    ];
+    argv.extend(args.iter().map(|a| a.to_string()));
+    let mut cfg = stdio("listing", "node", argv);
+    cfg.timeout_secs = 20;
+    let client = connect(&cfg, &ConnectOptions::default()).await.unwrap();
+    (Arc::new(client), cfg, dir)
+}
+
+#[tokio::test]
+async fn a_server_paging_forever_is_cut_at_the_page_limit() {
+    let (client, _cfg, _dir) = session(&["forever", "1"]).await;
+    let tools = client.list_tools().await.expect("the listing ends");
+    // `book`, then one tool a page.
+    assert_eq!(tools.len(), 1 + MAX_TOOL_PAGES);
+    assert_eq!(tools[0].name, "book");
+}
+
+#[tokio::test]
+async fn a_server_listing_too_many_tools_keeps_the_first_ones() {
+    let (client, _cfg, _dir) = session(&["3", "200"]).await;
+    let tools = client.list_tools().await.unwrap();
+    assert_eq!(tools.len(), MAX_TOOLS);
+    assert_eq!(tools[0].name, "book");
+    assert_eq!(tools[1].name, "tool_0_0");
+    assert_eq!(tools[MAX_TOOLS - 1].name, "tool_1_54");
+}
+
+#[tokio::test]
+async fn long_descriptions_are_cut_before_they_reach_the_prompt() {
+    let (client, cfg, _dir) = session(&["1", "1", "100000"]).await;
+    let listed = client.list_tools().await.unwrap();
+    let long = listed.iter().find(|t| t.name == "tool_0_0").unwrap();
+    let tool = McpTool::new("listing.tool_0_0".into(), long, &cfg, client.clone());
+    let spec = tool.spec();
+    assert!(
+        spec.description
+            .starts_with(&"d".repeat(MAX_DESCRIPTION_CHARS)),
+        "the start is kept"
+    );
+    assert!(
+        spec.description.ends_with(&format!(
+            "… (cut to {MAX_DESCRIPTION_CHARS} of 100000 characters)"
+        )),
+        "{}",
+        &spec.description[MAX_DESCRIPTION_CHARS..]
+    );
+    let q = &spec.params[0];
+    assert!(
+        q.description.ends_with(&format!(
+            "… (cut to {MAX_PARAM_DESCRIPTION_CHARS} of 100000 characters)"
+        )),
+        "{}",
+        &q.description[MAX_PARAM_DESCRIPTION_CHARS..]
+    );
+    // Both prompts stay small: the text-mode instructions and the native schema (the
+    // server's, over MAX_SCHEMA_BYTES, is replaced by the one built from the parameters).
+    let instructions = engine::parser::tool_instructions(std::slice::from_ref(spec));
+    assert!(instructions.len() < 8_000, "{} bytes", instructions.len());
+    let native = spec.json_schema().to_string();
+    assert!(native.len() < 2_000, "{} bytes", native.len());
+    assert!(native.contains("\"q\""), "{native}");
+    // The short `book` keeps its schema whole.
+    let book = listed.iter().find(|t| t.name == "book").unwrap();
+    let book = McpTool::new("listing.book".into(), book, &cfg, client.clone());
+    assert_eq!(book.spec().json_schema(), book_schema());
 }
