@@ -176,6 +176,9 @@ pub fn to_arguments(schema: &SchemaParams, params: &Params) -> Result<Map<String
             match value {
                 Value::String(text) => match serde_json::from_str::<Value>(text) {
                     Ok(v) => v,
+                    // Plain text where the schema takes a string (a `$ref` to one, say,
+                    // which native tool calling gives as a plain JSON string).
+                    Err(_) if takes_text(schema, name, text) => value.clone(),
                     Err(e) => {
                         problems.push(format!("parameter `{name}` must be JSON text: {e}"));
                         continue;
@@ -196,6 +199,17 @@ pub fn to_arguments(schema: &SchemaParams, params: &Params) -> Result<Map<String
     } else {
         Err(format!("invalid parameters: {}", problems.join("; ")))
     }
+}
+
+/// Does parameter `name`'s schema take `text` as a plain string (as far as we check it)?
+fn takes_text(schema: &SchemaParams, name: &str, text: &str) -> bool {
+    let Some(prop) = schema.properties.get(name) else {
+        return false;
+    };
+    let mut problems = Vec::new();
+    let value = Value::String(text.to_string());
+    check_within(&schema.root, prop, &value, name, &mut problems, 0);
+    problems.is_empty()
 }
 
 /// Check `value` against the subset of JSON Schema we understand, pushing what is wrong
@@ -447,5 +461,31 @@ mod tests {
         assert!(err.contains("`homes[0].street` must be string"), "{err}");
         assert!(err.contains("the tool has no parameter `extra`"), "{err}");
         assert!(!err.contains("loop") && !err.contains("far"), "{err}");
+    }
+
+    #[test]
+    fn plain_text_passes_where_a_ref_names_a_string() {
+        let root = json!({
+            "type": "object",
+            "$defs": {"mode": {"type": "string", "enum": ["fast", "slow"]}},
+            "properties": {
+                "mode": {"$ref": "#/$defs/mode"},
+                "point": {"type": "object"}
+            }
+        });
+        let s = params_from_schema(root.as_object().unwrap());
+        assert!(s.json_params.contains("mode"), "a $ref is given as JSON");
+        let mut params = Params::new();
+        params.insert("mode".into(), json!("fast"));
+        assert_eq!(to_arguments(&s, &params).unwrap()["mode"], json!("fast"));
+        params.insert("mode".into(), json!("\"slow\""));
+        assert_eq!(to_arguments(&s, &params).unwrap()["mode"], json!("slow"));
+        params.insert("mode".into(), json!("medium"));
+        let err = to_arguments(&s, &params).unwrap_err();
+        assert!(err.contains("`mode` must be JSON text"), "{err}");
+        params.remove("mode");
+        params.insert("point".into(), json!("not json"));
+        let err = to_arguments(&s, &params).unwrap_err();
+        assert!(err.contains("`point` must be JSON text"), "{err}");
     }
 }
