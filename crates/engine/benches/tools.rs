@@ -40,6 +40,7 @@ fn bench_pipeline(c: &mut Criterion) {
     let tool = Noop(ToolSpec {
         name: "noop".into(),
         description: String::new(),
+        input_schema: None,
         params: vec![
             ParamSpec::new("query", ParamType::String, ""),
             ParamSpec::new("count", ParamType::Integer, "").with_default(json!(10)),

@@ -1,4 +1,5 @@
-//! The redirect rules of every outgoing HTTP client (HTTP tools, built-in web tools, models).
+//! The redirect rules of every outgoing HTTP client (HTTP tools, built-in web tools, models,
+//! remote MCP servers and their OAuth sign-in).
 //!
 //! reqwest on its own follows redirects anywhere and strips only `Authorization`/`Cookie` on a
 //! cross-host hop: custom key headers (`x-api-key`, `api-key`, …), a key in the query string and

@@ -17,6 +17,11 @@ pub struct ToolSpec {
     /// Parameters, in the order they are documented.
     #[serde(default)]
     pub params: Vec<ParamSpec>,
+    /// The tool's own JSON Schema for its arguments (an MCP server's `inputSchema`), sent to
+    /// the model as it is, with every keyword (`$schema`, `$defs`, `$ref`,
+    /// `additionalProperties`, …): `None` builds one from `params`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_schema: Option<serde_json::Value>,
 }
 
 /// The type a parameter's string value is coerced to.
@@ -107,10 +112,14 @@ impl ParamSpec {
 }
 
 impl ToolSpec {
-    /// The JSON Schema of the tool's arguments, for native tool calling: an object with one
-    /// property per parameter (its type, description, allowed values and default), the
-    /// required ones listed, no others allowed.
+    /// The JSON Schema of the tool's arguments, for native tool calling: the tool's own
+    /// ([`ToolSpec::input_schema`]) when it has one, else an object with one property per
+    /// parameter (its type, description, allowed values and default), the required ones
+    /// listed, no others allowed.
     pub fn json_schema(&self) -> serde_json::Value {
+        if let Some(schema) = &self.input_schema {
+            return schema.clone();
+        }
         let mut properties = serde_json::Map::new();
         let mut required = Vec::new();
         for p in &self.params {
@@ -167,6 +176,7 @@ mod tests {
         let spec = ToolSpec {
             name: "web_search".into(),
             description: "Search the web".into(),
+            input_schema: None,
             params: vec![
                 ParamSpec::new("query", ParamType::String, "What to search for"),
                 ParamSpec::new("count", ParamType::Integer, "").with_default(json!(5)),

@@ -135,6 +135,7 @@ fn spec(kind: Kind) -> ToolSpec {
     ToolSpec {
         name: name.into(),
         description: description.into(),
+        input_schema: None,
         params,
     }
 }

@@ -20,14 +20,21 @@
 //!   as a confidential client would refuse its refresh after a restart.
 //! - [`authorized_client`]: for [`super::connect`], an rmcp `AuthClient` over the stored tokens
 //!   (it refreshes them when they expire, and saves the new ones back to the keyring).
+//! - Every OAuth request (discovery, registration, token, refresh) goes through
+//!   [`NetOAuthClient`], built by [`crate::net::client_builder`]: discovery and registration
+//!   follow redirects by the rules for requests without secrets (never a downgrade to `http`,
+//!   never a body replayed to another origin), and the requests rmcp asks not to follow (the
+//!   token and refresh calls, which carry the code, the refresh token and the client secret)
+//!   follow none.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::transport::auth::{
     AuthClient, AuthError, AuthorizationCallback, AuthorizationManager, AuthorizationRequest,
-    AuthorizationSession, CredentialStore, OAuthClientConfig, OAuthState, OAuthTokenResponse,
-    StoredCredentials, WWWAuthenticateParams,
+    AuthorizationSession, CredentialStore, OAuthClientConfig, OAuthHttpClient,
+    OAuthHttpClientError, OAuthHttpClientFuture, OAuthHttpRedirectPolicy, OAuthHttpRequest,
+    OAuthState, OAuthTokenResponse, StoredCredentials, WWWAuthenticateParams,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -261,6 +268,94 @@ fn remote_url(cfg: &McpServerConfig) -> Option<&str> {
     }
 }
 
+/// Longest OAuth answer read (metadata, a registration, tokens).
+const MAX_OAUTH_BODY_BYTES: usize = 1024 * 1024;
+
+/// Longest wait for one OAuth request when rmcp suggests none.
+const OAUTH_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The HTTP client of every OAuth request rmcp makes, on [`crate::net`]'s rules (rmcp's own
+/// follows a discovery or registration redirect anywhere, to `http` too). What it gives up:
+/// rmcp's own client also checks the addresses a discovered host name resolves to; with a
+/// client of ours rmcp checks the discovered URLs' host text only (IP literals, metadata
+/// host names).
+pub struct NetOAuthClient {
+    /// Discovery and registration: nothing secret in them.
+    follow: reqwest::Client,
+    /// Token and refresh calls: a redirect is handed back to rmcp, never followed.
+    stop: reqwest::Client,
+}
+
+impl NetOAuthClient {
+    /// Both clients, or why they could not start.
+    pub fn build() -> Result<Arc<dyn OAuthHttpClient>, AuthError> {
+        let build = |builder: reqwest::ClientBuilder| {
+            builder
+                .build()
+                .map_err(|e| AuthError::InternalError(e.to_string()))
+        };
+        Ok(Arc::new(NetOAuthClient {
+            follow: build(crate::net::client_builder(crate::net::Secrets::None))?,
+            stop: build(
+                crate::net::client_builder(crate::net::Secrets::Carried)
+                    .redirect(reqwest::redirect::Policy::none()),
+            )?,
+        }))
+    }
+}
+
+impl OAuthHttpClient for NetOAuthClient {
+    fn execute(&self, request: OAuthHttpRequest) -> OAuthHttpClientFuture<'_> {
+        Box::pin(async move {
+            let OAuthHttpRequest {
+                request,
+                redirect_policy,
+                timeout,
+                ..
+            } = request;
+            let client = match redirect_policy {
+                OAuthHttpRedirectPolicy::Stop => &self.stop,
+                _ => &self.follow,
+            };
+            let mut request = reqwest::Request::try_from(request)
+                .map_err(|e| Box::new(e) as OAuthHttpClientError)?;
+            *request.timeout_mut() = Some(timeout.unwrap_or(OAUTH_TIMEOUT));
+            let mut response = client
+                .execute(request)
+                .await
+                .map_err(|e| Box::new(e) as OAuthHttpClientError)?;
+            let mut answer = axum::http::Response::builder()
+                .status(response.status())
+                .version(response.version());
+            for (name, value) in response.headers() {
+                answer = answer.header(name, value);
+            }
+            let mut body = Vec::new();
+            while let Some(chunk) = response
+                .chunk()
+                .await
+                .map_err(|e| Box::new(e) as OAuthHttpClientError)?
+            {
+                if body.len() + chunk.len() > MAX_OAUTH_BODY_BYTES {
+                    return Err(format!(
+                        "the OAuth answer is larger than {MAX_OAUTH_BODY_BYTES} bytes"
+                    )
+                    .into());
+                }
+                body.extend_from_slice(&chunk);
+            }
+            answer
+                .body(body)
+                .map_err(|e| Box::new(e) as OAuthHttpClientError)
+        })
+    }
+}
+
+/// rmcp's authorization manager for `url`, its requests made by [`NetOAuthClient`].
+async fn manager_for(url: &str) -> Result<AuthorizationManager, AuthError> {
+    AuthorizationManager::new_with_oauth_http_client(url, NetOAuthClient::build()?).await
+}
+
 /// The configured client secret with its `{{VAR}}` filled from the keyring/environment.
 async fn client_secret(cfg: &McpServerConfig, secrets: &Arc<SecretResolver>) -> Option<String> {
     let template = cfg.oauth.as_ref()?.client_secret.clone()?;
@@ -280,7 +375,7 @@ pub async fn authorized_client(
     if !credentials.has_tokens().await {
         return None;
     }
-    let mut manager = match AuthorizationManager::new(url).await {
+    let mut manager = match manager_for(url).await {
         Ok(m) => m,
         Err(e) => {
             tracing::warn!(server = %cfg.name, "OAuth set-up failed: {e}");
@@ -313,7 +408,14 @@ pub async fn authorized_client(
             OAuthClientConfig::new(id, "http://127.0.0.1/callback").with_client_secret(secret),
         );
     }
-    Some(AuthClient::new(reqwest::Client::new(), manager))
+    let http = match super::client::remote_http_client() {
+        Ok(http) => http,
+        Err(e) => {
+            tracing::warn!(server = %cfg.name, "{e}");
+            return None;
+        }
+    };
+    Some(AuthClient::new(http, manager))
 }
 
 /// Opens the sign-in page: the system browser in the app and CLI, a headless stand-in in tests.
@@ -362,7 +464,7 @@ pub async fn sign_in(
     let listener = Loopback::bind().await?;
     let redirect_uri = listener.redirect_uri();
 
-    let mut manager = AuthorizationManager::new(url)
+    let mut manager = manager_for(url)
         .await
         .map_err(|e| oauth_error(&cfg.name, e))?;
     manager.set_credential_store(credentials.clone());
@@ -524,7 +626,8 @@ async fn probe_challenge(url: &str) -> Option<String> {
         "capabilities": {},
         "clientInfo": {"name": "artifactflow", "version": crate::VERSION},
     }});
-    let response = reqwest::Client::new()
+    let response = super::client::remote_http_client()
+        .ok()?
         .post(url)
         .header("accept", "application/json, text/event-stream")
         .json(&body)
@@ -629,7 +732,9 @@ pub fn follow_redirects_headlessly() -> BrowserOpener {
                     back.query_pairs_mut()
                         .append_pair("error", "headless_sign_in_failed")
                         .append_pair("error_description", &e);
-                    let _ = reqwest::get(back).await;
+                    if let Ok(client) = headless_client() {
+                        let _ = client.get(back).send().await;
+                    }
                 }
             }
         });
@@ -644,11 +749,16 @@ fn redirect_uri_of(auth_url: &str) -> Option<reqwest::Url> {
     reqwest::Url::parse(&back).ok()
 }
 
-async fn follow(start: &str) -> Result<(), String> {
-    let client = reqwest::Client::builder()
+/// The headless stand-in's client: it follows redirects itself, one by one.
+fn headless_client() -> Result<reqwest::Client, String> {
+    crate::net::client_builder(crate::net::Secrets::None)
         .redirect(reqwest::redirect::Policy::none())
         .build()
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| e.to_string())
+}
+
+async fn follow(start: &str) -> Result<(), String> {
+    let client = headless_client()?;
     let mut url = reqwest::Url::parse(start).map_err(|e| e.to_string())?;
     for _ in 0..10 {
         let response = client

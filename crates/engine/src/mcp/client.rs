@@ -31,6 +31,11 @@
 //! [`connect_http_with`], which takes any rmcp `StreamableHttpClient` (e.g. rmcp's
 //! `AuthClient<reqwest::Client>`); [`ConnectOptions::http_client`] and
 //! [`ConnectOptions::auth_header`] cover a plain reqwest client and a bearer token.
+//!
+//! Every request to a remote server goes through [`remote_http_client`], built by
+//! [`crate::net::client_builder`]: handing rmcp a client of our own replaces rmcp's redirect
+//! policy with the client's, and a configured header (`x-api-key: {{KEY}}`) or a bearer token
+//! may carry a secret, so no hop leaves the server's origin.
 
 #![allow(deprecated)]
 
@@ -50,6 +55,7 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, Peer, RequestContext, RoleClient, RunningService};
 use rmcp::transport::streamable_http_client::{
     StreamableHttpClient, StreamableHttpClientTransport, StreamableHttpClientTransportConfig,
+    StreamableHttpError,
 };
 use rmcp::ClientHandler;
 use serde_json::{Map, Value};
@@ -210,6 +216,15 @@ fn redact_result(redactor: &Redactor, result: CallToolResult) -> CallToolResult 
         )])
     })
 }
+
+/// Most tools kept from one server ([`McpClient::list_tools`]).
+pub const MAX_TOOLS: usize = 256;
+
+/// Most `tools/list` pages asked of one server ([`McpClient::list_tools`]).
+pub const MAX_TOOL_PAGES: usize = 32;
+
+/// Most bytes of tool definitions (as JSON) kept from one server ([`McpClient::list_tools`]).
+pub const MAX_TOOL_LIST_BYTES: usize = 8 * 1024 * 1024;
 
 /// Why talking to a server failed. Messages say what to do; they never hold secret values.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -467,7 +482,8 @@ pub struct ConnectOptions {
     pub elicitation: Arc<dyn ElicitationHandler>,
     /// Progress, logs and list changes.
     pub notices: NoticeSink,
-    /// The HTTP client for remote servers (default: a new reqwest client).
+    /// The HTTP client for remote servers (default: [`remote_http_client`]). One given here
+    /// must come from [`crate::net::client_builder`] with [`crate::net::Secrets::Carried`].
     pub http_client: Option<reqwest::Client>,
     /// A bearer token for remote servers (sent as `Authorization: Bearer …`).
     pub auth_header: Option<String>,
@@ -979,7 +995,10 @@ pub async fn connect(cfg: &McpServerConfig, opts: &ConnectOptions) -> Result<Mcp
                     return connect_http_with(cfg, opts, client).await;
                 }
             }
-            let client = opts.http_client.clone().unwrap_or_default();
+            let client = match &opts.http_client {
+                Some(client) => client.clone(),
+                None => remote_http_client()?,
+            };
             connect_http_with(cfg, opts, client).await
         }
     }
@@ -1266,8 +1285,13 @@ where
             if is_legacy_sse(url).await {
                 return Err(McpError::LegacySse { url: url.clone() });
             }
+            // A refused redirect says why (rmcp's text only says "error following redirect").
+            let message = match refused_redirect(&e) {
+                Some(refused) => format!("the server did not start the MCP session: {refused}"),
+                None => e.to_string(),
+            };
             return Err(McpError::Handshake {
-                message: redactor.redact(&e.to_string()),
+                message: redactor.redact(&message),
                 stderr_tail: Vec::new(),
             });
         }
@@ -1283,10 +1307,37 @@ where
     ))
 }
 
+/// The reqwest client for remote servers: [`crate::net`]'s rules for requests carrying secrets
+/// (every hop stays on the server's origin, no downgrade, no `Referer`).
+pub fn remote_http_client() -> Result<reqwest::Client, McpError> {
+    crate::net::client_builder(crate::net::Secrets::Carried)
+        .build()
+        .map_err(|e| McpError::Other(format!("the HTTP client could not start: {e}")))
+}
+
+/// The [`crate::net::RedirectRefused`] behind a failed handshake over [`remote_http_client`]
+/// (rmcp's error text only says "error following redirect", and its errors do not chain their
+/// sources, so the layers are unwrapped here).
+fn refused_redirect(
+    e: &rmcp::service::ClientInitializeError,
+) -> Option<crate::net::RedirectRefused> {
+    let rmcp::service::ClientInitializeError::TransportError { error, .. } = e else {
+        return None;
+    };
+    match error
+        .error
+        .downcast_ref::<StreamableHttpError<reqwest::Error>>()?
+    {
+        StreamableHttpError::Client(e) => crate::net::refused_redirect(e).cloned(),
+        _ => None,
+    }
+}
+
 /// Does `url` answer a GET with the legacy transport's `endpoint` event?
 async fn is_legacy_sse(url: &str) -> bool {
     let probe = async {
-        let response = reqwest::Client::new()
+        let response = remote_http_client()
+            .ok()?
             .get(url)
             .header("accept", "text/event-stream")
             .send()
@@ -1407,9 +1458,66 @@ impl McpClient {
         self.closed.cancelled().await
     }
 
-    /// Every tool the server offers (all pages).
+    /// The tools the server offers, page after page, at most [`MAX_TOOLS`] of them and
+    /// [`MAX_TOOL_LIST_BYTES`] of definitions from at most [`MAX_TOOL_PAGES`] pages (a server
+    /// that pages on forever, or lists thousands of tools, can fill neither the memory nor the
+    /// model's window): past a limit, or at a cursor given twice, the listing stops with a
+    /// warning naming the server, and the tools listed so far are kept.
     pub async fn list_tools(&self) -> Result<Vec<rmcp::model::Tool>, McpError> {
-        let tools = tokio::time::timeout(self.timeout, self.peer.list_all_tools())
+        let listing = async {
+            let mut tools = Vec::new();
+            let mut bytes = 0usize;
+            let mut cursors = std::collections::HashSet::new();
+            let mut cursor: Option<String> = None;
+            for page in 1..=MAX_TOOL_PAGES {
+                let params =
+                    rmcp::model::PaginatedRequestParams::default().with_cursor(cursor.take());
+                let result = self.peer.list_tools(Some(params)).await?;
+                let mut over = None;
+                for tool in result.tools {
+                    bytes += serde_json::to_vec(&tool).map(|v| v.len()).unwrap_or(0);
+                    if tools.len() == MAX_TOOLS {
+                        over = Some(format!("it lists more than {MAX_TOOLS} tools"));
+                    } else if bytes > MAX_TOOL_LIST_BYTES {
+                        over = Some(format!(
+                            "its tools take more than {} MB",
+                            MAX_TOOL_LIST_BYTES / (1024 * 1024)
+                        ));
+                    }
+                    if over.is_some() {
+                        break;
+                    }
+                    tools.push(tool);
+                }
+                let stop = if over.is_some() {
+                    over
+                } else {
+                    match result.next_cursor {
+                        None => return Ok(tools),
+                        Some(next) if !cursors.insert(next.clone()) => {
+                            Some(format!("page {page} gave a cursor it had given before"))
+                        }
+                        Some(_) if page == MAX_TOOL_PAGES => {
+                            Some(format!("it has more than {MAX_TOOL_PAGES} pages of tools"))
+                        }
+                        Some(next) => {
+                            cursor = Some(next);
+                            None
+                        }
+                    }
+                };
+                if let Some(why) = stop {
+                    tracing::warn!(
+                        server = %self.name,
+                        "tools/list stopped after {page} pages: {why}; the first {} tools are used",
+                        tools.len()
+                    );
+                    return Ok(tools);
+                }
+            }
+            Ok::<_, rmcp::ServiceError>(tools)
+        };
+        let tools = tokio::time::timeout(self.timeout, listing)
             .await
             .map_err(|_| McpError::Timeout(self.timeout))??;
         Ok(tools)

@@ -8,7 +8,13 @@
 //! property's schema (types, required members, enums, items, bounds) so a mistake comes back
 //! to the model before the server sees it. The check is our own small subset of JSON Schema:
 //! the `jsonschema` crate would pull in a regex engine, an HTTP client and a referencing
-//! resolver for a few keywords; `$ref` and composition keywords are left to the server.
+//! resolver for a few keywords. A local `$ref` (`#/$defs/…`, JSON Schema 2020-12) is followed
+//! within the tool's own schema, `additionalProperties: false` refuses unknown members (and
+//! unknown parameters at the top); remote `$ref`s and composition keywords are left to the
+//! server.
+//!
+//! The schema itself is kept whole ([`SchemaParams::root`]): native tool calling sends it to
+//! the model as the server wrote it (see [`crate::tool_spec::ToolSpec::input_schema`]).
 
 use std::collections::BTreeSet;
 
@@ -25,7 +31,12 @@ pub struct SchemaParams {
     pub json_params: BTreeSet<String>,
     /// The schema of every property, for the check before the call.
     pub properties: Map<String, Value>,
+    /// The whole `inputSchema`, as the server sent it (`$ref`s resolve against it).
+    pub root: Value,
 }
+
+/// Deepest chain of `$ref`s followed (a cycle ends there).
+const MAX_REF_DEPTH: usize = 32;
 
 /// Read an `inputSchema` into parameters.
 pub fn params_from_schema(schema: &Map<String, Value>) -> SchemaParams {
@@ -41,6 +52,7 @@ pub fn params_from_schema(schema: &Map<String, Value>) -> SchemaParams {
         .unwrap_or_default();
     let mut out = SchemaParams {
         properties: properties.clone(),
+        root: Value::Object(schema.clone()),
         ..Default::default()
     };
     for (name, prop) in &properties {
@@ -153,11 +165,20 @@ fn constraint_notes(prop: &Value) -> Vec<String> {
 pub fn to_arguments(schema: &SchemaParams, params: &Params) -> Result<Map<String, Value>, String> {
     let mut args = Map::new();
     let mut problems = Vec::new();
+    let closed = schema.root.get("additionalProperties") == Some(&Value::Bool(false))
+        && schema.root.get("patternProperties").is_none();
     for (name, value) in params {
+        if closed && !schema.properties.contains_key(name) {
+            problems.push(format!("the tool has no parameter `{name}`"));
+            continue;
+        }
         let value = if schema.json_params.contains(name) {
             match value {
                 Value::String(text) => match serde_json::from_str::<Value>(text) {
                     Ok(v) => v,
+                    // Plain text where the schema takes a string (a `$ref` to one, say,
+                    // which native tool calling gives as a plain JSON string).
+                    Err(_) if takes_text(schema, name, text) => value.clone(),
                     Err(e) => {
                         problems.push(format!("parameter `{name}` must be JSON text: {e}"));
                         continue;
@@ -169,7 +190,7 @@ pub fn to_arguments(schema: &SchemaParams, params: &Params) -> Result<Map<String
             value.clone()
         };
         if let Some(prop) = schema.properties.get(name) {
-            check(prop, &value, name, &mut problems);
+            check_within(&schema.root, prop, &value, name, &mut problems, 0);
         }
         args.insert(name.clone(), value);
     }
@@ -180,11 +201,55 @@ pub fn to_arguments(schema: &SchemaParams, params: &Params) -> Result<Map<String
     }
 }
 
-/// Check `value` against the subset of JSON Schema we understand, pushing what is wrong.
+/// Does parameter `name`'s schema take `text` as a plain string (as far as we check it)?
+fn takes_text(schema: &SchemaParams, name: &str, text: &str) -> bool {
+    let Some(prop) = schema.properties.get(name) else {
+        return false;
+    };
+    let mut problems = Vec::new();
+    let value = Value::String(text.to_string());
+    check_within(&schema.root, prop, &value, name, &mut problems, 0);
+    problems.is_empty()
+}
+
+/// Check `value` against the subset of JSON Schema we understand, pushing what is wrong
+/// (a `$ref` resolves within `schema` itself).
 pub fn check(schema: &Value, value: &Value, at: &str, problems: &mut Vec<String>) {
+    check_within(schema, schema, value, at, problems, 0);
+}
+
+/// The schema a local `$ref` (`#`, `#/$defs/name`, any JSON pointer) names in `root`.
+fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
+    let pointer = reference.strip_prefix('#')?;
+    let decoded = percent_encoding::percent_decode_str(pointer)
+        .decode_utf8()
+        .ok()?;
+    root.pointer(&decoded)
+}
+
+/// [`check`] of `value` against `schema`, a part of `root`; `depth` counts the `$ref`s
+/// followed to get here.
+fn check_within(
+    root: &Value,
+    schema: &Value,
+    value: &Value,
+    at: &str,
+    problems: &mut Vec<String>,
+    depth: usize,
+) {
     let Some(schema) = schema.as_object() else {
         return;
     };
+    if let Some(reference) = schema.get("$ref").and_then(Value::as_str) {
+        // 2020-12: `$ref` applies alongside the other keywords of its schema.
+        match resolve(root, reference) {
+            Some(target) if depth < MAX_REF_DEPTH => {
+                check_within(root, target, value, at, problems, depth + 1)
+            }
+            // Remote, unknown or too deep: the server checks it.
+            _ => {}
+        }
+    }
     if let Some(t) = schema.get("type") {
         let types: Vec<&str> = match t {
             Value::String(s) => vec![s.as_str()],
@@ -234,7 +299,8 @@ pub fn check(schema: &Value, value: &Value, at: &str, problems: &mut Vec<String>
         }
         if let Some(item_schema) = schema.get("items") {
             for (i, item) in items.iter().enumerate() {
-                check(item_schema, item, &format!("{at}[{i}]"), problems);
+                let at = format!("{at}[{i}]");
+                check_within(root, item_schema, item, &at, problems, depth);
             }
         }
     }
@@ -246,11 +312,14 @@ pub fn check(schema: &Value, value: &Value, at: &str, problems: &mut Vec<String>
                 }
             }
         }
-        if let Some(Value::Object(props)) = schema.get("properties") {
-            for (k, v) in obj {
-                if let Some(p) = props.get(k) {
-                    check(p, v, &format!("{at}.{k}"), problems);
-                }
+        let props = schema.get("properties").and_then(Value::as_object);
+        let closed = schema.get("additionalProperties") == Some(&Value::Bool(false))
+            && !schema.contains_key("patternProperties");
+        for (k, v) in obj {
+            match props.and_then(|p| p.get(k)) {
+                Some(p) => check_within(root, p, v, &format!("{at}.{k}"), problems, depth),
+                None if closed => problems.push(format!("`{at}` has no member `{k}`")),
+                None => {}
             }
         }
     }
@@ -354,5 +423,69 @@ mod tests {
         params.insert("tags".into(), json!("[not json"));
         let err = to_arguments(&s, &params).unwrap_err();
         assert!(err.contains("`tags` must be JSON text"), "{err}");
+    }
+
+    #[test]
+    fn refs_are_followed_and_closed_objects_refuse_unknown_members() {
+        let root = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "$defs": {
+                "address": {
+                    "type": "object",
+                    "properties": {"street": {"type": "string"}},
+                    "required": ["street"],
+                    "additionalProperties": false
+                },
+                "a~b/c": {"$ref": "#/$defs/a~0b~1c"}
+            },
+            "properties": {
+                "address": {"$ref": "#/$defs/address"},
+                "homes": {"type": "array", "items": {"$ref": "#/$defs/address"}},
+                "loop": {"$ref": "#/$defs/a~0b~1c"},
+                "far": {"$ref": "https://example.com/schema.json"}
+            },
+            "additionalProperties": false
+        });
+        let s = params_from_schema(root.as_object().unwrap());
+        assert_eq!(s.root, root, "kept whole");
+        let mut params = Params::new();
+        params.insert("address".into(), json!(r#"{"city": "Paris"}"#));
+        params.insert("homes".into(), json!(r#"[{"street": 1}]"#));
+        params.insert("loop".into(), json!(r#"{}"#));
+        params.insert("far".into(), json!(r#"{"any": "thing"}"#));
+        params.insert("extra".into(), json!("x"));
+        let err = to_arguments(&s, &params).unwrap_err();
+        assert!(err.contains("`address` needs the member `street`"), "{err}");
+        assert!(err.contains("`address` has no member `city`"), "{err}");
+        assert!(err.contains("`homes[0].street` must be string"), "{err}");
+        assert!(err.contains("the tool has no parameter `extra`"), "{err}");
+        assert!(!err.contains("loop") && !err.contains("far"), "{err}");
+    }
+
+    #[test]
+    fn plain_text_passes_where_a_ref_names_a_string() {
+        let root = json!({
+            "type": "object",
+            "$defs": {"mode": {"type": "string", "enum": ["fast", "slow"]}},
+            "properties": {
+                "mode": {"$ref": "#/$defs/mode"},
+                "point": {"type": "object"}
+            }
+        });
+        let s = params_from_schema(root.as_object().unwrap());
+        assert!(s.json_params.contains("mode"), "a $ref is given as JSON");
+        let mut params = Params::new();
+        params.insert("mode".into(), json!("fast"));
+        assert_eq!(to_arguments(&s, &params).unwrap()["mode"], json!("fast"));
+        params.insert("mode".into(), json!("\"slow\""));
+        assert_eq!(to_arguments(&s, &params).unwrap()["mode"], json!("slow"));
+        params.insert("mode".into(), json!("medium"));
+        let err = to_arguments(&s, &params).unwrap_err();
+        assert!(err.contains("`mode` must be JSON text"), "{err}");
+        params.remove("mode");
+        params.insert("point".into(), json!("not json"));
+        let err = to_arguments(&s, &params).unwrap_err();
+        assert!(err.contains("`point` must be JSON text"), "{err}");
     }
 }

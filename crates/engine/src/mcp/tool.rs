@@ -23,6 +23,33 @@ use crate::tools::{
     Attachment, Params, Permission, Tool, ToolContext, ToolResult, ToolSource, ToolSpec,
 };
 
+/// Longest tool description kept, in characters: the descriptions of every tool an agent
+/// uses go into its prompt, so a server cannot fill the window with one.
+pub const MAX_DESCRIPTION_CHARS: usize = 4_000;
+
+/// Longest parameter description kept, in characters.
+pub const MAX_PARAM_DESCRIPTION_CHARS: usize = 1_000;
+
+/// Largest `inputSchema` (as JSON) sent whole to the model with native tool calling; a larger
+/// one is replaced by the schema built from the (capped) parameters.
+pub const MAX_SCHEMA_BYTES: usize = 64 * 1024;
+
+/// `text` cut to `max` characters, saying so at its end and, with a warning naming the server
+/// and the tool, in the log.
+fn capped(text: String, max: usize, server: &str, tool: &str, what: &str) -> String {
+    let total = text.chars().count();
+    if total <= max {
+        return text;
+    }
+    tracing::warn!(
+        server = %server,
+        tool = %tool,
+        "the {what} has {total} characters: only the first {max} are used"
+    );
+    let kept: String = text.chars().take(max).collect();
+    format!("{kept}… (cut to {max} of {total} characters)")
+}
+
 /// What the UI shows of one server tool: its spec for the model, its annotations, and the
 /// block of instructions the model sees.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -122,7 +149,17 @@ impl McpTool {
         cfg: &McpServerConfig,
         client: Arc<McpClient>,
     ) -> Self {
-        let schema = params_from_schema(&tool.input_schema);
+        let mut schema = params_from_schema(&tool.input_schema);
+        for param in &mut schema.params {
+            let what = format!("description of parameter `{}`", param.name);
+            param.description = capped(
+                std::mem::take(&mut param.description),
+                MAX_PARAM_DESCRIPTION_CHARS,
+                &cfg.name,
+                &tool.name,
+                &what,
+            );
+        }
         let annotations = tool.annotations.as_ref();
         let title = tool
             .title
@@ -132,10 +169,32 @@ impl McpTool {
         if description.is_empty() {
             description = title.clone().unwrap_or_default();
         }
+        let description = capped(
+            description,
+            MAX_DESCRIPTION_CHARS,
+            &cfg.name,
+            &tool.name,
+            "description",
+        );
+        let input_schema = Value::Object(tool.input_schema.as_ref().clone());
+        let schema_bytes = input_schema.to_string().len();
+        let input_schema = if schema_bytes <= MAX_SCHEMA_BYTES {
+            Some(input_schema)
+        } else {
+            tracing::warn!(
+                server = %cfg.name,
+                tool = %tool.name,
+                "the inputSchema has {schema_bytes} bytes (more than {MAX_SCHEMA_BYTES}): the model gets one built from its parameters"
+            );
+            None
+        };
         let spec = ToolSpec {
             name: name.clone(),
             description: description.clone(),
             params: schema.params.clone(),
+            // Native tool calling sends the server's schema whole (SEP-1613: JSON Schema
+            // 2020-12, `$defs` and all), not one rebuilt from the parameters.
+            input_schema,
         };
         let permission = cfg.permission_of(&tool.name);
         let info = McpToolInfo {

@@ -640,6 +640,7 @@ mod tests {
         let one = ToolSpec {
             name: "web_search".into(),
             description: String::new(),
+            input_schema: None,
             params: vec![ParamSpec::new("query", ParamType::String, "")],
         };
         let (params, _) = read_arguments(r#""rust async""#, Some(&one)).unwrap();

@@ -76,6 +76,7 @@ impl WebSearch {
             spec: ToolSpec {
                 name: "web_search".into(),
                 description: "Search the web (Bocha AI) and return the most relevant pages with title, URL, date and a snippet.".into(),
+                input_schema: None,
                 params: vec![
                     ParamSpec::new("query", ParamType::String, "Search query"),
                     ParamSpec::new("freshness", ParamType::String, "Time range filter")
@@ -283,6 +284,7 @@ impl WebFetch {
             spec: ToolSpec {
                 name: "web_fetch".into(),
                 description: "Fetch a web page and return its main content as text (Jina Reader). Use it to read pages found with web_search.".into(),
+                input_schema: None,
                 params: vec![
                     ParamSpec::new("url", ParamType::String, "Full URL of the page (http:// or https://)"),
                     ParamSpec::new("max_content_length", ParamType::Integer, "Maximum characters of content to return")
@@ -412,6 +414,7 @@ impl CallSubagent {
             spec: ToolSpec {
                 name: "call_subagent".into(),
                 description: "Hand a task to another agent. It works on the instruction alone and its final answer comes back to you as this tool's result.".into(),
+                input_schema: None,
                 params: vec![
                     ParamSpec::new("agent_name", ParamType::String, "Name of the agent to call"),
                     ParamSpec::new("instruction", ParamType::String, "A complete, self-contained instruction for that agent"),

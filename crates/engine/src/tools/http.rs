@@ -417,6 +417,7 @@ pub fn parse_definition(path: &Path, text: &str) -> Result<HttpToolDef, ConfigEr
         spec: ToolSpec {
             name: raw.name,
             description,
+            input_schema: None,
             params,
         },
         permission: raw.permission,

@@ -294,6 +294,7 @@ mod tests {
         let tool = Panics(ToolSpec {
             name: "panics".into(),
             description: String::new(),
+            input_schema: None,
             params: vec![],
         });
         let r = run(&tool, &raw(&[]), &ToolContext::default()).await;

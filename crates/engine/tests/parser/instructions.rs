@@ -8,6 +8,7 @@ fn web_search() -> ToolSpec {
     ToolSpec {
         name: "web_search".into(),
         description: "Web search and information retrieval specialist...".into(),
+        input_schema: None,
         params: vec![
             ParamSpec::new("query", ParamType::String, "Search query"),
             ParamSpec::new("freshness", ParamType::String, "Time range filter")
@@ -28,6 +29,7 @@ fn other_tools() -> Vec<ToolSpec> {
         ToolSpec {
             name: "read_artifact".into(),
             description: "Read an artifact by line.\nReturns an <artifact_slice>.".into(),
+            input_schema: None,
             params: vec![
                 ParamSpec::new("id", ParamType::String, "Artifact id."),
                 ParamSpec::new("offset", ParamType::Integer, "First line").with_default(json!(1)),
@@ -42,6 +44,7 @@ fn other_tools() -> Vec<ToolSpec> {
         ToolSpec {
             name: "get_time".into(),
             description: "Current time.".into(),
+            input_schema: None,
             params: vec![],
         },
     ]

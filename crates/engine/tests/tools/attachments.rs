@@ -37,6 +37,7 @@ impl Snapshot {
             spec: ToolSpec {
                 name: "camera.snap".into(),
                 description: "Take a picture".into(),
+                input_schema: None,
                 params: vec![],
             },
             attachments,

@@ -21,6 +21,7 @@ impl WordCount {
             spec: ToolSpec {
                 name: "word_count".into(),
                 description: "Count the words in a text".into(),
+                input_schema: None,
                 params: vec![
                     ParamSpec::new("text", ParamType::String, "The text"),
                     ParamSpec::new("min_len", ParamType::Integer, "Only count longer words")
