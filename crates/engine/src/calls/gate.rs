@@ -660,11 +660,13 @@ async fn permit(
             Some((CallStatus::Denied, why.clone(), why))
         }
         (RuleAction::Deny, Because::Rule { rule, origin }) => {
+            // The person sees the rule; the model only that a rule denied it (its pattern would
+            // tell it what to rewrite).
             let why = format!("denied by {}", rules::describe_rule(rule, origin));
             Some((
                 CallStatus::Denied,
-                why.clone(),
-                permissions::denied_message(name, &why),
+                why,
+                permissions::denied_message(name, "denied by a permission rule"),
             ))
         }
         (RuleAction::Deny, _) => {
