@@ -627,11 +627,11 @@ async fn permit(
         ..
     } = call;
     let destination = tool.call_destination(typed, tool_ctx).await;
-    // The calling agent's own rules (a sub-agent's, not its lead's), after the global ones.
+    // The global rules, the calling agent's own, and its leads' deny and confirm rules.
     let rules = caller
         .ctx
         .permission_rules()
-        .for_caller(caller.agent.map(|a| a.name.as_str()));
+        .for_chain(caller.agent_chain, caller.agent.map(|a| a.name.as_str()));
     let binding = grants::binding_for(tool, destination.as_ref());
     let facts = CallFacts {
         tool: name,
