@@ -386,8 +386,8 @@ pub fn views(value: &Value) -> Views {
     Views::plain(text.clone())
 }
 
-/// A scheme followed by `//` (or a backslash), or a scheme the URL standard treats specially
-/// followed by `:`.
+/// A scheme followed by `//`, or a scheme the URL standard treats specially (where `\\` also
+/// works as `/`) followed by `:`.
 fn looks_like_url(text: &str) -> bool {
     let Some((scheme, rest)) = text.split_once(':') else {
         return false;
@@ -399,7 +399,8 @@ fn looks_like_url(text: &str) -> bool {
     let special = ["http", "https", "ws", "wss", "ftp", "file"]
         .iter()
         .any(|s| scheme.eq_ignore_ascii_case(s));
-    is_scheme && (special || rest.starts_with("//") || rest.starts_with('\\'))
+    // One letter is a Windows drive (`C:\…`), not a scheme.
+    is_scheme && scheme.len() > 1 && (special || rest.starts_with("//"))
 }
 
 /// Letters, digits, dots (any script's), `-` and `_` only, not all digits: with the canonical

@@ -19,10 +19,14 @@ pub fn encode_component(s: &str) -> String {
 /// parses it (WHATWG: tabs and newlines dropped, spaces trimmed, backslashes as slashes, the
 /// host lower case and in IDNA form, the default port and dot segments removed), without the
 /// `user:password@` part (sent as a header, not part of where the request goes) and without a
-/// host's trailing dot. The error says why it is not a URL with a host.
+/// host's trailing dot. The error says why it is not a URL with a host (or a `file:` URL).
 pub fn canonical_url(text: &str) -> Result<String, String> {
     let mut url = reqwest::Url::parse(text).map_err(|e| format!("not a URL: {e}"))?;
     let Some(host) = url.host_str().map(str::to_string) else {
+        // A local file (`file:///…`) has no host; other URLs must have one.
+        if url.scheme() == "file" {
+            return Ok(url.to_string());
+        }
         return Err("not a URL with a host".into());
     };
     let _ = url.set_username("");

@@ -390,3 +390,35 @@ async fn web_fetch_rewritings_never_reach_the_reader() {
     // The reader is sent the canonical URL, the one the rules compared.
     assert_eq!(seen[0].uri, "/https://docs.example.org/a");
 }
+
+/// Values that only look a little like URLs or addresses are not failed closed: a Windows path,
+/// a local file URL, plain text with a colon or an `@`.
+#[test]
+fn ordinary_values_are_read_not_refused() {
+    use engine::permissions::rules::views;
+    for text in [
+        "C:\\Work\\notes.txt",
+        "file:///home/me/notes.txt",
+        "note: call at 10:30",
+        "ping @team about v1.2",
+        "3.14",
+    ] {
+        let v = views(&Value::String(text.into()));
+        assert!(!v.unknown, "{text:?}: {v:?}");
+    }
+    let deny = rule("fs.read", "path", "*.exe", RuleAction::Deny);
+    assert!(!matches(&deny, "fs.read", "path", "C:\\Work\\notes.txt"));
+    let allow = rule("fs.read", "path", "file:///home/me/**", RuleAction::Allow);
+    assert!(matches(
+        &allow,
+        "fs.read",
+        "path",
+        "file:///home/me/a/../notes.txt"
+    ));
+    assert!(!matches(
+        &allow,
+        "fs.read",
+        "path",
+        "file:///home/me/../../etc/passwd"
+    ));
+}
