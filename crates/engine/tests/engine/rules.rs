@@ -183,6 +183,14 @@ async fn a_host_rule_denies_a_tool_whose_host_is_a_secret_without_revealing_it()
     assert_eq!(row.status, CallStatus::Denied);
     let reason = row.reason.clone().unwrap_or_default();
     assert!(reason.contains("$host: local*"), "{reason}");
+    // The model learns that a rule denied the call, not the pattern to write around.
+    let to_model = h.sent_to_model(1);
+    assert!(
+        to_model.contains("denied by a permission rule"),
+        "{to_model}"
+    );
+    assert!(!to_model.contains("local*"), "{to_model}");
+    assert!(!row.result.contains("local*"), "{}", row.result);
     let events = format!("{:?}", h.events());
     for leak in [server.as_str(), "localhost"] {
         assert!(!reason.contains(leak), "{reason}");
