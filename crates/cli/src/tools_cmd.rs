@@ -286,6 +286,12 @@ pub(crate) async fn call_directly(
     )
     .await;
     println!("{}", crate::term::clean(&outcome.formatted));
+    // The model is told only that a rule denied the call; the person sees which rule.
+    if outcome.status == engine::calls::CallStatus::Denied {
+        if let Some(reason) = &outcome.reason {
+            eprintln!("{}", crate::term::clean(reason));
+        }
+    }
     Ok(if outcome.result.success {
         ExitCode::SUCCESS
     } else {

@@ -116,6 +116,66 @@ fn yes_answers_confirm_but_never_overrides_a_deny() {
     }
 }
 
+/// A deny for a site holds for every spelling of its URLs: `permissions check` says deny and
+/// `tools call --yes` never reaches the reader (here the counting server) for any of them.
+#[test]
+fn a_url_deny_holds_for_rewritten_urls_in_check_and_with_yes() {
+    let tmp = prepared_home();
+    let home = tmp.path();
+    let (base, hits) = counting_server();
+    rules(
+        home,
+        &format!("web_fetch:\n  endpoint: {base}/\n  api_key: null\npermission_rules:\n  - tool: web_fetch\n    when: {{url: \"https://intranet.example.com/**\"}}\n    action: deny\n"),
+    );
+    for url in [
+        "https://INTRANET.example.com/x",
+        "https://intranet.example.com./x",
+        "https://user@intranet.example.com/x",
+        "https://intranet.example.com:443/x",
+        "https:\\\\intranet.example.com\\x",
+        " https://intranet.example.com/x",
+        "https://intra\tnet.example.com/x",
+        "https://ｉｎｔｒａｎｅｔ.example.com/x",
+    ] {
+        let arg = format!("url={url}");
+        let check = text(
+            &cli(home)
+                .args(["permissions", "check", "web_fetch", &arg])
+                .output()
+                .unwrap(),
+        );
+        assert!(
+            check.starts_with(
+                "deny: rule `deny web_fetch when {url: https://intranet.example.com/**}`"
+            ),
+            "{url:?}: {check}"
+        );
+        let out = cli(home)
+            .args(["tools", "call", "web_fetch", &arg, "--yes"])
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{url:?}: {}", text(&out));
+    }
+    assert_eq!(
+        hits.load(Ordering::SeqCst),
+        0,
+        "a rewritten URL was fetched"
+    );
+    // The reader stand-in answers a page the rule does not cover.
+    let out = cli(home)
+        .args([
+            "tools",
+            "call",
+            "web_fetch",
+            "url=https://docs.example.org/",
+            "--yes",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(hits.load(Ordering::SeqCst), 1);
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn run_with_yes_never_overrides_an_agent_deny() {
     let call = "<tool_call><name>create_artifact</name><params><id><![CDATA[note]]></id><title><![CDATA[Note]]></title><content><![CDATA[x]]></content></params></tool_call>";

@@ -437,6 +437,36 @@ impl PermissionRules {
             .filter_map(|e| e.rule.clone())
             .collect()
     }
+
+    /// The rules that apply to a call of `agent` made for `chain` (the agents from the
+    /// conversation's agent down to the caller): [`Self::for_caller`]'s, plus the deny and
+    /// confirm rules of every other agent in the chain, so a lead's limits follow the work it
+    /// hands over (the strictest rule still wins). A lead's allow rules do not widen what its
+    /// sub-agent may do.
+    pub fn for_chain(
+        &self,
+        chain: &[String],
+        agent: Option<&str>,
+    ) -> Vec<crate::permissions::rules::Rule> {
+        let mut rules = self.for_caller(agent);
+        let mut seen: Vec<&str> = agent.into_iter().collect();
+        for lead in chain {
+            if seen.contains(&lead.as_str()) {
+                continue;
+            }
+            seen.push(lead);
+            let Some((_, entries)) = self.agents.iter().find(|(a, _)| a == lead) else {
+                continue;
+            };
+            rules.extend(
+                entries
+                    .iter()
+                    .filter_map(|e| e.rule.clone())
+                    .filter(|r| r.spec.action != crate::permissions::rules::RuleAction::Allow),
+            );
+        }
+        rules
+    }
 }
 
 /// Built-in and custom tools for a configuration snapshot.

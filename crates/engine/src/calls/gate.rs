@@ -627,11 +627,11 @@ async fn permit(
         ..
     } = call;
     let destination = tool.call_destination(typed, tool_ctx).await;
-    // The calling agent's own rules (a sub-agent's, not its lead's), after the global ones.
+    // The global rules, the calling agent's own, and its leads' deny and confirm rules.
     let rules = caller
         .ctx
         .permission_rules()
-        .for_caller(caller.agent.map(|a| a.name.as_str()));
+        .for_chain(caller.agent_chain, caller.agent.map(|a| a.name.as_str()));
     let binding = grants::binding_for(tool, destination.as_ref());
     let facts = CallFacts {
         tool: name,
@@ -660,11 +660,13 @@ async fn permit(
             Some((CallStatus::Denied, why.clone(), why))
         }
         (RuleAction::Deny, Because::Rule { rule, origin }) => {
+            // The person sees the rule; the model only that a rule denied it (its pattern would
+            // tell it what to rewrite).
             let why = format!("denied by {}", rules::describe_rule(rule, origin));
             Some((
                 CallStatus::Denied,
-                why.clone(),
-                permissions::denied_message(name, &why),
+                why,
+                permissions::denied_message(name, "denied by a permission rule"),
             ))
         }
         (RuleAction::Deny, _) => {

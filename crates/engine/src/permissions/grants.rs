@@ -374,7 +374,8 @@ pub fn stale_reason(tool: &str, then: &Binding, now: &Binding) -> Option<String>
 
 /// The "calls like this" rule the dialog proposes for a call, and a note on it: the same tool,
 /// plus its host for a tool that sends a request (not when a secret holds the host: then the
-/// tool only, and the note says so); for the built-in `web_fetch`, its URL's scheme and host
+/// tool only, and the note says so); for the built-in `web_fetch`, whose destination is always
+/// its reader service, the page's site instead: the canonical URL's scheme and host (and port)
 /// followed by `/**`.
 pub fn propose(
     tool: &dyn Tool,
@@ -388,18 +389,13 @@ pub fn propose(
         action: RuleAction::Allow,
     };
     let mut note = None;
-    if let Some(secret) = tool.host_secret() {
-        note = Some(format!(
-            "The host comes from the secret {secret}, so it is not part of the proposal: this \
-             rule allows {name} wherever it goes"
-        ));
-    } else if let Some(d) = destination {
-        rule.when.insert("$host".into(), glob_literal(&d.host));
-    } else if name == "web_fetch" && matches!(tool.source(), ToolSource::Builtin) {
+    if name == "web_fetch" && matches!(tool.source(), ToolSource::Builtin) {
+        // The reader service is always the destination: the page's site is what varies.
         if let Some(url) = params
             .get("url")
             .and_then(|v| v.as_str())
-            .and_then(|u| reqwest::Url::parse(u).ok())
+            .and_then(|u| crate::util::url::canonical_url(u).ok())
+            .and_then(|u| reqwest::Url::parse(&u).ok())
         {
             if let Some(host) = url.host_str() {
                 let port = url.port().map(|p| format!(":{p}")).unwrap_or_default();
@@ -409,6 +405,13 @@ pub fn propose(
                 );
             }
         }
+    } else if let Some(secret) = tool.host_secret() {
+        note = Some(format!(
+            "The host comes from the secret {secret}, so it is not part of the proposal: this \
+             rule allows {name} wherever it goes"
+        ));
+    } else if let Some(d) = destination {
+        rule.when.insert("$host".into(), glob_literal(&d.host));
     }
     (rule, note)
 }

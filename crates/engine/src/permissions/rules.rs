@@ -15,14 +15,25 @@
 //!
 //! Patterns are globs: `*` matches any run of characters except `/`, `**` any run including
 //! `/`, `?` one character, `[abc]` / `[!abc]` a class, `{a,b}` either. `re:` starts a regular
-//! expression instead (Rust `regex` syntax) that must match the whole value. A tool pattern's
-//! `*` also matches `/`. `$host` compares without regard to case. A parameter that is not a
-//! string is compared in its JSON form (`3`, `true`); a missing parameter never matches.
+//! expression instead (Rust `regex` syntax, `.` matching newlines too) that must match the
+//! whole value. A tool pattern's `*` also matches `/`. `$host` compares without regard to case.
+//! A parameter that is not a string is compared in its JSON form (`3`, `true`); a missing
+//! parameter never matches.
+//!
+//! Values are compared as the call will really use them ([`views`]), so rewriting an argument
+//! does not sidestep a rule: a URL in its canonical form (the one the request uses: lower-case
+//! IDNA host, no user info, default port or trailing dot, normalised path), `$url`/`$host`
+//! likewise, an e-mail address or a host name without regard to case (its domain in IDNA form),
+//! JSON text parsed and written out again. A deny or confirm rule matches when the value as
+//! written or any canonical form matches, and also when a value that looks like a URL, an
+//! address or a host cannot be canonicalised (fail closed); an allow rule must match every
+//! canonical form (the value as written only when it has none).
 //!
 //! Precedence ([`decide`]): a tool outside the calling agent's list is denied; otherwise, of the
 //! global and agent rules that match, the strictest wins (deny, then confirm, then allow),
 //! wherever each comes from, so an agent's rules can narrow but never loosen a global deny or
-//! confirm. Only when no rule matches does the default apply (the agent's permission for the
+//! confirm. A sub-agent's call also meets the deny and confirm rules of the agents above it in
+//! the chain (see `PermissionRules::for_chain`). Only when no rule matches does the default apply (the agent's permission for the
 //! tool, else the tool's), and a conversation grant can turn that default's `confirm` into
 //! `allow`.
 
@@ -137,6 +148,7 @@ impl Pattern {
             let anchored = format!("^(?:{re})$");
             return regex::RegexBuilder::new(&anchored)
                 .case_insensitive(ignore_case)
+                .dot_matches_new_line(true)
                 .build()
                 .map(Pattern::Regex)
                 .map_err(|e| {
@@ -184,7 +196,16 @@ pub struct Rule {
     /// Where it comes from.
     pub origin: RuleOrigin,
     tool: Pattern,
-    when: Vec<(String, Pattern)>,
+    when: Vec<When>,
+}
+
+/// One checked `when` entry: the pattern, and the same pattern ignoring case (for e-mail
+/// addresses and host names).
+#[derive(Debug, Clone)]
+struct When {
+    key: String,
+    pattern: Pattern,
+    any_case: Pattern,
 }
 
 impl Rule {
@@ -202,9 +223,16 @@ impl Rule {
                     "`{key}` is not a destination key: use $host, $url or $method"
                 ));
             }
-            let compiled = Pattern::new(pattern, true, key == "$host" || key == "$method")
+            let written = url_pattern_case(pattern);
+            let any_case =
+                Pattern::new(&written, true, true).map_err(|e| format!("when.{key}: {e}"))?;
+            let compiled = Pattern::new(&written, true, key == "$host" || key == "$method")
                 .map_err(|e| format!("when.{key}: {e}"))?;
-            when.push((key.clone(), compiled));
+            when.push(When {
+                key: key.clone(),
+                pattern: compiled,
+                any_case,
+            });
         }
         Ok(Rule {
             spec,
@@ -221,16 +249,21 @@ impl Rule {
 
     /// Does the rule apply to this call? Every `when` entry must match; a parameter the call
     /// does not have, or a destination key for a call without a destination, does not match.
+    ///
+    /// Each value is compared in every form it has ([`views`]): a deny or confirm rule matches
+    /// when any form matches or a form cannot be worked out, an allow rule only when every form
+    /// that counts matches (see the module docs).
     pub fn matches(&self, facts: &CallFacts<'_>) -> bool {
+        let strict = self.spec.action != RuleAction::Allow;
         self.covers_tool(facts.tool)
-            && self.when.iter().all(|(key, pattern)| {
-                let value = match key.as_str() {
-                    "$host" => facts.destination.map(|d| d.host.clone()),
-                    "$url" => facts.destination.map(|d| d.url.clone()),
-                    "$method" => facts.destination.map(|d| d.method.clone()),
-                    name => facts.params.get(name).map(value_text),
+            && self.when.iter().all(|w| {
+                let value = match w.key.as_str() {
+                    "$host" => facts.destination.map(|d| Views::of_host(&d.host)),
+                    "$url" => facts.destination.map(|d| Views::of_url(&d.url)),
+                    "$method" => facts.destination.map(|d| Views::plain(d.method.clone())),
+                    name => facts.params.get(name).map(views),
                 };
-                value.is_some_and(|v| pattern.is_match(&v))
+                value.is_some_and(|v| v.matched_by(w, strict))
             })
     }
 }
@@ -240,6 +273,203 @@ pub fn value_text(value: &Value) -> String {
     match value {
         Value::String(s) => s.clone(),
         other => other.to_string(),
+    }
+}
+
+/// The forms of one value a rule compares (see the module docs).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Views {
+    /// The value as written.
+    pub written: String,
+    /// Its canonical forms, each with whether it is compared without regard to case. When
+    /// there are any, an allow rule looks at them only.
+    pub canonical: Vec<(String, bool)>,
+    /// It looks like a URL, an address or a host but could not be canonicalised.
+    pub unknown: bool,
+}
+
+impl Views {
+    fn plain(written: String) -> Views {
+        Views {
+            written,
+            canonical: Vec::new(),
+            unknown: false,
+        }
+    }
+
+    fn of_url(url: &str) -> Views {
+        let mut v = Views::plain(url.to_string());
+        match crate::util::url::canonical_url(url) {
+            Ok(c) => v.canonical.push((c, false)),
+            Err(_) => v.unknown = true,
+        }
+        v
+    }
+
+    fn of_host(host: &str) -> Views {
+        let mut v = Views::plain(host.to_string());
+        match crate::util::url::canonical_host(host) {
+            Some(c) => v.canonical.push((c, true)),
+            None => v.unknown = true,
+        }
+        v
+    }
+
+    /// Does `w` match? `strict`: for a deny or confirm rule.
+    fn matched_by(&self, w: &When, strict: bool) -> bool {
+        let canonical = || {
+            self.canonical.iter().map(|(text, any_case)| {
+                if *any_case {
+                    w.any_case.is_match(text)
+                } else {
+                    w.pattern.is_match(text)
+                }
+            })
+        };
+        if strict {
+            self.unknown || w.pattern.is_match(&self.written) || canonical().any(|m| m)
+        } else {
+            !self.unknown
+                && if self.canonical.is_empty() {
+                    w.pattern.is_match(&self.written)
+                } else {
+                    canonical().all(|m| m)
+                }
+        }
+    }
+}
+
+/// The forms of a parameter's value rules compare: a string that looks like a URL (a scheme
+/// and `//`, or http(s), ws(s), ftp or file and `:`) in canonical form; one with an `@` (e-mail
+/// addresses) lower case with each domain after an `@` in IDNA form, compared ignoring case;
+/// a host name (dotted labels, nothing else) likewise; JSON text (an object, array or string)
+/// parsed and written out again (a string also as its text). Other values are compared as written only.
+pub fn views(value: &Value) -> Views {
+    let Value::String(text) = value else {
+        return Views::plain(value_text(value));
+    };
+    // What a URL parser ignores: tabs and newlines anywhere, controls and spaces around it.
+    let squeezed: String = text
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+        .collect();
+    let squeezed = squeezed.trim_matches(|c: char| c <= ' ');
+    if looks_like_url(squeezed) {
+        return Views::of_url(text);
+    }
+    let trimmed = text.trim();
+    if trimmed.starts_with(['{', '[', '"']) {
+        if let Ok(parsed) = serde_json::from_str::<Value>(trimmed) {
+            let mut v = Views::plain(text.clone());
+            v.canonical.push((parsed.to_string(), false));
+            if let Value::String(inner) = parsed {
+                v.canonical.push((inner, false));
+            }
+            return v;
+        }
+    }
+    if text.contains('@') {
+        let mut v = Views::plain(text.clone());
+        match address_forms(text) {
+            Some(forms) => v.canonical.extend(forms.into_iter().map(|f| (f, true))),
+            None => v.unknown = true,
+        }
+        return v;
+    }
+    if looks_like_host(trimmed) {
+        if let Some(host) = crate::util::url::canonical_host(trimmed).filter(|h| h.contains('.')) {
+            let mut v = Views::plain(text.clone());
+            v.canonical.push((host, true));
+            return v;
+        }
+    }
+    Views::plain(text.clone())
+}
+
+/// A scheme followed by `//`, or a scheme the URL standard treats specially (where `\\` also
+/// works as `/`) followed by `:`.
+fn looks_like_url(text: &str) -> bool {
+    let Some((scheme, rest)) = text.split_once(':') else {
+        return false;
+    };
+    let is_scheme = scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    let special = ["http", "https", "ws", "wss", "ftp", "file"]
+        .iter()
+        .any(|s| scheme.eq_ignore_ascii_case(s));
+    // One letter is a Windows drive (`C:\…`), not a scheme.
+    is_scheme && scheme.len() > 1 && (special || rest.starts_with("//"))
+}
+
+/// Letters, digits, dots (any script's), `-` and `_` only, not all digits: with the canonical
+/// form having a dot, a host name.
+fn looks_like_host(text: &str) -> bool {
+    !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '.' | '-' | '_') || !c.is_ascii())
+        && !text.chars().all(|c| c.is_ascii_digit() || c == '.')
+}
+
+/// `text` (trimmed) lower case with every domain after an `@` (up to the first character a
+/// host name cannot have) in canonical form, then each address in it (`local@domain`) alone, so
+/// `Boss <boss@EVIL.com>, a@b.c` is also compared as `boss@evil.com` and `a@b.c`. `None` when a
+/// domain is not valid.
+fn address_forms(text: &str) -> Option<Vec<String>> {
+    let host_char = |c: char| c.is_alphanumeric() || matches!(c, '.' | '-' | '_') || !c.is_ascii();
+    let local_char = |c: char| {
+        !(c.is_whitespace() || matches!(c, '<' | '>' | ',' | ';' | '"' | '(' | ')' | ':' | '@'))
+    };
+    let text = text.trim();
+    let mut whole = String::with_capacity(text.len());
+    let mut addresses = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find('@') {
+        let before = &rest[..at];
+        let local_start = before
+            .char_indices()
+            .rev()
+            .find(|(_, c)| !local_char(*c))
+            .map_or(0, |(i, c)| i + c.len_utf8());
+        let local = before[local_start..].to_lowercase();
+        whole.push_str(&before.to_lowercase());
+        whole.push('@');
+        rest = &rest[at + 1..];
+        let end = rest.find(|c: char| !host_char(c)).unwrap_or(rest.len());
+        let domain = &rest[..end];
+        if !domain.is_empty() {
+            let domain = crate::util::url::canonical_host(domain)?;
+            whole.push_str(&domain);
+            if !local.is_empty() {
+                addresses.push(format!("{local}@{domain}"));
+            }
+        }
+        rest = &rest[end..];
+    }
+    whole.push_str(&rest.to_lowercase());
+    let mut forms = vec![whole];
+    forms.extend(addresses);
+    forms.dedup();
+    Some(forms)
+}
+
+/// A glob that starts like a URL has its scheme and host part in lower case, the case the
+/// canonical form of a URL has.
+fn url_pattern_case(pattern: &str) -> String {
+    if pattern.starts_with("re:") {
+        return pattern.to_string();
+    }
+    match pattern.find("://") {
+        Some(i) if looks_like_url(pattern) => {
+            let after = i + 3;
+            let end = pattern[after..]
+                .find('/')
+                .map_or(pattern.len(), |j| after + j);
+            format!("{}{}", pattern[..end].to_lowercase(), &pattern[end..])
+        }
+        _ => pattern.to_string(),
     }
 }
 

@@ -271,6 +271,22 @@ fn format_results(query: &str, pages: &[BochaPage]) -> String {
 
 // ------------------------------------------------------------------------------------------
 
+/// The page `web_fetch` reads for a `url` argument: the canonical form of an http(s) URL (the
+/// one permission rules compare), which is what the reader is sent. The error is for the model.
+fn page_url(written: &str) -> Result<String, String> {
+    let bad = |why: &str| {
+        format!(
+            "parameter `url` must be a full http:// or https:// URL; you sent `{written}` ({why})"
+        )
+    };
+    let url = crate::util::url::canonical_url(written).map_err(|e| bad(&e))?;
+    if url.starts_with("http://") || url.starts_with("https://") {
+        Ok(url)
+    } else {
+        Err(bad("not http or https"))
+    }
+}
+
 /// `web_fetch`: reads a page as Markdown-like text through Jina Reader.
 pub struct WebFetch {
     spec: ToolSpec,
@@ -318,13 +334,10 @@ impl Tool for WebFetch {
         ctx: &ToolContext,
     ) -> Option<crate::permissions::rules::Destination> {
         let endpoint = super::http::fill_secrets(&self.service.endpoint, ctx).await?;
-        let page = params
-            .get("url")
-            .and_then(|u| u.as_str())
-            .unwrap_or("")
-            .trim();
-        let sep = if endpoint.ends_with('/') { "" } else { "/" };
+        let written = params.get("url").and_then(|u| u.as_str()).unwrap_or("");
+        let page = page_url(written).unwrap_or_else(|_| written.trim().to_string());
         let dest = super::http::destination("GET", endpoint)?;
+        let sep = if dest.url.ends_with('/') { "" } else { "/" };
         Some(crate::permissions::rules::Destination {
             url: format!("{}{sep}{page}", dest.url),
             ..dest
@@ -332,16 +345,11 @@ impl Tool for WebFetch {
     }
 
     async fn execute(&self, params: Params, ctx: &ToolContext) -> ToolResult {
-        let url = params["url"]
-            .as_str()
-            .unwrap_or_default()
-            .trim()
-            .to_string();
-        if !(url.starts_with("http://") || url.starts_with("https://")) {
-            return ToolResult::fail(format!(
-                "parameter `url` must be a full http:// or https:// URL; you sent `{url}`"
-            ));
-        }
+        let written = params["url"].as_str().unwrap_or_default().trim();
+        let url = match page_url(written) {
+            Ok(url) => url,
+            Err(e) => return ToolResult::fail(e),
+        };
         let max = params["max_content_length"].as_i64().unwrap_or(20_000);
         if max < 1 {
             return ToolResult::fail("parameter `max_content_length` must be at least 1");

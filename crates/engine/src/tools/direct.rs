@@ -27,6 +27,9 @@ pub struct DirectCall {
     pub result: ToolResult,
     /// The result exactly as the model would see it.
     pub formatted: String,
+    /// Why it ended so, in words for a person (a denial names the rule, which the model's
+    /// text does not).
+    pub reason: Option<String>,
 }
 
 impl From<CallOutcome> for DirectCall {
@@ -36,6 +39,7 @@ impl From<CallOutcome> for DirectCall {
             status: o.status,
             result: o.result,
             formatted: o.text,
+            reason: o.reason,
         }
     }
 }

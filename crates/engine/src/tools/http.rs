@@ -1125,13 +1125,12 @@ pub fn trim_chars(s: &str, max: usize) -> String {
     }
 }
 
-/// The destination of a request: `method` to `url`, its host lower case. `None` when `url` is
-/// not a URL with a host.
+/// The destination of a request: `method` to `url`, the URL in the canonical form the request
+/// uses and its host (lower case, IDNA, no trailing dot; see [`crate::util::url`]). `None` when
+/// `url` is not a URL with a host.
 pub fn destination(method: &str, url: String) -> Option<crate::permissions::rules::Destination> {
-    let host = reqwest::Url::parse(&url)
-        .ok()?
-        .host_str()?
-        .to_ascii_lowercase();
+    let url = crate::util::url::canonical_url(&url).ok()?;
+    let host = reqwest::Url::parse(&url).ok()?.host_str()?.to_string();
     Some(crate::permissions::rules::Destination {
         method: method.to_ascii_uppercase(),
         url,

@@ -1,6 +1,6 @@
 //! Permission rules through the real gate: the precedence matrix (global rule × agent rule ×
 //! conversation always-allow × default), a `$host` rule whose host comes from a secret, the
-//! calling agent's rules in a sub-agent chain, and located errors for rules that are ignored.
+//! rules of every agent in a sub-agent chain, and located errors for rules that are ignored.
 
 use std::time::Duration;
 
@@ -183,6 +183,14 @@ async fn a_host_rule_denies_a_tool_whose_host_is_a_secret_without_revealing_it()
     assert_eq!(row.status, CallStatus::Denied);
     let reason = row.reason.clone().unwrap_or_default();
     assert!(reason.contains("$host: local*"), "{reason}");
+    // The model learns that a rule denied the call, not the pattern to write around.
+    let to_model = h.sent_to_model(1);
+    assert!(
+        to_model.contains("denied by a permission rule"),
+        "{to_model}"
+    );
+    assert!(!to_model.contains("local*"), "{to_model}");
+    assert!(!row.result.contains("local*"), "{}", row.result);
     let events = format!("{:?}", h.events());
     for leak in [server.as_str(), "localhost"] {
         assert!(!reason.contains(leak), "{reason}");
@@ -203,7 +211,9 @@ async fn a_host_rule_denies_a_tool_whose_host_is_a_secret_without_revealing_it()
     }
 }
 
-async fn sub_agent_run(lead_rule: &str, sub_rule: &str) -> CallRecord {
+/// The lead `tester` hands "Echo hi" to `helper`, which calls `echo`; each has one rule for
+/// `echo`. Permission requests are answered by `policy`.
+async fn sub_agent_harness(lead_rule: &str, sub_rule: &str, policy: Policy) -> Harness {
     let h = Harness::new(
         vec![
             Turn::text(call(
@@ -218,7 +228,7 @@ async fn sub_agent_run(lead_rule: &str, sub_rule: &str) -> CallRecord {
         RunOptions::default(),
     )
     .await;
-    // Nobody answers: a call that asks would wait; every call here is decided by a rule.
+    h.answer_with(policy);
     let config = h.ctx.paths().config_dir.clone();
     write(
         &config.join("agents/tester.md"),
@@ -235,15 +245,26 @@ async fn sub_agent_run(lead_rule: &str, sub_rule: &str) -> CallRecord {
         h.ctx.config_problems()
     );
     h.run("tester", "go").await;
-    assert_eq!(asked(&h), 0, "a rule decided every call");
+    h
+}
+
+fn echo_call(h: &Harness) -> CallRecord {
     let rows = h.ctx.with_db(|c| store::list(c, "conv")).unwrap();
     rows.into_iter()
         .find(|r| r.tool == "echo")
         .expect("the helper called echo")
 }
 
+async fn sub_agent_run(lead_rule: &str, sub_rule: &str) -> CallRecord {
+    // Nobody answers: a call that asks would wait; every call here is decided by a rule.
+    let h = sub_agent_harness(lead_rule, sub_rule, Policy::Ignore).await;
+    assert_eq!(asked(&h), 0, "a rule decided every call");
+    echo_call(&h)
+}
+
 #[tokio::test(flavor = "multi_thread")]
-async fn the_calling_sub_agents_rules_decide_not_the_leads() {
+async fn a_leads_deny_follows_the_work_it_hands_over() {
+    // The sub-agent's own deny.
     let denied = sub_agent_run("allow", "deny").await;
     assert_eq!(
         (denied.agent.as_str(), denied.status),
@@ -253,11 +274,47 @@ async fn the_calling_sub_agents_rules_decide_not_the_leads() {
         .reason
         .unwrap()
         .contains("agent helper, agents/helper.md"));
-    let ran = sub_agent_run("deny", "allow").await;
+    // The lead's deny applies to the call its sub-agent makes, whatever the sub-agent allows,
+    // and the reason names the lead's rule.
+    let by_lead = sub_agent_run("deny", "allow").await;
+    assert_eq!(
+        (by_lead.agent.as_str(), by_lead.status),
+        ("helper", CallStatus::Denied)
+    );
+    let reason = by_lead.reason.unwrap();
+    assert!(
+        reason.contains("agent tester, agents/tester.md"),
+        "{reason}"
+    );
+    assert!(!by_lead.result.contains("tester.md"), "{}", by_lead.result);
+    // When every agent in the chain allows it, it runs.
+    let ran = sub_agent_run("allow", "allow").await;
     assert_eq!(
         (ran.agent.as_str(), ran.status),
         ("helper", CallStatus::Succeeded)
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_leads_confirm_asks_for_its_sub_agents_call_and_the_dialog_shows_the_chain() {
+    let h = sub_agent_harness("confirm", "allow", Policy::Answer(Answer::Deny)).await;
+    let (chain, request) = h
+        .events()
+        .into_iter()
+        .find_map(|e| match e {
+            EngineEvent::PermissionRequest {
+                agent_chain,
+                request,
+                ..
+            } => Some((agent_chain, request)),
+            _ => None,
+        })
+        .expect("the lead's confirm rule asks, though the helper allows echo");
+    assert_eq!(chain, ["tester", "helper"]);
+    assert!(!request.grantable, "a rule that asks every time");
+    let rule = request.asking_rule.unwrap();
+    assert!(rule.contains("agent tester, agents/tester.md"), "{rule}");
+    assert_eq!(echo_call(&h).status, CallStatus::Denied);
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -250,7 +250,8 @@ async fn the_web_tools_destination_is_their_configured_service() {
         (
             "GET",
             "reader.example",
-            "https://Reader.Example:8443/https://docs.rs/serde"
+            // In the canonical form the request uses (the host lower case).
+            "https://reader.example:8443/https://docs.rs/serde"
         )
     );
     let search = WebSearch::new(service(

@@ -281,3 +281,36 @@ async fn a_confirm_rule_is_not_loosened_by_a_grant() {
     assert_eq!(verdict.action, RuleAction::Confirm);
     assert!(!verdict.grantable(), "the dialog offers no always-allow");
 }
+
+/// `web_fetch` always goes to its reader service, so "calls like this" proposes the page's
+/// site (from the `url` argument, in canonical form), never the reader's host, which would
+/// allow every page.
+#[tokio::test(flavor = "multi_thread")]
+async fn web_fetch_proposes_the_pages_site_not_the_reader() {
+    let reader = servers::jina().await;
+    let (_home, ctx) = open();
+    std::fs::write(
+        ctx.paths().config_dir.join("settings.yaml"),
+        format!(
+            "web_fetch:\n  endpoint: {}/\n  api_key: null\n",
+            reader.base
+        ),
+    )
+    .unwrap();
+    ctx.reload_config();
+    let (ok, asked) = call(
+        &ctx,
+        "web_fetch",
+        &[("url", "HTTPS://Docs.Example.org:443/guide/intro")],
+        ONCE,
+    )
+    .await;
+    assert!(ok);
+    let proposed = asked.expect("web_fetch asks").proposed_rule.unwrap();
+    assert_eq!(proposed.tool, "web_fetch");
+    assert_eq!(proposed.when.len(), 1, "{proposed:?}");
+    assert_eq!(
+        proposed.when.get("url").map(String::as_str),
+        Some("https://docs.example.org/**")
+    );
+}

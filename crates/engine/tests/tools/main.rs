@@ -11,5 +11,6 @@ mod http_tool; // HTTP tool calls: query vs body, headers, JSONPath, errors, cap
 mod loading;
 mod openapi; // OpenAPI descriptions imported as HTTP tools // HTTP tool files: every field and default, located errors, registry clashes
 mod redirects; // secrets never follow a redirect to another origin; no Referer
+mod rewrites; // rules compare canonical forms: rewritten URLs, addresses, hosts, JSON denied
 mod secrets; // keyring → env → .env, and no secret in any output
 mod servers; // axum stand-ins: a JSON API, Bocha web search, Jina Reader // adding a tool in Rust (seed 001 path B), called through the pipeline
