@@ -20,7 +20,8 @@
 //!   their shape summarised in the description (nested schemas down to [`schema::MAX_DEPTH`]
 //!   levels; recursive `$ref`s are cut there, with a note). 3.1 `type: [string, "null"]` is a
 //!   string. An optional array query/header parameter is left out with a note; a required one
-//!   skips the operation.
+//!   skips the operation. A path parameter marked `x-multi-segment: true` (GitHub's
+//!   `contents/{path}`) is written `multi_segment: true`.
 //! - **headers / endpoint query** from the security requirement (the first alternative that
 //!   can be expressed): HTTP bearer, OAuth2 and OpenID Connect → `Authorization: Bearer
 //!   {{<API>_TOKEN}}`, HTTP basic → `Authorization: Basic {{<API>_BASIC_AUTH}}`, an API key →
@@ -436,6 +437,8 @@ struct OutParam {
     enum_values: Option<Vec<String>>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     json: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    multi_segment: bool,
 }
 
 /// The frontmatter of a tool file, as written.
@@ -566,7 +569,10 @@ impl<'a> Ctx<'a> {
                 }
             };
             let description = first_text(&[p.get("description"), schema.get("description")]);
-            params.push(self.param(name, kind, location, description, required, schema, p));
+            let mut param = self.param(name, kind, location, description, required, schema, p);
+            param.multi_segment = location == ParamIn::Path
+                && p.get("x-multi-segment").and_then(Value::as_bool) == Some(true);
+            params.push(param);
         }
         // 3.x request body.
         if self.version == Version::OpenApi3 {
@@ -732,6 +738,7 @@ impl<'a> Ctx<'a> {
             default,
             enum_values,
             json: false,
+            multi_segment: false,
         }
     }
 

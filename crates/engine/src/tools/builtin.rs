@@ -321,8 +321,8 @@ impl Tool for WebFetch {
             .and_then(|u| u.as_str())
             .unwrap_or("")
             .trim();
-        let sep = if endpoint.ends_with('/') { "" } else { "/" };
         let dest = super::http::destination("GET", endpoint)?;
+        let sep = if dest.url.ends_with('/') { "" } else { "/" };
         Some(crate::permissions::rules::Destination {
             url: format!("{}{sep}{page}", dest.url),
             ..dest

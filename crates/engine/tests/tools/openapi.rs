@@ -330,7 +330,8 @@ fn nullable_types_recursive_schemas_and_what_cannot_be_expressed() {
         defs[0].routes[2],
         engine::tools::http::ParamRoute {
             location: ParamIn::Body,
-            json: true
+            json: true,
+            multi_segment: false,
         }
     );
     let children = &defs[0].spec.params[2];
@@ -624,6 +625,11 @@ async fn three_github_tools_match_the_description_and_one_sends_the_request_it_d
             );
         }
     }
+
+    // GitHub marks `contents/{path}` as spanning segments: the tool keeps its `/`.
+    let content = load(tool_for("repos/get-content"));
+    assert!(content.route("path").unwrap().multi_segment);
+    assert!(!content.route("repo").unwrap().multi_segment);
 
     // issues/create sends what the description says: POST to the repository's issues, the
     // body properties as a JSON object.
