@@ -12,7 +12,12 @@
 //!   filled with their defaults; Swagger 2.0: `schemes` (https first) + `host` + `basePath`)
 //!   followed by the path, its `{param}` placeholders kept for `in: path` parameters. A
 //!   relative server URL is resolved against the description's URL when it came from one; with
-//!   no absolute server at all, the endpoint starts with a `{{<API>_BASE_URL}}` secret.
+//!   no absolute server at all, the endpoint starts with a `{{<API>_BASE_URL}}` secret. The
+//!   description's text is data: `{{`, `}}`, `<<` and `>>` in a server URL or a path are
+//!   percent-encoded (never filled as secrets); a path must start with `/`, a server URL has no
+//!   query or fragment, and the endpoint's host is the server's (else the operation is
+//!   skipped). [`GeneratedTool::secrets`] lists every template the tool fills, read back from
+//!   the generated file.
 //! - **parameters**: path, query and header parameters (cookie ones cannot be sent: an
 //!   optional one is left out with a note, a required one skips the operation); the properties
 //!   of a JSON object request body as `in: body` parameters. Scalars keep their type, enum,
@@ -768,15 +773,34 @@ impl<'a> Ctx<'a> {
                 )));
             }
         }
+        if !op.path.starts_with('/') {
+            return Err(Fail::Skip(format!(
+                "the path `{}` does not start with `/`",
+                op.path
+            )));
+        }
         let (base, base_note) = self.server(op)?;
         if let Some(n) = base_note {
             notes.push(n);
         }
-        let mut endpoint = format!("{}{}", base.trim_end_matches('/'), op.path);
+        let path = escape_templates(op.path);
+        let mut endpoint = format!("{}{path}", base.trim_end_matches('/'));
+        // The host comes from the chosen server alone, never from the path.
+        if let Ok(server) = reqwest::Url::parse(&base) {
+            let same = reqwest::Url::parse(&endpoint).is_ok_and(|e| {
+                (e.scheme(), e.host_str(), e.port())
+                    == (server.scheme(), server.host_str(), server.port())
+            });
+            if !same {
+                return Err(Fail::Skip(format!(
+                    "the path `{}` would change the server's host",
+                    op.path
+                )));
+            }
+        }
         let mut headers = BTreeMap::new();
-        let mut secrets = Vec::new();
         if let Some(auth) = self.security(op)? {
-            for (place, key, value, secret, note) in auth {
+            for (place, key, value, _secret, note) in auth {
                 match place {
                     ParamIn::Header => {
                         headers.insert(key, value);
@@ -790,11 +814,8 @@ impl<'a> Ctx<'a> {
                     }
                 }
                 notes.push(note);
-                secrets.push(secret);
             }
         }
-        secrets.sort();
-        secrets.dedup();
         let summary = one_line(&text_of(op.op.get("summary")));
         let long = text_of(op.op.get("description"));
         let mut body = String::new();
@@ -814,7 +835,7 @@ impl<'a> Ctx<'a> {
             }
         }
         let (description, body) = if summary.is_empty() && body.is_empty() {
-            (format!("{} {}", method, op.path), body)
+            (format!("{} {}", method, path), body)
         } else {
             (summary, body)
         };
@@ -831,24 +852,27 @@ impl<'a> Ctx<'a> {
             .map_err(|e| Fail::Skip(format!("cannot write the tool file: {}", e.message)))?;
         let text = format!(
             "---\n# Imported from {}: {} {} (JSON pointer {})\n{yaml_text}---\n{}{body}",
-            self.doc.source.replace('\n', " "),
+            escape_templates(&self.doc.source.replace('\n', " ")),
             method,
-            op.path,
-            op.pointer,
+            path,
+            escape_templates(&op.pointer),
             if body.is_empty() { "" } else { "\n" },
         );
         let file_name = format!("{}.md", op.name);
-        if let Err(e) = crate::tools::http::parse_definition(Path::new(&file_name), &text) {
-            return Err(Fail::Skip(format!(
-                "the generated tool does not load: {}",
-                e.message
-            )));
-        }
+        let def = crate::tools::http::parse_definition(Path::new(&file_name), &text)
+            .map_err(|e| Fail::Skip(format!("the generated tool does not load: {}", e.message)))?;
+        // Every template the tool will fill, read back from what loads (endpoint and headers).
+        let mut secrets: Vec<String> = std::iter::once(&def.endpoint)
+            .chain(def.headers.values())
+            .flat_map(|t| crate::secrets::template_names(t))
+            .collect();
+        secrets.sort();
+        secrets.dedup();
         Ok(GeneratedTool {
             name: op.name.clone(),
             file_name,
             text,
-            operation: format!("{method} {}", op.path),
+            operation: format!("{method} {}", path),
             secrets,
             tags: op
                 .op
@@ -905,7 +929,13 @@ impl<'a> Ctx<'a> {
                     .or_else(|| (!base_path.is_empty()).then_some(base_path))
             }
         };
-        let url = found.unwrap_or_default();
+        // The description's text is data: a `{{NAME}}` in it must never be filled.
+        let url = escape_templates(&found.unwrap_or_default());
+        if url.contains(['?', '#']) {
+            return Err(Fail::Skip(format!(
+                "the server URL `{url}` has a query or fragment, so the path would not follow it"
+            )));
+        }
         if url.starts_with("http://") || url.starts_with("https://") {
             return Ok((url, None));
         }
@@ -1075,6 +1105,15 @@ fn first_text(values: &[Option<&Value>]) -> String {
         .map(|v| text_of(*v))
         .find(|t| !t.is_empty())
         .unwrap_or_default()
+}
+
+/// `text` from a description with its `{{`, `}}`, `<<` and `>>` percent-encoded, so that it
+/// holds no secret template (it goes in an endpoint, where templates are filled).
+pub fn escape_templates(text: &str) -> String {
+    text.replace("{{", "%7B%7B")
+        .replace("}}", "%7D%7D")
+        .replace("<<", "%3C%3C")
+        .replace(">>", "%3E%3E")
 }
 
 /// Whitespace runs made single spaces (parameter descriptions are one line).
