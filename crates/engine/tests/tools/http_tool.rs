@@ -23,7 +23,11 @@ pub fn params(pairs: &[(&str, &str)]) -> IndexMap<String, String> {
 pub fn ctx() -> ToolContext {
     ToolContext {
         conversation_id: None,
-        secrets: Some(Arc::new(SecretResolver::new(None, None))),
+        secrets: Some(Arc::new(SecretResolver::new(None, None).allow_env([
+            "AF_PV_API_BASE",
+            "AF_PV_API_KEY",
+            "AF_PV_PLAIN_BASE",
+        ]))),
         http_trace: None,
         origin: None,
         progress: None,
