@@ -134,7 +134,12 @@ pub struct Import {
     pub skipped: Vec<Skipped>,
     /// Operations in the document.
     pub total: usize,
+    /// Schema nodes expanded to write the tools (at most [`schema::MAX_EXPANDED`]).
+    pub expanded: usize,
 }
+
+/// Largest total text of the tool files one import generates.
+pub const MAX_OUTPUT_BYTES: usize = 16 * 1024 * 1024;
 
 const METHODS: [&str; 8] = [
     "get", "put", "post", "delete", "options", "head", "patch", "trace",
@@ -223,6 +228,16 @@ pub fn import_value(
     root: &Value,
     selection: &Selection,
 ) -> Result<Import, OpenApiError> {
+    import_within(source, root, selection, schema::MAX_EXPANDED)
+}
+
+/// [`import_value`] expanding at most `max_expanded` schema nodes (past it: a located error).
+pub fn import_within(
+    source: &str,
+    root: &Value,
+    selection: &Selection,
+    max_expanded: usize,
+) -> Result<Import, OpenApiError> {
     let err = |pointer: &str, message: String| OpenApiError::new(source, pointer, message);
     if !root.is_object() {
         return Err(err("", "the description is not an object".into()));
@@ -249,7 +264,7 @@ pub fn import_value(
             ))
         }
     };
-    let doc = Doc { root, source };
+    let doc = Doc::new(root, source, max_expanded);
     let title = root
         .pointer("/info/title")
         .and_then(Value::as_str)
@@ -332,9 +347,26 @@ pub fn import_value(
         version,
         prefix: &prefix,
     };
+    let mut written = 0usize;
     for op in ops.iter().filter(|o| chosen(o, selection)) {
-        match ctx.generate(op) {
-            Ok(tool) => out.tools.push(tool),
+        let generated = ctx.generate(op);
+        if let Some(e) = doc.exhausted() {
+            return Err(e);
+        }
+        match generated {
+            Ok(tool) => {
+                written += tool.text.len();
+                if written > MAX_OUTPUT_BYTES {
+                    return Err(err(
+                        &op.pointer,
+                        format!(
+                            "the generated tools pass {} MB here; import fewer operations (by tag or id)",
+                            MAX_OUTPUT_BYTES / (1024 * 1024)
+                        ),
+                    ));
+                }
+                out.tools.push(tool)
+            }
             Err(Fail::Skip(reason)) => out.skipped.push(Skipped {
                 operation: op.label(),
                 reason,
@@ -342,6 +374,7 @@ pub fn import_value(
             Err(Fail::Broken(e)) => return Err(e),
         }
     }
+    out.expanded = doc.expanded();
     Ok(out)
 }
 

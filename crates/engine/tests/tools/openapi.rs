@@ -739,3 +739,102 @@ async fn a_description_cannot_fill_secrets_or_change_the_host() {
         .reason
         .contains("does not start with `/`"));
 }
+
+/// Each level's `n` properties all `$ref` the next level, in every operation's body: the
+/// shapes summarised would be n³ long per property. They stop at the summary limit instead.
+fn fan_out(n: usize, operations: usize) -> serde_json::Value {
+    let mut schemas = serde_json::Map::new();
+    for level in 0..4 {
+        let props: serde_json::Map<String, serde_json::Value> = (0..n)
+            .map(|i| {
+                let target = if level == 3 {
+                    json!({"type": "string"})
+                } else {
+                    json!({"$ref": format!("#/components/schemas/L{}", level + 1)})
+                };
+                (format!("f{i}"), target)
+            })
+            .collect();
+        schemas.insert(
+            format!("L{level}"),
+            json!({"type": "object", "properties": props}),
+        );
+    }
+    let paths: serde_json::Map<String, serde_json::Value> = (0..operations)
+        .map(|i| {
+            (
+                format!("/things{i}"),
+                json!({"post": {"operationId": format!("make{i}"), "requestBody": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/L0"}}}}, "responses": {"200": {"description": "ok"}}}}),
+            )
+        })
+        .collect();
+    json!({"openapi": "3.0.3", "info": {"title": "Fan", "version": "1"},
+           "servers": [{"url": "https://fan.example"}],
+           "components": {"schemas": schemas}, "paths": paths})
+}
+
+#[test]
+fn fan_out_refs_are_summarised_within_a_bound() {
+    let doc = fan_out(12, 40);
+    let imported = engine::openapi::import_value("fan.json", &doc, &Selection::default()).unwrap();
+    assert_eq!(imported.tools.len(), 40);
+    for tool in &imported.tools {
+        for p in &load(tool).spec.params {
+            // `JSON: ` and the shape, cut at the limit.
+            let chars = p.description.chars().count();
+            assert!(chars <= 2_000 + 6, "{}: {chars} characters", p.name);
+        }
+    }
+    let total: usize = imported.tools.iter().map(|t| t.text.len()).sum();
+    assert!(
+        total < 40 * 12 * 8_000,
+        "{total} bytes from a {}-byte description",
+        doc.to_string().len()
+    );
+    let first = load(&imported.tools[0]);
+    let f0 = first.spec.params.iter().find(|p| p.name == "f0").unwrap();
+    assert!(f0.description.ends_with('…'), "{}", f0.description);
+    assert!(imported.tools[0]
+        .text
+        .contains("summarised in 2000 characters"));
+}
+
+/// A schema whose `allOf` lists itself k times merged k⁶ times before; each part is merged once.
+#[test]
+fn a_self_referencing_all_of_is_merged_once() {
+    let parts: Vec<_> = (0..12)
+        .map(|_| json!({"$ref": "#/components/schemas/Loop"}))
+        .collect();
+    let doc = json!({"openapi": "3.0.3", "info": {"title": "Loop", "version": "1"},
+        "servers": [{"url": "https://loop.example"}],
+        "components": {"schemas": {"Loop": {"allOf": parts, "properties": {"name": {"type": "string"}}, "required": ["name"]}}},
+        "paths": {"/loop": {"post": {"operationId": "loop", "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Loop"}}}}, "responses": {"200": {"description": "ok"}}}}}});
+    let imported = engine::openapi::import_value("loop.json", &doc, &Selection::default()).unwrap();
+    let def = load(&imported.tools[0]);
+    assert_eq!(
+        def.spec
+            .params
+            .iter()
+            .map(|p| (p.name.as_str(), p.required))
+            .collect::<Vec<_>>(),
+        [("name", true)]
+    );
+    assert!(
+        imported.expanded < 100,
+        "{} schema nodes expanded",
+        imported.expanded
+    );
+}
+
+/// Past the expansion budget the import stops with an error naming where.
+#[test]
+fn past_the_expansion_budget_the_import_fails_where_it_ran_out() {
+    let doc = fan_out(12, 40);
+    let e =
+        engine::openapi::import_within("fan.json", &doc, &Selection::default(), 500).unwrap_err();
+    assert_eq!(e.source_name, "fan.json");
+    assert!(e.pointer.starts_with("/components/schemas/L"), "{e}");
+    assert!(e.message.contains("expand past 500 nodes"), "{e}");
+    let whole = engine::openapi::import_value("fan.json", &doc, &Selection::default()).unwrap();
+    assert!(whole.expanded > 500 && whole.expanded < engine::openapi::schema::MAX_EXPANDED);
+}
