@@ -222,21 +222,35 @@ pub fn import(source: &str, text: &str, selection: &Selection) -> Result<Import,
     import_value(source, &root, selection)
 }
 
+/// [`import`] that stops with the error [`schema::CANCELLED`] soon after `cancelled` returns
+/// true (it is asked between schema nodes and operations).
+pub fn import_cancellable(
+    source: &str,
+    text: &str,
+    selection: &Selection,
+    cancelled: &(dyn Fn() -> bool + Sync),
+) -> Result<Import, OpenApiError> {
+    let root = parse_text(source, text)?;
+    import_within(source, &root, selection, schema::MAX_EXPANDED, cancelled)
+}
+
 /// [`import`] of an already parsed description.
 pub fn import_value(
     source: &str,
     root: &Value,
     selection: &Selection,
 ) -> Result<Import, OpenApiError> {
-    import_within(source, root, selection, schema::MAX_EXPANDED)
+    import_within(source, root, selection, schema::MAX_EXPANDED, &|| false)
 }
 
-/// [`import_value`] expanding at most `max_expanded` schema nodes (past it: a located error).
+/// [`import_value`] expanding at most `max_expanded` schema nodes (past it: a located error)
+/// and stopping once `cancelled` returns true.
 pub fn import_within(
     source: &str,
     root: &Value,
     selection: &Selection,
     max_expanded: usize,
+    cancelled: &(dyn Fn() -> bool + Sync),
 ) -> Result<Import, OpenApiError> {
     let err = |pointer: &str, message: String| OpenApiError::new(source, pointer, message);
     if !root.is_object() {
@@ -264,7 +278,7 @@ pub fn import_within(
             ))
         }
     };
-    let doc = Doc::new(root, source, max_expanded);
+    let doc = Doc::new(root, source, max_expanded, cancelled);
     let title = root
         .pointer("/info/title")
         .and_then(Value::as_str)
@@ -350,6 +364,7 @@ pub fn import_within(
     let mut written = 0usize;
     for op in ops.iter().filter(|o| chosen(o, selection)) {
         let generated = ctx.generate(op);
+        doc.check_cancelled(&op.pointer);
         if let Some(e) = doc.exhausted() {
             return Err(e);
         }

@@ -24,6 +24,16 @@ pub const MAX_EXPANDED: usize = 1_000_000;
 /// Longest summary of a JSON parameter's shape, in characters; longer ones end with `…`.
 pub const MAX_SUMMARY_CHARS: usize = 2_000;
 
+/// The message of an import stopped by its caller.
+pub const CANCELLED: &str = "the import was cancelled";
+
+/// Why an import stopped early.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stop {
+    Budget,
+    Cancelled,
+}
+
 /// A description being imported: the whole document, for `$ref`s.
 pub struct Doc<'a> {
     /// The parsed description.
@@ -34,20 +44,29 @@ pub struct Doc<'a> {
     expanded: Cell<usize>,
     /// Schema nodes it may expand.
     max_expanded: usize,
-    /// Where the expansion budget ran out, once it has.
-    exhausted: RefCell<Option<String>>,
+    /// Where the expansion budget ran out, or the import was cancelled, once it has.
+    exhausted: RefCell<Option<(String, Stop)>>,
+    /// Asked between nodes: has the import been cancelled?
+    cancelled: &'a (dyn Fn() -> bool + Sync),
     /// Characters the summary being written may still use.
     summary_left: Cell<usize>,
 }
 
 impl<'a> Doc<'a> {
-    /// A description to import, expanding at most `max_expanded` schema nodes.
-    pub fn new(root: &'a Value, source: &'a str, max_expanded: usize) -> Self {
+    /// A description to import, expanding at most `max_expanded` schema nodes and stopping
+    /// once `cancelled` says so.
+    pub fn new(
+        root: &'a Value,
+        source: &'a str,
+        max_expanded: usize,
+        cancelled: &'a (dyn Fn() -> bool + Sync),
+    ) -> Self {
         Doc {
             root,
             source,
             expanded: Cell::new(0),
             max_expanded,
+            cancelled,
             exhausted: RefCell::new(None),
             summary_left: Cell::new(MAX_SUMMARY_CHARS),
         }
@@ -57,13 +76,26 @@ impl<'a> Doc<'a> {
     fn spend(&self, at: &str) -> bool {
         let n = self.expanded.get() + 1;
         self.expanded.set(n);
-        if n > self.max_expanded {
+        let stop = if n > self.max_expanded {
+            Stop::Budget
+        } else if (self.cancelled)() {
+            Stop::Cancelled
+        } else {
+            return true;
+        };
+        self.exhausted
+            .borrow_mut()
+            .get_or_insert_with(|| (at.to_string(), stop));
+        false
+    }
+
+    /// Stop now if the import has been cancelled (between operations).
+    pub fn check_cancelled(&self, at: &str) {
+        if (self.cancelled)() {
             self.exhausted
                 .borrow_mut()
-                .get_or_insert_with(|| at.to_string());
-            return false;
+                .get_or_insert_with(|| (at.to_string(), Stop::Cancelled));
         }
-        true
     }
 
     /// Schema nodes expanded so far.
@@ -73,15 +105,15 @@ impl<'a> Doc<'a> {
 
     /// The located error once the expansion budget has run out.
     pub fn exhausted(&self) -> Option<OpenApiError> {
-        self.exhausted.borrow().as_ref().map(|at| {
-            OpenApiError::new(
-                self.source,
-                at,
-                format!(
+        self.exhausted.borrow().as_ref().map(|(at, stop)| {
+            let message = match stop {
+                Stop::Budget => format!(
                     "the schemas expand past {} nodes here (fan-out `$ref`s or repeated `allOf`); the description is too repetitive to import",
                     self.max_expanded
                 ),
-            )
+                Stop::Cancelled => CANCELLED.to_string(),
+            };
+            OpenApiError::new(self.source, at, message)
         })
     }
 

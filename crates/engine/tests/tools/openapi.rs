@@ -830,11 +830,27 @@ fn a_self_referencing_all_of_is_merged_once() {
 #[test]
 fn past_the_expansion_budget_the_import_fails_where_it_ran_out() {
     let doc = fan_out(12, 40);
-    let e =
-        engine::openapi::import_within("fan.json", &doc, &Selection::default(), 500).unwrap_err();
+    let e = engine::openapi::import_within("fan.json", &doc, &Selection::default(), 500, &|| false)
+        .unwrap_err();
     assert_eq!(e.source_name, "fan.json");
     assert!(e.pointer.starts_with("/components/schemas/L"), "{e}");
     assert!(e.message.contains("expand past 500 nodes"), "{e}");
     let whole = engine::openapi::import_value("fan.json", &doc, &Selection::default()).unwrap();
     assert!(whole.expanded > 500 && whole.expanded < engine::openapi::schema::MAX_EXPANDED);
+}
+
+/// A cancelled import stops with an error saying so (the desktop's Cancel while reading).
+#[test]
+fn a_cancelled_import_stops() {
+    let text = fan_out(12, 40).to_string();
+    let asked = std::sync::atomic::AtomicUsize::new(0);
+    let cancelled = || asked.fetch_add(1, std::sync::atomic::Ordering::Relaxed) >= 100;
+    let e =
+        engine::openapi::import_cancellable("fan.json", &text, &Selection::default(), &cancelled)
+            .unwrap_err();
+    assert_eq!(e.message, engine::openapi::schema::CANCELLED);
+    assert!(
+        asked.load(std::sync::atomic::Ordering::Relaxed) < 1_000,
+        "it stopped soon after"
+    );
 }
