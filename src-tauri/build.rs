@@ -56,6 +56,7 @@ fn artifactflow_commands() -> &'static [&'static str] {
         "delete_config_file",
         "tool_template",
         "import_openapi",
+        "cancel_openapi_import",
         "check_tool_draft",
         "check_agent_draft",
         "test_tool_draft",

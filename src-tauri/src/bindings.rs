@@ -64,6 +64,7 @@ pub fn builder() -> Builder<tauri::Wry> {
             commands::editor::delete_config_file,
             commands::editor::tool_template,
             commands::editor::import_openapi,
+            commands::editor::cancel_openapi_import,
             commands::editor::check_tool_draft,
             commands::editor::check_agent_draft,
             commands::editor::test_tool_draft,

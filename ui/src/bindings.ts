@@ -644,11 +644,24 @@ async toolTemplate() : Promise<Result<string, AppError>> {
  * Read an OpenAPI 3.0/3.1 or Swagger 2.0 description (JSON or YAML) and generate a tool for
  * every operation that can be one; nothing is saved. `text` is the file's content when the
  * user chose a file (`source` is then its name); without it `source` is an http(s) URL,
- * fetched here. Errors name the source and the JSON pointer or line.
+ * fetched here. Errors name the source and the JSON pointer or line. A new import, or
+ * [`cancel_openapi_import`], stops the one being read.
  */
 async importOpenapi(source: string, text: string | null) : Promise<Result<OpenApiImport, AppError>> {
     try {
     return { status: "ok", data: await TAURI_INVOKE("import_openapi", { source, text }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Stop the OpenAPI import being read (fetching or generating): it fails with
+ * "the import was cancelled". Nothing is being read: nothing happens.
+ */
+async cancelOpenapiImport() : Promise<Result<null, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("cancel_openapi_import") };
 } catch (e) {
     if(e instanceof Error) throw e;
     else return { status: "error", error: e  as any };

@@ -424,6 +424,7 @@ fn a_trace_level_run_logs_no_secret_from_a_request_url() {
         .args(["tools", "call", "keyed", "q=x", "--yes"])
         .env("ARTIFACTFLOW_LOG", "trace")
         .env("AF_LOG_TEST_KEY", "log-secret-4711")
+        .env("ARTIFACTFLOW_SECRETS_FROM_ENV", "AF_LOG_TEST_KEY")
         .output()
         .unwrap();
     let stdout = ok(out);

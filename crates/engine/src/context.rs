@@ -197,8 +197,12 @@ impl AppContext {
 
     /// Built-in and custom tools from the current configuration (artifact tools are added per
     /// conversation). Name clashes are in the registry's `errors`.
+    ///
+    /// An MCP tool with the name of a configured (built-in or HTTP) tool is a clash: neither is
+    /// offered, and the clash is a located config error, so a call never reaches a tool from
+    /// another source than the one its name was meant for.
     pub fn tool_registry(&self) -> Registry {
-        let registry = self
+        let mut registry = self
             .registry
             .read()
             .unwrap_or_else(|p| p.into_inner())
@@ -207,12 +211,22 @@ impl AppContext {
         if mcp.is_empty() {
             return registry;
         }
-        // A configured tool of the same name wins (and the MCP one is logged when set).
-        let extra: Vec<_> = mcp
-            .iter()
-            .filter(|t| registry.get(&t.spec().name).is_none())
-            .cloned()
-            .collect();
+        let mut extra = Vec::new();
+        for tool in mcp.iter() {
+            let name = &tool.spec().name;
+            match registry.remove(name) {
+                None => extra.push(tool.clone()),
+                Some(configured) => {
+                    let error = crate::tools::registry::clash_with_mcp(
+                        name,
+                        &configured.source(),
+                        &tool.source(),
+                        &self.paths.config_dir.join("mcp.json"),
+                    );
+                    registry.errors.push(error);
+                }
+            }
+        }
         registry.with_tools(extra)
     }
 
@@ -224,7 +238,7 @@ impl AppContext {
             for t in &tools {
                 if registry.get(&t.spec().name).is_some() {
                     tracing::warn!(
-                        "MCP tool `{}` has the name of a configured tool; the configured one is used",
+                        "MCP tool `{}` has the name of a configured tool; neither is offered",
                         t.spec().name
                     );
                 }

@@ -1,6 +1,12 @@
 //! Secrets: `{{NAME}}` / `<<NAME>>` templates filled from the OS keyring, then the process
 //! environment, then the config folder's `.env` file — and the redaction every outward path uses.
 //!
+//! Only the environment variables named in [`ENV_ALLOW_ENV`] (`ARTIFACTFLOW_SECRETS_FROM_ENV`,
+//! names separated by commas or spaces) may fill a template: a tool file, possibly generated
+//! from someone else's OpenAPI description, must not be a way to read the app's environment
+//! (`{{AWS_SECRET_ACCESS_KEY}}`, `{{HOME}}`). The keyring and `config/.env` hold what the user
+//! put there for the app, so they fill any name.
+//!
 //! Values live only in the keyring (service [`KEYRING_SERVICE`], one entry per name). Names are
 //! not secret: a small index file lists them, because keyrings cannot enumerate entries.
 //! A missing keyring entry ([`keyring::Error::NoEntry`]) simply means "absent"; a keyring that
@@ -23,6 +29,19 @@ pub const KEYRING_SERVICE: &str = crate::paths::APP_IDENTIFIER;
 
 /// Environment variable overriding [`KEYRING_SERVICE`].
 pub const SERVICE_ENV: &str = "ARTIFACTFLOW_KEYRING_SERVICE";
+
+/// Environment variable listing the environment variables that may fill templates.
+pub const ENV_ALLOW_ENV: &str = "ARTIFACTFLOW_SECRETS_FROM_ENV";
+
+/// The names [`ENV_ALLOW_ENV`] lists now (commas or whitespace between them).
+pub fn env_allow_list() -> BTreeSet<String> {
+    std::env::var(ENV_ALLOW_ENV)
+        .unwrap_or_default()
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|n| is_valid_name(n))
+        .map(str::to_string)
+        .collect()
+}
 
 /// What replaces a secret value in any text that leaves the engine.
 pub const MASK: &str = "••••••";
@@ -237,11 +256,13 @@ fn chunk_name(key: &str, i: usize) -> String {
     format!("{key}#{i}")
 }
 
-/// Resolves template variables: keyring, then environment, then `.env`.
+/// Resolves template variables: keyring, then the allowed environment variables, then `.env`.
 #[derive(Debug, Clone)]
 pub struct SecretResolver {
     store: Option<SecretStore>,
     dotenv: Option<PathBuf>,
+    /// Environment variables that may fill a template.
+    env_allowed: BTreeSet<String>,
 }
 
 /// A template with its variables filled in.
@@ -256,9 +277,20 @@ pub struct Filled {
 }
 
 impl SecretResolver {
-    /// A resolver over a keyring store (optional) and a `.env` file (optional).
+    /// A resolver over a keyring store (optional) and a `.env` file (optional); environment
+    /// variables only when [`ENV_ALLOW_ENV`] lists them (read now).
     pub fn new(store: Option<SecretStore>, dotenv: Option<PathBuf>) -> Self {
-        SecretResolver { store, dotenv }
+        SecretResolver {
+            store,
+            dotenv,
+            env_allowed: env_allow_list(),
+        }
+    }
+
+    /// This resolver, also allowed to read the environment variables `names`.
+    pub fn allow_env<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
+        self.env_allowed.extend(names.into_iter().map(Into::into));
+        self
     }
 
     /// The keyring store, if this resolver has one.
@@ -271,8 +303,10 @@ impl SecretResolver {
         if let Some(v) = self.store.as_ref().and_then(|s| s.get(name)) {
             return Some((v, SecretSource::Keyring));
         }
-        if let Some(v) = std::env::var(name).ok().filter(|v| !v.is_empty()) {
-            return Some((v, SecretSource::Environment));
+        if self.env_allowed.contains(name) {
+            if let Some(v) = std::env::var(name).ok().filter(|v| !v.is_empty()) {
+                return Some((v, SecretSource::Environment));
+            }
         }
         let path = self.dotenv.as_ref()?;
         let iter = dotenvy::from_path_iter(path).ok()?;
@@ -295,7 +329,7 @@ impl SecretResolver {
                 None => {
                     tracing::warn!(
                         variable = name,
-                        "template variable not found in keyring, environment or .env; left as is"
+                        "template variable not found in keyring, allowed environment or .env; left as is"
                     );
                     filled.unresolved.push(name.to_string());
                     c[0].to_string()
@@ -493,7 +527,7 @@ mod tests {
         )
         .unwrap();
         std::env::set_var("AF_TEST_BOTH", "env-wins");
-        let r = SecretResolver::new(None, Some(dotenv));
+        let r = SecretResolver::new(None, Some(dotenv)).allow_env(["AF_TEST_BOTH"]);
         let f = r.fill("a={{AF_TEST_DOTENV_ONLY}} b=<<AF_TEST_BOTH>> c={{AF_TEST_MISSING}}");
         assert_eq!(f.text, "a=from-dotenv b=env-wins c={{AF_TEST_MISSING}}");
         assert_eq!(f.unresolved, ["AF_TEST_MISSING"]);

@@ -186,6 +186,17 @@ pub fn cancel_tool_test(state: State<'_, AppState>) -> Result<(), AppError> {
     Ok(())
 }
 
+/// Stop the OpenAPI import being read (fetching or generating): it fails with
+/// "the import was cancelled". Nothing is being read: nothing happens.
+#[tauri::command]
+#[specta::specta]
+pub fn cancel_openapi_import(reading: State<'_, OpenApiReading>) -> Result<(), AppError> {
+    if let Some(token) = reading.0.lock().unwrap_or_else(|p| p.into_inner()).take() {
+        token.cancel();
+    }
+    Ok(())
+}
+
 /// One tool an OpenAPI import generated, to pick and review before saving.
 #[derive(Debug, Clone, serde::Serialize, specta::Type)]
 pub struct ImportedTool {
@@ -230,25 +241,44 @@ pub struct OpenApiImport {
     pub skipped: Vec<ImportSkipped>,
 }
 
+/// The OpenAPI import being read, so that [`cancel_openapi_import`] can stop it.
+#[derive(Default)]
+pub struct OpenApiReading(std::sync::Mutex<Option<tokio_util::sync::CancellationToken>>);
+
 /// Read an OpenAPI 3.0/3.1 or Swagger 2.0 description (JSON or YAML) and generate a tool for
 /// every operation that can be one; nothing is saved. `text` is the file's content when the
 /// user chose a file (`source` is then its name); without it `source` is an http(s) URL,
-/// fetched here. Errors name the source and the JSON pointer or line.
+/// fetched here. Errors name the source and the JSON pointer or line. A new import, or
+/// [`cancel_openapi_import`], stops the one being read.
 #[tauri::command]
 #[specta::specta]
 pub async fn import_openapi(
     state: State<'_, AppState>,
+    reading: State<'_, OpenApiReading>,
     source: String,
     text: Option<String>,
 ) -> Result<OpenApiImport, AppError> {
     let config_dir = state.engine()?.ctx.paths().config_dir.clone();
+    let token = tokio_util::sync::CancellationToken::new();
+    if let Some(previous) = reading
+        .0
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .replace(token.clone())
+    {
+        previous.cancel();
+    }
+    let cancelled = || AppError::new(ErrorCode::Io, engine::openapi::schema::CANCELLED);
     let source = source.trim().to_string();
     let text = match text {
         Some(text) => text,
         None if source.starts_with("http://") || source.starts_with("https://") => {
-            engine::openapi::fetch(&source)
-                .await
-                .map_err(|e| AppError::new(ErrorCode::Io, e))?
+            tokio::select! {
+                fetched = engine::openapi::fetch(&source) => {
+                    fetched.map_err(|e| AppError::new(ErrorCode::Io, e))?
+                }
+                _ = token.cancelled() => return Err(cancelled()),
+            }
         }
         None => {
             return Err(AppError::new(
@@ -257,12 +287,24 @@ pub async fn import_openapi(
             ))
         }
     };
+    let stop = token.clone();
     let imported = tokio::task::spawn_blocking(move || {
-        engine::openapi::import(&source, &text, &engine::openapi::Selection::default())
+        engine::openapi::import_cancellable(
+            &source,
+            &text,
+            &engine::openapi::Selection::default(),
+            &|| stop.is_cancelled(),
+        )
     })
     .await
     .map_err(|e| AppError::new(ErrorCode::Io, format!("the import stopped: {e}")))?
-    .map_err(|e| AppError::new(ErrorCode::InvalidConfig, e.to_string()))?;
+    .map_err(|e| {
+        if token.is_cancelled() {
+            cancelled()
+        } else {
+            AppError::new(ErrorCode::InvalidConfig, e.to_string())
+        }
+    })?;
     // A tool of that name, or a file of that name (enabled or not), is already there.
     let existing: std::collections::HashSet<String> =
         config_files::list(&config_dir, FileKind::Tool)

@@ -12,7 +12,12 @@
 //!   filled with their defaults; Swagger 2.0: `schemes` (https first) + `host` + `basePath`)
 //!   followed by the path, its `{param}` placeholders kept for `in: path` parameters. A
 //!   relative server URL is resolved against the description's URL when it came from one; with
-//!   no absolute server at all, the endpoint starts with a `{{<API>_BASE_URL}}` secret.
+//!   no absolute server at all, the endpoint starts with a `{{<API>_BASE_URL}}` secret. The
+//!   description's text is data: `{{`, `}}`, `<<` and `>>` in a server URL or a path are
+//!   percent-encoded (never filled as secrets); a path must start with `/`, a server URL has no
+//!   query or fragment, and the endpoint's host is the server's (else the operation is
+//!   skipped). [`GeneratedTool::secrets`] lists every template the tool fills, read back from
+//!   the generated file.
 //! - **parameters**: path, query and header parameters (cookie ones cannot be sent: an
 //!   optional one is left out with a note, a required one skips the operation); the properties
 //!   of a JSON object request body as `in: body` parameters. Scalars keep their type, enum,
@@ -20,7 +25,8 @@
 //!   their shape summarised in the description (nested schemas down to [`schema::MAX_DEPTH`]
 //!   levels; recursive `$ref`s are cut there, with a note). 3.1 `type: [string, "null"]` is a
 //!   string. An optional array query/header parameter is left out with a note; a required one
-//!   skips the operation.
+//!   skips the operation. A path parameter marked `x-multi-segment: true` (GitHub's
+//!   `contents/{path}`) is written `multi_segment: true`.
 //! - **headers / endpoint query** from the security requirement (the first alternative that
 //!   can be expressed): HTTP bearer, OAuth2 and OpenID Connect → `Authorization: Bearer
 //!   {{<API>_TOKEN}}`, HTTP basic → `Authorization: Basic {{<API>_BASIC_AUTH}}`, an API key →
@@ -128,7 +134,12 @@ pub struct Import {
     pub skipped: Vec<Skipped>,
     /// Operations in the document.
     pub total: usize,
+    /// Schema nodes expanded to write the tools (at most [`schema::MAX_EXPANDED`]).
+    pub expanded: usize,
 }
+
+/// Largest total text of the tool files one import generates.
+pub const MAX_OUTPUT_BYTES: usize = 16 * 1024 * 1024;
 
 const METHODS: [&str; 8] = [
     "get", "put", "post", "delete", "options", "head", "patch", "trace",
@@ -211,11 +222,35 @@ pub fn import(source: &str, text: &str, selection: &Selection) -> Result<Import,
     import_value(source, &root, selection)
 }
 
+/// [`import`] that stops with the error [`schema::CANCELLED`] soon after `cancelled` returns
+/// true (it is asked between schema nodes and operations).
+pub fn import_cancellable(
+    source: &str,
+    text: &str,
+    selection: &Selection,
+    cancelled: &(dyn Fn() -> bool + Sync),
+) -> Result<Import, OpenApiError> {
+    let root = parse_text(source, text)?;
+    import_within(source, &root, selection, schema::MAX_EXPANDED, cancelled)
+}
+
 /// [`import`] of an already parsed description.
 pub fn import_value(
     source: &str,
     root: &Value,
     selection: &Selection,
+) -> Result<Import, OpenApiError> {
+    import_within(source, root, selection, schema::MAX_EXPANDED, &|| false)
+}
+
+/// [`import_value`] expanding at most `max_expanded` schema nodes (past it: a located error)
+/// and stopping once `cancelled` returns true.
+pub fn import_within(
+    source: &str,
+    root: &Value,
+    selection: &Selection,
+    max_expanded: usize,
+    cancelled: &(dyn Fn() -> bool + Sync),
 ) -> Result<Import, OpenApiError> {
     let err = |pointer: &str, message: String| OpenApiError::new(source, pointer, message);
     if !root.is_object() {
@@ -243,7 +278,7 @@ pub fn import_value(
             ))
         }
     };
-    let doc = Doc { root, source };
+    let doc = Doc::new(root, source, max_expanded, cancelled);
     let title = root
         .pointer("/info/title")
         .and_then(Value::as_str)
@@ -326,9 +361,27 @@ pub fn import_value(
         version,
         prefix: &prefix,
     };
+    let mut written = 0usize;
     for op in ops.iter().filter(|o| chosen(o, selection)) {
-        match ctx.generate(op) {
-            Ok(tool) => out.tools.push(tool),
+        let generated = ctx.generate(op);
+        doc.check_cancelled(&op.pointer);
+        if let Some(e) = doc.exhausted() {
+            return Err(e);
+        }
+        match generated {
+            Ok(tool) => {
+                written += tool.text.len();
+                if written > MAX_OUTPUT_BYTES {
+                    return Err(err(
+                        &op.pointer,
+                        format!(
+                            "the generated tools pass {} MB here; import fewer operations (by tag or id)",
+                            MAX_OUTPUT_BYTES / (1024 * 1024)
+                        ),
+                    ));
+                }
+                out.tools.push(tool)
+            }
             Err(Fail::Skip(reason)) => out.skipped.push(Skipped {
                 operation: op.label(),
                 reason,
@@ -336,6 +389,7 @@ pub fn import_value(
             Err(Fail::Broken(e)) => return Err(e),
         }
     }
+    out.expanded = doc.expanded();
     Ok(out)
 }
 
@@ -436,6 +490,8 @@ struct OutParam {
     enum_values: Option<Vec<String>>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     json: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    multi_segment: bool,
 }
 
 /// The frontmatter of a tool file, as written.
@@ -566,7 +622,10 @@ impl<'a> Ctx<'a> {
                 }
             };
             let description = first_text(&[p.get("description"), schema.get("description")]);
-            params.push(self.param(name, kind, location, description, required, schema, p));
+            let mut param = self.param(name, kind, location, description, required, schema, p);
+            param.multi_segment = location == ParamIn::Path
+                && p.get("x-multi-segment").and_then(Value::as_bool) == Some(true);
+            params.push(param);
         }
         // 3.x request body.
         if self.version == Version::OpenApi3 {
@@ -732,6 +791,7 @@ impl<'a> Ctx<'a> {
             default,
             enum_values,
             json: false,
+            multi_segment: false,
         }
     }
 
@@ -761,15 +821,34 @@ impl<'a> Ctx<'a> {
                 )));
             }
         }
+        if !op.path.starts_with('/') {
+            return Err(Fail::Skip(format!(
+                "the path `{}` does not start with `/`",
+                op.path
+            )));
+        }
         let (base, base_note) = self.server(op)?;
         if let Some(n) = base_note {
             notes.push(n);
         }
-        let mut endpoint = format!("{}{}", base.trim_end_matches('/'), op.path);
+        let path = escape_templates(op.path);
+        let mut endpoint = format!("{}{path}", base.trim_end_matches('/'));
+        // The host comes from the chosen server alone, never from the path.
+        if let Ok(server) = reqwest::Url::parse(&base) {
+            let same = reqwest::Url::parse(&endpoint).is_ok_and(|e| {
+                (e.scheme(), e.host_str(), e.port())
+                    == (server.scheme(), server.host_str(), server.port())
+            });
+            if !same {
+                return Err(Fail::Skip(format!(
+                    "the path `{}` would change the server's host",
+                    op.path
+                )));
+            }
+        }
         let mut headers = BTreeMap::new();
-        let mut secrets = Vec::new();
         if let Some(auth) = self.security(op)? {
-            for (place, key, value, secret, note) in auth {
+            for (place, key, value, _secret, note) in auth {
                 match place {
                     ParamIn::Header => {
                         headers.insert(key, value);
@@ -783,11 +862,8 @@ impl<'a> Ctx<'a> {
                     }
                 }
                 notes.push(note);
-                secrets.push(secret);
             }
         }
-        secrets.sort();
-        secrets.dedup();
         let summary = one_line(&text_of(op.op.get("summary")));
         let long = text_of(op.op.get("description"));
         let mut body = String::new();
@@ -807,7 +883,7 @@ impl<'a> Ctx<'a> {
             }
         }
         let (description, body) = if summary.is_empty() && body.is_empty() {
-            (format!("{} {}", method, op.path), body)
+            (format!("{} {}", method, path), body)
         } else {
             (summary, body)
         };
@@ -824,24 +900,27 @@ impl<'a> Ctx<'a> {
             .map_err(|e| Fail::Skip(format!("cannot write the tool file: {}", e.message)))?;
         let text = format!(
             "---\n# Imported from {}: {} {} (JSON pointer {})\n{yaml_text}---\n{}{body}",
-            self.doc.source.replace('\n', " "),
+            escape_templates(&self.doc.source.replace('\n', " ")),
             method,
-            op.path,
-            op.pointer,
+            path,
+            escape_templates(&op.pointer),
             if body.is_empty() { "" } else { "\n" },
         );
         let file_name = format!("{}.md", op.name);
-        if let Err(e) = crate::tools::http::parse_definition(Path::new(&file_name), &text) {
-            return Err(Fail::Skip(format!(
-                "the generated tool does not load: {}",
-                e.message
-            )));
-        }
+        let def = crate::tools::http::parse_definition(Path::new(&file_name), &text)
+            .map_err(|e| Fail::Skip(format!("the generated tool does not load: {}", e.message)))?;
+        // Every template the tool will fill, read back from what loads (endpoint and headers).
+        let mut secrets: Vec<String> = std::iter::once(&def.endpoint)
+            .chain(def.headers.values())
+            .flat_map(|t| crate::secrets::template_names(t))
+            .collect();
+        secrets.sort();
+        secrets.dedup();
         Ok(GeneratedTool {
             name: op.name.clone(),
             file_name,
             text,
-            operation: format!("{method} {}", op.path),
+            operation: format!("{method} {}", path),
             secrets,
             tags: op
                 .op
@@ -898,7 +977,13 @@ impl<'a> Ctx<'a> {
                     .or_else(|| (!base_path.is_empty()).then_some(base_path))
             }
         };
-        let url = found.unwrap_or_default();
+        // The description's text is data: a `{{NAME}}` in it must never be filled.
+        let url = escape_templates(&found.unwrap_or_default());
+        if url.contains(['?', '#']) {
+            return Err(Fail::Skip(format!(
+                "the server URL `{url}` has a query or fragment, so the path would not follow it"
+            )));
+        }
         if url.starts_with("http://") || url.starts_with("https://") {
             return Ok((url, None));
         }
@@ -1068,6 +1153,15 @@ fn first_text(values: &[Option<&Value>]) -> String {
         .map(|v| text_of(*v))
         .find(|t| !t.is_empty())
         .unwrap_or_default()
+}
+
+/// `text` from a description with its `{{`, `}}`, `<<` and `>>` percent-encoded, so that it
+/// holds no secret template (it goes in an endpoint, where templates are filled).
+pub fn escape_templates(text: &str) -> String {
+    text.replace("{{", "%7B%7B")
+        .replace("}}", "%7D%7D")
+        .replace("<<", "%3C%3C")
+        .replace(">>", "%3E%3E")
 }
 
 /// Whitespace runs made single spaces (parameter descriptions are one line).

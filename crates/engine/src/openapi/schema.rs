@@ -1,4 +1,13 @@
 //! `$ref` resolution and JSON Schema → tool parameter types, within one description.
+//!
+//! Expansion is bounded, whatever the description: an `allOf` part already merged into an
+//! object is not merged again (a self-referencing `allOf` is linear, not exponential), a
+//! nested shape's summary stops at [`MAX_SUMMARY_CHARS`] characters (fan-out `$ref`s cannot
+//! multiply into megabytes), and past [`MAX_EXPANDED`] schema nodes in one import the import
+//! fails with an error naming where.
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashSet;
 
 use serde_json::Value;
 
@@ -9,12 +18,110 @@ use crate::tool_spec::ParamType;
 /// followed in a row).
 pub const MAX_DEPTH: usize = 3;
 
+/// Schema nodes (`$ref` hops, objects flattened, shapes summarised) one import may expand.
+pub const MAX_EXPANDED: usize = 1_000_000;
+
+/// Longest summary of a JSON parameter's shape, in characters; longer ones end with `…`.
+pub const MAX_SUMMARY_CHARS: usize = 2_000;
+
+/// The message of an import stopped by its caller.
+pub const CANCELLED: &str = "the import was cancelled";
+
+/// Why an import stopped early.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stop {
+    Budget,
+    Cancelled,
+}
+
 /// A description being imported: the whole document, for `$ref`s.
 pub struct Doc<'a> {
     /// The parsed description.
     pub root: &'a Value,
     /// Its file or URL, for errors.
     pub source: &'a str,
+    /// Schema nodes expanded so far.
+    expanded: Cell<usize>,
+    /// Schema nodes it may expand.
+    max_expanded: usize,
+    /// Where the expansion budget ran out, or the import was cancelled, once it has.
+    exhausted: RefCell<Option<(String, Stop)>>,
+    /// Asked between nodes: has the import been cancelled?
+    cancelled: &'a (dyn Fn() -> bool + Sync),
+    /// Characters the summary being written may still use.
+    summary_left: Cell<usize>,
+}
+
+impl<'a> Doc<'a> {
+    /// A description to import, expanding at most `max_expanded` schema nodes and stopping
+    /// once `cancelled` says so.
+    pub fn new(
+        root: &'a Value,
+        source: &'a str,
+        max_expanded: usize,
+        cancelled: &'a (dyn Fn() -> bool + Sync),
+    ) -> Self {
+        Doc {
+            root,
+            source,
+            expanded: Cell::new(0),
+            max_expanded,
+            cancelled,
+            exhausted: RefCell::new(None),
+            summary_left: Cell::new(MAX_SUMMARY_CHARS),
+        }
+    }
+
+    /// Count one expanded node at `at`; `false` once past [`MAX_EXPANDED`].
+    fn spend(&self, at: &str) -> bool {
+        let n = self.expanded.get() + 1;
+        self.expanded.set(n);
+        let stop = if n > self.max_expanded {
+            Stop::Budget
+        } else if (self.cancelled)() {
+            Stop::Cancelled
+        } else {
+            return true;
+        };
+        self.exhausted
+            .borrow_mut()
+            .get_or_insert_with(|| (at.to_string(), stop));
+        false
+    }
+
+    /// Stop now if the import has been cancelled (between operations).
+    pub fn check_cancelled(&self, at: &str) {
+        if (self.cancelled)() {
+            self.exhausted
+                .borrow_mut()
+                .get_or_insert_with(|| (at.to_string(), Stop::Cancelled));
+        }
+    }
+
+    /// Schema nodes expanded so far.
+    pub fn expanded(&self) -> usize {
+        self.expanded.get()
+    }
+
+    /// The located error once the expansion budget has run out.
+    pub fn exhausted(&self) -> Option<OpenApiError> {
+        self.exhausted.borrow().as_ref().map(|(at, stop)| {
+            let message = match stop {
+                Stop::Budget => format!(
+                    "the schemas expand past {} nodes here (fan-out `$ref`s or repeated `allOf`); the description is too repetitive to import",
+                    self.max_expanded
+                ),
+                Stop::Cancelled => CANCELLED.to_string(),
+            };
+            OpenApiError::new(self.source, at, message)
+        })
+    }
+
+    fn budget_error(&self, at: &str) -> RefError {
+        RefError::Broken(self.exhausted().unwrap_or_else(|| {
+            OpenApiError::new(self.source, at, "the expansion budget ran out".into())
+        }))
+    }
 }
 
 /// A reference that cannot be followed inside the document.
@@ -32,6 +139,9 @@ impl<'a> Doc<'a> {
     pub fn resolve(&self, value: &'a Value, at: &str) -> Result<(&'a Value, String), RefError> {
         let mut current = value;
         let mut pointer = at.to_string();
+        if !self.spend(at) {
+            return Err(self.budget_error(at));
+        }
         for _ in 0..16 {
             let Some(reference) = current.get("$ref").and_then(Value::as_str) else {
                 return Ok((current, pointer));
@@ -181,7 +291,21 @@ impl<'a> Doc<'a> {
         at: &str,
         depth: usize,
     ) -> Result<Option<ObjectShape<'a>>, RefError> {
+        self.object_shape_in(schema, at, depth, &mut HashSet::new())
+    }
+
+    /// [`Doc::object_shape`], skipping the schemas in `merged` (already part of the object).
+    fn object_shape_in(
+        &self,
+        schema: &'a Value,
+        at: &str,
+        depth: usize,
+        merged: &mut HashSet<String>,
+    ) -> Result<Option<ObjectShape<'a>>, RefError> {
         let (schema, at) = self.resolve(schema, at)?;
+        if !merged.insert(at.clone()) {
+            return Ok(None);
+        }
         let mut shape = ObjectShape {
             properties: Vec::new(),
             required: Vec::new(),
@@ -205,7 +329,7 @@ impl<'a> Doc<'a> {
         if let (Some(Value::Array(parts)), true) = (schema.get("allOf"), depth < MAX_DEPTH * 2) {
             for (i, part) in parts.iter().enumerate() {
                 if let Some(inner) =
-                    self.object_shape(part, &format!("{at}/allOf/{i}"), depth + 1)?
+                    self.object_shape_in(part, &format!("{at}/allOf/{i}"), depth + 1, merged)?
                 {
                     found = true;
                     for p in inner.properties {
@@ -231,7 +355,20 @@ impl<'a> Doc<'a> {
         notes: &mut Vec<String>,
     ) -> String {
         let mut stack = outer.to_vec();
-        let text = self.summary_at(schema, at, 0, &mut stack, notes);
+        self.summary_left.set(MAX_SUMMARY_CHARS);
+        let mut text = self.summary_at(schema, at, 0, &mut stack, notes);
+        // The budget counts names and types; brackets and cuts may pass it a little.
+        if let Some((cut, _)) = text.char_indices().nth(MAX_SUMMARY_CHARS - 1) {
+            text.truncate(cut);
+            text.push('…');
+        }
+        if self.summary_left.get() == 0 {
+            let note =
+                format!("long shapes are summarised in {MAX_SUMMARY_CHARS} characters, then cut");
+            if !notes.contains(&note) {
+                notes.push(note);
+            }
+        }
         // The model never sees the schema names: say what a repeat of the body itself is.
         outer.iter().fold(text, |text, r| {
             let name = r.rsplit('/').next().unwrap_or(r);
@@ -250,6 +387,9 @@ impl<'a> Doc<'a> {
         stack: &mut Vec<String>,
         notes: &mut Vec<String>,
     ) -> String {
+        if self.summary_left.get() == 0 || !self.spend(at) {
+            return "…".into();
+        }
         let reference = schema.get("$ref").and_then(Value::as_str).map(String::from);
         if let Some(r) = &reference {
             let name = r.rsplit('/').next().unwrap_or(r).to_string();
@@ -277,43 +417,55 @@ impl<'a> Doc<'a> {
             stack.push(r.clone());
         }
         let text = match kind_of(resolved) {
-            Kind::Scalar(t) => t.as_str().to_string(),
-            Kind::Binary => "binary".into(),
+            Kind::Scalar(t) => self.take(t.as_str()),
+            Kind::Binary => self.take("binary"),
             Kind::Json if types(resolved).contains(&"array") || resolved.get("items").is_some() => {
                 match resolved.get("items") {
                     Some(items) => format!(
                         "[{}]",
                         self.summary_at(items, &format!("{at}/items"), depth + 1, stack, notes)
                     ),
-                    None => "[…]".into(),
+                    None => self.take("[…]"),
                 }
             }
             Kind::Json => match self.object_shape(resolved, &at, 0) {
                 Ok(Some(shape)) if !shape.properties.is_empty() => {
-                    let fields: Vec<String> = shape
-                        .properties
-                        .iter()
-                        .map(|(name, prop, ptr)| {
-                            let mark = if shape.required.contains(name) {
-                                ""
-                            } else {
-                                "?"
-                            };
-                            format!(
-                                "{name}{mark}: {}",
-                                self.summary_at(prop, ptr, depth + 1, stack, notes)
-                            )
-                        })
-                        .collect();
+                    let mut fields: Vec<String> = Vec::new();
+                    for (name, prop, ptr) in &shape.properties {
+                        if self.summary_left.get() == 0 {
+                            fields.push("…".into());
+                            break;
+                        }
+                        let mark = if shape.required.contains(name) {
+                            ""
+                        } else {
+                            "?"
+                        };
+                        let label = self.take(&format!("{name}{mark}: "));
+                        fields.push(format!(
+                            "{label}{}",
+                            self.summary_at(prop, ptr, depth + 1, stack, notes)
+                        ));
+                    }
                     format!("{{{}}}", fields.join(", "))
                 }
-                _ => "any JSON".into(),
+                _ => self.take("any JSON"),
             },
         };
         if reference.is_some() {
             stack.pop();
         }
         text
+    }
+}
+
+impl Doc<'_> {
+    /// `text`, its length taken from what the summary being written may still use.
+    fn take(&self, text: &str) -> String {
+        let n = text.chars().count();
+        self.summary_left
+            .set(self.summary_left.get().saturating_sub(n));
+        text.to_string()
     }
 }
 

@@ -12,7 +12,8 @@
 //! headers: {Authorization: "Bearer {{KEY}}"}   # default {}
 //! timeout: 30                      # seconds, default 30
 //! response_extract: "$.data.price" # optional RFC 9535 JSONPath
-//! parameters: [{name, type, description, required (default true), default, enum, in, json}]
+//! parameters: [{name, type, description, required (default true), default, enum, in, json,
+//!              multi_segment}]
 //! ```
 //!
 //! A parameter's `in` says where it travels: `path` fills the `{name}` placeholder of the
@@ -23,6 +24,12 @@
 //! `json: true` is declared as a `string` whose value is JSON text (an object, an array…),
 //! parsed before sending and put in the body as that JSON value. Every `{name}` of the
 //! endpoint needs a path parameter and every path parameter a `{name}`.
+//!
+//! A path parameter's value stays one segment: `/` is percent-encoded, and a value `.` or `..`
+//! is refused (URL parsing would resolve it and reach another endpoint). A path parameter with
+//! `multi_segment: true` may hold `/` (`contents/{path}`); each of its segments is encoded and
+//! a `.` or `..` segment is refused. `$url` and `$host` in permission rules are taken from the
+//! URL as parsed, which is exactly what is sent.
 //!
 //! Loading never fails as a whole: a broken file becomes a [`ConfigError`] naming the file, the
 //! line and the field, and the other files still load.
@@ -97,6 +104,8 @@ struct RawParam {
     location: Option<ParamIn>,
     #[serde(default)]
     json: bool,
+    #[serde(default)]
+    multi_segment: bool,
 }
 
 fn yes() -> bool {
@@ -136,6 +145,9 @@ pub struct ParamRoute {
     pub location: ParamIn,
     /// The value is JSON text sent as the JSON value it holds (body parameters only).
     pub json: bool,
+    /// The value may span several path segments (`/` kept between them; path parameters
+    /// only, like GitHub's `contents/{path}`). A `.` or `..` segment is still refused.
+    pub multi_segment: bool,
 }
 
 /// The `{name}` placeholders of an endpoint (single braces; `{{NAME}}` secrets are skipped),
@@ -307,6 +319,7 @@ pub fn parse_definition(path: &Path, text: &str) -> Result<HttpToolDef, ConfigEr
                 ParamIn::Query
             }),
             json: raw_param.json,
+            multi_segment: raw_param.multi_segment,
         };
         routes.push(route);
         params.push(ParamSpec {
@@ -385,6 +398,12 @@ pub fn parse_definition(path: &Path, text: &str) -> Result<HttpToolDef, ConfigEr
             return Err(locate(
                 "json",
                 "`json: true` is for `type: string` parameters sent in the body".into(),
+            ));
+        }
+        if route.multi_segment && route.location != ParamIn::Path {
+            return Err(locate(
+                "multi_segment",
+                "`multi_segment: true` is for `in: path` parameters".into(),
             ));
         }
         if let Some(values) = &p.enum_values {
@@ -630,20 +649,25 @@ impl HttpTool {
             self.def.route(name).unwrap_or(ParamRoute {
                 location: default,
                 json: false,
+                multi_segment: false,
             })
         };
+        let mut errors = Vec::new();
         let mut url = endpoint.to_string();
         for (range, name) in path_placeholders(endpoint).into_iter().rev() {
-            if route(&name).location != ParamIn::Path {
+            let route = route(&name);
+            if route.location != ParamIn::Path {
                 continue;
             }
             let value = params.get(&name).map(value_text).unwrap_or_default();
-            url.replace_range(range, &encode_component(&value));
+            match path_value(&value, route.multi_segment) {
+                Ok(encoded) => url.replace_range(range, &encoded),
+                Err(why) => errors.push(format!("path parameter `{name}` {why}")),
+            }
         }
         let mut query = Vec::new();
         let mut body = serde_json::Map::new();
         let mut headers = BTreeMap::new();
-        let mut errors = Vec::new();
         for (name, value) in params {
             let route = route(name);
             match route.location {
@@ -703,6 +727,32 @@ impl HttpTool {
         let endpoint = iter.next().unwrap_or_default();
         let headers = self.def.headers.keys().cloned().zip(iter).collect();
         (endpoint, headers, redactor)
+    }
+}
+
+/// A path parameter's value as it goes in the URL: percent-encoded so that it stays one
+/// segment (`/` encoded too), or, for a multi-segment parameter, each `/`-separated segment
+/// encoded. A `.` or `..` segment is refused: URL parsing resolves it (`%2E%2E` too), so it
+/// would send the request to another endpoint.
+fn path_value(value: &str, multi_segment: bool) -> Result<String, String> {
+    let dots = |segment: &str| matches!(segment, "." | "..");
+    if multi_segment {
+        if value.split('/').any(dots) {
+            return Err(format!(
+                "`{value}` has a `.` or `..` segment, which would lead to another path"
+            ));
+        }
+        Ok(value
+            .split('/')
+            .map(encode_component)
+            .collect::<Vec<_>>()
+            .join("/"))
+    } else if dots(value) {
+        Err(format!(
+            "cannot be `{value}`: it would lead to another path, not one segment"
+        ))
+    } else {
+        Ok(encode_component(value))
     }
 }
 
@@ -867,7 +917,11 @@ impl Tool for HttpTool {
         ctx: &ToolContext,
     ) -> Option<crate::permissions::rules::Destination> {
         let endpoint = fill_secrets(&self.def.endpoint, ctx).await?;
-        destination(&self.def.method, self.build(&endpoint, params).url)
+        let built = self.build(&endpoint, params);
+        if !built.errors.is_empty() {
+            return None;
+        }
+        destination(&self.def.method, built.url)
     }
 
     async fn execute(&self, params: Params, ctx: &ToolContext) -> ToolResult {
@@ -883,6 +937,14 @@ impl Tool for HttpTool {
         if !errors.is_empty() {
             return ToolResult::fail(errors.join("; "));
         }
+        // Parsed once: what is sent is what `$url` and `$host` were matched against.
+        let url = match reqwest::Url::parse(&url) {
+            Ok(u) => u,
+            Err(e) => {
+                let message = format!("`{}` is not a valid URL: {e}", preview.url);
+                return ToolResult::fail(redactor.redact(&message));
+            }
+        };
         headers.extend(param_headers);
         let method =
             reqwest::Method::from_bytes(self.def.method.as_bytes()).unwrap_or(reqwest::Method::GET);
@@ -891,7 +953,7 @@ impl Tool for HttpTool {
         } else {
             shared_open_client()
         };
-        let mut request = client.request(method, &url).timeout(self.def.timeout);
+        let mut request = client.request(method, url).timeout(self.def.timeout);
         for (k, v) in &headers {
             request = request.header(k, v);
         }
@@ -1126,14 +1188,16 @@ pub fn trim_chars(s: &str, max: usize) -> String {
 }
 
 /// The destination of a request: `method` to `url`, the URL in the canonical form the request
-/// uses and its host (lower case, IDNA, no trailing dot; see [`crate::util::url`]). `None` when
-/// `url` is not a URL with a host.
+/// uses and its host (lower case, IDNA, no trailing dot; see [`crate::util::url`]). Both come
+/// from the URL as parsed, which is what is sent (dot segments resolved, the host normalised),
+/// never from the text before parsing. `None` when `url` is not a URL with a host.
 pub fn destination(method: &str, url: String) -> Option<crate::permissions::rules::Destination> {
     let url = crate::util::url::canonical_url(&url).ok()?;
-    let host = reqwest::Url::parse(&url).ok()?.host_str()?.to_string();
+    let parsed = reqwest::Url::parse(&url).ok()?;
+    let host = parsed.host_str()?.to_string();
     Some(crate::permissions::rules::Destination {
         method: method.to_ascii_uppercase(),
-        url,
+        url: parsed.to_string(),
         host,
     })
 }

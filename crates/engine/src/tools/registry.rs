@@ -2,7 +2,8 @@
 //!
 //! A custom tool whose name clashes with a built-in tool, a reserved artifact tool name or an
 //! earlier custom tool is not registered; the clash becomes a located [`ConfigError`] and every
-//! other tool still loads.
+//! other tool still loads. An MCP tool with the name of a built-in or HTTP tool is a clash
+//! too ([`clash_with_mcp`]): neither is offered.
 
 use std::sync::Arc;
 
@@ -80,6 +81,11 @@ impl Registry {
         r
     }
 
+    /// Take the tool called `name` out, if there is one.
+    pub fn remove(&mut self, name: &str) -> Option<ToolRef> {
+        self.tools.shift_remove(name)
+    }
+
     /// The tool called `name`.
     pub fn get(&self, name: &str) -> Option<&ToolRef> {
         self.tools.get(name)
@@ -98,6 +104,38 @@ impl Registry {
     /// No tools at all?
     pub fn is_empty(&self) -> bool {
         self.tools.is_empty()
+    }
+}
+
+/// The located error for an MCP tool (from `mcp_source`) named like a configured tool (from
+/// `configured`): at the HTTP tool file's `name:` line, else at `mcp_json`.
+pub fn clash_with_mcp(
+    name: &str,
+    configured: &ToolSource,
+    mcp_source: &ToolSource,
+    mcp_json: &std::path::Path,
+) -> ConfigError {
+    let server = match mcp_source {
+        ToolSource::Mcp { server } => server.as_str(),
+        _ => "?",
+    };
+    match configured {
+        ToolSource::Http { file } => ConfigError {
+            file: file.clone(),
+            line: name_line(file),
+            field: Some("name".into()),
+            message: format!(
+                "`{name}` is also a tool of the MCP server `{server}`; neither is offered until one is renamed"
+            ),
+        },
+        _ => ConfigError {
+            file: mcp_json.to_path_buf(),
+            line: None,
+            field: Some(format!("mcpServers.{server}")),
+            message: format!(
+                "the MCP server `{server}` has a tool `{name}`, the name of a built-in tool; neither is offered"
+            ),
+        },
     }
 }
 

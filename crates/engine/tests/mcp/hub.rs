@@ -690,3 +690,52 @@ async fn a_tool_list_change_refreshes_the_registry() {
         ServerStatus::Ready { tool_count: 2 }
     );
 }
+
+/// An HTTP tool named like a server's tool (an imported `operationId` such as
+/// `everything.echo`) never shadows it silently: neither is offered, and the clash is a
+/// config problem at the tool file's `name:` line.
+#[tokio::test]
+async fn a_tool_named_like_a_server_tool_is_a_located_clash() {
+    let o = open(&servers_json(json!({ "everything": everything_entry() })));
+    let file = o.home.path().join("config/tools/everything.echo.md");
+    std::fs::write(
+        &file,
+        "---\n# imported\nname: everything.echo\nendpoint: http://127.0.0.1:9/echo\n---\n",
+    )
+    .unwrap();
+    o.engine.reload_config();
+    ready(&o, "everything").await;
+    let registry = o.engine.ctx.tool_registry();
+    assert!(
+        registry.get("everything.echo").is_none(),
+        "neither is offered"
+    );
+    assert!(
+        registry.get("everything.get-tiny-image").is_some(),
+        "the others are"
+    );
+    let problems = o.engine.ctx.config_problems();
+    let clash = problems
+        .iter()
+        .find(|p| p.file == file)
+        .unwrap_or_else(|| panic!("no problem for the file: {problems:?}"));
+    assert_eq!(
+        (clash.line, clash.field.as_deref()),
+        (Some(3), Some("name"))
+    );
+    assert!(
+        clash
+            .message
+            .contains("also a tool of the MCP server `everything`"),
+        "{}",
+        clash.message
+    );
+    let c = call("everything.echo", &[("message", "x")]);
+    let (outcome, _) = through_gate(&o, &c, Answer::Approve, &CancellationToken::new()).await;
+    assert_ne!(
+        outcome.status,
+        CallStatus::Succeeded,
+        "{:?}",
+        outcome.result
+    );
+}

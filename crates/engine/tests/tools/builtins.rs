@@ -250,9 +250,9 @@ async fn the_web_tools_destination_is_their_configured_service() {
         (
             "GET",
             "reader.example",
-            // In the canonical form the request uses (the host lower case).
             "https://reader.example:8443/https://docs.rs/serde"
-        )
+        ),
+        "the URL as parsed (host lower case), which is what is sent"
     );
     let search = WebSearch::new(service(
         "https://api.search.example/v1/s".into(),

@@ -23,7 +23,11 @@ pub fn params(pairs: &[(&str, &str)]) -> IndexMap<String, String> {
 pub fn ctx() -> ToolContext {
     ToolContext {
         conversation_id: None,
-        secrets: Some(Arc::new(SecretResolver::new(None, None))),
+        secrets: Some(Arc::new(SecretResolver::new(None, None).allow_env([
+            "AF_PV_API_BASE",
+            "AF_PV_API_KEY",
+            "AF_PV_PLAIN_BASE",
+        ]))),
         http_trace: None,
         origin: None,
         progress: None,
@@ -356,4 +360,96 @@ async fn get_with_path_parameter_and_a_secret_in_double_braces() {
         "{}",
         preview.url
     );
+}
+
+#[tokio::test]
+async fn a_path_parameter_stays_one_segment_and_dot_segments_are_refused() {
+    let server = servers::json_api().await;
+    let t = tool(&format!(
+        "---\nname: remove_member\nmethod: DELETE\nendpoint: {}/echo/v1/projects/{{project}}/members/{{member}}\nparameters:\n  - {{name: project, type: string, in: path}}\n  - {{name: member, type: string, in: path}}\n---\n",
+        server.base
+    ));
+    let c = ctx();
+    for bad in ["..", "."] {
+        let typed = pipeline::prepare(
+            &t.spec().params,
+            &params(&[("project", "acme"), ("member", bad)]),
+        )
+        .unwrap();
+        assert_eq!(
+            t.call_destination(&typed, &c).await,
+            None,
+            "`{bad}`: no destination for a call that cannot be sent"
+        );
+        let r = pipeline::run(&t, &params(&[("project", "acme"), ("member", bad)]), &c).await;
+        assert!(!r.success, "`{bad}` was sent: {r:?}");
+        let e = r.error.unwrap();
+        assert!(e.contains("path parameter `member` cannot be"), "{e}");
+    }
+    assert!(server.requests().is_empty(), "{:?}", server.requests());
+    // `/` and an encoded dot stay inside the segment.
+    for (value, sent) in [
+        ("a/../..", "a%2F..%2F.."),
+        ("%2e%2e", "%252e%252e"),
+        ("..a", "..a"),
+    ] {
+        let r = pipeline::run(&t, &params(&[("project", "acme"), ("member", value)]), &c).await;
+        assert!(r.success, "{r:?}");
+        let seen = server.requests().pop().unwrap();
+        assert_eq!(seen.uri, format!("/echo/v1/projects/acme/members/{sent}"));
+    }
+}
+
+#[tokio::test]
+async fn dollar_url_and_host_are_those_of_the_url_that_is_sent() {
+    let server = servers::json_api().await;
+    // Dot segments written in the endpoint: parsing resolves them before sending.
+    let t = tool(&format!(
+        "---\nname: m\nmethod: DELETE\nendpoint: {}/echo/v1/x/../projects/./{{project}}\nparameters:\n  - {{name: project, type: string, in: path}}\n---\n",
+        server.base
+    ));
+    let c = ctx();
+    let typed = pipeline::prepare(&t.spec().params, &params(&[("project", "acme")])).unwrap();
+    let dest = t.call_destination(&typed, &c).await.unwrap();
+    let r = pipeline::run(&t, &params(&[("project", "acme")]), &c).await;
+    assert!(r.success, "{r:?}");
+    let seen = server.requests().pop().unwrap();
+    assert_eq!(seen.uri, "/echo/v1/projects/acme");
+    assert_eq!(dest.url, format!("{}{}", server.base, seen.uri));
+    assert_eq!(dest.host, "127.0.0.1");
+}
+
+#[tokio::test]
+async fn a_multi_segment_path_parameter_keeps_slashes_but_not_dot_segments() {
+    let server = servers::json_api().await;
+    let t = tool(&format!(
+        "---\nname: content\nendpoint: {}/echo/repos/{{repo}}/contents/{{path}}\nparameters:\n  - {{name: repo, type: string, in: path}}\n  - {{name: path, type: string, in: path, multi_segment: true}}\n---\n",
+        server.base
+    ));
+    let c = ctx();
+    let r = pipeline::run(
+        &t,
+        &params(&[("repo", "a/b"), ("path", "docs/read me.md")]),
+        &c,
+    )
+    .await;
+    assert!(r.success, "{r:?}");
+    assert_eq!(
+        server.requests().pop().unwrap().uri,
+        "/echo/repos/a%2Fb/contents/docs/read%20me.md"
+    );
+    let before = server.requests().len();
+    for bad in ["../../../admin", "docs/..", "./x", "a/./b", ".."] {
+        let r = pipeline::run(&t, &params(&[("repo", "r"), ("path", bad)]), &c).await;
+        assert!(!r.success, "`{bad}` was sent: {r:?}");
+        assert!(r.error.unwrap().contains("`.` or `..` segment"));
+    }
+    assert_eq!(server.requests().len(), before, "nothing sent");
+    let e = parse_definition(
+        Path::new("q.md"),
+        "---\nname: q\nendpoint: http://h/x\nparameters:\n  - name: q\n    type: string\n    in: query\n    multi_segment: true\n---\n",
+    )
+    .unwrap_err();
+    assert_eq!(e.field.as_deref(), Some("parameters[0].multi_segment"));
+    assert_eq!(e.line, Some(8));
 }

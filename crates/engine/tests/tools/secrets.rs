@@ -43,7 +43,7 @@ fn the_os_keyring_is_used_for_real_and_wins_over_env_and_dotenv() {
     let dotenv = tmp.path().join(".env");
     std::fs::write(&dotenv, format!("{name}=from-dotenv\n")).unwrap();
     std::env::set_var(name, "from-env");
-    let resolver = SecretResolver::new(Some(store.clone()), Some(dotenv));
+    let resolver = SecretResolver::new(Some(store.clone()), Some(dotenv)).allow_env([name]);
     assert_eq!(
         resolver.resolve(name),
         Some(("from-keyring".into(), SecretSource::Keyring))
@@ -66,6 +66,35 @@ fn the_os_keyring_is_used_for_real_and_wins_over_env_and_dotenv() {
         .unwrap_err()
         .to_string()
         .contains("not a valid secret name"));
+}
+
+/// A template is filled from the environment only when `ARTIFACTFLOW_SECRETS_FROM_ENV` names
+/// the variable: any other variable of the app's environment stays unread, `.env` still works.
+#[test]
+fn only_listed_environment_variables_fill_templates() {
+    std::env::set_var("AF_TEST_AMBIENT_TOKEN", "ambient-7c1f");
+    std::env::set_var("AF_TEST_LISTED_TOKEN", "listed-2d9a");
+    std::env::set_var(
+        engine::secrets::ENV_ALLOW_ENV,
+        "AF_TEST_LISTED_TOKEN, AF_TEST_NOT_SET_X",
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let dotenv = tmp.path().join(".env");
+    std::fs::write(&dotenv, "AF_TEST_DOTENV_TOKEN=from-dotenv\n").unwrap();
+    let resolver = SecretResolver::new(None, Some(dotenv));
+    let filled = resolver.fill(
+        "{{AF_TEST_AMBIENT_TOKEN}} {{AF_TEST_LISTED_TOKEN}} {{AF_TEST_DOTENV_TOKEN}} {{PATH}}",
+    );
+    assert_eq!(
+        filled.text,
+        "{{AF_TEST_AMBIENT_TOKEN}} listed-2d9a from-dotenv {{PATH}}"
+    );
+    assert_eq!(filled.unresolved, ["AF_TEST_AMBIENT_TOKEN", "PATH"]);
+    assert_eq!(
+        resolver.resolve("AF_TEST_LISTED_TOKEN"),
+        Some(("listed-2d9a".into(), SecretSource::Environment))
+    );
+    assert_eq!(resolver.resolve("AF_TEST_AMBIENT_TOKEN"), None);
 }
 
 fn file_contains(path: &Path, needle: &str) -> bool {

@@ -162,6 +162,28 @@ describe("Import from OpenAPI", () => {
     expect(screen.getByTestId("openapi-read")).toBeEnabled();
   });
 
+  it("cancels a read in progress: the backend stops it and no error is shown", async () => {
+    let fail: (e: unknown) => void = () => {};
+    const backend = setup({
+      import_openapi: () => new Promise((_, reject) => (fail = reject)),
+      cancel_openapi_import: () => {
+        fail({ code: "io", message: "the import was cancelled" });
+        return null;
+      },
+    });
+    const user = userEvent.setup();
+    await user.click(screen.getByTestId("import-openapi"));
+    await user.type(screen.getByLabelText("Description URL"), URL);
+    await user.click(screen.getByTestId("openapi-read"));
+    expect(await screen.findByRole("button", { name: "Reading…" })).toBeDisabled();
+    await user.click(screen.getByTestId("openapi-cancel"));
+    await waitFor(() => expect(screen.getByTestId("openapi-read")).toBeEnabled());
+    expect(backend.argsOf("cancel_openapi_import")).toHaveLength(1);
+    expect(screen.queryByTestId("openapi-cancel")).toBeNull();
+    expect(screen.queryByRole("alert")).toBeNull();
+    expect(screen.queryByTestId("openapi-result")).toBeNull();
+  });
+
   it("narrows the list by tag and by search", async () => {
     setup();
     const user = userEvent.setup();

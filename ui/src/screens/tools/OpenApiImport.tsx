@@ -104,8 +104,11 @@ export function OpenApiImport(props: {
         />
       </p>
       {imp.reading !== null && (
-        <p role="status" className="muted small">
-          Reading {imp.reading}…
+        <p className="muted small">
+          <span role="status">Reading {imp.reading}…</span>{" "}
+          <button type="button" data-testid="openapi-cancel" onClick={() => void imp.cancel()}>
+            Cancel
+          </button>
         </p>
       )}
       {imp.error && (

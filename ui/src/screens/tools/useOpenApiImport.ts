@@ -1,4 +1,4 @@
-import { useCallback, useState } from "react";
+import { useCallback, useRef, useState } from "react";
 import { commands, type ImportedTool, type OpenApiImport } from "../../bindings";
 import { call, errorMessage } from "../../ipc/call";
 
@@ -27,12 +27,15 @@ export function useOpenApiImport(onSaved: () => void) {
   const [report, setReport] = useState<SaveReport | null>(null);
   /** Tools saved from this panel (now in the config folder). */
   const [saved, setSaved] = useState<ReadonlySet<string>>(new Set());
+  /** The read being waited for was cancelled by the user (its error is not shown). */
+  const cancelled = useRef(false);
 
   /** Read a description: a URL (`text` null, the backend fetches it) or a file's content.
    * True when it was read. */
   const read = useCallback(async (source: string, text: string | null): Promise<boolean> => {
     setReading(source);
     setError(null);
+    cancelled.current = false;
     try {
       const data = await call(commands.importOpenapi(source, text));
       setLoaded({ source, data });
@@ -43,10 +46,20 @@ export function useOpenApiImport(onSaved: () => void) {
       setTag("");
       return true;
     } catch (e) {
-      setError(errorMessage(e));
+      if (!cancelled.current) setError(errorMessage(e));
       return false;
     } finally {
       setReading(null);
+    }
+  }, []);
+
+  /** Stop the read in progress (fetching or generating); the panel keeps what it showed. */
+  const cancel = useCallback(async () => {
+    cancelled.current = true;
+    try {
+      await call(commands.cancelOpenapiImport());
+    } catch {
+      // Nothing was being read any more.
     }
   }, []);
 
@@ -92,6 +105,7 @@ export function useOpenApiImport(onSaved: () => void) {
     error,
     loaded,
     read,
+    cancel,
     selected,
     toggle,
     selectAll: (names: string[]) => setSelected((s) => new Set([...s, ...names])),
