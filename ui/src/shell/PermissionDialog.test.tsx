@@ -291,4 +291,26 @@ describe("PermissionDialog", () => {
     press("Enter", { ctrlKey: true });
     expect(answers).toEqual([["r1", "approve"]]);
   });
+  it("keeps every decision button in a footer outside the scrolling body, so a small window never hides them", () => {
+    const r = request("r1", "quote", true);
+    r.request.params = { text: "line\n".repeat(200) };
+    dialogOver([r]);
+    const body = screen.getByTestId("permission-body");
+    const footer = screen.getByTestId("permission-actions");
+    expect(body).toHaveClass("dialog-body");
+    expect(footer).toHaveClass("dialog-footer");
+    // The request scrolls inside the body; the answers sit after it, never inside it.
+    expect(body).toContainElement(screen.getByTestId("permission-http"));
+    expect(body).toHaveTextContent('"text": "line');
+    expect(body).not.toContainElement(footer);
+    expect(footer.parentElement).toBe(dialog());
+    for (const id of ["deny", "approve", "always", "like-this"]) {
+      const button = screen.getByTestId(`permission-${id}`);
+      expect(footer).toContainElement(button);
+      expect(body).not.toContainElement(button);
+    }
+    // The title and the countdown stay on top, outside the body too.
+    expect(body).not.toContainElement(screen.getByTestId("permission-countdown"));
+    expect(body).not.toContainElement(screen.getByRole("heading", { name: "Allow quote to run?" }));
+  });
 });

@@ -46,7 +46,9 @@ const NATIVE_KEYS = "button, a[href], input, textarea, select, summary";
  * longer applies it says why it asks again. Keyboard: Enter approves, Escape denies,
  * Ctrl+Enter always allows the tool; approving works only once armed ({@link useArming}).
  * Several requests are answered in the order they came. `onAnswer` may return an error
- * message (an invalid rule): the dialog then stays and shows it.
+ * message (an invalid rule): the dialog then stays and shows it. At any window size the app
+ * allows, the request scrolls inside the dialog's body while the title, the countdown and the
+ * decision buttons (a footer outside the body) stay in view.
  */
 export function PermissionDialog(props: {
   queue: PendingPermission[];
@@ -178,36 +180,38 @@ export function PermissionDialog(props: {
           </>
         )}
       </p>
-      <h3>Parameters</h3>
-      <pre className="code permission-params" tabIndex={0}>
-        {JSON.stringify(request.params, null, 2)}
-      </pre>
-      {http && <HttpRequest http={http} />}
-      {mcp && <McpRequest mcp={mcp} />}
-      {request.stale_grants.length > 0 && (
-        <ul className="permission-stale" data-testid="permission-stale">
-          {request.stale_grants.map((why) => (
-            <li key={why}>Asking again: {why}</li>
-          ))}
-        </ul>
-      )}
-      {!grantable && request.asking_rule && (
-        <p className="permission-rule-asks" data-testid="permission-rule-asks">
-          A rule asks every time: {request.asking_rule}
-        </p>
-      )}
-      {draft && (
-        <RuleEditor
-          draft={draft}
-          note={request.proposal_note}
-          error={ruleError}
-          onChange={setDraft}
-          onCancel={() => setDraft(null)}
-          onSave={() => answer("approve_always", { kind: "rule", rule: ruleFromDraft(draft) })}
-          armed={armed}
-        />
-      )}
-      <div className="dialog-actions">
+      <div className="dialog-body" data-testid="permission-body">
+        <h3>Parameters</h3>
+        <pre className="code permission-params" tabIndex={0}>
+          {JSON.stringify(request.params, null, 2)}
+        </pre>
+        {http && <HttpRequest http={http} />}
+        {mcp && <McpRequest mcp={mcp} />}
+        {request.stale_grants.length > 0 && (
+          <ul className="permission-stale" data-testid="permission-stale">
+            {request.stale_grants.map((why) => (
+              <li key={why}>Asking again: {why}</li>
+            ))}
+          </ul>
+        )}
+        {!grantable && request.asking_rule && (
+          <p className="permission-rule-asks" data-testid="permission-rule-asks">
+            A rule asks every time: {request.asking_rule}
+          </p>
+        )}
+        {draft && (
+          <RuleEditor
+            draft={draft}
+            note={request.proposal_note}
+            error={ruleError}
+            onChange={setDraft}
+            onCancel={() => setDraft(null)}
+            onSave={() => answer("approve_always", { kind: "rule", rule: ruleFromDraft(draft) })}
+            armed={armed}
+          />
+        )}
+      </div>
+      <div className="dialog-actions dialog-footer" data-testid="permission-actions">
         <button type="button" onClick={() => answer("deny")} data-testid="permission-deny">
           Deny <kbd>Esc</kbd>
         </button>
@@ -283,10 +287,13 @@ function RuleEditor(props: {
   onCancel: () => void;
 }) {
   const { draft, onChange } = props;
+  // The editor opens at the end of the dialog's scrolling body: bring it into view.
+  const frame = useRef<HTMLFieldSetElement>(null);
+  useEffect(() => frame.current?.scrollIntoView?.({ block: "nearest" }), []);
   const setRow = (i: number, row: { key: string; pattern: string }) =>
     onChange({ ...draft, when: draft.when.map((r, j) => (j === i ? row : r)) });
   return (
-    <fieldset className="permission-rule-editor" data-testid="permission-rule-editor">
+    <fieldset className="permission-rule-editor" data-testid="permission-rule-editor" ref={frame}>
       <legend>Allow calls like this in this conversation</legend>
       <p className="muted small">
         Patterns are globs: <code>*</code> within one path segment, <code>**</code> across segments,{" "}
