@@ -20,5 +20,6 @@ export default defineConfig({
     setupFiles: ["./src/test/setup.ts"],
     // A ceiling, not a timing: above the 15 s that findBy*/waitFor wait for (src/test/setup.ts).
     testTimeout: 30_000,
+    css: { include: [/styles\.css/] },
   },
 });

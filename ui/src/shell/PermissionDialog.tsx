@@ -2,6 +2,7 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import type { Answer, GrantChoice, RuleSpec } from "../bindings";
 import { Modal } from "../components/Modal";
 import type { PendingPermission } from "../screens/chat/timeline";
+import { ArmingNote } from "./ArmingNote";
 import { useArming } from "./arming";
 
 /** The HTTP part of a request preview (see the engine's `HttpTool::request_preview`). */
@@ -144,6 +145,12 @@ export function PermissionDialog(props: {
     current.deadlineMs === null ? null : Math.max(0, Math.ceil((current.deadlineMs - now) / 1000));
   const mcp = isMcpPreview(request.request) ? request.request : null;
   const http = mcp ? null : (request.request as null | HttpPreview);
+  // An MCP call sends its parameters as its arguments: shown once, under what the server gets.
+  const paramsShown = !(
+    mcp &&
+    mcp.arguments !== undefined &&
+    sameJson(mcp.arguments, request.params)
+  );
 
   return (
     <Modal
@@ -181,10 +188,14 @@ export function PermissionDialog(props: {
         )}
       </p>
       <div className="dialog-body" data-testid="permission-body">
-        <h3>Parameters</h3>
-        <pre className="code permission-params" tabIndex={0}>
-          {JSON.stringify(request.params, null, 2)}
-        </pre>
+        {paramsShown && (
+          <>
+            <h3>Parameters</h3>
+            <pre className="code permission-params" tabIndex={0}>
+              {JSON.stringify(request.params, null, 2)}
+            </pre>
+          </>
+        )}
         {http && <HttpRequest http={http} />}
         {mcp && <McpRequest mcp={mcp} />}
         {request.stale_grants.length > 0 && (
@@ -212,6 +223,7 @@ export function PermissionDialog(props: {
         )}
       </div>
       <div className="dialog-actions dialog-footer" data-testid="permission-actions">
+        <ArmingNote armed={armed} action="Approve" testid="permission-arming" />
         <button type="button" onClick={() => answer("deny")} data-testid="permission-deny">
           Deny <kbd>Esc</kbd>
         </button>
@@ -249,6 +261,23 @@ export function PermissionDialog(props: {
         </button>
       </div>
     </Modal>
+  );
+}
+
+/** Whether two JSON values are equal, whatever the order of their objects' keys. */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  return (
+    ka.length === kb.length &&
+    ka.every(
+      (k) =>
+        Object.prototype.hasOwnProperty.call(b, k) &&
+        sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
+    )
   );
 }
 
