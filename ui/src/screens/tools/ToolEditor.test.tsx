@@ -188,6 +188,43 @@ describe("ToolEditor", () => {
     ).toBeInTheDocument();
   });
 
+  it("keeps the test panel's fields in step with the named parameters: no nameless ghost after adding two and removing one", async () => {
+    backend({ text: example });
+    const user = userEvent.setup();
+    renderEditor();
+    const panel = await screen.findByTestId("test-panel");
+    const fields = () => [...panel.querySelectorAll("[data-testid^='test-param-']")];
+    await waitFor(() =>
+      expect(fields().map((f) => f.getAttribute("data-testid"))).toEqual([
+        "test-param-symbol",
+        "test-param-market",
+      ]),
+    );
+    await user.type(screen.getByTestId("test-param-symbol"), "AAPL");
+    await user.click(screen.getByRole("button", { name: "Add parameter" }));
+    await user.click(screen.getByRole("button", { name: "Add parameter" }));
+    await user.click(screen.getByRole("button", { name: "Remove parameter 3" }));
+    expect(screen.getAllByLabelText(/^Parameter \d+ name$/)).toHaveLength(3);
+    // A parameter without a name cannot be sent: it has no field, and nothing is left behind.
+    await waitFor(() =>
+      expect(fields().map((f) => f.getAttribute("data-testid"))).toEqual([
+        "test-param-symbol",
+        "test-param-market",
+      ]),
+    );
+    expect(panel.querySelectorAll(".test-param")).toHaveLength(2);
+    // Named, it gets its field; the value typed for another parameter stays with it.
+    await user.type(screen.getByLabelText("Parameter 3 name"), "days");
+    await waitFor(() =>
+      expect(fields().map((f) => f.getAttribute("data-testid"))).toEqual([
+        "test-param-symbol",
+        "test-param-market",
+        "test-param-days",
+      ]),
+    );
+    expect(screen.getByTestId("test-param-symbol")).toHaveValue("AAPL");
+  });
+
   it("clears a test result once the tool changes (no stale result beside another version)", async () => {
     const tested: string[] = [];
     mockIPC((cmd, args) => {
