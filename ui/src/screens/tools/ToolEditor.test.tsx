@@ -129,6 +129,27 @@ describe("ToolEditor", () => {
     expect(screen.queryByLabelText("Parameter 2 JSON")).toBeNull();
   });
 
+  it("lays each parameter out in two rows that fit the form: four narrow columns, then the rest on a wrapping line", async () => {
+    backend({ text: example });
+    renderEditor();
+    const table = screen.getByRole("table");
+    expect(
+      within(table)
+        .getAllByRole("columnheader")
+        .map((h) => h.textContent),
+    ).toEqual(["Name", "Type", "Required", "Default", "Actions"]);
+    const first = screen.getByTestId("param-row-0");
+    const second = first.nextElementSibling as HTMLElement;
+    for (const field of ["name", "type", "required", "default"]) {
+      expect(first).toContainElement(screen.getByLabelText(`Parameter 1 ${field}`));
+    }
+    expect(first).toContainElement(screen.getByRole("button", { name: "Remove parameter symbol" }));
+    for (const field of ["description", "allowed values", "sent in", "JSON"]) {
+      expect(second).toContainElement(screen.getByLabelText(`Parameter 1 ${field}`));
+    }
+    expect(second.querySelector("td")).toHaveAttribute("colspan", "5");
+  });
+
   it("shows an imported tool's path parameter as Path, and an unknown place as written", async () => {
     const imported = [
       "---",
