@@ -172,3 +172,32 @@ def test_permission_dialog_answers_stay_on_screen_at_the_minimum_window(home, sc
     finally:
         app.stop()
 
+
+
+def test_800_wide_with_the_sidebar_shown_keeps_the_chat_and_its_composer_header_usable(home, scripted_model):
+    model = scripted_model([{"text": "Fine."}])
+    prepare_home(home, model, AGENT)
+    app = App(home, "small_window_800")
+    try:
+        app.by_testid("status-area")
+        app.driver.set_window_rect(width=800, height=600)
+        app.wait(lambda d: app.js("return window.innerWidth") <= 800, "the window at 800 px")
+        app.wait(lambda d: collapsed(app), "the sidebar to collapse below 960 px")
+        app.by_testid("sidebar-toggle").click()
+        app.wait(lambda d: not collapsed(app), "the sidebar shown by hand")
+        app.pick_agent("tester")
+        width = app.js("return document.querySelector('.chat-main').getBoundingClientRect().width")
+        assert width >= 400, f"the chat column is {width} px wide at 800×600 with the sidebar shown"
+        # The composer's header (agent, model, context meter) stays one row.
+        spread = app.js(
+            "const head = document.querySelector('.composer-agent');"
+            "const mids = [...head.children].map((c) => c.getBoundingClientRect())"
+            ".filter((r) => r.height > 0).map((r) => r.top + r.height / 2);"
+            "return Math.max(...mids) - Math.min(...mids)"
+        )
+        assert spread < 8, f"the composer header wraps at 800×600 (its items' middles {spread:.0f} px apart)"
+        for selector in (".content", ".chat", ".chat-main"):
+            assert sideways(app, selector) <= 0, f"{selector} scrolls sideways at 800×600"
+        app.screenshot("chat-800x600-sidebar")
+    finally:
+        app.stop()

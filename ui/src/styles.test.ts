@@ -54,4 +54,21 @@ describe("the shared style sheet", () => {
     // Drawn in a theme colour (light and dark both define it), never a fixed one.
     expect(closed.some((d) => d.color === "var(--muted)")).toBe(true);
   });
+  it("narrows the shown sidebar and the conversation list below 960 px, where the app collapses them by default", () => {
+    const style = styled("");
+    const media = [...(style.sheet as CSSStyleSheet).cssRules].filter(
+      (r): r is CSSMediaRule =>
+        r instanceof CSSMediaRule && r.media.mediaText === "(max-width: 959px)",
+    );
+    const inside = media.flatMap((m) =>
+      [...m.cssRules].filter((r): r is CSSStyleRule => r instanceof CSSStyleRule),
+    );
+    const columns = (selector: string) =>
+      inside
+        .find((r) => r.selectorText === selector)
+        ?.style.getPropertyValue("grid-template-columns") ?? "";
+    // 180 px + 200 px leave an 800 px window's chat 420 px (it was 300 px).
+    expect(columns(".app:not(.collapsed)")).toBe("180px minmax(0, 1fr)");
+    expect(columns(".app:not(.collapsed) .chat")).toBe("200px minmax(0, 1fr)");
+  });
 });
