@@ -9,6 +9,8 @@
 # sse-retry misses its timing window (the server's `retry` of 500 ms, -50/+200 ms) on a loaded
 # machine, and gnome-keyring drops requests under many concurrent clients.
 # Tokens go to a keyring: run it inside scripts/with-session.sh (test.sh does).
+# The 2025-11-25 client scenarios that only a newer suite has (NEXT_SCENARIOS) run with that
+# suite, pinned in tests/mcp/next/package.json.
 # Usage: scripts/mcp-conformance.sh [SCENARIO...]
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -22,10 +24,19 @@ cargo build -q --workspace --features artifactflow-desktop/custom-protocol --bin
 client="$ROOT/target/debug/mcp-conformance-client"
 export ARTIFACTFLOW_KEYRING_SERVICE=artifactflow-mcp-conformance
 
+# Client scenarios of spec $SPEC that only the newer suite (tests/mcp/next) has: run with it.
+NEXT_SCENARIOS=(json-schema-2020-12-preservation)
+next_suite="$ROOT/tests/mcp/next/node_modules/.bin/conformance"
+
 if [ $# -gt 0 ]; then
   scenarios=("$@")
 else
   mapfile -t scenarios < <(conformance list --client --spec-version "$SPEC" | sed -n 's/^  - \([^ ]*\) .*/\1/p')
+  for s in "${NEXT_SCENARIOS[@]}"; do
+    "$next_suite" list --client --spec-version "$SPEC" | grep -q "^  - $s " \
+      || { echo "the newer suite has no client scenario $s for $SPEC" >&2; exit 1; }
+    scenarios+=("$s")
+  done
 fi
 [ ${#scenarios[@]} -gt 0 ] || { echo "the suite listed no client scenarios for $SPEC" >&2; exit 1; }
 mapfile -t expected < <(sed -n 's/^ *- *\([^ #]*\).*/\1/p' "$EXPECTED")
@@ -35,8 +46,9 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 # One scenario: its log, and an "ok" marker when it passed.
 run() {
-  local s=$1 log="$out/${1//\//_}"
-  if (cd "$out" && conformance client --command "$client" --scenario "$s" -o "$out/results") >"$log.log" 2>&1; then
+  local s=$1 log="$out/${1//\//_}" suite=conformance
+  for n in "${NEXT_SCENARIOS[@]}"; do [ "$n" = "$s" ] && suite=$next_suite; done
+  if (cd "$out" && "$suite" client --command "$client" --scenario "$s" -o "$out/results") >"$log.log" 2>&1; then
     touch "$log.ok"
   fi
 }

@@ -93,6 +93,12 @@ if [ $want_test -eq 1 ]; then
     say "Installing MCP test servers (npm ci --prefix tests/mcp)"
     npm ci --prefix tests/mcp --no-audit --no-fund
   fi
+  # The newer conformance suite, for the 2025-11-25 client scenarios the pinned one lacks
+  # (pinned in tests/mcp/next/package-lock.json).
+  if [ ! -d tests/mcp/next/node_modules ] || [ tests/mcp/next/package-lock.json -nt tests/mcp/next/node_modules/.package-lock.json ]; then
+    say "Installing the newer MCP conformance suite (npm ci --prefix tests/mcp/next)"
+    npm ci --prefix tests/mcp/next --no-audit --no-fund
+  fi
   # GitHub's REST API description (@octokit/openapi, pinned in tests/openapi/package-lock.json)
   # for the OpenAPI import test and benchmark; too big to commit.
   if [ ! -d tests/openapi/node_modules ] || [ tests/openapi/package-lock.json -nt tests/openapi/node_modules/.package-lock.json ]; then

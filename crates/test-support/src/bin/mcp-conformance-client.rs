@@ -10,13 +10,18 @@
 //! replaced by a headless redirect follower. Every scenario does what a user's session does:
 //! connect (signing in when the server says so), list the tools, call each one; a call refused
 //! for insufficient scope signs in again for more (step-up), at most [`MAX_SIGN_INS`] times.
+//!
+//! A server that lists [`ECHO_TOOL`] (the suite's `json-schema-2020-12-preservation`) gets, as
+//! its `schema` argument, the input schema the engine keeps for the other tool listed and sends
+//! to a model in native tool calling (`McpTool`'s spec): what survives our own parsing.
 
 use std::sync::Arc;
 
 use engine::mcp::auth::{self, SignInError};
 use engine::mcp::client::AcceptDefaults;
 use engine::mcp::config::server_from_value;
-use engine::mcp::{connect, ConnectOptions, McpClient, McpError, McpServerConfig};
+use engine::mcp::{connect, ConnectOptions, McpClient, McpError, McpServerConfig, McpTool};
+use engine::tools::Tool;
 use engine::secrets::{SecretResolver, SecretStore};
 use serde_json::{json, Map, Value};
 
@@ -27,6 +32,9 @@ const MAX_SIGN_INS: u32 = 3;
 /// The client ID metadata document URL offered to authorization servers that support them
 /// (the suite's authorization server checks that it is used as the client id).
 const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+/// The suite's tool that echoes back the schema a client kept for another tool.
+const ECHO_TOOL: &str = "json_schema_echo";
 
 #[tokio::main]
 async fn main() {
@@ -109,12 +117,12 @@ struct Session {
 impl Session {
     /// Connect, list, call every tool — signing in whenever the server asks.
     async fn exercise(&mut self, scenario: &str, context: &Value) -> Result<(), String> {
-        let mut client = self.connect().await?;
+        let mut client = Arc::new(self.connect().await?);
         let tools = match client.list_tools().await {
             Ok(t) => t,
             Err(McpError::NeedsSignIn { challenge }) => {
                 self.sign_in(challenge.as_deref()).await?;
-                client = self.connect().await?;
+                client = Arc::new(self.connect().await?);
                 client.list_tools().await.map_err(|e| e.to_string())?
             }
             Err(e) => return Err(format!("tools/list: {e}")),
@@ -124,8 +132,21 @@ impl Session {
             tools.len(),
             tools.iter().map(|t| t.name.as_ref()).collect::<Vec<_>>()
         );
+        // The schema the engine keeps of the tool beside the echo tool, as a model would get it.
+        let kept_schema = tools
+            .iter()
+            .find(|t| t.name != ECHO_TOOL)
+            .filter(|_| tools.iter().any(|t| t.name == ECHO_TOOL))
+            .map(|focal| {
+                McpTool::new(focal.name.to_string(), focal, &self.cfg, client.clone())
+                    .spec()
+                    .json_schema()
+            });
         for tool in &tools {
-            let args = arguments(tool, context);
+            let mut args = arguments(tool, context);
+            if let (true, Some(schema)) = (tool.name == ECHO_TOOL, &kept_schema) {
+                args.insert("schema".into(), schema.clone());
+            }
             loop {
                 let cancel = tokio_util::sync::CancellationToken::new();
                 match client
@@ -144,7 +165,7 @@ impl Session {
                     Err(McpError::NeedsSignIn { challenge }) => {
                         client.shutdown().await;
                         self.sign_in(challenge.as_deref()).await?;
-                        client = self.connect().await?;
+                        client = Arc::new(self.connect().await?);
                     }
                     Err(e) => return Err(format!("tools/call {}: {e}", tool.name)),
                 }
