@@ -1091,7 +1091,11 @@ async fn connect_stdio(
     wrap.wrap(process_wrap::tokio::JobObject);
     let mut child = wrap.spawn().map_err(|e| McpError::Spawn {
         command: resolved.path.display().to_string(),
-        message: e.to_string(),
+        message: if resolved.path.is_dir() {
+            "it is a folder, not a program; give the program's path in mcp.json".into()
+        } else {
+            e.to_string()
+        },
     })?;
     let pid = child.id();
     let stdin = child.stdin().take();

@@ -5,7 +5,8 @@
 //! Each enabled server has a supervisor task: start → list tools → ready; when the session
 //! ends (the server crashed or exited) its tools leave the registry, the status says failed
 //! with the last lines of its stderr, and it is started again after a backoff (1 s, doubling
-//! to 60 s). A config reload starts new servers, stops removed ones and restarts changed ones;
+//! to 60 s); a command that cannot run (not found, a folder, not executable) fails once and
+//! waits for its entry to change or a Restart. A config reload starts new servers, stops removed ones and restarts changed ones;
 //! a broken `mcp.json` keeps the last good servers running. Every status change is an
 //! [`EngineEvent::McpServerStatus`]. Dropping the hub kills every child's process group at
 //! once (synchronously), so nothing outlives the engine. A process that exits without dropping
@@ -635,6 +636,19 @@ async fn supervise(inner: Arc<Inner>, name: String, generation: u64) {
                         ),
                     };
                 });
+                return;
+            }
+            // A command that does not exist or cannot be run (a misspelt name, a folder, no
+            // execute permission) will not start by waiting: it fails once, with the reason,
+            // until its entry changes (a new generation supervises it then).
+            Err(e @ (McpError::CommandNotFound { .. } | McpError::Spawn { .. })) => {
+                fail(
+                    &inner,
+                    &name,
+                    generation,
+                    format!("{e} (not retried until its entry in mcp.json changes)"),
+                    Vec::new(),
+                );
                 return;
             }
             Err(e) => {

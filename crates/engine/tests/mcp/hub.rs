@@ -739,3 +739,62 @@ async fn a_tool_named_like_a_server_tool_is_a_located_clash() {
         outcome.result
     );
 }
+
+/// A command that does not exist, or is a folder, fails once with a reason that says what to
+/// do and is not started again until its entry changes (it was retried forever, every 1, 2,
+/// 4 … 60 s, showing "starting"); Restart tries again.
+#[tokio::test]
+async fn a_command_that_cannot_run_fails_once_and_is_not_retried() {
+    let folder = tempfile::tempdir().unwrap();
+    let o = open(&servers_json(json!({
+        "misspelt": {"command": "artifactflow-no-such-server-xyz"},
+        "folder": {"command": folder.path()},
+    })));
+    let failed = |server: &str| {
+        o.statuses(server)
+            .into_iter()
+            .filter_map(|s| match s {
+                ServerStatus::Failed { reason, .. } => Some(reason),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+    };
+    assert!(
+        eventually(20, || !failed("misspelt").is_empty()
+            && !failed("folder").is_empty())
+        .await
+    );
+    let misspelt = &failed("misspelt")[0];
+    assert!(
+        misspelt.contains("`artifactflow-no-such-server-xyz` was not found")
+            && misspelt.contains("not retried until its entry in mcp.json changes"),
+        "{misspelt}"
+    );
+    let folder_reason = &failed("folder")[0];
+    assert!(
+        folder_reason.contains("it is a folder, not a program")
+            && folder_reason.contains("not retried"),
+        "{folder_reason}"
+    );
+    // The old supervisor started again after 1 s, then 2 s: nothing more may happen in 3.5 s.
+    let starts = |server: &str| {
+        o.statuses(server)
+            .iter()
+            .filter(|s| matches!(s, ServerStatus::Starting))
+            .count()
+    };
+    let (misspelt_starts, folder_starts) = (starts("misspelt"), starts("folder"));
+    tokio::time::sleep(Duration::from_millis(3500)).await;
+    assert_eq!(failed("misspelt").len(), 1, "{:?}", o.statuses("misspelt"));
+    assert_eq!(failed("folder").len(), 1, "{:?}", o.statuses("folder"));
+    assert_eq!(starts("misspelt"), misspelt_starts);
+    assert_eq!(starts("folder"), folder_starts);
+    assert!(matches!(
+        o.engine.mcp().server("misspelt").unwrap().status,
+        ServerStatus::Failed { .. }
+    ));
+
+    // Restart tries again (and fails again, once).
+    o.engine.mcp().restart("misspelt").unwrap();
+    assert!(eventually(20, || failed("misspelt").len() == 2).await);
+}
