@@ -21,8 +21,8 @@ use engine::mcp::auth::{self, SignInError};
 use engine::mcp::client::AcceptDefaults;
 use engine::mcp::config::server_from_value;
 use engine::mcp::{connect, ConnectOptions, McpClient, McpError, McpServerConfig, McpTool};
-use engine::tools::Tool;
 use engine::secrets::{SecretResolver, SecretStore};
+use engine::tools::Tool;
 use serde_json::{json, Map, Value};
 
 /// Sign-ins one session may do before it gives up (a server that keeps asking for more scope
