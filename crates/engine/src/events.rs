@@ -65,7 +65,8 @@ pub enum EngineEvent {
         /// The result's images, audio and other binary content, stored as artifacts (also in
         /// `artifact_ids`): what the tool card shows.
         attachments: Vec<crate::calls::StoredAttachment>,
-        /// Milliseconds from start to completion.
+        /// Milliseconds the call ran, from its permission (or start) to completion: a wait
+        /// for the person's answer is not counted.
         duration_ms: u64,
     },
     /// The user is asked to allow a call.

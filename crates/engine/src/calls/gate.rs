@@ -131,7 +131,8 @@ pub struct CallOutcome {
     pub attachments: Vec<StoredAttachment>,
     /// When it started (wall clock, RFC 3339) and how long it took.
     pub started_at: String,
-    /// From the gate's start to the outcome.
+    /// How long it ran: from the permission (or, when none was asked, the gate's start) to
+    /// the outcome; a wait for the person's answer is not counted.
     pub duration: Duration,
     /// For a successful `call_subagent`: the hand-over the run loop performs.
     pub handover: Option<Handover>,
@@ -195,6 +196,7 @@ fn string_params(params: &IndexMap<String, String>) -> Params {
 struct Gate {
     call_id: String,
     tool: String,
+    /// When the call started running (reset once permission is given).
     started: Instant,
     started_at: String,
     /// The result's attachments once stored.
@@ -367,6 +369,9 @@ pub async fn run(
     if caller.cancel.is_cancelled() {
         return gate.not_run(caller, typed, STOPPED_BEFORE);
     }
+    // The call's duration is how long it ran: the time the permission dialog waited for the
+    // person is not the tool's.
+    gate.started = Instant::now();
     caller.events.emit(EngineEvent::ToolStart {
         conversation_id: caller.conversation.to_string(),
         call_id: gate.call_id.clone(),

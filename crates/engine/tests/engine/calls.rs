@@ -271,3 +271,62 @@ async fn a_hand_over_is_a_typed_record_not_metadata() {
     assert!(!h.events().iter().any(|e| matches!(e,
         EngineEvent::ToolComplete { metadata, .. } if metadata.contains_key("subagent") || metadata.contains_key("instruction"))));
 }
+
+/// A card's duration is how long the call ran: the time the permission dialog waited for the
+/// person is not counted (a call that ran in 0.5 s showed 5.6 s).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_calls_duration_leaves_out_the_wait_for_permission() {
+    const WAIT: Duration = Duration::from_millis(2_000);
+    let h = Harness::new(
+        vec![
+            Turn::text(call("echo", &[("text", "x")])),
+            Turn::text("Done."),
+        ],
+        "openai",
+        RunOptions {
+            permission_timeout: Some(Duration::from_secs(60)),
+            ..Default::default()
+        },
+    )
+    .await;
+    h.answer_with(Policy::Ignore);
+    let answering = {
+        let (events, broker) = (h.events.clone(), h._engine.broker().clone());
+        tokio::spawn(async move {
+            let request_id = loop {
+                let asked = events.lock().unwrap().iter().find_map(|e| match e {
+                    EngineEvent::PermissionRequest { request_id, .. } => Some(request_id.clone()),
+                    _ => None,
+                });
+                if let Some(id) = asked {
+                    break id;
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            };
+            // The person takes a while to decide.
+            tokio::time::sleep(WAIT).await;
+            broker.answer(&request_id, Answer::Approve).unwrap();
+        })
+    };
+    let outcome = h.run("tester", "go").await;
+    answering.await.unwrap();
+    assert_eq!(outcome.status, RunStatus::Completed, "{outcome:?}");
+    let (status, duration_ms) = h
+        .events()
+        .iter()
+        .find_map(|e| match e {
+            EngineEvent::ToolComplete {
+                tool,
+                status,
+                duration_ms,
+                ..
+            } if tool == "echo" => Some((*status, *duration_ms)),
+            _ => None,
+        })
+        .expect("the echo call completed");
+    assert_eq!(status, CallStatus::Succeeded);
+    assert!(
+        duration_ms < WAIT.as_millis() as u64,
+        "{duration_ms} ms counts the {WAIT:?} the person took to answer"
+    );
+}
