@@ -1418,7 +1418,7 @@ export type EngineEvent =
 /**
  * A tool call finished (or was refused: validation, permission, unknown tool).
  */
-{ type: "tool_complete"; conversation_id: string; call_id: string; agent: string; depth: number; tool: string; success: boolean; status: CallStatus; reason: string | null; result: string; metadata: Partial<{ [key in string]: JsonValue }>; artifact_ids: string[]; attachments: StoredAttachment[]; duration_ms: number } | 
+{ type: "tool_complete"; conversation_id: string; call_id: string; agent: string; depth: number; tool: string; params: Partial<{ [key in string]: JsonValue }>; success: boolean; status: CallStatus; reason: string | null; result: string; metadata: Partial<{ [key in string]: JsonValue }>; artifact_ids: string[]; attachments: StoredAttachment[]; duration_ms: number } | 
 /**
  * The user is asked to allow a call.
  */

@@ -50,6 +50,9 @@ pub enum EngineEvent {
         depth: u32,
         /// Tool name.
         tool: String,
+        /// Its parameters (typed when they could be read): a call refused before it ran has
+        /// had no `ToolStart`, and its card shows what was refused from here.
+        params: Map<String, Value>,
         /// Did it succeed? (`status == succeeded`.)
         success: bool,
         /// How it ended: what the UI shows (never read from `result`'s wording).

@@ -57,3 +57,9 @@ pub struct PermissionRequest {
 pub fn denied_message(tool: &str, why: &str) -> String {
     format!("the user did not allow `{tool}` to run ({why}); do not retry it unchanged — continue without it or ask the user")
 }
+
+/// The failed-result message a permission rule's denial sends back to the model: not the
+/// user's answer, and without the rule's pattern (it would say what to rewrite).
+pub fn rule_denied_message(tool: &str) -> String {
+    format!("`{tool}` was not run: denied by a permission rule; do not retry it unchanged — continue without it or ask the user")
+}

@@ -25,6 +25,7 @@ const withResource: ToolItem = {
   params: {},
   status: "succeeded",
   result: "[resource demo://log, text/plain, 6 KB, stored as artifact resource_0123456789ab]",
+  reason: null,
   durationMs: 12,
   artifactId: null,
   attachments: [RESOURCE],

@@ -251,6 +251,7 @@ impl Gate {
             agent,
             depth: caller.depth,
             tool: self.tool.clone(),
+            params: params.clone(),
             success: result.success,
             status,
             reason: reason.clone(),
@@ -671,7 +672,7 @@ async fn permit(
             Some((
                 CallStatus::Denied,
                 why,
-                permissions::denied_message(name, "denied by a permission rule"),
+                permissions::rule_denied_message(name),
             ))
         }
         (RuleAction::Deny, _) => {
@@ -847,7 +848,12 @@ async fn ask(
         (Answer::Deny, Resolution::ListenerGone) => {
             denied("the window asking for permission was closed")
         }
-        (Answer::Deny, Resolution::Answered) => denied("denied"),
+        // The person sees who refused it; the model's message stays the same.
+        (Answer::Deny, Resolution::Answered) => Some((
+            CallStatus::Denied,
+            "denied by the user".to_string(),
+            permissions::denied_message(name, "denied"),
+        )),
     }
 }
 

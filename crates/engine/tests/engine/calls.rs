@@ -103,7 +103,7 @@ async fn succeeded_denied_and_failed_calls_are_typed_in_events_and_rows() {
         assert!(r.ended_at.is_some());
     }
     assert_eq!(rows[0].artifact_ids, ["notes"]);
-    assert_eq!(rows[1].reason.as_deref(), Some("denied"));
+    assert_eq!(rows[1].reason.as_deref(), Some("denied by the user"));
     assert!(rows[2].result.contains("there is no tool `nope`"));
 
     // One id from the first streamed token to the completion, for each call.
@@ -139,7 +139,7 @@ async fn succeeded_denied_and_failed_calls_are_typed_in_events_and_rows() {
             "tester".into(),
             0,
             CallStatus::Denied,
-            Some("denied".into()),
+            Some("denied by the user".into()),
             false
         )
     );

@@ -191,6 +191,26 @@ async fn a_host_rule_denies_a_tool_whose_host_is_a_secret_without_revealing_it()
     );
     assert!(!to_model.contains("local*"), "{to_model}");
     assert!(!row.result.contains("local*"), "{}", row.result);
+    // A rule refused it, not the user: neither the model nor the card says otherwise.
+    assert!(!to_model.contains("did not allow"), "{to_model}");
+    assert!(!row.result.contains("did not allow"), "{}", row.result);
+    // The card of a call refused before it ran shows what was refused and who refused it.
+    let (params, event_reason) = h
+        .events()
+        .iter()
+        .find_map(|e| match e {
+            EngineEvent::ToolComplete {
+                tool,
+                params,
+                reason,
+                ..
+            } if tool == "hidden" => Some((params.clone(), reason.clone())),
+            _ => None,
+        })
+        .expect("the refused call's completion");
+    assert_eq!(params.get("text"), row.params.get("text"));
+    assert!(params.contains_key("text"), "{params:?}");
+    assert_eq!(event_reason.as_deref(), Some(reason.as_str()));
     let events = format!("{:?}", h.events());
     for leak in [server.as_str(), "localhost"] {
         assert!(!reason.contains(leak), "{reason}");

@@ -13,11 +13,58 @@ const running: ToolItem = {
   params: { steps: 4 },
   status: "running",
   result: null,
+  reason: null,
   durationMs: null,
   artifactId: null,
   attachments: [],
   progress: null,
 };
+
+describe("ToolCard refusals", () => {
+  it("shows a refused call's arguments and who refused it", () => {
+    render(
+      <ToolCard
+        item={{
+          ...running,
+          tool: "web_fetch",
+          params: { url: "https://intranet.example.com/pay" },
+          status: "denied",
+          result: "`web_fetch` was not run: denied by a permission rule",
+          reason:
+            "denied by rule `deny web_fetch when url: https://intranet.example.com/**` (settings.yaml:3)",
+        }}
+      />,
+    );
+    expect(screen.getByText("url=https://intranet.example.com/pay")).toBeInTheDocument();
+    expect(screen.getByTestId("tool-reason")).toHaveTextContent(
+      "Refused: denied by rule `deny web_fetch when url: https://intranet.example.com/**` (settings.yaml:3)",
+    );
+  });
+
+  it("says the person refused it, or the timeout", () => {
+    const { rerender } = render(
+      <ToolCard
+        item={{ ...running, status: "denied", result: "x", reason: "denied by the user" }}
+      />,
+    );
+    expect(screen.getByTestId("tool-reason")).toHaveTextContent("Refused: denied by the user");
+    rerender(
+      <ToolCard
+        item={{
+          ...running,
+          status: "denied",
+          result: "x",
+          reason: "no answer before the permission timeout",
+        }}
+      />,
+    );
+    expect(screen.getByTestId("tool-reason")).toHaveTextContent(
+      "Refused: no answer before the permission timeout",
+    );
+    rerender(<ToolCard item={{ ...running, status: "succeeded", result: "ok" }} />);
+    expect(screen.queryByTestId("tool-reason")).toBeNull();
+  });
+});
 
 describe("ToolCard progress", () => {
   it("shows how far a running call is, with the tool's message", () => {

@@ -76,6 +76,11 @@ export function ToolCard({
           </span>
         </div>
       )}
+      {!malformed && item.reason && (item.status === "denied" || item.status === "not_run") && (
+        <p className="tool-reason" data-testid="tool-reason">
+          {item.status === "denied" ? "Refused" : "Not run"}: {item.reason}
+        </p>
+      )}
       {malformed && item.result && (
         <p className="tool-malformed">
           The model wrote a tool call that could not be read: {item.result}

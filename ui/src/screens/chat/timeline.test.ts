@@ -65,6 +65,7 @@ describe("timeline reducer", () => {
     expect(started.items[0]).toMatchObject({ kind: "tool", status: "running" });
     const done = reduce(started, {
       type: "tool_complete",
+      params: {},
       conversation_id: C,
       call_id: "k1",
       agent: "lead",
@@ -95,6 +96,7 @@ describe("timeline reducer", () => {
     result: string,
   ): EngineEvent => ({
     type: "tool_complete",
+    params: {},
     conversation_id: C,
     call_id,
     agent: "lead",
@@ -137,6 +139,28 @@ describe("timeline reducer", () => {
       "not_run",
       "failed",
     ]);
+  });
+
+  it("keeps a refused call's arguments and who refused it (it had no tool_start)", () => {
+    const rule =
+      "denied by rule `deny web_fetch when url: https://intranet.example.com/**` (settings.yaml:3)";
+    const s = run([
+      {
+        ...complete(
+          "k9",
+          "web_fetch",
+          "denied",
+          "`web_fetch` was not run: denied by a permission rule",
+        ),
+        params: { url: "https://intranet.example.com/pay" },
+        reason: rule,
+      } as EngineEvent,
+    ]);
+    const card = s.items[0];
+    expect(card?.kind === "tool" && card.params).toEqual({
+      url: "https://intranet.example.com/pay",
+    });
+    expect(card?.kind === "tool" && card.reason).toBe(rule);
   });
 
   it("nests sub-agent work and ends cancelled runs with a note", () => {
@@ -271,6 +295,7 @@ describe("timeline reducer", () => {
     const live = run([
       {
         type: "tool_complete",
+        params: {},
         conversation_id: C,
         call_id: "k1",
         agent: "lead",
@@ -510,6 +535,7 @@ describe("a running call's progress", () => {
     });
     const done = reduce(s, {
       type: "tool_complete",
+      params: {},
       conversation_id: C,
       call_id: "p1",
       agent: "lead",
@@ -608,6 +634,7 @@ describe("run timing", () => {
     });
     const complete = (call_id: string): EngineEvent => ({
       type: "tool_complete",
+      params: {},
       conversation_id: conv,
       call_id,
       agent: "lead",

@@ -40,6 +40,9 @@ export type TimelineItem =
       params: Record<string, JsonValue>;
       status: "running" | CallStatus;
       result: string | null;
+      /** Why it ended so, in words for a person: for a refused call, who refused it (a rule
+       * with its file and line, the person, the timeout). Null for a plain success. */
+      reason: string | null;
       durationMs: number | null;
       /** The text artifact to link (a changed artifact, an oversized result). */
       artifactId: string | null;
@@ -206,7 +209,17 @@ export function fromHistory(
       waiting.delete(depth);
       calls.forEach((call) =>
         items.push(
-          historyCard(call.call_id, call.name, depth, call.params, call.status, NO_RESULT, [], []),
+          historyCard(
+            call.call_id,
+            call.name,
+            depth,
+            call.params,
+            call.status,
+            NO_RESULT,
+            [],
+            [],
+            call.reason,
+          ),
         ),
       );
     }
@@ -284,6 +297,7 @@ export function fromHistory(
             r.text,
             r.artifact_ids,
             r.attachments,
+            r.reason,
           ),
         );
       }
@@ -315,6 +329,7 @@ function historyCard(
   result: string,
   artifactIds: string[],
   attachments: StoredAttachment[],
+  reason: string | null,
 ): Extract<TimelineItem, { kind: "tool" }> {
   // The attachments are shown as such; the link is for the text artifact, if any.
   const shown = new Set(attachments.map((a) => a.artifact_id));
@@ -322,6 +337,7 @@ function historyCard(
     ...toolItem(callId, tool, depth, params),
     status,
     result,
+    reason,
     artifactId: artifactIds.find((id) => !shown.has(id)) ?? null,
     attachments,
   };
@@ -409,6 +425,7 @@ export function reduce(state: ChatState, event: EngineEvent, now: number = Date.
       const done = {
         status,
         result: event.result,
+        reason: event.reason,
         durationMs: event.duration_ms,
         artifactId: artifactIdOf(event.metadata),
         attachments: event.attachments,
@@ -421,7 +438,10 @@ export function reduce(state: ChatState, event: EngineEvent, now: number = Date.
         return { ...state, items: next, seq, waitingSince: afterTools(next, now) };
       }
       // Refused before it ran (validation, permission, malformed, unknown tool).
-      const refused = { ...toolItem(event.call_id, event.tool, event.depth, {}), ...done };
+      const refused = {
+        ...toolItem(event.call_id, event.tool, event.depth, event.params),
+        ...done,
+      };
       const next = [...items, refused];
       return { ...state, items: next, seq, waitingSince: afterTools(next, now) };
     }
@@ -585,6 +605,7 @@ function toolItem(
     params: params as Record<string, JsonValue>,
     status: "running",
     result: null,
+    reason: null,
     durationMs: null,
     artifactId: null,
     attachments: [],
