@@ -30,6 +30,9 @@ pub struct StatusChanged {
 }
 
 /// One event pushed to the web view.
+// Nearly every event pushed is an engine event, so boxing it (to shrink the rare others)
+// would cost an allocation per event and save nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, Serialize, specta::Type)]
 #[serde(tag = "kind", content = "event", rename_all = "snake_case")]
 pub enum Pushed {
