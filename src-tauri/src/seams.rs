@@ -1,5 +1,5 @@
 //! Test seams: stand-ins for what WebDriver cannot reach (the native save dialog, the system
-//! browser). They exist only in builds with the `e2e-seams` cargo feature (the end-to-end
+//! browser, a slow first start). They exist only in builds with the `e2e-seams` cargo feature (the end-to-end
 //! tests' app, built by `scripts/test.sh`); in every other build, release installers
 //! included, these functions return `None`, the environment variables are never read, and
 //! their names are not even in the binary (`scripts/test.sh` and the release workflow check).
@@ -15,6 +15,12 @@ const SAVE_PATH_ENV: &str = "ARTIFACTFLOW_TEST_SAVE_PATH";
 #[cfg(feature = "e2e-seams")]
 const OPENER_LOG_ENV: &str = "ARTIFACTFLOW_TEST_OPENER_LOG";
 
+/// Set to a path, the settings (`get_settings`) are answered only once that file exists: the
+/// test of the starting splash holds the app in its start, as a slow keyring does on a fresh
+/// machine.
+#[cfg(feature = "e2e-seams")]
+const SETTINGS_GATE_ENV: &str = "ARTIFACTFLOW_TEST_SETTINGS_GATE";
+
 /// Where an export writes instead of asking, in an end-to-end test.
 pub fn save_path() -> Option<PathBuf> {
     #[cfg(feature = "e2e-seams")]
@@ -27,6 +33,14 @@ pub fn save_path() -> Option<PathBuf> {
 pub fn opener_log() -> Option<PathBuf> {
     #[cfg(feature = "e2e-seams")]
     return from_env(OPENER_LOG_ENV);
+    #[cfg(not(feature = "e2e-seams"))]
+    None
+}
+
+/// The file the settings wait for, in an end-to-end test.
+pub fn settings_gate() -> Option<PathBuf> {
+    #[cfg(feature = "e2e-seams")]
+    return from_env(SETTINGS_GATE_ENV);
     #[cfg(not(feature = "e2e-seams"))]
     None
 }
@@ -49,8 +63,10 @@ mod tests {
     fn seams_are_ignored_without_the_e2e_feature() {
         std::env::set_var("ARTIFACTFLOW_TEST_SAVE_PATH", "/tmp/seam-export.md");
         std::env::set_var("ARTIFACTFLOW_TEST_OPENER_LOG", "/tmp/seam-opener.log");
+        std::env::set_var("ARTIFACTFLOW_TEST_SETTINGS_GATE", "/tmp/seam-gate");
         assert_eq!(save_path(), None, "the save dialog must not be skipped");
         assert_eq!(opener_log(), None, "links must open in the browser");
+        assert_eq!(settings_gate(), None, "the settings must not wait");
     }
 
     /// The end-to-end build honours them.
@@ -59,7 +75,9 @@ mod tests {
     fn seams_are_honoured_with_the_e2e_feature() {
         std::env::set_var(SAVE_PATH_ENV, "/tmp/seam-export.md");
         std::env::set_var(OPENER_LOG_ENV, "/tmp/seam-opener.log");
+        std::env::set_var(SETTINGS_GATE_ENV, "/tmp/seam-gate");
         assert_eq!(save_path(), Some(PathBuf::from("/tmp/seam-export.md")));
         assert_eq!(opener_log(), Some(PathBuf::from("/tmp/seam-opener.log")));
+        assert_eq!(settings_gate(), Some(PathBuf::from("/tmp/seam-gate")));
     }
 }

@@ -105,7 +105,13 @@ def app_env(home: Path) -> dict[str, str]:
 class App:
     """A running app window driven through WebDriver."""
 
-    def __init__(self, home: Path, name: str, extra_env: dict[str, str] | None = None):
+    def __init__(
+        self,
+        home: Path,
+        name: str,
+        extra_env: dict[str, str] | None = None,
+        wait_started: bool = True,
+    ):
         self.home = home
         self.name = name
         self.env = app_env(home)
@@ -142,6 +148,10 @@ class App:
                 if time.monotonic() > deadline:
                     raise RuntimeError(f"the app's UI did not report ready within {2 * TIMEOUT:.0f} s")
                 time.sleep(0.1)
+            if wait_started:
+                # The starting splash covers the window (and takes clicks) until the first
+                # screen is the one that stays (ui/src/shell/splash.ts).
+                self.wait(lambda d: not self.splash_shown(), "the starting splash to go", 2 * TIMEOUT)
         except Exception as e:
             others = running_apps()
             self.stop()
@@ -166,6 +176,10 @@ class App:
             lines.append(f"--- last lines of {log}:")
             lines.extend(tail)
         return "\n".join(lines)
+
+    def splash_shown(self) -> bool:
+        """Is the starting splash (ui/index.html's ``#splash``) still in the page?"""
+        return bool(self.js("return !!document.getElementById('splash')"))
 
     # -- finding things -------------------------------------------------------------------
     def by_testid(self, testid: str, timeout: float = TIMEOUT) -> WebElement:

@@ -61,6 +61,11 @@ def test_a_servers_form_shows_its_defaults_and_accepting_sends_them(home, script
         assert field(app, "integer").get_attribute("value") == "42"
         assert field(app, "titledSingleSelectEnum").get_attribute("value") == "hero-1"
         app.screenshot("elicitation-form")
+        # Accept works once the form has been on screen a moment (ElicitationDialog.tsx).
+        app.wait(
+            lambda d: app.js("return document.querySelector('[data-testid=elicitation-dialog]').dataset.armed === 'true'"),
+            "the form to arm",
+        )
         # The required name is missing: nothing is sent.
         app.by_testid("elicitation-accept").click()
         app.wait(lambda d: "required" in dialog.text, "the required field's error")

@@ -4,6 +4,7 @@ import userEvent from "@testing-library/user-event";
 import { mockIPC } from "@tauri-apps/api/mocks";
 import { App } from "./App";
 import type { Status } from "./bindings";
+import indexHtml from "../index.html?raw";
 
 const STATUS: Status = {
   app_version: "9.8.7",
@@ -199,6 +200,63 @@ describe("App shell", () => {
       await screen.findByRole("heading", { name: "Welcome to ArtifactFlow" }),
     ).toBeInTheDocument();
     expect(screen.getAllByRole("heading", { level: 1 })).toHaveLength(1);
+  });
+
+  describe("while starting", () => {
+    /** index.html's own splash, put in the page as the window shows it before the script runs. */
+    function showSplash(): HTMLElement {
+      const page = new DOMParser().parseFromString(indexHtml, "text/html");
+      const splash = page.getElementById("splash");
+      if (!splash) throw new Error("index.html has no #splash");
+      document.body.prepend(document.adoptNode(splash));
+      return splash;
+    }
+    const splash = () => document.getElementById("splash");
+    afterEach(() => splash()?.remove());
+
+    it("covers the window with a busy 'Starting' status until the first screen is the one that stays", async () => {
+      let answer: (view: unknown) => void = () => {};
+      // A fresh machine: no usable model, so the setup will take the chat's place.
+      backend({ get_settings: () => new Promise((resolve) => (answer = resolve)) });
+      const shown = showSplash();
+      expect(shown).toHaveAttribute("role", "status");
+      expect(shown).toHaveAttribute("aria-busy", "true");
+      expect(shown).toHaveTextContent("Starting ArtifactFlow…");
+      render(<App />);
+      // The chat has rendered under it, but the setup is about to replace it: still starting.
+      await screen.findByTestId("composer-input");
+      expect(splash()).toBe(shown);
+
+      await act(async () => answer(settingsView([])));
+      await waitFor(() => expect(splash()).toBeNull());
+      expect(
+        await screen.findByRole("heading", { name: "Welcome to ArtifactFlow" }),
+      ).toBeInTheDocument();
+    });
+
+    it("goes once the settings answer, or fail, and at once when the setup was done before", async () => {
+      backend();
+      showSplash();
+      const first = render(<App />);
+      await waitFor(() => expect(splash()).toBeNull());
+      first.unmount();
+
+      backend({
+        get_settings: () => {
+          throw { code: "engine_unavailable", message: "no engine" };
+        },
+      });
+      showSplash();
+      const failed = render(<App />);
+      await waitFor(() => expect(splash()).toBeNull());
+      failed.unmount();
+
+      localStorage.setItem("artifactflow.setupDone", "1");
+      backend({ get_settings: () => new Promise(() => {}) });
+      showSplash();
+      render(<App />);
+      await waitFor(() => expect(splash()).toBeNull());
+    });
   });
 
   it("reloads the config folder through the backend", async () => {

@@ -21,6 +21,7 @@ import { CommandPalette, type PaletteActions } from "./shell/CommandPalette";
 import { ShortcutsHelp } from "./shell/ShortcutsHelp";
 import { useCollapsed } from "./shell/useLayout";
 import { focusWhenShown, isTyping } from "./shell/focus";
+import { hideSplash } from "./shell/splash";
 
 // Screens other than the chat load when first opened (their code, and libraries such as the
 // YAML parser, the diff and the editors, stay out of the startup bundle the window parses).
@@ -81,6 +82,11 @@ function Shell() {
   const permissions = usePermissions();
   const elicitations = useElicitations();
   const firstRun = useFirstRun();
+  // The starting splash stays until the first screen is the one that stays: on a first run
+  // the setup takes the chat's place once the settings answer.
+  useEffect(() => {
+    if (firstRun.decided) hideSplash();
+  }, [firstRun.decided]);
   const [collapsed, toggleCollapsed] = useCollapsed();
   const [palette, setPalette] = useState(false);
   const [help, setHelp] = useState(false);

@@ -31,6 +31,11 @@ pub struct SettingsView {
 #[tauri::command]
 #[specta::specta]
 pub async fn get_settings(state: State<'_, AppState>) -> Result<SettingsView, AppError> {
+    if let Some(gate) = crate::seams::settings_gate() {
+        while !gate.exists() {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    }
     let ctx = &state.engine()?.ctx;
     let config = ctx.config();
     let secret_names: Vec<String> = ctx.secret_store().names().into_iter().collect();

@@ -1,9 +1,10 @@
-import { act, fireEvent, render as plainRender, screen, waitFor } from "@testing-library/react";
+import { act, fireEvent, render as plainRender, screen } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { vi } from "vitest";
 import { pushEngine } from "../test/pushed";
 import type { ElicitationForm, ElicitationReply } from "../bindings";
 import { IpcError } from "../ipc/call";
+import { ARM_DELAY_MS } from "./arming";
 import { fakeBackend } from "../test/fakeBackend";
 import { render } from "../test/render";
 import { ElicitationDialog } from "./ElicitationDialog";
@@ -144,8 +145,25 @@ const dialog = () => screen.getByTestId("elicitation-dialog");
 const input = (name: string) =>
   dialog().querySelector(`[data-field="${name}"]`) as HTMLInputElement;
 
+/** Time is fake: nothing here waits. `user` types and clicks, moving the fake clock. */
+let user: ReturnType<typeof userEvent.setup>;
+beforeEach(() => {
+  vi.useFakeTimers();
+  // Testing Library ends each user action with a zero timeout, which it runs itself only on
+  // Jest's fake clock: lend it Vitest's.
+  vi.stubGlobal("jest", { advanceTimersByTime: (ms: number) => vi.advanceTimersByTime(ms) });
+  user = userEvent.setup({ advanceTimers: (ms) => vi.advanceTimersByTime(ms) });
+});
+afterEach(() => {
+  vi.unstubAllGlobals();
+  vi.useRealTimers();
+});
+const wait = (ms: number) => act(() => vi.advanceTimersByTime(ms));
+/** Let the dialog arm: a while on screen with no key or click. */
+const arm = () => wait(ARM_DELAY_MS);
+
 describe("ElicitationDialog", () => {
-  it("shows who asks, the message and every field with the schema's defaults filled in, focused on the first", () => {
+  it("shows who asks, the message and every field with the schema's defaults filled in, focused on the title", () => {
     dialogOver([request("e1")]);
     expect(dialog()).toHaveAttribute("open");
     expect(dialog()).toHaveTextContent("everything asks for information");
@@ -156,7 +174,7 @@ describe("ElicitationDialog", () => {
       "Please provide inputs for the following fields:",
     );
     expect(input("name")).toHaveValue("");
-    expect(input("name")).toHaveFocus();
+    expect(screen.getByRole("heading", { name: "everything asks for information" })).toHaveFocus();
     expect(screen.getByLabelText(/First line/)).toHaveValue("It was a dark and stormy night.");
     expect(input("integer")).toHaveValue(42);
     expect(input("check")).toBeChecked();
@@ -168,8 +186,8 @@ describe("ElicitationDialog", () => {
   });
 
   it("checks values as they are typed and sends nothing until they fit; then the defaults go with the typed values", async () => {
-    const user = userEvent.setup();
     const { answers } = dialogOver([request("e1")]);
+    await user.click(input("name"));
     await user.type(input("email"), "ada at example");
     await user.tab();
     // Fields left show their problem: the required name, the email typed.
@@ -179,12 +197,14 @@ describe("ElicitationDialog", () => {
     ]);
     expect(input("email")).toHaveAttribute("aria-invalid", "true");
 
+    await arm();
     await user.click(screen.getByTestId("elicitation-accept"));
     expect(answers).toEqual([]);
     expect(dialog()).toHaveTextContent("required");
 
     await user.clear(input("integer"));
     await user.type(input("integer"), "4.5");
+    await arm();
     await user.click(screen.getByTestId("elicitation-accept"));
     expect(dialog()).toHaveTextContent("must be a whole number");
     expect(answers).toEqual([]);
@@ -193,7 +213,9 @@ describe("ElicitationDialog", () => {
     await user.type(input("integer"), "7");
     await user.clear(input("email"));
     await user.type(input("email"), "ada@example.com");
-    await user.type(input("name"), "Ada{Enter}");
+    await user.type(input("name"), "Ada");
+    await arm();
+    await user.keyboard("{Enter}");
     expect(answers).toEqual([
       [
         "e1",
@@ -205,25 +227,68 @@ describe("ElicitationDialog", () => {
     ]);
   });
 
-  it("counts down to the request's own deadline, live", () => {
-    vi.useFakeTimers();
-    try {
-      vi.setSystemTime(new Date("2026-01-01T10:00:00Z"));
-      // The engine's deadline, whatever its timeout: here 90 s away, not the default 10 min.
-      dialogOver([request("e1", { deadlineMs: Date.now() + 90_000 })]);
-      const countdown = () => screen.getByTestId("elicitation-countdown");
-      expect(countdown()).toHaveTextContent("Cancelled automatically in 1:30.");
-      act(() => vi.advanceTimersByTime(31_000));
-      expect(countdown()).toHaveTextContent("Cancelled automatically in 0:59.");
-      act(() => vi.advanceTimersByTime(120_000));
-      expect(countdown()).toHaveTextContent("Cancelled automatically in 0:00.");
-    } finally {
-      vi.useRealTimers();
-    }
+  it("opens on its title and answers nothing until armed: Enter in a field and Accept wait a second on screen", async () => {
+    const { answers } = dialogOver([request("e1")]);
+    // The focus starts on the title, not in a field where Enter would submit.
+    expect(screen.getByRole("heading", { name: "everything asks for information" })).toHaveFocus();
+    expect(dialog()).toHaveAttribute("data-armed", "false");
+    expect(screen.getByTestId("elicitation-accept")).toBeDisabled();
+    await user.type(input("name"), "Ada{Enter}");
+    fireEvent.submit(input("name"));
+    expect(answers).toEqual([]);
+
+    await arm();
+    expect(dialog()).toHaveAttribute("data-armed", "true");
+    expect(screen.getByTestId("elicitation-accept")).toBeEnabled();
+    await user.keyboard("{Enter}");
+    expect(answers).toEqual([["e1", { action: "accept", content: { ...DEFAULTS, name: "Ada" } }]]);
   });
 
-  it("Escape cancels, Decline declines", async () => {
-    const user = userEvent.setup();
+  it("keeps disarmed while keys or clicks keep coming, and never submits on a held Enter", async () => {
+    const { answers } = dialogOver([
+      request("e1", { form: { fields: FORM.fields.filter((f) => f.name === "firstLine") } }),
+    ]);
+    for (let i = 0; i < 6; i++) {
+      await wait(ARM_DELAY_MS - 100);
+      if (i % 2) fireEvent.keyDown(document.activeElement ?? document.body, { key: "x" });
+      else fireEvent.pointerDown(dialog());
+    }
+    expect(dialog()).toHaveAttribute("data-armed", "false");
+    fireEvent.submit(input("firstLine"));
+    expect(answers).toEqual([]);
+
+    // A key held down since before the dialog showed only repeats: its Enter is cancelled,
+    // which stops the browser's submit.
+    await arm();
+    input("firstLine").focus();
+    expect(fireEvent.keyDown(input("firstLine"), { key: "Enter", repeat: true })).toBe(false);
+    expect(answers).toEqual([]);
+  });
+
+  it("arms each queued request again", async () => {
+    const d = dialogOver([request("e1"), request("e2")]);
+    await arm();
+    expect(dialog()).toHaveAttribute("data-armed", "true");
+    d.rerender([request("e2")]);
+    expect(dialog()).toHaveAttribute("data-armed", "false");
+    expect(screen.getByTestId("elicitation-accept")).toBeDisabled();
+    await arm();
+    expect(dialog()).toHaveAttribute("data-armed", "true");
+  });
+
+  it("counts down to the request's own deadline, live", () => {
+    vi.setSystemTime(new Date("2026-01-01T10:00:00Z"));
+    // The engine's deadline, whatever its timeout: here 90 s away, not the default 10 min.
+    dialogOver([request("e1", { deadlineMs: Date.now() + 90_000 })]);
+    const countdown = () => screen.getByTestId("elicitation-countdown");
+    expect(countdown()).toHaveTextContent("Cancelled automatically in 1:30.");
+    wait(31_000);
+    expect(countdown()).toHaveTextContent("Cancelled automatically in 0:59.");
+    wait(120_000);
+    expect(countdown()).toHaveTextContent("Cancelled automatically in 0:00.");
+  });
+
+  it("Escape cancels, Decline declines, at once (armed or not)", async () => {
     const { answers } = dialogOver([request("e1")]);
     fireEvent(dialog(), new Event("cancel", { cancelable: true }));
     await user.click(screen.getByTestId("elicitation-decline"));
@@ -234,7 +299,6 @@ describe("ElicitationDialog", () => {
   });
 
   it("shows the engine's refusal and keeps the form", async () => {
-    const user = userEvent.setup();
     const d = dialogOver([request("e1")]);
     d.refuseNext(
       new IpcError(
@@ -243,6 +307,7 @@ describe("ElicitationDialog", () => {
       ),
     );
     await user.type(input("name"), "Ada");
+    await arm();
     await user.click(screen.getByTestId("elicitation-accept"));
     expect(await screen.findByTestId("elicitation-failure")).toHaveTextContent(
       "nothing was sent: `name` must be at least 2 characters",
@@ -252,7 +317,6 @@ describe("ElicitationDialog", () => {
   });
 
   it("a URL request shows the page, opens it only on a click, and continues without values", async () => {
-    const user = userEvent.setup();
     const d = dialogOver([
       request("u1", { form: null, url: "https://example.com/consent", origin: null }),
     ]);
@@ -262,6 +326,9 @@ describe("ElicitationDialog", () => {
       "which conversation is not known",
     );
     expect(d.opened).toEqual([]);
+    // Nothing opens before the dialog is armed.
+    expect(screen.getByTestId("elicitation-open")).toBeDisabled();
+    await arm();
     await user.click(screen.getByTestId("elicitation-open"));
     expect(d.opened).toEqual(["https://example.com/consent"]);
     expect(d.answers).toEqual([]);
@@ -270,13 +337,12 @@ describe("ElicitationDialog", () => {
   });
 
   it("answers several requests in the order they came, each with its own values", async () => {
-    const user = userEvent.setup();
     const d = dialogOver([request("e1"), request("e2")]);
     expect(dialog()).toHaveTextContent("1 more waiting");
     await user.type(input("name"), "First");
     d.rerender([request("e2")]);
     expect(input("name")).toHaveValue("");
-    expect(input("name")).toHaveFocus();
+    expect(screen.getByRole("heading", { name: "everything asks for information" })).toHaveFocus();
     d.rerender([]);
     expect(screen.getByTestId("elicitation-dialog")).not.toHaveAttribute("open");
   });
@@ -314,7 +380,6 @@ function Harness() {
 
 describe("useElicitations", () => {
   it("queues the engine's request, answers through answer_elicitation and closes on resolve", async () => {
-    const user = userEvent.setup();
     const backend = fakeBackend({}, { answer_elicitation: () => null });
     render(<Harness />);
     await act(() =>
@@ -331,9 +396,10 @@ describe("useElicitations", () => {
     );
     expect(dialog()).toHaveAttribute("open");
     await user.type(input("name"), "Ada");
+    await arm();
     await user.click(screen.getByTestId("elicitation-accept"));
     // Closed once the engine took the answer.
-    await waitFor(() => expect(dialog()).not.toHaveAttribute("open"));
+    await vi.waitFor(() => expect(dialog()).not.toHaveAttribute("open"));
     expect(backend.argsOf("answer_elicitation")).toEqual([
       { requestId: "e9", answer: { action: "accept", content: { ...DEFAULTS, name: "Ada" } } },
     ]);

@@ -1,8 +1,9 @@
-import { useCallback, useEffect, useRef, useState, type FormEvent } from "react";
+import { useEffect, useRef, useState, type FormEvent } from "react";
 import type { CallOrigin, ElicitationField, ElicitationReply } from "../bindings";
 import { Field, type FieldControlProps } from "../components/Field";
 import { Modal } from "../components/Modal";
 import { errorMessage } from "../ipc/call";
+import { useArming } from "./arming";
 import { initialValues, validateForm, type FieldValue } from "./elicitationForm";
 import type { PendingElicitation } from "./useElicitations";
 
@@ -14,6 +15,11 @@ import type { PendingElicitation } from "./useElicitations";
  * request shows the page and opens it only when the user clicks. A countdown shows how long
  * is left before the engine cancels the request (its deadline, from the engine's clock).
  * Several requests are answered in the order they came.
+ *
+ * Like the permission dialog, each request opens with the focus on its title (not in a field,
+ * where Enter would submit) and Accept (Enter) and Open in browser work only once armed
+ * ({@link useArming}): a second on screen with no key press or click, again for each queued
+ * request. Decline and Cancel work at once.
  */
 export function ElicitationDialog(props: {
   queue: PendingElicitation[];
@@ -21,6 +27,21 @@ export function ElicitationDialog(props: {
   onOpenUrl: (url: string) => Promise<void>;
 }) {
   const current = props.queue[0];
+  const { armed, disarm } = useArming(current?.requestId ?? null);
+
+  // Keys while the dialog shows (it is modal: every key lands here): any key while disarmed
+  // restarts the wait, and a held (repeating) Enter never submits.
+  const showing = current !== undefined;
+  useEffect(() => {
+    if (!showing) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === "Enter" && e.repeat) e.preventDefault();
+      if (!armed) disarm();
+    };
+    document.addEventListener("keydown", onKey, true);
+    return () => document.removeEventListener("keydown", onKey, true);
+  }, [showing, armed, disarm]);
+
   if (!current)
     return <Modal open={false} className="elicitation-dialog" data-testid="elicitation-dialog" />;
   return (
@@ -29,12 +50,18 @@ export function ElicitationDialog(props: {
       className="elicitation-dialog"
       aria-labelledby="elicitation-title"
       data-testid="elicitation-dialog"
+      data-armed={armed ? "true" : "false"}
       onEscape={() => void props.onAnswer(current.requestId, { action: "cancel" }).catch(() => {})}
+      onPointerDown={() => {
+        if (!armed) disarm();
+      }}
     >
       <ElicitationBody
         key={current.requestId}
         request={current}
         waiting={props.queue.length - 1}
+        armed={armed}
+        onDisarmedUse={disarm}
         onAnswer={(reply) => props.onAnswer(current.requestId, reply)}
         onOpenUrl={props.onOpenUrl}
       />
@@ -45,6 +72,10 @@ export function ElicitationDialog(props: {
 function ElicitationBody(props: {
   request: PendingElicitation;
   waiting: number;
+  /** Accept and Open in browser work (see {@link useArming}). */
+  armed: boolean;
+  /** Accept was tried before the dialog was armed (Enter in a field): wait again. */
+  onDisarmedUse: () => void;
   onAnswer: (reply: ElicitationReply) => Promise<void>;
   onOpenUrl: (url: string) => Promise<void>;
 }) {
@@ -55,15 +86,11 @@ function ElicitationBody(props: {
   const [submitted, setSubmitted] = useState(false);
   const [failure, setFailure] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const first = useRef<HTMLElement | null>(null);
-  const setFirst = useCallback((el: HTMLElement | null) => {
-    first.current = el;
-  }, []);
   const title = useRef<HTMLHeadingElement>(null);
 
-  // Each request starts with the focus on its first field (a URL request: on its title).
+  // Each request starts with the focus on its title: nothing a keystroke could submit.
   useEffect(() => {
-    (first.current ?? title.current)?.focus();
+    title.current?.focus();
   }, []);
 
   const checked = form ? validateForm(form, values) : { content: {}, errors: {} };
@@ -80,6 +107,10 @@ function ElicitationBody(props: {
   };
   const accept = (e: FormEvent) => {
     e.preventDefault();
+    if (!props.armed) {
+      props.onDisarmedUse();
+      return;
+    }
     setSubmitted(true);
     if (Object.keys(checked.errors).length > 0) return;
     void send({ action: "accept", content: checked.content });
@@ -106,6 +137,7 @@ function ElicitationBody(props: {
                 .onOpenUrl(request.url ?? "")
                 .catch((e: unknown) => setFailure(errorMessage(e)))
             }
+            disabled={!props.armed}
             data-testid="elicitation-open"
           >
             Open in browser
@@ -114,13 +146,12 @@ function ElicitationBody(props: {
       )}
       {form && (
         <div className="elicitation-fields">
-          {form.fields.map((field, i) => (
+          {form.fields.map((field) => (
             <FieldInput
               key={field.name}
               field={field}
               value={values[field.name] ?? ""}
               error={submitted || touched[field.name] ? checked.errors[field.name] : undefined}
-              inputRef={i === 0 ? setFirst : undefined}
               onChange={(v) => set(field.name, v)}
               onBlur={() => touch(field.name)}
             />
@@ -154,7 +185,12 @@ function ElicitationBody(props: {
         >
           Decline
         </button>
-        <button type="submit" className="primary" disabled={busy} data-testid="elicitation-accept">
+        <button
+          type="submit"
+          className="primary"
+          disabled={busy || !props.armed}
+          data-testid="elicitation-accept"
+        >
           {form ? "Accept" : "Continue"}
         </button>
       </div>
@@ -214,14 +250,11 @@ function FieldInput(props: {
   field: ElicitationField;
   value: FieldValue;
   error: string | undefined;
-  /** Receives the field's (first) control, for the initial focus. */
-  inputRef: ((el: HTMLElement | null) => void) | undefined;
   onChange: (value: FieldValue) => void;
   onBlur: () => void;
 }) {
   const { field, value, onChange, onBlur } = props;
   const kind = field.kind;
-  const ref = props.inputRef;
   const label = (
     <>
       {field.title}
@@ -229,7 +262,7 @@ function FieldInput(props: {
     </>
   );
   const control = (c: FieldControlProps) => {
-    const common = { ...c, ref, onBlur, required: field.required, "data-field": field.name };
+    const common = { ...c, onBlur, required: field.required, "data-field": field.name };
     switch (kind.type) {
       case "boolean":
         return (
@@ -267,11 +300,10 @@ function FieldInput(props: {
             className="elicitation-options"
             data-field={field.name}
           >
-            {kind.options.map((o, i) => (
+            {kind.options.map((o) => (
               <label key={o.value}>
                 <input
                   type="checkbox"
-                  ref={i === 0 ? ref : undefined}
                   onBlur={onBlur}
                   checked={chosen.includes(o.value)}
                   onChange={(e) =>

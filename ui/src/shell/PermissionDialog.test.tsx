@@ -1,5 +1,6 @@
 import { act, fireEvent, render, screen } from "@testing-library/react";
-import { ARM_DELAY_MS, PermissionDialog } from "./PermissionDialog";
+import { ARM_DELAY_MS } from "./arming";
+import { PermissionDialog } from "./PermissionDialog";
 import type { PendingPermission } from "../screens/chat/timeline";
 import type { GrantChoice } from "../bindings";
 

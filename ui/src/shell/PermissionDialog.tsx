@@ -2,14 +2,7 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import type { Answer, GrantChoice, RuleSpec } from "../bindings";
 import { Modal } from "../components/Modal";
 import type { PendingPermission } from "../screens/chat/timeline";
-
-/**
- * How long Approve and Always allow stay disarmed once a request is shown, and after every
- * key press or click while disarmed (as browsers do for install prompts): Enter typed into the
- * composer, a double click or a held key meant for something else cannot approve a request
- * nobody has read. Each new request in the queue disarms again.
- */
-export const ARM_DELAY_MS = 1000;
+import { useArming } from "./arming";
 
 /** The HTTP part of a request preview (see the engine's `HttpTool::request_preview`). */
 interface HttpPreview {
@@ -51,7 +44,7 @@ const NATIVE_KEYS = "button, a[href], input, textarea, select, summary";
  * "calls like this" (an editable rule the engine proposes, saved with Save & approve). When a
  * rule asks every time it says which and offers no always-allow; when an earlier grant no
  * longer applies it says why it asks again. Keyboard: Enter approves, Escape denies,
- * Ctrl+Enter always allows the tool; approving works only once armed ({@link ARM_DELAY_MS}).
+ * Ctrl+Enter always allows the tool; approving works only once armed ({@link useArming}).
  * Several requests are answered in the order they came. `onAnswer` may return an error
  * message (an invalid rule): the dialog then stays and shows it.
  */
@@ -423,20 +416,4 @@ function McpRequest({ mcp }: { mcp: McpPreview }) {
       )}
     </>
   );
-}
-
-/**
- * Whether approving is armed for request `requestId`: false for {@link ARM_DELAY_MS} after
- * the request appears, and again after each `disarm()` (a key press or click while disarmed).
- */
-function useArming(requestId: string | null) {
-  const [armedFor, setArmedFor] = useState<string | null>(null);
-  const [restarts, setRestarts] = useState(0);
-  useEffect(() => {
-    if (!requestId) return;
-    const timer = setTimeout(() => setArmedFor(requestId), ARM_DELAY_MS);
-    return () => clearTimeout(timer);
-  }, [requestId, restarts]);
-  const disarm = useCallback(() => setRestarts((n) => n + 1), []);
-  return { armed: requestId !== null && armedFor === requestId, disarm };
 }

@@ -18,15 +18,24 @@ export function needsSetup(view: SettingsView): boolean {
   return key !== undefined && view.missing_secrets.includes(key);
 }
 
+/** Whether the user finished or skipped the setup before. */
+const skipped = () => globalThis.localStorage?.getItem(SKIPPED) === "1";
+
+/**
+ * Whether to show the first-run setup (`show`), and whether that is known yet (`decided`):
+ * until the settings answer, the chat shown may still be replaced by the setup.
+ */
 export function useFirstRun() {
   const [show, setShow] = useState(false);
+  const [decided, setDecided] = useState(skipped);
   useEffect(() => {
-    if (globalThis.localStorage?.getItem(SKIPPED) === "1") return;
+    if (skipped()) return;
     let alive = true;
     call(commands.getSettings())
       .then((view) => alive && needsSetup(view) && setShow(true))
       // Without settings there is nothing to set up from; the Settings screen shows why.
-      .catch(() => {});
+      .catch(() => {})
+      .finally(() => alive && setDecided(true));
     return () => {
       alive = false;
     };
@@ -35,5 +44,5 @@ export function useFirstRun() {
     globalThis.localStorage?.setItem(SKIPPED, "1");
     setShow(false);
   }, []);
-  return { show, done };
+  return { show, decided, done };
 }

@@ -13,7 +13,8 @@
 //!   Finder has a bare PATH), in the user's login shell PATH ([`resolve_command`]);
 //! - each child runs in its own process group (job object on Windows), killed with the client;
 //!   its stderr is kept (last lines, cleaned as log text is) for the status and logged;
-//! - server requests: elicitation goes to an [`ElicitationHandler`], sampling is declined with
+//! - server requests: elicitation asked during a call of the server goes to an
+//!   [`ElicitationHandler`] (asked with no call in flight, it is declined), sampling is declined with
 //!   a clear message, progress and log notifications go to the [`McpNotice`] sink;
 //! - what a server says is untrusted: tool results, error messages, progress and log messages
 //!   have the server's secrets (its `env` and `headers` values) masked like an HTTP tool's
@@ -352,12 +353,16 @@ impl InFlight {
         }
     }
 
-    /// The one call in flight, if exactly one: its origin and end token.
-    fn single(&self) -> Option<(Option<CallOrigin>, CancellationToken)> {
-        match self.lock().as_slice() {
-            [(_, origin, token)] => Some((origin.clone(), token.clone())),
+    /// The calls in flight, `None` when there is none: the origin of the one call when there
+    /// is exactly one (with several, which one asks is unknown), and every call's end token.
+    fn current(&self) -> Option<(Option<CallOrigin>, Vec<CancellationToken>)> {
+        let calls = self.lock();
+        let origin = match calls.as_slice() {
+            [] => return None,
+            [(_, origin, _)] => origin.clone(),
             _ => None,
-        }
+        };
+        Some((origin, calls.iter().map(|(_, _, t)| t.clone()).collect()))
     }
 }
 
@@ -711,22 +716,33 @@ impl ClientHandler for Handler {
         request: ElicitRequestParams,
         context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
-        // The server's withdrawal (notifications/cancelled) or the end of the call it came
-        // from cancels the question.
-        let cancel = context.ct.child_token();
-        let origin = match self.calls.single() {
-            Some((origin, call_ended)) => {
-                let cancel = cancel.clone();
-                tokio::spawn(async move {
-                    tokio::select! {
-                        _ = call_ended.cancelled() => cancel.cancel(),
-                        _ = cancel.cancelled() => {}
-                    }
-                });
-                origin
-            }
-            None => None,
+        // A question belongs to a call of this server: one asked with none in flight (before
+        // the first call, between calls, after the last) is declined and never reaches the
+        // user, so a server cannot put up a form whenever it likes.
+        let Some((origin, calls)) = self.calls.current() else {
+            tracing::info!(
+                server = %self.server,
+                "declined an elicitation asked with no call of the server in flight"
+            );
+            return Ok(ElicitResult::new(ElicitationAction::Decline));
         };
+        // The server's withdrawal (notifications/cancelled) or the end of the call it came
+        // from (of every call in flight, when it is not known which) cancels the question.
+        let cancel = context.ct.child_token();
+        {
+            let cancel = cancel.clone();
+            tokio::spawn(async move {
+                let calls_ended = async {
+                    for call in &calls {
+                        call.cancelled().await;
+                    }
+                };
+                tokio::select! {
+                    _ = calls_ended => cancel.cancel(),
+                    _ = cancel.cancelled() => {}
+                }
+            });
+        }
         let answered = CancelOnDropToken(cancel.clone());
         let request = match request {
             ElicitRequestParams::FormElicitationParams {

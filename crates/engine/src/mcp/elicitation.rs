@@ -9,7 +9,8 @@
 //!
 //! [`ElicitationBroker`] is the app's [`ElicitationHandler`], modelled on the permission
 //! broker: it announces [`EngineEvent::ElicitationRequest`] (with the conversation, call and
-//! agent chain it came from when known) and waits for [`ElicitationBroker::answer`]. A
+//! agent chain it came from when known) and waits for [`ElicitationBroker::answer`]. It only
+//! sees questions asked during a call of the server: the client declines the others. A
 //! timeout, the call ending (the run's stop drops the call), the server withdrawing its
 //! request or the listener going away cancel it; every request ends with one
 //! [`EngineEvent::ElicitationResolved`].

@@ -388,3 +388,60 @@ async fn the_runs_stop_cancels_an_open_form() {
         Err(ElicitationAnswerError::Unknown(_))
     ));
 }
+
+/// A server that asks with no call of it in flight (here: as soon as its session starts) is
+/// declined by the client: no form reaches the user and the broker holds nothing.
+#[tokio::test]
+async fn a_question_with_no_call_in_flight_is_declined() {
+    let home = tempfile::tempdir().unwrap();
+    let paths = AppPaths::resolve(Some(home.path())).unwrap();
+    paths.prepare().unwrap();
+    let reply_file = home.path().join("reply.json");
+    let mcp_json = json!({"mcpServers": {
+        "unprompted": {"command": "node", "args": [test_servers_dir().join("ask-unprompted.mjs"), &reply_file]},
+    }});
+    std::fs::write(paths.config_dir.join("mcp.json"), mcp_json.to_string()).unwrap();
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let sink = {
+        let events = events.clone();
+        move |e: EngineEvent| events.lock().unwrap().push(e)
+    };
+    let engine = Engine::open_with(
+        paths,
+        Arc::new(sink),
+        EngineOptions {
+            watch: false,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let status = engine
+        .mcp()
+        .wait_settled("unprompted", Duration::from_secs(30))
+        .await
+        .unwrap();
+    assert!(matches!(status, ServerStatus::Ready { .. }), "{status:?}");
+
+    assert!(
+        eventually(30, || reply_file.is_file()).await,
+        "the server got no answer: the question waits for the user ({} pending)",
+        engine.elicitations().pending().len()
+    );
+    let reply: Value = serde_json::from_slice(&std::fs::read(&reply_file).unwrap()).unwrap();
+    assert_eq!(reply["action"], "decline", "{reply}");
+    assert!(reply.get("content").is_none(), "{reply}");
+    let asked: Vec<_> = events
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|e| {
+            matches!(
+                e,
+                EngineEvent::ElicitationRequest { .. } | EngineEvent::ElicitationResolved { .. }
+            )
+        })
+        .cloned()
+        .collect();
+    assert!(asked.is_empty(), "the user was asked: {asked:?}");
+    assert!(engine.elicitations().pending().is_empty());
+}
