@@ -20,5 +20,8 @@ export default defineConfig({
     setupFiles: ["./src/test/setup.ts"],
     // A ceiling, not a timing: above the 15 s that findBy*/waitFor wait for (src/test/setup.ts).
     testTimeout: 30_000,
+    // The shared style sheet is real CSS in tests (src/styles.test.ts reads it); no test imports
+    // it into a rendered screen.
+    css: { include: [/styles\.css/] },
   },
 });

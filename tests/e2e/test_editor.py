@@ -106,6 +106,16 @@ def test_create_test_use_and_break_an_http_tool(home, scripted_model):
             "return t.right - m.right;"
         )
         assert overflow <= 1, f"the Parameters box runs {overflow:.0f} px past the form's column"
+        # At the default window the table fits its box (no sideways scroll), and a name such as
+        # "market" shows whole.
+        fit = app.js(
+            "const s = document.querySelector('.param-scroll');"
+            "const n = document.querySelector('[aria-label=\"Parameter 1 name\"]');"
+            "return [s.scrollWidth - s.clientWidth, n.getBoundingClientRect().width, window.innerWidth]"
+        )
+        print(f"parameter table: {fit[0]} px sideways, name field {fit[1]:.0f} px at {fit[2]} px", flush=True)
+        assert fit[0] <= 0, f"the parameter table scrolls sideways by {fit[0]} px"
+        assert fit[1] >= 100, f"the parameter name field is {fit[1]:.0f} px wide"
         app.set_value(kind, "string")
         type_into(app, editor.find_element(By.CSS_SELECTOR, '[aria-label="Parameter 1 description"]'), "City name")
         app.wait(lambda d: app.js("return !!document.querySelector('[data-testid=no-problems]')"), "a valid draft")

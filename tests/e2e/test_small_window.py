@@ -1,8 +1,12 @@
 """The app at its minimum window size (720×480): the sidebar and the conversation list collapse
 by themselves, the chat keeps a usable width, nothing scrolls sideways (chat, tool editor),
-inline code wraps between words, and the collapse toggle's state survives a restart."""
+inline code wraps between words, the collapse toggle's state survives a restart, and the
+permission dialog keeps every decision button on screen while a long request scrolls inside it."""
 
 from __future__ import annotations
+
+import json
+from pathlib import Path
 
 from harness import App, prepare_home
 
@@ -95,3 +99,105 @@ def test_minimum_window_collapses_and_keeps_the_chat_usable(home, scripted_model
         again.wait(lambda d: collapsed(again), "the sidebar to collapse again")
     finally:
         again.stop()
+
+
+MANY = [f"p{i:02d}" for i in range(16)]
+LOOKUP_AGENT = AGENT.replace("create_artifact: auto", "lookup: confirm")
+
+
+def lookup_call() -> str:
+    params = "".join(f"<{n}><![CDATA[value of {n}, long enough to be read]]></{n}>" for n in MANY)
+    return f"<tool_call><name>lookup</name><params>{params}</params></tool_call>"
+
+
+def minimum_size() -> tuple[int, int]:
+    """The main window's minimum size as tauri.conf.json sets it."""
+    conf = json.loads((Path(__file__).resolve().parents[2] / "tauri.conf.json").read_text())
+    [main] = [w for w in conf["app"]["windows"] if w["label"] == "main"]
+    return main["minWidth"], main["minHeight"]
+
+
+def fully_on_screen(app: App, testid: str) -> bool:
+    """Is the element inside the window and inside its dialog's visible box, and is it the
+    element a click on its middle reaches (nothing scrolled away or covering it)?"""
+    return app.js(
+        "const el = document.querySelector(`[data-testid=\"${arguments[0]}\"]`);"
+        "if (!el) return false;"
+        "const r = el.getBoundingClientRect(), d = el.closest('dialog').getBoundingClientRect();"
+        "const inside = r.width > 0 && r.height > 0 && r.top >= 0 && r.left >= 0"
+        " && r.bottom <= window.innerHeight && r.right <= window.innerWidth"
+        " && r.top >= d.top && r.bottom <= d.bottom && r.left >= d.left && r.right <= d.right;"
+        "const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);"
+        "return inside && !!hit && el.contains(hit)",
+        testid,
+    )
+
+
+def test_permission_dialog_answers_stay_on_screen_at_the_minimum_window(home, scripted_model):
+    model = scripted_model([{"text": lookup_call()}, {"text": "Looked it up."}])
+    prepare_home(home, model, LOOKUP_AGENT)
+    parameters = "".join(f"  - name: {n}\n    type: string\n" for n in MANY)
+    (home / "config" / "tools" / "lookup.md").write_text(
+        f"---\nname: lookup\npermission: confirm\nendpoint: \"{model.base_url}/requests\"\n"
+        f"response_extract: \"$[0].path\"\nparameters:\n{parameters}---\nLooks up.\n"
+    )
+    width, height = minimum_size()
+    app = App(home, "small_window_permission")
+    try:
+        app.by_testid("status-area")
+        app.driver.set_window_rect(width=width, height=height)
+        app.wait(lambda d: app.js("return window.innerWidth") <= width, f"the window at {width} px")
+        app.pick_agent("tester")
+        app.send("Look it up")
+        app.wait(
+            lambda d: app.js("const d = document.querySelector('[data-testid=permission-dialog]'); return !!d && d.open"),
+            "the permission dialog",
+        )
+        app.wait(lambda d: app.permission_armed(), "the permission dialog to arm")
+        # The request is longer than the window: its body scrolls, the dialog itself does not.
+        sizes = app.js(
+            "const d = document.querySelector('[data-testid=permission-dialog]');"
+            "const b = document.querySelector('[data-testid=permission-body]');"
+            "return [d.scrollHeight - d.clientHeight, b.scrollHeight - b.clientHeight,"
+            " d.getBoundingClientRect().bottom, window.innerHeight]"
+        )
+        assert sizes[0] <= 0, f"the dialog itself scrolls at {width}×{height}: {sizes}"
+        assert sizes[1] > 0, f"the request should overflow the dialog's body here: {sizes}"
+        assert sizes[2] <= sizes[3], f"the dialog ends below the window: {sizes}"
+        for testid in ("permission-deny", "permission-always", "permission-like-this", "permission-approve", "permission-countdown"):
+            assert fully_on_screen(app, testid), f"{testid} is not on screen at {width}×{height}"
+        app.screenshot(f"permission-{width}x{height}")
+        app.by_testid("permission-approve").click()
+        app.wait(lambda d: "Looked it up." in app.by_testid("timeline").text, "the end of the run")
+    finally:
+        app.stop()
+
+
+
+def test_800_wide_with_the_sidebar_shown_keeps_the_chat_and_its_composer_header_usable(home, scripted_model):
+    model = scripted_model([{"text": "Fine."}])
+    prepare_home(home, model, AGENT)
+    app = App(home, "small_window_800")
+    try:
+        app.by_testid("status-area")
+        app.driver.set_window_rect(width=800, height=600)
+        app.wait(lambda d: app.js("return window.innerWidth") <= 800, "the window at 800 px")
+        app.wait(lambda d: collapsed(app), "the sidebar to collapse below 960 px")
+        app.by_testid("sidebar-toggle").click()
+        app.wait(lambda d: not collapsed(app), "the sidebar shown by hand")
+        app.pick_agent("tester")
+        width = app.js("return document.querySelector('.chat-main').getBoundingClientRect().width")
+        assert width >= 400, f"the chat column is {width} px wide at 800×600 with the sidebar shown"
+        # The composer's header (agent, model, context meter) stays one row.
+        spread = app.js(
+            "const head = document.querySelector('.composer-agent');"
+            "const mids = [...head.children].map((c) => c.getBoundingClientRect())"
+            ".filter((r) => r.height > 0).map((r) => r.top + r.height / 2);"
+            "return Math.max(...mids) - Math.min(...mids)"
+        )
+        assert spread < 8, f"the composer header wraps at 800×600 (its items' middles {spread:.0f} px apart)"
+        for selector in (".content", ".chat", ".chat-main"):
+            assert sideways(app, selector) <= 0, f"{selector} scrolls sideways at 800×600"
+        app.screenshot("chat-800x600-sidebar")
+    finally:
+        app.stop()

@@ -130,6 +130,31 @@ describe("App shell", () => {
     await expectScreen("Agents");
   });
 
+  it("moves the focus to the new screen's heading after Ctrl+number, not to the page's body", async () => {
+    backend();
+    const user = userEvent.setup();
+    render(<App />);
+    // The first screen does not take the focus by itself.
+    await screen.findByRole("searchbox", { name: "Search conversations" });
+    expect(screen.getByRole("heading", { level: 1 })).not.toHaveFocus();
+    await user.click(screen.getByTestId("nav-tools"));
+    await expectScreen("Tools");
+    for (const [key, name] of [
+      ["5", "Settings"],
+      ["4", "Artifacts"],
+      ["2", "Agents"],
+      ["3", "Tools"],
+      ["1", "New conversation"],
+    ] as const) {
+      await user.keyboard(`{Control>}${key}{/Control}`);
+      await waitFor(() => expect(screen.getByRole("heading", { level: 1, name })).toHaveFocus());
+    }
+    // Tab continues from the heading, into the screen.
+    await user.tab();
+    expect(document.activeElement).not.toBe(document.body);
+    expect(screen.getByRole("main")).toContainElement(document.activeElement as HTMLElement);
+  });
+
   it("returns to the open conversation after visiting another screen", async () => {
     const conv = {
       id: "c9",

@@ -77,6 +77,21 @@ function Shell() {
     (next: ScreenId) => confirmLeave(() => setScreenNow(next)),
     [confirmLeave],
   );
+  /** A screen chosen with Ctrl+1…5 or the palette: the focus goes to its heading (a screen
+   * reader announces it, and Tab continues from there), never left on the page's body. */
+  const [titleFocus, setTitleFocus] = useState(0);
+  const goToScreen = useCallback(
+    (next: ScreenId) =>
+      confirmLeave(() => {
+        setScreenNow(next);
+        setTitleFocus((n) => n + 1);
+      }),
+    [confirmLeave],
+  );
+  // Once the screen has changed (the old heading is gone), whenever the new one shows.
+  useEffect(() => {
+    if (titleFocus > 0) focusWhenShown("#screen-title, #first-run-title");
+  }, [titleFocus]);
   const [theme, setTheme] = useTheme();
   const status = useStatus();
   const permissions = usePermissions();
@@ -125,7 +140,7 @@ function Shell() {
 
   const actions: PaletteActions = useMemo(
     () => ({
-      goTo: setScreen,
+      goTo: goToScreen,
       newConversation: (agent) => openChat(null, agent),
       openConversation: (id) => openChat(id),
       openTool: (name) =>
@@ -140,7 +155,7 @@ function Shell() {
         }),
       showShortcuts: () => setHelp(true),
     }),
-    [confirmLeave, openChat, setScreen],
+    [confirmLeave, openChat, goToScreen],
   );
 
   // Ctrl/Cmd + 1..5 switches screens, + N starts a conversation, + K opens the palette,
@@ -176,12 +191,12 @@ function Shell() {
       const target = SCREENS[index];
       if (target) {
         e.preventDefault();
-        setScreen(target.id);
+        goToScreen(target.id);
       }
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [setScreen, openChat, openOverlay, firstRun.show]);
+  }, [goToScreen, openChat, openOverlay, firstRun.show]);
 
   return (
     <div className={collapsed ? "app collapsed" : "app"}>

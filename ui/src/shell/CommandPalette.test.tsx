@@ -137,6 +137,8 @@ describe("command palette and shortcuts", () => {
       await user.keyboard("{Enter}");
       await waitFor(() => expect(heading()).toHaveTextContent("Settings"));
       expect(screen.queryByTestId("command-palette")).not.toHaveAttribute("open");
+      // The focus lands on the new screen's heading, not on the page's body.
+      await waitFor(() => expect(heading()).toHaveFocus());
 
       // Escape closes it and gives the focus back.
       const nav = screen.getByTestId("nav-tools");

@@ -244,6 +244,16 @@ describe("ElicitationDialog", () => {
     expect(answers).toEqual([["e1", { action: "accept", content: { ...DEFAULTS, name: "Ada" } }]]);
   });
 
+  it("says why Accept is greyed while it arms, and stops saying it once armed", async () => {
+    dialogOver([request("e1")]);
+    expect(screen.getByTestId("elicitation-arming")).toHaveTextContent(
+      "Accept is available in 1 s",
+    );
+    await arm();
+    expect(screen.getByTestId("elicitation-accept")).toBeEnabled();
+    expect(screen.getByTestId("elicitation-arming")).toBeEmptyDOMElement();
+  });
+
   it("keeps disarmed while keys or clicks keep coming, and never submits on a held Enter", async () => {
     const { answers } = dialogOver([
       request("e1", { form: { fields: FORM.fields.filter((f) => f.name === "firstLine") } }),

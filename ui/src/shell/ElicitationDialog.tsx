@@ -3,6 +3,7 @@ import type { CallOrigin, ElicitationField, ElicitationReply } from "../bindings
 import { Field, type FieldControlProps } from "../components/Field";
 import { Modal } from "../components/Modal";
 import { errorMessage } from "../ipc/call";
+import { ArmingNote } from "./ArmingNote";
 import { useArming } from "./arming";
 import { initialValues, validateForm, type FieldValue } from "./elicitationForm";
 import type { PendingElicitation } from "./useElicitations";
@@ -169,6 +170,11 @@ function ElicitationBody(props: {
         <Countdown deadlineMs={request.deadlineMs} />
       </p>
       <div className="dialog-actions">
+        <ArmingNote
+          armed={props.armed}
+          action={form ? "Accept" : "Continue"}
+          testid="elicitation-arming"
+        />
         <button
           type="button"
           onClick={() => void send({ action: "cancel" })}

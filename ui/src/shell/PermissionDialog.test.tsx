@@ -117,6 +117,48 @@ describe("PermissionDialog", () => {
     expect(screen.getByTestId("permission-approve")).toBeDisabled();
   });
 
+  it("says why Approve is greyed while it arms, and stops saying it once armed", () => {
+    dialogOver([request("r1", "one")]);
+    expect(screen.getByTestId("permission-approve")).toBeDisabled();
+    expect(screen.getByTestId("permission-arming")).toHaveTextContent(
+      "Approve is available in 1 s",
+    );
+    wait(ARM_DELAY_MS);
+    expect(screen.getByTestId("permission-approve")).toBeEnabled();
+    expect(screen.getByTestId("permission-arming")).toBeEmptyDOMElement();
+  });
+
+  it("shows an MCP call's arguments once when they are the parameters", () => {
+    const r = request("r1", "everything.echo");
+    r.request.params = { message: "hi", count: 2 };
+    r.request.request = {
+      mcp_server: "everything",
+      tool: "echo",
+      arguments: { count: 2, message: "hi" },
+      read_only_hint: null,
+      destructive_hint: null,
+    };
+    dialogOver([r]);
+    const text = dialog().textContent ?? "";
+    expect(text.split('"message": "hi"')).toHaveLength(2);
+    expect(screen.getByLabelText("Arguments")).toHaveTextContent('"message": "hi"');
+  });
+
+  it("shows both when an MCP call's arguments differ from its parameters", () => {
+    const r = request("r1", "everything.echo");
+    r.request.params = { message: "hi" };
+    r.request.request = {
+      mcp_server: "everything",
+      tool: "echo",
+      arguments: { message: "hi", extra: true },
+      read_only_hint: null,
+      destructive_hint: null,
+    };
+    dialogOver([r]);
+    expect(screen.getByRole("heading", { name: "Parameters" })).toBeInTheDocument();
+    expect(screen.getByLabelText("Arguments")).toHaveTextContent('"extra": true');
+  });
+
   it("ignores Enter, Space, Ctrl+Enter and clicks until armed, then answers them", () => {
     const { answers } = dialogOver([request("r1", "one")]);
     // The focus starts on the title, not on a button a keystroke could press.
@@ -290,5 +332,27 @@ describe("PermissionDialog", () => {
     // Ctrl+Enter approves this call only.
     press("Enter", { ctrlKey: true });
     expect(answers).toEqual([["r1", "approve"]]);
+  });
+  it("keeps every decision button in a footer outside the scrolling body, so a small window never hides them", () => {
+    const r = request("r1", "quote", true);
+    r.request.params = { text: "line\n".repeat(200) };
+    dialogOver([r]);
+    const body = screen.getByTestId("permission-body");
+    const footer = screen.getByTestId("permission-actions");
+    expect(body).toHaveClass("dialog-body");
+    expect(footer).toHaveClass("dialog-footer");
+    // The request scrolls inside the body; the answers sit after it, never inside it.
+    expect(body).toContainElement(screen.getByTestId("permission-http"));
+    expect(body).toHaveTextContent('"text": "line');
+    expect(body).not.toContainElement(footer);
+    expect(footer.parentElement).toBe(dialog());
+    for (const id of ["deny", "approve", "always", "like-this"]) {
+      const button = screen.getByTestId(`permission-${id}`);
+      expect(footer).toContainElement(button);
+      expect(body).not.toContainElement(button);
+    }
+    // The title and the countdown stay on top, outside the body too.
+    expect(body).not.toContainElement(screen.getByTestId("permission-countdown"));
+    expect(body).not.toContainElement(screen.getByRole("heading", { name: "Allow quote to run?" }));
   });
 });

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import type { Answer, GrantChoice, RuleSpec } from "../bindings";
 import { Modal } from "../components/Modal";
 import type { PendingPermission } from "../screens/chat/timeline";
+import { ArmingNote } from "./ArmingNote";
 import { useArming } from "./arming";
 
 /** The HTTP part of a request preview (see the engine's `HttpTool::request_preview`). */
@@ -46,7 +47,9 @@ const NATIVE_KEYS = "button, a[href], input, textarea, select, summary";
  * longer applies it says why it asks again. Keyboard: Enter approves, Escape denies,
  * Ctrl+Enter always allows the tool; approving works only once armed ({@link useArming}).
  * Several requests are answered in the order they came. `onAnswer` may return an error
- * message (an invalid rule): the dialog then stays and shows it.
+ * message (an invalid rule): the dialog then stays and shows it. At any window size the app
+ * allows, the request scrolls inside the dialog's body while the title, the countdown and the
+ * decision buttons (a footer outside the body) stay in view.
  */
 export function PermissionDialog(props: {
   queue: PendingPermission[];
@@ -142,6 +145,12 @@ export function PermissionDialog(props: {
     current.deadlineMs === null ? null : Math.max(0, Math.ceil((current.deadlineMs - now) / 1000));
   const mcp = isMcpPreview(request.request) ? request.request : null;
   const http = mcp ? null : (request.request as null | HttpPreview);
+  // An MCP call sends its parameters as its arguments: shown once, under what the server gets.
+  const paramsShown = !(
+    mcp &&
+    mcp.arguments !== undefined &&
+    sameJson(mcp.arguments, request.params)
+  );
 
   return (
     <Modal
@@ -178,36 +187,43 @@ export function PermissionDialog(props: {
           </>
         )}
       </p>
-      <h3>Parameters</h3>
-      <pre className="code permission-params" tabIndex={0}>
-        {JSON.stringify(request.params, null, 2)}
-      </pre>
-      {http && <HttpRequest http={http} />}
-      {mcp && <McpRequest mcp={mcp} />}
-      {request.stale_grants.length > 0 && (
-        <ul className="permission-stale" data-testid="permission-stale">
-          {request.stale_grants.map((why) => (
-            <li key={why}>Asking again: {why}</li>
-          ))}
-        </ul>
-      )}
-      {!grantable && request.asking_rule && (
-        <p className="permission-rule-asks" data-testid="permission-rule-asks">
-          A rule asks every time: {request.asking_rule}
-        </p>
-      )}
-      {draft && (
-        <RuleEditor
-          draft={draft}
-          note={request.proposal_note}
-          error={ruleError}
-          onChange={setDraft}
-          onCancel={() => setDraft(null)}
-          onSave={() => answer("approve_always", { kind: "rule", rule: ruleFromDraft(draft) })}
-          armed={armed}
-        />
-      )}
-      <div className="dialog-actions">
+      <div className="dialog-body" data-testid="permission-body">
+        {paramsShown && (
+          <>
+            <h3>Parameters</h3>
+            <pre className="code permission-params" tabIndex={0}>
+              {JSON.stringify(request.params, null, 2)}
+            </pre>
+          </>
+        )}
+        {http && <HttpRequest http={http} />}
+        {mcp && <McpRequest mcp={mcp} />}
+        {request.stale_grants.length > 0 && (
+          <ul className="permission-stale" data-testid="permission-stale">
+            {request.stale_grants.map((why) => (
+              <li key={why}>Asking again: {why}</li>
+            ))}
+          </ul>
+        )}
+        {!grantable && request.asking_rule && (
+          <p className="permission-rule-asks" data-testid="permission-rule-asks">
+            A rule asks every time: {request.asking_rule}
+          </p>
+        )}
+        {draft && (
+          <RuleEditor
+            draft={draft}
+            note={request.proposal_note}
+            error={ruleError}
+            onChange={setDraft}
+            onCancel={() => setDraft(null)}
+            onSave={() => answer("approve_always", { kind: "rule", rule: ruleFromDraft(draft) })}
+            armed={armed}
+          />
+        )}
+      </div>
+      <div className="dialog-actions dialog-footer" data-testid="permission-actions">
+        <ArmingNote armed={armed} action="Approve" testid="permission-arming" />
         <button type="button" onClick={() => answer("deny")} data-testid="permission-deny">
           Deny <kbd>Esc</kbd>
         </button>
@@ -248,6 +264,23 @@ export function PermissionDialog(props: {
   );
 }
 
+/** Whether two JSON values are equal, whatever the order of their objects' keys. */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  return (
+    ka.length === kb.length &&
+    ka.every(
+      (k) =>
+        Object.prototype.hasOwnProperty.call(b, k) &&
+        sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
+    )
+  );
+}
+
 /** A "calls like this" rule while it is edited: the tool pattern and `when` rows in order. */
 interface RuleDraft {
   tool: string;
@@ -283,10 +316,13 @@ function RuleEditor(props: {
   onCancel: () => void;
 }) {
   const { draft, onChange } = props;
+  // The editor opens at the end of the dialog's scrolling body: bring it into view.
+  const frame = useRef<HTMLFieldSetElement>(null);
+  useEffect(() => frame.current?.scrollIntoView?.({ block: "nearest" }), []);
   const setRow = (i: number, row: { key: string; pattern: string }) =>
     onChange({ ...draft, when: draft.when.map((r, j) => (j === i ? row : r)) });
   return (
-    <fieldset className="permission-rule-editor" data-testid="permission-rule-editor">
+    <fieldset className="permission-rule-editor" data-testid="permission-rule-editor" ref={frame}>
       <legend>Allow calls like this in this conversation</legend>
       <p className="muted small">
         Patterns are globs: <code>*</code> within one path segment, <code>**</code> across segments,{" "}

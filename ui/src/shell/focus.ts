@@ -13,11 +13,15 @@ export function isTyping(target: EventTarget | null): boolean {
 /**
  * Focus (and scroll to) the element `selector` finds as soon as it is shown: screens load their
  * content after they mount, so it may not be there yet. A `<details>` row (a tool) is opened
- * and its summary focused. Gives up after `timeoutMs`.
+ * and its summary focused; an element inside content hidden while the next screen loads does not
+ * count. Gives up after `timeoutMs`.
  */
 export function focusWhenShown(selector: string, timeoutMs = 5000): void {
   const found = () => {
-    const el = document.querySelector<HTMLElement>(selector);
+    // Not in content React keeps hidden (`display: none`) while a new screen loads.
+    const el = [...document.querySelectorAll<HTMLElement>(selector)].find(
+      (e) => !e.closest('[style*="display: none"]'),
+    );
     if (!el) return false;
     el.scrollIntoView?.({ block: "nearest" });
     if (el instanceof HTMLDetailsElement) {

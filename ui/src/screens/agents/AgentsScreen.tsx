@@ -85,7 +85,9 @@ export function AgentsScreen({ openPath }: { openPath?: string | null | undefine
 
   return (
     <section className="screen agents-screen">
-      <h1 id="screen-title">Agents</h1>
+      <h1 id="screen-title" tabIndex={-1}>
+        Agents
+      </h1>
       {error && <p role="alert">{error}</p>}
       {actionError && (
         <p role="alert" className="field-error">

@@ -49,7 +49,9 @@ export function ArtifactsScreen({
   return (
     <section className="library" aria-labelledby="screen-title">
       <div className="library-list">
-        <h1 id="screen-title">Artifacts</h1>
+        <h1 id="screen-title" tabIndex={-1}>
+          Artifacts
+        </h1>
         <div className="library-filters">
           <input
             type="search"

@@ -107,7 +107,9 @@ function ChatHeader({ chat }: { chat: Chat }) {
     chat.conversations.find((c) => c.id === chat.currentId)?.title ?? chat.current?.title;
   return (
     <header className="chat-header">
-      <h1 id="screen-title">{chat.currentId ? title || "Conversation" : "New conversation"}</h1>
+      <h1 id="screen-title" tabIndex={-1}>
+        {chat.currentId ? title || "Conversation" : "New conversation"}
+      </h1>
       {chat.chat.running && (
         <span className="badge badge-running" data-testid="run-status">
           Running

@@ -334,6 +334,17 @@ describe("Message actions", () => {
     ).toBeNull();
   });
 
+  it("ends a sent message's bubble with its text, not with the blank line of a trailing newline", async () => {
+    backend([stored(1, "user", "Look at this\n\n"), stored(2, "assistant", "Looked.")]);
+    const user = userEvent.setup();
+    renderChat("c1");
+    const [sent] = await screen.findAllByTestId("msg-user");
+    expect(sent?.querySelector("p")?.textContent).toBe("Look at this");
+    // Copy still gives the message as it was sent.
+    await user.click(within(sent as HTMLElement).getByTestId("msg-copy"));
+    expect(await navigator.clipboard.readText()).toBe("Look at this\n\n");
+  });
+
   it("edits a task and resends it: the engine cuts there and the later messages go", async () => {
     const b = backend(history);
     const user = userEvent.setup();

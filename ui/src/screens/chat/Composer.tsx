@@ -140,7 +140,11 @@ function AgentLine({ chat }: { chat: Chat }) {
         </select>
       </label>
       {profile && (
-        <span className="muted small" data-testid="composer-model">
+        <span
+          className="muted small"
+          title={`${profile}${model ? ` · ${model}` : ""}`}
+          data-testid="composer-model"
+        >
           {profile}
           {model ? ` · ${model}` : ""}
         </span>

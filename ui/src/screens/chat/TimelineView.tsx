@@ -405,7 +405,8 @@ function UserMessage({
       {item.depth > 0 && (
         <span className="muted small">Instruction to {agentName(item.agent)}</span>
       )}
-      <p>{item.text}</p>
+      {/* Shown as sent, but a trailing newline would be a blank line at the bubble's end. */}
+      <p>{item.text.trimEnd()}</p>
       <div className="msg-meta muted small">
         <span className="msg-actions">
           <Timestamp at={item.at} />

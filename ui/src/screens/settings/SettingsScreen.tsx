@@ -29,7 +29,9 @@ export function SettingsScreen(props: {
 
   return (
     <section className="screen settings-screen">
-      <h1 id="screen-title">Settings</h1>
+      <h1 id="screen-title" tabIndex={-1}>
+        Settings
+      </h1>
       {error && (
         <div className="form-errors" role="alert" data-testid="settings-error">
           <p>Settings could not be loaded: {error.message}</p>

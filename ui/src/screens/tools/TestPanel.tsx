@@ -66,7 +66,16 @@ export function TestPanel(props: {
   const current = outcome !== null && outcome.subject === props.subject ? outcome : null;
   const result = current?.result ?? null;
   const error = current?.error ?? null;
-  const params = props.params;
+  // A parameter still without a name (just added in the form) cannot be sent: no field. Each
+  // field is keyed by its name and how many same-named ones come before it, so keys stay unique
+  // and a field keeps its identity (and its value) when another parameter is added or removed.
+  const params = props.params.filter((p) => p.name.trim() !== "");
+  const seen = new Map<string, number>();
+  const keyed = params.map((p) => {
+    const n = seen.get(p.name) ?? 0;
+    seen.set(p.name, n + 1);
+    return { p, key: `${p.name}#${n}` };
+  });
   const titleId = useId();
   // Closing the panel while a test waits for permission withdraws the request.
   const waiting = useRef(false);
@@ -109,8 +118,8 @@ export function TestPanel(props: {
         }}
       >
         {params.length === 0 && <p className="muted small">This tool has no parameters.</p>}
-        {params.map((p) => (
-          <label key={p.name} className="test-param">
+        {keyed.map(({ p, key }) => (
+          <label key={key} className="test-param">
             <span>
               <code>{p.name}</code> <span className="muted small">{p.type}</span>
               {p.required && p.default === "" ? (

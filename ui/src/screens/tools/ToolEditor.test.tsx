@@ -129,6 +129,27 @@ describe("ToolEditor", () => {
     expect(screen.queryByLabelText("Parameter 2 JSON")).toBeNull();
   });
 
+  it("lays each parameter out in two rows that fit the form: four narrow columns, then the rest on a wrapping line", async () => {
+    backend({ text: example });
+    renderEditor();
+    const table = screen.getByRole("table");
+    expect(
+      within(table)
+        .getAllByRole("columnheader")
+        .map((h) => h.textContent),
+    ).toEqual(["Name", "Type", "Required", "Default", "Actions"]);
+    const first = screen.getByTestId("param-row-0");
+    const second = first.nextElementSibling as HTMLElement;
+    for (const field of ["name", "type", "required", "default"]) {
+      expect(first).toContainElement(screen.getByLabelText(`Parameter 1 ${field}`));
+    }
+    expect(first).toContainElement(screen.getByRole("button", { name: "Remove parameter symbol" }));
+    for (const field of ["description", "allowed values", "sent in", "JSON"]) {
+      expect(second).toContainElement(screen.getByLabelText(`Parameter 1 ${field}`));
+    }
+    expect(second.querySelector("td")).toHaveAttribute("colspan", "5");
+  });
+
   it("shows an imported tool's path parameter as Path, and an unknown place as written", async () => {
     const imported = [
       "---",
@@ -186,6 +207,43 @@ describe("ToolEditor", () => {
     expect(
       within(screen.getByTestId("problems")).getByRole("button", { name: /line \d+/ }),
     ).toBeInTheDocument();
+  });
+
+  it("keeps the test panel's fields in step with the named parameters: no nameless ghost after adding two and removing one", async () => {
+    backend({ text: example });
+    const user = userEvent.setup();
+    renderEditor();
+    const panel = await screen.findByTestId("test-panel");
+    const fields = () => [...panel.querySelectorAll("[data-testid^='test-param-']")];
+    await waitFor(() =>
+      expect(fields().map((f) => f.getAttribute("data-testid"))).toEqual([
+        "test-param-symbol",
+        "test-param-market",
+      ]),
+    );
+    await user.type(screen.getByTestId("test-param-symbol"), "AAPL");
+    await user.click(screen.getByRole("button", { name: "Add parameter" }));
+    await user.click(screen.getByRole("button", { name: "Add parameter" }));
+    await user.click(screen.getByRole("button", { name: "Remove parameter 3" }));
+    expect(screen.getAllByLabelText(/^Parameter \d+ name$/)).toHaveLength(3);
+    // A parameter without a name cannot be sent: it has no field, and nothing is left behind.
+    await waitFor(() =>
+      expect(fields().map((f) => f.getAttribute("data-testid"))).toEqual([
+        "test-param-symbol",
+        "test-param-market",
+      ]),
+    );
+    expect(panel.querySelectorAll(".test-param")).toHaveLength(2);
+    // Named, it gets its field; the value typed for another parameter stays with it.
+    await user.type(screen.getByLabelText("Parameter 3 name"), "days");
+    await waitFor(() =>
+      expect(fields().map((f) => f.getAttribute("data-testid"))).toEqual([
+        "test-param-symbol",
+        "test-param-market",
+        "test-param-days",
+      ]),
+    );
+    expect(screen.getByTestId("test-param-symbol")).toHaveValue("AAPL");
   });
 
   it("clears a test result once the tool changes (no stale result beside another version)", async () => {

@@ -215,9 +215,6 @@ export function ToolForm(props: {
                   <th>Type</th>
                   <th>Required</th>
                   <th>Default</th>
-                  <th>Allowed values</th>
-                  <th>Sent in</th>
-                  <th>JSON</th>
                   <th>
                     <span className="visually-hidden">Actions</span>
                   </th>
@@ -226,8 +223,9 @@ export function ToolForm(props: {
               <tbody>
                 {draft.parameters.map((p, i) => {
                   const err = errorAt(errors, `parameters[${i}]`);
-                  // Two rows per parameter, its fields and then its description across the table, so
-                  // the table fits the form's column.
+                  // Two rows per parameter: name, type, required and default in columns, then its
+                  // description, allowed values, where it is sent and the JSON flag across the
+                  // table (wrapping as needed), so the table fits the form's column.
                   return [
                     <tr
                       key={i}
@@ -273,46 +271,6 @@ export function ToolForm(props: {
                         />
                       </td>
                       <td>
-                        <input
-                          aria-label={`Parameter ${i + 1} allowed values`}
-                          value={p.enum}
-                          placeholder="a, b, c"
-                          onChange={(e) => setParam(i, { enum: e.target.value })}
-                        />
-                      </td>
-                      <td>
-                        <select
-                          aria-label={`Parameter ${i + 1} sent in`}
-                          aria-describedby="param-in-hint"
-                          title={`Where it travels. Default: ${defaultIn === "body" ? "the JSON body (POST/PUT/PATCH)" : "the query string (not POST/PUT/PATCH)"}.`}
-                          value={p.in}
-                          onChange={(e) => setParam(i, { in: e.target.value })}
-                        >
-                          <option value="">Default ({defaultIn})</option>
-                          {PARAM_LOCATIONS.map((l) => (
-                            <option key={l} value={l}>
-                              {LOCATION_LABELS[l]}
-                            </option>
-                          ))}
-                          {p.in !== "" &&
-                            !(PARAM_LOCATIONS as readonly string[]).includes(p.in) && (
-                              <option value={p.in}>{p.in} (unknown)</option>
-                            )}
-                        </select>
-                      </td>
-                      <td>
-                        {(p.type === "string" || p.json) && (
-                          <input
-                            type="checkbox"
-                            aria-label={`Parameter ${i + 1} JSON`}
-                            aria-describedby="param-json-hint"
-                            title="The value is JSON text (an object, an array…), sent in the body as that JSON value."
-                            checked={p.json}
-                            onChange={(e) => setParam(i, { json: e.target.checked })}
-                          />
-                        )}
-                      </td>
-                      <td>
                         <button
                           type="button"
                           className="link-button"
@@ -329,13 +287,59 @@ export function ToolForm(props: {
                       </td>
                     </tr>,
                     <tr key={`${i}-description`} className="param-description-row">
-                      <td colSpan={8}>
-                        <input
-                          aria-label={`Parameter ${i + 1} description`}
-                          placeholder="Description: what the model should pass"
-                          value={p.description}
-                          onChange={(e) => setParam(i, { description: e.target.value })}
-                        />
+                      <td colSpan={5}>
+                        <div className="param-more">
+                          <input
+                            className="param-description"
+                            aria-label={`Parameter ${i + 1} description`}
+                            placeholder="Description: what the model should pass"
+                            value={p.description}
+                            onChange={(e) => setParam(i, { description: e.target.value })}
+                          />
+                          <label className="param-more-field">
+                            <span aria-hidden="true">Allowed values</span>
+                            <input
+                              aria-label={`Parameter ${i + 1} allowed values`}
+                              value={p.enum}
+                              placeholder="a, b, c"
+                              onChange={(e) => setParam(i, { enum: e.target.value })}
+                            />
+                          </label>
+                          <label className="param-more-field">
+                            <span aria-hidden="true">Sent in</span>
+                            <select
+                              aria-label={`Parameter ${i + 1} sent in`}
+                              aria-describedby="param-in-hint"
+                              title={`Where it travels. Default: ${defaultIn === "body" ? "the JSON body (POST/PUT/PATCH)" : "the query string (not POST/PUT/PATCH)"}.`}
+                              value={p.in}
+                              onChange={(e) => setParam(i, { in: e.target.value })}
+                            >
+                              <option value="">Default ({defaultIn})</option>
+                              {PARAM_LOCATIONS.map((l) => (
+                                <option key={l} value={l}>
+                                  {LOCATION_LABELS[l]}
+                                </option>
+                              ))}
+                              {p.in !== "" &&
+                                !(PARAM_LOCATIONS as readonly string[]).includes(p.in) && (
+                                  <option value={p.in}>{p.in} (unknown)</option>
+                                )}
+                            </select>
+                          </label>
+                          {(p.type === "string" || p.json) && (
+                            <label className="param-more-field">
+                              <span aria-hidden="true">JSON</span>
+                              <input
+                                type="checkbox"
+                                aria-label={`Parameter ${i + 1} JSON`}
+                                aria-describedby="param-json-hint"
+                                title="The value is JSON text (an object, an array…), sent in the body as that JSON value."
+                                checked={p.json}
+                                onChange={(e) => setParam(i, { json: e.target.checked })}
+                              />
+                            </label>
+                          )}
+                        </div>
                       </td>
                     </tr>,
                   ];

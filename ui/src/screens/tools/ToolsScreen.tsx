@@ -129,7 +129,7 @@ export function ToolsScreen({ state }: { state: StatusState }) {
       });
     return (
       <section className="screen tools-screen">
-        <h1 id="screen-title" className="visually-hidden">
+        <h1 id="screen-title" tabIndex={-1} className="visually-hidden">
           Tools
         </h1>
         <button type="button" className="link-button" onClick={close}>
@@ -151,7 +151,7 @@ export function ToolsScreen({ state }: { state: StatusState }) {
   if (opened) {
     return (
       <section className="screen tools-screen">
-        <h1 id="screen-title" className="visually-hidden">
+        <h1 id="screen-title" tabIndex={-1} className="visually-hidden">
           Tools
         </h1>
         <button
@@ -173,7 +173,9 @@ export function ToolsScreen({ state }: { state: StatusState }) {
   const disabled = files.filter((f) => !f.enabled);
   return (
     <section className="screen tools-screen">
-      <h1 id="screen-title">Tools</h1>
+      <h1 id="screen-title" tabIndex={-1}>
+        Tools
+      </h1>
       <div className="row-actions">
         <button
           type="button"
