@@ -167,6 +167,17 @@ def test_permission_dialog_answers_stay_on_screen_at_the_minimum_window(home, sc
         for testid in ("permission-deny", "permission-always", "permission-like-this", "permission-approve", "permission-countdown"):
             assert fully_on_screen(app, testid), f"{testid} is not on screen at {width}×{height}"
         app.screenshot(f"permission-{width}x{height}")
+        # "Calls like this…" opens the rule at the end of the scrolling body; however many
+        # conditions it grows, its Back and Save & approve stay in the footer, on screen.
+        app.by_testid("permission-like-this").click()
+        app.by_testid("permission-rule-editor")
+        for _ in range(4):
+            app.by_testid("permission-rule-add").click()
+        for testid in ("permission-deny", "permission-rule-cancel", "permission-save-rule"):
+            assert fully_on_screen(app, testid), f"{testid} is not on screen at {width}×{height}"
+        app.screenshot(f"permission-rule-{width}x{height}")
+        app.by_testid("permission-rule-cancel").click()
+        app.wait(lambda d: fully_on_screen(app, "permission-approve"), "Approve back in the footer")
         app.by_testid("permission-approve").click()
         app.wait(lambda d: "Looked it up." in app.by_testid("timeline").text, "the end of the run")
     finally:

@@ -283,6 +283,14 @@ describe("PermissionDialog", () => {
         },
       },
     ]);
+    // The rule's decisions are in the footer (always in view), in place of the others; Back
+    // closes the editor and brings them back.
+    const footer = screen.getByTestId("permission-actions");
+    expect(footer).toContainElement(screen.getByTestId("permission-save-rule"));
+    expect(screen.queryByTestId("permission-approve")).toBeNull();
+    fireEvent.click(screen.getByTestId("permission-rule-cancel"));
+    expect(screen.queryByTestId("permission-rule-editor")).toBeNull();
+    expect(footer).toContainElement(screen.getByTestId("permission-approve"));
     // "This tool in this conversation" sends the tool choice.
     fireEvent.click(screen.getByTestId("permission-always"));
     expect(grants[1]).toEqual({ kind: "tool" });

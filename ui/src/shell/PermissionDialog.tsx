@@ -216,49 +216,75 @@ export function PermissionDialog(props: {
             note={request.proposal_note}
             error={ruleError}
             onChange={setDraft}
-            onCancel={() => setDraft(null)}
-            onSave={() => answer("approve_always", { kind: "rule", rule: ruleFromDraft(draft) })}
-            armed={armed}
           />
         )}
       </div>
       <div className="dialog-actions dialog-footer" data-testid="permission-actions">
-        <ArmingNote armed={armed} action="Approve" testid="permission-arming" />
+        <ArmingNote
+          armed={armed}
+          action={draft ? "Save & approve" : "Approve"}
+          testid="permission-arming"
+        />
         <button type="button" onClick={() => answer("deny")} data-testid="permission-deny">
           Deny <kbd>Esc</kbd>
         </button>
-        {grantable && (
-          <div role="group" aria-label="Always allow" className="permission-always-group">
-            <span className="muted small">Always allow:</span>
+        {draft ? (
+          // While a rule is edited its own decisions take the footer (always in view, however
+          // long the rule grows in the scrolling body).
+          <>
             <button
               type="button"
-              onClick={() => answer("approve_always")}
+              onClick={() => setDraft(null)}
+              data-testid="permission-rule-cancel"
+            >
+              Back
+            </button>
+            <button
+              type="button"
+              className="primary"
+              onClick={() => answer("approve_always", { kind: "rule", rule: ruleFromDraft(draft) })}
               disabled={!armed}
-              data-testid="permission-always"
+              data-testid="permission-save-rule"
             >
-              This tool in this conversation <kbd>Ctrl+Enter</kbd>
+              Save &amp; approve
             </button>
+          </>
+        ) : (
+          <>
+            {grantable && (
+              <div role="group" aria-label="Always allow" className="permission-always-group">
+                <span className="muted small">Always allow:</span>
+                <button
+                  type="button"
+                  onClick={() => answer("approve_always")}
+                  disabled={!armed}
+                  data-testid="permission-always"
+                >
+                  This tool in this conversation <kbd>Ctrl+Enter</kbd>
+                </button>
+                <button
+                  type="button"
+                  onClick={() =>
+                    setDraft(draft ? null : draftFrom(request.proposed_rule, request.tool))
+                  }
+                  aria-expanded={draft !== null}
+                  data-testid="permission-like-this"
+                >
+                  Calls like this…
+                </button>
+              </div>
+            )}
             <button
               type="button"
-              onClick={() =>
-                setDraft(draft ? null : draftFrom(request.proposed_rule, request.tool))
-              }
-              aria-expanded={draft !== null}
-              data-testid="permission-like-this"
+              className="primary"
+              onClick={() => answer("approve")}
+              disabled={!armed}
+              data-testid="permission-approve"
             >
-              Calls like this…
+              Approve <kbd>Enter</kbd>
             </button>
-          </div>
+          </>
         )}
-        <button
-          type="button"
-          className="primary"
-          onClick={() => answer("approve")}
-          disabled={!armed}
-          data-testid="permission-approve"
-        >
-          Approve <kbd>Enter</kbd>
-        </button>
       </div>
     </Modal>
   );
@@ -305,15 +331,15 @@ function ruleFromDraft(draft: RuleDraft): RuleSpec {
   return { tool: draft.tool.trim(), when, action: "allow" };
 }
 
-/** The inline editor of a "calls like this" rule: tool pattern, `when` rows, Save & approve. */
+/**
+ * The inline editor of a "calls like this" rule: tool pattern and `when` rows (its Back and
+ * Save & approve are in the dialog's footer).
+ */
 function RuleEditor(props: {
   draft: RuleDraft;
   note: string | null;
   error: string | null;
-  armed: boolean;
   onChange: (d: RuleDraft) => void;
-  onSave: () => void;
-  onCancel: () => void;
 }) {
   const { draft, onChange } = props;
   // The editor opens at the end of the dialog's scrolling body: bring it into view.
@@ -383,20 +409,6 @@ function RuleEditor(props: {
           {props.error}
         </p>
       )}
-      <div className="dialog-actions">
-        <button type="button" onClick={props.onCancel}>
-          Cancel
-        </button>
-        <button
-          type="button"
-          className="primary"
-          onClick={props.onSave}
-          disabled={!props.armed}
-          data-testid="permission-save-rule"
-        >
-          Save &amp; approve
-        </button>
-      </div>
     </fieldset>
   );
 }
