@@ -2,13 +2,14 @@
 `server-everything` (installed under tests/mcp by scripts/setup.sh), see it start and list its
 tools, give one to an agent, let the scripted model call it (the permission dialog shows the
 arguments, the tool card the result), then kill the server's process: the status says failed,
-and Restart brings it back."""
+and Restart brings it back. And a SIGINT to the app leaves no server process behind."""
 
 from __future__ import annotations
 
 import json
 import os
 import signal
+import time
 from pathlib import Path
 
 from selenium.webdriver.common.by import By
@@ -163,5 +164,48 @@ def test_paste_call_kill_and_restart_an_mcp_server(home, scripted_model):
         app.by_testid("restart-everything").click()
         app.wait(lambda d: server_status(app)[0] == "ready" and server_pids(app) and not set(server_pids(app)) & set(pids),
                  "the server to be ready again in a new process", timeout=60)
+    finally:
+        app.stop()
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie waiting to be reaped has ended)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def test_sigint_to_the_app_ends_every_mcp_server_and_what_it_started(home, scripted_model):
+    """A terminal's Ctrl+C (SIGINT) to the app: the app ends its MCP servers' process groups
+    (which the signal does not reach: each server runs in a group of its own) before it exits,
+    so neither a server nor a process the server started outlives it."""
+    assert SERVER_JS.is_file(), f"{SERVER_JS} is missing: run `npm ci` in tests/mcp (scripts/setup.sh --test does)"
+    prepare_home(home, scripted_model([{"text": "unused"}]), AGENT)
+    # The server starts a long sleep of its own (a grandchild of the app), then becomes
+    # server-everything (exec keeps the process).
+    config = {"mcpServers": {"everything": {
+        "command": "sh",
+        "args": ["-c", f'sleep 600 & exec node "{SERVER_JS}" stdio'],
+    }}}
+    (home / "config" / "mcp.json").write_text(json.dumps(config))
+    app = App(home, "mcp-sigint")
+    try:
+        app.by_testid("nav-tools").click()
+        app.wait(lambda d: server_status(app)[0] == "ready", "the server to be ready", timeout=60)
+        app_pid = app.app_pid()
+        started = descendants(app_pid)
+        servers = server_pids(app)
+        assert servers, "no server-everything process under the app"
+        sleeps = [p for p in started if Path(f"/proc/{p}/cmdline").read_bytes().startswith(b"sleep\0600")]
+        assert sleeps, f"the server's own child (sleep 600) is not under the app: {started}"
+        os.kill(app_pid, signal.SIGINT)
+        assert app.wait_for_exit(app_pid, timeout=30), "the app did not exit on SIGINT"
+        deadline = time.monotonic() + 10
+        while any(alive(p) for p in servers + sleeps) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        left = [p for p in servers + sleeps if alive(p)]
+        assert not left, f"processes the app started outlived it: {left}"
     finally:
         app.stop()
