@@ -198,8 +198,9 @@ def test_sigint_to_the_app_ends_every_mcp_server_and_what_it_started(home, scrip
         started = descendants(app_pid)
         servers = server_pids(app)
         assert servers, "no server-everything process under the app"
-        sleeps = [p for p in started if Path(f"/proc/{p}/cmdline").read_bytes().startswith(b"sleep\0600")]
-        assert sleeps, f"the server's own child (sleep 600) is not under the app: {started}"
+        sleeps = [p for p in started if Path(f"/proc/{p}/cmdline").read_bytes() == b"sleep\x00600\x00"]
+        assert sleeps, "the server's own child (sleep 600) is not under the app: " + repr(
+            {p: Path(f"/proc/{p}/cmdline").read_bytes() for p in started if Path(f"/proc/{p}").exists()})
         os.kill(app_pid, signal.SIGINT)
         assert app.wait_for_exit(app_pid, timeout=30), "the app did not exit on SIGINT"
         deadline = time.monotonic() + 10
