@@ -210,3 +210,25 @@ def test_sigint_to_the_app_ends_every_mcp_server_and_what_it_started(home, scrip
         assert not left, f"processes the app started outlived it: {left}"
     finally:
         app.stop()
+
+
+def test_a_misspelt_command_fails_once_with_its_reason_and_counts_as_a_problem(home, scripted_model):
+    """A server whose command does not exist: its badge says failed, the status area counts it
+    as a problem and leads to Tools, whose load problems say why."""
+    prepare_home(home, scripted_model([{"text": "unused"}]), AGENT)
+    config = {"mcpServers": {"everything": {"command": "npxx-no-such-program", "args": ["-y", "x"]}}}
+    (home / "config" / "mcp.json").write_text(json.dumps(config))
+    app = App(home, "mcp-misspelt")
+    try:
+        app.wait(lambda d: "1 MCP server failed" in app.js(
+            "const p = document.querySelector('[data-testid=status-mcp-failed]'); return p ? p.textContent : ''"),
+            "the status area to count the failed server", timeout=30)
+        app.by_testid("status-mcp-failed").find_element(By.TAG_NAME, "button").click()
+        app.wait(lambda d: app.heading() == "Tools", "the Tools screen")
+        problems = app.by_testid("mcp-problems").text
+        assert "MCP server everything failed" in problems and "npxx-no-such-program" in problems, problems
+        # Its badge says failed (that it is not retried is the engine's test
+        # hub::a_command_that_cannot_run_fails_once_and_is_not_retried).
+        assert server_status(app)[0] == "failed"
+    finally:
+        app.stop()

@@ -1,5 +1,5 @@
 import { act, render, screen, waitFor } from "@testing-library/react";
-import { pushStatus } from "./test/pushed";
+import { pushEngine, pushStatus } from "./test/pushed";
 import userEvent from "@testing-library/user-event";
 import { mockIPC } from "@tauri-apps/api/mocks";
 import { App } from "./App";
@@ -99,6 +99,50 @@ describe("App shell", () => {
     await act(() => pushStatus({ status: { ...STATUS, tools_loaded: 5, config_errors: [] } }));
     expect(screen.getByTestId("status-tools")).toHaveTextContent("5");
     expect(screen.queryByTestId("status-problems")).toBeNull();
+  });
+
+  it("counts failed MCP servers as problems in the status area and lists why under Tools", async () => {
+    const server = (name: string, status: unknown) => ({
+      name,
+      transport: "stdio",
+      target: name,
+      status,
+      command_path: null,
+      command_from_login_shell: false,
+      pid: null,
+      stderr_tail: [],
+    });
+    let servers = [
+      server("ok", { state: "ready", tool_count: 3 }),
+      server("typo", {
+        state: "failed",
+        reason: "command `npxx` not found on PATH; check the command in mcp.json",
+        stderr_tail: [],
+      }),
+    ];
+    backend({
+      get_status: () => ({ ...STATUS, config_errors: [] }),
+      mcp_servers: () => servers,
+    });
+    const user = userEvent.setup();
+    render(<App />);
+    expect(await screen.findByTestId("status-mcp-failed")).toHaveTextContent("1 MCP server failed");
+    expect(screen.queryByTestId("status-problems")).toBeNull();
+    await user.click(screen.getByRole("button", { name: "see Tools" }));
+    await expectScreen("Tools");
+    const listed = await screen.findByTestId("mcp-problems");
+    expect(listed).toHaveTextContent("MCP server typo failed: command `npxx` not found on PATH");
+    // Once the server runs (its status event), the problem is gone from both places.
+    servers = servers.map((s) => ({ ...s, status: { state: "ready", tool_count: 1 } }));
+    await act(() =>
+      pushEngine({
+        type: "mcp_server_status",
+        server: "typo",
+        status: { state: "ready", tool_count: 1 },
+      }),
+    );
+    await waitFor(() => expect(screen.queryByTestId("status-mcp-failed")).toBeNull());
+    expect(screen.queryByTestId("mcp-problems")).toBeNull();
   });
 
   it("shows the backend's error code message when the engine is unavailable", async () => {

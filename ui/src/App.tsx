@@ -1,7 +1,8 @@
 import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { LeaveGuardProvider, useConfirmLeave } from "./shell/leaveGuard";
 import { Sidebar, SCREENS, type ScreenId } from "./shell/Sidebar";
-import { StatusArea } from "./shell/StatusArea";
+import { StatusArea, failedServers } from "./shell/StatusArea";
+import { useMcpServers } from "./screens/tools/mcp/useMcpServers";
 import { EngineEventsProvider } from "./ipc/EngineEventsProvider";
 import { useStatus } from "./ipc/useStatus";
 import { useTheme } from "./theme/useTheme";
@@ -94,6 +95,7 @@ function Shell() {
   }, [titleFocus]);
   const [theme, setTheme] = useTheme();
   const status = useStatus();
+  const mcp = useMcpServers();
   const permissions = usePermissions();
   const elicitations = useElicitations();
   const firstRun = useFirstRun();
@@ -207,7 +209,11 @@ function Shell() {
         onToggleCollapsed={toggleCollapsed}
       >
         <About onShowShortcuts={() => setHelp(true)} />
-        <StatusArea state={status} />
+        <StatusArea
+          state={status}
+          failed={failedServers(mcp.servers)}
+          onShowTools={() => setScreen("tools")}
+        />
       </Sidebar>
       <main className="content" aria-labelledby="screen-title">
         <Suspense fallback={<p role="status">Loading…</p>}>

@@ -1,8 +1,27 @@
+import type { McpServerView } from "../bindings";
 import type { StatusState } from "../ipc/useStatus";
 import { shortenPath } from "./paths";
 
-/** Version, folders and load counts, as reported by the backend. */
-export function StatusArea({ state }: { state: StatusState }) {
+/** The MCP servers that are not running because they failed (a misspelt command, a crash, a
+ * refused handshake): each one is a problem the user has to act on. */
+export function failedServers(servers: readonly McpServerView[] | null): McpServerView[] {
+  return (servers ?? []).filter((s) => s.status.state === "failed");
+}
+
+/**
+ * Version, folders and load counts, as reported by the backend, and what needs the user:
+ * config files that did not load and MCP servers that failed (`onShowTools` opens the Tools
+ * screen, where both are listed with their reasons).
+ */
+export function StatusArea({
+  state,
+  failed = [],
+  onShowTools,
+}: {
+  state: StatusState;
+  failed?: readonly McpServerView[];
+  onShowTools?: () => void;
+}) {
   const { status, error, loading } = state;
   if (error) {
     return (
@@ -40,9 +59,30 @@ export function StatusArea({ state }: { state: StatusState }) {
       </dl>
       {problems > 0 && (
         <p className="status-warning" data-testid="status-problems">
-          {problems} config {problems === 1 ? "file has" : "files have"} problems — see Tools
+          {problems} config {problems === 1 ? "file has" : "files have"} problems —{" "}
+          <SeeTools onShowTools={onShowTools} />
+        </p>
+      )}
+      {failed.length > 0 && (
+        <p
+          className="status-warning"
+          data-testid="status-mcp-failed"
+          title={failed.map((s) => s.name).join(", ")}
+        >
+          {failed.length} MCP {failed.length === 1 ? "server" : "servers"} failed —{" "}
+          <SeeTools onShowTools={onShowTools} />
         </p>
       )}
     </section>
+  );
+}
+
+function SeeTools({ onShowTools }: { onShowTools: (() => void) | undefined }) {
+  return onShowTools ? (
+    <button type="button" className="link-button" onClick={onShowTools}>
+      see Tools
+    </button>
+  ) : (
+    <>see Tools</>
   );
 }

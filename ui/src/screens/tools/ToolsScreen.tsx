@@ -21,6 +21,7 @@ import { useStatusChanges } from "../../ipc/useEngineEvents";
 import { McpServerEditor, NEW_SERVER_TEXT } from "./mcp/McpServerEditor";
 import { McpServers } from "./mcp/McpServers";
 import { useMcpServers } from "./mcp/useMcpServers";
+import { failedServers } from "../../shell/StatusArea";
 import { OpenApiImport } from "./OpenApiImport";
 import { useOpenApiImport } from "./useOpenApiImport";
 
@@ -67,6 +68,7 @@ export function ToolsScreen({ state }: { state: StatusState }) {
   const [opened, setOpened] = useState<Opened | null>(null);
   const [mcpOpened, setMcpOpened] = useState<McpOpened | null>(null);
   const mcp = useMcpServers();
+  const failed = failedServers(mcp.servers);
   const [actionError, setActionError] = useState<string | null>(null);
   const confirmLeave = useConfirmLeave();
   // Kept here, so the import panel's state survives reviewing a tool in the editor.
@@ -228,6 +230,19 @@ export function ToolsScreen({ state }: { state: StatusState }) {
       {status && (
         <>
           <h2>Load problems</h2>
+          {failed.length > 0 && (
+            <ul className="error-list" data-testid="mcp-problems">
+              {failed.map((s) => (
+                <li key={s.name}>
+                  MCP server <code>{s.name}</code> failed:{" "}
+                  {s.status.state === "failed" ? s.status.reason : ""}{" "}
+                  <button type="button" className="link-button" onClick={() => openMcp(s.name)}>
+                    Edit server
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )}
           {status.config_errors.length === 0 ? (
             <p data-testid="no-config-errors">Every file in the config folder loaded.</p>
           ) : (
