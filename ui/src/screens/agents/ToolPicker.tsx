@@ -58,7 +58,7 @@ function PickerBody(props: {
   // listed too, so they can be taken away.
   const known = new Set((tools ?? []).map((t) => t.name));
   const missing: ToolInfo[] = [...givenTools.keys()]
-    .filter((name) => !known.has(name))
+    .filter((name) => tools !== null && !known.has(name))
     .map((name) => ({
       name,
       description:
