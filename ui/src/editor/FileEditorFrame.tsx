@@ -17,6 +17,8 @@ export function FileEditorFrame(props: {
   onSave: () => void;
   onClose: () => void;
   className?: string;
+  /** More buttons in the header, before Save. */
+  actions?: ReactNode;
   children: ReactNode;
 }) {
   const { file, kind } = props;
@@ -50,6 +52,7 @@ export function FileEditorFrame(props: {
           <ShowFile path={file.path} />
         )}
         <div className="row-actions">
+          {props.actions}
           <button
             type="button"
             className="primary"

@@ -4,10 +4,36 @@ import userEvent from "@testing-library/user-event";
 import { mockIPC } from "@tauri-apps/api/mocks";
 import lead from "../../../../config/agents/lead_agent.md?raw";
 import { LeaveGuardProvider } from "../../shell/leaveGuard";
+import type { ToolInfo } from "../../bindings";
 import { AgentsScreen } from "./AgentsScreen";
 
 const PATH = "/c/agents/lead_agent.md";
 type Args = Record<string, unknown>;
+
+const tool = (name: string, source: string, server: string | null = null): ToolInfo => ({
+  name,
+  description: `What ${name} does`,
+  source,
+  file: null,
+  server,
+  permission: source === "http" || source === "mcp" ? "confirm" : "auto",
+  params: [],
+  used_by: [],
+  instructions: "",
+});
+
+const TOOLS: ToolInfo[] = [
+  tool("call_subagent", "builtin"),
+  tool("web_search", "builtin"),
+  tool("create_artifact", "artifact"),
+  tool("update_artifact", "artifact"),
+  tool("rewrite_artifact", "artifact"),
+  tool("read_artifact", "artifact"),
+  tool("grep_artifact", "artifact"),
+  tool("probe", "http"),
+  tool("everything.echo", "mcp", "everything"),
+  tool("everything.add", "mcp", "everything"),
+];
 
 function backend(disk: { text: string }) {
   const saves: Args[] = [];
@@ -25,6 +51,7 @@ function backend(disk: { text: string }) {
         },
       ];
     if (cmd === "read_config_file") return file;
+    if (cmd === "list_tools") return TOOLS;
     if (cmd === "check_agent_draft") {
       // A stand-in for the backend's loader: the lead agent's fields, one unknown tool.
       const text = a.text as string;
@@ -129,5 +156,97 @@ describe("AgentsScreen", () => {
     fireEvent.change(screen.getByTestId("agent-raw"), { target: { value: `${template}again` } });
     await user.click(screen.getByTestId("agent-lead_agent"));
     expect(screen.getByTestId("leave-dialog")).toBeInTheDocument();
+  });
+
+  it("gives an MCP tool through the picker, by source and search, with its permission", async () => {
+    const disk = { text: lead };
+    const saves = backend(disk);
+    const user = userEvent.setup();
+    render(
+      <LeaveGuardProvider>
+        <AgentsScreen />
+      </LeaveGuardProvider>,
+    );
+    await screen.findByTestId("agent-tools");
+    // "Choose tools…" on the agent's page opens the editor with the picker.
+    await user.click(screen.getByTestId("agent-pick-tools"));
+    const raw = await screen.findByTestId<HTMLTextAreaElement>("agent-raw");
+    const picker = screen.getByTestId("tool-picker");
+    expect(picker).toHaveAttribute("open");
+    expect(within(picker).getByLabelText("Search tools")).toHaveFocus();
+    await waitFor(() =>
+      expect(
+        within(picker)
+          .getAllByRole("group")
+          .map((g) => g.querySelector("legend")?.firstChild?.textContent?.trim()),
+      ).toEqual(["Built-in", "Artifact", "HTTP", "MCP server everything"]),
+    );
+    const builtin = within(picker).getByRole("group", { name: /Built-in/ });
+    expect(builtin).toHaveTextContent("(1 of 2 given)");
+    expect(within(builtin).getByRole("checkbox", { name: "call_subagent" })).toBeChecked();
+    expect(within(builtin).getByRole("checkbox", { name: "web_search" })).not.toBeChecked();
+    // A given tool shows the agent's permission, one not given the tool's default.
+    expect(within(picker).getByLabelText("Permission for call_subagent")).toHaveValue("auto");
+    expect(within(picker).getByTestId("pick-probe")).toHaveTextContent("confirm");
+
+    await user.type(within(picker).getByLabelText("Search tools"), "ECHO");
+    await waitFor(() =>
+      expect(within(picker).queryByRole("checkbox", { name: "call_subagent" })).toBeNull(),
+    );
+    expect(
+      within(picker)
+        .getAllByRole("checkbox")
+        .map((c) => c.id.split("-give-")[1]),
+    ).toEqual(["everything.echo"]);
+    await user.click(within(picker).getByRole("checkbox", { name: "everything.echo" }));
+    const given = lead.replace(
+      "  grep_artifact: auto\n",
+      "  grep_artifact: auto\n  everything.echo: confirm\n",
+    );
+    expect(raw.value).toBe(given);
+    await user.selectOptions(
+      within(picker).getByLabelText("Permission for everything.echo"),
+      "auto",
+    );
+    expect(raw.value).toBe(given.replace("everything.echo: confirm", "everything.echo: auto"));
+    // Taking a tool away removes its line.
+    await user.clear(within(picker).getByLabelText("Search tools"));
+    await user.click(await within(picker).findByRole("checkbox", { name: "update_artifact" }));
+    const edited = given
+      .replace("everything.echo: confirm", "everything.echo: auto")
+      .replace("  update_artifact: auto\n", "");
+    expect(raw.value).toBe(edited);
+
+    // Escape closes the picker; Save writes the edited file, the rest of it as it was.
+    fireEvent(picker, new Event("cancel", { cancelable: true }));
+    expect(picker).not.toHaveAttribute("open");
+    await screen.findByTestId("no-problems");
+    await user.click(screen.getByTestId("save-agent"));
+    await waitFor(() => expect(saves).toHaveLength(1));
+    expect(saves[0]).toMatchObject({ kind: "agent", path: PATH, text: edited, base: lead });
+  });
+
+  it("says where a draft is broken and changes nothing from the picker", async () => {
+    backend({ text: lead });
+    const user = userEvent.setup();
+    render(
+      <LeaveGuardProvider>
+        <AgentsScreen />
+      </LeaveGuardProvider>,
+    );
+    await user.click(await screen.findByTestId("edit-agent"));
+    const raw = await screen.findByTestId<HTMLTextAreaElement>("agent-raw");
+    const broken = lead.replace("model: default", "model: [default");
+    fireEvent.change(raw, { target: { value: broken } });
+    await user.click(screen.getByTestId("pick-tools"));
+    const picker = screen.getByTestId("tool-picker");
+    expect(within(picker).getByTestId("tool-picker-error")).toHaveTextContent(
+      /cannot be changed here \(line \d+\): .*nothing was changed/,
+    );
+    const box = await within(picker).findByRole("checkbox", { name: "web_search" });
+    expect(box).toBeDisabled();
+    await user.click(within(picker).getByRole("button", { name: "Done" }));
+    expect(picker).not.toHaveAttribute("open");
+    expect(raw.value).toBe(broken);
   });
 });

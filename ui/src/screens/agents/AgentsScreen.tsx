@@ -11,12 +11,20 @@ import { useConfirmLeave, useLeaveGuard } from "../../shell/leaveGuard";
 import { NEW_AGENT } from "./agentFile";
 import { useStatusChanges } from "../../ipc/useEngineEvents";
 import { ShowFile } from "../../components/ShowFile";
+import { useTools } from "../tools/useTools";
+import { ToolPicker } from "./ToolPicker";
 
-type Opened = { path: string | null; text: string; key: number };
+/** A file open in the editor; `pick`: with the tool picker open. */
+type Opened = { path: string | null; text: string; key: number; pick: boolean };
 
 let opens = 0;
 /** Every open gets its own key, so opening again (after "Discard") really starts over. */
-const opening = (path: string | null, text: string): Opened => ({ path, text, key: ++opens });
+const opening = (path: string | null, text: string, pick = false): Opened => ({
+  path,
+  text,
+  key: ++opens,
+  pick,
+});
 
 function useAgentFiles() {
   const [files, setFiles] = useState<FileEntry[] | null>(null);
@@ -55,11 +63,11 @@ export function AgentsScreen({ openPath }: { openPath?: string | null | undefine
       setOpened(null);
       setSelected(path);
     });
-  const edit = (path: string) =>
+  const edit = (path: string, pick = false) =>
     confirmLeave(
       () =>
         void call(commands.readConfigFile("agent", path)).then(
-          (file) => setOpened(opening(file.path, file.text)),
+          (file) => setOpened(opening(file.path, file.text, pick)),
           (e: unknown) => setActionError(errorMessage(e)),
         ),
     );
@@ -135,6 +143,7 @@ export function AgentsScreen({ openPath }: { openPath?: string | null | undefine
             <AgentDetail
               file={current}
               onEdit={() => edit(current.path)}
+              onPickTools={() => edit(current.path, true)}
               onToggle={() =>
                 void act(async () => {
                   const file = await call(
@@ -157,6 +166,7 @@ export function AgentsScreen({ openPath }: { openPath?: string | null | undefine
 function AgentDetail(props: {
   file: FileEntry;
   onEdit: () => void;
+  onPickTools: () => void;
   onToggle: () => void;
   onDelete: () => Promise<void>;
 }) {
@@ -218,7 +228,7 @@ function AgentDetail(props: {
         <ProblemList errors={problems} checking={false} onGoTo={() => props.onEdit()} />
       )}
       {agent ? (
-        <AgentFields agent={agent} />
+        <AgentFields agent={agent} onPickTools={props.onPickTools} />
       ) : (
         text !== null && <p className="muted">This file does not parse; edit it to fix it.</p>
       )}
@@ -226,7 +236,7 @@ function AgentDetail(props: {
   );
 }
 
-function AgentFields({ agent }: { agent: AgentView }) {
+function AgentFields({ agent, onPickTools }: { agent: AgentView; onPickTools?: () => void }) {
   return (
     <div className="agent-fields">
       <p>{agent.description || <span className="muted">No description.</span>}</p>
@@ -238,7 +248,14 @@ function AgentFields({ agent }: { agent: AgentView }) {
         <dt>Tool rounds per run</dt>
         <dd>{agent.max_tool_rounds}</dd>
       </dl>
-      <h3>Tools</h3>
+      <div className="agent-tools-head">
+        <h3>Tools</h3>
+        {onPickTools && (
+          <button type="button" onClick={onPickTools} data-testid="agent-pick-tools">
+            Choose tools…
+          </button>
+        )}
+      </div>
       {agent.tools.length === 0 ? (
         <p className="muted">No tools: it only writes answers.</p>
       ) : (
@@ -276,6 +293,8 @@ function AgentEditor(props: {
 }) {
   const file = useFileEditor("agent", props.opened);
   const [check, setCheck] = useState<AgentCheck | null>(null);
+  const [picking, setPicking] = useState(props.opened.pick);
+  const { tools, error: toolsError } = useTools();
   const problems = check?.errors ?? null;
   const agent = check?.agent ?? null;
   const raw = useRef<HTMLTextAreaElement>(null);
@@ -312,7 +331,26 @@ function AgentEditor(props: {
       canSave={(problems ?? []).length === 0}
       onSave={() => void save()}
       onClose={props.onClose}
+      actions={
+        <button
+          type="button"
+          aria-haspopup="dialog"
+          onClick={() => setPicking(true)}
+          data-testid="pick-tools"
+        >
+          Choose tools…
+        </button>
+      }
     >
+      <ToolPicker
+        open={picking}
+        onClose={() => setPicking(false)}
+        text={file.text}
+        onChange={file.setText}
+        tools={tools}
+        toolsError={toolsError}
+        agentName={agent?.display_name ?? title}
+      />
       <div className="editor-columns">
         <textarea
           ref={raw}

@@ -26,8 +26,10 @@ export function OpenApiImport(props: {
   existing: ReadonlySet<string>;
   /** Open an imported tool in the editor, unsaved. */
   onReview: (tool: ImportedTool) => void;
+  /** Offer saved tools to an agent ("Add to agent…"). */
+  onAddToAgent: (tools: ImportedTool[]) => void;
 }) {
-  const { imp, existing, onReview } = props;
+  const { imp, existing, onReview, onAddToAgent } = props;
   const id = useId();
   const heading = useRef<HTMLHeadingElement>(null);
   const [justRead, setJustRead] = useState(0);
@@ -122,6 +124,7 @@ export function OpenApiImport(props: {
           loaded={imp.loaded}
           existing={existing}
           onReview={onReview}
+          onAddToAgent={onAddToAgent}
           heading={heading}
         />
       )}
@@ -134,9 +137,10 @@ function ImportResult(props: {
   loaded: LoadedImport;
   existing: ReadonlySet<string>;
   onReview: (tool: ImportedTool) => void;
+  onAddToAgent: (tools: ImportedTool[]) => void;
   heading: RefObject<HTMLHeadingElement | null>;
 }) {
-  const { imp, loaded, existing, onReview, heading } = props;
+  const { imp, loaded, existing, onReview, onAddToAgent, heading } = props;
   const { title, total, tools, skipped } = loaded.data;
   const id = useId();
   const exists = (t: ImportedTool) =>
@@ -269,7 +273,15 @@ function ImportResult(props: {
               </span>
             )}
           </div>
-          {imp.report && <Report report={imp.report} />}
+          {imp.report && (
+            <Report
+              report={imp.report}
+              onAddToAgent={() => {
+                const saved = imp.report?.saved ?? [];
+                onAddToAgent(tools.filter((t) => saved.includes(t.name)));
+              }}
+            />
+          )}
         </>
       )}
     </div>
@@ -330,13 +342,24 @@ function ImportRow(props: {
   );
 }
 
-function Report({ report }: { report: SaveReport }) {
+function Report({ report, onAddToAgent }: { report: SaveReport; onAddToAgent: () => void }) {
   return (
     <div className="openapi-report" data-testid="openapi-report" role="status">
       {report.saved.length > 0 && (
-        <p>
-          Saved {plural(report.saved.length, "tool", "tools")}: {report.saved.join(", ")}.
-        </p>
+        <div className="add-offer">
+          <p>
+            Saved {plural(report.saved.length, "tool", "tools")}: {report.saved.join(", ")}. Give{" "}
+            {report.saved.length === 1 ? "it" : "them"} to an agent?
+          </p>
+          <button
+            type="button"
+            className="primary"
+            data-testid="openapi-add-to-agent"
+            onClick={onAddToAgent}
+          >
+            Add to agent…
+          </button>
+        </div>
       )}
       {report.failed.length > 0 && (
         <>

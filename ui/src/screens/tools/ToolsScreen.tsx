@@ -3,6 +3,8 @@ import {
   commands,
   type AppError,
   type FileEntry,
+  type ImportedTool,
+  type Permission,
   type Result,
   type RuleView,
   type ToolInfo,
@@ -23,6 +25,8 @@ import { McpServers } from "./mcp/McpServers";
 import { useMcpServers } from "./mcp/useMcpServers";
 import { failedServers } from "../../shell/StatusArea";
 import { OpenApiImport } from "./OpenApiImport";
+import { AddToAgent, type Offered } from "./AddToAgent";
+import { SOURCE_LABEL } from "./sources";
 import { useOpenApiImport } from "./useOpenApiImport";
 
 type Opened = { path: string | null; text: string; key: number };
@@ -50,18 +54,20 @@ function useToolFiles() {
   return { files, reload: load };
 }
 
-const SOURCE_LABEL: Record<string, string> = {
-  builtin: "built-in",
-  artifact: "artifact",
-  http: "HTTP",
-  mcp: "MCP",
-};
+/** What "Add to agent…" offers: named tools (a row, an import; `fallback`: their default
+ * permission until the tool list has them), or every tool of new MCP servers. */
+type AddTarget =
+  { names: string[]; fallback: Partial<Record<string, Permission>> } | { servers: string[] };
+
+/** The default permission written in a generated tool file (`confirm` when it says none). */
+const filePermission = (text: string): Permission =>
+  /^permission:\s*["']?auto["']?\s*(#.*)?$/m.test(text) ? "auto" : "confirm";
 
 /** Every tool (built-in, artifact, custom) with its source, permission and users, and every
  * config file that did not load, with its location. */
 export function ToolsScreen({ state }: { state: StatusState }) {
   const { status } = state;
-  const { tools, error } = useTools();
+  const { tools, error, reload: reloadTools } = useTools();
   const ruleList = usePermissionRules().view;
   const rules = ruleList ? [...ruleList.global, ...ruleList.agents.flatMap((a) => a.rules)] : [];
   const { files, reload } = useToolFiles();
@@ -70,6 +76,10 @@ export function ToolsScreen({ state }: { state: StatusState }) {
   const mcp = useMcpServers();
   const failed = failedServers(mcp.servers);
   const [actionError, setActionError] = useState<string | null>(null);
+  const [adding, setAdding] = useState<AddTarget | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  /** New MCP servers just saved: their tools are offered to an agent. */
+  const [mcpAdded, setMcpAdded] = useState<string[] | null>(null);
   const confirmLeave = useConfirmLeave();
   // Kept here, so the import panel's state survives reviewing a tool in the editor.
   const openApi = useOpenApiImport(reload);
@@ -140,7 +150,9 @@ export function ToolsScreen({ state }: { state: StatusState }) {
         <McpServerEditor
           name={mcpOpened.name}
           text={mcpOpened.text}
-          onClose={() => {
+          onClose={(saved) => {
+            // New servers: offer their tools to an agent (they show once the server is ready).
+            if (mcpOpened.name === null && saved.length > 0) setMcpAdded(saved);
             setMcpOpened(null);
             void mcp.reload();
           }}
@@ -173,6 +185,25 @@ export function ToolsScreen({ state }: { state: StatusState }) {
   }
 
   const disabled = files.filter((f) => !f.enabled);
+  const offered: Offered[] =
+    adding === null
+      ? []
+      : "servers" in adding
+        ? (tools ?? [])
+            .filter(
+              (t) => t.source === "mcp" && t.server !== null && adding.servers.includes(t.server),
+            )
+            .map((t) => ({ name: t.name, permission: t.permission }))
+        : adding.names.map((name) => ({
+            name,
+            permission:
+              tools?.find((t) => t.name === name)?.permission ?? adding.fallback[name] ?? "confirm",
+          }));
+  const addImported = (imported: ImportedTool[]) =>
+    setAdding({
+      names: imported.map((t) => t.name),
+      fallback: Object.fromEntries(imported.map((t) => [t.name, filePermission(t.text)])),
+    });
   return (
     <section className="screen tools-screen">
       <h1 id="screen-title" tabIndex={-1}>
@@ -210,13 +241,56 @@ export function ToolsScreen({ state }: { state: StatusState }) {
           {actionError}
         </p>
       )}
+      {notice && (
+        <p role="status" className="muted" data-testid="tools-notice">
+          {notice}
+        </p>
+      )}
+      {mcpAdded && (
+        <div className="add-offer" data-testid="mcp-add-offer">
+          <p>
+            Added MCP {mcpAdded.length === 1 ? "server" : "servers"} {mcpAdded.join(", ")}. Give{" "}
+            {mcpAdded.length === 1 ? "its" : "their"} tools to an agent?
+          </p>
+          <span className="row-actions">
+            <button
+              type="button"
+              className="primary"
+              autoFocus
+              data-testid="mcp-add-to-agent"
+              onClick={() => setAdding({ servers: mcpAdded })}
+            >
+              Add to agent…
+            </button>
+            <button type="button" onClick={() => setMcpAdded(null)}>
+              Not now
+            </button>
+          </span>
+        </div>
+      )}
       {openApi.shown && (
         <OpenApiImport
           imp={openApi}
           existing={new Set([...names, ...files.map((f) => f.file_name)])}
           onReview={(tool) => open(async () => opening(null, tool.text))}
+          onAddToAgent={addImported}
         />
       )}
+      <AddToAgent
+        open={adding !== null}
+        tools={offered}
+        waiting={
+          adding && "servers" in adding
+            ? `${adding.servers.join(", ")} ${adding.servers.length === 1 ? "is" : "are"} starting: the tools show here once ready (see the status under MCP servers).`
+            : undefined
+        }
+        onClose={() => setAdding(null)}
+        onAdded={(message) => {
+          if (adding && "servers" in adding) setMcpAdded(null);
+          setNotice(message);
+          reloadTools();
+        }}
+      />
       {status && (
         <p>
           {tools ? `${tools.length} tools` : "Tools"} and {status.agents_loaded}{" "}
@@ -291,7 +365,15 @@ export function ToolsScreen({ state }: { state: StatusState }) {
       {tools && (
         <ul className="tool-list" data-testid="tool-list">
           {tools.map((t) => (
-            <ToolRow key={t.name} tool={t} actions={actions} rules={rules} />
+            <ToolRow
+              key={t.name}
+              tool={t}
+              actions={actions}
+              rules={rules}
+              onAddToAgent={() =>
+                setAdding({ names: [t.name], fallback: { [t.name]: t.permission } })
+              }
+            />
           ))}
         </ul>
       )}
@@ -387,10 +469,12 @@ function ToolRow({
   tool,
   actions,
   rules,
+  onAddToAgent,
 }: {
   tool: ToolInfo;
   actions: ToolActions;
   rules: RuleView[];
+  onAddToAgent: () => void;
 }) {
   return (
     <li>
@@ -408,6 +492,16 @@ function ToolRow({
           </span>
         </summary>
         <div className="tool-row-body">
+          <p className="row-actions">
+            <button
+              type="button"
+              aria-haspopup="dialog"
+              onClick={onAddToAgent}
+              data-testid={`add-to-agent-${tool.name}`}
+            >
+              Add to agent…
+            </button>
+          </p>
           {tool.file && (
             <p className="muted small">
               File: <code>{tool.file}</code>{" "}

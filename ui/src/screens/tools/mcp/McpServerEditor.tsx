@@ -27,8 +27,8 @@ export function McpServerEditor(props: {
   /** The server being edited, or null for new ones. */
   name: string | null;
   text: string;
-  /** Saved: back to the list. */
-  onClose: () => void;
+  /** Saved (the names of the servers written): back to the list. */
+  onClose: (saved: string[]) => void;
   /** Close without saving (asks first when the text changed). */
   onCancel: () => void;
 }) {
@@ -51,8 +51,8 @@ export function McpServerEditor(props: {
     setSaving(true);
     setError(null);
     try {
-      await call(commands.mcpSaveServers(text, props.name));
-      props.onClose();
+      const saved = await call(commands.mcpSaveServers(text, props.name));
+      props.onClose(saved);
     } catch (e) {
       setError(errorMessage(e));
     } finally {
