@@ -1,5 +1,6 @@
 """The README's screenshots, made by the real app against the scripted model: chat (light, dark,
-a long answer, a tool run), the artifact library and the HTTP tool editor.
+a long answer, a tool run), the permission dialog, the artifact library, the HTTP tool editor
+and the agent editor's tool picker.
 
 Every run takes them and checks each is a PNG of the window's size. They are written to
 docs/screenshots/ only when UPDATE_SCREENSHOTS=1 is set (otherwise to a temporary folder):
@@ -236,6 +237,11 @@ def test_screenshots(scripted_model):
         app.pick_agent("researcher")
         app.send("Collect notes on emperor penguins and check the field station")
         app.wait(lambda d: card_status(app, "create_artifact") == "succeeded", "the notes tool's card")
+        app.wait(lambda d: app.js(
+            "const d = document.querySelector('[data-testid=permission-dialog]'); return !!d && d.open"),
+            "the permission dialog")
+        app.wait(lambda d: app.permission_armed(), "the permission dialog to arm")
+        shots.append(shoot(app, out_dir, "permission-dialog"))
         app.answer_permission("approve")
         app.wait(lambda d: "5,012 adults huddling" in last_answer(app), "the tool run's answer")
         app.wait(lambda d: card_status(app, "field_station") == "succeeded", "the station tool's card")
@@ -295,11 +301,20 @@ def test_screenshots(scripted_model):
         app.js("document.querySelector('main.content').scrollTop = 0")
         app.wait(lambda d: app.js("return document.querySelector('main.content').scrollTop") == 0, "the editor's top")
         shots.append(shoot(app, out_dir, "editor"))
+
+        # The agent editor's tool picker, the new tool among the HTTP tools.
+        app.by_testid("nav-agents").click()
+        app.by_testid("agent-researcher").click()
+        app.by_testid("edit-agent").click()
+        app.by_testid("pick-tools").click()
+        app.by_testid("pick-weather_now")
+        shots.append(shoot(app, out_dir, "tool-picker"))
     finally:
         app.stop()
         station.stop()
         weather.stop()
     assert [p.name for p in shots] == [
-        "chat-tool-run.png", "chat-light.png", "chat-dark.png", "chat-long-answer.png", "library.png", "editor.png",
+        "permission-dialog.png", "chat-tool-run.png", "chat-light.png", "chat-dark.png", "chat-long-answer.png",
+        "library.png", "editor.png", "tool-picker.png",
     ]
     print(f"screenshots in {out_dir}")

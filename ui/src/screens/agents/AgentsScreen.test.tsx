@@ -35,7 +35,7 @@ const TOOLS: ToolInfo[] = [
   tool("everything.add", "mcp", "everything"),
 ];
 
-function backend(disk: { text: string }) {
+function backend(disk: { text: string }, loads = true) {
   const saves: Args[] = [];
   mockIPC((cmd, args) => {
     const a = (args ?? {}) as Args;
@@ -68,6 +68,11 @@ function backend(disk: { text: string }) {
         max_tool_rounds: 20,
         role_prompt: "You are the **lead**.",
       };
+      if (!loads)
+        return {
+          errors: [{ file: PATH, line: 2, field: null, message: "expected a mapping" }],
+          agent: null,
+        };
       return text.includes("no_such_tool")
         ? {
             errors: [
@@ -136,6 +141,21 @@ describe("AgentsScreen", () => {
     await user.click(screen.getByTestId("save-agent"));
     await waitFor(() => expect(saves).toHaveLength(1));
     expect(saves[0]).toMatchObject({ kind: "agent", path: PATH, text: edited, base: lead });
+  });
+
+  it("titles the editor of an agent whose draft does not load by its file, never 'New agent'", async () => {
+    backend({ text: lead }, false);
+    const user = userEvent.setup();
+    render(
+      <LeaveGuardProvider>
+        <AgentsScreen />
+      </LeaveGuardProvider>,
+    );
+    await user.click(await screen.findByTestId("edit-agent"));
+    await screen.findByTestId("agent-raw");
+    expect(await screen.findByTestId("problems")).toHaveTextContent("expected a mapping");
+    const editor = screen.getByRole("region", { name: /^Edit agent/ });
+    expect(editor).toHaveAccessibleName("Edit agent lead_agent");
   });
 
   it("starts a new agent over after discarding, and keeps guarding", async () => {

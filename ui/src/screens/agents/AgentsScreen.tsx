@@ -298,7 +298,17 @@ function AgentEditor(props: {
   const problems = check?.errors ?? null;
   const agent = check?.agent ?? null;
   const raw = useRef<HTMLTextAreaElement>(null);
-  const title = agent?.name || "New agent";
+  // The agent's name as last loaded: an existing file goes by its file name until the first
+  // check answers, and keeps its name while a draft does not load.
+  const [known, setKnown] = useState<string | null>(() =>
+    props.opened.path
+      ? (props.opened.path.split(/[\\/]/).pop()?.replace(/\.md$/, "") ?? null)
+      : null,
+  );
+  useEffect(() => {
+    if (agent?.name) setKnown(agent.name);
+  }, [agent?.name]);
+  const title = agent?.name || known || "New agent";
   useLeaveGuard(file.dirty, `The agent “${title}”`);
   useEffect(() => {
     let alive = true;
