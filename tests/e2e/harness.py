@@ -205,6 +205,24 @@ class App:
         # quirk of its visibility atom), so read the DOM's own text.
         return self.js("const h = document.querySelector('h1'); return h ? h.textContent.trim() : ''")
 
+    def set_theme(self, theme: str) -> None:
+        """Choose `theme` in Settings (once every section above the choice has loaded, so
+        nothing moves under the click) and wait until the page wears it."""
+        self.by_testid("nav-settings").click()
+        self.wait(lambda d: self.heading() == "Settings", "the Settings screen")
+        self.by_testid("profile-default")
+        self.by_testid("no-always-allowed")
+        self.driver.find_element(By.CSS_SELECTOR, f"input[name=theme][value={theme}]").click()
+        self.wait(lambda d: self.js("return document.documentElement.dataset.theme") == theme, f"the {theme} theme")
+
+    def sideways(self, selector: str) -> int:
+        """How far the element `selector` can scroll sideways (0 when it cannot, -1 when absent)."""
+        return self.js(
+            "const el = document.querySelector(arguments[0]);"
+            "return el ? el.scrollWidth - el.clientWidth : -1",
+            selector,
+        )
+
     def set_value(self, element: WebElement, text: str) -> None:
         """Replace a field's text the way typing would (React sees an input event). WebKitWebDriver
         rejects newlines typed into a textarea, so multi-line text goes in this way."""

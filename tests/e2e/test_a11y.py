@@ -15,7 +15,6 @@ from test_chat import AGENT, CREATE, PROBE  # the same tester agent and calls as
 AXE = ROOT / "ui" / "node_modules" / "axe-core" / "axe.min.js"
 
 
-
 def axe_violations(app: App) -> list[dict]:
     """Run axe-core over the whole document as it is now; its violations (injected once)."""
     if not app.js("return typeof window.axe === 'object'"):
@@ -54,16 +53,6 @@ class Audit:
             for v in vs
         )
         assert not bad, f"axe-core found violations:\n{report}"
-
-
-def set_theme(app: App, theme: str) -> None:
-    app.by_testid("nav-settings").click()
-    app.wait(lambda d: app.heading() == "Settings", "the Settings screen")
-    # Every section above the theme choice has loaded (no layout shift under the click).
-    app.by_testid("profile-default")
-    app.by_testid("no-always-allowed")
-    app.driver.find_element(By.CSS_SELECTOR, f"input[name=theme][value={theme}]").click()
-    app.wait(lambda d: app.js("return document.documentElement.dataset.theme") == theme, f"the {theme} theme")
 
 
 def dialog_open(app: App) -> bool:
@@ -156,14 +145,14 @@ def test_no_axe_violations_in_light_and_dark(home, scripted_model):
     app = App(home, "a11y")
     audit = Audit(app)
     try:
-        set_theme(app, "light")
+        app.set_theme("light")
         audit_screens(app, audit, "light")
         picker = app.by_testid("agent-picker")
         app.wait(lambda d: "Lead researcher" in picker.text, "the display names in the agent picker")
         app.pick_agent("tester")
         audit_run(app, audit, "light", "Make notes", "All done.")
 
-        set_theme(app, "dark")
+        app.set_theme("dark")
         audit_screens(app, audit, "dark")
         audit_run(app, audit, "dark", "Probe again", "Probed again.")
         assert len(audit.found) == 16

@@ -32,15 +32,6 @@ def collapsed(app: App) -> bool:
     return app.js("return document.querySelector('.app').classList.contains('collapsed')")
 
 
-def sideways(app: App, selector: str) -> int:
-    """How far the element `selector` can scroll sideways (0 when it cannot)."""
-    return app.js(
-        "const el = document.querySelector(arguments[0]);"
-        "return el ? el.scrollWidth - el.clientWidth : -1",
-        selector,
-    )
-
-
 def test_minimum_window_collapses_and_keeps_the_chat_usable(home, scripted_model):
     model = scripted_model([{"text": ANSWER, "chunk_chars": 40}])
     prepare_home(home, model, AGENT)
@@ -61,7 +52,7 @@ def test_minimum_window_collapses_and_keeps_the_chat_usable(home, scripted_model
         app.wait(lambda d: "JavaScript" in app.by_testid("msg-assistant").text, "the answer")
         app.wait(lambda d: not app.js("return !!document.querySelector('[data-testid=run-status]')"), "the run to end")
         for selector in (".content", ".chat", ".chat-main", "[data-testid=timeline]", "[data-testid=msg-assistant]"):
-            assert sideways(app, selector) <= 0, f"{selector} scrolls sideways at 720×480"
+            assert app.sideways(selector) <= 0, f"{selector} scrolls sideways at 720×480"
         # Inline code breaks between words, and only a token longer than the line is cut.
         style = app.js(
             "const c = [...document.querySelectorAll('[data-testid=msg-assistant] code')]"
@@ -77,7 +68,7 @@ def test_minimum_window_collapses_and_keeps_the_chat_usable(home, scripted_model
         app.by_testid("new-tool").click()
         app.by_testid("tool-editor")
         for selector in (".content", "[data-testid=tool-editor]"):
-            assert sideways(app, selector) <= 0, f"{selector} scrolls sideways at 720×480"
+            assert app.sideways(selector) <= 0, f"{selector} scrolls sideways at 720×480"
         assert app.js("return document.documentElement.scrollWidth <= window.innerWidth")
         app.screenshot("tool-editor-720x480")
 
@@ -184,7 +175,6 @@ def test_permission_dialog_answers_stay_on_screen_at_the_minimum_window(home, sc
         app.stop()
 
 
-
 def test_800_wide_with_the_sidebar_shown_keeps_the_chat_and_its_composer_header_usable(home, scripted_model):
     model = scripted_model([{"text": "Fine."}])
     prepare_home(home, model, AGENT)
@@ -208,7 +198,7 @@ def test_800_wide_with_the_sidebar_shown_keeps_the_chat_and_its_composer_header_
         )
         assert spread < 8, f"the composer header wraps at 800×600 (its items' middles {spread:.0f} px apart)"
         for selector in (".content", ".chat", ".chat-main"):
-            assert sideways(app, selector) <= 0, f"{selector} scrolls sideways at 800×600"
+            assert app.sideways(selector) <= 0, f"{selector} scrolls sideways at 800×600"
         app.screenshot("chat-800x600-sidebar")
     finally:
         app.stop()

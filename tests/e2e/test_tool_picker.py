@@ -22,26 +22,8 @@ You are the tester.
 """
 
 
-def set_theme(app: App, theme: str) -> None:
-    app.by_testid("nav-settings").click()
-    app.wait(lambda d: app.heading() == "Settings", "the Settings screen")
-    app.by_testid("profile-default")
-    app.by_testid("no-always-allowed")
-    app.driver.find_element(By.CSS_SELECTOR, f"input[name=theme][value={theme}]").click()
-    app.wait(lambda d: app.js("return document.documentElement.dataset.theme") == theme, f"the {theme} theme")
-
-
 def dialog_open(app: App, testid: str) -> bool:
     return app.js(f"const d = document.querySelector('[data-testid={testid}]'); return !!d && d.open")
-
-
-def sideways(app: App, selector: str) -> int:
-    """How far the element `selector` can scroll sideways (0 when it cannot, -1 when absent)."""
-    return app.js(
-        "const el = document.querySelector(arguments[0]);"
-        "return el ? el.scrollWidth - el.clientWidth : -1",
-        selector,
-    )
 
 
 def test_give_an_http_tool_through_the_picker_and_add_to_agent(home, scripted_model):
@@ -52,7 +34,7 @@ def test_give_an_http_tool_through_the_picker_and_add_to_agent(home, scripted_mo
     try:
         app.driver.set_window_rect(width=800, height=600)
         app.wait(lambda d: app.js("return window.innerWidth") <= 800, "the window at 800 px")
-        set_theme(app, "dark")
+        app.set_theme("dark")
 
         # The agent editor's picker: search, tick, choose the permission.
         app.by_testid("nav-agents").click()
@@ -73,7 +55,7 @@ def test_give_an_http_tool_through_the_picker_and_add_to_agent(home, scripted_mo
         app.set_value(app.by_testid("pick-permission-probe"), "auto")
         app.wait(lambda d: "  probe: auto\n" in raw.get_attribute("value"), "probe's permission in the draft")
         for selector in (".tool-picker", ".tool-picker-list"):
-            assert sideways(app, selector) <= 0, f"{selector} scrolls sideways at 800×600"
+            assert app.sideways(selector) <= 0, f"{selector} scrolls sideways at 800×600"
         assert app.js("return document.documentElement.scrollWidth <= window.innerWidth")
         app.screenshot("picker-dark-800x600")
         app.by_testid("tool-picker-done").click()
@@ -98,7 +80,7 @@ def test_give_an_http_tool_through_the_picker_and_add_to_agent(home, scripted_mo
         )
         app.set_value(agent, value)
         app.set_value(app.by_testid("add-permission-read_artifact"), "confirm")
-        assert sideways(app, ".add-to-agent") <= 0, "the dialog scrolls sideways at 800×600"
+        assert app.sideways(".add-to-agent") <= 0, "the dialog scrolls sideways at 800×600"
         app.screenshot("add-to-agent-dark-800x600")
         confirm = app.by_testid("add-to-agent-confirm")
         app.wait(lambda d: confirm.is_enabled(), "the Add button")
