@@ -79,6 +79,7 @@ const condensed = (conversation: string, fields: Record<string, unknown>) =>
     depth: 0,
     message_id: null,
     results_referenced: 0,
+    results_cut: 0,
     messages_condensed: 0,
     note: null,
     reason: "budget",
@@ -318,5 +319,27 @@ describe("condensation markers", () => {
       "6 messages condensed · 2 older tool results replaced by references · the model's server said the conversation was too long",
     );
     expect(within(marker).getByTestId("context-note")).toHaveTextContent(note);
+  });
+
+  it("says when the latest tool result was cut to fit, and that it is kept in full", async () => {
+    backend({ c2: [] });
+    renderChat("c2");
+    await waitFor(() => expect(screen.getByRole("heading", { level: 1 })).toHaveTextContent("c2"));
+    await condensed("c2", { results_cut: 1 });
+    const marker = await screen.findByTestId("context-marker");
+    expect(marker).toHaveTextContent(
+      "The latest tool result cut to fit the window for the model — the full result is kept",
+    );
+    await condensed("c2", {
+      message_id: 13,
+      note,
+      messages_condensed: 4,
+      results_referenced: 1,
+      results_cut: 1,
+    });
+    const withNote = screen.getAllByTestId("context-marker")[1] as HTMLElement;
+    expect(withNote).toHaveTextContent(
+      "4 messages condensed · 1 older tool result replaced by references · the latest tool result cut to fit the window",
+    );
   });
 });
