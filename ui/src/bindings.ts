@@ -1447,10 +1447,11 @@ export type EngineEvent =
 { type: "context_usage"; conversation_id: string; agent: string; depth: number; estimated_tokens: number; reserved_tokens: number; window_tokens: number } | 
 /**
  * The model's view of the conversation was shortened before a request: older tool
- * results replaced by references, and/or older turns condensed into a note. The full
+ * results replaced by references, and/or older turns condensed into a note, and/or (when
+ * the latest round still did not fit) its results cut to their beginning. The full
  * history stays in the database and on screen; the chat marks the place.
  */
-{ type: "context_condensed"; conversation_id: string; agent: string; depth: number; message_id: number | null; results_referenced: number; messages_condensed: number; note: string | null; reason: string } | 
+{ type: "context_condensed"; conversation_id: string; agent: string; depth: number; message_id: number | null; results_referenced: number; results_cut: number; messages_condensed: number; note: string | null; reason: string } | 
 /**
  * Control passes to a sub-agent.
  */

@@ -194,6 +194,7 @@ fn print_event(e: &EngineEvent, requests: &tokio::sync::mpsc::UnboundedSender<(S
         }
         EngineEvent::ContextCondensed {
             results_referenced,
+            results_cut,
             messages_condensed,
             reason,
             ..
@@ -203,9 +204,14 @@ fn print_event(e: &EngineEvent, requests: &tokio::sync::mpsc::UnboundedSender<(S
             } else {
                 "to fit the model's context window"
             };
+            let cut = if *results_cut > 0 {
+                format!(", {results_cut} latest results cut to their beginning")
+            } else {
+                String::new()
+            };
             let _ = writeln!(
                 err,
-                "\n[context condensed: {results_referenced} results replaced by artifact references, {messages_condensed} messages condensed into a note ({why})]"
+                "\n[context condensed: {results_referenced} results replaced by artifact references, {messages_condensed} messages condensed into a note{cut} ({why})]"
             );
         }
         EngineEvent::AgentSwitch { from, to, .. } => {

@@ -165,7 +165,8 @@ pub enum EngineEvent {
         window_tokens: u32,
     },
     /// The model's view of the conversation was shortened before a request: older tool
-    /// results replaced by references, and/or older turns condensed into a note. The full
+    /// results replaced by references, and/or older turns condensed into a note, and/or (when
+    /// the latest round still did not fit) its results cut to their beginning. The full
     /// history stays in the database and on screen; the chat marks the place.
     ContextCondensed {
         /// Conversation.
@@ -180,6 +181,9 @@ pub enum EngineEvent {
         message_id: Option<i64>,
         /// Tool results replaced by a reference to their artifact.
         results_referenced: u32,
+        /// Results of the latest round cut to the beginning that fits (each says which
+        /// artifact holds it in full): the last resort when the round alone does not fit.
+        results_cut: u32,
         /// Messages condensed into the note (0 when no note was written).
         messages_condensed: u32,
         /// The "conversation so far" note the model now sees instead of those messages.

@@ -33,13 +33,25 @@
 //!    stored as a message with role `context` (the run module does that), so the next run
 //!    starts from it rather than condensing again. It is sent as a summary in a frame of its
 //!    own ([`NOTE_HEAD`]), its tool-call and tool-result markup neutralised as tool output is:
-//!    the model wrote it from untrusted pages and results.
+//!    the model wrote it from untrusted pages and results. The plan counts it as sent: the
+//!    model's text at its longest, the frame, and the engine's list of the stored results it
+//!    stands for (one line a result, so the list grows as a run goes on).
+//! 3. Then, once the plan is applied, the request as it will be sent is estimated again (the
+//!    note is only known once written, and the latest round alone may not fit beside the
+//!    instructions and the note): while it is still over the budget, the latest round's long
+//!    results are cut to the beginning that fits ([`Entry::cut_results`]), each saying which
+//!    artifact holds it in full and, for whole lines, the `read_artifact` offset to read on.
+//!
+//! The context meter shows that last estimate, so it reads what was sent and agrees with the
+//! budget: it goes past the window only when the instructions, the latest task and the latest
+//! answer alone do not fit.
 //!
 //! [`plan`] decides, without side effects (it is what the benchmark measures); the run loop
-//! stores artifacts, asks for the note and applies the plan.
+//! stores artifacts, asks for the note, applies the plan and cuts.
 
 use serde_json::{Map, Value};
 
+use crate::artifacts::lines::count_lines;
 use crate::models::{ChatMessage, NativeCall, Role, ToolCallMode};
 use crate::parser::{format_call, format_result, neutralise, strip_calls, Params, MALFORMED};
 
@@ -67,6 +79,9 @@ pub const NOTE_TAIL: &str = "\n</conversation_summary>";
 /// The header of the engine's list of stored results at the end of a note.
 pub const NOTE_ARTIFACTS_HEADER: &str =
     "Earlier tool results, stored as artifacts (read one with read_artifact(id='…')):";
+/// An artifact id as long as the engine's (`tool_<name>_<12 hex>`), to estimate a text that
+/// will name one before it exists.
+const PLACEHOLDER_ID: &str = "tool_result_000000000000";
 /// The first words of the condensation prompt (the scripted model server recognises it).
 pub const CONDENSE_PROMPT_HEAD: &str = "You condense conversations";
 
@@ -251,6 +266,59 @@ impl ResultRef {
         }
     }
 
+    /// The text it is sent as once cut to fit: at most its first `keep` bytes (whole lines
+    /// when at least one fits), then where the rest is: `artifact`, and for whole lines the
+    /// `read_artifact` offset to read on from. A preview of an oversized result (the gate's
+    /// `<artifact_slice>`) has lines of its own, so it is cut by characters.
+    fn cut(&self, keep: usize, artifact: &str) -> String {
+        let text = self.text.as_str();
+        let mut end = keep.min(text.len());
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let whole_lines = text[..end]
+            .rfind('\n')
+            .filter(|_| !text.starts_with("<artifact_slice "));
+        let (head, hint) = match whole_lines {
+            Some(at) => {
+                let shown = text[..at].matches('\n').count() + 1;
+                let hint = format!(
+                    "[Cut to fit the model's context window: lines 1-{shown} of its {} are \
+                     shown above. The whole result is stored as artifact '{artifact}'; read on \
+                     with read_artifact(id='{artifact}', offset={}).]",
+                    count_lines(text),
+                    shown + 1
+                );
+                (&text[..at], hint)
+            }
+            None if end == 0 => {
+                let hint = format!(
+                    "[This result ({} characters) is too long for the model's context window. \
+                     It is stored in full as artifact '{artifact}'; read it with \
+                     read_artifact(id='{artifact}').]",
+                    text.chars().count()
+                );
+                ("", hint)
+            }
+            None => {
+                let head = &text[..end];
+                let hint = format!(
+                    "[Cut to fit the model's context window: its first {} of {} characters \
+                     are shown above. The whole result is stored as artifact '{artifact}'; \
+                     read it with read_artifact(id='{artifact}').]",
+                    head.chars().count(),
+                    text.chars().count()
+                );
+                (head, hint)
+            }
+        };
+        if head.is_empty() {
+            hint
+        } else {
+            format!("{head}\n{hint}")
+        }
+    }
+
     /// The line listing it at the end of a note that condensed its message.
     fn note_line(&self, artifact: &str) -> String {
         format!(
@@ -424,11 +492,74 @@ impl Entry {
                 // The block is the text in a frame of about the tool's name and 60 bytes
                 // (estimated, not formatted: this runs for every result at every request).
                 let block = estimate_text(&r.text) + ((r.tool.len() + 60) / BYTES_PER_TOKEN) as u32;
-                let placeholder = r.reference("tool_result_000000000000");
+                let placeholder = r.reference(PLACEHOLDER_ID);
                 block.saturating_sub(estimate_text(&placeholder))
             })
             .sum();
         self.tokens.saturating_sub(saved)
+    }
+
+    /// Cut its long stored results (longest first) to the head that fits, so the entry is
+    /// `save` tokens (uncalibrated) shorter, or as short as cutting makes it; returns how many
+    /// were cut. Each keeps its beginning and says where the whole result is. The last resort
+    /// of the budget, for the latest round (see the module's "Budget").
+    pub fn cut_results(&mut self, save: u32) -> u32 {
+        let Entry {
+            kind,
+            content,
+            referenced,
+            tokens,
+            ..
+        } = self;
+        let Kind::Results(results) = kind else {
+            return 0;
+        };
+        if *referenced {
+            return 0;
+        }
+        let mut order: Vec<usize> = (0..results.len())
+            .filter(|&i| results[i].is_long() && results[i].artifact_id.is_some())
+            .collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(results[i].text.len()));
+        let mut saved = 0;
+        let mut count = 0;
+        for i in order {
+            if saved >= save {
+                break;
+            }
+            let r = &results[i];
+            let artifact = r.artifact_id.clone().unwrap_or_default();
+            let block = r.block();
+            let Some(at) = content.find(&block) else {
+                continue;
+            };
+            let before = estimate_text(&block);
+            let needed = |after: u32| (save - saved).saturating_sub(before.saturating_sub(after));
+            let mut keep = r
+                .text
+                .len()
+                .saturating_sub((save - saved) as usize * BYTES_PER_TOKEN);
+            let (text, after) = loop {
+                let text = r.cut(keep, &artifact);
+                let after = estimate_text(&format_result(&r.tool, r.success, &text));
+                if keep == 0 || needed(after) == 0 {
+                    break (text, after);
+                }
+                keep = keep.saturating_sub(needed(after) as usize * BYTES_PER_TOKEN);
+            };
+            if after >= before {
+                continue;
+            }
+            content.replace_range(
+                at..at + block.len(),
+                &format_result(&r.tool, r.success, &text),
+            );
+            results[i].text = text;
+            saved += before - after;
+            count += 1;
+        }
+        *tokens = estimate_message(content);
+        count
     }
 
     /// The results still needing an artifact before they can be referenced.
@@ -466,6 +597,21 @@ impl Entry {
         self.referenced = true;
         self.tokens = estimate_message(&self.content);
         count
+    }
+
+    /// Tokens of the lines listing this entry's results in a note that condenses it: its
+    /// long results (they are stored before a note is written) and those already stored, or
+    /// a note's own list.
+    fn listed_tokens(&self) -> u32 {
+        match &self.kind {
+            Kind::Results(results) => results
+                .iter()
+                .filter(|r| r.artifact_id.is_some() || r.is_long())
+                .map(|r| estimate_text(&r.note_line(PLACEHOLDER_ID)) + 1)
+                .sum(),
+            Kind::Note => self.note_lines().iter().map(|l| estimate_text(l) + 1).sum(),
+            _ => 0,
+        }
     }
 
     /// The lines listing this entry's stored results in a note (a note's own list is
@@ -535,6 +681,14 @@ pub fn render(entries: &[Entry], mode: ToolCallMode) -> Vec<ChatMessage> {
     out
 }
 
+/// The latest results entry: the one [`plan`] never replaces by references, and the one
+/// [`Entry::cut_results`] shortens when the request still does not fit.
+pub fn latest_results(entries: &[Entry]) -> Option<usize> {
+    entries
+        .iter()
+        .rposition(|e| matches!(e.kind, Kind::Results(_)))
+}
+
 /// What to do so a request fits.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Plan {
@@ -551,6 +705,16 @@ impl Plan {
     /// Does the plan change the view?
     pub fn is_empty(&self) -> bool {
         self.reference.is_empty() && self.condense_before.is_none()
+    }
+}
+
+/// Tokens of the list of stored results at the end of a note whose lines take `lines`
+/// tokens (none without lines).
+fn list_tokens(lines: u32) -> u32 {
+    if lines == 0 {
+        0
+    } else {
+        estimate_text(NOTE_ARTIFACTS_HEADER) + 1 + lines
     }
 }
 
@@ -603,23 +767,30 @@ pub fn plan(entries: &[Entry], system_tokens: u32, budget: u32, calibration: &Ca
         }
     }
     // 2. Condense: the shortest suffix starting at an answer (a round's start) that fits with
-    // the note and the latest task; at least the last round is kept.
+    // the note and the latest task; at least the last round is kept. The note is counted as
+    // it is sent: the model's text (at most `note_tokens` as the server counts them), its
+    // frame, and the engine's list of the stored results it stands for.
     let task = entries.iter().rposition(|e| e.kind == Kind::Task);
-    let note = note_tokens(budget) + MESSAGE_OVERHEAD_TOKENS;
+    let note = (f64::from(note_tokens(budget)) / calibration.ratio()).ceil() as u32
+        + estimate_message(&format!("{NOTE_HEAD}{NOTE_TAIL}"));
+    let listed: Vec<u32> = entries.iter().map(Entry::listed_tokens).collect();
     let starts: Vec<usize> = (1..entries.len())
         .filter(|&i| entries[i].kind == Kind::Answer)
         .collect();
     let mut suffix: u32 = sizes.iter().sum();
     let mut chosen = None;
     let mut from = 0;
+    let mut list = 0;
     for &k in &starts {
         suffix -= sizes[from..k].iter().sum::<u32>();
+        list += listed[from..k].iter().sum::<u32>();
         from = k;
         let pinned = task.filter(|&t| t < k).map_or(0, |t| sizes[t]);
         // Nothing to condense but the pinned task: not worth a note.
         if (0..k).all(|i| Some(i) == task) {
             continue;
         }
+        let note = note + list_tokens(list);
         chosen = Some((k, system_tokens + note + pinned + suffix));
         // Two thirds of the budget, so the next rounds fit without a new note each time.
         if calibration.apply(system_tokens + note + pinned + suffix) <= budget / 3 * 2 {
@@ -807,6 +978,106 @@ mod tests {
         assert_eq!(entries[0].kind, Kind::Note);
         assert_eq!(entries[1].content, "the task");
         assert_eq!(entries.len(), 4);
+    }
+
+    /// The plan counts the note as it is sent: the model's text at its longest, its frame and
+    /// the engine's list of the stored results it stands for (issue 33.6: it counted the text
+    /// alone, and the request went past the budget).
+    #[test]
+    fn the_plan_counts_the_note_with_its_frame_and_list_of_results() {
+        let page = |n: usize| format!("page {n}\n{}", "lorem ipsum dolor sit amet\n".repeat(60));
+        let mut entries = vec![Entry::new(Kind::Task, "read the pages".into(), Some(1))];
+        for n in 0..6 {
+            entries.push(Entry::new(Kind::Answer, "thinking ".repeat(150), None));
+            entries.push(results(&format!("c{n}"), &page(n)));
+        }
+        let budget = 2_500;
+        let plan = plan(&entries, 300, budget, &Calibration::default());
+        let before = plan.condense_before.expect("condenses");
+        for &i in &plan.reference {
+            for r in entries[i].results_without_artifact() {
+                r.artifact_id = Some(format!("tool_long_{i:012}"));
+            }
+            entries[i].use_references();
+        }
+        // The longest note the model may write (3 bytes a token), with the engine's list.
+        let written = "n".repeat(note_tokens(budget) as usize * BYTES_PER_TOKEN);
+        let content = note_content(&written, &entries[..before]);
+        assert!(content.contains(NOTE_ARTIFACTS_HEADER), "{content}");
+        apply_condensation(&mut entries, before, Entry::new(Kind::Note, content, None));
+        let sent = 300 + entries.iter().map(Entry::tokens).sum::<u32>();
+        assert!(sent <= plan.estimated, "{sent} > {}", plan.estimated);
+        assert!(plan.estimated <= budget, "{plan:?}");
+    }
+
+    /// The last resort: the latest round's long results keep their beginning, whole lines
+    /// when one fits, and say where the rest is and where to read on.
+    #[test]
+    fn cutting_keeps_the_beginning_and_points_to_the_rest() {
+        let lines: String = (1..=100)
+            .map(|i| format!("line {i} of the page\n"))
+            .collect();
+        let mut entry = results("c1", &lines);
+        assert_eq!(entry.cut_results(100), 0, "no artifact holds it yet");
+        for r in entry.results_without_artifact() {
+            r.artifact_id = Some("tool_long_abc".into());
+        }
+        let before = entry.tokens();
+        assert_eq!(entry.cut_results(300), 1);
+        assert!(
+            entry.tokens() + 300 <= before,
+            "{} of {before}",
+            entry.tokens()
+        );
+        let Kind::Results(cut) = &entry.kind else {
+            unreachable!()
+        };
+        let shown = cut[0]
+            .text
+            .lines()
+            .filter(|l| l.starts_with("line "))
+            .count();
+        assert!(shown > 10 && shown < 100, "{shown}");
+        assert!(cut[0].text.starts_with("line 1 of the page\nline 2 of"));
+        assert!(cut[0].text.ends_with(&format!(
+            "line {shown} of the page\n[Cut to fit the model's context window: lines \
+             1-{shown} of its 100 are shown above. The whole result is stored as artifact \
+             'tool_long_abc'; read on with read_artifact(id='tool_long_abc', offset={}).]",
+            shown + 1
+        )));
+        // What is sent is the cut text, in both formats.
+        assert_eq!(entry.content, cut[0].block());
+        let native = render(std::slice::from_ref(&entry), ToolCallMode::Native);
+        assert!(native[0].content.ends_with(&cut[0].text));
+        // Cut once: a later request can still replace it by a reference.
+        assert_eq!(entry.use_references(), 1);
+
+        // One long line is cut by characters.
+        let mut entry = results("c2", &"x".repeat(3_000));
+        for r in entry.results_without_artifact() {
+            r.artifact_id = Some("tool_long_def".into());
+        }
+        let before = entry.tokens();
+        assert_eq!(entry.cut_results(500), 1);
+        assert!(
+            entry.tokens() + 500 <= before,
+            "{} of {before}",
+            entry.tokens()
+        );
+        let Kind::Results(cut) = &entry.kind else {
+            unreachable!()
+        };
+        let (head, hint) = cut[0].text.split_once('\n').unwrap();
+        assert!(head.len() > 1_000 && head.len() < 1_500 && !head.contains('['));
+        assert_eq!(
+            hint,
+            format!(
+                "[Cut to fit the model's context window: its first {} of 3000 characters are \
+                 shown above. The whole result is stored as artifact 'tool_long_def'; read it \
+                 with read_artifact(id='tool_long_def').]",
+                head.len()
+            )
+        );
     }
 
     #[test]

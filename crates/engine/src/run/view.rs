@@ -284,7 +284,6 @@ impl Runner {
             prompt_budget,
             &state.calibration,
         );
-        let unchanged = plan.is_empty();
         let mut referenced = 0;
         for &i in &plan.reference {
             self.store_results(scope, &mut history[i]);
@@ -308,22 +307,47 @@ impl Runner {
             condensed = budget::apply_condensation(history, before, entry);
             note = Some((content, message_id));
         }
-        if !unchanged {
+        let render = |history: &[Entry]| {
+            let mut messages = Vec::with_capacity(history.len() + 1);
+            messages.push(ChatMessage::new(Role::System, system.clone()));
+            messages.extend(budget::render(history, mode));
+            let estimate = budget::estimate_messages(&messages) + tools_tokens;
+            (messages, estimate)
+        };
+        let (mut messages, mut estimate) = render(history);
+        // 3. What is sent is what the meter shows and what must fit. Still over the budget
+        // (the latest round does not fit beside the instructions and the note, or the note
+        // came out longer than counted): the latest round's long results are cut to the head
+        // that fits, each saying where the whole result is.
+        let mut cut = 0;
+        if let Some(latest) = budget::latest_results(history) {
+            for _ in 0..3 {
+                let fits = (f64::from(prompt_budget) / state.calibration.ratio()).floor() as u32;
+                if state.calibration.apply(estimate) <= prompt_budget || estimate <= fits {
+                    break;
+                }
+                self.store_results(scope, &mut history[latest]);
+                let more = history[latest].cut_results(estimate - fits);
+                if more == 0 {
+                    break;
+                }
+                cut += more;
+                (messages, estimate) = render(history);
+            }
+        }
+        if !plan.is_empty() || cut > 0 {
             self.events.emit(EngineEvent::ContextCondensed {
                 conversation_id: scope.conversation.to_string(),
                 agent: agent.name.clone(),
                 depth,
                 message_id: note.as_ref().and_then(|n| n.1),
                 results_referenced: referenced,
+                results_cut: cut,
                 messages_condensed: condensed,
                 note: note.map(|n| n.0),
                 reason: reason.to_string(),
             });
         }
-        let mut messages = Vec::with_capacity(history.len() + 1);
-        messages.push(ChatMessage::new(Role::System, system));
-        messages.extend(budget::render(history, mode));
-        let estimate = budget::estimate_messages(&messages) + tools_tokens;
         let usage = crate::conversations::ContextUsage {
             estimated_tokens: state.calibration.apply(estimate),
             reserved_tokens: reserve,
@@ -350,7 +374,7 @@ impl Runner {
             messages,
             tools,
             estimate,
-            unchanged,
+            unchanged: plan.is_empty() && cut == 0,
         })
     }
 

@@ -589,3 +589,108 @@ async fn a_profile_without_a_window_uses_the_one_its_server_reports() {
     assert_eq!(stored, Some(last));
     assert!(last.estimated_tokens > 0);
 }
+
+/// The context meter's reading of each agent request: (estimated, reserved, window).
+fn meter_readings(h: &Harness) -> Vec<(u32, u32, u32)> {
+    h.events()
+        .iter()
+        .filter_map(|e| match e {
+            EngineEvent::ContextUsage {
+                estimated_tokens,
+                reserved_tokens,
+                window_tokens,
+                depth: 0,
+                ..
+            } => Some((*estimated_tokens, *reserved_tokens, *window_tokens)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Issue 33.6: six rounds of 1,200-character thoughts and 1,800-character pages through a
+/// 2,048-token window, from a server that reports no usage while streaming (as
+/// llama-cpp-python does), whose notes are as long as a note may be. The latest round alone
+/// did not fit beside the instructions and the note, and the note was sent with its frame and
+/// its list of stored results, more than the plan counted: from the third request on, the
+/// requests went past the 1,536-token budget (1,836 to 1,956 tokens in text mode) and the
+/// meter read 2,348 to 2,468 of 2,048 (115 to 121 %; with the E2E test's short note, 103 % at
+/// the fourth request, as in the issue). Now every request fits the window minus the
+/// answer's room, the meter reads what was sent (in text mode, exactly the estimate of the
+/// recorded request), and the latest page, when it has to be cut, says where the rest is.
+#[tokio::test(flavor = "multi_thread")]
+async fn every_request_through_a_2048_token_window_fits_and_the_meter_reads_what_was_sent() {
+    let thought =
+        "I keep reading the report carefully, page after page, noting each finding. ".repeat(16);
+    // About the 256 tokens a note may have in this window, at 3.5 bytes a token.
+    let note = "So far the reader has read the report's pages in order and noted each finding. "
+        .repeat(11);
+    for mode in ["text", "native"] {
+        let mut turns: Vec<Turn> = (1..=6)
+            .map(|n| {
+                if mode == "native" {
+                    Turn::text(thought.clone())
+                        .with_call("page", format!(r#"{{"text": "{n}:1800"}}"#))
+                } else {
+                    read_page(n, 1_800, &thought)
+                }
+            })
+            .collect();
+        turns.push(Turn::text("The report's answer is 42."));
+        // No usage reported: the estimate is never calibrated.
+        let turns = turns.into_iter().map(|t| t.usage(0, 0)).collect();
+        let h = reader_home(turns, 2048).await;
+        h.set_tool_calls(mode);
+        h.model.set_char_limit(Some(8192));
+        h.model.set_condensation_note(Some(note.clone()));
+        let outcome = h.run("reader", "Read the report").await;
+        assert_eq!(outcome.status, RunStatus::Completed, "{mode}: {outcome:?}");
+        assert_eq!(
+            outcome.final_answer.as_deref(),
+            Some("The report's answer is 42.")
+        );
+
+        let readings = meter_readings(&h);
+        let sent = agent_requests(&h);
+        assert_eq!(readings.len(), sent.len(), "{mode}: a reading per request");
+        for (i, (estimated, reserved, window)) in readings.iter().enumerate() {
+            assert_eq!((*reserved, *window), (512, 2048), "{mode}");
+            assert!(
+                estimated + reserved <= *window,
+                "{mode}: request {} went past the budget: {readings:?}",
+                i + 1
+            );
+        }
+        if mode == "text" {
+            // The meter counts what was sent, as the budget does.
+            let counted: Vec<u32> = sent
+                .iter()
+                .map(|r| {
+                    r.messages()
+                        .iter()
+                        .map(|(_, text)| engine::run::budget::estimate_message(text))
+                        .sum()
+                })
+                .collect();
+            let estimated: Vec<u32> = readings.iter().map(|r| r.0).collect();
+            assert_eq!(estimated, counted, "{mode}");
+        }
+        // The latest page was cut to its beginning, pointing to the rest; every page is
+        // kept in full.
+        let cut: u32 = h
+            .events()
+            .iter()
+            .filter_map(|e| match e {
+                EngineEvent::ContextCondensed { results_cut, .. } => Some(*results_cut),
+                _ => None,
+            })
+            .sum();
+        assert!(cut > 0, "{mode}");
+        let last = text_of(sent.last().unwrap());
+        assert!(
+            last.contains("[Cut to fit the model's context window: lines 1-")
+                && last.contains("read on with read_artifact(id='tool_page_"),
+            "{mode}: {last}"
+        );
+        assert!(page_results(&h).iter().all(|p| p.len() >= 1_800), "{mode}");
+    }
+}

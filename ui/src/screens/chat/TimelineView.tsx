@@ -248,11 +248,16 @@ function ContextMarker({ item }: { item: Extract<TimelineItem, { kind: "context"
   const agentName = useAgentName();
   const results = item.resultsReferenced ?? 0;
   const referenced = `${results} older tool result${results === 1 ? "" : "s"} replaced by references`;
+  const cut = item.resultsCut ?? 0;
+  const cutText = `${cut === 1 ? "the latest tool result" : `the latest ${cut} tool results`} cut to fit the window`;
+  // What the marker's line says: the note, else the references, else the cut.
+  const headline = item.note !== null ? "note" : results === 0 && cut > 0 ? "cut" : "references";
   const details = [
     item.note !== null && item.messagesCondensed
       ? `${item.messagesCondensed} messages condensed`
       : null,
-    item.note !== null && results > 0 ? referenced : null,
+    headline === "note" && results > 0 ? referenced : null,
+    headline !== "cut" && cut > 0 ? cutText : null,
     item.depth > 0 ? `for ${agentName(item.agent)}` : null,
   ].filter((d) => d !== null);
   return (
@@ -264,9 +269,11 @@ function ContextMarker({ item }: { item: Extract<TimelineItem, { kind: "context"
     >
       <p className="context-marker-line">
         <span>
-          {item.note === null
-            ? `${referenced} for the model — the full results are kept`
-            : "Earlier messages condensed for the model — the full history is kept"}
+          {headline === "note"
+            ? "Earlier messages condensed for the model — the full history is kept"
+            : headline === "references"
+              ? `${referenced} for the model — the full results are kept`
+              : `${cutText.charAt(0).toUpperCase()}${cutText.slice(1)} for the model — the full ${cut === 1 ? "result is" : "results are"} kept`}
         </span>
       </p>
       {(details.length > 0 || item.server) && (

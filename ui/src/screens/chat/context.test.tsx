@@ -79,6 +79,7 @@ const condensed = (conversation: string, fields: Record<string, unknown>) =>
     depth: 0,
     message_id: null,
     results_referenced: 0,
+    results_cut: 0,
     messages_condensed: 0,
     note: null,
     reason: "budget",
@@ -174,6 +175,33 @@ describe("context meter", () => {
     expect(meter()).toHaveTextContent("6.4k / 8k tokens · nearly full");
     expect(meter()).toHaveClass("nearly-full");
     expect(meter().getAttribute("aria-valuetext")).toContain("Nearly full");
+  });
+
+  it("never calls a request over the window nearly full: it says so and what to do", async () => {
+    // Issue 33.6: the reading after a run through a 2,048-token window.
+    backend({ c1: [stored(1, "user", "Read the report")] }, [], {
+      c1: { estimated_tokens: 1606, reserved_tokens: 512, window_tokens: 2048 },
+    });
+    renderChat("c1");
+    const m = await screen.findByRole("meter", { name: "Context window used" });
+    expect(m).toHaveTextContent("2.1k / 2k tokens · over the window");
+    expect(m).not.toHaveTextContent("nearly full");
+    expect(m).toHaveClass("over-window");
+    expect(m).toHaveAttribute("aria-valuenow", "2048");
+    const text = m.getAttribute("aria-valuetext") ?? "";
+    expect(text).toMatch(
+      /^103%: 1,606 tokens of history and instructions, only 442 of the 512 kept/,
+    );
+    expect(text).toContain("Over the window: the answer may be cut short.");
+    expect(text).toContain("choose a model profile with a larger context window");
+    expect(text).not.toMatch(/nearly full/i);
+
+    // Just over rounds to no less than 101 %; exactly the window is still within it.
+    await usage("c1", 0, 7001);
+    expect(meter().getAttribute("aria-valuetext")).toMatch(/^101%: .*Over the window/);
+    await usage("c1", 0, 7000);
+    expect(meter()).toHaveTextContent("8k / 8k tokens · nearly full");
+    expect(meter()).not.toHaveClass("over-window");
   });
 
   it("shows each conversation's own latest value", async () => {
@@ -318,5 +346,27 @@ describe("condensation markers", () => {
       "6 messages condensed · 2 older tool results replaced by references · the model's server said the conversation was too long",
     );
     expect(within(marker).getByTestId("context-note")).toHaveTextContent(note);
+  });
+
+  it("says when the latest tool result was cut to fit, and that it is kept in full", async () => {
+    backend({ c2: [] });
+    renderChat("c2");
+    await waitFor(() => expect(screen.getByRole("heading", { level: 1 })).toHaveTextContent("c2"));
+    await condensed("c2", { results_cut: 1 });
+    const marker = await screen.findByTestId("context-marker");
+    expect(marker).toHaveTextContent(
+      "The latest tool result cut to fit the window for the model — the full result is kept",
+    );
+    await condensed("c2", {
+      message_id: 13,
+      note,
+      messages_condensed: 4,
+      results_referenced: 1,
+      results_cut: 1,
+    });
+    const withNote = screen.getAllByTestId("context-marker")[1] as HTMLElement;
+    expect(withNote).toHaveTextContent(
+      "4 messages condensed · 1 older tool result replaced by references · the latest tool result cut to fit the window",
+    );
   });
 });

@@ -709,6 +709,7 @@ describe("context management", () => {
     depth: 0,
     message_id: null,
     results_referenced: 0,
+    results_cut: 0,
     messages_condensed: 0,
     note: null,
     reason: "budget",
@@ -740,6 +741,7 @@ describe("context management", () => {
         note,
         resultsReferenced: 3,
         messagesCondensed: 12,
+        resultsCut: 0,
         server: false,
       },
     ]);
@@ -770,6 +772,11 @@ describe("context management", () => {
     );
     expect(markers(s)).toEqual([
       expect.objectContaining({ note: null, resultsReferenced: 4, server: true }),
+    ]);
+    // The latest result cut to fit later in the turn: the same marker says so.
+    const cut = run([condensed({ results_referenced: 4, results_cut: 1 })], s);
+    expect(markers(cut)).toEqual([
+      expect.objectContaining({ note: null, resultsReferenced: 4, resultsCut: 1 }),
     ]);
     // A sub-agent's shortening is its own marker; a new turn gets its own too.
     const sub = run([condensed({ depth: 1, agent: "helper", results_referenced: 1 })], s);
@@ -816,6 +823,7 @@ describe("context management", () => {
       key: "m4",
       note: "So far: fetched http://x.",
       resultsReferenced: null,
+      resultsCut: null,
     });
     expect(s.items.filter((i) => i.kind === "user").map((i) => i.key)).toEqual(["m1", "m6"]);
   });

@@ -67,6 +67,9 @@ export type TimelineItem =
       /** Older tool results replaced by references to their artifacts (null when unknown: a
        * note read from history). */
       resultsReferenced: number | null;
+      /** Latest tool results cut to the beginning that fits (null when unknown: a note read
+       * from history). */
+      resultsCut: number | null;
       /** Messages condensed into the note (null when unknown: a note read from history). */
       messagesCondensed: number | null;
       /** The server refused the request as too long (it was retried once, shortened). */
@@ -271,7 +274,7 @@ export function fromHistory(
     } else if (m.role === "context") {
       // A note the engine wrote for the model: a marker, never a message of the user or the
       // assistant, and no answer to pending calls (it goes before the next request).
-      items.push(contextItem(key, m.agent, m.depth, m.content, null, null, false));
+      items.push(contextItem(key, m.agent, m.depth, m.content, null, null, null, false));
     } else {
       // A sub-agent that stopped with calls pending ended before this result came back.
       unanswered(m.depth + 1);
@@ -554,6 +557,7 @@ function condensed(
       next[index] = {
         ...marker,
         resultsReferenced: Math.max(marker.resultsReferenced ?? 0, event.results_referenced),
+        resultsCut: Math.max(marker.resultsCut ?? 0, event.results_cut),
         server: marker.server || server,
       };
       return { ...state, items: next, seq };
@@ -568,6 +572,7 @@ function condensed(
     event.note,
     event.results_referenced,
     event.messages_condensed,
+    event.results_cut,
     server,
   );
   return { ...state, items: [...items, item], seq };
@@ -580,9 +585,20 @@ function contextItem(
   note: string | null,
   resultsReferenced: number | null,
   messagesCondensed: number | null,
+  resultsCut: number | null,
   server: boolean,
 ): Extract<TimelineItem, { kind: "context" }> {
-  return { kind: "context", key, agent, depth, note, resultsReferenced, messagesCondensed, server };
+  return {
+    kind: "context",
+    key,
+    agent,
+    depth,
+    note,
+    resultsReferenced,
+    messagesCondensed,
+    resultsCut,
+    server,
+  };
 }
 
 /** Once the last running tool finished, the results go back to the model: it waits from `now`. */
