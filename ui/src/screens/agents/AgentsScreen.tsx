@@ -305,9 +305,7 @@ function AgentEditor(props: {
       ? (props.opened.path.split(/[\\/]/).pop()?.replace(/\.md$/, "") ?? null)
       : null,
   );
-  useEffect(() => {
-    if (agent?.name) setKnown(agent.name);
-  }, [agent?.name]);
+  if (agent?.name && agent.name !== known) setKnown(agent.name);
   const title = agent?.name || known || "New agent";
   useLeaveGuard(file.dirty, `The agent “${title}”`);
   useEffect(() => {
