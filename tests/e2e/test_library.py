@@ -106,8 +106,12 @@ def test_export_a_conversation_from_its_menu(home, scripted_model, tmp_path):
         app.pick_agent("tester")
         app.send("Take notes")
         wait_for_last_answer(app, "Done.")
-        # The row's "…" menu (shown on hover or focus), then its Export item.
-        app.js("document.querySelector('button[aria-label=\"Actions for Take notes\"]').click()")
+        # The row's "…" menu (shown on hover or focus), then its Export item. The list shows
+        # the row under its title once the title is saved (on a slow first start, after the
+        # answer).
+        actions = 'button[aria-label="Actions for Take notes"]'
+        app.wait(lambda d: d.find_elements("css selector", actions), "the conversation's row under its title")
+        app.js("document.querySelector(arguments[0]).click()", actions)
         export = app.wait(
             lambda d: next((b for b in d.find_elements("css selector", "[role=menuitem]") if b.text == "Export"), None),
             "the row menu's Export item",
