@@ -9,6 +9,7 @@ use crate::config::{self, ConfigError, ConfigSnapshot};
 use crate::db::{self, DbError};
 use crate::owner::ProcessOwner;
 use crate::paths::{AppPaths, PathsError};
+pub use crate::permissions::set::PermissionRules;
 use crate::secrets::{SecretResolver, SecretStore};
 use crate::status::Status;
 use crate::tools::builtin::{builtin_tools, AgentRoute};
@@ -48,6 +49,9 @@ pub struct AppContext {
     registry: RwLock<Registry>,
     /// The tools of the MCP servers that are ready (set by the engine's [`crate::mcp::McpHub`]).
     mcp_tools: RwLock<Vec<crate::tools::ToolRef>>,
+    /// Every permission rule, compiled when its inputs change (the config is reloaded, the MCP
+    /// tools change), never per call.
+    rules: RwLock<Arc<PermissionRules>>,
     /// Held from "has a file changed?" to the swap, so a save's reload and the watcher's
     /// never both reload (and announce) one change.
     reloading: Mutex<()>,
@@ -78,15 +82,18 @@ impl AppContext {
         for e in &config.errors {
             tracing::warn!(error = %e, "config file not loaded");
         }
-        Ok(AppContext {
+        let ctx = AppContext {
             paths,
             owner,
             db: Arc::new(Mutex::new(conn)),
             registry: RwLock::new(build_registry(&config)),
             config: RwLock::new(config),
             mcp_tools: RwLock::new(Vec::new()),
+            rules: RwLock::new(Arc::default()),
             reloading: Mutex::new(()),
-        })
+        };
+        ctx.compile_rules();
+        Ok(ctx)
     }
 
     /// The resolved folders.
@@ -151,6 +158,8 @@ impl AppContext {
         let registry = build_registry(&snap);
         *current = snap;
         *self.registry.write().unwrap_or_else(|p| p.into_inner()) = registry;
+        drop(current);
+        self.compile_rules();
     }
 
     /// Reload (as [`AppContext::reload_config`]) only when a config file changed since the
@@ -245,6 +254,7 @@ impl AppContext {
             }
         }
         *self.mcp_tools.write().unwrap_or_else(|p| p.into_inner()) = tools;
+        self.compile_rules();
     }
 
     /// The artifact store over this context's database.
@@ -297,26 +307,37 @@ impl AppContext {
     }
 
     /// Every permission rule (global, then each agent's), checked against the tools loaded now
-    /// (an ignored rule keeps its located error).
-    pub fn permission_rules(&self) -> PermissionRules {
+    /// (an ignored rule keeps its located error), as compiled at the last change of the config
+    /// or of the MCP tools: the same `Arc` until then.
+    pub fn permission_rules(&self) -> Arc<PermissionRules> {
+        Arc::clone(&self.rules.read().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// Compile every permission rule from the config and tools loaded now. Called with no
+    /// config guard held (it takes one; a second read lock while a reload waits to write would
+    /// deadlock).
+    fn compile_rules(&self) {
         let facts = self.tool_facts();
-        let config = self.config();
-        let mut global = config.global_rules.clone();
-        crate::permissions::load::check_against_tools(&mut global, &facts);
-        let agents = config
-            .agents
-            .iter()
-            .map(|a| {
-                let mut entries = a.rule_entries(&self.paths.config_dir);
-                crate::permissions::load::check_against_tools(&mut entries, &facts);
-                (a.name.clone(), entries)
-            })
-            .collect();
-        PermissionRules {
-            global,
-            agents,
-            tool_names: facts.tools.into_iter().map(|(n, _, _)| n).collect(),
-        }
+        let rules = {
+            let config = self.config();
+            let mut global = config.global_rules.clone();
+            crate::permissions::load::check_against_tools(&mut global, &facts);
+            let agents = config
+                .agents
+                .iter()
+                .map(|a| {
+                    let mut entries = a.rule_entries(&self.paths.config_dir);
+                    crate::permissions::load::check_against_tools(&mut entries, &facts);
+                    (a.name.clone(), entries)
+                })
+                .collect();
+            PermissionRules {
+                global,
+                agents,
+                tool_names: facts.tools.into_iter().map(|(n, _, _)| n).collect(),
+            }
+        };
+        *self.rules.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(rules);
     }
 
     /// Replace `settings.yaml`'s `permission_rules` with `rules` (the other keys, their
@@ -416,70 +437,6 @@ impl AppContext {
             agents_loaded: config.agents.len() as u32,
             config_errors: problems,
         }
-    }
-}
-
-/// Every permission rule, checked (see [`AppContext::permission_rules`]).
-#[derive(Debug, Clone)]
-pub struct PermissionRules {
-    /// `settings.yaml`'s, in file order.
-    pub global: Vec<crate::permissions::load::RuleEntry>,
-    /// Each agent's, by agent name (sorted), in file order.
-    pub agents: Vec<(String, Vec<crate::permissions::load::RuleEntry>)>,
-    /// The names of the tools loaded now (artifact tools included).
-    pub tool_names: Vec<String>,
-}
-
-impl PermissionRules {
-    /// Every entry: global first, then each agent's.
-    pub fn all(&self) -> impl Iterator<Item = &crate::permissions::load::RuleEntry> {
-        self.global
-            .iter()
-            .chain(self.agents.iter().flat_map(|(_, e)| e.iter()))
-    }
-
-    /// The rules that apply to calls of `agent` (`None`: a direct call): the valid global ones,
-    /// then that agent's own.
-    pub fn for_caller(&self, agent: Option<&str>) -> Vec<crate::permissions::rules::Rule> {
-        let own = agent
-            .and_then(|name| self.agents.iter().find(|(a, _)| a == name))
-            .map(|(_, e)| e.as_slice())
-            .unwrap_or_default();
-        self.global
-            .iter()
-            .chain(own)
-            .filter_map(|e| e.rule.clone())
-            .collect()
-    }
-
-    /// The rules that apply to a call of `agent` made for `chain` (the agents from the
-    /// conversation's agent down to the caller): [`Self::for_caller`]'s, plus the deny and
-    /// confirm rules of every other agent in the chain, so a lead's limits follow the work it
-    /// hands over (the strictest rule still wins). A lead's allow rules do not widen what its
-    /// sub-agent may do.
-    pub fn for_chain(
-        &self,
-        chain: &[String],
-        agent: Option<&str>,
-    ) -> Vec<crate::permissions::rules::Rule> {
-        let mut rules = self.for_caller(agent);
-        let mut seen: Vec<&str> = agent.into_iter().collect();
-        for lead in chain {
-            if seen.contains(&lead.as_str()) {
-                continue;
-            }
-            seen.push(lead);
-            let Some((_, entries)) = self.agents.iter().find(|(a, _)| a == lead) else {
-                continue;
-            };
-            rules.extend(
-                entries
-                    .iter()
-                    .filter_map(|e| e.rule.clone())
-                    .filter(|r| r.spec.action != crate::permissions::rules::RuleAction::Allow),
-            );
-        }
-        rules
     }
 }
 

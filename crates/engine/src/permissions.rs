@@ -12,8 +12,34 @@ pub mod check;
 pub mod grants;
 pub mod load;
 pub mod rules;
+pub mod set;
 
 pub use rules::AgentSetting;
+pub use set::{CallingAgent, PermissionRules, Question};
+
+/// Does an agent's tool entry `pattern` (`SERVER.TOOL` or `SERVER.*`) name the tool `name`?
+pub fn pattern_matches(pattern: &str, name: &str) -> bool {
+    match pattern.strip_suffix(".*") {
+        Some(server) => name
+            .strip_prefix(server)
+            .is_some_and(|rest| rest.starts_with('.') && rest.len() > 1),
+        None => pattern == name,
+    }
+}
+
+/// The permission an agent's `tools:` map gives the tool `name`: its own entry, else a
+/// `SERVER.*` entry that covers it; `None` when the agent does not list it.
+pub fn agent_setting(
+    tools: &std::collections::BTreeMap<String, Permission>,
+    name: &str,
+) -> Option<Permission> {
+    tools.get(name).copied().or_else(|| {
+        tools
+            .iter()
+            .find(|(pattern, _)| pattern.ends_with(".*") && pattern_matches(pattern, name))
+            .map(|(_, p)| *p)
+    })
+}
 
 /// The user's answer to a permission request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

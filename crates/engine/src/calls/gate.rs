@@ -24,10 +24,8 @@ use crate::events::{new_id, EngineEvent, EventSink};
 use crate::interrupts::{PermissionBroker, Reply, Resolution};
 use crate::parser::{format_result, ToolCall};
 use crate::permissions::grants::{self, GrantChoice};
-use crate::permissions::rules::{
-    self, Because, CallFacts, DecisionInput, GrantCheck, RuleAction, RuleSpec,
-};
-use crate::permissions::{self, AgentSetting, Answer, PermissionRequest};
+use crate::permissions::rules::{self, Because, CallFacts, GrantCheck, RuleAction, RuleSpec};
+use crate::permissions::{self, Answer, CallingAgent, PermissionRequest, Question};
 use crate::tools::{
     pipeline, CallOrigin, Params, Tool, ToolContext, ToolProgress, ToolResult, ToolSource,
 };
@@ -633,11 +631,6 @@ async fn permit(
         ..
     } = call;
     let destination = tool.call_destination(typed, tool_ctx).await;
-    // The global rules, the calling agent's own, and its leads' deny and confirm rules.
-    let rules = caller
-        .ctx
-        .permission_rules()
-        .for_chain(caller.agent_chain, caller.agent.map(|a| a.name.as_str()));
     let binding = grants::binding_for(tool, destination.as_ref());
     let facts = CallFacts {
         tool: name,
@@ -645,16 +638,15 @@ async fn permit(
         destination: destination.as_ref(),
     };
     let grants = conversation_grants(caller, &facts, &binding);
-    let verdict = rules::decide(&DecisionInput {
+    // The global rules, the calling agent's own, and its leads' deny and confirm rules.
+    let verdict = caller.ctx.permission_rules().decide(&Question {
         facts,
         tool_default: tool.permission(),
-        agent: caller
-            .agent
-            .map(|a| match crate::mcp::agent_setting(&a.tools, name) {
-                Some(p) => AgentSetting::Listed(p),
-                None => AgentSetting::NotListed,
-            }),
-        rules: &rules,
+        agent: caller.agent.map(|a| CallingAgent {
+            name: &a.name,
+            tools: &a.tools,
+        }),
+        chain: caller.agent_chain,
         grants: &grants,
     });
     match (verdict.action, &verdict.because) {

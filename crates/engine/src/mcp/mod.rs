@@ -24,35 +24,14 @@ pub use elicitation::{ElicitationBroker, ElicitationForm, ElicitationReply};
 pub use hub::{McpHub, McpServerView, ServerStatus};
 pub use tool::{McpTool, McpToolInfo};
 
-/// Does an agent's tool entry `pattern` (`SERVER.TOOL` or `SERVER.*`) name the tool `name`?
-pub fn pattern_matches(pattern: &str, name: &str) -> bool {
-    match pattern.strip_suffix(".*") {
-        Some(server) => name
-            .strip_prefix(server)
-            .is_some_and(|rest| rest.starts_with('.') && rest.len() > 1),
-        None => pattern == name,
-    }
-}
+// Where an agent's `tools:` map is read: with the permissions, which decide on it.
+pub use crate::permissions::{agent_setting, pattern_matches};
 
 /// The server an agent's tool entry names, when it is an MCP tool entry (`SERVER.TOOL` or
 /// `SERVER.*`) of a configured server.
 pub fn server_of<'a>(entry: &'a str, servers: &McpConfig) -> Option<&'a str> {
     let (server, _) = entry.split_once('.')?;
     servers.servers.contains_key(server).then_some(server)
-}
-
-/// The permission an agent's `tools:` map gives the tool `name`: its own entry, else a
-/// `SERVER.*` entry that covers it; `None` when the agent does not list it.
-pub fn agent_setting(
-    tools: &std::collections::BTreeMap<String, crate::config::Permission>,
-    name: &str,
-) -> Option<crate::config::Permission> {
-    tools.get(name).copied().or_else(|| {
-        tools
-            .iter()
-            .find(|(pattern, _)| pattern.ends_with(".*") && pattern_matches(pattern, name))
-            .map(|(_, p)| *p)
-    })
 }
 
 /// The tools an agent's `tools:` map names in `registry`, `SERVER.*` entries expanded, each

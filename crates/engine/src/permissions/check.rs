@@ -3,7 +3,8 @@
 
 use indexmap::IndexMap;
 
-use super::rules::{self, AgentSetting, Because, CallFacts, DecisionInput, Verdict};
+use super::rules::{self, Because, CallFacts, Verdict};
+use super::set::{CallingAgent, Question};
 use crate::context::AppContext;
 
 /// Decide a call of `tool` with `raw` parameters (strings, as from the model) made by `agent`
@@ -24,7 +25,7 @@ pub async fn check(
             names.join(", ")
         ));
     };
-    let setting = match agent {
+    let calling = match agent {
         None => None,
         Some(name) => {
             let config = ctx.config();
@@ -36,10 +37,7 @@ pub async fn check(
                     let names: Vec<_> = config.agents.iter().map(|a| a.name.as_str()).collect();
                     format!("there is no agent `{name}`; agents: {}", names.join(", "))
                 })?;
-            Some(match crate::mcp::agent_setting(&def.tools, tool) {
-                Some(p) => AgentSetting::Listed(p),
-                None => AgentSetting::NotListed,
-            })
+            Some((def.name.clone(), def.tools.clone()))
         }
     };
     let specs = &found.spec().params;
@@ -48,16 +46,17 @@ pub async fn check(
     let destination = found
         .call_destination(&params, &ctx.tool_context(None))
         .await;
-    let rules = ctx.permission_rules().for_caller(agent);
-    Ok(rules::decide(&DecisionInput {
+    Ok(ctx.permission_rules().decide(&Question {
         facts: CallFacts {
             tool,
             params: &params,
             destination: destination.as_ref(),
         },
         tool_default: found.permission(),
-        agent: setting,
-        rules: &rules,
+        agent: calling
+            .as_ref()
+            .map(|(name, tools)| CallingAgent { name, tools }),
+        chain: &[],
         grants: &[],
     }))
 }

@@ -510,7 +510,7 @@ pub struct DecisionInput<'a> {
     /// agent lists the tool, and with which permission.
     pub agent: Option<AgentSetting>,
     /// Global rules, then the calling agent's (already filtered to that agent), in file order.
-    pub rules: &'a [Rule],
+    pub rules: &'a [&'a Rule],
     /// The conversation's grants for this tool, checked against this call.
     pub grants: &'a [GrantCheck],
 }
@@ -587,7 +587,12 @@ pub fn decide(input: &DecisionInput<'_>) -> Verdict {
         None => None,
     };
     let mut strictest: Option<&Rule> = None;
-    for rule in input.rules.iter().filter(|r| r.matches(&input.facts)) {
+    for rule in input
+        .rules
+        .iter()
+        .copied()
+        .filter(|r| r.matches(&input.facts))
+    {
         if strictest.is_none_or(|s| rule.spec.action > s.spec.action) {
             strictest = Some(rule);
         }
@@ -796,11 +801,12 @@ mod tests {
             grant_id: "g1".into(),
         }];
         let run = |rules: &[Rule], agent, grants: &[GrantCheck]| {
+            let rules: Vec<&Rule> = rules.iter().collect();
             decide(&DecisionInput {
                 facts,
                 tool_default: Permission::Confirm,
                 agent,
-                rules,
+                rules: &rules,
                 grants,
             })
         };

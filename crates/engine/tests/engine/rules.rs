@@ -375,7 +375,8 @@ async fn broken_rules_are_located_ignored_and_the_rest_still_loads() {
         );
     }
     // The valid ones apply: the global confirm, then the agent's deny of `slow`.
-    let rules = h.ctx.permission_rules().for_caller(Some("tester"));
+    let compiled = h.ctx.permission_rules();
+    let rules = compiled.for_caller(Some("tester"));
     let kept: Vec<(&str, u32)> = rules
         .iter()
         .map(|r| {
@@ -465,4 +466,44 @@ async fn saving_global_rules_keeps_other_keys_and_refuses_a_bad_rule() {
     assert!(!std::fs::read_to_string(&file)
         .unwrap()
         .contains("permission_rules"));
+}
+
+/// The rules are compiled when their inputs change, not per call: calls through the gate use
+/// the rules compiled at the last reload (the same compiled set before and after them), and a
+/// reload or a change of the MCP tools compiles them again, with what changed.
+#[tokio::test(flavor = "multi_thread")]
+async fn rules_are_compiled_when_the_config_changes_not_per_call() {
+    let h = Harness::new(Vec::new(), "openai", RunOptions::default()).await;
+    let config = h.ctx.paths().config_dir.clone();
+    write(&config.join("settings.yaml"), &rule_yaml(Some("deny")));
+    h.ctx.reload_config();
+    let compiled = h.ctx.permission_rules();
+    h.model.push_turns([
+        Turn::text(call("echo", &[("text", "hi there")])),
+        Turn::text("Done."),
+    ]);
+    h.run("tester", "go").await;
+    assert_eq!(last_call(&h).status, CallStatus::Denied);
+    assert!(
+        std::sync::Arc::ptr_eq(&compiled, &h.ctx.permission_rules()),
+        "a call compiled the rules again"
+    );
+
+    write(&config.join("settings.yaml"), &rule_yaml(Some("allow")));
+    h.ctx.reload_config();
+    let reloaded = h.ctx.permission_rules();
+    assert!(!std::sync::Arc::ptr_eq(&compiled, &reloaded));
+    let actions: Vec<_> = reloaded
+        .for_caller(None)
+        .iter()
+        .map(|r| r.spec.action)
+        .collect();
+    assert_eq!(actions, [engine::permissions::rules::RuleAction::Allow]);
+
+    // The MCP tools are inputs too (a rule naming a server's tool is checked against them).
+    h.ctx.set_mcp_tools(Vec::new());
+    assert!(!std::sync::Arc::ptr_eq(
+        &reloaded,
+        &h.ctx.permission_rules()
+    ));
 }

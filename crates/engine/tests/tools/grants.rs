@@ -268,11 +268,12 @@ async fn a_confirm_rule_is_not_loosened_by_a_grant() {
     )
     .unwrap();
     let decide = |rules: &[Rule]| {
+        let rules: Vec<&Rule> = rules.iter().collect();
         rules::decide(&DecisionInput {
             facts,
             tool_default: tool.permission(),
             agent: None,
-            rules,
+            rules: &rules,
             grants: &checks,
         })
     };
