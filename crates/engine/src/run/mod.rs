@@ -195,6 +195,9 @@ struct Answered {
     finish: FinishReason,
     /// The positions of the XML calls the parser saw complete before the stream ended.
     completed: Vec<usize>,
+    /// The calls written in its text, as the stream parser read them while it arrived (the
+    /// calls that run: the answer is not parsed again).
+    written: Vec<ToolCall>,
     /// The stored message.
     message_id: Option<i64>,
     /// What its calls' ids are made of.
@@ -732,10 +735,11 @@ impl Runner {
     /// calls, each read with the repairs of [`crate::parser::args`] (an unreadable one becomes
     /// a malformed call telling the model the schema to follow).
     fn calls_of(&self, scope: &Scope<'_>, agent: &AgentDef, answer: &Answered) -> Vec<Pending> {
-        let written = crate::parser::parse(&answer.text);
-        let in_text = written.len();
-        let mut calls: Vec<Pending> = written
-            .into_iter()
+        let in_text = answer.written.len();
+        let mut calls: Vec<Pending> = answer
+            .written
+            .iter()
+            .cloned()
             .enumerate()
             .map(|(position, mut call)| {
                 call.id = call_id(&answer.prefix, position);
@@ -967,10 +971,19 @@ impl Runner {
             prompt_tokens: usage.map(|u| u.0),
             completion_tokens: usage.map(|u| u.1),
         });
+        // The stream parser saw every byte of the stored text: its calls are the answer's
+        // (`finish` returns what a one-shot parse of that text returns).
+        let written = if parser.text() == response.text {
+            parser.finish()
+        } else {
+            tracing::warn!("the streamed text differs from the answer's; reading the answer");
+            crate::parser::parse(&response.text)
+        };
         Ok(Answered {
             text: response.text,
             finish: response.finish_reason,
             completed,
+            written,
             message_id,
             prefix,
             prompt_tokens: usage.map(|u| u.0),
