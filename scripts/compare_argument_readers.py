@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Run the native-argument case table through other readers, for the README's comparison.
 
-The table is crates/engine/tests/fixtures/parser/native_arguments.jsonl: each line has an
+The table is crates/parser/tests/fixtures/native_arguments.jsonl: each line has an
 `input` (the arguments text a model sent) and the `expected` object, or `null` when the text
 has no one meaning and must be refused. Our reader (crates/engine/src/parser/args.rs) is held
 to every line by the `parser` test target (`arguments::every_case_...`); this script measures
@@ -24,7 +24,7 @@ from pathlib import Path
 
 TABLE = (
     Path(__file__).resolve().parent.parent
-    / "crates/engine/tests/fixtures/parser/native_arguments.jsonl"
+    / "crates/parser/tests/fixtures/native_arguments.jsonl"
 )
 
 

@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 target="${CARGO_TARGET_DIR:-target}"
 log="$(mktemp)"
-cargo bench -p artifactflow-engine --bench parser -- ${1:+"$1"} >"$log" 2>&1 || { cat "$log"; exit 1; }
+cargo bench -p artifactflow-parser --bench parser -- ${1:+"$1"} >"$log" 2>&1 || { cat "$log"; exit 1; }
 rm -f "$log"
 python3 - "$target/criterion/parser" <<'PY'
 import json, os, sys

@@ -59,7 +59,7 @@ async fn run_async(paths: AppPaths, args: RunArgs) -> anyhow::Result<ExitCode> {
     let conversation = args
         .conversation
         .clone()
-        .unwrap_or_else(|| engine::events::new_id("cli"));
+        .unwrap_or_else(|| engine::ids::new_id("cli"));
     let (requests_tx, mut requests_rx) = tokio::sync::mpsc::unbounded_channel();
     let sink = move |e: EngineEvent| print_event(&e, &requests_tx);
     // Listening before the engine starts the servers: the first Ctrl+C stops the run, a

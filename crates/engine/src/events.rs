@@ -5,6 +5,8 @@
 //! Events carry parameters and results exactly as the model and the user see them: secrets
 //! are masked before a value reaches an event.
 
+// Where ids came from before they moved to the ground floor.
+pub use crate::ids::new_id;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -305,16 +307,4 @@ impl<F: Fn(EngineEvent) + Send + Sync> EventSink for F {
 /// A sink that drops everything.
 pub fn discard() -> impl EventSink {
     |_event: EngineEvent| {}
-}
-
-/// A short unique id for calls and requests (time + counter; not a secret).
-pub fn new_id(prefix: &str) -> String {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let t = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_micros())
-        .unwrap_or(0);
-    format!("{prefix}_{t:x}{n:04x}")
 }

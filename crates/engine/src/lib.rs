@@ -31,22 +31,23 @@ pub mod engine;
 pub mod events;
 pub mod history;
 pub mod interrupts;
-pub mod limits;
 pub mod logging;
 pub mod mcp;
 pub mod models;
 pub mod net;
 pub mod openapi;
 pub mod owner;
-pub mod parser;
 pub mod paths;
 pub mod permissions;
 pub mod run;
 pub mod secrets;
 pub mod status;
-pub mod tool_spec;
 pub mod tools;
-pub mod util;
+
+// The floors below the engine, under the paths the engine's modules and its users name them
+// by (`engine::parser`, `engine::tool_spec`, …).
+pub use artifactflow_ground::{ids, limits, tool_spec, util};
+pub use artifactflow_parser as parser;
 
 // The config modules' old paths, kept so code written against them still builds.
 pub use config::edit as config_edit;

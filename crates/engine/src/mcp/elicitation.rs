@@ -25,7 +25,8 @@ use tokio::sync::oneshot;
 
 use super::client::{ElicitationAnswer, ElicitationHandler, ElicitationRequest};
 use crate::context::AppContext;
-use crate::events::{new_id, EngineEvent, EventSink};
+use crate::events::{EngineEvent, EventSink};
+use crate::ids::new_id;
 use crate::interrupts::Resolution;
 
 /// How long a form waits for the user before it is cancelled.

@@ -386,7 +386,7 @@ impl<D: Dialect> HttpChatModel<D> {
         }
         for (index, call) in response.tool_calls.iter_mut().enumerate() {
             if call.id.is_empty() {
-                call.id = crate::events::new_id("call");
+                call.id = crate::ids::new_id("call");
             }
             *streamed = true;
             on_event(Streamed::CallStarted {
@@ -463,7 +463,7 @@ impl StreamState {
                 if !was_named && !call.name.is_empty() {
                     if call.id.is_empty() {
                         // Some OpenAI-compatible servers send no id: the engine makes one.
-                        call.id = crate::events::new_id("call");
+                        call.id = crate::ids::new_id("call");
                     }
                     *streamed = true;
                     on_event(Streamed::CallStarted {

@@ -199,7 +199,7 @@ pub fn add(
             AND rule_json IS ?3",
         params![conversation, tool, rule_json],
     )?;
-    let id = crate::events::new_id("grant");
+    let id = crate::ids::new_id("grant");
     tx.execute(
         "INSERT INTO permission_grants
             (id, conversation_id, tool, rule_json, binding_kind, binding_digest, binding_label)

@@ -10,7 +10,8 @@ pub use crate::calls::gate::Asker;
 use crate::calls::gate::{self, CallOutcome, Caller, Subject};
 use crate::calls::CallStatus;
 use crate::context::AppContext;
-use crate::events::{new_id, EventSink};
+use crate::events::EventSink;
+use crate::ids::new_id;
 use crate::parser::ToolCall;
 use crate::permissions::{Answer, PermissionRequest};
 

@@ -1,6 +1,6 @@
 //! Streaming and one-shot parsing agree, for every corpus case and any chunking.
 
-use engine::parser::{parse, StreamEvent, StreamParser};
+use artifactflow_parser::{parse, StreamEvent, StreamParser};
 use proptest::prelude::*;
 
 use crate::support::{all_cases, corpus};
@@ -37,7 +37,7 @@ pub fn check_stream(chunks: &[&str]) -> Result<(), String> {
 /// The events after the last reset describe exactly the calls of `oneshot`, in order.
 fn check_events(
     events: &[StreamEvent],
-    oneshot: &[engine::parser::ToolCall],
+    oneshot: &[artifactflow_parser::ToolCall],
 ) -> Result<(), String> {
     let from = events
         .iter()

@@ -1,6 +1,6 @@
 //! The result frame: exact shape, and hostile output stays inside it.
 
-use engine::parser::{format_result, parse, restore, StreamParser};
+use artifactflow_parser::{format_result, parse, restore, StreamParser};
 use proptest::prelude::*;
 
 const HOSTILE: &[&str] = &[

@@ -77,7 +77,7 @@ struct OpenBlock {
 /// Incremental tool-call parser. See the [module docs](self).
 ///
 /// ```
-/// use engine::parser::{StreamEvent, StreamParser};
+/// use artifactflow_parser::{StreamEvent, StreamParser};
 /// let mut p = StreamParser::new();
 /// let mut events = p.feed("<tool_call><name>web_se");
 /// events.extend(p.feed("arch</name><params><q>x</q>"));

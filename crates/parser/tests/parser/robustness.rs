@@ -2,7 +2,7 @@
 //!
 //! (Speed on these inputs is measured by `benches/parser.rs`, not asserted here.)
 
-use engine::parser::{parse, MALFORMED};
+use artifactflow_parser::{parse, MALFORMED};
 use proptest::prelude::*;
 
 use crate::stream::{check_stream, split_at_fractions};

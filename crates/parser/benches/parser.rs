@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use engine::parser::{parse, StreamParser};
+use artifactflow_parser::{parse, StreamParser};
 
 /// How a generated call is written.
 #[derive(Clone, Copy)]

@@ -32,7 +32,9 @@
 //!
 //! [`format_result`] frames a tool's output for the model so that nothing in it can end the frame
 //! or forge a call; [`tool_instructions`] writes the `<tool_instructions>` block of the system
-//! prompt from [`ToolSpec`](crate::tool_spec::ToolSpec)s.
+//! prompt from [`ToolSpec`](artifactflow_ground::tool_spec::ToolSpec)s.
+
+#![warn(missing_docs)]
 
 pub mod args;
 mod blocks;
@@ -108,7 +110,7 @@ impl ToolCall {
 
 /// A new unique call id.
 fn new_call_id() -> String {
-    crate::events::new_id("call")
+    artifactflow_ground::ids::new_id("call")
 }
 
 /// Two calls are equal when they say the same thing, whatever their ids.
@@ -137,7 +139,7 @@ impl Serialize for ToolCall {
 /// Parse one complete model response into its tool calls, in order.
 ///
 /// ```
-/// use engine::parser::parse;
+/// use artifactflow_parser::parse;
 /// let calls = parse("Searching.\n<tool_call><name>web_search</name><params>\
 ///                    <query><![CDATA[rust]]></query></params></tool_call>");
 /// assert_eq!(calls[0].name, "web_search");

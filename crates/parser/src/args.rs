@@ -21,13 +21,13 @@
 //! could be anything), mismatched brackets, a stray `}` after nested values (it may close one
 //! of them), two objects or brackets in the prose around one, bare words as values, or a value
 //! that is not an object. The run loop reports a refusal as a malformed call with the tool's
-//! schema. `tests/fixtures/parser/native_arguments.jsonl` is the case table (the README gives
+//! schema. `tests/fixtures/native_arguments.jsonl` is the case table (the README gives
 //! how it compares with other readers).
 
 use serde_json::Value;
 
 use super::Params;
-use crate::tool_spec::ToolSpec;
+use artifactflow_ground::tool_spec::ToolSpec;
 
 /// A native call's arguments as [`Params`] (every value as text, as the XML format gives
 /// them: the gate coerces types), and the repairs that were needed, in words (empty when the
@@ -542,7 +542,7 @@ impl<'a> Reader<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tool_spec::{ParamSpec, ParamType};
+    use artifactflow_ground::tool_spec::{ParamSpec, ParamType};
 
     fn read(raw: &str) -> Result<Vec<(String, String)>, String> {
         read_arguments(raw, None).map(|(p, _)| p.into_iter().collect())

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use engine::parser::{ToolCall, MALFORMED};
+use artifactflow_parser::{ToolCall, MALFORMED};
 use serde_json::Value;
 
 /// One corpus case.
@@ -18,11 +18,11 @@ pub struct Case {
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/parser")
+        .join("tests/fixtures")
         .join(name)
 }
 
-/// Load `tests/fixtures/parser/<name>` (JSON lines with id, input, expected).
+/// Load `tests/fixtures/<name>` (JSON lines with id, input, expected).
 pub fn load(name: &str) -> Vec<Case> {
     let text = std::fs::read_to_string(fixture(name)).expect("fixture readable");
     text.lines()

@@ -1,6 +1,6 @@
 //! Every public corpus case, reported all at once.
 
-use engine::parser::{parse, MALFORMED};
+use artifactflow_parser::{parse, MALFORMED};
 
 use crate::support::{all_cases, corpus, normalise_calls, normalise_expected};
 

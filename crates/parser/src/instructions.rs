@@ -30,7 +30,7 @@
 //! placeholder) and every optional parameter that has a default and no list of allowed values
 //! (the listed values already show those). Every value is wrapped in CDATA.
 
-use crate::tool_spec::{ParamSpec, ParamType, ToolSpec};
+use artifactflow_ground::tool_spec::{ParamSpec, ParamType, ToolSpec};
 
 const FORMAT: &str = "You may make one or more tool calls per turn. They execute sequentially.\n\
 Wrap ALL parameter values in <![CDATA[...]]>.";

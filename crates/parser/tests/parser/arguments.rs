@@ -1,8 +1,8 @@
-//! Native-call arguments: every case of `fixtures/parser/native_arguments.jsonl` is read as
+//! Native-call arguments: every case of `fixtures/native_arguments.jsonl` is read as
 //! its one meaning or refused with its reason (`scripts/compare_argument_readers.py` runs the
 //! same table through other readers for the README's comparison).
 
-use engine::parser::read_arguments;
+use artifactflow_parser::read_arguments;
 use serde_json::Value;
 
 /// The parameters an expected object gives: values as text, as `read_arguments` returns them
@@ -28,7 +28,7 @@ fn as_params(expected: &Value) -> Vec<(String, String)> {
 #[test]
 fn every_case_of_the_table_is_read_or_refused_as_written() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/parser/native_arguments.jsonl");
+        .join("tests/fixtures/native_arguments.jsonl");
     let text = std::fs::read_to_string(path).expect("fixture readable");
     let cases: Vec<Value> = text
         .lines()

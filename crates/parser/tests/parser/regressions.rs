@@ -1,10 +1,10 @@
 //! Cases kept from reading RULES.md closely and from robustness runs
-//! (`fixtures/parser/regressions.jsonl`), and the rule-by-rule review set
-//! (`fixtures/parser/rules_review.jsonl`, one or more cases per definition, rule and example of
+//! (`fixtures/regressions.jsonl`), and the rule-by-rule review set
+//! (`fixtures/rules_review.jsonl`, one or more cases per definition, rule and example of
 //! RULES.md, each citing its rule in `note`). Same format as the public corpus; every case is
 //! checked one-shot and streamed character by character.
 
-use engine::parser::{parse, StreamParser, ToolCall};
+use artifactflow_parser::{parse, StreamParser, ToolCall};
 
 use crate::stream::check_stream;
 use crate::support::{load, normalise_calls, normalise_expected};
