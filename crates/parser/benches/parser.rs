@@ -6,8 +6,8 @@
 
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use artifactflow_parser::{parse, StreamParser};
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 
 /// How a generated call is written.
 #[derive(Clone, Copy)]

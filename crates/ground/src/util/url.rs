@@ -21,7 +21,7 @@ pub fn encode_component(s: &str) -> String {
 /// `user:password@` part (sent as a header, not part of where the request goes) and without a
 /// host's trailing dot. The error says why it is not a URL with a host (or a `file:` URL).
 pub fn canonical_url(text: &str) -> Result<String, String> {
-    let mut url = reqwest::Url::parse(text).map_err(|e| format!("not a URL: {e}"))?;
+    let mut url = url::Url::parse(text).map_err(|e| format!("not a URL: {e}"))?;
     let Some(host) = url.host_str().map(str::to_string) else {
         // A local file (`file:///…`) has no host; other URLs must have one.
         if url.scheme() == "file" {
@@ -54,7 +54,7 @@ pub fn canonical_host(host: &str) -> Option<String> {
     {
         return None;
     }
-    let url = reqwest::Url::parse(&format!("http://{host}/")).ok()?;
+    let url = url::Url::parse(&format!("http://{host}/")).ok()?;
     let canonical = url.host_str()?.trim_end_matches('.');
     (!canonical.is_empty()).then(|| canonical.to_string())
 }

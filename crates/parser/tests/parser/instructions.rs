@@ -1,7 +1,7 @@
 //! The `<tool_instructions>` block, pinned by snapshots, and its examples parse back.
 
-use artifactflow_parser::{parse, tool_instructions, xml_example};
 use artifactflow_ground::tool_spec::{ParamSpec, ParamType, ToolSpec};
+use artifactflow_parser::{parse, tool_instructions, xml_example};
 use serde_json::json;
 
 fn web_search() -> ToolSpec {
