@@ -3,7 +3,7 @@
 
 The table is crates/parser/tests/fixtures/native_arguments.jsonl: each line has an
 `input` (the arguments text a model sent) and the `expected` object, or `null` when the text
-has no one meaning and must be refused. Our reader (crates/engine/src/parser/args.rs) is held
+has no one meaning and must be refused. Our reader (crates/parser/src/args.rs) is held
 to every line by the `parser` test target (`arguments::every_case_...`); this script measures
 two anchors on the same lines:
 - Python's `json.loads` (strict JSON);
