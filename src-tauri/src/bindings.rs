@@ -26,7 +26,7 @@ pub fn builder() -> Builder<tauri::Wry> {
             commands::chat::answer_elicitation,
             commands::chat::list_permission_grants,
             commands::chat::delete_permission_grant,
-            commands::chat::get_artifact,
+            commands::artifacts::get_artifact,
             commands::tools::list_tools,
             commands::mcp::mcp_servers,
             commands::mcp::mcp_server_tools,

@@ -14,6 +14,20 @@ pub fn new_id(prefix: &str) -> String {
     format!("{prefix}_{t:x}{n:04x}")
 }
 
+/// 12 random hex digits (from the OS, or the clock and pid when it has none).
+pub fn random_hex12() -> String {
+    let mut bytes = [0u8; 6];
+    if getrandom::fill(&mut bytes).is_err() {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        let mixed = (nanos as u64 ^ std::process::id() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        bytes.copy_from_slice(&mixed.to_le_bytes()[..6]);
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

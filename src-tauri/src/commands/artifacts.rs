@@ -6,7 +6,6 @@ use engine::artifacts::{ArtifactPage, ArtifactSource, ListFilter, ListSort, Vers
 use serde::{Deserialize, Serialize};
 use tauri::State;
 
-use crate::commands::chat::ArtifactView;
 use crate::error::{AppError, ErrorCode};
 use crate::state::AppState;
 
@@ -230,6 +229,32 @@ pub async fn export_artifact(
         return Ok(None);
     };
     super::export::write_export(&path, &bytes).map(Some)
+}
+
+/// An artifact's latest content, for the chat's artifact links.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct ArtifactView {
+    /// Id.
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// MIME type.
+    pub content_type: String,
+    /// Latest version number.
+    pub version: i64,
+    /// The content.
+    pub content: String,
+}
+
+/// The latest version of artifact `id` in `conversation_id`.
+#[tauri::command]
+#[specta::specta]
+pub fn get_artifact(
+    state: State<'_, AppState>,
+    conversation_id: String,
+    id: String,
+) -> Result<ArtifactView, AppError> {
+    view(&state, &conversation_id, &id, None)
 }
 
 #[cfg(test)]

@@ -221,32 +221,6 @@ pub fn answer_elicitation(
     Ok(state.engine()?.elicitations().answer(&request_id, answer)?)
 }
 
-/// An artifact's latest content, for the chat's artifact links.
-#[derive(Debug, Clone, Serialize, specta::Type)]
-pub struct ArtifactView {
-    /// Id.
-    pub id: String,
-    /// Title.
-    pub title: String,
-    /// MIME type.
-    pub content_type: String,
-    /// Latest version number.
-    pub version: i64,
-    /// The content.
-    pub content: String,
-}
-
-/// The latest version of artifact `id` in `conversation_id`.
-#[tauri::command]
-#[specta::specta]
-pub fn get_artifact(
-    state: State<'_, AppState>,
-    conversation_id: String,
-    id: String,
-) -> Result<ArtifactView, AppError> {
-    crate::commands::artifacts::view(&state, &conversation_id, &id, None)
-}
-
 /// Every conversation's permission grants ("always allow" answers), for Settings.
 #[tauri::command]
 #[specta::specta]

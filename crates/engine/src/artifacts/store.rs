@@ -425,7 +425,7 @@ impl ArtifactStore {
         let mut conn = self.lock();
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let id = loop {
-            let id = format!("{prefix}_{}", super::persist::random_hex12());
+            let id = format!("{prefix}_{}", crate::ids::random_hex12());
             if find_pk(&tx, conversation_id, &id)?.is_none() {
                 break id;
             }

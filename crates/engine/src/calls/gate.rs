@@ -523,7 +523,7 @@ fn store_text_resource(
         a.mime.as_str()
     };
     let size = human_size(a.bytes.len() as u64);
-    let id = format!("resource_{}", crate::artifacts::persist::random_hex12());
+    let id = format!("resource_{}", crate::ids::random_hex12());
     let created = store.create(&crate::artifacts::store::NewArtifact {
         conversation_id: conversation,
         id: &id,
