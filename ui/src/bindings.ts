@@ -2050,7 +2050,7 @@ temperature?: number | null;
 max_tokens?: number | null; 
 /**
  * The model's context window in tokens (what one request may hold, answer included);
- * `None` lets the engine find it (see [`crate::models::window`]).
+ * `None` lets the engine find it (see [`crate::window`]).
  */
 context_window?: number | null; 
 /**

@@ -5,7 +5,8 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use rusqlite::Connection;
 
-use crate::config::{self, ConfigError, ConfigSnapshot};
+use crate::config::{self, ConfigSnapshot};
+use crate::config_error::ConfigError;
 use crate::db::{self, DbError};
 use crate::owner::ProcessOwner;
 use crate::paths::{AppPaths, PathsError};

@@ -623,7 +623,7 @@ mod tests {
         assert!(grants::for_conversation(&conn, "d").unwrap().is_empty());
         assert!(grants::for_conversation(&conn, "e").unwrap().is_empty());
         // Unbound: it applies whatever the destination, as the old list did.
-        let params = crate::tools::Params::new();
+        let params = crate::tool_spec::Params::new();
         let dest = Destination {
             method: "GET".into(),
             url: "https://anywhere.example/x".into(),

@@ -241,7 +241,7 @@ pub enum EngineEvent {
     /// The config folder changed and was reloaded.
     ConfigReloaded {
         /// Problems now present (empty when everything loaded).
-        errors: Vec<crate::config::ConfigError>,
+        errors: Vec<crate::config_error::ConfigError>,
     },
     /// An MCP server's status changed (starting, ready, failed, needs sign-in, disabled).
     McpServerStatus {

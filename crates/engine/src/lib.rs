@@ -31,30 +31,25 @@ pub mod engine;
 pub mod events;
 pub mod history;
 pub mod interrupts;
-pub mod logging;
 pub mod mcp;
-pub mod models;
-pub mod net;
 pub mod openapi;
-pub mod owner;
-pub mod paths;
 pub mod permissions;
 pub mod run;
-pub mod secrets;
 pub mod status;
 pub mod tools;
 
 // The floors below the engine, under the paths the engine's modules and its users name them
 // by (`engine::parser`, `engine::tool_spec`, …).
 pub use artifactflow_ground::{ids, limits, tool_spec, util};
+pub use artifactflow_models as models;
 pub use artifactflow_parser as parser;
+pub use artifactflow_platform::{logging, net, owner, paths, secrets};
 
 // The config modules' old paths, kept so code written against them still builds.
+pub use artifactflow_platform::{config_error, frontmatter, yaml};
 pub use config::edit as config_edit;
 pub use config::files as config_files;
-pub use config::frontmatter;
 pub use config::watcher;
-pub use config::yaml;
 
 pub use engine::Engine;
 

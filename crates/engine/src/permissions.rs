@@ -6,7 +6,7 @@
 //! tool wins over the tool's), where `confirm` runs without asking only under a conversation
 //! grant.
 
-use crate::config::Permission;
+use crate::tool_spec::Permission;
 
 pub mod check;
 pub mod grants;

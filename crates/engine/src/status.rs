@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::ConfigError;
+use crate::config_error::ConfigError;
 
 /// What the engine reports about itself. The desktop app and the CLI show the same facts.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

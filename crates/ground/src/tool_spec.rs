@@ -166,6 +166,20 @@ fn typed_value(kind: ParamType, value: &str) -> serde_json::Value {
     parsed.unwrap_or_else(|| value.into())
 }
 
+/// A tool's permission level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub enum Permission {
+    /// Runs without asking.
+    Auto,
+    /// Asks the user before every run (unless always allowed in the conversation).
+    Confirm,
+}
+
+/// A call's parameters after coercion and defaults: name → typed JSON value, in the order given.
+pub type Params = serde_json::Map<String, serde_json::Value>;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -759,7 +759,7 @@ async fn ask(
     } = call;
     let request = PermissionRequest {
         tool: name.to_string(),
-        permission: crate::config::Permission::Confirm,
+        permission: crate::tool_spec::Permission::Confirm,
         params: typed.clone(),
         request: tool.request_preview(typed, tool_ctx).await,
         grantable: offer.grantable,

@@ -49,7 +49,7 @@ struct ModelsFile<'a> {
 /// Returns every problem (and writes nothing) when they do not validate.
 pub fn save_profiles(config_dir: &Path, profiles: &[ModelProfile]) -> Result<(), SaveError> {
     let path = config_dir.join("models.yaml");
-    let yaml = crate::config::yaml::to_string(&ModelsFile { profiles }).map_err(|e| {
+    let yaml = crate::yaml::to_string(&ModelsFile { profiles }).map_err(|e| {
         SaveError::Invalid(vec![ConfigError {
             file: path.clone(),
             line: None,
@@ -94,13 +94,12 @@ pub fn save_settings(config_dir: &Path, settings: &Settings) -> Result<(), SaveE
     };
     let text = match current {
         None => {
-            let yaml =
-                crate::config::yaml::to_string(settings).map_err(|e| invalid(e.to_string()))?;
+            let yaml = crate::yaml::to_string(settings).map_err(|e| invalid(e.to_string()))?;
             format!("{SETTINGS_HEADER}{yaml}")
         }
         Some(text) => {
-            let on_disk: Settings = crate::config::yaml::from_str(&text).map_err(|e| {
-                let located = crate::config::error::yaml_error(&path, 1, e);
+            let on_disk: Settings = crate::yaml::from_str(&text).map_err(|e| {
+                let located = crate::config_error::yaml_error(&path, 1, e);
                 SaveError::Invalid(vec![ConfigError {
                     message: format!(
                         "{}; this file does not load, so it was not changed: fix it (or delete it to go back to the defaults), then save again",
@@ -112,7 +111,7 @@ pub fn save_settings(config_dir: &Path, settings: &Settings) -> Result<(), SaveE
             edit_changed_keys(&text, &on_disk, settings).map_err(invalid)?
         }
     };
-    match crate::config::yaml::from_str::<Settings>(&text) {
+    match crate::yaml::from_str::<Settings>(&text) {
         Ok(written) if written == *settings => {}
         _ => {
             return Err(invalid(
@@ -151,7 +150,7 @@ fn edit_changed_keys(text: &str, old: &Settings, new: &Settings) -> Result<Strin
             Some(value) => {
                 let mut one = serde_json::Map::new();
                 one.insert(key.clone(), value.clone());
-                crate::config::yaml::to_string(&one)
+                crate::yaml::to_string(&one)
                     .map_err(|e| e.to_string())?
                     .lines()
                     .map(|l| format!("{l}{newline}"))
@@ -349,7 +348,7 @@ mod tests {
             .get_file("settings.yaml")
             .and_then(|f| f.contents_utf8())
             .unwrap();
-        let bundled: Settings = crate::config::yaml::from_str(bundled).unwrap();
+        let bundled: Settings = crate::yaml::from_str(bundled).unwrap();
         assert_eq!(bundled.update_url, None);
 
         let on = Settings {

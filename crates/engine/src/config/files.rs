@@ -207,8 +207,8 @@ fn frontmatter_name(text: &str) -> Option<Named> {
         #[serde(default)]
         display_name: Option<String>,
     }
-    let doc = crate::config::frontmatter::split(text).ok()?;
-    let raw = crate::config::yaml::from_str::<Raw>(doc.yaml).ok()?;
+    let doc = crate::frontmatter::split(text).ok()?;
+    let raw = crate::yaml::from_str::<Raw>(doc.yaml).ok()?;
     Some(Named {
         name: raw.name,
         display_name: raw
@@ -558,7 +558,7 @@ mod tests {
     #[test]
     fn a_new_tool_starts_clean_with_placeholders_only() {
         let text = tool_template();
-        let doc = crate::config::frontmatter::split(text).unwrap();
+        let doc = crate::frontmatter::split(text).unwrap();
         assert!(
             doc.body.trim().is_empty(),
             "no body the model would read: {text:?}"
@@ -566,7 +566,7 @@ mod tests {
         assert!(!text.contains('#'), "no template comments: {text:?}");
         assert!(!text.contains("stock"), "{text:?}");
         // It loads as far as its placeholders: the name is the placeholder, nothing else is said.
-        let raw: serde_json::Value = crate::config::yaml::from_str(doc.yaml).unwrap();
+        let raw: serde_json::Value = crate::yaml::from_str(doc.yaml).unwrap();
         assert_eq!(raw["name"], "new_tool");
         assert_eq!(raw["description"], "");
         assert!(raw.get("parameters").is_none());

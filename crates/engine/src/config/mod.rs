@@ -17,29 +17,20 @@ use crate::tools::http::HttpToolDef;
 use crate::util::fs::markdown_files;
 
 pub mod edit;
-pub mod error;
 pub mod files;
 pub mod fingerprint;
-pub mod frontmatter;
 pub mod watcher;
-pub mod yaml;
 
+// The readers' shared pieces live on the platform floor; these are their old paths.
+pub use artifactflow_platform::config_error as error;
+pub use artifactflow_platform::{frontmatter, yaml};
 use error::yaml_error;
 pub use error::ConfigError;
 // Kept at their old paths for the code that names them there.
 pub use crate::util::fs::write_atomically;
 pub use crate::util::names::is_valid_tool_name;
 
-/// A tool's permission level.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-pub enum Permission {
-    /// Runs without asking.
-    Auto,
-    /// Asks the user before every run (unless always allowed in the conversation).
-    Confirm,
-}
+pub use crate::tool_spec::Permission;
 
 /// An agent definition from `config/agents/*.md`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

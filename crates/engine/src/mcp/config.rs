@@ -17,7 +17,8 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::config::{ConfigError, Permission};
+use crate::config_error::ConfigError;
+use crate::tool_spec::Permission;
 
 /// The file's name in the config folder.
 pub const FILE: &str = "mcp.json";

@@ -37,7 +37,7 @@ pub fn server_of<'a>(entry: &'a str, servers: &McpConfig) -> Option<&'a str> {
 /// The tools an agent's `tools:` map names in `registry`, `SERVER.*` entries expanded, each
 /// once, in the map's order.
 pub fn expand_agent_tools<'a>(
-    tools: &std::collections::BTreeMap<String, crate::config::Permission>,
+    tools: &std::collections::BTreeMap<String, crate::tool_spec::Permission>,
     registry: &'a crate::tools::registry::Registry,
 ) -> Vec<&'a crate::tools::ToolRef> {
     let mut seen = std::collections::BTreeSet::new();
@@ -64,7 +64,7 @@ pub fn expand_agent_tools<'a>(
 mod tests {
     #[test]
     fn an_agents_setting_comes_from_the_name_else_a_server_entry() {
-        use crate::config::Permission;
+        use crate::tool_spec::Permission;
         let tools = std::collections::BTreeMap::from([
             ("srv.*".to_string(), Permission::Confirm),
             ("srv.echo".to_string(), Permission::Auto),

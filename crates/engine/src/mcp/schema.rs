@@ -20,7 +20,8 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};
 
-use crate::tools::{ParamSpec, ParamType, Params};
+use crate::tool_spec::Params;
+use crate::tools::{ParamSpec, ParamType};
 
 /// The parameters of one MCP tool, and which of them travel as JSON text.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -47,9 +47,9 @@ use std::path::Path;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::config::yaml;
 use crate::tool_spec::ParamType;
 use crate::tools::http::ParamIn;
+use crate::yaml;
 use schema::{escape, Doc, Kind, RefError};
 
 /// A malformed description: where (source and JSON pointer, or line for a syntax error) and why.

@@ -77,8 +77,8 @@ pub fn explain(verdict: &Verdict) -> String {
                 "the tool's"
             };
             let level = match permission {
-                crate::config::Permission::Auto => "auto",
-                crate::config::Permission::Confirm => "confirm",
+                crate::tool_spec::Permission::Auto => "auto",
+                crate::tool_spec::Permission::Confirm => "confirm",
             };
             format!("no rule matched: {whose} default permission `{level}`")
         }

@@ -17,7 +17,8 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::rules::{CallFacts, Destination, GrantCheck, Rule, RuleAction, RuleOrigin, RuleSpec};
-use crate::tools::{Params, Tool, ToolSource};
+use crate::tool_spec::Params;
+use crate::tools::{Tool, ToolSource};
 
 /// What a grant is bound to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

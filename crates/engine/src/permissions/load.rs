@@ -16,7 +16,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::rules::{Rule, RuleOrigin, RuleSpec, DESTINATION_KEYS};
-use crate::config::ConfigError;
+use crate::config_error::ConfigError;
 
 /// The key in `settings.yaml` and in agent frontmatter.
 pub const KEY: &str = "permission_rules";
@@ -298,7 +298,7 @@ mod tests {
     }
 
     fn parse_text(text: &str) -> Vec<RuleEntry> {
-        let v: Value = crate::config::yaml::from_str(text).unwrap();
+        let v: Value = crate::yaml::from_str(text).unwrap();
         parse(v.get(KEY), &RuleLines::find(text, 1), global)
     }
 

@@ -43,8 +43,8 @@ use regex::Regex;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::config::Permission;
-use crate::tools::Params;
+use crate::tool_spec::Params;
+use crate::tool_spec::Permission;
 
 /// What a rule does with a call it matches, ordered from loosest to strictest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use super::load::RuleEntry;
 use super::rules::{self, AgentSetting, CallFacts, DecisionInput, GrantCheck, Rule, RuleAction};
-use crate::config::Permission;
+use crate::tool_spec::Permission;
 
 /// Every permission rule, checked against the tools loaded when it was compiled (an ignored
 /// rule keeps its located error). The engine compiles it when the config is reloaded or the

@@ -11,11 +11,12 @@ use serde::Serialize;
 use super::direct::{call_tool, Asker};
 use super::http::{parse_definition, HttpExchange, HttpTool, HttpToolDef};
 use super::{Params, ToolSource};
-use crate::config::{ConfigError, Permission};
+use crate::config_error::ConfigError;
 use crate::config_files::{self, FileKind};
 use crate::context::AppContext;
 use crate::events::EventSink;
 use crate::secrets::SecretSource;
+use crate::tool_spec::Permission;
 
 /// The conversation id test runs are recorded under (events, always-allow, oversized results).
 pub const TEST_CONVERSATION: &str = "tool-editor";

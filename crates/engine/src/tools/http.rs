@@ -45,13 +45,13 @@ use serde_json_path::JsonPath;
 
 use super::pipeline::value_text;
 use super::{Params, Permission, Tool, ToolContext, ToolResult, ToolSource, ToolSpec};
-use crate::config::error::{yaml_error, ConfigError};
-use crate::config::{frontmatter, yaml};
+use crate::config_error::{yaml_error, ConfigError};
 use crate::net::describe_request_error;
 use crate::secrets::{Redactor, SecretResolver};
 use crate::tool_spec::ParamSpec;
 use crate::util::fs::markdown_files;
 use crate::util::url::encode_component;
+use crate::{frontmatter, yaml};
 
 /// Largest response body read from an HTTP tool's endpoint.
 pub const MAX_RESPONSE_BYTES: usize = 8 * 1024 * 1024;

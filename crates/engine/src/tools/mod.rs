@@ -21,7 +21,7 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-pub use crate::config::Permission;
+pub use crate::tool_spec::Permission;
 pub use crate::tool_spec::{ParamSpec, ParamType, ToolSpec};
 
 pub mod builtin;
@@ -31,8 +31,7 @@ pub mod http;
 pub mod pipeline;
 pub mod registry;
 
-/// Parameters after coercion and defaults: name → typed JSON value, in the order given.
-pub type Params = Map<String, Value>;
+pub use crate::tool_spec::Params;
 
 /// Default cap on a successful result's size before it is stored as an artifact.
 pub const DEFAULT_MAX_RESULT_SIZE_CHARS: usize = 50_000;

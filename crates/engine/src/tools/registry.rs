@@ -11,7 +11,7 @@ use indexmap::IndexMap;
 
 use super::http::{HttpTool, HttpToolDef};
 use super::{ToolRef, ToolSource};
-use crate::config::ConfigError;
+use crate::config_error::ConfigError;
 
 /// Names reserved for the per-conversation artifact tools.
 pub const RESERVED_ARTIFACT_TOOLS: [&str; 5] = [

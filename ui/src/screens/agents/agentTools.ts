@@ -18,7 +18,7 @@ export const PERMISSIONS: readonly Permission[] = ["auto", "confirm"];
 
 /** The frontmatter of a file, located: `start`/`end` are offsets in the text (the YAML runs
  * from `start` to `end`, the closing `---` line starts at `end`). As the engine splits it
- * (`crates/engine/src/config/frontmatter.rs`): a first line `---`, a later line `---`. */
+ * (`crates/platform/src/frontmatter.rs`): a first line `---`, a later line `---`. */
 function frontmatter(text: string): { start: number; end: number } | null {
   const bom = text.startsWith("\uFEFF") ? 1 : 0;
   const isFence = (line: string) => line.replace(/[\r\n]+$/, "").trimEnd() === "---";

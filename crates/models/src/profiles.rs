@@ -29,9 +29,9 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::config::error::{yaml_error, ConfigError};
-use crate::config::yaml;
+use crate::config_error::{yaml_error, ConfigError};
 use crate::limits::StreamLimits;
+use crate::yaml;
 
 /// The profiles file name inside the config folder.
 pub const FILE: &str = "models.yaml";
@@ -99,7 +99,7 @@ pub struct ModelProfile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<u32>,
     /// The model's context window in tokens (what one request may hold, answer included);
-    /// `None` lets the engine find it (see [`crate::models::window`]).
+    /// `None` lets the engine find it (see [`crate::window`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context_window: Option<u32>,
     /// Idle timeout in seconds (see [`DEFAULT_IDLE_TIMEOUT_SECS`]).

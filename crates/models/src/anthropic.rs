@@ -307,8 +307,8 @@ fn content(blocks: Vec<Value>) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::models::profiles::Api;
-    use crate::models::ChatMessage;
+    use crate::profiles::Api;
+    use crate::ChatMessage;
 
     #[test]
     fn system_goes_top_level_and_roles_alternate() {
@@ -362,7 +362,7 @@ mod tests {
                 ChatMessage::tool_result("toolu_1", "3 results"),
                 ChatMessage::new(Role::User, "a note"),
             ],
-            tools: vec![crate::models::ToolDefinition {
+            tools: vec![crate::ToolDefinition {
                 name: "web_search".into(),
                 description: "Search".into(),
                 parameters: json!({"type": "object", "properties": {"query": {"type": "string"}}}),

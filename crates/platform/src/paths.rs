@@ -269,7 +269,7 @@ pub fn seed_config_from(config_dir: &Path, defaults: &Path) -> Result<bool, Path
         if target.exists() {
             continue;
         }
-        crate::config::write_atomically(&target, &contents).map_err(io_err(&target))?;
+        crate::util::fs::write_atomically(&target, &contents).map_err(io_err(&target))?;
     }
     tracing::info!(config_dir = %config_dir.display(), defaults = %defaults.display(), "seeded config folder from the installed defaults");
     Ok(true)
@@ -296,7 +296,7 @@ fn write_dir(dir: &Dir<'_>, target_root: &Path) -> Result<(), PathsError> {
         if target.exists() {
             continue;
         }
-        crate::config::write_atomically(&target, file.contents()).map_err(|source| {
+        crate::util::fs::write_atomically(&target, file.contents()).map_err(|source| {
             PathsError::Io {
                 path: target.clone(),
                 source,

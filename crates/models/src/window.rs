@@ -388,12 +388,12 @@ mod tests {
         let path = std::path::Path::new("models.yaml");
         let base = "profiles:\n  - name: local\n    api: openai\n    base_url: http://127.0.0.1:8080/v1\n    model: m\n";
         let (profiles, errors) =
-            crate::models::parse_profiles(path, &format!("{base}    context_window: 2048\n"));
+            crate::parse_profiles(path, &format!("{base}    context_window: 2048\n"));
         assert!(errors.is_empty(), "{errors:?}");
         assert_eq!(profiles[0].context_window, Some(2048));
 
         let (profiles, errors) =
-            crate::models::parse_profiles(path, &format!("{base}    context_window: 100\n"));
+            crate::parse_profiles(path, &format!("{base}    context_window: 100\n"));
         assert!(profiles.is_empty());
         assert_eq!(errors[0].line, Some(6), "{errors:?}");
         assert_eq!(

@@ -285,11 +285,11 @@ mod tests {
 
     #[test]
     fn body_has_stream_options_and_overrides() {
-        let mut p = ModelProfile::new("p", super::super::profiles::Api::Openai, "http://h/v1", "m");
+        let mut p = ModelProfile::new("p", crate::profiles::Api::Openai, "http://h/v1", "m");
         p.temperature = Some(0.5);
         p.max_tokens = Some(10);
         let req = ChatRequest {
-            messages: vec![super::super::ChatMessage::new(Role::System, "s")],
+            messages: vec![crate::ChatMessage::new(Role::System, "s")],
             temperature: None,
             max_tokens: Some(20),
             tools: Vec::new(),
@@ -320,7 +320,7 @@ mod tests {
                 ChatMessage::tool_result("call_1", "3 results"),
                 ChatMessage::new(Role::User, "a note"),
             ],
-            tools: vec![super::super::ToolDefinition {
+            tools: vec![crate::ToolDefinition {
                 name: "web_search".into(),
                 description: "Search".into(),
                 parameters: json!({"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}),
@@ -331,7 +331,7 @@ mod tests {
 
     #[test]
     fn native_request_body_snapshot() {
-        let p = ModelProfile::new("p", super::super::profiles::Api::Openai, "http://h/v1", "m");
+        let p = ModelProfile::new("p", crate::profiles::Api::Openai, "http://h/v1", "m");
         assert_eq!(
             OpenAi.body(&p, &native_request()),
             json!({

@@ -1,3 +1,5 @@
+//! # ArtifactFlow model clients
+//!
 //! Language models: profiles from `config/models.yaml` and streaming chat clients.
 //!
 //! The run loop only sees [`ChatModel`]: send the conversation, receive the answer as text
@@ -8,6 +10,8 @@
 //! [`client_for`] builds the client for a [`ModelProfile`] loaded by [`load_profiles`]; the
 //! transport both dialects share (timeouts, retries, cancellation, redaction) is described in
 //! the `http` module.
+
+#![warn(missing_docs)]
 
 use std::sync::Arc;
 
@@ -31,6 +35,10 @@ pub use http::RetryPolicy;
 pub use profiles::{load_profiles, parse_profiles, Api, ModelProfile, ToolCallMode};
 
 use crate::secrets::SecretResolver;
+
+// The floors below, under the paths this crate's modules name them by.
+use artifactflow_ground::{ids, limits, util};
+use artifactflow_platform::{config_error, net, secrets, yaml};
 
 /// The client for `profile`, resolving its API key through `secrets` at each call (so a key
 /// set while the app runs is used at once). A key that cannot be resolved fails the call with
@@ -77,8 +85,8 @@ pub enum Role {
 }
 
 /// A tool call made through the API's native tool calling: the provider's id, the tool's
-/// name and its arguments as the JSON text the model wrote (possibly broken: see
-/// [`crate::parser::args`]).
+/// name and its arguments as the JSON text the model wrote (possibly broken: the parser's
+/// `args` module reads it as a careful person would).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct NativeCall {
     /// The provider's id (`call_…`, `toolu_…`); the engine makes one when a server sends none.
@@ -147,7 +155,7 @@ pub fn wire_tool_name(name: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// A tool offered to the model through native tool calling: name, description and the JSON
-/// Schema of its arguments (see [`crate::tool_spec::ToolSpec::json_schema`]).
+/// Schema of its arguments (see [`artifactflow_ground::tool_spec::ToolSpec::json_schema`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolDefinition {
     /// The tool's name.

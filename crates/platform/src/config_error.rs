@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::yaml::YamlError;
+use crate::yaml::YamlError;
 
 /// A problem in one config file, located as precisely as known.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
