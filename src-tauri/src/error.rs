@@ -128,8 +128,8 @@ impl From<engine::artifacts::StoreError> for AppError {
     }
 }
 
-impl From<rusqlite::Error> for AppError {
-    fn from(e: rusqlite::Error) -> Self {
+impl From<engine::api::conversations::StoreFailure> for AppError {
+    fn from(e: engine::api::conversations::StoreFailure) -> Self {
         Self::database(e)
     }
 }
@@ -221,7 +221,7 @@ mod tests {
             field: None,
             message: "not a number".into(),
         };
-        let sqlite = || rusqlite::Error::InvalidQuery;
+        let sqlite = || engine::api::conversations::StoreFailure::new("Query is not read-only");
         let tmp = tempfile::tempdir().unwrap();
         // A real failed write: the config folder is gone.
         let failed_write = engine::config_edit::save_settings(

@@ -21,9 +21,7 @@ const GLOBAL: &str = "__ARTIFACTFLOW_FIRST_PAGE__";
 /// shows the error.
 pub fn script(state: &AppState) -> String {
     let page = state.engine().ok().and_then(|engine| {
-        engine
-            .ctx
-            .with_db(|c| engine::conversations::page(c, None, FIRST_PAGE_ROWS, 0))
+        engine::api::conversations::page(&engine.ctx, None, FIRST_PAGE_ROWS, 0)
             .map_err(|e| tracing::warn!("first conversation page: {e}"))
             .ok()
     });
@@ -67,10 +65,7 @@ mod tests {
         let paths = engine::paths::AppPaths::under_home(dir.path());
         let state = AppState::open(Ok(paths), Arc::new(|_| {}));
         let engine = state.engine().unwrap();
-        engine
-            .ctx
-            .with_db(|c| engine::conversations::ensure(c, "c1", "First </script> title"))
-            .unwrap();
+        engine::api::conversations::ensure(&engine.ctx, "c1", "First </script> title").unwrap();
         let script = script(&state);
         let json = script
             .split_once("value: ")

@@ -78,7 +78,7 @@ pub enum ArtifactsCommand {
 
 /// Run one artifacts subcommand.
 pub fn run(ctx: &AppContext, cmd: ArtifactsCommand) -> anyhow::Result<ExitCode> {
-    let store = ArtifactStore::new(ctx.db_handle());
+    let store = ctx.artifact_store();
     match cmd {
         ArtifactsCommand::List {
             conversation,

@@ -58,7 +58,7 @@ pub enum Format {
 pub fn run(ctx: &AppContext, cmd: ConversationsCommand) -> anyhow::Result<ExitCode> {
     match cmd {
         ConversationsCommand::List { json } => {
-            let all = ctx.with_db(|c| engine::conversations::list(c, None))?;
+            let all = engine::api::conversations::list(ctx, None)?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&all)?);
             } else if all.is_empty() {
@@ -112,12 +112,11 @@ pub fn run(ctx: &AppContext, cmd: ConversationsCommand) -> anyhow::Result<ExitCo
 
 /// The transcript of `id`, or an error saying how to find the ids.
 fn transcript(ctx: &AppContext, id: &str) -> anyhow::Result<Transcript> {
-    ctx.with_db(|c| engine::history::transcript(c, id))?
-        .with_context(|| {
-            format!(
-                "no conversation with id '{id}'; `artifactflow-cli conversations list` shows the ids"
-            )
-        })
+    engine::api::conversations::transcript(ctx, id)?.with_context(|| {
+        format!(
+            "no conversation with id '{id}'; `artifactflow-cli conversations list` shows the ids"
+        )
+    })
 }
 
 /// `show` for a person: each message, then its calls one per line with a result preview.

@@ -111,9 +111,9 @@ fn check(
         .enable_all()
         .build()?;
     let verdict = runtime
-        .block_on(engine::permissions::check::check(ctx, tool, &params, agent))
+        .block_on(engine::api::check::check(ctx, tool, &params, agent))
         .map_err(anyhow::Error::msg)?;
-    let explanation = engine::permissions::check::explain(&verdict);
+    let explanation = engine::api::check::explain(&verdict);
     if json {
         println!(
             "{}",

@@ -270,7 +270,7 @@ pub(crate) async fn call_directly(
     conversation: &str,
 ) -> anyhow::Result<ExitCode> {
     let params = parse_params(args)?;
-    let outcome = engine::tools::direct::call(
+    let outcome = engine::api::direct::call(
         ctx,
         name,
         &params,

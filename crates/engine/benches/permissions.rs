@@ -64,7 +64,7 @@ fn bench_decisions(c: &mut Criterion) {
         })
         .collect();
     let verdict = rt
-        .block_on(engine::permissions::check::check(
+        .block_on(engine::api::check::check(
             &ctx,
             "web_fetch",
             &calls[0],
@@ -72,7 +72,7 @@ fn bench_decisions(c: &mut Criterion) {
         ))
         .unwrap();
     assert_eq!(
-        engine::permissions::check::explain(&verdict),
+        engine::api::check::explain(&verdict),
         "no rule matched: the agent's default permission `confirm`"
     );
     let mut group = c.benchmark_group("permissions");
@@ -81,7 +81,7 @@ fn bench_decisions(c: &mut Criterion) {
         b.iter(|| {
             rt.block_on(async {
                 for raw in &calls {
-                    engine::permissions::check::check(&ctx, "web_fetch", raw, Some("bencher"))
+                    engine::api::check::check(&ctx, "web_fetch", raw, Some("bencher"))
                         .await
                         .unwrap();
                 }

@@ -423,9 +423,6 @@ pub fn truncate_at_turn(
     Ok(deleted)
 }
 
-// The reopened conversation (messages with their call records) is read in `crate::history`.
-pub use crate::history::{HistoryCall, HistoryMessage, HistoryResult};
-
 /// Status of a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
@@ -464,7 +461,13 @@ pub enum ConflictError {
     Busy(String),
     /// The database refused.
     #[error(transparent)]
-    Db(#[from] rusqlite::Error),
+    Db(#[from] crate::db::StoreFailure),
+}
+
+impl From<rusqlite::Error> for ConflictError {
+    fn from(e: rusqlite::Error) -> Self {
+        ConflictError::Db(e.into())
+    }
 }
 
 /// Record the start of a run owned by `owner` (creating the conversation if needed). Fails

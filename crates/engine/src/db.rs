@@ -386,6 +386,30 @@ pub fn schema_version(conn: &Connection) -> rusqlite::Result<usize> {
         .map(|v| v.max(0) as usize)
 }
 
+/// A read or write of the database that failed, as the front ends see it (no database type
+/// crosses the engine's API). Every write is one statement or one
+/// transaction, so a failure leaves what was stored as it was.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct StoreFailure {
+    message: String,
+}
+
+impl StoreFailure {
+    /// A failure described by `message` (what failed, in words).
+    pub fn new(message: impl Into<String>) -> Self {
+        StoreFailure {
+            message: message.into(),
+        }
+    }
+}
+
+impl From<rusqlite::Error> for StoreFailure {
+    fn from(e: rusqlite::Error) -> Self {
+        StoreFailure::new(e.to_string())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

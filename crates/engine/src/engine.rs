@@ -4,15 +4,15 @@
 
 use std::sync::Arc;
 
-use crate::config::watcher::{announce_reload, ConfigWatcher};
 use crate::context::{AppContext, OpenError};
+use crate::elicitation::{ElicitationBroker, DEFAULT_ELICITATION_TIMEOUT};
 use crate::events::{EngineEvent, EventSink};
 use crate::interrupts::PermissionBroker;
-use crate::mcp::elicitation::{ElicitationBroker, DEFAULT_ELICITATION_TIMEOUT};
 use crate::mcp::hub::{HubOptions, McpHub};
 use crate::paths::AppPaths;
 use crate::run::{ContextModels, RunManager, RunOptions, Runner};
 use crate::status::Status;
+use crate::watcher::{announce_reload, ConfigWatcher};
 
 /// How an [`Engine`] is opened; the default is what the app uses.
 #[derive(Debug, Clone)]
@@ -65,7 +65,15 @@ impl Engine {
     ) -> Result<Self, OpenError> {
         let ctx = Arc::new(AppContext::open_at(paths)?);
         let mcp = Arc::new(McpHub::new(
-            events.clone(),
+            {
+                let events = events.clone();
+                Arc::new(move |server: &str, status| {
+                    events.emit(EngineEvent::McpServerStatus {
+                        server: server.to_string(),
+                        status,
+                    })
+                })
+            },
             {
                 let ctx = Arc::downgrade(&ctx);
                 Arc::new(move |tools| {

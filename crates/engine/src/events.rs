@@ -259,7 +259,7 @@ pub enum EngineEvent {
         /// What it says.
         message: String,
         /// The form, built from the requested schema with its defaults; none for a URL request.
-        form: Option<crate::mcp::elicitation::form::ElicitationForm>,
+        form: Option<crate::mcp::elicitation::ElicitationForm>,
         /// For a URL request: the page the server wants the user to open (never opened
         /// without the user).
         url: Option<String>,
@@ -275,7 +275,7 @@ pub enum EngineEvent {
         /// The request.
         request_id: String,
         /// What the server was told.
-        outcome: crate::mcp::elicitation::form::ElicitationOutcome,
+        outcome: crate::mcp::elicitation::ElicitationOutcome,
         /// How the wait ended.
         resolution: crate::interrupts::Resolution,
     },

@@ -3,23 +3,27 @@
 //! The product's core, with no dependency on any UI toolkit: the desktop shell (Tauri) and the
 //! command-line binary are thin adapters over this crate.
 //!
-//! How it fits together:
-//! - [`paths`] decides where configuration, the database and logs live (platform folders, or
-//!   `ARTIFACTFLOW_HOME` for tests and portable use) and seeds the config folder from the
-//!   bundled defaults on first run.
-//! - [`db`] opens the one SQLite database (WAL, versioned migrations).
-//! - [`config`] reads `config/agents/*.md` and `config/tools/*.md` into a snapshot, collecting
-//!   located errors instead of failing; it also holds the file editors, the settings and
-//!   profile writers, the one YAML module and the watcher.
-//! - [`context`] opens all of that at once as an [`context::AppContext`].
-//! - [`engine`] wires a context, runner, permission broker and config watcher into the one
+//! How it fits together, from the top down (a module names only those below it):
+//! - [`api`]: what the front ends call, over an opened context: conversations, direct tool
+//!   calls, the editors' checks, permission checks. [`engine`] wires a context, runner,
+//!   permission and elicitation brokers, MCP hub and config [`watcher`] into the one
 //!   [`Engine`] the app, the CLI and the tests open.
-//! - [`status`] gathers the facts the app's status area and `artifactflow-cli status` show.
-//! - [`util`] holds the small helpers below every concern (atomic write, name rules, URL
-//!   encoding).
-//! - [`logging`] sets up `tracing` with a rotating file in the log folder.
+//! - [`run`]: the run loop; [`gate`]: the one gate every tool call goes through;
+//!   [`elicitation`]: MCP servers' questions to the user.
+//! - [`context`] opens the config, database and secrets as an [`context::AppContext`];
+//!   [`events`] are what the engine tells its front end; [`config`] reads the config folder
+//!   into a snapshot, collecting located errors instead of failing; [`status`] gathers what
+//!   the status area shows.
+//! - [`tools`], [`permissions`] (a pure decision over compiled rules, and grants), [`mcp`],
+//!   [`openapi`], [`interrupts`] and [`settings`].
+//! - The store: [`db`] (the one SQLite database, WAL, versioned migrations with their
+//!   backfills), [`conversations`], [`history`], [`calls`] (call records) and [`artifacts`].
+//! - Below the engine, in their own crates and re-exported here: [`models`], [`paths`],
+//!   [`secrets`], [`net`], [`logging`], [`parser`], [`tool_spec`], [`ids`], [`limits`] and
+//!   [`util`].
 #![warn(missing_docs)]
 
+pub mod api;
 pub mod artifacts;
 pub mod calls;
 pub mod calls_backfill;
@@ -27,16 +31,20 @@ pub mod config;
 pub mod context;
 pub mod conversations;
 pub mod db;
+pub mod elicitation;
 pub mod engine;
 pub mod events;
+pub mod gate;
 pub mod history;
 pub mod interrupts;
 pub mod mcp;
 pub mod openapi;
 pub mod permissions;
 pub mod run;
+pub mod settings;
 pub mod status;
 pub mod tools;
+pub mod watcher;
 
 // The floors below the engine, under the paths the engine's modules and its users name them
 // by (`engine::parser`, `engine::tool_spec`, …).
@@ -49,7 +57,6 @@ pub use artifactflow_platform::{logging, net, owner, paths, secrets};
 pub use artifactflow_platform::{config_error, frontmatter, yaml};
 pub use config::edit as config_edit;
 pub use config::files as config_files;
-pub use config::watcher;
 
 pub use engine::Engine;
 

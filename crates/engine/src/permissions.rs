@@ -8,7 +8,6 @@
 
 use crate::tool_spec::Permission;
 
-pub mod check;
 pub mod grants;
 pub mod load;
 pub mod rules;

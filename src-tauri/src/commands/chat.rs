@@ -1,6 +1,8 @@
 //! Chat: agents, conversations, runs and permission answers.
 
-use engine::conversations::{ConversationPage, ConversationSummary, HistoryMessage};
+use engine::api::conversations;
+use engine::conversations::{ConversationPage, ConversationSummary};
+use engine::history::HistoryMessage;
 use engine::permissions::Answer;
 use engine::run::RunRequest;
 use serde::Serialize;
@@ -65,10 +67,7 @@ pub fn list_conversations(
     state: State<'_, AppState>,
     query: Option<String>,
 ) -> Result<Vec<ConversationSummary>, AppError> {
-    Ok(state
-        .engine()?
-        .ctx
-        .with_db(|c| engine::conversations::list(c, query.as_deref()))?)
+    Ok(conversations::list(&state.engine()?.ctx, query.as_deref())?)
 }
 
 /// Conversations `offset..offset + limit`, newest first, optionally filtered by `query` (title
@@ -82,10 +81,12 @@ pub fn list_conversation_page(
     limit: u32,
     offset: u32,
 ) -> Result<ConversationPage, AppError> {
-    Ok(state
-        .engine()?
-        .ctx
-        .with_db(|c| engine::conversations::page(c, query.as_deref(), limit, offset))?)
+    Ok(conversations::page(
+        &state.engine()?.ctx,
+        query.as_deref(),
+        limit,
+        offset,
+    )?)
 }
 
 /// One conversation with its messages.
@@ -96,16 +97,20 @@ pub fn get_conversation(
     id: String,
 ) -> Result<ConversationView, AppError> {
     let engine = state.engine()?;
-    let (summary, messages, context_usage) = engine.ctx.with_db(|c| -> rusqlite::Result<_> {
-        let summary = engine::conversations::summary(c, &id)?;
-        let usage = engine::conversations::context_usage(c, &id)?;
-        Ok((summary, engine::history::history(c, &id)?, usage))
-    })?;
-    Ok(ConversationView {
-        summary,
-        messages,
-        running: engine.runs.running().contains(&id),
-        context_usage,
+    let running = engine.runs.running().contains(&id);
+    Ok(match conversations::open(&engine.ctx, &id)? {
+        Some(opened) => ConversationView {
+            summary: Some(opened.summary),
+            messages: opened.messages,
+            running,
+            context_usage: opened.context_usage,
+        },
+        None => ConversationView {
+            summary: None,
+            messages: Vec::new(),
+            running,
+            context_usage: None,
+        },
     })
 }
 
@@ -117,10 +122,7 @@ pub fn rename_conversation(
     id: String,
     title: String,
 ) -> Result<(), AppError> {
-    let found = state
-        .engine()?
-        .ctx
-        .with_db(|c| engine::conversations::rename(c, &id, title.trim()))?;
+    let found = conversations::rename(&state.engine()?.ctx, &id, title.trim())?;
     found
         .then_some(())
         .ok_or_else(|| AppError::new(ErrorCode::NotFound, format!("no conversation `{id}`")))
@@ -227,10 +229,7 @@ pub fn answer_elicitation(
 pub fn list_permission_grants(
     state: State<'_, AppState>,
 ) -> Result<Vec<engine::permissions::grants::Grant>, AppError> {
-    Ok(state
-        .engine()?
-        .ctx
-        .with_db(engine::permissions::grants::list)?)
+    Ok(conversations::grants(&state.engine()?.ctx)?)
 }
 
 /// Delete a permission grant by its id (the next such call asks again). False when it was
@@ -241,8 +240,8 @@ pub fn delete_permission_grant(
     state: State<'_, AppState>,
     grant_id: String,
 ) -> Result<bool, AppError> {
-    Ok(state
-        .engine()?
-        .ctx
-        .with_db(|c| engine::permissions::grants::delete(c, &grant_id))?)
+    Ok(conversations::delete_grant(
+        &state.engine()?.ctx,
+        &grant_id,
+    )?)
 }

@@ -5,9 +5,9 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use engine::api::direct::Asker;
+use engine::api::editor::{AgentCheck, ToolCheck, ToolTest};
 use engine::config_files::{self, ConfigFile, FileEntry, FileKind};
-use engine::tools::direct::Asker;
-use engine::tools::editor::{AgentCheck, ToolCheck, ToolTest};
 use tauri::State;
 use tokio_util::sync::CancellationToken;
 
@@ -56,7 +56,7 @@ pub fn save_config_file(
     let engine = state.engine()?;
     if kind == FileKind::Tool {
         // The registry's rule too (unique names), which the file loader alone cannot see.
-        engine::tools::editor::check_before_save(
+        engine::api::editor::check_before_save(
             &engine.ctx,
             path.as_deref().map(std::path::Path::new),
             &text,
@@ -124,7 +124,7 @@ pub async fn check_tool_draft(
 ) -> Result<ToolCheck, AppError> {
     let ctx = state.engine()?.ctx.clone();
     tokio::task::spawn_blocking(move || {
-        engine::tools::editor::check_tool(&ctx, path.map(PathBuf::from).as_deref(), &text)
+        engine::api::editor::check_tool(&ctx, path.map(PathBuf::from).as_deref(), &text)
     })
     .await
     .map_err(|e| AppError::new(ErrorCode::Io, format!("the check stopped: {e}")))
@@ -138,7 +138,7 @@ pub fn check_agent_draft(
     path: Option<String>,
     text: String,
 ) -> Result<AgentCheck, AppError> {
-    Ok(engine::tools::editor::check_agent(
+    Ok(engine::api::editor::check_agent(
         &state.engine()?.ctx,
         path.map(PathBuf::from).as_deref(),
         &text,
@@ -158,7 +158,7 @@ pub async fn test_tool_draft(
     let engine = state.engine()?;
     let timeout = Duration::from_secs(engine.ctx.config().settings.permission_timeout_secs.max(1));
     let params: indexmap::IndexMap<String, String> = params.into_iter().collect();
-    Ok(engine::tools::editor::test_tool(
+    Ok(engine::api::editor::test_tool(
         &engine.ctx,
         path.map(PathBuf::from).as_deref(),
         &text,
@@ -182,7 +182,7 @@ pub fn cancel_tool_test(state: State<'_, AppState>) -> Result<(), AppError> {
         .runs
         .runner()
         .broker()
-        .deny_all(Some(engine::tools::editor::TEST_CONVERSATION));
+        .deny_all(Some(engine::api::editor::TEST_CONVERSATION));
     Ok(())
 }
 

@@ -70,11 +70,7 @@ pub async fn export_conversation(
     id: String,
     format: ExportFormat,
 ) -> Result<Option<String>, AppError> {
-    let transcript = state
-        .engine()?
-        .ctx
-        .with_db(|c| engine::history::transcript(c, &id))
-        .map_err(AppError::database)?
+    let transcript = engine::api::conversations::transcript(&state.engine()?.ctx, &id)?
         .ok_or_else(|| {
             AppError::new(
                 ErrorCode::NotFound,

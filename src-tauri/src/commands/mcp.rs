@@ -6,11 +6,11 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use engine::api::direct::{call_tool, Asker};
+use engine::api::editor::{ToolTest, TEST_CONVERSATION};
 use engine::mcp::config::{self as mcp_config, EditError};
 use engine::mcp::hub::UnknownServer;
 use engine::mcp::{McpServerView, McpToolInfo};
-use engine::tools::direct::{call_tool, Asker};
-use engine::tools::editor::{ToolTest, TEST_CONVERSATION};
 use engine::Engine;
 use tauri::{AppHandle, State};
 use tokio_util::sync::CancellationToken;

@@ -238,7 +238,7 @@ pub enum StoreError {
     Open(#[from] DbError),
     /// SQLite failed.
     #[error("artifact database error: {0}")]
-    Db(#[from] rusqlite::Error),
+    Db(#[from] crate::db::StoreFailure),
     /// Reading a stored version failed.
     #[error("cannot read artifact content: {0}")]
     Io(#[from] std::io::Error),
@@ -347,9 +347,15 @@ impl<E> From<StoreError> for ModifyError<E> {
     }
 }
 
+impl From<rusqlite::Error> for StoreError {
+    fn from(e: rusqlite::Error) -> Self {
+        StoreError::Db(e.into())
+    }
+}
+
 impl<E> From<rusqlite::Error> for ModifyError<E> {
     fn from(e: rusqlite::Error) -> Self {
-        ModifyError::Store(StoreError::Db(e))
+        ModifyError::Store(StoreError::Db(e.into()))
     }
 }
 

@@ -6,7 +6,6 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-pub mod gate;
 pub mod store;
 
 /// How a call ended.

@@ -8,7 +8,7 @@
 //! to 60 s); a command that cannot run (not found, a folder, not executable) fails once and
 //! waits for its entry to change or a Restart. A config reload starts new servers, stops removed ones and restarts changed ones;
 //! a broken `mcp.json` keeps the last good servers running. Every status change is an
-//! [`EngineEvent::McpServerStatus`]. Dropping the hub kills every child's process group at
+//! update to the [`StatusSink`] (the engine makes it an `McpServerStatus` event). Dropping the hub kills every child's process group at
 //! once (synchronously), so nothing outlives the engine. A process that exits without dropping
 //! the engine (the CLI on Ctrl+C or SIGTERM, the app at its exit event, where the engine may
 //! still be referenced) calls [`McpHub::shutdown`] first.
@@ -27,7 +27,6 @@ use super::client::{
 };
 use super::config::{McpConfig, McpServerConfig, McpTransport};
 use super::tool::{tool_names, McpTool, McpToolInfo};
-use crate::events::{EngineEvent, EventSink};
 use crate::secrets::SecretResolver;
 use crate::tools::ToolRef;
 
@@ -103,6 +102,10 @@ impl std::fmt::Debug for HubOptions {
 /// Publishes the ready servers' tools (to the engine's registry).
 pub type ToolsSink = Arc<dyn Fn(Vec<ToolRef>) + Send + Sync>;
 
+/// Told each server's new status, by name (the engine turns it into its
+/// `McpServerStatus` event).
+pub type StatusSink = Arc<dyn Fn(&str, ServerStatus) + Send + Sync>;
+
 struct Slot {
     config: McpServerConfig,
     status: ServerStatus,
@@ -117,7 +120,7 @@ struct Slot {
 
 struct Inner {
     servers: Mutex<IndexMap<String, Slot>>,
-    events: Arc<dyn EventSink>,
+    status_sink: StatusSink,
     tools_sink: ToolsSink,
     secrets: Option<Arc<SecretResolver>>,
     elicitation: RwLock<Arc<dyn ElicitationHandler>>,
@@ -163,10 +166,10 @@ impl ElicitationHandler for CurrentElicitation {
 pub struct UnknownServer(pub String);
 
 impl McpHub {
-    /// A hub with no servers yet; [`McpHub::apply`] gives it its config. Its events go to
-    /// `events`, the ready servers' tools to `tools_sink`.
+    /// A hub with no servers yet; [`McpHub::apply`] gives it its config. Its servers' status
+    /// changes go to `status_sink`, the ready servers' tools to `tools_sink`.
     pub fn new(
-        events: Arc<dyn EventSink>,
+        status_sink: StatusSink,
         tools_sink: ToolsSink,
         secrets: Option<Arc<SecretResolver>>,
         options: HubOptions,
@@ -180,7 +183,7 @@ impl McpHub {
         McpHub {
             inner: Arc::new(Inner {
                 servers: Mutex::new(IndexMap::new()),
-                events,
+                status_sink,
                 tools_sink,
                 secrets,
                 elicitation: RwLock::new(Arc::new(DeclineElicitation)),
@@ -493,10 +496,7 @@ impl Inner {
     fn announce(&self, server: &str, status: ServerStatus) {
         tracing::info!(server, ?status, "MCP server status");
         self.changed.send_modify(|n| *n += 1);
-        self.events.emit(EngineEvent::McpServerStatus {
-            server: server.to_string(),
-            status,
-        });
+        (self.status_sink)(server, status);
     }
 
     /// Send every ready server's tools to the registry.

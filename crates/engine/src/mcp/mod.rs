@@ -20,7 +20,7 @@ pub mod tool;
 
 pub use client::{connect, ConnectOptions, ElicitationHandler, McpClient, McpError};
 pub use config::{McpConfig, McpServerConfig, McpTransport, OAuthConfig};
-pub use elicitation::{ElicitationBroker, ElicitationForm, ElicitationReply};
+pub use elicitation::{ElicitationForm, ElicitationReply};
 pub use hub::{McpHub, McpServerView, ServerStatus};
 pub use tool::{McpTool, McpToolInfo};
 

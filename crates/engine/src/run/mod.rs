@@ -5,7 +5,7 @@
 //! stream the model's answer (batched [`Token`](EngineEvent::Token) events, plus
 //! [`ToolCallStarted`](EngineEvent::ToolCallStarted) from the incremental parser) → parse the
 //! calls (each with the id its streamed events carried) → run them one by one, `call_subagent`
-//! last, through the call gate ([`crate::calls::gate`]: cancellation checked, the agent's tool
+//! last, through the call gate ([`crate::gate`]: cancellation checked, the agent's tool
 //! list enforced, the permission decision applied (a `confirm` tool waits on the
 //! [`PermissionBroker`]; no answer or a closed window mean deny), the pipeline run, an oversized
 //! result stored as an artifact) → each call recorded in `tool_calls` once it has ended (calls
@@ -29,12 +29,12 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::calls::gate::{self, Asker, CallOutcome, Caller, Subject};
 use crate::calls::{store, CallRecord, CallStatus};
 use crate::config::AgentDef;
 use crate::context::AppContext;
 use crate::conversations::{self, NewMessage, RunStatus};
 use crate::events::{EngineEvent, EventSink};
+use crate::gate::{self, Asker, CallOutcome, Caller, Subject};
 use crate::ids::new_id;
 use crate::interrupts::PermissionBroker;
 use crate::models::{ChatModel, ChatRequest, FinishReason, Streamed};
@@ -992,7 +992,7 @@ impl Runner {
         })
     }
 
-    /// Run one parsed call through the gate (see [`crate::calls::gate`]).
+    /// Run one parsed call through the gate (see [`crate::gate`]).
     async fn run_call(
         &self,
         scope: &Scope<'_>,

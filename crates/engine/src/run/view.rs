@@ -10,9 +10,9 @@ use rusqlite::{params, Connection};
 use super::budget::{self, Calibration, Entry, EntryCall, Kind, ResultRef};
 use super::{Runner, Scope, Stop};
 use crate::artifacts::{ArtifactSource, NewArtifact};
-use crate::calls::gate::CallOutcome;
 use crate::config::AgentDef;
 use crate::events::EngineEvent;
+use crate::gate::CallOutcome;
 use crate::models::window::ContextWindow;
 use crate::models::{
     ChatMessage, ChatModel, ChatRequest, ModelError, Role, ToolCallMode, ToolDefinition,

@@ -12,9 +12,9 @@ use serde_json::json;
 
 use super::http::{read_capped, trim_chars, ERROR_BODY_CHARS};
 use super::{Params, Permission, Tool, ToolContext, ToolRef, ToolResult, ToolSpec};
-use crate::config::{ServiceSettings, Settings};
 use crate::net::describe_request_error;
 use crate::secrets::{Redactor, SecretResolver};
+use crate::settings::{ServiceSettings, Settings};
 use crate::tool_spec::{ParamSpec, ParamType};
 
 /// Names of the built-in tools.
@@ -468,7 +468,7 @@ impl Tool for CallSubagent {
             .map(|a| format!("`{}`", a.name))
             .collect();
         match agents.iter().find(|a| a.name == target) {
-            // The gate turns the success into a typed hand-over (see `calls::gate`).
+            // The gate turns the success into a typed hand-over (see `gate`).
             Some(a) if !a.internal => ToolResult::ok(format!("Routing to agent `{target}`.")),
             Some(_) => ToolResult::fail(format!(
                 "agent `{target}` is internal and cannot be called; callable agents: {}",

@@ -25,8 +25,6 @@ pub use crate::tool_spec::Permission;
 pub use crate::tool_spec::{ParamSpec, ParamType, ToolSpec};
 
 pub mod builtin;
-pub mod direct;
-pub mod editor;
 pub mod http;
 pub mod pipeline;
 pub mod registry;
@@ -65,7 +63,7 @@ pub struct Attachment {
     pub bytes: Vec<u8>,
     /// Set for an MCP server's embedded text resource: its URI. The bytes are then its UTF-8
     /// text, stored as a *text* artifact (so the artifact tools can read and search it) and
-    /// titled by the URI; see [`crate::calls::gate::store_attachments`] for what the model sees.
+    /// titled by the URI; see [`crate::gate::store_attachments`] for what the model sees.
     pub resource_uri: Option<String>,
 }
 

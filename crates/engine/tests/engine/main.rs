@@ -1,6 +1,7 @@
 //! Integration tests of the engine as a whole: hot reload, and full agent runs against the
 //! scripted model server (real HTTP + SSE on 127.0.0.1).
 
+mod api; // the conversation API the front ends call
 mod calls; // one gate: typed statuses, call ids, call records
 mod context; // context management: budgets, references, notes, refusals
 mod deletion; // deleting a conversation while it runs

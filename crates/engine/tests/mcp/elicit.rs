@@ -5,10 +5,10 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use engine::calls::gate::{self, Asker, Caller, Subject};
 use engine::calls::CallStatus;
 use engine::engine::EngineOptions;
 use engine::events::EngineEvent;
+use engine::gate::{self, Asker, Caller, Subject};
 use engine::interrupts::Resolution;
 use engine::mcp::elicitation::{
     ElicitationAnswerError, ElicitationOutcome, ElicitationReply, FieldKind,

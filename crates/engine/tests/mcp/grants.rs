@@ -5,9 +5,9 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use engine::calls::gate::{self, Asker, Caller, Subject};
 use engine::calls::CallStatus;
 use engine::engine::EngineOptions;
+use engine::gate::{self, Asker, Caller, Subject};
 use engine::mcp::ServerStatus;
 use engine::parser::ToolCall;
 use engine::paths::AppPaths;

@@ -4,10 +4,10 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use engine::calls::gate::{self, Asker, Caller, Subject};
 use engine::calls::CallStatus;
 use engine::engine::EngineOptions;
 use engine::events::EngineEvent;
+use engine::gate::{self, Asker, Caller, Subject};
 use engine::mcp::ServerStatus;
 use engine::parser::ToolCall;
 use engine::paths::AppPaths;

@@ -3,12 +3,12 @@
 //! line per attachment and never the bytes, the completion event and the call record carry
 //! the artifact ids and MIME types as data, and the text tools refuse the stored artifacts.
 
-use engine::calls::gate::{self, Asker, Caller, Subject};
+use engine::api::direct::call;
 use engine::calls::{store, CallRecord, CallStatus, StoredAttachment};
 use engine::context::AppContext;
 use engine::events::{discard, EngineEvent};
+use engine::gate::{self, Asker, Caller, Subject};
 use engine::permissions::Answer;
-use engine::tools::direct::call;
 use engine::tools::{Attachment, Params, Permission, Tool, ToolContext, ToolResult, ToolSpec};
 use indexmap::IndexMap;
 use tokio_util::sync::CancellationToken;

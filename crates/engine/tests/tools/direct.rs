@@ -1,7 +1,7 @@
+use engine::api::direct::call;
 use engine::context::AppContext;
 use engine::events::discard;
 use engine::permissions::Answer;
-use engine::tools::direct::call;
 
 use crate::http_tool::params;
 use crate::servers;
@@ -193,7 +193,7 @@ async fn a_direct_call_stopped_at_the_prompt_is_not_run() {
         cancel.cancel();
         Answer::Approve
     };
-    let out = engine::tools::direct::call_cancellable(
+    let out = engine::api::direct::call_cancellable(
         &ctx,
         "asker",
         &params(&[]),

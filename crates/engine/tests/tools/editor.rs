@@ -3,12 +3,12 @@
 
 use std::time::Duration;
 
+use engine::api::direct::Asker;
+use engine::api::editor::{check_tool, test_tool};
 use engine::context::AppContext;
 use engine::events::{EngineEvent, EventSink};
 use engine::interrupts::PermissionBroker;
 use engine::permissions::Answer;
-use engine::tools::direct::Asker;
-use engine::tools::editor::{check_tool, test_tool};
 use tokio_util::sync::CancellationToken;
 
 use crate::http_tool::params;
@@ -270,7 +270,7 @@ async fn an_agent_draft_is_checked_for_its_loader_errors_tools_and_model() {
     let ctx = AppContext::open(Some(home.path())).unwrap();
     let path = ctx.paths().config_dir.join("agents/lead_agent.md");
     let text = std::fs::read_to_string(&path).unwrap();
-    let ok = engine::tools::editor::check_agent(&ctx, Some(&path), &text);
+    let ok = engine::api::editor::check_agent(&ctx, Some(&path), &text);
     assert_eq!(ok.errors, []);
     let view = ok.agent.unwrap();
     assert_eq!(view.name, "lead_agent");
@@ -280,7 +280,7 @@ async fn an_agent_draft_is_checked_for_its_loader_errors_tools_and_model() {
     )));
     assert!(!view.role_prompt.is_empty() && !view.role_prompt.starts_with("---"));
     let unknown = text.replacen("tools:", "tools:\n  no_such_tool: auto", 1);
-    let check = engine::tools::editor::check_agent(&ctx, Some(&path), &unknown);
+    let check = engine::api::editor::check_agent(&ctx, Some(&path), &unknown);
     assert!(check.agent.is_some(), "it still loads, with a problem");
     let errors = check.errors;
     assert_eq!(errors.len(), 1, "{errors:?}");
@@ -293,13 +293,13 @@ async fn an_agent_draft_is_checked_for_its_loader_errors_tools_and_model() {
         .contains("no_such_tool"));
 
     let model = "---\nname: x\nmodel: nope\n---\nHi\n";
-    let errors = engine::tools::editor::check_agent(&ctx, None, model).errors;
+    let errors = engine::api::editor::check_agent(&ctx, None, model).errors;
     assert_eq!(errors[0].field.as_deref(), Some("model"));
     assert_eq!(errors[0].line, Some(3));
     assert!(errors[0].message.contains("default"), "{errors:?}");
 
     let broken = "---\nname: x\ntools: [web_search\n---\n";
-    let check = engine::tools::editor::check_agent(&ctx, None, broken);
+    let check = engine::api::editor::check_agent(&ctx, None, broken);
     assert!(check.agent.is_none());
     let errors = check.errors;
     assert_eq!(errors.len(), 1);
@@ -314,7 +314,7 @@ async fn an_agent_has_an_optional_display_name_and_keeps_its_name_as_the_id() {
     // The bundled agents carry one.
     let path = config.join("agents/lead_agent.md");
     let text = std::fs::read_to_string(&path).unwrap();
-    let view = engine::tools::editor::check_agent(&ctx, Some(&path), &text)
+    let view = engine::api::editor::check_agent(&ctx, Some(&path), &text)
         .agent
         .unwrap();
     assert_eq!(view.name, "lead_agent");
@@ -331,7 +331,7 @@ async fn an_agent_has_an_optional_display_name_and_keeps_its_name_as_the_id() {
         "---\nname: plain\n---\nHi\n",
         "---\nname: plain\ndisplay_name: \"  \"\n---\nHi\n",
     ] {
-        let check = engine::tools::editor::check_agent(&ctx, None, text);
+        let check = engine::api::editor::check_agent(&ctx, None, text);
         assert_eq!(check.errors, []);
         let view = check.agent.unwrap();
         assert_eq!((view.name.as_str(), view.display_name), ("plain", None));

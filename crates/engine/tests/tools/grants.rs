@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use engine::api::direct::{call_tool, Asker};
 use engine::context::AppContext;
 use engine::events::{EngineEvent, EventSink};
 use engine::interrupts::PermissionBroker;
@@ -11,7 +12,6 @@ use engine::permissions::rules::{
     self, CallFacts, DecisionInput, Rule, RuleAction, RuleOrigin, RuleSpec,
 };
 use engine::permissions::{Answer, PermissionRequest};
-use engine::tools::direct::{call_tool, Asker};
 use tokio_util::sync::CancellationToken;
 
 use crate::http_tool::params;

@@ -3,12 +3,12 @@
 //! text). Tables of rewritings, every one denied; and `web_fetch` called with `--yes`'s answer
 //! through the real gate never reaches the reader stand-in for any of them.
 
+use engine::api::direct;
 use engine::calls::CallStatus;
 use engine::context::AppContext;
 use engine::events::discard;
 use engine::permissions::rules::{CallFacts, Destination, Rule, RuleAction, RuleOrigin, RuleSpec};
 use engine::permissions::Answer;
-use engine::tools::direct;
 use serde_json::Value;
 
 use crate::http_tool::params;

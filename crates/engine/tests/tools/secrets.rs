@@ -154,7 +154,7 @@ async fn a_secret_value_never_reaches_the_model_the_logs_or_the_database() {
         } else {
             params(&[("q", "hi")])
         };
-        let out = engine::tools::direct::call(
+        let out = engine::api::direct::call(
             &ctx,
             name,
             &args,

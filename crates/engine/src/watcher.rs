@@ -13,7 +13,7 @@ use std::time::Duration;
 use notify_debouncer_mini::notify::{RecommendedWatcher, RecursiveMode};
 use notify_debouncer_mini::{new_debouncer, DebounceEventResult, Debouncer};
 
-use super::fingerprint::is_relevant;
+use crate::config::fingerprint::is_relevant;
 use crate::context::AppContext;
 use crate::events::{EngineEvent, EventSink};
 

@@ -6,6 +6,9 @@
 //! stored as artifacts, one line each for the model ([`store_attachments`]) → events. It returns a typed
 //! [`CallOutcome`]; nothing after it reads the English text meant for the model.
 //!
+//! The pipeline is here; storing a result's attachments is the `attachments` module, and the permission
+//! decision applied to a call (asking the user, remembering an answer) is the `permit` module.
+//!
 //! Events, in order: `PermissionRequest`/`PermissionResolved` (when asked), `ToolStart` (when
 //! it runs), `ToolComplete` (always, with the status), `ArtifactSnapshot` (when the tool changed
 //! an artifact).
@@ -16,20 +19,22 @@ use indexmap::IndexMap;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::{CallStatus, Handover, StoredAttachment};
-use crate::artifacts::store::{human_size, ArtifactStore};
+use crate::calls::{CallStatus, Handover, StoredAttachment};
 use crate::config::AgentDef;
 use crate::context::AppContext;
 use crate::events::{EngineEvent, EventSink};
-use crate::ids::new_id;
-use crate::interrupts::{PermissionBroker, Reply, Resolution};
+use crate::interrupts::PermissionBroker;
 use crate::parser::{format_result, ToolCall};
-use crate::permissions::grants::{self, GrantChoice};
-use crate::permissions::rules::{self, Because, CallFacts, GrantCheck, RuleAction, RuleSpec};
-use crate::permissions::{self, Answer, CallingAgent, PermissionRequest, Question};
+use crate::permissions::{Answer, PermissionRequest};
 use crate::tools::{
     pipeline, CallOrigin, Params, Tool, ToolContext, ToolProgress, ToolResult, ToolSource,
 };
+
+mod attachments;
+mod permit;
+
+pub use attachments::{store_attachments, INLINE_RESOURCE_CHARS};
+use permit::{permit, Asking};
 
 /// Why a call the user's stop came before did not run.
 pub const STOPPED_BEFORE: &str = "the user stopped the run";
@@ -434,136 +439,6 @@ pub async fn run(
     gate.finish(caller, status, reason, typed, result)
 }
 
-/// An embedded text resource of at most this many characters is also shown to the model in
-/// full, under its line: short ones stay readable in one step, long ones cost a
-/// `read_artifact` call instead of filling the context.
-pub const INLINE_RESOURCE_CHARS: usize = 1_000;
-
-/// Store each of `result`'s attachments as an artifact of `conversation`, drop the content
-/// from the result, and add one line per attachment to the text the model sees (its data, or
-/// its error when it failed), or why it was not stored. Images, audio and blobs become binary
-/// artifacts (`[image/png, 12 KB, stored as artifact image_… "title"]`), whose bytes never
-/// reach the model. An embedded text resource becomes a text artifact titled by its URI
-/// (`[resource URI, text/plain, 3 KB, stored as artifact resource_…]`), followed by its text
-/// when it is at most [`INLINE_RESOURCE_CHARS`] long, or by how to read it. Returns the
-/// stored ones, in order.
-pub fn store_attachments(
-    store: &ArtifactStore,
-    conversation: &str,
-    result: &mut ToolResult,
-) -> Vec<StoredAttachment> {
-    let attachments = std::mem::take(&mut result.attachments);
-    let mut stored = Vec::with_capacity(attachments.len());
-    let mut lines = Vec::with_capacity(attachments.len());
-    for a in attachments {
-        let (line, kept) = match &a.resource_uri {
-            Some(uri) => store_text_resource(store, conversation, uri, &a),
-            None => store_binary(store, conversation, &a),
-        };
-        lines.push(line);
-        stored.extend(kept);
-    }
-    if !lines.is_empty() {
-        let text = if result.success {
-            &mut result.data
-        } else {
-            result.error.get_or_insert_with(String::new)
-        };
-        for line in lines {
-            if !text.is_empty() && !text.ends_with('\n') {
-                text.push('\n');
-            }
-            text.push_str(&line);
-        }
-    }
-    stored
-}
-
-/// One binary attachment as an artifact, and its line for the model.
-fn store_binary(
-    store: &ArtifactStore,
-    conversation: &str,
-    a: &crate::tools::Attachment,
-) -> (String, Option<StoredAttachment>) {
-    let size = human_size(a.bytes.len() as u64);
-    match store.create_binary(conversation, &a.title, &a.mime, &a.bytes) {
-        Ok(artifact) => (
-            format!(
-                "[{}, {size}, stored as artifact {} {:?}]",
-                artifact.content_type, artifact.id, artifact.title
-            ),
-            Some(StoredAttachment {
-                artifact_id: artifact.id,
-                mime: artifact.content_type,
-                title: artifact.title,
-                size_bytes: u32::try_from(a.bytes.len()).unwrap_or(u32::MAX),
-                text: false,
-            }),
-        ),
-        Err(e) => {
-            tracing::warn!(mime = %a.mime, error = %e, "could not store a tool result's attachment");
-            (format!("[{}, {size}, not stored: {e}]", a.mime), None)
-        }
-    }
-}
-
-/// One embedded text resource as a text artifact `resource_<12 hex>` titled by its URI, and
-/// its lines for the model (see [`store_attachments`]). When storing fails the model gets
-/// the text itself, as before resources were stored (fail-open, like oversized results).
-fn store_text_resource(
-    store: &ArtifactStore,
-    conversation: &str,
-    uri: &str,
-    a: &crate::tools::Attachment,
-) -> (String, Option<StoredAttachment>) {
-    let text = String::from_utf8_lossy(&a.bytes);
-    let mime = if a.mime.is_empty() {
-        "text/plain"
-    } else {
-        a.mime.as_str()
-    };
-    let size = human_size(a.bytes.len() as u64);
-    let id = format!("resource_{}", crate::ids::random_hex12());
-    let created = store.create(&crate::artifacts::store::NewArtifact {
-        conversation_id: conversation,
-        id: &id,
-        title: uri,
-        content_type: mime,
-        source: crate::artifacts::store::ArtifactSource::Tool,
-        content: &text,
-    });
-    let artifact = match created {
-        Ok(artifact) => artifact,
-        Err(e) => {
-            tracing::warn!(error = %e, "could not store a tool result's text resource");
-            return (
-                format!("[resource {uri}, {mime}, {size}, not stored: {e}]\n{text}"),
-                None,
-            );
-        }
-    };
-    let head = format!(
-        "[resource {uri}, {mime}, {size}, stored as artifact {}]",
-        artifact.id
-    );
-    let line = if text.chars().count() <= INLINE_RESOURCE_CHARS {
-        format!("{head}\n{text}")
-    } else {
-        format!(
-            "{head} (too long to show here: read it with read_artifact(id='{}'))",
-            artifact.id
-        )
-    };
-    let kept = StoredAttachment {
-        artifact_id: artifact.id,
-        mime: artifact.content_type,
-        title: artifact.title,
-        size_bytes: u32::try_from(a.bytes.len()).unwrap_or(u32::MAX),
-        text: true,
-    };
-    (line, Some(kept))
-}
-
 /// Who makes the call `call_id`, for a form its tool's server may ask for while it runs. The
 /// conversation's title is read only for MCP tools (the only ones that ask).
 fn origin(caller: &Caller<'_>, call_id: &str, tool: &dyn Tool) -> CallOrigin {
@@ -604,277 +479,5 @@ fn unknown_tool(
         Some(_) => {
             format!("there is no tool `{name}`; use only the tools listed in your instructions")
         }
-    }
-}
-
-/// The call a permission decision is about.
-#[derive(Clone, Copy)]
-struct Asking<'a> {
-    call_id: &'a str,
-    name: &'a str,
-    tool: &'a dyn Tool,
-    typed: &'a Params,
-    tool_ctx: &'a ToolContext,
-}
-
-/// Apply the permission decision; `None` when the call may run, else its status, the reason
-/// for a person and the message for the model.
-async fn permit(
-    caller: &Caller<'_>,
-    asker: Asker<'_>,
-    call: Asking<'_>,
-) -> Option<(CallStatus, String, String)> {
-    let Asking {
-        name,
-        tool,
-        typed,
-        tool_ctx,
-        ..
-    } = call;
-    let destination = tool.call_destination(typed, tool_ctx).await;
-    let binding = grants::binding_for(tool, destination.as_ref());
-    let facts = CallFacts {
-        tool: name,
-        params: typed,
-        destination: destination.as_ref(),
-    };
-    let grants = conversation_grants(caller, &facts, &binding);
-    // The global rules, the calling agent's own, and its leads' deny and confirm rules.
-    let verdict = caller.ctx.permission_rules().decide(&Question {
-        facts,
-        tool_default: tool.permission(),
-        agent: caller.agent.map(|a| CallingAgent {
-            name: &a.name,
-            tools: &a.tools,
-        }),
-        chain: caller.agent_chain,
-        grants: &grants,
-    });
-    match (verdict.action, &verdict.because) {
-        (RuleAction::Allow, _) => None,
-        (RuleAction::Deny, Because::NotListed) => {
-            let why = format!(
-                "tool `{name}` is not available to this agent; use only the tools listed in your instructions"
-            );
-            Some((CallStatus::Denied, why.clone(), why))
-        }
-        (RuleAction::Deny, Because::Rule { rule, origin }) => {
-            // The person sees the rule; the model only that a rule denied it (its pattern would
-            // tell it what to rewrite).
-            let why = format!("denied by {}", rules::describe_rule(rule, origin));
-            Some((
-                CallStatus::Denied,
-                why,
-                permissions::rule_denied_message(name),
-            ))
-        }
-        (RuleAction::Deny, _) => {
-            let why = "denied".to_string();
-            Some((
-                CallStatus::Denied,
-                why.clone(),
-                permissions::denied_message(name, &why),
-            ))
-        }
-        (RuleAction::Confirm, _) => {
-            let offer = Offer::new(&verdict, tool, name, typed, destination.as_ref(), binding);
-            ask(caller, asker, call, offer).await
-        }
-    }
-}
-
-/// The conversation's grants checked against this call (none when they cannot be read: the
-/// call is then asked for, never allowed by mistake).
-fn conversation_grants(
-    caller: &Caller<'_>,
-    facts: &CallFacts<'_>,
-    binding: &grants::Binding,
-) -> Vec<GrantCheck> {
-    match caller
-        .ctx
-        .with_db(|c| grants::for_conversation(c, caller.conversation))
-    {
-        Ok(stored) => grants::check(&stored, facts, binding),
-        Err(e) => {
-            tracing::warn!("cannot read the conversation's permission grants: {e}");
-            Vec::new()
-        }
-    }
-}
-
-/// What the dialog may offer to remember, from the verdict that asks.
-struct Offer {
-    grantable: bool,
-    asking_rule: Option<String>,
-    stale_grants: Vec<String>,
-    proposed_rule: Option<RuleSpec>,
-    proposal_note: Option<String>,
-    binding: grants::Binding,
-}
-
-impl Offer {
-    fn new(
-        verdict: &rules::Verdict,
-        tool: &dyn Tool,
-        name: &str,
-        typed: &Params,
-        destination: Option<&rules::Destination>,
-        binding: grants::Binding,
-    ) -> Offer {
-        let grantable = verdict.grantable();
-        let asking_rule = match &verdict.because {
-            Because::Rule { rule, origin } => Some(rules::describe_rule(rule, origin)),
-            _ => None,
-        };
-        let (proposed_rule, proposal_note) = if grantable {
-            let (rule, note) = grants::propose(tool, name, typed, destination);
-            (Some(rule), note)
-        } else {
-            (None, None)
-        };
-        Offer {
-            grantable,
-            asking_rule,
-            stale_grants: verdict.stale_grants.clone(),
-            proposed_rule,
-            proposal_note,
-            binding,
-        }
-    }
-}
-
-/// Ask the user (terminal prompt or broker), announce and resolve the request.
-async fn ask(
-    caller: &Caller<'_>,
-    asker: Asker<'_>,
-    call: Asking<'_>,
-    offer: Offer,
-) -> Option<(CallStatus, String, String)> {
-    let Asking {
-        call_id,
-        name,
-        tool,
-        typed,
-        tool_ctx,
-    } = call;
-    let request = PermissionRequest {
-        tool: name.to_string(),
-        permission: crate::tool_spec::Permission::Confirm,
-        params: typed.clone(),
-        request: tool.request_preview(typed, tool_ctx).await,
-        grantable: offer.grantable,
-        asking_rule: offer.asking_rule.clone(),
-        stale_grants: offer.stale_grants.clone(),
-        proposed_rule: offer.proposed_rule.clone(),
-        proposal_note: offer.proposal_note.clone(),
-    };
-    let request_id = new_id("perm");
-    let conversation_title = caller
-        .ctx
-        .with_db(|c| crate::conversations::title(c, caller.conversation))
-        .ok()
-        .flatten()
-        .unwrap_or_default();
-    let announce = |deadline_ms: Option<u64>| {
-        caller.events.emit(EngineEvent::PermissionRequest {
-            conversation_id: caller.conversation.to_string(),
-            conversation_title: conversation_title.clone(),
-            agent_chain: caller.agent_chain.to_vec(),
-            call_id: call_id.to_string(),
-            agent: caller.agent.map(|a| a.name.clone()).unwrap_or_default(),
-            depth: caller.depth,
-            deadline_ms,
-            request_id: request_id.clone(),
-            request: Box::new(request.clone()),
-        })
-    };
-    let (Reply { answer, grant }, resolution) = match asker {
-        Asker::Now(ask) => {
-            announce(None);
-            let answer = ask(&request);
-            (
-                Reply {
-                    answer,
-                    grant: None,
-                },
-                Resolution::Answered,
-            )
-        }
-        Asker::Broker {
-            broker,
-            timeout,
-            cancel,
-        } => {
-            // Registered before it is announced, so an immediate answer always finds it.
-            let pending = broker.register(caller.conversation, &request_id);
-            announce(Some(deadline_ms(timeout)));
-            broker.wait_reply(pending, timeout, &cancel).await
-        }
-    };
-    caller.events.emit(EngineEvent::PermissionResolved {
-        conversation_id: caller.conversation.to_string(),
-        request_id,
-        answer,
-        resolution,
-    });
-    let denied = |why: &str| {
-        Some((
-            CallStatus::Denied,
-            why.to_string(),
-            permissions::denied_message(name, why),
-        ))
-    };
-    match (answer, resolution) {
-        (Answer::Approve, _) => None,
-        // A rule that asks every time is never loosened: such an answer approves this call.
-        (Answer::ApproveAlways, _) if !caller.remember_always || !offer.grantable => None,
-        (Answer::ApproveAlways, _) => {
-            remember_always(caller, name, grant, &offer.binding);
-            None
-        }
-        (Answer::Deny, Resolution::Cancelled) => Some((
-            CallStatus::NotRun,
-            "the run was stopped while waiting for permission".to_string(),
-            "not run: the run was stopped while waiting for permission".to_string(),
-        )),
-        (Answer::Deny, Resolution::TimedOut) => denied("no answer before the permission timeout"),
-        (Answer::Deny, Resolution::ListenerGone) => {
-            denied("the window asking for permission was closed")
-        }
-        // The person sees who refused it; the model's message stays the same.
-        (Answer::Deny, Resolution::Answered) => Some((
-            CallStatus::Denied,
-            "denied by the user".to_string(),
-            permissions::denied_message(name, "denied"),
-        )),
-    }
-}
-
-/// Remember "always allow" `name` in the caller's conversation: the whole tool, or the rule
-/// the user chose (checked again here: an invalid one is not remembered), bound to what this
-/// call is for. A run's conversation exists; a direct call's is created, since the user named
-/// it for this call.
-fn remember_always(
-    caller: &Caller<'_>,
-    name: &str,
-    choice: Option<GrantChoice>,
-    binding: &grants::Binding,
-) {
-    let rule = match choice.map(GrantChoice::checked) {
-        None | Some(Ok(GrantChoice::Tool)) => None,
-        Some(Ok(GrantChoice::Rule { rule })) => Some(rule),
-        Some(Err(e)) => {
-            tracing::warn!("not remembering an invalid rule: {e}");
-            return;
-        }
-    };
-    let direct = caller.agent.is_none();
-    if let Err(e) = caller.ctx.with_db(|c| {
-        if direct {
-            crate::conversations::ensure(c, caller.conversation, "")?;
-        }
-        grants::add(c, caller.conversation, name, rule.as_ref(), binding)
-    }) {
-        tracing::warn!("cannot remember always-allow: {e}");
     }
 }

@@ -1,6 +1,6 @@
 //! Elicitation in the app: a server's question becomes a form the user fills in.
 //!
-//! [`form`]: [`ElicitationForm::parse`] reads the requested schema (a flat object of primitive
+//! [`crate::mcp::elicitation`]: [`ElicitationForm::parse`] reads the requested schema (a flat object of primitive
 //! properties, per the MCP spec: strings with lengths and formats, numbers and integers with
 //! bounds, booleans, single-select enums untitled, titled (`oneOf`) or legacy (`enumNames`),
 //! multi-select arrays of enums) into typed fields with their defaults, which the UI renders.
@@ -22,15 +22,13 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde_json::Map;
 use tokio::sync::oneshot;
 
-use super::client::{ElicitationAnswer, ElicitationHandler, ElicitationRequest};
 use crate::context::AppContext;
 use crate::events::{EngineEvent, EventSink};
 use crate::ids::new_id;
 use crate::interrupts::Resolution;
+use crate::mcp::client::{ElicitationAnswer, ElicitationHandler, ElicitationRequest};
 
-pub mod form;
-
-pub use form::{
+pub use crate::mcp::elicitation::{
     ChoiceOption, ElicitationAnswerError, ElicitationField, ElicitationForm, ElicitationOutcome,
     ElicitationReply, FieldError, FieldKind, TextFormat,
 };

@@ -3,9 +3,9 @@
 
 use indexmap::IndexMap;
 
-use super::rules::{self, Because, CallFacts, Verdict};
-use super::set::{CallingAgent, Question};
 use crate::context::AppContext;
+use crate::permissions::rules::{self, Because, CallFacts, Verdict};
+use crate::permissions::set::{CallingAgent, Question};
 
 /// Decide a call of `tool` with `raw` parameters (strings, as from the model) made by `agent`
 /// (`None`: a direct call, which only the global rules apply to). No conversation grant is

@@ -1,7 +1,7 @@
 //! A server's question as data: the requested schema read into a typed form
 //! ([`ElicitationForm::parse`]), an answer checked against it ([`ElicitationForm::validate`]),
 //! and the replies and outcomes the app and the events carry. No waiting and no events here:
-//! the broker ([`super::ElicitationBroker`]) does that.
+//! the app's broker (`ElicitationBroker`, in the engine above) does that.
 
 use std::collections::BTreeSet;
 
@@ -469,7 +469,7 @@ pub enum ElicitationReply {
     Cancel,
 }
 
-/// How an elicitation ended, as [`EngineEvent::ElicitationResolved`] says.
+/// How an elicitation ended, as the engine's `ElicitationResolved` event says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 #[cfg_attr(feature = "specta", derive(specta::Type))]

@@ -9,14 +9,15 @@ use indexmap::IndexMap;
 use serde::Serialize;
 
 use super::direct::{call_tool, Asker};
-use super::http::{parse_definition, HttpExchange, HttpTool, HttpToolDef};
-use super::{Params, ToolSource};
 use crate::config_error::ConfigError;
 use crate::config_files::{self, FileKind};
 use crate::context::AppContext;
 use crate::events::EventSink;
 use crate::secrets::SecretSource;
+use crate::tool_spec::Params;
 use crate::tool_spec::Permission;
+use crate::tools::http::{parse_definition, HttpExchange, HttpTool, HttpToolDef};
+use crate::tools::ToolSource;
 
 /// The conversation id test runs are recorded under (events, always-allow, oversized results).
 pub const TEST_CONVERSATION: &str = "tool-editor";
@@ -198,7 +199,7 @@ pub async fn test_tool(
     events: &dyn EventSink,
 ) -> Result<ToolTest, ConfigError> {
     let def = parse(ctx, path, text)?;
-    let typed = super::pipeline::prepare(&def.spec.params, params).unwrap_or_default();
+    let typed = crate::tools::pipeline::prepare(&def.spec.params, params).unwrap_or_default();
     let tool = HttpTool::new(def);
     let trace = Arc::new(Mutex::new(None));
     let mut tool_ctx = ctx.tool_context(Some(TEST_CONVERSATION));

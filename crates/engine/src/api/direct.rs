@@ -1,21 +1,21 @@
 //! Calling one tool directly, outside an agent run: the CLI's `tools call` and the tool
-//! editor's test panel. Both go through the same gate as a run's calls ([`crate::calls::gate`]),
+//! editor's test panel. Both go through the same gate as a run's calls ([`crate::gate`]),
 //! with no agent.
 
 use indexmap::IndexMap;
 
 use tokio_util::sync::CancellationToken;
 
-pub use crate::calls::gate::Asker;
-use crate::calls::gate::{self, CallOutcome, Caller, Subject};
 use crate::calls::CallStatus;
 use crate::context::AppContext;
 use crate::events::EventSink;
+pub use crate::gate::Asker;
+use crate::gate::{self, CallOutcome, Caller, Subject};
 use crate::ids::new_id;
 use crate::parser::ToolCall;
 use crate::permissions::{Answer, PermissionRequest};
 
-use super::{Tool, ToolContext, ToolResult};
+use crate::tools::{Tool, ToolContext, ToolResult};
 
 /// What happened to a direct call.
 #[derive(Debug, Clone)]

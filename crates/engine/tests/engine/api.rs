@@ -1,0 +1,92 @@
+//! The conversation API the desktop's commands and the CLI call (`engine::api::conversations`),
+//! after a real run: the list, a page, one conversation opened with its call records, rename,
+//! the transcript, and the permission grants, on the run's own SQLite file.
+
+use engine::api::conversations;
+use engine::permissions::Answer;
+use engine::run::RunOptions;
+use test_support::Turn;
+
+use super::harness::{call, Harness, Policy};
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_front_ends_read_and_change_conversations_through_one_api() {
+    let h = Harness::new(
+        vec![
+            Turn::text(format!("Echoing.{}", call("echo", &[("text", "hi")]))),
+            Turn::text("Done: the echo said hi."),
+        ],
+        "openai",
+        RunOptions::default(),
+    )
+    .await;
+    // "Always allow" in this conversation: the grant the API lists below.
+    h.answer_with(Policy::Answer(Answer::ApproveAlways));
+    let outcome = h.run("tester", "Say hi through echo").await;
+    assert_eq!(
+        outcome.final_answer.as_deref(),
+        Some("Done: the echo said hi.")
+    );
+    let ctx = &h.ctx;
+
+    let all = conversations::list(ctx, None).unwrap();
+    assert_eq!(all.len(), 1);
+    assert_eq!(all[0].id, "conv");
+    assert!(conversations::list(ctx, Some("no such words"))
+        .unwrap()
+        .is_empty());
+    let page = conversations::page(ctx, None, 10, 0).unwrap();
+    assert_eq!(page.total, 1);
+    assert_eq!(page.items[0].id, "conv");
+
+    let opened = conversations::open(ctx, "conv")
+        .unwrap()
+        .expect("the conversation opens");
+    assert_eq!(opened.summary.id, "conv");
+    let calls: Vec<_> = opened
+        .messages
+        .iter()
+        .flat_map(|m| m.calls.iter())
+        .collect();
+    assert_eq!(
+        calls.len(),
+        1,
+        "the echo call is read as a record: {:?}",
+        opened.messages
+    );
+    assert_eq!(calls[0].name, "echo");
+    assert_eq!(
+        opened.messages.last().map(|m| m.message.content.as_str()),
+        Some("Done: the echo said hi.")
+    );
+    assert!(
+        opened.context_usage.is_some(),
+        "the run's requests set the meter"
+    );
+    assert_eq!(conversations::open(ctx, "missing").unwrap(), None);
+
+    assert!(conversations::rename(ctx, "conv", "Greetings").unwrap());
+    assert!(!conversations::rename(ctx, "missing", "x").unwrap());
+    let renamed = conversations::open(ctx, "conv").unwrap().unwrap();
+    assert_eq!(renamed.summary.title, "Greetings");
+
+    let transcript = conversations::transcript(ctx, "conv").unwrap().unwrap();
+    assert!(transcript.to_markdown().contains("Greetings"));
+    assert!(transcript.to_markdown().contains("Done: the echo said hi."));
+    assert_eq!(conversations::transcript(ctx, "missing").unwrap(), None);
+
+    conversations::ensure(ctx, "second", "Second").unwrap();
+    assert_eq!(conversations::page(ctx, None, 1, 0).unwrap().total, 2);
+
+    let grants = conversations::grants(ctx).unwrap();
+    assert_eq!(grants.len(), 1, "{grants:?}");
+    assert_eq!(
+        (grants[0].tool.as_str(), grants[0].conversation_id.as_str()),
+        ("echo", "conv")
+    );
+    assert_eq!(grants[0].conversation_title, "Greetings");
+    let grant = grants[0].id.clone();
+    assert!(conversations::delete_grant(ctx, &grant).unwrap());
+    assert!(!conversations::delete_grant(ctx, &grant).unwrap());
+    assert!(conversations::grants(ctx).unwrap().is_empty());
+}
