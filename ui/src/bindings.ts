@@ -1372,7 +1372,7 @@ export type ElicitationForm = {
  */
 fields: ElicitationField[] }
 /**
- * How an elicitation ended, as [`EngineEvent::ElicitationResolved`] says.
+ * How an elicitation ended, as the engine's `ElicitationResolved` event says.
  */
 export type ElicitationOutcome = 
 /**
@@ -1430,7 +1430,7 @@ export type EngineEvent =
 /**
  * Text the model wrote, batched (several chunks per event).
  */
-{ type: "token"; conversation_id: string; agent: string; depth: number; text: string } | 
+{ type: "token"; conversation_id: string; agent: string; depth: number; text: string; prose: string; prose_reset: boolean } | 
 /**
  * The incremental parser saw a tool call begin in the model's answer ("calling X…").
  */
@@ -1731,7 +1731,12 @@ results: HistoryResult[];
 /**
  * The engine's notes to the model in a tool message (round limit, call format), if any.
  */
-notes: string | null }
+notes: string | null; 
+/**
+ * In an assistant message: what it says besides its tool calls (the calls are shown as
+ * cards), as the parser reads it; `None` for the other roles.
+ */
+prose: string | null }
 /**
  * How a call ended, listed in the tool message that answered it.
  */

@@ -116,8 +116,14 @@ pub enum EngineEvent {
         agent: String,
         /// 0 for the conversation's agent, 1+ for sub-agents.
         depth: u32,
-        /// The text.
+        /// The text, as the model wrote it (tool calls included).
         text: String,
+        /// What the answer says besides its tool calls, as far as this batch takes it: appended
+        /// to the prose shown so far, or replacing it when `prose_reset` is set.
+        prose: String,
+        /// Text shown earlier turned out to belong to a tool call (a tag still arriving): `prose`
+        /// is the whole prose so far, not an addition.
+        prose_reset: bool,
     },
     /// The incremental parser saw a tool call begin in the model's answer ("calling X…").
     ToolCallStarted {

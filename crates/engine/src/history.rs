@@ -69,6 +69,9 @@ pub struct HistoryMessage {
     pub results: Vec<HistoryResult>,
     /// The engine's notes to the model in a tool message (round limit, call format), if any.
     pub notes: Option<String>,
+    /// In an assistant message: what it says besides its tool calls (the calls are shown as
+    /// cards), as the parser reads it; `None` for the other roles.
+    pub prose: Option<String>,
 }
 
 /// Every message of a conversation with its calls.
@@ -85,10 +88,12 @@ pub fn history(conn: &Connection, conversation_id: &str) -> rusqlite::Result<Vec
             calls: Vec::new(),
             results: Vec::new(),
             notes: None,
+            prose: None,
         };
         let depth = view.message.depth;
         match view.message.role.as_str() {
             "assistant" => {
+                view.prose = Some(crate::parser::strip_calls(&view.message.content));
                 let records = by_message.remove(&view.message.id).unwrap_or_default();
                 view.calls = records.iter().map(history_call).collect();
                 if records.is_empty() {

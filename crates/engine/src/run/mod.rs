@@ -49,7 +49,7 @@ mod view;
 pub use manager::{AlreadyRunning, RunManager};
 
 use budget::{Entry, EntryCall, Kind};
-use tokens::TokenBatcher;
+use tokens::{ProseTracker, TokenBatcher};
 use view::ViewState;
 
 /// Where the run loop gets a model for an agent.
@@ -878,12 +878,15 @@ impl Runner {
         let mut batcher = TokenBatcher::new();
         let mut completed = Vec::new();
         let events = &self.events;
-        let emit_tokens = |text: String| {
+        let mut prose = ProseTracker::new();
+        let emit_tokens = |text: String, (prose, prose_reset): (String, bool)| {
             events.emit(EngineEvent::Token {
                 conversation_id: scope.conversation.to_string(),
                 agent: agent.name.clone(),
                 depth,
                 text,
+                prose,
+                prose_reset,
             })
         };
         let started = |call_id: String, index: usize, name: Option<String>| {
@@ -913,7 +916,7 @@ impl Runner {
                 };
                 streamed.push_str(chunk);
                 if let Some(batch) = batcher.push(chunk) {
-                    emit_tokens(batch);
+                    emit_tokens(batch, prose.advance(&streamed));
                 }
                 for event in parser.feed(chunk) {
                     match event {
@@ -933,7 +936,7 @@ impl Runner {
                 .await
         };
         if let Some(rest) = batcher.flush() {
-            emit_tokens(rest);
+            emit_tokens(rest, prose.advance(&streamed));
         }
         let response = match result {
             Ok(r) => r,

@@ -1,6 +1,9 @@
 //! Batching of streamed text into [`Token`](crate::events::EngineEvent::Token) events, so a
 //! fast model cannot flood a listener: a batch is released when it reaches
 //! [`TokenBatcher::MAX_BYTES`] or when [`TokenBatcher::MAX_AGE`] passed since the last release.
+//! Each batch also says what it adds to the answer's prose (its text without tool calls, as the
+//! parser reads them), so a front end never has to find calls in the text itself
+//! ([`ProseTracker`]).
 
 use std::time::{Duration, Instant};
 
@@ -51,6 +54,34 @@ impl TokenBatcher {
     }
 }
 
+/// The prose of a streamed answer (its text without its tool calls, as
+/// [`strip_calls`](crate::parser::strip_calls) reads them), told as additions.
+#[derive(Debug, Default)]
+pub struct ProseTracker {
+    told: String,
+}
+
+impl ProseTracker {
+    /// Nothing told yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The prose of `text` (the whole answer so far) against what was told: what it adds and
+    /// `false`, or, when text told earlier turned out to belong to a call (a tag still
+    /// arriving was shown as text), the whole prose and `true`.
+    pub fn advance(&mut self, text: &str) -> (String, bool) {
+        let prose = crate::parser::strip_calls(text);
+        let told = std::mem::take(&mut self.told);
+        let step = match prose.strip_prefix(told.as_str()) {
+            Some(added) => (added.to_string(), false),
+            None => (prose.clone(), true),
+        };
+        self.told = prose;
+        step
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -69,6 +100,50 @@ mod tests {
         let expected: String = (0..10_000).map(|i| format!("{:02}", i % 100)).collect();
         assert_eq!(out.concat(), expected, "every chunk, in order");
         assert_eq!(out.len(), 20_000 / TokenBatcher::MAX_BYTES + 1);
+    }
+
+    /// Fed an answer in every split, the additions add up to the answer's prose, calls (XML
+    /// and JSON) left out, and a reset happens only where a call's tag was still arriving.
+    #[test]
+    fn prose_additions_add_up_to_the_answer_without_its_calls() {
+        let answer = "Let me look.\n<tool_call><name>web_search</name><params><query>rust</query></params></tool_call>\nThen fetch.\n<tool_call>{\"name\": \"web_fetch\", \"arguments\": {\"url\": \"https://a.example/\"}}</tool_call>\nDone.";
+        let expected = crate::parser::strip_calls(answer);
+        assert!(!expected.contains('<'), "{expected}");
+        assert!(expected.starts_with("Let me look.") && expected.ends_with("Done."));
+        for step in 1..=answer.len() {
+            let mut tracker = ProseTracker::new();
+            let mut shown = String::new();
+            let mut at = 0;
+            while at < answer.len() {
+                let mut end = (at + step).min(answer.len());
+                while !answer.is_char_boundary(end) {
+                    end += 1;
+                }
+                let (prose, reset) = tracker.advance(&answer[..end]);
+                if reset {
+                    shown = prose;
+                } else {
+                    shown.push_str(&prose);
+                }
+                at = end;
+            }
+            assert_eq!(shown, expected, "chunks of {step} bytes");
+        }
+    }
+
+    #[test]
+    fn a_tag_shown_as_text_is_taken_back_once_it_is_a_call() {
+        let mut tracker = ProseTracker::new();
+        assert_eq!(
+            tracker.advance("Sure. <tool_ca"),
+            ("Sure. <tool_ca".into(), false)
+        );
+        let (prose, reset) = tracker.advance("Sure. <tool_call><name>x</name></tool_call>");
+        assert!(reset);
+        assert_eq!(prose, "Sure.");
+        let (added, reset) = tracker.advance("Sure. <tool_call><name>x</name></tool_call> Ok");
+        assert!(!reset);
+        assert_eq!(format!("Sure.{added}"), "Sure.  Ok");
     }
 
     #[test]

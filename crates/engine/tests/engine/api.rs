@@ -1,6 +1,7 @@
 //! The conversation API the desktop's commands and the CLI call (`engine::api::conversations`),
 //! after a real run: the list, a page, one conversation opened with its call records, rename,
-//! the transcript, and the permission grants, on the run's own SQLite file.
+//! the transcript, and the permission grants, on the run's own SQLite file; and the prose of
+//! each answer (its text without its calls) as stored and as streamed.
 
 use engine::api::conversations;
 use engine::permissions::Answer;

@@ -3,7 +3,7 @@ import { render } from "../../test/render";
 import userEvent from "@testing-library/user-event";
 import { pushEngine } from "../../test/pushed";
 import { mockIPC } from "@tauri-apps/api/mocks";
-import { ChatScreen, stripCalls } from "./ChatScreen";
+import { ChatScreen } from "./ChatScreen";
 import { ChatStoreProvider } from "./ChatStoreProvider";
 
 function backend() {
@@ -75,6 +75,8 @@ describe("ChatScreen", () => {
       agent: "lead_agent",
       depth: 0,
       text: "Hello.",
+      prose: "Hello.",
+      prose_reset: false,
     });
     const answer = await screen.findByTestId("msg-assistant");
     expect(answer.querySelector(".msg-agent")).toHaveTextContent("Lead researcher");
@@ -113,6 +115,8 @@ describe("ChatScreen", () => {
       agent: "lead_agent",
       depth: 0,
       text: "Hi",
+      prose: "Hi",
+      prose_reset: false,
     });
     expect(calls.filter((c) => c.cmd === "list_conversation_page")).toHaveLength(2);
   });
@@ -150,6 +154,8 @@ describe("ChatScreen", () => {
       agent: "lead_agent",
       depth: 0,
       text: "Let me **look**.",
+      prose: "Let me **look**.",
+      prose_reset: false,
     });
     await engine({
       type: "tool_call_started",
@@ -207,6 +213,8 @@ describe("ChatScreen", () => {
       agent: "x",
       depth: 0,
       text: "NOT MINE",
+      prose: "NOT MINE",
+      prose_reset: false,
     });
     expect(screen.queryByText("NOT MINE")).toBeNull();
 
@@ -318,7 +326,15 @@ describe("ChatScreen", () => {
       throw new Error(`unexpected ${cmd}`);
     });
     const token = (text: string) =>
-      engine({ type: "token", conversation_id: "a", agent: "lead_agent", depth: 0, text });
+      engine({
+        type: "token",
+        conversation_id: "a",
+        agent: "lead_agent",
+        depth: 0,
+        text,
+        prose: text,
+        prose_reset: false,
+      });
     const app = (content: React.ReactNode) => <ChatStoreProvider>{content}</ChatStoreProvider>;
     const user = userEvent.setup();
 
@@ -370,9 +386,62 @@ describe("ChatScreen", () => {
     expect(screen.getByTestId("msg-assistant")).toHaveTextContent("First part. Second part.");
   });
 
-  it("does not show raw tool-call XML in answers", () => {
-    expect(stripCalls("Sure.\n<tool_call><name>x</name></tool_call>\nDone")).toBe("Sure.\n\nDone");
-    expect(stripCalls("Half <tool_call><name>x")).toBe("Half");
+  it("shows an answer's prose as the engine reads it, never its tool-call text", async () => {
+    const stored = {
+      message: {
+        id: 1,
+        role: "assistant",
+        agent: "lead_agent",
+        content: "Stored answer.\n<web_fetch><url>https://a.example</url></web_fetch>",
+        run_id: "r",
+        depth: 0,
+        prompt_tokens: null,
+        completion_tokens: null,
+        created_at: "2026-12-01T09:30:00.000Z",
+      },
+      calls: [],
+      results: [],
+      notes: null,
+      // The engine's parser found a call the UI could not have found with a pattern.
+      prose: "Stored answer.",
+    };
+    mockIPC((cmd) => {
+      if (cmd === "list_conversation_page") return { items: [], total: 0 };
+      if (cmd === "list_agents")
+        return [{ name: "lead_agent", description: "Lead", model: "default", internal: false }];
+      if (cmd === "get_conversation")
+        return { summary: null, messages: [stored], running: true, context_usage: null };
+      throw new Error(`unexpected ${cmd}`);
+    });
+    render(
+      <ChatStoreProvider>
+        <ChatScreen conversation="p" />
+      </ChatStoreProvider>,
+    );
+    const first = await screen.findByTestId("msg-assistant");
+    expect(first).toHaveTextContent("Stored answer.");
+    expect(first.textContent).not.toContain("a.example");
+
+    const token = (text: string, prose: string, reset = false) =>
+      engine({
+        type: "token",
+        conversation_id: "p",
+        agent: "lead_agent",
+        depth: 1,
+        text,
+        prose,
+        prose_reset: reset,
+      });
+    await token("Sure. <tool_ca", "Sure. <tool_ca");
+    const live = () => screen.getAllByTestId("msg-assistant")[1];
+    expect(live()).toHaveTextContent("Sure. <tool_ca");
+    // The tag turned out to be a call: the engine takes the shown text back.
+    await token("ll><name>x</name></tool_call>", "Sure.", true);
+    expect(live()).toHaveTextContent(/^.*Sure\.$/);
+    expect(live()?.textContent).not.toContain("<tool_ca");
+    await token(" Done", "  Done");
+    expect(live()).toHaveTextContent("Sure. Done");
+    expect(live()?.textContent).not.toContain("name>x");
   });
   it("exports a conversation from its menu as Markdown or JSON through the save dialog", async () => {
     const calls: { cmd: string; args: unknown }[] = [];

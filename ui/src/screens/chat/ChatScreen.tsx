@@ -6,8 +6,6 @@ import { ConversationList } from "./ConversationList";
 import { Timeline } from "./TimelineView";
 import { useChat } from "./useChat";
 
-export { stripCalls } from "./TimelineView";
-
 /** The chat. It opens `conversation` when it mounts, and reports the conversation it shows
  * through `onCurrentChange`, so coming back to the chat returns to it. */
 export function ChatScreen({

@@ -118,6 +118,8 @@ describe("Composer", () => {
       agent: "lead_agent",
       depth: 0,
       text: "Half ",
+      prose: "Half ",
+      prose_reset: false,
     });
     const input = screen.getByTestId("composer-input");
     await user.type(input, "Second{Enter}");
@@ -142,6 +144,8 @@ describe("Composer", () => {
       agent: "lead_agent",
       depth: 0,
       text: "done",
+      prose: "done",
+      prose_reset: false,
     });
     expect(screen.getAllByTestId("msg-assistant")).toHaveLength(1);
     expect(screen.getByTestId("msg-assistant")).toHaveTextContent("Half done");
@@ -244,7 +248,15 @@ describe("Composer", () => {
     renderChat();
     const id = await sendFirst(b, user, "Think");
     expect(screen.getByTestId("waiting-model")).toHaveTextContent(/Waiting for the model… \d+ s/);
-    await engine({ type: "token", conversation_id: id, agent: "lead_agent", depth: 0, text: "Hi" });
+    await engine({
+      type: "token",
+      conversation_id: id,
+      agent: "lead_agent",
+      depth: 0,
+      text: "Hi",
+      prose: "Hi",
+      prose_reset: false,
+    });
     expect(screen.queryByTestId("waiting-model")).toBeNull();
     await engine({
       type: "model_answer",
@@ -304,6 +316,7 @@ function stored(
     calls: [],
     results: [],
     notes: null,
+    prose: role === "assistant" ? content : null,
   };
 }
 

@@ -32,7 +32,7 @@ function places(items: TimelineItem[]): Map<string, Place> {
   let task = "";
   const lastAnswer = [...items]
     .reverse()
-    .find((i) => i.kind === "assistant" && i.depth === 0 && stripCalls(i.text) !== "");
+    .find((i) => i.kind === "assistant" && i.depth === 0 && i.prose.trim() !== "");
   const lastUser = [...items].reverse().find((i) => i.kind === "user" && i.depth === 0);
   items.forEach((item, index) => {
     if (item.kind === "user" && item.depth === 0) {
@@ -174,7 +174,7 @@ function TimelineEntry({
     case "user":
       return <UserMessage item={item} actions={actions} place={place} />;
     case "assistant": {
-      const prose = stripCalls(item.text);
+      const prose = item.prose.trim();
       if (!prose && !item.streaming) {
         // An answer that only called tools: the cards say it all; keep the token usage.
         return item.usage ? (
@@ -293,11 +293,6 @@ function ContextMarker({ item }: { item: Extract<TimelineItem, { kind: "context"
       )}
     </div>
   );
-}
-
-/** The assistant's prose without the raw tool-call XML (the calls are shown as cards). */
-export function stripCalls(text: string): string {
-  return text.replace(/<tool_call>[\s\S]*?(<\/tool_call>|$)/g, "").trim();
 }
 
 /** Token usage in words: numbers the server reported, "unknown" for what it did not. */

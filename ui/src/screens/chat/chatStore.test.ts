@@ -4,7 +4,15 @@ import { ChatStore } from "./chatStore";
 import { emptyChat } from "./timeline";
 
 const token = (text: string) =>
-  ({ type: "token", conversation_id: "a", agent: "lead_agent", depth: 0, text }) as EngineEvent;
+  ({
+    type: "token",
+    conversation_id: "a",
+    agent: "lead_agent",
+    depth: 0,
+    text,
+    prose: text,
+    prose_reset: false,
+  }) as EngineEvent;
 const nextFrame = () => new Promise((frame) => requestAnimationFrame(frame));
 
 describe("ChatStore", () => {

@@ -102,6 +102,7 @@ function stored(id: number, role: string, content: string): HistoryMessage {
     calls: [],
     results: [],
     notes: null,
+    prose: role === "assistant" ? content : null,
   };
 }
 

@@ -24,8 +24,24 @@ describe("timeline reducer", () => {
   it("streams tokens into one answer and records usage when it finishes", () => {
     const s = run([
       { type: "run_started", conversation_id: C, run_id: "r", agent: "lead" },
-      { type: "token", conversation_id: C, agent: "lead", depth: 0, text: "Hel" },
-      { type: "token", conversation_id: C, agent: "lead", depth: 0, text: "lo" },
+      {
+        type: "token",
+        conversation_id: C,
+        agent: "lead",
+        depth: 0,
+        text: "Hel",
+        prose: "Hel",
+        prose_reset: false,
+      },
+      {
+        type: "token",
+        conversation_id: C,
+        agent: "lead",
+        depth: 0,
+        text: "lo",
+        prose: "lo",
+        prose_reset: false,
+      },
     ]);
     expect(s.running).toBe(true);
     expect(s.items).toHaveLength(1);
@@ -506,7 +522,13 @@ function msg(id: number, role: string, content: string): StoredMessage {
 }
 
 function stored(id: number, role: string, content: string): HistoryMessage {
-  return { message: msg(id, role, content), calls: [], results: [], notes: null };
+  return {
+    message: msg(id, role, content),
+    calls: [],
+    results: [],
+    notes: null,
+    prose: role === "assistant" ? content : null,
+  };
 }
 
 describe("a running call's progress", () => {
@@ -568,6 +590,8 @@ describe("run timing", () => {
     agent: "lead",
     depth: 0,
     text,
+    prose: text,
+    prose_reset: false,
   });
   const answer = (completion: number | null): EngineEvent => ({
     type: "model_answer",
@@ -729,7 +753,15 @@ describe("context management", () => {
   it("marks a condensation with its note, once, whether it arrives live or from history", () => {
     const note = "The user asked for weather in 10 cities; 4 are done.";
     const live = run([
-      { type: "token", conversation_id: C, agent: "lead", depth: 0, text: "Fetching." },
+      {
+        type: "token",
+        conversation_id: C,
+        agent: "lead",
+        depth: 0,
+        text: "Fetching.",
+        prose: "Fetching.",
+        prose_reset: false,
+      },
       condensed({ message_id: 7, note, messages_condensed: 12, results_referenced: 3 }),
     ]);
     expect(markers(live)).toEqual([

@@ -23,7 +23,11 @@ export type TimelineItem =
       key: string;
       agent: string;
       depth: number;
+      /** The answer as the model wrote it, tool calls included. */
       text: string;
+      /** What it says besides its tool calls (shown as cards), as the engine's parser reads
+       * it: from the stored message, or built from the streamed tokens' `prose`. */
+      prose: string;
       streaming: boolean;
       usage: { prompt: number | null; completion: number | null } | null;
       /** When it was written (ms since the Unix epoch): its first token live, its row stored. */
@@ -229,7 +233,7 @@ export function fromHistory(
   };
   // The agent that last answered at each depth: the caller of a hand-over one level down.
   const answering = new Map<number, string>();
-  for (const { message: m, calls, results, notes } of messages) {
+  for (const { message: m, calls, results, notes, prose } of messages) {
     const key = `m${m.id}`;
     if (m.role === "user") {
       unanswered(m.depth);
@@ -262,6 +266,7 @@ export function fromHistory(
         agent: m.agent,
         depth: m.depth,
         text: m.content,
+        prose: prose ?? m.content,
         streaming: false,
         usage:
           m.prompt_tokens !== null || m.completion_tokens !== null
@@ -369,7 +374,8 @@ export function reduce(state: ChatState, event: EngineEvent, now: number = Date.
       const last = items[items.length - 1];
       if (last && last.kind === "assistant" && last.streaming && last.agent === event.agent) {
         const timing = last.timing && { ...last.timing, lastTokenAt: now };
-        const updated = { ...last, text: last.text + event.text, timing };
+        const prose = event.prose_reset ? event.prose : last.prose + event.prose;
+        const updated = { ...last, text: last.text + event.text, prose, timing };
         return { ...state, items: [...items.slice(0, -1), updated], seq, waitingSince: null };
       }
       const item: TimelineItem = {
@@ -378,6 +384,7 @@ export function reduce(state: ChatState, event: EngineEvent, now: number = Date.
         agent: event.agent,
         depth: event.depth,
         text: event.text,
+        prose: event.prose,
         streaming: true,
         usage: null,
         at: now,
