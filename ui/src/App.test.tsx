@@ -1,4 +1,4 @@
-import { act, render, screen, waitFor } from "@testing-library/react";
+import { act, render, screen, waitFor, within } from "@testing-library/react";
 import { pushEngine, pushStatus } from "./test/pushed";
 import userEvent from "@testing-library/user-event";
 import { mockIPC } from "@tauri-apps/api/mocks";
@@ -326,6 +326,44 @@ describe("App shell", () => {
       render(<App />);
       await waitFor(() => expect(splash()).toBeNull());
     });
+  });
+
+  it("asks for the agents and the settings once for every screen, and once more per config reload", async () => {
+    const calls = backend({
+      list_agents: () => [
+        { name: "lead_agent", description: "Lead", model: "default", internal: false },
+      ],
+    });
+    const count = (cmd: string) => calls.filter((c) => c === cmd).length;
+    const user = userEvent.setup();
+    render(<App />);
+    // The chat's agent picker, the first-run check and the composer's model name.
+    await waitFor(() =>
+      expect(within(screen.getByTestId("agent-picker")).getByRole("option")).toHaveTextContent(
+        "lead_agent",
+      ),
+    );
+    // The palette lists the agents too.
+    await user.keyboard("{Control>}k{/Control}");
+    const input = await screen.findByRole("combobox", { name: /Go to a screen/ });
+    await user.type(input, "lead");
+    await waitFor(() =>
+      expect(within(screen.getByRole("listbox")).getAllByRole("option")[0]).toHaveTextContent(
+        "lead_agent",
+      ),
+    );
+    await user.keyboard("{Escape}");
+    // Settings shows the profiles.
+    await user.click(screen.getByTestId("nav-settings"));
+    await expectScreen("Settings");
+    expect(await screen.findByTestId("profile-default")).toBeInTheDocument();
+    expect(count("list_agents")).toBe(1);
+    expect(count("get_settings")).toBe(1);
+
+    // The config folder reloaded: each is asked for again, once.
+    await act(() => pushStatus({ status: STATUS }));
+    await waitFor(() => expect(count("list_agents")).toBe(2));
+    await waitFor(() => expect(count("get_settings")).toBe(2));
   });
 
   it("reloads the config folder through the backend", async () => {

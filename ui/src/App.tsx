@@ -4,6 +4,7 @@ import { Sidebar, SCREENS, type ScreenId } from "./shell/Sidebar";
 import { StatusArea, failedServers } from "./shell/StatusArea";
 import { useMcpServers } from "./screens/tools/mcp/useMcpServers";
 import { EngineEventsProvider } from "./ipc/EngineEventsProvider";
+import { SharedDataProvider } from "./ipc/shared";
 import { useStatus } from "./ipc/useStatus";
 import { useTheme } from "./theme/useTheme";
 import { ChatScreen } from "./screens/chat/ChatScreen";
@@ -45,13 +46,15 @@ const FirstRunSetup = lazy(() =>
 export function App() {
   return (
     <EngineEventsProvider>
-      <LeaveGuardProvider>
-        <ChatStoreProvider>
-          <McpStatusHistoryProvider>
-            <Shell />
-          </McpStatusHistoryProvider>
-        </ChatStoreProvider>
-      </LeaveGuardProvider>
+      <SharedDataProvider>
+        <LeaveGuardProvider>
+          <ChatStoreProvider>
+            <McpStatusHistoryProvider>
+              <Shell />
+            </McpStatusHistoryProvider>
+          </ChatStoreProvider>
+        </LeaveGuardProvider>
+      </SharedDataProvider>
     </EngineEventsProvider>
   );
 }

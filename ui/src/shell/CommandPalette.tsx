@@ -9,12 +9,12 @@ import {
 } from "react";
 import {
   commands,
-  type AgentInfo,
   type ArtifactSummary,
   type ConversationSummary,
   type ToolInfo,
 } from "../bindings";
 import { call } from "../ipc/call";
+import { useAgents } from "../ipc/shared";
 import { Modal } from "../components/Modal";
 import { fuzzyFilter } from "./fuzzy";
 import { SCREENS, type ScreenId } from "./Sidebar";
@@ -75,7 +75,8 @@ function Palette(props: {
   const { input, onClose, actions } = props;
   const [query, setQuery] = useState("");
   const [active, setActive] = useState(0);
-  const [agents, setAgents] = useState<AgentInfo[]>([]);
+  const sharedAgents = useAgents().value;
+  const agents = useMemo(() => (sharedAgents ?? []).filter((a) => !a.internal), [sharedAgents]);
   const [tools, setTools] = useState<ToolInfo[]>([]);
   const [conversations, setConversations] = useState<ConversationSummary[]>([]);
   const [artifacts, setArtifacts] = useState<ArtifactSummary[]>([]);
@@ -84,10 +85,6 @@ function Palette(props: {
   // Load what does not depend on the query.
   useEffect(() => {
     let alive = true;
-    void call(commands.listAgents()).then(
-      (all) => alive && setAgents(all.filter((a) => !a.internal)),
-      () => undefined,
-    );
     void call(commands.listTools()).then(
       (all) => alive && setTools(all),
       () => undefined,

@@ -1,6 +1,6 @@
-import { useCallback, useEffect, useState } from "react";
-import { commands, type SettingsView } from "../bindings";
-import { call } from "../ipc/call";
+import { useCallback, useState } from "react";
+import type { SettingsView } from "../bindings";
+import { useSharedSettings } from "../ipc/shared";
 
 const SKIPPED = "artifactflow.setupDone";
 
@@ -26,23 +26,16 @@ const skipped = () => globalThis.localStorage?.getItem(SKIPPED) === "1";
  * until the settings answer, the chat shown may still be replaced by the setup.
  */
 export function useFirstRun() {
-  const [show, setShow] = useState(false);
-  const [decided, setDecided] = useState(skipped);
-  useEffect(() => {
-    if (skipped()) return;
-    let alive = true;
-    call(commands.getSettings())
-      .then((view) => alive && needsSetup(view) && setShow(true))
-      // Without settings there is nothing to set up from; the Settings screen shows why.
-      .catch(() => {})
-      .finally(() => alive && setDecided(true));
-    return () => {
-      alive = false;
-    };
-  }, []);
+  const settings = useSharedSettings();
+  // Decided once, on the first answer (null until then): a profile added later does not bring
+  // the setup back. Without settings there is nothing to set up from; the Settings screen
+  // shows why.
+  const [verdict, setVerdict] = useState<boolean | null>(() => (skipped() ? false : null));
+  if (verdict === null && !settings.loading)
+    setVerdict(settings.value !== null && needsSetup(settings.value));
   const done = useCallback(() => {
     globalThis.localStorage?.setItem(SKIPPED, "1");
-    setShow(false);
+    setVerdict(false);
   }, []);
-  return { show, decided, done };
+  return { show: verdict === true, decided: verdict !== null, done };
 }

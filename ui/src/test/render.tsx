@@ -1,13 +1,17 @@
 import { render as rtlRender, type RenderOptions } from "@testing-library/react";
 import type { ReactElement, ReactNode } from "react";
 import { EngineEventsProvider } from "../ipc/EngineEventsProvider";
+import { SharedDataProvider } from "../ipc/shared";
 import { McpStatusHistoryProvider } from "../screens/tools/mcp/statusHistory";
 
-/** The app root's providers of engine events and what is recorded from them. */
+/** The app root's providers of engine events, what is recorded from them, and the shared
+ * answers (agents, settings). */
 function AppRoot({ children }: { children: ReactNode }) {
   return (
     <EngineEventsProvider>
-      <McpStatusHistoryProvider>{children}</McpStatusHistoryProvider>
+      <SharedDataProvider>
+        <McpStatusHistoryProvider>{children}</McpStatusHistoryProvider>
+      </SharedDataProvider>
     </EngineEventsProvider>
   );
 }

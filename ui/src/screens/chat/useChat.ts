@@ -1,12 +1,12 @@
-import { useCallback, useEffect, useState, useSyncExternalStore } from "react";
+import { useCallback, useEffect, useMemo, useState, useSyncExternalStore } from "react";
 import {
   commands,
-  type AgentInfo,
   type ConversationSummary,
   type ConversationView,
   type ExportFormat,
 } from "../../bindings";
 import { call, errorMessage } from "../../ipc/call";
+import { useAgents, useSharedSettings } from "../../ipc/shared";
 import { useEngineEvents } from "../../ipc/useEngineEvents";
 import { useChatStore } from "./ChatStoreProvider";
 import { emptyChat, fromHistory } from "./timeline";
@@ -28,10 +28,8 @@ export function useChat(initial: string | null = null) {
   const conversations = pages.items;
   // The open conversation's summary, which may not be in the pages loaded so far.
   const [current, setCurrent] = useState<ConversationSummary | null>(null);
-  const [agents, setAgents] = useState<AgentInfo[]>([]);
-  const [agent, setAgent] = useState<string>("");
-  // Model id of each profile, so the composer shows what the chosen agent talks to.
-  const [models, setModels] = useState<Record<string, string>>({});
+  // The agent chosen (or the open conversation's); until then the lead agent, or the first.
+  const [chosen, setAgent] = useState<string>("");
   const [currentId, setCurrentId] = useState<string | null>(initial);
   const store = useChatStore();
   const chat = useSyncExternalStore(store.subscribe, () => store.get(currentId) ?? emptyChat);
@@ -40,22 +38,22 @@ export function useChat(initial: string | null = null) {
   const { refresh: refreshPages } = pages;
   const refresh = useCallback(async () => refreshPages(), [refreshPages]);
 
-  useEffect(() => {
-    call(commands.listAgents())
-      .then((all) => {
-        const callable = all.filter((a) => !a.internal);
-        setAgents(callable);
-        setAgent(
-          (current) =>
-            current || (callable.find((a) => a.name === "lead_agent") ?? callable[0])?.name || "",
-        );
-      })
-      .catch((e: unknown) => setError(errorMessage(e)));
-    // Only for showing the model: without it the composer names the profile alone.
-    call(commands.getSettings())
-      .then((view) => setModels(Object.fromEntries(view.profiles.map((p) => [p.name, p.model]))))
-      .catch(() => undefined);
-  }, []);
+  // The agents and the model of each profile are the app's shared answers (see ipc/shared):
+  // a config reload or a profile saved in Settings shows here at once.
+  const sharedAgents = useAgents();
+  const settings = useSharedSettings();
+  const agents = useMemo(
+    () => (sharedAgents.value ?? []).filter((a) => !a.internal),
+    [sharedAgents.value],
+  );
+  // Model id of each profile, so the composer shows what the chosen agent talks to (without
+  // the settings, the composer names the profile alone).
+  const models = useMemo<Record<string, string>>(
+    () => Object.fromEntries((settings.value?.profiles ?? []).map((p) => [p.name, p.model])),
+    [settings.value],
+  );
+  const agent = chosen || (agents.find((a) => a.name === "lead_agent") ?? agents[0])?.name || "";
+  const agentsError = sharedAgents.error ? errorMessage(sharedAgents.error) : null;
 
   // The store applies events to the conversations; here they only refresh the list.
   useEngineEvents((event) => {
@@ -240,7 +238,7 @@ export function useChat(initial: string | null = null) {
     models,
     currentId,
     chat,
-    error,
+    error: error ?? agentsError,
     open,
     send,
     resendFrom,

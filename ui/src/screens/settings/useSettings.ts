@@ -1,57 +1,18 @@
-import { useCallback, useEffect, useRef, useState } from "react";
-import { commands, type SettingsView } from "../../bindings";
-import { IpcError, call } from "../../ipc/call";
-import { useStatusChanges } from "../../ipc/useEngineEvents";
+import type { SettingsView } from "../../bindings";
+import type { IpcError } from "../../ipc/call";
+import { useSharedSettings } from "../../ipc/shared";
 
 export interface SettingsState {
   settings: SettingsView | null;
   error: IpcError | null;
   loading: boolean;
-  /** Fetch again (after a change, or when the config folder was reloaded). */
+  /** Fetch again (after a change); the configuration reloading fetches them by itself. */
   reload: () => Promise<void>;
 }
 
-/** Everything the Settings screen shows; refreshed on `status-changed` and by `reload`. */
+/** Everything the Settings screen shows: the app's one shared settings view (see
+ * `ipc/shared`), so a change made here reaches the chat and the rest at once. */
 export function useSettings(): SettingsState {
-  const [settings, setSettings] = useState<SettingsView | null>(null);
-  const [error, setError] = useState<IpcError | null>(null);
-  const [loading, setLoading] = useState(true);
-  const alive = useRef(true);
-  const statusChanges = useStatusChanges();
-
-  /** Fetch the settings, then show them or the error. */
-  const fetch = useCallback(
-    () =>
-      call(commands.getSettings()).then(
-        (view) => {
-          if (!alive.current) return;
-          setSettings(view);
-          setError(null);
-          setLoading(false);
-        },
-        (e: unknown) => {
-          if (!alive.current) return;
-          setError(e instanceof IpcError ? e : new IpcError("transport", String(e)));
-          setLoading(false);
-        },
-      ),
-    [],
-  );
-
-  const reload = useCallback(async () => {
-    setLoading(true);
-    await fetch();
-  }, [fetch]);
-
-  useEffect(() => {
-    alive.current = true;
-    void fetch();
-    const off = statusChanges.subscribe(() => void fetch());
-    return () => {
-      alive.current = false;
-      off();
-    };
-  }, [fetch, statusChanges]);
-
-  return { settings, error, loading, reload };
+  const { value, error, loading, reload } = useSharedSettings();
+  return { settings: value, error, loading, reload };
 }
