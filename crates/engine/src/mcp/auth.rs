@@ -408,10 +408,10 @@ pub async fn authorized_client(
             OAuthClientConfig::new(id, "http://127.0.0.1/callback").with_client_secret(secret),
         );
     }
-    let http = match super::client::remote_http_client() {
+    let http = match sign_in_client() {
         Ok(http) => http,
         Err(e) => {
-            tracing::warn!(server = %cfg.name, "{e}");
+            tracing::warn!(server = %cfg.name, "the HTTP client could not start: {e}");
             return None;
         }
     };
@@ -626,7 +626,7 @@ async fn probe_challenge(url: &str) -> Option<String> {
         "capabilities": {},
         "clientInfo": {"name": "artifactflow", "version": crate::VERSION},
     }});
-    let response = super::client::remote_http_client()
+    let response = sign_in_client()
         .ok()?
         .post(url)
         .header("accept", "application/json, text/event-stream")
@@ -783,4 +783,10 @@ async fn follow(start: &str) -> Result<(), String> {
         }
     }
     Err("too many redirects".into())
+}
+
+/// The client for sign-in requests: the MCP transport's rules ([`crate::net`] for requests
+/// carrying secrets: every hop stays on the server's origin, no downgrade, no `Referer`).
+fn sign_in_client() -> reqwest::Result<reqwest::Client> {
+    crate::net::client_builder(crate::net::Secrets::Carried).build()
 }
