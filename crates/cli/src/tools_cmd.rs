@@ -178,31 +178,42 @@ fn import_openapi(
 }
 
 fn list(ctx: &AppContext, json: bool) -> anyhow::Result<ExitCode> {
-    let registry = ctx.tool_registry();
+    // The tools a run may call, as the app's Tools page lists them; the per-conversation
+    // artifact tools are left out, as they are no file or server of the user's.
+    let tools: Vec<_> = engine::api::catalog::tools(ctx)
+        .into_iter()
+        .filter(|t| t.source != "artifact")
+        .collect();
     if json {
-        let tools: Vec<_> = registry
+        let tools: Vec<_> = tools
             .iter()
             .map(|t| {
+                let mut source = serde_json::json!({ "kind": t.source });
+                if let Some(file) = &t.file {
+                    source["file"] = file.as_str().into();
+                }
+                if let Some(server) = &t.server {
+                    source["server"] = server.as_str().into();
+                }
                 serde_json::json!({
-                    "name": t.spec().name,
-                    "source": t.source(),
-                    "permission": t.permission(),
-                    "parameters": t.spec().params,
+                    "name": t.name,
+                    "source": source,
+                    "permission": t.permission,
+                    "parameters": t.params,
                 })
             })
             .collect();
         println!("{}", serde_json::to_string_pretty(&tools)?);
         return Ok(ExitCode::SUCCESS);
     }
-    for t in registry.iter() {
-        let source = match t.source() {
-            engine::tools::ToolSource::Http { file } => file.display().to_string(),
-            engine::tools::ToolSource::Builtin => "built-in".into(),
-            engine::tools::ToolSource::Mcp { server } => format!("MCP server {server}"),
-            engine::tools::ToolSource::Artifact => "artifact".into(),
+    for t in &tools {
+        let source = match (t.source.as_str(), &t.file, &t.server) {
+            (_, Some(file), _) => file.clone(),
+            (_, _, Some(server)) => format!("MCP server {server}"),
+            ("builtin", ..) => "built-in".into(),
+            (other, ..) => other.to_string(),
         };
         let params: Vec<_> = t
-            .spec()
             .params
             .iter()
             .map(|p| {
@@ -216,8 +227,8 @@ fn list(ctx: &AppContext, json: bool) -> anyhow::Result<ExitCode> {
             .collect();
         println!(
             "{:<20} {:<8} {:<40} ({})",
-            t.spec().name,
-            serde_json::to_value(t.permission())?.as_str().unwrap_or(""),
+            t.name,
+            serde_json::to_value(t.permission)?.as_str().unwrap_or(""),
             source,
             params.join(", ")
         );

@@ -1,5 +1,6 @@
 //! Chat: agents, conversations, runs and permission answers.
 
+use engine::api::catalog::{self, AgentInfo};
 use engine::api::conversations;
 use engine::conversations::{ConversationPage, ConversationSummary};
 use engine::history::HistoryMessage;
@@ -10,21 +11,6 @@ use tauri::State;
 
 use crate::error::{AppError, ErrorCode};
 use crate::state::AppState;
-
-/// An agent the user can talk to.
-#[derive(Debug, Clone, Serialize, specta::Type)]
-pub struct AgentInfo {
-    /// Name (the id).
-    pub name: String,
-    /// The name people see, when the agent's file gives one.
-    pub display_name: Option<String>,
-    /// What it does.
-    pub description: String,
-    /// Model profile.
-    pub model: Option<String>,
-    /// Internal agents are only reachable as sub-agents.
-    pub internal: bool,
-}
 
 /// A conversation with its messages.
 #[derive(Debug, Clone, Serialize, specta::Type)]
@@ -44,20 +30,7 @@ pub struct ConversationView {
 #[tauri::command]
 #[specta::specta]
 pub fn list_agents(state: State<'_, AppState>) -> Result<Vec<AgentInfo>, AppError> {
-    Ok(state
-        .engine()?
-        .ctx
-        .config()
-        .agents
-        .iter()
-        .map(|a| AgentInfo {
-            name: a.name.clone(),
-            display_name: a.display_name.clone(),
-            description: a.description.clone(),
-            model: a.model.clone(),
-            internal: a.internal,
-        })
-        .collect())
+    Ok(catalog::agents(&state.engine()?.ctx))
 }
 
 /// Conversations, newest first, optionally filtered by `query` (title or message text).

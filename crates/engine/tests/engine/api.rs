@@ -91,3 +91,60 @@ async fn the_front_ends_read_and_change_conversations_through_one_api() {
     assert!(!conversations::delete_grant(ctx, &grant).unwrap());
     assert!(conversations::grants(ctx).unwrap().is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_front_ends_list_agents_and_tools_from_one_catalog() {
+    let h = Harness::new(vec![], "openai", RunOptions::default()).await;
+    let agents = engine::api::catalog::agents(&h.ctx);
+    let tester = agents
+        .iter()
+        .find(|a| a.name == "tester")
+        .expect("the test agent");
+    assert_eq!(tester.description, "Test agent");
+    assert_eq!(tester.model.as_deref(), Some("default"));
+    assert!(!tester.internal);
+
+    let tools = engine::api::catalog::tools(&h.ctx);
+    let echo = tools
+        .iter()
+        .find(|t| t.name == "echo")
+        .expect("the HTTP tool");
+    assert_eq!(echo.source, "http");
+    assert!(
+        echo.file.as_deref().is_some_and(|f| f.ends_with("echo.md")),
+        "{echo:?}"
+    );
+    assert_eq!(echo.server, None);
+    assert_eq!(
+        serde_json::to_value(echo.permission).unwrap(),
+        serde_json::json!("confirm")
+    );
+    let users: Vec<_> = echo
+        .used_by
+        .iter()
+        .map(|u| {
+            (
+                u.agent.as_str(),
+                serde_json::to_value(u.permission).unwrap(),
+            )
+        })
+        .collect();
+    assert!(
+        users.contains(&("tester", serde_json::json!("confirm"))),
+        "{users:?}"
+    );
+    assert!(
+        echo.instructions.contains("<tool name=\"echo\">"),
+        "{}",
+        echo.instructions
+    );
+    // The per-conversation artifact tools and the built-ins are listed too.
+    let source_of = |name: &str| {
+        tools
+            .iter()
+            .find(|t| t.name == name)
+            .map(|t| t.source.clone())
+    };
+    assert_eq!(source_of("create_artifact").as_deref(), Some("artifact"));
+    assert_eq!(source_of("web_fetch").as_deref(), Some("builtin"));
+}
