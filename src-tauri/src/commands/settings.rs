@@ -1,8 +1,6 @@
 //! Settings: model profiles, secrets, permission timeout, the config folder.
 
-use std::collections::BTreeSet;
-
-use engine::config::Settings;
+use engine::api::settings::SettingsView;
 use engine::config_edit::ConnectionTest;
 use engine::models::ModelProfile;
 use serde::Serialize;
@@ -10,21 +8,6 @@ use tauri::State;
 
 use crate::error::{AppError, ErrorCode};
 use crate::state::AppState;
-
-/// What the Settings screen shows.
-#[derive(Debug, Clone, Serialize, specta::Type)]
-pub struct SettingsView {
-    /// Model profiles from models.yaml.
-    pub profiles: Vec<ModelProfile>,
-    /// settings.yaml.
-    pub settings: Settings,
-    /// Names of the secrets in the OS keyring (never values).
-    pub secret_names: Vec<String>,
-    /// Secret names referenced by profiles, tools or settings but not found anywhere.
-    pub missing_secrets: Vec<String>,
-    /// The config folder.
-    pub config_dir: String,
-}
 
 /// Everything the Settings screen shows. (Async, like every command that touches the OS
 /// keyring: keyring calls block, and sync commands run on the window's main thread.)
@@ -36,42 +19,7 @@ pub async fn get_settings(state: State<'_, AppState>) -> Result<SettingsView, Ap
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         }
     }
-    let ctx = &state.engine()?.ctx;
-    let config = ctx.config();
-    let secret_names: Vec<String> = ctx.secret_store().names().into_iter().collect();
-    let mut referenced = BTreeSet::new();
-    for p in &config.models {
-        referenced.extend(
-            p.api_key
-                .iter()
-                .flat_map(|t| engine::secrets::template_names(t)),
-        );
-    }
-    for s in [&config.settings.web_search, &config.settings.web_fetch] {
-        referenced.extend(
-            s.api_key
-                .iter()
-                .flat_map(|t| engine::secrets::template_names(t)),
-        );
-    }
-    for t in &config.tools {
-        referenced.extend(engine::secrets::template_names(&t.endpoint));
-        for v in t.headers.values() {
-            referenced.extend(engine::secrets::template_names(v));
-        }
-    }
-    let resolver = ctx.secret_resolver();
-    let missing_secrets = referenced
-        .into_iter()
-        .filter(|name| resolver.resolve(name).is_none())
-        .collect();
-    Ok(SettingsView {
-        profiles: config.models.clone(),
-        settings: config.settings.clone(),
-        secret_names,
-        missing_secrets,
-        config_dir: ctx.paths().config_dir.display().to_string(),
-    })
+    Ok(engine::api::settings::view(&state.engine()?.ctx))
 }
 
 /// Replace every model profile (validated by the models.yaml loader; nothing is written when

@@ -148,3 +148,30 @@ async fn the_front_ends_list_agents_and_tools_from_one_catalog() {
     assert_eq!(source_of("create_artifact").as_deref(), Some("artifact"));
     assert_eq!(source_of("web_fetch").as_deref(), Some("builtin"));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_settings_view_names_the_secrets_the_config_needs_and_never_their_values() {
+    let h = Harness::new(vec![], "openai", RunOptions::default()).await;
+    let dir = h.ctx.paths().config_dir.clone();
+    super::harness::write(
+        &dir.join("tools/keyed.md"),
+        "---\nname: keyed\nendpoint: https://api.example/{{KEYED_TOKEN}}/x\nheaders:\n  X-Other: \"{{OTHER_TOKEN}}\"\n---\nKeyed.\n",
+    );
+    std::fs::write(dir.join(".env"), "OTHER_TOKEN=set-in-env\n").unwrap();
+    h.ctx.reload_config();
+    let view = engine::api::settings::view(&h.ctx);
+    assert!(
+        view.missing_secrets.contains(&"KEYED_TOKEN".to_string()),
+        "{view:?}"
+    );
+    assert!(
+        !view.missing_secrets.contains(&"OTHER_TOKEN".to_string()),
+        "{view:?}"
+    );
+    assert_eq!(view.config_dir, dir.display().to_string());
+    assert!(!view.profiles.is_empty());
+    assert!(
+        !format!("{view:?}").contains("set-in-env"),
+        "no secret value is shown"
+    );
+}
