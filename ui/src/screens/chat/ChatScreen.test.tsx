@@ -392,7 +392,8 @@ describe("ChatScreen", () => {
         id: 1,
         role: "assistant",
         agent: "lead_agent",
-        content: "Stored answer.\n<web_fetch><url>https://a.example</url></web_fetch>",
+        content:
+          "Stored answer.\n<web_fetch><params><url>https://a.example</url></params></web_fetch>",
         run_id: "r",
         depth: 0,
         prompt_tokens: null,
@@ -402,7 +403,8 @@ describe("ChatScreen", () => {
       calls: [],
       results: [],
       notes: null,
-      // The engine's parser found a call the UI could not have found with a pattern.
+      // A bare call (its name as the tag): the engine's parser finds it; the old pattern,
+      // which only knew <tool_call>, showed it as text.
       prose: "Stored answer.",
     };
     mockIPC((cmd) => {
