@@ -5,6 +5,7 @@ import { pushEngine } from "../../test/pushed";
 import { mockIPC } from "@tauri-apps/api/mocks";
 import { ChatScreen } from "./ChatScreen";
 import { ChatStoreProvider } from "./ChatStoreProvider";
+import { storedMessage, tokenEvent } from "../../test/engineData";
 
 function backend() {
   const calls: { cmd: string; args: unknown }[] = [];
@@ -69,15 +70,7 @@ describe("ChatScreen", () => {
       run_id: "r",
       agent: "lead_agent",
     });
-    await engine({
-      type: "token",
-      conversation_id: conversationId,
-      agent: "lead_agent",
-      depth: 0,
-      text: "Hello.",
-      prose: "Hello.",
-      prose_reset: false,
-    });
+    await engine(tokenEvent(conversationId, "Hello."));
     const answer = await screen.findByTestId("msg-assistant");
     expect(answer.querySelector(".msg-agent")).toHaveTextContent("Lead researcher");
   });
@@ -109,15 +102,7 @@ describe("ChatScreen", () => {
     await waitFor(() =>
       expect(calls.filter((c) => c.cmd === "list_conversation_page")).toHaveLength(2),
     );
-    await engine({
-      type: "token",
-      conversation_id: conversationId,
-      agent: "lead_agent",
-      depth: 0,
-      text: "Hi",
-      prose: "Hi",
-      prose_reset: false,
-    });
+    await engine(tokenEvent(conversationId, "Hi"));
     expect(calls.filter((c) => c.cmd === "list_conversation_page")).toHaveLength(2);
   });
 
@@ -148,15 +133,7 @@ describe("ChatScreen", () => {
       agent: "lead_agent",
     });
     expect(screen.getByTestId("cancel-run")).toBeInTheDocument();
-    await engine({
-      type: "token",
-      conversation_id: conversationId,
-      agent: "lead_agent",
-      depth: 0,
-      text: "Let me **look**.",
-      prose: "Let me **look**.",
-      prose_reset: false,
-    });
+    await engine(tokenEvent(conversationId, "Let me **look**."));
     await engine({
       type: "tool_call_started",
       conversation_id: conversationId,
@@ -207,15 +184,7 @@ describe("ChatScreen", () => {
     expect(card).toHaveTextContent("42 ms");
     expect(card).toHaveTextContent("3 results");
     // Events of other conversations are ignored.
-    await engine({
-      type: "token",
-      conversation_id: "other",
-      agent: "x",
-      depth: 0,
-      text: "NOT MINE",
-      prose: "NOT MINE",
-      prose_reset: false,
-    });
+    await engine(tokenEvent("other", "NOT MINE", { agent: "x" }));
     expect(screen.queryByText("NOT MINE")).toBeNull();
 
     await user.click(screen.getByTestId("cancel-run"));
@@ -325,16 +294,7 @@ describe("ChatScreen", () => {
       }
       throw new Error(`unexpected ${cmd}`);
     });
-    const token = (text: string) =>
-      engine({
-        type: "token",
-        conversation_id: "a",
-        agent: "lead_agent",
-        depth: 0,
-        text,
-        prose: text,
-        prose_reset: false,
-      });
+    const token = (text: string) => engine(tokenEvent("a", text));
     const app = (content: React.ReactNode) => <ChatStoreProvider>{content}</ChatStoreProvider>;
     const user = userEvent.setup();
 
@@ -387,26 +347,15 @@ describe("ChatScreen", () => {
   });
 
   it("shows an answer's prose as the engine reads it, never its tool-call text", async () => {
-    const stored = {
-      message: {
-        id: 1,
-        role: "assistant",
-        agent: "lead_agent",
-        content:
-          "Stored answer.\n<web_fetch><params><url>https://a.example</url></params></web_fetch>",
-        run_id: "r",
-        depth: 0,
-        prompt_tokens: null,
-        completion_tokens: null,
-        created_at: "2026-12-01T09:30:00.000Z",
-      },
-      calls: [],
-      results: [],
-      notes: null,
-      // A bare call (its name as the tag): the engine's parser finds it; the old pattern,
-      // which only knew <tool_call>, showed it as text.
-      prose: "Stored answer.",
-    };
+    // A bare call (its name as the tag): the engine's parser finds it; the old pattern,
+    // which only knew <tool_call>, showed it as text.
+    const stored = storedMessage(
+      1,
+      "assistant",
+      "Stored answer.\n<web_fetch><params><url>https://a.example</url></params></web_fetch>",
+      {},
+      "Stored answer.",
+    );
     mockIPC((cmd) => {
       if (cmd === "list_conversation_page") return { items: [], total: 0 };
       if (cmd === "list_agents")
@@ -425,15 +374,7 @@ describe("ChatScreen", () => {
     expect(first.textContent).not.toContain("a.example");
 
     const token = (text: string, prose: string, reset = false) =>
-      engine({
-        type: "token",
-        conversation_id: "p",
-        agent: "lead_agent",
-        depth: 1,
-        text,
-        prose,
-        prose_reset: reset,
-      });
+      engine(tokenEvent("p", text, { depth: 1, prose, prose_reset: reset }));
     await token("Sure. <tool_ca", "Sure. <tool_ca");
     const live = () => screen.getAllByTestId("msg-assistant")[1];
     expect(live()).toHaveTextContent("Sure. <tool_ca");

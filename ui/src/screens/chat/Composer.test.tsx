@@ -6,6 +6,7 @@ import type { HistoryMessage } from "../../bindings";
 import { render } from "../../test/render";
 import { ChatScreen } from "./ChatScreen";
 import { ChatStoreProvider } from "./ChatStoreProvider";
+import { storedMessage, tokenEvent } from "../../test/engineData";
 
 interface Backend {
   calls: { cmd: string; args: Record<string, unknown> }[];
@@ -112,15 +113,7 @@ describe("Composer", () => {
     const user = userEvent.setup();
     renderChat();
     const id = await sendFirst(b, user, "First");
-    await engine({
-      type: "token",
-      conversation_id: id,
-      agent: "lead_agent",
-      depth: 0,
-      text: "Half ",
-      prose: "Half ",
-      prose_reset: false,
-    });
+    await engine(tokenEvent(id, "Half "));
     const input = screen.getByTestId("composer-input");
     await user.type(input, "Second{Enter}");
     await user.type(input, "Third{Enter}");
@@ -138,15 +131,7 @@ describe("Composer", () => {
     const edit = screen.getByTestId("queued-edit-input");
     await user.clear(edit);
     await user.type(edit, "Third, edited{Enter}");
-    await engine({
-      type: "token",
-      conversation_id: id,
-      agent: "lead_agent",
-      depth: 0,
-      text: "done",
-      prose: "done",
-      prose_reset: false,
-    });
+    await engine(tokenEvent(id, "done"));
     expect(screen.getAllByTestId("msg-assistant")).toHaveLength(1);
     expect(screen.getByTestId("msg-assistant")).toHaveTextContent("Half done");
 
@@ -248,15 +233,7 @@ describe("Composer", () => {
     renderChat();
     const id = await sendFirst(b, user, "Think");
     expect(screen.getByTestId("waiting-model")).toHaveTextContent(/Waiting for the model… \d+ s/);
-    await engine({
-      type: "token",
-      conversation_id: id,
-      agent: "lead_agent",
-      depth: 0,
-      text: "Hi",
-      prose: "Hi",
-      prose_reset: false,
-    });
+    await engine(tokenEvent(id, "Hi"));
     expect(screen.queryByTestId("waiting-model")).toBeNull();
     await engine({
       type: "model_answer",
@@ -300,24 +277,7 @@ function stored(
   content: string,
   extra: Partial<HistoryMessage["message"]> = {},
 ): HistoryMessage {
-  return {
-    message: {
-      id,
-      role,
-      agent: "lead_agent",
-      content,
-      run_id: "r",
-      depth: 0,
-      prompt_tokens: null,
-      completion_tokens: null,
-      created_at: "2026-12-01T09:30:00.000Z",
-      ...extra,
-    },
-    calls: [],
-    results: [],
-    notes: null,
-    prose: role === "assistant" ? content : null,
-  };
+  return storedMessage(id, role, content, extra);
 }
 
 describe("Message actions", () => {

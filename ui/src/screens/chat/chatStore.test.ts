@@ -2,17 +2,9 @@ import { describe, expect, it } from "vitest";
 import type { EngineEvent } from "../../bindings";
 import { ChatStore } from "./chatStore";
 import { emptyChat } from "./timeline";
+import { tokenEvent } from "../../test/engineData";
 
-const token = (text: string) =>
-  ({
-    type: "token",
-    conversation_id: "a",
-    agent: "lead_agent",
-    depth: 0,
-    text,
-    prose: text,
-    prose_reset: false,
-  }) as EngineEvent;
+const token = (text: string) => tokenEvent("a", text);
 const nextFrame = () => new Promise((frame) => requestAnimationFrame(frame));
 
 describe("ChatStore", () => {

@@ -8,6 +8,7 @@ import { render } from "../../test/render";
 import { ChatScreen } from "./ChatScreen";
 import { ChatStoreProvider } from "./ChatStoreProvider";
 import { shortTokens } from "./ContextMeter";
+import { storedMessage } from "../../test/engineData";
 
 /** The context meter (composer) and the condensation markers (timeline), fed by the engine's
  * `context_usage` and `context_condensed` events and by stored `context` messages. */
@@ -86,26 +87,6 @@ const condensed = (conversation: string, fields: Record<string, unknown>) =>
     ...fields,
   });
 
-function stored(id: number, role: string, content: string): HistoryMessage {
-  return {
-    message: {
-      id,
-      role,
-      agent: "lead_agent",
-      content,
-      run_id: "r",
-      depth: 0,
-      prompt_tokens: null,
-      completion_tokens: null,
-      created_at: "2026-12-01T09:30:00.000Z",
-    },
-    calls: [],
-    results: [],
-    notes: null,
-    prose: role === "assistant" ? content : null,
-  };
-}
-
 function renderChat(conversation: string | null = null) {
   return render(
     <ChatStoreProvider>
@@ -129,7 +110,10 @@ describe("context meter", () => {
 
   it("shows a conversation opened again with its latest request's stored usage", async () => {
     backend(
-      { c1: [stored(1, "user", "Research Rust"), stored(2, "assistant", "Done.")], c2: [] },
+      {
+        c1: [storedMessage(1, "user", "Research Rust"), storedMessage(2, "assistant", "Done.")],
+        c2: [],
+      },
       [],
       { c1: { estimated_tokens: 5200, reserved_tokens: 1000, window_tokens: 8000 } },
     );
@@ -180,7 +164,7 @@ describe("context meter", () => {
 
   it("never calls a request over the window nearly full: it says so and what to do", async () => {
     // Issue 33.6: the reading after a run through a 2,048-token window.
-    backend({ c1: [stored(1, "user", "Read the report")] }, [], {
+    backend({ c1: [storedMessage(1, "user", "Read the report")] }, [], {
       c1: { estimated_tokens: 1606, reserved_tokens: 512, window_tokens: 2048 },
     });
     renderChat("c1");
@@ -231,11 +215,11 @@ describe("context meter", () => {
 describe("condensation markers", () => {
   const note = "The user wants a report on Rust; three sources read so far.";
   const history = [
-    stored(1, "user", "First task"),
-    stored(2, "assistant", "First answer"),
-    stored(3, "context", note),
-    stored(4, "user", "Second task"),
-    stored(5, "assistant", "Second answer"),
+    storedMessage(1, "user", "First task"),
+    storedMessage(2, "assistant", "First answer"),
+    storedMessage(3, "context", note),
+    storedMessage(4, "user", "Second task"),
+    storedMessage(5, "assistant", "Second answer"),
   ];
 
   it("shows a stored note as a divider with its note behind a disclosure, keyboard first", async () => {
@@ -295,10 +279,10 @@ describe("condensation markers", () => {
   });
 
   it("marks a live shortening once, also when the history already holds its note", async () => {
-    backend({ c1: [stored(1, "user", "First task"), stored(9, "context", note)], c2: [] }, [
-      "c1",
-      "c2",
-    ]);
+    backend(
+      { c1: [storedMessage(1, "user", "First task"), storedMessage(9, "context", note)], c2: [] },
+      ["c1", "c2"],
+    );
     const user = userEvent.setup();
     renderChat("c2");
     await waitFor(() => expect(screen.getByRole("heading", { level: 1 })).toHaveTextContent("c2"));

@@ -1,4 +1,5 @@
 import type { EngineEvent } from "../../bindings";
+import { storedMessage, tokenEvent } from "../../test/engineData";
 import {
   agentChains,
   answerSpeed,
@@ -24,24 +25,8 @@ describe("timeline reducer", () => {
   it("streams tokens into one answer and records usage when it finishes", () => {
     const s = run([
       { type: "run_started", conversation_id: C, run_id: "r", agent: "lead" },
-      {
-        type: "token",
-        conversation_id: C,
-        agent: "lead",
-        depth: 0,
-        text: "Hel",
-        prose: "Hel",
-        prose_reset: false,
-      },
-      {
-        type: "token",
-        conversation_id: C,
-        agent: "lead",
-        depth: 0,
-        text: "lo",
-        prose: "lo",
-        prose_reset: false,
-      },
+      tokenEvent(C, "Hel", { agent: "lead" }),
+      tokenEvent(C, "lo", { agent: "lead" }),
     ]);
     expect(s.running).toBe(true);
     expect(s.items).toHaveLength(1);
@@ -508,27 +493,11 @@ function result(
 }
 
 function msg(id: number, role: string, content: string): StoredMessage {
-  return {
-    id,
-    role,
-    agent: "lead",
-    content,
-    run_id: "r",
-    depth: 0,
-    prompt_tokens: null,
-    completion_tokens: null,
-    created_at: "2026-12-01T09:30:00.000Z",
-  };
+  return storedMessage(id, role, content, { agent: "lead" }).message;
 }
 
 function stored(id: number, role: string, content: string): HistoryMessage {
-  return {
-    message: msg(id, role, content),
-    calls: [],
-    results: [],
-    notes: null,
-    prose: role === "assistant" ? content : null,
-  };
+  return storedMessage(id, role, content, { agent: "lead" });
 }
 
 describe("a running call's progress", () => {
@@ -584,15 +553,7 @@ describe("a running call's progress", () => {
 
 describe("run timing", () => {
   const conv = "c";
-  const token = (text: string): EngineEvent => ({
-    type: "token",
-    conversation_id: conv,
-    agent: "lead",
-    depth: 0,
-    text,
-    prose: text,
-    prose_reset: false,
-  });
+  const token = (text: string): EngineEvent => tokenEvent(conv, text, { agent: "lead" });
   const answer = (completion: number | null): EngineEvent => ({
     type: "model_answer",
     conversation_id: conv,
@@ -753,15 +714,7 @@ describe("context management", () => {
   it("marks a condensation with its note, once, whether it arrives live or from history", () => {
     const note = "The user asked for weather in 10 cities; 4 are done.";
     const live = run([
-      {
-        type: "token",
-        conversation_id: C,
-        agent: "lead",
-        depth: 0,
-        text: "Fetching.",
-        prose: "Fetching.",
-        prose_reset: false,
-      },
+      tokenEvent(C, "Fetching.", { agent: "lead" }),
       condensed({ message_id: 7, note, messages_condensed: 12, results_referenced: 3 }),
     ]);
     expect(markers(live)).toEqual([
