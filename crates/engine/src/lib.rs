@@ -25,17 +25,12 @@
 
 pub mod api;
 pub mod artifacts;
-pub mod calls;
-pub mod calls_backfill;
 pub mod config;
 pub mod context;
-pub mod conversations;
-pub mod db;
 pub mod elicitation;
 pub mod engine;
 pub mod events;
 pub mod gate;
-pub mod history;
 pub mod interrupts;
 pub mod mcp;
 pub mod openapi;
@@ -48,10 +43,11 @@ pub mod watcher;
 
 // The floors below the engine, under the paths the engine's modules and its users name them
 // by (`engine::parser`, `engine::tool_spec`, …).
-pub use artifactflow_ground::{ids, limits, tool_spec, util};
+pub use artifactflow_ground::{ids, limits, rule_spec, tool_spec, util};
 pub use artifactflow_models as models;
 pub use artifactflow_parser as parser;
 pub use artifactflow_platform::{logging, net, owner, paths, secrets};
+pub use artifactflow_store::{calls, calls_backfill, conversations, db, history};
 
 // The config modules' old paths, kept so code written against them still builds.
 pub use artifactflow_platform::{config_error, frontmatter, yaml};

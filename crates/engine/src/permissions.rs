@@ -13,6 +13,7 @@ pub mod load;
 pub mod rules;
 pub mod set;
 
+pub use artifactflow_store::calls::denied_message;
 pub use rules::AgentSetting;
 pub use set::{CallingAgent, PermissionRules, Question};
 
@@ -76,11 +77,6 @@ pub struct PermissionRequest {
     pub proposed_rule: Option<rules::RuleSpec>,
     /// A note on the proposal (a secret holds the host, so the proposal leaves it out).
     pub proposal_note: Option<String>,
-}
-
-/// The failed-result message a denial sends back to the model.
-pub fn denied_message(tool: &str, why: &str) -> String {
-    format!("the user did not allow `{tool}` to run ({why}); do not retry it unchanged — continue without it or ask the user")
 }
 
 /// The failed-result message a permission rule's denial sends back to the model: not the

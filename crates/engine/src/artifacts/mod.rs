@@ -15,7 +15,7 @@
 //! - [`matching`] finds `update_artifact`'s `old_str` (exact → normalised → fuzzy), with
 //!   [`normalize`] mapping normalised positions back to the original text.
 //! - [`grep`] is `grep_artifact`'s search on ripgrep's crates (on worker threads with their
-//!   own read-only connections for large searches); [`slice`] renders the `<artifact_slice>`
+//!   own read-only connections for large searches); [`slice`](mod@slice) renders the `<artifact_slice>`
 //!   envelope; [`lines`] counts lines and cuts content into the stored chunks of whole lines
 //!   that keep page reads cheap.
 //! - [`persist`]: [`persist_oversized`] stores a too-long successful tool result as an artifact
@@ -29,14 +29,10 @@
 //! assert_eq!(tools.len(), 5);
 //! ```
 
-pub mod grep;
-pub mod lines;
-pub mod matching;
-pub mod normalize;
 pub mod persist;
-pub mod slice;
-pub mod store;
 pub mod tools;
+
+pub use artifactflow_store::artifacts::{grep, lines, matching, normalize, slice, store};
 
 pub use persist::persist_oversized;
 pub use store::{

@@ -235,3 +235,62 @@ fn the_history_never_reads_calls_back_from_text() {
         shown(&conn, "conv")
     );
 }
+
+/// Moved here from the store's own tests when the store became its own crate: the grant rows
+/// migration 10 writes are checked against the engine's grant matching.
+#[test]
+fn migration_10_turns_always_allowed_tools_into_unbound_whole_tool_grants() {
+    use engine::permissions::grants::{self, Binding, BindingKind};
+    use engine::permissions::rules::{CallFacts, Destination, GrantCheck};
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("v9.db");
+    {
+        let mut conn = rusqlite::Connection::open(&path).unwrap();
+        engine::db::migrations().to_version(&mut conn, 9).unwrap();
+        conn.execute_batch(
+            r#"INSERT INTO conversations (id, always_allowed_tools) VALUES ('c', '["web_fetch","stock_price"]');
+             INSERT INTO conversations (id, always_allowed_tools) VALUES ('d', '[]');
+             INSERT INTO conversations (id, always_allowed_tools) VALUES ('e', 'not json');"#,
+        )
+        .unwrap();
+    }
+    let conn = engine::db::open(&path).unwrap();
+    let stored = grants::for_conversation(&conn, "c").unwrap();
+    let mut tools: Vec<&str> = stored.iter().map(|g| g.tool.as_str()).collect();
+    tools.sort();
+    assert_eq!(tools, ["stock_price", "web_fetch"]);
+    assert!(stored
+        .iter()
+        .all(|g| g.rule.is_none() && g.binding.kind == BindingKind::None));
+    assert!(grants::for_conversation(&conn, "d").unwrap().is_empty());
+    assert!(grants::for_conversation(&conn, "e").unwrap().is_empty());
+    // Unbound: it applies whatever the destination, as the old list did.
+    let params = engine::tool_spec::Params::new();
+    let dest = Destination {
+        method: "GET".into(),
+        url: "https://anywhere.example/x".into(),
+        host: "anywhere.example".into(),
+    };
+    let now = Binding {
+        kind: BindingKind::Host,
+        digest: Some("0".repeat(64)),
+        label: Some("anywhere.example".into()),
+    };
+    let checks = grants::check(
+        &stored,
+        &CallFacts {
+            tool: "stock_price",
+            params: &params,
+            destination: Some(&dest),
+        },
+        &now,
+    );
+    assert!(matches!(checks.as_slice(), [GrantCheck::Applies { .. }]));
+    // Deleting the conversation deletes its grants.
+    assert!(engine::conversations::delete(&conn, "c").unwrap());
+    assert!(grants::list(&conn).unwrap().is_empty());
+    let left: i64 = conn
+        .query_row("SELECT count(*) FROM permission_grants", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(left, 0);
+}

@@ -8,6 +8,11 @@ use serde_json::{Map, Value};
 
 pub mod store;
 
+/// The failed-result message a denial sends back to the model.
+pub fn denied_message(tool: &str, why: &str) -> String {
+    format!("the user did not allow `{tool}` to run ({why}); do not retry it unchanged — continue without it or ask the user")
+}
+
 /// How a call ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

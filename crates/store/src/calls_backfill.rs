@@ -6,7 +6,7 @@
 //! [`crate::db::migrations`]), and writes one [`CallRecord`] per call.
 //!
 //! **This is the one place allowed to read the engine's English wording** ("not run: …", the
-//! denial message of [`crate::permissions::denied_message`], "stopped by the user while
+//! denial message of [`crate::calls::denied_message`], "stopped by the user while
 //! running"): old rows have nothing else to tell a denial from a failure. Everything written
 //! after migration 5 stores its status as data, so this wording may change freely; only the
 //! constants below must keep matching what the old versions wrote (the fixture test in
@@ -221,10 +221,10 @@ fn outcome(tool: &str, frame: &ResultFrame) -> (CallStatus, Option<String>, Stri
     (CallStatus::Failed, Some(trimmed.to_string()), text)
 }
 
-/// The "why" of a denial written by [`crate::permissions::denied_message`], if `text` is one.
+/// The "why" of a denial written by [`crate::calls::denied_message`], if `text` is one.
 fn denial_reason(tool: &str, text: &str) -> Option<String> {
     const MARK: &str = "\u{1}";
-    let template = crate::permissions::denied_message(tool, MARK);
+    let template = crate::calls::denied_message(tool, MARK);
     let (before, after) = template.split_once(MARK)?;
     let why = text.strip_prefix(before)?.strip_suffix(after)?;
     Some(why.to_string())
@@ -345,7 +345,7 @@ mod tests {
             text: text.into(),
         };
         let denied =
-            crate::permissions::denied_message("echo", "no answer before the permission timeout");
+            crate::calls::denied_message("echo", "no answer before the permission timeout");
         let cases = [
             (
                 frame(false, &denied),

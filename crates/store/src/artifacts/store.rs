@@ -2,7 +2,7 @@
 //!
 //! Every write is one `BEGIN IMMEDIATE` transaction (artifact row, new version, full-text row),
 //! so a killed process leaves either the whole change or none of it. A version's content is
-//! stored as chunks of whole lines (see [`lines`](super::lines)): a page read loads only the
+//! stored as chunks of whole lines (see [`super::lines`]): a page read loads only the
 //! chunks holding the page, so it costs what the page costs, not what the artifact costs, and
 //! whole contents are read chunk by chunk straight into the caller's buffer
 //! ([`ArtifactStore::for_each_latest_raw`]).
@@ -361,7 +361,7 @@ impl<E> From<rusqlite::Error> for ModifyError<E> {
 
 impl ArtifactStore {
     /// A store over an already opened and migrated connection (e.g.
-    /// [`AppContext::db_handle`](crate::context::AppContext::db_handle)).
+    /// the engine's `AppContext::db_handle`).
     pub fn new(conn: Arc<Mutex<Connection>>) -> Self {
         ArtifactStore {
             conn,

@@ -1,5 +1,5 @@
 //! Conversations in the database: creation, the always-allowed tools (whole-tool grants, see
-//! [`crate::permissions::grants`]), the messages of every run as they happen, and the runs themselves.
+//! [`crate::grants`]), the messages of every run as they happen, and the runs themselves.
 //! Each write is its own transaction, so a crash loses at most the message being streamed;
 //! [`mark_interrupted_runs`] (called when the app or a CLI command opens) turns runs whose
 //! process is gone (see [`crate::owner`]) into `interrupted`, and leaves the runs of live
@@ -21,11 +21,9 @@ pub fn ensure(conn: &Connection, id: &str, title: &str) -> rusqlite::Result<()> 
 }
 
 /// The tools the user always allows in conversation `id` as whole-tool grants (empty for an
-/// unknown conversation). See [`crate::permissions::grants`] for grants and their bindings.
+/// unknown conversation). See [`crate::grants`] for grants and their bindings.
 pub fn always_allowed(conn: &Connection, id: &str) -> rusqlite::Result<BTreeSet<String>> {
-    Ok(crate::permissions::grants::whole_tools(conn, id)?
-        .into_iter()
-        .collect())
+    Ok(crate::grants::whole_tools(conn, id)?.into_iter().collect())
 }
 
 /// Change whether `tool` is always allowed in conversation `id` (a whole-tool grant bound to
@@ -38,7 +36,7 @@ pub fn set_always_allowed(
     tool: &str,
     allowed: bool,
 ) -> rusqlite::Result<()> {
-    use crate::permissions::grants;
+    use crate::grants;
     if allowed {
         grants::add(conn, id, tool, None, &grants::Binding::none()).map(|_| ())
     } else {
@@ -47,7 +45,7 @@ pub fn set_always_allowed(
 }
 
 /// The conversation's agent's share of its model's context window at its latest request (what
-/// the [`crate::events::EngineEvent::ContextUsage`] of that request said).
+/// the engine's `ContextUsage` event of that request said).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct ContextUsage {

@@ -4,7 +4,7 @@
 //! crash or kill; a power loss may lose only the last transactions), foreign keys on and a busy
 //! timeout, so the desktop app and the CLI can use the same file at the same time.
 //! The schema is versioned with `PRAGMA user_version` through [`rusqlite_migration`]: each entry
-//! of [`MIGRATIONS`] is applied once, in order, inside a transaction.
+//! of [`MIGRATIONS_SQL`] is applied once, in order, inside a transaction.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -183,7 +183,7 @@ pub const MIGRATIONS_SQL: &[&str] = &[
         reserved_tokens INTEGER NOT NULL,
         window_tokens INTEGER NOT NULL
     ) STRICT;",
-    // 10: conversation permission grants (see `crate::permissions::grants`), replacing the
+    // 10: conversation permission grants (see `crate::grants`), replacing the
     // `always_allowed_tools` JSON list. A grant is a whole tool (`rule_json` NULL) or a
     // "calls like this" rule, bound to what it was granted for (a host digest, an MCP
     // server's launch digest, or nothing). Each tool of the old list becomes a whole-tool
@@ -618,63 +618,6 @@ mod tests {
             .query_row("PRAGMA integrity_check", [], |r| r.get(0))
             .unwrap();
         assert_eq!(ok, "ok");
-    }
-
-    #[test]
-    fn migration_10_turns_always_allowed_tools_into_unbound_whole_tool_grants() {
-        use crate::permissions::grants::{self, Binding, BindingKind};
-        use crate::permissions::rules::{CallFacts, Destination, GrantCheck};
-        let tmp = tempfile::tempdir().unwrap();
-        let path = tmp.path().join("v9.db");
-        {
-            let mut conn = Connection::open(&path).unwrap();
-            migrations().to_version(&mut conn, 9).unwrap();
-            conn.execute_batch(
-                r#"INSERT INTO conversations (id, always_allowed_tools) VALUES ('c', '["web_fetch","stock_price"]');
-                 INSERT INTO conversations (id, always_allowed_tools) VALUES ('d', '[]');
-                 INSERT INTO conversations (id, always_allowed_tools) VALUES ('e', 'not json');"#,
-            )
-            .unwrap();
-        }
-        let conn = open(&path).unwrap();
-        let stored = grants::for_conversation(&conn, "c").unwrap();
-        let mut tools: Vec<&str> = stored.iter().map(|g| g.tool.as_str()).collect();
-        tools.sort();
-        assert_eq!(tools, ["stock_price", "web_fetch"]);
-        assert!(stored
-            .iter()
-            .all(|g| g.rule.is_none() && g.binding.kind == BindingKind::None));
-        assert!(grants::for_conversation(&conn, "d").unwrap().is_empty());
-        assert!(grants::for_conversation(&conn, "e").unwrap().is_empty());
-        // Unbound: it applies whatever the destination, as the old list did.
-        let params = crate::tool_spec::Params::new();
-        let dest = Destination {
-            method: "GET".into(),
-            url: "https://anywhere.example/x".into(),
-            host: "anywhere.example".into(),
-        };
-        let now = Binding {
-            kind: BindingKind::Host,
-            digest: Some("0".repeat(64)),
-            label: Some("anywhere.example".into()),
-        };
-        let checks = grants::check(
-            &stored,
-            &CallFacts {
-                tool: "stock_price",
-                params: &params,
-                destination: Some(&dest),
-            },
-            &now,
-        );
-        assert!(matches!(checks.as_slice(), [GrantCheck::Applies { .. }]));
-        // Deleting the conversation deletes its grants.
-        assert!(crate::conversations::delete(&conn, "c").unwrap());
-        assert!(grants::list(&conn).unwrap().is_empty());
-        let left: i64 = conn
-            .query_row("SELECT count(*) FROM permission_grants", [], |r| r.get(0))
-            .unwrap();
-        assert_eq!(left, 0);
     }
 
     #[test]
