@@ -1263,7 +1263,7 @@ latency_ms: number;
 message: string }
 /**
  * The conversation's agent's share of its model's context window at its latest request (what
- * the [`crate::events::EngineEvent::ContextUsage`] of that request said).
+ * the engine's `ContextUsage` event of that request said).
  */
 export type ContextUsage = { 
 /**

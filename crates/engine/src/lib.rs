@@ -14,17 +14,21 @@
 //!   [`events`] are what the engine tells its front end; [`config`] reads the config folder
 //!   into a snapshot, collecting located errors instead of failing; [`status`] gathers what
 //!   the status area shows.
-//! - [`tools`], [`permissions`] (a pure decision over compiled rules, and grants), [`mcp`],
-//!   [`openapi`], [`interrupts`] and [`settings`].
-//! - The store: [`db`] (the one SQLite database, WAL, versioned migrations with their
-//!   backfills), [`conversations`], [`history`], [`calls`] (call records) and [`artifacts`].
-//! - Below the engine, in their own crates and re-exported here: [`models`], [`paths`],
-//!   [`secrets`], [`net`], [`logging`], [`parser`], [`tool_spec`], [`ids`], [`limits`] and
-//!   [`util`].
+//! - [`interrupts`]: a run that needs a yes waits here for the UI's (or the terminal's) answer.
+//!
+//! Below the engine, in their own crates and re-exported here under the paths the code names
+//! them by:
+//! - `artifactflow-tools`: [`tools`], the artifact tools in [`artifacts`], [`permissions`] (a
+//!   pure decision over compiled rules, and grant matching), [`mcp`], [`openapi`] and
+//!   [`settings`];
+//! - `artifactflow-store`: [`db`] (the one SQLite database, WAL, the one list of migrations
+//!   with their backfills), [`conversations`], [`history`], [`calls`] (call records), the grant
+//!   rows and the artifact library;
+//! - [`models`]; [`paths`], [`secrets`], [`net`], [`logging`] (the platform crate); [`parser`];
+//!   [`tool_spec`], [`ids`], [`limits`], [`rule_spec`] and [`util`] (the ground crate).
 #![warn(missing_docs)]
 
 pub mod api;
-pub mod artifacts;
 pub mod config;
 pub mod context;
 pub mod elicitation;
@@ -32,13 +36,8 @@ pub mod engine;
 pub mod events;
 pub mod gate;
 pub mod interrupts;
-pub mod mcp;
-pub mod openapi;
-pub mod permissions;
 pub mod run;
-pub mod settings;
 pub mod status;
-pub mod tools;
 pub mod watcher;
 
 // The floors below the engine, under the paths the engine's modules and its users name them
@@ -48,6 +47,7 @@ pub use artifactflow_models as models;
 pub use artifactflow_parser as parser;
 pub use artifactflow_platform::{logging, net, owner, paths, secrets};
 pub use artifactflow_store::{calls, calls_backfill, conversations, db, history};
+pub use artifactflow_tools::{artifacts, mcp, openapi, permissions, settings, tools};
 
 // The config modules' old paths, kept so code written against them still builds.
 pub use artifactflow_platform::{config_error, frontmatter, yaml};

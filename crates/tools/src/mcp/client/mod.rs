@@ -72,7 +72,7 @@ pub use http::{connect_http_with, remote_http_client};
 pub use launch::{child_env, resolve_command, ResolvedCommand, INHERITED_ENV, STDERR_LINES};
 
 /// Largest message accepted from a server (one stdio line, one SSE event, one JSON body):
-/// the model streams' event limit ([`crate::limits::StreamLimits`]) times four, since a tool
+/// the model streams' event limit ([`artifactflow_ground::limits::StreamLimits`]) times four, since a tool
 /// result may carry an image.
 pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
 

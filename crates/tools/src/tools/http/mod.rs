@@ -33,7 +33,7 @@
 //!
 //! Reading a file is the `definition` module's job, `response_extract` the `extract` module's;
 //! running a tool is here. Loading never fails as a whole: a broken file becomes a
-//! [`ConfigError`] naming the file, the line and the field, and the other files still load.
+//! [`ConfigError`](crate::config_error::ConfigError) naming the file, the line and the field, and the other files still load.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

@@ -63,7 +63,7 @@ pub struct Attachment {
     pub bytes: Vec<u8>,
     /// Set for an MCP server's embedded text resource: its URI. The bytes are then its UTF-8
     /// text, stored as a *text* artifact (so the artifact tools can read and search it) and
-    /// titled by the URI; see [`crate::gate::store_attachments`] for what the model sees.
+    /// titled by the URI; see the engine's `gate::store_attachments` for what the model sees.
     pub resource_uri: Option<String>,
 }
 

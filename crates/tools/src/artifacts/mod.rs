@@ -22,7 +22,7 @@
 //!   and hands the model a preview instead.
 //!
 //! ```
-//! use engine::artifacts::{artifact_tools, ArtifactStore};
+//! use artifactflow_tools::artifacts::{artifact_tools, ArtifactStore};
 //! let dir = tempfile::tempdir().unwrap();
 //! let store = ArtifactStore::open(&dir.path().join("app.db")).unwrap();
 //! let tools = artifact_tools(store, "conversation-1");

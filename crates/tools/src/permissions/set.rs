@@ -11,7 +11,7 @@ use crate::tool_spec::Permission;
 
 /// Every permission rule, checked against the tools loaded when it was compiled (an ignored
 /// rule keeps its located error). The engine compiles it when the config is reloaded or the
-/// MCP tools change (see [`crate::context::AppContext::permission_rules`]), never per call.
+/// MCP tools change (see the engine's `AppContext::permission_rules`), never per call.
 #[derive(Debug, Clone, Default)]
 pub struct PermissionRules {
     /// `settings.yaml`'s, in file order.
