@@ -96,6 +96,25 @@ impl From<engine::config_files::FileError> for AppError {
     }
 }
 
+impl AppError {
+    /// A save refused for a Settings form: the form shows each problem beside its field, so the
+    /// lines name the field, not the file (which the user never sees there).
+    pub fn form(e: engine::config_edit::SaveError) -> AppError {
+        let lines: Vec<String> = e
+            .errors()
+            .iter()
+            .map(|e| match &e.field {
+                Some(f) => format!("{f}: {}", e.message),
+                None => e.message.clone(),
+            })
+            .collect();
+        AppError {
+            message: lines.join("\n"),
+            ..AppError::from(e)
+        }
+    }
+}
+
 impl From<engine::config_edit::SaveError> for AppError {
     fn from(e: engine::config_edit::SaveError) -> Self {
         use engine::config_edit::SaveError;
@@ -125,6 +144,29 @@ impl From<engine::artifacts::StoreError> for AppError {
             StoreError::Io(_) => Self::new(ErrorCode::Io, e.to_string()),
             StoreError::Open(_) | StoreError::Db(_) | _ => Self::database(e),
         }
+    }
+}
+
+impl From<engine::api::artifacts::ExportError> for AppError {
+    fn from(e: engine::api::artifacts::ExportError) -> Self {
+        use engine::api::artifacts::ExportError;
+        match e {
+            ExportError::Store(e) => e.into(),
+            e @ ExportError::SingleVersion { .. } => Self::new(ErrorCode::NotFound, e.to_string()),
+        }
+    }
+}
+
+impl From<engine::api::openapi::ImportError> for AppError {
+    fn from(e: engine::api::openapi::ImportError) -> Self {
+        use engine::api::openapi::ImportError;
+        let code = match &e {
+            ImportError::NotAUrl(_) | ImportError::Invalid(_) => ErrorCode::InvalidConfig,
+            ImportError::Fetch(_) | ImportError::Cancelled | ImportError::Stopped(_) => {
+                ErrorCode::Io
+            }
+        };
+        Self::new(code, e.to_string())
     }
 }
 

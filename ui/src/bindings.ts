@@ -1070,7 +1070,7 @@ line_count: number;
  */
 size_bytes: number }
 /**
- * An artifact's latest content, for the chat's artifact links.
+ * An artifact version's text, for the chat's artifact links and the library's viewer.
  */
 export type ArtifactView = { 
 /**
@@ -1086,7 +1086,7 @@ title: string;
  */
 content_type: string; 
 /**
- * Latest version number.
+ * The version shown.
  */
 version: number; 
 /**
@@ -2202,7 +2202,7 @@ export type PermissionRulesView = {
  */
 global: RuleView[]; 
 /**
- * Each agent's.
+ * Each agent's that has any, in the compiled rules' order.
  */
 agents: AgentRules[] }
 /**

@@ -4,9 +4,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{bail, Context};
+use engine::api::artifacts::{self as library, LibraryQuery};
 use engine::artifacts::grep::{Grep, GrepLimits, GrepOptions};
 use engine::artifacts::store::human_size;
-use engine::artifacts::{Artifact, ArtifactStore, ListFilter};
+use engine::artifacts::{Artifact, ArtifactStore};
 use engine::context::AppContext;
 
 use crate::term;
@@ -85,11 +86,11 @@ pub fn run(ctx: &AppContext, cmd: ArtifactsCommand) -> anyhow::Result<ExitCode> 
             json,
             limit,
         } => {
-            let filter = ListFilter {
+            let query = LibraryQuery {
                 conversation_id: conversation,
                 ..Default::default()
             };
-            let page = store.list(&filter, limit, 0)?;
+            let page = library::list(ctx, query, limit, 0)?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&page)?);
             } else if page.items.is_empty() {
@@ -131,7 +132,7 @@ pub fn run(ctx: &AppContext, cmd: ArtifactsCommand) -> anyhow::Result<ExitCode> 
         } => {
             let a = resolve(&store, &id, conversation.as_deref())?;
             if let Some(file) = out {
-                return export(&store, &a, version, &file);
+                return export(ctx, &a, version, &file);
             }
             if a.binary {
                 let (_, bytes) = store.bytes(&a.conversation_id, &id)?;
@@ -143,8 +144,8 @@ pub fn run(ctx: &AppContext, cmd: ArtifactsCommand) -> anyhow::Result<ExitCode> 
                 );
                 return Ok(ExitCode::SUCCESS);
             }
-            let (_, content) = store.content(&a.conversation_id, &id, version)?;
-            print!("{}", term::clean(&content));
+            let view = library::view(ctx, &a.conversation_id, &id, version)?;
+            print!("{}", term::clean(&view.content));
             Ok(ExitCode::SUCCESS)
         }
         ArtifactsCommand::Export {
@@ -154,7 +155,7 @@ pub fn run(ctx: &AppContext, cmd: ArtifactsCommand) -> anyhow::Result<ExitCode> 
             conversation,
         } => {
             let a = resolve(&store, &id, conversation.as_deref())?;
-            export(&store, &a, version, &file)
+            export(ctx, &a, version, &file)
         }
         ArtifactsCommand::Grep {
             pattern,
@@ -201,29 +202,23 @@ pub fn run(ctx: &AppContext, cmd: ArtifactsCommand) -> anyhow::Result<ExitCode> 
 
 /// Write a version of `a` (its bytes, for binary content, which has one version) to `file`.
 fn export(
-    store: &ArtifactStore,
+    ctx: &AppContext,
     a: &Artifact,
     version: Option<i64>,
     file: &std::path::Path,
 ) -> anyhow::Result<ExitCode> {
-    let (a, bytes) = if a.binary {
-        if version.is_some_and(|v| v != 1) {
-            bail!(
-                "'{}' is binary content with a single version; leave out --version",
-                a.id
-            );
+    let out = library::export(ctx, &a.conversation_id, &a.id, version).map_err(|e| match e {
+        library::ExportError::SingleVersion { id } => {
+            anyhow::anyhow!("'{id}' is binary content with a single version; leave out --version")
         }
-        store.bytes(&a.conversation_id, &a.id)?
-    } else {
-        let (a, text) = store.content(&a.conversation_id, &a.id, version)?;
-        (a, text.into_bytes())
-    };
-    std::fs::write(file, &bytes).with_context(|| format!("cannot write {}", file.display()))?;
+        e => e.into(),
+    })?;
+    std::fs::write(file, &out.bytes).with_context(|| format!("cannot write {}", file.display()))?;
     eprintln!(
         "Exported '{}' version {} ({} bytes) to {}",
-        a.id,
-        a.version,
-        bytes.len(),
+        out.id,
+        out.version,
+        out.bytes.len(),
         file.display()
     );
     Ok(ExitCode::SUCCESS)

@@ -55,11 +55,8 @@ fn action_word(action: RuleAction) -> &'static str {
 }
 
 fn list(ctx: &AppContext, json: bool) -> anyhow::Result<ExitCode> {
-    let rules = ctx.permission_rules();
-    let views: Vec<RuleView> = rules
-        .all()
-        .map(|e| RuleView::of(e, &rules.tool_names))
-        .collect();
+    let rules = engine::api::settings::permission_rules(ctx);
+    let views: Vec<&RuleView> = rules.all().collect();
     if json {
         println!("{}", serde_json::to_string_pretty(&views)?);
         return Ok(ExitCode::SUCCESS);
@@ -67,7 +64,7 @@ fn list(ctx: &AppContext, json: bool) -> anyhow::Result<ExitCode> {
     if views.is_empty() {
         println!("no permission rules (add `permission_rules:` to settings.yaml or an agent)");
     }
-    for v in &views {
+    for v in views {
         let place = match &v.origin {
             RuleOrigin::Global { file, line } => format!("{file}:{line}"),
             RuleOrigin::Agent { agent, file, line } => format!("{file}:{line} (agent {agent})"),

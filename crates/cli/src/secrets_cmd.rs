@@ -26,7 +26,7 @@ pub enum SecretsCommand {
 }
 
 pub fn run(ctx: &AppContext, cmd: SecretsCommand) -> anyhow::Result<ExitCode> {
-    let store = ctx.secret_store();
+    use engine::api::settings;
     match cmd {
         SecretsCommand::Set { name } => {
             let value = if std::io::stdin().is_terminal() {
@@ -39,15 +39,15 @@ pub fn run(ctx: &AppContext, cmd: SecretsCommand) -> anyhow::Result<ExitCode> {
                 v.trim_end_matches(['\r', '\n']).to_string()
             };
             anyhow::ensure!(!value.is_empty(), "the value is empty; nothing stored");
-            store.set(&name, &value)?;
+            settings::set_secret(ctx, &name, &value)?;
             eprintln!("stored {name} in the system keyring");
         }
         SecretsCommand::Delete { name } => {
-            store.delete(&name)?;
+            settings::delete_secret(ctx, &name)?;
             eprintln!("deleted {name}");
         }
         SecretsCommand::List => {
-            for name in store.names() {
+            for name in settings::secret_names(ctx) {
                 println!("{name}");
             }
         }

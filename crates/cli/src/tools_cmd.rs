@@ -85,28 +85,33 @@ pub fn run(ctx: &AppContext, cmd: ToolsCommand) -> anyhow::Result<ExitCode> {
                 search,
             };
             let out = out.unwrap_or_else(|| ctx.paths().config_dir.join("tools"));
-            import_openapi(&source, &selection, &out, dry_run)
+            import_openapi(ctx, &source, &selection, &out, dry_run)
         }
     }
 }
 
 fn import_openapi(
+    ctx: &AppContext,
     source: &str,
     selection: &engine::openapi::Selection,
     out: &std::path::Path,
     dry_run: bool,
 ) -> anyhow::Result<ExitCode> {
     let text = if source.starts_with("http://") || source.starts_with("https://") {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()?;
-        runtime
-            .block_on(engine::openapi::fetch(source))
-            .map_err(anyhow::Error::msg)?
+        None
     } else {
-        std::fs::read_to_string(source).with_context(|| format!("cannot read {source}"))?
+        Some(std::fs::read_to_string(source).with_context(|| format!("cannot read {source}"))?)
     };
-    let imported = engine::openapi::import(source, &text, selection)?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let imported = runtime.block_on(engine::api::openapi::read(
+        ctx,
+        source,
+        text,
+        selection,
+        &tokio_util::sync::CancellationToken::new(),
+    ))?;
     if !dry_run {
         std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
     }

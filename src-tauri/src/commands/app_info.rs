@@ -129,14 +129,7 @@ pub fn save_update_url(
     state: State<'_, AppState>,
     url: String,
 ) -> Result<Option<String>, AppError> {
-    let url = engine::config_edit::normalize_update_url(&url)
-        .map_err(|e| AppError::new(ErrorCode::InvalidConfig, e))?;
-    let ctx = &state.engine()?.ctx;
-    let mut settings = ctx.config().settings.clone();
-    settings.update_url = url.clone();
-    engine::config_edit::save_settings(&ctx.paths().config_dir, &settings)?;
-    state.engine()?.reload_config();
-    Ok(url)
+    engine::api::settings::save_update_url(state.engine()?, &url).map_err(AppError::form)
 }
 
 /// Ask the update feed whether a newer version exists.

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use engine::api::direct::Asker;
-use engine::api::editor::{AgentCheck, ToolCheck, ToolTest};
+use engine::api::editor::{self, AgentCheck, ToolCheck, ToolTest};
+use engine::api::openapi::{self, OpenApiImport};
 use engine::config_files::{self, ConfigFile, FileEntry, FileKind};
 use tauri::State;
 use tokio_util::sync::CancellationToken;
@@ -21,10 +22,7 @@ pub fn list_config_files(
     state: State<'_, AppState>,
     kind: FileKind,
 ) -> Result<Vec<FileEntry>, AppError> {
-    Ok(config_files::list(
-        &state.engine()?.ctx.paths().config_dir,
-        kind,
-    ))
+    Ok(editor::files(&state.engine()?.ctx, kind))
 }
 
 /// One file's text.
@@ -35,11 +33,7 @@ pub fn read_config_file(
     kind: FileKind,
     path: String,
 ) -> Result<ConfigFile, AppError> {
-    Ok(config_files::read(
-        &state.engine()?.ctx.paths().config_dir,
-        kind,
-        &path,
-    )?)
+    Ok(editor::read_file(&state.engine()?.ctx, kind, &path)?)
 }
 
 /// Save `text` to `path` (or a new `<name>.md`), provided the disk still holds `base`; then
@@ -53,24 +47,8 @@ pub fn save_config_file(
     text: String,
     base: Option<String>,
 ) -> Result<ConfigFile, AppError> {
-    let engine = state.engine()?;
-    if kind == FileKind::Tool {
-        // The registry's rule too (unique names), which the file loader alone cannot see.
-        engine::api::editor::check_before_save(
-            &engine.ctx,
-            path.as_deref().map(std::path::Path::new),
-            &text,
-        )?;
-    }
-    let saved = config_files::save(
-        &engine.ctx.paths().config_dir,
-        kind,
-        path.as_deref(),
-        &text,
-        base.as_deref(),
-    )?;
-    state.engine()?.reload_config();
-    Ok(saved)
+    let (path, base) = (path.as_deref(), base.as_deref());
+    Ok(editor::save_file(state.engine()?, kind, path, &text, base)?)
 }
 
 /// Enable or disable a file (the leading `_`), then reload.
@@ -82,14 +60,12 @@ pub fn set_config_file_enabled(
     path: String,
     enabled: bool,
 ) -> Result<ConfigFile, AppError> {
-    let file = config_files::set_enabled(
-        &state.engine()?.ctx.paths().config_dir,
+    Ok(editor::set_file_enabled(
+        state.engine()?,
         kind,
         &path,
         enabled,
-    )?;
-    state.engine()?.reload_config();
-    Ok(file)
+    )?)
 }
 
 /// Delete a file, then reload.
@@ -100,9 +76,7 @@ pub fn delete_config_file(
     kind: FileKind,
     path: String,
 ) -> Result<(), AppError> {
-    config_files::delete(&state.engine()?.ctx.paths().config_dir, kind, &path)?;
-    state.engine()?.reload_config();
-    Ok(())
+    Ok(editor::delete_file(state.engine()?, kind, &path)?)
 }
 
 /// The text a new HTTP tool starts from: placeholders only (not the commented example, whose
@@ -124,7 +98,7 @@ pub async fn check_tool_draft(
 ) -> Result<ToolCheck, AppError> {
     let ctx = state.engine()?.ctx.clone();
     tokio::task::spawn_blocking(move || {
-        engine::api::editor::check_tool(&ctx, path.map(PathBuf::from).as_deref(), &text)
+        editor::check_tool(&ctx, path.map(PathBuf::from).as_deref(), &text)
     })
     .await
     .map_err(|e| AppError::new(ErrorCode::Io, format!("the check stopped: {e}")))
@@ -138,7 +112,7 @@ pub fn check_agent_draft(
     path: Option<String>,
     text: String,
 ) -> Result<AgentCheck, AppError> {
-    Ok(engine::api::editor::check_agent(
+    Ok(editor::check_agent(
         &state.engine()?.ctx,
         path.map(PathBuf::from).as_deref(),
         &text,
@@ -158,7 +132,7 @@ pub async fn test_tool_draft(
     let engine = state.engine()?;
     let timeout = Duration::from_secs(engine.ctx.config().settings.permission_timeout_secs.max(1));
     let params: indexmap::IndexMap<String, String> = params.into_iter().collect();
-    Ok(engine::api::editor::test_tool(
+    Ok(editor::test_tool(
         &engine.ctx,
         path.map(PathBuf::from).as_deref(),
         &text,
@@ -182,7 +156,7 @@ pub fn cancel_tool_test(state: State<'_, AppState>) -> Result<(), AppError> {
         .runs
         .runner()
         .broker()
-        .deny_all(Some(engine::api::editor::TEST_CONVERSATION));
+        .deny_all(Some(editor::TEST_CONVERSATION));
     Ok(())
 }
 
@@ -195,50 +169,6 @@ pub fn cancel_openapi_import(reading: State<'_, OpenApiReading>) -> Result<(), A
         token.cancel();
     }
     Ok(())
-}
-
-/// One tool an OpenAPI import generated, to pick and review before saving.
-#[derive(Debug, Clone, serde::Serialize, specta::Type)]
-pub struct ImportedTool {
-    /// The tool name.
-    pub name: String,
-    /// The file it would be saved as.
-    pub file_name: String,
-    /// The whole tool file (Markdown with frontmatter), as the editor opens it.
-    pub text: String,
-    /// `GET /pets/{petId}`.
-    pub operation: String,
-    /// The operation's one-line summary.
-    pub summary: String,
-    /// The operation's tags.
-    pub tags: Vec<String>,
-    /// The secrets it uses (their names).
-    pub secrets: Vec<String>,
-    /// A tool file of that name is already in the config folder (saving it would not replace
-    /// it: the editor's save refuses).
-    pub exists: bool,
-}
-
-/// An operation that could not be imported, and why.
-#[derive(Debug, Clone, serde::Serialize, specta::Type)]
-pub struct ImportSkipped {
-    /// `operationId (GET /path)`.
-    pub operation: String,
-    /// Why.
-    pub reason: String,
-}
-
-/// Everything an OpenAPI description offers as HTTP tools.
-#[derive(Debug, Clone, serde::Serialize, specta::Type)]
-pub struct OpenApiImport {
-    /// The API's title.
-    pub title: String,
-    /// Operations in the description.
-    pub total: u32,
-    /// The operations that can be tools, in document order.
-    pub tools: Vec<ImportedTool>,
-    /// Those that cannot, with the reason.
-    pub skipped: Vec<ImportSkipped>,
 }
 
 /// The OpenAPI import being read, so that [`cancel_openapi_import`] can stop it.
@@ -258,7 +188,6 @@ pub async fn import_openapi(
     source: String,
     text: Option<String>,
 ) -> Result<OpenApiImport, AppError> {
-    let config_dir = state.engine()?.ctx.paths().config_dir.clone();
     let token = tokio_util::sync::CancellationToken::new();
     if let Some(previous) = reading
         .0
@@ -268,77 +197,6 @@ pub async fn import_openapi(
     {
         previous.cancel();
     }
-    let cancelled = || AppError::new(ErrorCode::Io, engine::openapi::schema::CANCELLED);
-    let source = source.trim().to_string();
-    let text = match text {
-        Some(text) => text,
-        None if source.starts_with("http://") || source.starts_with("https://") => {
-            tokio::select! {
-                fetched = engine::openapi::fetch(&source) => {
-                    fetched.map_err(|e| AppError::new(ErrorCode::Io, e))?
-                }
-                _ = token.cancelled() => return Err(cancelled()),
-            }
-        }
-        None => {
-            return Err(AppError::new(
-                ErrorCode::InvalidConfig,
-                format!("`{source}` is not an http:// or https:// URL; choose a file instead"),
-            ))
-        }
-    };
-    let stop = token.clone();
-    let imported = tokio::task::spawn_blocking(move || {
-        engine::openapi::import_cancellable(
-            &source,
-            &text,
-            &engine::openapi::Selection::default(),
-            &|| stop.is_cancelled(),
-        )
-    })
-    .await
-    .map_err(|e| AppError::new(ErrorCode::Io, format!("the import stopped: {e}")))?
-    .map_err(|e| {
-        if token.is_cancelled() {
-            cancelled()
-        } else {
-            AppError::new(ErrorCode::InvalidConfig, e.to_string())
-        }
-    })?;
-    // A tool of that name, or a file of that name (enabled or not), is already there.
-    let existing: std::collections::HashSet<String> =
-        config_files::list(&config_dir, FileKind::Tool)
-            .into_iter()
-            .flat_map(|f| {
-                let stem = f.file_name.trim_start_matches('_').to_string();
-                [f.name, Some(stem)]
-            })
-            .flatten()
-            .collect();
-    Ok(OpenApiImport {
-        title: imported.title,
-        total: imported.total as u32,
-        tools: imported
-            .tools
-            .into_iter()
-            .map(|t| ImportedTool {
-                exists: existing.contains(&t.name) || existing.contains(&t.file_name),
-                name: t.name,
-                file_name: t.file_name,
-                text: t.text,
-                operation: t.operation,
-                summary: t.summary,
-                tags: t.tags,
-                secrets: t.secrets,
-            })
-            .collect(),
-        skipped: imported
-            .skipped
-            .into_iter()
-            .map(|s| ImportSkipped {
-                operation: s.operation,
-                reason: s.reason,
-            })
-            .collect(),
-    })
+    let ctx = state.engine()?.ctx.clone();
+    Ok(openapi::read(&ctx, &source, text, &Default::default(), &token).await?)
 }

@@ -3,15 +3,14 @@
 //! and a test call of one tool through the same gate as a run's calls.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::time::Duration;
 
-use engine::api::direct::{call_tool, Asker};
-use engine::api::editor::{ToolTest, TEST_CONVERSATION};
-use engine::mcp::config::{self as mcp_config, EditError};
+use engine::api::direct::Asker;
+use engine::api::editor::ToolTest;
+use engine::api::mcp::{self, NoSuchMcpTool};
+use engine::mcp::config::EditError;
 use engine::mcp::hub::UnknownServer;
 use engine::mcp::{McpServerView, McpToolInfo};
-use engine::Engine;
 use tauri::{AppHandle, State};
 use tokio_util::sync::CancellationToken;
 
@@ -35,8 +34,10 @@ impl From<UnknownServer> for AppError {
     }
 }
 
-fn mcp_file(engine: &Engine) -> PathBuf {
-    engine.ctx.paths().config_dir.join(mcp_config::FILE)
+impl From<NoSuchMcpTool> for AppError {
+    fn from(e: NoSuchMcpTool) -> Self {
+        Self::new(ErrorCode::NotFound, e.to_string())
+    }
 }
 
 /// Every server of `mcp.json`, in file order, with its status, command and stderr tail.
@@ -61,27 +62,7 @@ pub fn mcp_server_tools(
 #[tauri::command]
 #[specta::specta]
 pub fn mcp_server_config(state: State<'_, AppState>, name: String) -> Result<String, AppError> {
-    let path = mcp_file(state.engine()?);
-    let text = std::fs::read_to_string(&path).map_err(|e| {
-        AppError::new(
-            ErrorCode::Io,
-            format!("cannot read {}: {e}", path.display()),
-        )
-    })?;
-    server_block(&text, &name).ok_or_else(|| {
-        AppError::new(
-            ErrorCode::NotFound,
-            format!("there is no server `{name}` in {}", path.display()),
-        )
-    })
-}
-
-/// `{"mcpServers": {name: entry}}` of the entry `name` in the text of an `mcp.json`.
-fn server_block(text: &str, name: &str) -> Option<String> {
-    let file: serde_json::Value = serde_json::from_str(text).ok()?;
-    let entry = file.get("mcpServers")?.get(name)?.clone();
-    let block = serde_json::json!({ "mcpServers": { name: entry } });
-    serde_json::to_string_pretty(&block).ok()
+    Ok(mcp::server_config(state.engine()?, &name)?)
 }
 
 /// Add or replace the servers of pasted JSON (one server by name, or a whole `mcpServers`
@@ -94,24 +75,18 @@ pub fn mcp_save_servers(
     json: String,
     replacing: Option<String>,
 ) -> Result<Vec<String>, AppError> {
-    let engine = state.engine()?;
-    let path = mcp_file(engine);
-    let names = mcp_config::upsert_servers(&path, &json)?;
-    if let Some(old) = replacing.filter(|old| !names.contains(old)) {
-        mcp_config::remove_server(&path, &old)?;
-    }
-    engine.reload_config();
-    Ok(names)
+    Ok(mcp::save_servers(
+        state.engine()?,
+        &json,
+        replacing.as_deref(),
+    )?)
 }
 
 /// Remove the server `name` from `mcp.json` (its process ends), then reload.
 #[tauri::command]
 #[specta::specta]
 pub fn mcp_remove_server(state: State<'_, AppState>, name: String) -> Result<(), AppError> {
-    let engine = state.engine()?;
-    mcp_config::remove_server(&mcp_file(engine), &name)?;
-    engine.reload_config();
-    Ok(())
+    Ok(mcp::remove_server(state.engine()?, &name)?)
 }
 
 /// Disable (stop, and do not start again) or enable the server `name`, then reload.
@@ -122,10 +97,7 @@ pub fn mcp_set_disabled(
     name: String,
     disabled: bool,
 ) -> Result<(), AppError> {
-    let engine = state.engine()?;
-    mcp_config::set_disabled(&mcp_file(engine), &name, disabled)?;
-    engine.reload_config();
-    Ok(())
+    Ok(mcp::set_disabled(state.engine()?, &name, disabled)?)
 }
 
 /// Stop and start the server `name` again (a failed one too).
@@ -191,54 +163,12 @@ pub async fn mcp_test_tool(
     params: BTreeMap<String, String>,
 ) -> Result<ToolTest, AppError> {
     let engine = state.engine()?;
-    let registry = engine.ctx.conversation_registry(TEST_CONVERSATION);
-    let tool = registry
-        .get(&name)
-        .filter(|t| matches!(t.source(), engine::tools::ToolSource::Mcp { .. }))
-        .ok_or_else(|| {
-            AppError::new(
-                ErrorCode::NotFound,
-                format!("there is no MCP tool `{name}`: its server is not ready (see its status)"),
-            )
-        })?;
     let timeout = Duration::from_secs(engine.ctx.config().settings.permission_timeout_secs.max(1));
-    let params: indexmap::IndexMap<String, String> = params.into_iter().collect();
-    let typed = engine::tools::pipeline::prepare(&tool.spec().params, &params).unwrap_or_default();
-    let tool_ctx = engine.ctx.tool_context(Some(TEST_CONVERSATION));
-    let started = std::time::Instant::now();
-    let call = call_tool(
-        &engine.ctx,
-        tool.as_ref(),
-        &params,
-        TEST_CONVERSATION,
-        Asker::Broker {
-            broker: engine.runs.runner().broker(),
-            timeout,
-            cancel: CancellationToken::new(),
-        },
-        // A test's "always allow" must not outlive the test.
-        false,
-        &tool_ctx,
-        engine.events.as_ref(),
-    )
-    .await;
-    Ok(ToolTest::from_call(call, typed, None, started))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::server_block;
-
-    #[test]
-    fn a_server_is_edited_as_its_own_block() {
-        let file = r#"{"mcpServers": {"a": {"command": "x"}, "b": {"url": "https://h/mcp", "headers": {"Authorization": "Bearer {{TOKEN}}"}}}}"#;
-        let block: serde_json::Value =
-            serde_json::from_str(&server_block(file, "b").unwrap()).unwrap();
-        assert_eq!(
-            block,
-            serde_json::json!({"mcpServers": {"b": {"url": "https://h/mcp", "headers": {"Authorization": "Bearer {{TOKEN}}"}}}})
-        );
-        assert_eq!(server_block(file, "c"), None);
-        assert_eq!(server_block("not json", "a"), None);
-    }
+    let ask = Asker::Broker {
+        broker: engine.runs.runner().broker(),
+        timeout,
+        cancel: CancellationToken::new(),
+    };
+    let params = params.into_iter().collect();
+    Ok(mcp::test_tool(engine, &name, &params, ask, engine.events.as_ref()).await?)
 }

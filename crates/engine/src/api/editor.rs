@@ -10,8 +10,9 @@ use serde::Serialize;
 
 use super::direct::{call_tool, Asker};
 use crate::config_error::ConfigError;
-use crate::config_files::{self, FileKind};
+use crate::config_files::{self, ConfigFile, FileEntry, FileError, FileKind};
 use crate::context::AppContext;
+use crate::engine::Engine;
 use crate::events::EventSink;
 use crate::secrets::SecretSource;
 use crate::tool_spec::Params;
@@ -321,4 +322,52 @@ pub fn check_agent(ctx: &AppContext, path: Option<&Path>, text: &str) -> AgentCh
             role_prompt: agent.role_prompt,
         }),
     }
+}
+/// Every tool or agent file of the config folder, enabled or disabled.
+pub fn files(ctx: &AppContext, kind: FileKind) -> Vec<FileEntry> {
+    config_files::list(&ctx.paths().config_dir, kind)
+}
+
+/// One config file's text, to edit.
+pub fn read_file(ctx: &AppContext, kind: FileKind, path: &str) -> Result<ConfigFile, FileError> {
+    config_files::read(&ctx.paths().config_dir, kind, path)
+}
+
+/// Save `text` to `path` (or a new `<name>.md`), provided the disk still holds `base`, then
+/// reload so the change is live. A tool file is first checked against the other tools too
+/// (unique names), which the file loader alone cannot see; a draft that does not load is
+/// [`FileError::Invalid`], and nothing is written.
+pub fn save_file(
+    engine: &Engine,
+    kind: FileKind,
+    path: Option<&str>,
+    text: &str,
+    base: Option<&str>,
+) -> Result<ConfigFile, FileError> {
+    if kind == FileKind::Tool {
+        check_before_save(&engine.ctx, path.map(Path::new), text)
+            .map_err(|e| FileError::Invalid(vec![e]))?;
+    }
+    let saved = config_files::save(&engine.ctx.paths().config_dir, kind, path, text, base)?;
+    engine.reload_config();
+    Ok(saved)
+}
+
+/// Enable or disable a config file (its leading `_`), then reload.
+pub fn set_file_enabled(
+    engine: &Engine,
+    kind: FileKind,
+    path: &str,
+    enabled: bool,
+) -> Result<ConfigFile, FileError> {
+    let file = config_files::set_enabled(&engine.ctx.paths().config_dir, kind, path, enabled)?;
+    engine.reload_config();
+    Ok(file)
+}
+
+/// Delete a config file, then reload.
+pub fn delete_file(engine: &Engine, kind: FileKind, path: &str) -> Result<(), FileError> {
+    config_files::delete(&engine.ctx.paths().config_dir, kind, path)?;
+    engine.reload_config();
+    Ok(())
 }

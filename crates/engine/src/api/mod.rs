@@ -1,18 +1,26 @@
 //! The engine's API for the front ends: what the desktop's commands and `artifactflow-cli` call,
-//! each over an opened [`AppContext`](crate::context::AppContext), so the two front ends do the
-//! same thing the same way.
+//! each over an opened [`AppContext`](crate::context::AppContext) (or the [`Engine`](crate::Engine),
+//! for a write that reloads the config), so the two front ends do the same thing the same way.
 //!
+//! - [`artifacts`]: the artifact library: pages, versions, text and bytes, delete, export.
 //! - [`catalog`]: the agents and the tools as the front ends list them.
 //! - [`conversations`]: the conversation list and pages, one conversation opened, rename,
 //!   the transcript, the permission grants.
-//! - [`settings`]: what the Settings screen shows, with the secrets the config needs.
+//! - [`settings`]: what the Settings screen shows and saves (profiles, the permission timeout,
+//!   the global rules, the update feed), the compiled permission rules, secrets.
 //! - [`direct`]: call one tool outside an agent run, through the same gate as a run's calls.
-//! - [`editor`]: the HTTP tool and agent editors' checks and test runs.
+//! - [`editor`]: the config files the HTTP tool and agent editors read and save, their checks
+//!   and test runs.
+//! - [`mcp`]: the MCP servers of `mcp.json` edited, and a test call of one of their tools.
+//! - [`openapi`]: HTTP tools generated from an OpenAPI description, to review before saving.
 //! - [`check`]: "what would happen to this call?", the permission decision without running it.
 
+pub mod artifacts;
 pub mod catalog;
 pub mod check;
 pub mod conversations;
 pub mod direct;
 pub mod editor;
+pub mod mcp;
+pub mod openapi;
 pub mod settings;

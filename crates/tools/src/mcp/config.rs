@@ -353,10 +353,12 @@ pub enum EditError {
     #[error("there is no server `{0}` in mcp.json")]
     Unknown(String),
     /// Reading or writing failed.
-    #[error("cannot write {path}: {source}")]
+    #[error("cannot {} {path}: {source}", if *.reading { "read" } else { "write" })]
     Io {
         /// The file.
         path: PathBuf,
+        /// It was being read (else written).
+        reading: bool,
         /// The I/O error.
         #[source]
         source: std::io::Error,
@@ -436,8 +438,9 @@ fn edit<T>(
     path: &Path,
     f: impl FnOnce(&mut Map<String, Value>) -> Result<T, EditError>,
 ) -> Result<T, EditError> {
-    let io = |source| EditError::Io {
+    let io = |reading, source| EditError::Io {
         path: path.to_path_buf(),
+        reading,
         source,
     };
     let mut root = match std::fs::read_to_string(path) {
@@ -454,7 +457,7 @@ fn edit<T>(
             Err(e) => return Err(EditError::Broken(json_error(path, &e, None))),
         },
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Map::new(),
-        Err(e) => return Err(io(e)),
+        Err(e) => return Err(io(true, e)),
     };
     let servers = root
         .entry("mcpServers")
@@ -471,15 +474,63 @@ fn edit<T>(
     let mut text = serde_json::to_string_pretty(&Value::Object(root)).expect("JSON serialises");
     text.push('\n');
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(io)?;
+        std::fs::create_dir_all(dir).map_err(|e| io(false, e))?;
     }
-    crate::util::fs::write_atomically(path, text.as_bytes()).map_err(io)?;
+    crate::util::fs::write_atomically(path, text.as_bytes()).map_err(|e| io(false, e))?;
     Ok(out)
+}
+
+/// The server `name` of the `mcp.json` at `path` as it is written there, as a
+/// `{"mcpServers": {name: entry}}` block to edit (secrets stay `{{VAR}}` references: the file
+/// never holds their values).
+pub fn server_block(path: &Path, name: &str) -> Result<String, EditError> {
+    let text = std::fs::read_to_string(path).map_err(|source| match source.kind() {
+        std::io::ErrorKind::NotFound => EditError::Unknown(name.to_string()),
+        _ => EditError::Io {
+            path: path.to_path_buf(),
+            reading: true,
+            source,
+        },
+    })?;
+    let file: Value =
+        serde_json::from_str(&text).map_err(|e| EditError::Broken(json_error(path, &e, None)))?;
+    let entry = file
+        .get("mcpServers")
+        .and_then(|servers| servers.get(name))
+        .ok_or_else(|| EditError::Unknown(name.to_string()))?;
+    let block = serde_json::json!({ "mcpServers": { name: entry } });
+    Ok(serde_json::to_string_pretty(&block).expect("JSON serialises"))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_server_is_edited_as_its_own_block() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE);
+        std::fs::write(
+            &path,
+            r#"{"mcpServers": {"a": {"command": "x"}, "b": {"url": "https://h/mcp", "headers": {"Authorization": "Bearer {{TOKEN}}"}}}}"#,
+        )
+        .unwrap();
+        let block: Value = serde_json::from_str(&server_block(&path, "b").unwrap()).unwrap();
+        assert_eq!(
+            block,
+            serde_json::json!({"mcpServers": {"b": {"url": "https://h/mcp", "headers": {"Authorization": "Bearer {{TOKEN}}"}}}})
+        );
+        assert!(matches!(server_block(&path, "c"), Err(EditError::Unknown(n)) if n == "c"));
+        std::fs::write(&path, "not json").unwrap();
+        assert!(matches!(
+            server_block(&path, "a"),
+            Err(EditError::Broken(_))
+        ));
+        assert!(matches!(
+            server_block(&dir.path().join("none.json"), "a"),
+            Err(EditError::Unknown(_))
+        ));
+    }
 
     const FILE_TEXT: &str = r#"{
   "mcpServers": {
