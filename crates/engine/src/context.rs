@@ -102,6 +102,31 @@ impl AppContext {
         &self.paths
     }
 
+    /// `profile` as a client needs it: a local model's name resolved to its file in the models
+    /// folder (a path is kept). A local model that is not there is an error saying where it
+    /// was looked for and what to do.
+    pub fn client_profile(
+        &self,
+        profile: &crate::models::ModelProfile,
+    ) -> Result<crate::models::ModelProfile, String> {
+        let mut profile = profile.clone();
+        if profile.api == crate::models::Api::Local {
+            let dir = self.paths.models_dir();
+            let file =
+                crate::models::local::resolve_model(&profile.model, &dir).ok_or_else(|| {
+                    format!(
+                        "model profile `{}` runs the local model `{}`, which is not in the models \
+                     folder ({}): download or import it (Models), or put the .gguf file there",
+                        profile.name,
+                        profile.model,
+                        dir.display()
+                    )
+                })?;
+            profile.model = file.display().to_string();
+        }
+        Ok(profile)
+    }
+
     /// This process, as the owner of the runs it starts.
     pub fn owner(&self) -> &ProcessOwner {
         &self.owner

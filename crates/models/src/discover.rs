@@ -39,7 +39,7 @@ impl ModelList {
 fn list_url(profile: &ModelProfile) -> String {
     let base = profile.base_url.trim_end_matches('/');
     match profile.api {
-        Api::Openai => format!("{base}/models"),
+        Api::Openai | Api::Local => format!("{base}/models"),
         Api::Anthropic => format!("{base}/v1/models"),
     }
 }
@@ -53,6 +53,11 @@ pub async fn list_models(
     key: Option<String>,
     secrets: Arc<SecretResolver>,
 ) -> ModelList {
+    if profile.api == Api::Local {
+        return ModelList::note(
+            "A local model is a GGUF file of the models folder (or a path to one).".into(),
+        );
+    }
     let Ok(key) = request_key(profile, key, &secrets).await else {
         return ModelList::note(
             "The API key is not set yet, so the server's models cannot be listed.".into(),
@@ -106,7 +111,7 @@ async fn fetch(url: &str, api: Api, key: Option<&str>) -> Result<Vec<String>, St
     let mut request = client.get(url);
     if let Some(key) = key {
         request = match api {
-            Api::Openai => request.bearer_auth(key),
+            Api::Openai | Api::Local => request.bearer_auth(key),
             Api::Anthropic => request.header("x-api-key", key),
         };
     }

@@ -21,6 +21,7 @@ use tokio_util::sync::CancellationToken;
 mod anthropic;
 pub mod discover;
 mod http;
+pub mod local;
 mod openai;
 pub mod profiles;
 mod sse;
@@ -66,6 +67,7 @@ pub fn client_with_retries(
             policy,
             anthropic::Anthropic,
         )),
+        Api::Local => Arc::new(local::LocalModel::new(profile.clone(), secrets)),
     }
 }
 

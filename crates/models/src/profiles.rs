@@ -49,6 +49,9 @@ pub enum Api {
     Openai,
     /// Anthropic Messages (`POST {base_url}/v1/messages`).
     Anthropic,
+    /// A GGUF model run on this computer by the app's own llama.cpp runtime: `model` names a
+    /// file of the models folder (or is a path to one); no `base_url`, no key.
+    Local,
 }
 
 /// How a profile's model calls tools.
@@ -392,28 +395,36 @@ fn check_profile(entry: &Value) -> Result<ModelProfile, FieldError> {
     let api = match required_text(map, "api")?.as_str() {
         "openai" => Api::Openai,
         "anthropic" => Api::Anthropic,
+        "local" => Api::Local,
         other => {
             return Err((
                 Some("api".into()),
                 format!(
-                "unknown api `{other}`; use `openai` (any OpenAI-compatible server) or `anthropic`"
+                "unknown api `{other}`; use `openai` (any OpenAI-compatible server), `anthropic`, or \
+                 `local` (a model file run on this computer)"
             ),
             ))
         }
     };
-    let base_url = required_text(map, "base_url")?
-        .trim()
-        .trim_end_matches('/')
-        .to_string();
-    match reqwest::Url::parse(&base_url) {
-        Ok(url) if matches!(url.scheme(), "http" | "https") && url.host().is_some() => {}
-        _ => {
-            return Err((
-                Some("base_url".into()),
-                format!("`{base_url}` is not a full http:// or https:// URL"),
-            ))
+    // A local model is run by the app itself: it has no server to name.
+    let base_url = if api == Api::Local {
+        String::new()
+    } else {
+        let base_url = required_text(map, "base_url")?
+            .trim()
+            .trim_end_matches('/')
+            .to_string();
+        match reqwest::Url::parse(&base_url) {
+            Ok(url) if matches!(url.scheme(), "http" | "https") && url.host().is_some() => {}
+            _ => {
+                return Err((
+                    Some("base_url".into()),
+                    format!("`{base_url}` is not a full http:// or https:// URL"),
+                ))
+            }
         }
-    }
+        base_url
+    };
     let model = required_text(map, "model")?;
     let api_key = match map.get("api_key") {
         None | Some(Value::Null) => None,
@@ -449,6 +460,16 @@ fn check_profile(entry: &Value) -> Result<ModelProfile, FieldError> {
         None | Some(Value::Null) => None,
         Some(value) => Some(check_limits(value)?),
     };
+    if api == Api::Local
+        && matches!(map.get("tool_calls"), Some(Value::String(s)) if s.trim() == "native")
+    {
+        return Err((
+            Some("tool_calls".into()),
+            "a local model calls tools in the text format: leave `tool_calls` out or set it to \
+             `text`"
+                .into(),
+        ));
+    }
     let tool_calls = match map.get("tool_calls") {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) if s.trim() == "text" => Some(ToolCallMode::Text),
@@ -622,6 +643,25 @@ mod tests {
         assert_eq!(profiles[1].api_key, None);
         assert_eq!(profiles[2].api, Api::Anthropic);
         assert_eq!(profiles[2].max_tokens, Some(8192));
+    }
+
+    #[test]
+    fn a_local_profile_needs_no_server_and_calls_tools_in_text() {
+        let text = "profiles:\n  - name: here\n    api: local\n    model: smollm2-135m\n";
+        let (profiles, errors) = parse_profiles(Path::new("models.yaml"), text);
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(profiles[0].api, Api::Local);
+        assert_eq!(profiles[0].base_url, "");
+        assert_eq!(profiles[0].model, "smollm2-135m");
+        let native = format!("{text}    tool_calls: native\n");
+        let (_, errors) = parse_profiles(Path::new("models.yaml"), &native);
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(errors[0].message.contains("text format"), "{errors:?}");
+        let (_, errors) = parse_profiles(
+            Path::new("models.yaml"),
+            "profiles:\n  - name: x\n    api: lokal\n    model: m\n",
+        );
+        assert!(errors[0].message.contains("`local`"), "{errors:?}");
     }
 
     #[test]

@@ -199,6 +199,7 @@ fn slot(profile: &ModelProfile) -> Slot {
     let api = match profile.api {
         Api::Openai => "openai",
         Api::Anthropic => "anthropic",
+        Api::Local => "local",
     };
     let key = (
         api.to_string(),

@@ -89,6 +89,16 @@ pub(super) fn root_url(base_url: &str) -> &str {
 
 /// Ask `profile`'s server for its window, sending `key` the way a chat call does.
 pub(super) async fn ask(profile: &ModelProfile, key: Option<&str>) -> ServerAnswer {
+    // The app's own runtime says its context when it is ready (it is started to ask).
+    if profile.api == Api::Local {
+        return match crate::local::context_size(profile).await {
+            Ok(tokens) => ServerAnswer::Window {
+                tokens,
+                from: "the local runtime's context".into(),
+            },
+            Err(e) => ServerAnswer::Failed(e.to_string()),
+        };
+    }
     let client = match crate::net::client_builder(crate::net::Secrets::Carried)
         .timeout(TIMEOUT)
         .build()
@@ -106,7 +116,7 @@ pub(super) async fn ask(profile: &ModelProfile, key: Option<&str>) -> ServerAnsw
 
     // 1. The model list.
     let list_url = match profile.api {
-        Api::Openai => format!("{base}/models"),
+        Api::Openai | Api::Local => format!("{base}/models"),
         Api::Anthropic => format!("{base}/v1/models"),
     };
     let mut trained = None;
@@ -183,7 +193,7 @@ impl Asker<'_> {
     async fn send(&self, mut request: reqwest::RequestBuilder) -> Result<Value, Fetch> {
         if let Some(key) = self.key {
             request = match self.api {
-                Api::Openai => request.bearer_auth(key),
+                Api::Openai | Api::Local => request.bearer_auth(key),
                 Api::Anthropic => request.header("x-api-key", key),
             };
         }

@@ -84,6 +84,11 @@ pub enum PathsError {
 }
 
 impl AppPaths {
+    /// The models folder: the GGUF files local models run from (`DATA/models`).
+    pub fn models_dir(&self) -> PathBuf {
+        self.data_dir.join("models")
+    }
+
     /// Paths under one home folder: `HOME/config`, `HOME/data/artifactflow.db`, `HOME/logs`.
     pub fn under_home(home: &Path) -> Self {
         let data_dir = home.join("data");

@@ -132,7 +132,14 @@ pub fn save_permission_rules(engine: &Engine, rules: &[RuleSpec]) -> Result<(), 
 
 /// Send a tiny request through `profile` (its key resolved from the keyring or `.env`).
 pub async fn test_profile(ctx: &AppContext, profile: &ModelProfile) -> ConnectionTest {
-    config_edit::test_profile(profile, ctx.secret_resolver()).await
+    match ctx.client_profile(profile) {
+        Ok(profile) => config_edit::test_profile(&profile, ctx.secret_resolver()).await,
+        Err(message) => ConnectionTest {
+            ok: false,
+            latency_ms: 0,
+            message,
+        },
+    }
 }
 
 /// The models `profile`'s server lists, for the profile form's picker. `key` is a key typed
@@ -154,7 +161,10 @@ pub async fn discover_context_window(
     profile: &ModelProfile,
     key: Option<String>,
 ) -> WindowHint {
-    crate::models::window::discover(profile, key, ctx.secret_resolver()).await
+    let profile = ctx
+        .client_profile(profile)
+        .unwrap_or_else(|_| profile.clone());
+    crate::models::window::discover(&profile, key, ctx.secret_resolver()).await
 }
 
 /// Store a secret in the OS keyring (no command ever returns its value). Blocks on the

@@ -100,9 +100,8 @@ impl ContextModels {
                     agent.name,
                     if names.is_empty() { "none — add one in Settings".to_string() } else { names.join(", ") }
                 )
-            })?
-            .clone();
-        Ok(profile)
+            })?;
+        self.ctx.client_profile(profile)
     }
 }
 

@@ -47,6 +47,7 @@ async fn neither_dialect_follows_a_redirect_to_another_origin() {
         let base = match api {
             Api::Openai => format!("{a}/v1"),
             Api::Anthropic => a.clone(),
+            Api::Local => unreachable!("only the HTTP dialects are listed"),
         };
         let model = client(
             &profile(api, &base, Some("AF_MODELS_REDIRECT_KEY")),

@@ -229,6 +229,7 @@ async fn a_context_length_refusal_is_typed_and_not_retried() {
         let base = match api {
             Api::Openai => server.openai_base_url(),
             Api::Anthropic => server.base_url.clone(),
+            Api::Local => unreachable!("only the HTTP dialects are listed"),
         };
         let model = client(&profile(api, &base, None), secrets);
         match call(&*model).await.0 {

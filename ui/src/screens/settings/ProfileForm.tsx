@@ -41,6 +41,8 @@ export function ProfileForm(props: {
   };
 
   const secret = draft.secretName.trim();
+  // A local model is a file run by the app itself: no server address, no key.
+  const local = draft.api === "local";
   const keyIsSet = props.secretNames.includes(secret);
 
   return (
@@ -108,28 +110,36 @@ export function ProfileForm(props: {
               {...c}
               value={draft.api}
               disabled={disabled}
-              onChange={(e) =>
-                editor.update({ api: e.target.value === "anthropic" ? "anthropic" : "openai" })
-              }
+              onChange={(e) => {
+                const api = e.target.value;
+                editor.update(
+                  api === "local"
+                    ? { api: "local", base_url: "", useKey: false }
+                    : { api: api === "anthropic" ? "anthropic" : "openai" },
+                );
+              }}
             >
               <option value="openai">OpenAI-compatible</option>
               <option value="anthropic">Anthropic</option>
+              <option value="local">On this computer (a GGUF model file)</option>
             </select>
           )}
         </Field>
-        <Field label="Base URL" error={fe.base_url} className="span-2">
-          {(c) => (
-            <input
-              {...c}
-              type="url"
-              value={draft.base_url}
-              disabled={disabled}
-              spellCheck={false}
-              placeholder="https://api.example.com/v1"
-              onChange={(e) => editor.update({ base_url: e.target.value })}
-            />
-          )}
-        </Field>
+        {!local && (
+          <Field label="Base URL" error={fe.base_url} className="span-2">
+            {(c) => (
+              <input
+                {...c}
+                type="url"
+                value={draft.base_url}
+                disabled={disabled}
+                spellCheck={false}
+                placeholder="https://api.example.com/v1"
+                onChange={(e) => editor.update({ base_url: e.target.value })}
+              />
+            )}
+          </Field>
+        )}
         <ModelField
           draft={draft}
           value={draft.model}
@@ -139,69 +149,71 @@ export function ProfileForm(props: {
         />
       </div>
 
-      <fieldset className="key-group" disabled={disabled}>
-        <legend>API key</legend>
-        <label className="checkbox">
-          <input
-            type="checkbox"
-            checked={draft.useKey}
-            onChange={(e) => editor.update({ useKey: e.target.checked })}
-          />
-          This server needs an API key
-        </label>
-        {draft.useKey && (
-          <div className="form-grid">
-            <Field
-              label="Secret name"
-              hint={
-                <>
-                  The profile stores <code>{`{{${secret || "NAME"}}}`}</code>; the key itself stays
-                  in the system keyring.{" "}
-                  {secret !== "" &&
-                    (keyIsSet ? (
-                      <span className="tag tag-ok">set</span>
-                    ) : (
-                      <span className="tag tag-missing">not set</span>
-                    ))}
-                </>
-              }
-              error={fe.secretName}
-            >
-              {(c) => (
-                <input
-                  {...c}
-                  value={draft.secretName}
-                  autoComplete="off"
-                  spellCheck={false}
-                  onChange={(e) => editor.update({ secretName: e.target.value })}
-                />
-              )}
-            </Field>
-            <Field
-              label="API key"
-              hint={
-                editor.storedAs !== null && draft.keyValue === ""
-                  ? `Stored in the keyring as ${editor.storedAs}.`
-                  : keyIsSet
-                    ? "Leave empty to keep the stored key; type a new one to replace it."
-                    : "Stored in the keyring when you save or test; never shown again."
-              }
-              error={fe.keyValue}
-            >
-              {(c) => (
-                <input
-                  {...c}
-                  type="password"
-                  value={draft.keyValue}
-                  autoComplete="off"
-                  spellCheck={false}
-                  onChange={(e) => editor.update({ keyValue: e.target.value })}
-                />
-              )}
-            </Field>
-          </div>
-        )}
-      </fieldset>
+      {!local && (
+        <fieldset className="key-group" disabled={disabled}>
+          <legend>API key</legend>
+          <label className="checkbox">
+            <input
+              type="checkbox"
+              checked={draft.useKey}
+              onChange={(e) => editor.update({ useKey: e.target.checked })}
+            />
+            This server needs an API key
+          </label>
+          {draft.useKey && (
+            <div className="form-grid">
+              <Field
+                label="Secret name"
+                hint={
+                  <>
+                    The profile stores <code>{`{{${secret || "NAME"}}}`}</code>; the key itself
+                    stays in the system keyring.{" "}
+                    {secret !== "" &&
+                      (keyIsSet ? (
+                        <span className="tag tag-ok">set</span>
+                      ) : (
+                        <span className="tag tag-missing">not set</span>
+                      ))}
+                  </>
+                }
+                error={fe.secretName}
+              >
+                {(c) => (
+                  <input
+                    {...c}
+                    value={draft.secretName}
+                    autoComplete="off"
+                    spellCheck={false}
+                    onChange={(e) => editor.update({ secretName: e.target.value })}
+                  />
+                )}
+              </Field>
+              <Field
+                label="API key"
+                hint={
+                  editor.storedAs !== null && draft.keyValue === ""
+                    ? `Stored in the keyring as ${editor.storedAs}.`
+                    : keyIsSet
+                      ? "Leave empty to keep the stored key; type a new one to replace it."
+                      : "Stored in the keyring when you save or test; never shown again."
+                }
+                error={fe.keyValue}
+              >
+                {(c) => (
+                  <input
+                    {...c}
+                    type="password"
+                    value={draft.keyValue}
+                    autoComplete="off"
+                    spellCheck={false}
+                    onChange={(e) => editor.update({ keyValue: e.target.value })}
+                  />
+                )}
+              </Field>
+            </div>
+          )}
+        </fieldset>
+      )}
 
       <ToolCallsField
         value={draft.tool_calls}

@@ -109,8 +109,13 @@ function ProfileSummary(props: {
           <strong>{p.name}</strong>
           {p.name === "default" && <span className="tag">default</span>}
           <span className="muted">
-            {preset?.label ?? (p.api === "anthropic" ? "Anthropic API" : "OpenAI-compatible")} ·{" "}
-            {p.model}
+            {preset?.label ??
+              (p.api === "anthropic"
+                ? "Anthropic API"
+                : p.api === "local"
+                  ? "On this computer"
+                  : "OpenAI-compatible")}{" "}
+            · {p.model}
             {p.tool_calls === "native" && " · native tool calls"}
           </span>
         </div>

@@ -1,0 +1,366 @@
+//! Models run on this computer: the app's own llama.cpp runtime (`artifactflow-runtime`, the
+//! workspace's `crates/runtime`) in a process of its own, started on the first request.
+//!
+//! A profile with `api: local` names a GGUF file; the engine resolves a bare name against the
+//! models folder before it builds the client ([`resolve_model`]). The client starts the runtime
+//! for that file if it is not running (one model at a time: another file stops the one
+//! running), waits for it to say it is ready, then speaks to it as to any OpenAI-compatible
+//! server on 127.0.0.1, through the same streaming path (usage counts, cancellation, limits).
+//!
+//! A runtime that crashes, runs out of memory or is killed costs its request only: the request
+//! fails with an error saying so, and the next one starts a fresh runtime. A runtime left idle
+//! for [`idle_unload`] is stopped, which returns all its memory. The runtime also exits by itself
+//! when the process that started it ends (it watches its stdin).
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::{Arc, LazyLock};
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+use tokio::sync::Mutex;
+use tokio_util::sync::CancellationToken;
+
+use crate::http::{HttpChatModel, RetryPolicy};
+use crate::openai::OpenAi;
+use crate::profiles::{Api, ModelProfile};
+use crate::secrets::SecretResolver;
+use crate::{ChatModel, ChatRequest, ChatResponse, ModelError, Streamed};
+
+/// The runtime's file name.
+pub const RUNTIME_BIN: &str = if cfg!(windows) {
+    "artifactflow-runtime.exe"
+} else {
+    "artifactflow-runtime"
+};
+
+/// How long loading a model may take before the request gives up.
+const LOAD_TIMEOUT: Duration = Duration::from_secs(300);
+/// A local model's default idle timeout (reading a long prompt on a CPU takes a while before
+/// the first token).
+const LOCAL_IDLE_TIMEOUT: Duration = Duration::from_secs(600);
+/// Default idle time before the runtime is stopped.
+const DEFAULT_IDLE_UNLOAD: Duration = Duration::from_secs(300);
+
+/// The idle time after which the runtime is stopped: `ARTIFACTFLOW_LOCAL_IDLE_SECS` when set
+/// (tests), else five minutes.
+pub fn idle_unload() -> Duration {
+    std::env::var("ARTIFACTFLOW_LOCAL_IDLE_SECS")
+        .ok()
+        .and_then(|s| s.trim().parse::<f64>().ok())
+        .and_then(|s| Duration::try_from_secs_f64(s).ok())
+        .unwrap_or(DEFAULT_IDLE_UNLOAD)
+}
+
+/// `model` as a file: an existing path as it is, else a file of `models_dir` named `model` or
+/// `model.gguf`. `None` when there is none (the error then names the folder).
+pub fn resolve_model(model: &str, models_dir: &Path) -> Option<PathBuf> {
+    let given = Path::new(model.trim());
+    if given.is_absolute() || given.components().count() > 1 {
+        return given.is_file().then(|| given.to_path_buf());
+    }
+    [
+        models_dir.join(given),
+        models_dir.join(format!("{}.gguf", model.trim())),
+    ]
+    .into_iter()
+    .find(|p| p.is_file())
+}
+
+/// Where the runtime binary is: `ARTIFACTFLOW_RUNTIME` when set, else beside the running
+/// program (or one folder up, for test binaries under `target/*/deps`).
+fn runtime_path() -> Result<PathBuf, ModelError> {
+    if let Some(path) = std::env::var_os("ARTIFACTFLOW_RUNTIME") {
+        return Ok(PathBuf::from(path));
+    }
+    let exe = std::env::current_exe()
+        .map_err(|e| ModelError::Config(format!("cannot find the local model runtime: {e}")))?;
+    let dir = exe.parent().unwrap_or(Path::new(".")).to_path_buf();
+    let found = [Some(dir.as_path()), dir.parent()]
+        .into_iter()
+        .flatten()
+        .map(|d| d.join(RUNTIME_BIN))
+        .find(|p| p.is_file());
+    found.ok_or_else(|| {
+        ModelError::Config(format!(
+            "the local model runtime ({RUNTIME_BIN}) is not installed next to {}: reinstall \
+                 ArtifactFlow (or build it with `cargo build -p artifactflow-runtime`)",
+            dir.display()
+        ))
+    })
+}
+
+/// What identifies a loaded runtime: the same file with the same settings is reused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Key {
+    model: PathBuf,
+    ctx: Option<u32>,
+}
+
+struct Running {
+    key: Key,
+    child: Child,
+    base_url: String,
+    /// The context the runtime runs with (tokens).
+    n_ctx: u32,
+    last_used: Instant,
+}
+
+/// The one runtime of this process (one loaded model at a time).
+static RUNTIME: LazyLock<Arc<Mutex<Option<Running>>>> = LazyLock::new(Arc::default);
+
+/// The base URL and context size of a runtime serving `key`, started (and the one running
+/// stopped) if needed.
+async fn ensure(key: &Key, cancel: &CancellationToken) -> Result<(String, u32), ModelError> {
+    let mut slot = RUNTIME.lock().await;
+    if let Some(running) = slot.as_mut() {
+        let alive = matches!(running.child.try_wait(), Ok(None));
+        if alive && running.key == *key {
+            running.last_used = Instant::now();
+            return Ok((running.base_url.clone(), running.n_ctx));
+        }
+    }
+    if let Some(mut old) = slot.take() {
+        let _ = old.child.kill().await;
+    }
+    let running = start(key, cancel).await?;
+    let answer = (running.base_url.clone(), running.n_ctx);
+    *slot = Some(running);
+    drop(slot);
+    watch_idle();
+    Ok(answer)
+}
+
+/// The context `profile`'s model runs with, starting its runtime if needed (the engine's
+/// window discovery).
+pub async fn context_size(profile: &ModelProfile) -> Result<u32, ModelError> {
+    let key = key_of(profile)?;
+    Ok(ensure(&key, &CancellationToken::new()).await?.1)
+}
+
+async fn start(key: &Key, cancel: &CancellationToken) -> Result<Running, ModelError> {
+    let program = runtime_path()?;
+    let mut command = Command::new(&program);
+    command.arg("--model").arg(&key.model);
+    if let Some(ctx) = key.ctx {
+        command.arg("--ctx").arg(ctx.to_string());
+    }
+    command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true);
+    let mut child = command.spawn().map_err(|e| {
+        ModelError::Config(format!(
+            "cannot start the local model runtime {}: {e}",
+            program.display()
+        ))
+    })?;
+    let stdout = child.stdout.take().expect("stdout is piped");
+    let mut lines = BufReader::new(stdout).lines();
+    let first = tokio::select! {
+        line = tokio::time::timeout(LOAD_TIMEOUT, lines.next_line()) => line,
+        _ = cancel.cancelled() => {
+            let _ = child.kill().await;
+            return Err(ModelError::Cancelled);
+        }
+    };
+    let model = key.model.display();
+    let line = match first {
+        Ok(Ok(Some(line))) => line,
+        Ok(Ok(None)) | Ok(Err(_)) => {
+            let status = child
+                .wait()
+                .await
+                .map(|s| s.to_string())
+                .unwrap_or_default();
+            return Err(ModelError::Config(format!(
+                "the local model runtime stopped while loading {model} ({status}); the file may \
+                 be damaged, or too large for this computer's memory"
+            )));
+        }
+        Err(_) => {
+            let _ = child.kill().await;
+            return Err(ModelError::Timeout(format!(
+                "loading {model} took more than {} s",
+                LOAD_TIMEOUT.as_secs()
+            )));
+        }
+    };
+    let ready: serde_json::Value = serde_json::from_str(&line).unwrap_or_default();
+    if let Some(error) = ready.get("error").and_then(|e| e.as_str()) {
+        let _ = child.wait().await;
+        return Err(ModelError::Config(format!(
+            "the local model cannot run: {error}"
+        )));
+    }
+    let Some(port) = ready.get("port").and_then(serde_json::Value::as_u64) else {
+        let _ = child.kill().await;
+        return Err(ModelError::Protocol(
+            "the local model runtime did not say where it listens".into(),
+        ));
+    };
+    let n_ctx = ready
+        .get("n_ctx")
+        .and_then(serde_json::Value::as_u64)
+        .and_then(|n| u32::try_from(n).ok())
+        .unwrap_or(0);
+    // The runtime's stdout must keep draining (nothing more is written, but keep it open).
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    Ok(Running {
+        key: key.clone(),
+        child,
+        base_url: format!("http://127.0.0.1:{port}/v1"),
+        n_ctx,
+        last_used: Instant::now(),
+    })
+}
+
+/// Stop the runtime once it has been idle for [`idle_unload`]; one watcher per started runtime,
+/// which ends with it.
+fn watch_idle() {
+    let slot = Arc::clone(&RUNTIME);
+    let idle = idle_unload();
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep((idle / 4).max(Duration::from_millis(100))).await;
+            let mut slot = slot.lock().await;
+            let Some(running) = slot.as_mut() else { return };
+            if !matches!(running.child.try_wait(), Ok(None)) {
+                *slot = None;
+                return;
+            }
+            if running.last_used.elapsed() >= idle {
+                let _ = running.child.kill().await;
+                *slot = None;
+                return;
+            }
+        }
+    });
+}
+
+/// Mark the runtime as used now (a long answer keeps it loaded).
+async fn touch() {
+    if let Some(running) = RUNTIME.lock().await.as_mut() {
+        running.last_used = Instant::now();
+    }
+}
+
+/// Whether the runtime serving `key` has exited, and how.
+async fn exit_of(key: &Key) -> Option<String> {
+    let mut slot = RUNTIME.lock().await;
+    let running = slot.as_mut().filter(|r| r.key == *key)?;
+    match running.child.try_wait() {
+        Ok(Some(status)) => {
+            *slot = None;
+            Some(status.to_string())
+        }
+        _ => None,
+    }
+}
+
+/// The process id of the running runtime, if one is running (for tests and status).
+pub async fn runtime_pid() -> Option<u32> {
+    RUNTIME.lock().await.as_ref().and_then(|r| r.child.id())
+}
+
+/// A chat model run by the local runtime.
+pub(crate) struct LocalModel {
+    profile: ModelProfile,
+    secrets: Arc<SecretResolver>,
+}
+
+impl LocalModel {
+    pub(crate) fn new(profile: ModelProfile, secrets: Arc<SecretResolver>) -> LocalModel {
+        LocalModel { profile, secrets }
+    }
+}
+
+/// What identifies `profile`'s runtime; its model must be a file (the engine resolves names).
+fn key_of(profile: &ModelProfile) -> Result<Key, ModelError> {
+    let model = PathBuf::from(profile.model.trim());
+    if !model.is_file() {
+        return Err(ModelError::Config(format!(
+            "model profile `{}`: the model file `{}` is not there; download or import it \
+             (Models), or fix `model` in models.yaml",
+            profile.name, profile.model
+        )));
+    }
+    Ok(Key {
+        model,
+        ctx: profile.context_window,
+    })
+}
+
+#[async_trait::async_trait]
+impl ChatModel for LocalModel {
+    async fn stream_events(
+        &self,
+        request: &ChatRequest,
+        cancel: &CancellationToken,
+        on_event: &mut (dyn for<'a> FnMut(Streamed<'a>) + Send),
+    ) -> Result<ChatResponse, ModelError> {
+        if cancel.is_cancelled() {
+            return Err(ModelError::Cancelled);
+        }
+        let key = key_of(&self.profile)?;
+        let (base_url, _) = ensure(&key, cancel).await?;
+        let mut served = self.profile.clone();
+        served.api = Api::Openai;
+        served.base_url = base_url;
+        served.api_key = None;
+        if served.timeout.is_none() {
+            served.timeout = Some(LOCAL_IDLE_TIMEOUT.as_secs_f64());
+        }
+        // No retries: a runtime that failed is started again by the next request, not this one.
+        let policy = RetryPolicy {
+            max_attempts: 1,
+            ..RetryPolicy::default()
+        };
+        let client = HttpChatModel::new(served, Arc::clone(&self.secrets), policy, OpenAi);
+        let result = client.stream_events(request, cancel, on_event).await;
+        touch().await;
+        match result {
+            Err(
+                e @ (ModelError::Connection(_) | ModelError::Protocol(_) | ModelError::Timeout(_)),
+            ) => {
+                // Give a crashed runtime a moment to be reaped, then say so.
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                match exit_of(&key).await {
+                    Some(status) => Err(ModelError::Connection(format!(
+                        "the local model runtime stopped during the answer ({status}); send again \
+                         to start it anew"
+                    ))),
+                    None => Err(e),
+                }
+            }
+            other => other,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::resolve_model;
+
+    #[test]
+    fn a_model_is_a_path_or_a_file_of_the_models_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("tiny.Q4.gguf");
+        std::fs::write(&file, b"GGUF").unwrap();
+        assert_eq!(resolve_model("tiny.Q4", dir.path()), Some(file.clone()));
+        assert_eq!(
+            resolve_model("tiny.Q4.gguf", dir.path()),
+            Some(file.clone())
+        );
+        assert_eq!(
+            resolve_model(file.to_str().unwrap(), Path::new("/elsewhere")),
+            Some(file.clone())
+        );
+        assert_eq!(resolve_model("missing", dir.path()), None);
+        assert_eq!(resolve_model("/no/such/file.gguf", dir.path()), None);
+    }
+
+    use std::path::Path;
+}

@@ -1,0 +1,164 @@
+//! `artifactflow-runtime`: one GGUF model served by llama.cpp in a process of its own.
+//!
+//! The app and the CLI start it on demand (see the engine's `models::local`), one model at a
+//! time, and talk to it as to any OpenAI-compatible server on 127.0.0.1: a malformed model
+//! file, running out of memory or a crash inside llama.cpp costs only this process, and ending
+//! it returns all its memory.
+//!
+//! ```text
+//! artifactflow-runtime --model FILE.gguf [--ctx TOKENS] [--threads N] [--port PORT]
+//! ```
+//!
+//! Once the model is loaded it prints one JSON line on stdout, then serves:
+//! `{"ready": true, "port": 41234, "n_ctx": 8192, "n_ctx_train": 8192, "template": "…"}`.
+//! A model that does not load prints `{"error": "…"}` instead and exits with status 2. The
+//! runtime exits when its stdin closes, so it never outlives the process that started it.
+//!
+//! Routes: `GET /v1/models` (the model, with `n_ctx` and `meta.n_ctx_train`, which the engine's
+//! window discovery reads) and `POST /v1/chat/completions` (streamed or not; usage counts in
+//! the last chunk). Requests are served one at a time, in order. Between requests the KV cache
+//! keeps the longest prefix the next prompt shares with the last one, so an agent's next round
+//! only processes what is new. A client that goes away stops its generation at the next token.
+
+mod server;
+mod worker;
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// The command line.
+#[derive(Debug)]
+struct Args {
+    model: PathBuf,
+    ctx: Option<u32>,
+    threads: Option<u32>,
+    port: u16,
+}
+
+const USAGE: &str =
+    "usage: artifactflow-runtime --model FILE.gguf [--ctx TOKENS] [--threads N] [--port PORT]";
+
+fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
+    let (mut model, mut ctx, mut threads, mut port) = (None, None, None, 0u16);
+    while let Some(flag) = args.next() {
+        let mut value = || args.next().ok_or(format!("{flag} needs a value\n{USAGE}"));
+        let number = |v: String| {
+            v.parse::<u32>()
+                .map_err(|_| format!("{flag}: `{v}` is not a number\n{USAGE}"))
+        };
+        match flag.as_str() {
+            "--model" => model = Some(PathBuf::from(value()?)),
+            "--ctx" => ctx = Some(number(value()?)?),
+            "--threads" => threads = Some(number(value()?)?),
+            "--port" => {
+                port = u16::try_from(number(value()?)?)
+                    .map_err(|_| format!("--port: not a port number\n{USAGE}"))?
+            }
+            "--help" | "-h" => return Err(USAGE.to_string()),
+            other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
+        }
+    }
+    Ok(Args {
+        model: model.ok_or(format!("--model is required\n{USAGE}"))?,
+        ctx,
+        threads,
+        port,
+    })
+}
+
+/// One JSON line on stdout, flushed (the parent reads it).
+fn announce(line: &serde_json::Value) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{line}");
+    let _ = out.flush();
+}
+
+fn main() -> ExitCode {
+    let args = match parse_args(std::env::args().skip(1)) {
+        Ok(args) => args,
+        Err(message) => {
+            eprintln!("{message}");
+            return ExitCode::from(64);
+        }
+    };
+    // Never outlive the parent: it holds our stdin, and its end closes it.
+    std::thread::spawn(|| {
+        let mut sink = [0u8; 64];
+        while matches!(std::io::stdin().read(&mut sink), Ok(n) if n > 0) {}
+        std::process::exit(0);
+    });
+    let settings = worker::Settings {
+        model: args.model.clone(),
+        ctx: args.ctx,
+        threads: args.threads,
+    };
+    let (jobs, info) = match worker::start(settings) {
+        Ok(started) => started,
+        Err(message) => {
+            announce(&serde_json::json!({ "error": message }));
+            return ExitCode::from(2);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            announce(&serde_json::json!({ "error": format!("cannot start: {e}") }));
+            return ExitCode::from(2);
+        }
+    };
+    let served = runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", args.port)).await?;
+        let port = listener.local_addr()?.port();
+        announce(&serde_json::json!({
+            "ready": true,
+            "port": port,
+            "n_ctx": info.n_ctx,
+            "n_ctx_train": info.n_ctx_train,
+            "template": info.template_note,
+        }));
+        axum::serve(listener, server::router(jobs, info)).await
+    });
+    match served {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            announce(&serde_json::json!({ "error": format!("cannot serve: {e}") }));
+            ExitCode::from(2)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_args;
+
+    fn args(text: &str) -> Result<super::Args, String> {
+        parse_args(text.split_whitespace().map(str::to_string))
+    }
+
+    #[test]
+    fn the_command_line_is_read_with_clear_errors() {
+        let a = args("--model m.gguf --ctx 2048 --threads 2 --port 5000").unwrap();
+        assert_eq!(
+            (a.model.to_str(), a.ctx, a.threads, a.port),
+            (Some("m.gguf"), Some(2048), Some(2), 5000)
+        );
+        assert_eq!(args("--model m.gguf").unwrap().port, 0);
+        assert!(args("").unwrap_err().starts_with("--model is required"));
+        assert!(args("--model m --ctx lots")
+            .unwrap_err()
+            .starts_with("--ctx: `lots` is not a number"));
+        assert!(args("--model m --port 70000")
+            .unwrap_err()
+            .starts_with("--port: not a port number"));
+        assert!(args("--model")
+            .unwrap_err()
+            .starts_with("--model needs a value"));
+        assert!(args("--gpu")
+            .unwrap_err()
+            .starts_with("unknown argument `--gpu`"));
+    }
+}

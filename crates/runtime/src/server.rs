@@ -1,0 +1,287 @@
+//! The OpenAI-compatible routes the engine's client speaks: `GET /v1/models` and
+//! `POST /v1/chat/completions` (server-sent events when `stream` is true, usage in the last
+//! event). A job that fails before its first text is an HTTP error with an OpenAI-style body; one
+//! that fails later ends its stream with an `error` event.
+
+use std::convert::Infallible;
+use std::sync::mpsc;
+
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde_json::{json, Value};
+use tokio::sync::mpsc as tmpsc;
+
+use crate::worker::{Event, Finish, Info, Job, Message};
+
+/// Events a job may queue before the HTTP side reads them.
+const EVENT_QUEUE: usize = 64;
+
+#[derive(Clone)]
+struct Shared {
+    jobs: mpsc::Sender<Job>,
+    info: Info,
+}
+
+/// The routes, over the worker's job queue.
+pub fn router(jobs: mpsc::Sender<Job>, info: Info) -> Router {
+    Router::new()
+        .route("/v1/models", get(models))
+        .route("/v1/chat/completions", post(chat))
+        .with_state(Shared { jobs, info })
+}
+
+async fn models(State(shared): State<Shared>) -> Json<Value> {
+    let info = &shared.info;
+    Json(json!({
+        "object": "list",
+        "data": [{
+            "id": info.name,
+            "object": "model",
+            "owned_by": "artifactflow",
+            "n_ctx": info.n_ctx,
+            "meta": {"n_ctx_train": info.n_ctx_train},
+        }],
+    }))
+}
+
+fn error(status: StatusCode, message: &str) -> Response {
+    let kind = if status.is_client_error() {
+        "invalid_request_error"
+    } else {
+        "server_error"
+    };
+    (
+        status,
+        Json(json!({"error": {"message": message, "type": kind}})),
+    )
+        .into_response()
+}
+
+/// The request's messages as text (content parts of type `text` joined).
+fn messages(body: &Value) -> Result<Vec<Message>, String> {
+    let list = body
+        .get("messages")
+        .and_then(Value::as_array)
+        .ok_or("`messages` must be a list")?;
+    list.iter()
+        .map(|m| {
+            let role = m
+                .get("role")
+                .and_then(Value::as_str)
+                .ok_or("each message needs a `role`")?;
+            let content = match m.get("content") {
+                Some(Value::String(text)) => text.clone(),
+                Some(Value::Array(parts)) => parts
+                    .iter()
+                    .filter_map(|p| p.get("text").and_then(Value::as_str))
+                    .collect::<Vec<_>>()
+                    .join(""),
+                _ => String::new(),
+            };
+            Ok(Message {
+                role: role.to_string(),
+                content,
+            })
+        })
+        .collect()
+}
+
+fn finish_name(finish: Finish) -> &'static str {
+    match finish {
+        Finish::Stop => "stop",
+        Finish::Length => "length",
+    }
+}
+
+fn usage(prompt: u32, cached: u32, completion: u32) -> Value {
+    json!({
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+        "prompt_tokens_details": {"cached_tokens": cached},
+    })
+}
+
+async fn chat(State(shared): State<Shared>, Json(body): Json<Value>) -> Response {
+    let messages = match messages(&body) {
+        Ok(messages) => messages,
+        Err(message) => return error(StatusCode::BAD_REQUEST, &message),
+    };
+    let number = |key: &str| body.get(key).and_then(Value::as_f64);
+    let max_tokens = number("max_completion_tokens")
+        .or_else(|| number("max_tokens"))
+        .map(|n| n.clamp(1.0, f64::from(u32::MAX)) as u32);
+    let temperature = number("temperature").unwrap_or(0.7) as f32;
+    let seed = number("seed").map_or(0x5eed, |s| s as u32);
+    let stream = body.get("stream").and_then(Value::as_bool).unwrap_or(false);
+    let (tx, mut rx) = tmpsc::channel(EVENT_QUEUE);
+    let job = Job {
+        messages,
+        max_tokens,
+        temperature,
+        seed,
+        events: tx,
+    };
+    if shared.jobs.send(job).is_err() {
+        return error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the model thread has stopped",
+        );
+    }
+    // The first event decides between an HTTP error and an answer.
+    let first = match rx.recv().await {
+        Some(Event::Error(message)) => {
+            let status = if message.contains("does not fit") {
+                StatusCode::BAD_REQUEST
+            } else {
+                StatusCode::INTERNAL_SERVER_ERROR
+            };
+            return error(status, &message);
+        }
+        Some(event) => event,
+        None => {
+            return error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "the model thread stopped",
+            )
+        }
+    };
+    let model = shared.info.name.clone();
+    if !stream {
+        return whole(model, first, rx).await;
+    }
+    let chunk = move |delta: Value, finish: Option<&str>, usage: Option<Value>| {
+        let mut event = json!({
+            "id": "chatcmpl-local",
+            "object": "chat.completion.chunk",
+            "model": model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        });
+        if let Some(usage) = usage {
+            event["usage"] = usage;
+        }
+        Bytes::from(format!("data: {event}\n\n"))
+    };
+    let frames =
+        futures::stream::unfold((Some(first), rx, false), move |(pending, mut rx, ended)| {
+            let chunk = chunk.clone();
+            async move {
+                if ended {
+                    return None;
+                }
+                let event = match pending {
+                    Some(event) => Some(event),
+                    None => rx.recv().await,
+                };
+                let (bytes, ended) = match event {
+                    Some(Event::Text(text)) => (
+                        chunk(json!({"role": "assistant", "content": text}), None, None),
+                        false,
+                    ),
+                    Some(Event::Done {
+                        finish,
+                        prompt_tokens,
+                        cached_tokens,
+                        completion_tokens,
+                    }) => {
+                        let last = chunk(
+                            json!({}),
+                            Some(finish_name(finish)),
+                            Some(usage(prompt_tokens, cached_tokens, completion_tokens)),
+                        );
+                        let mut bytes = last.to_vec();
+                        bytes.extend_from_slice(b"data: [DONE]\n\n");
+                        (Bytes::from(bytes), true)
+                    }
+                    Some(Event::Error(message)) => (
+                        Bytes::from(format!(
+                            "data: {}\n\n",
+                            json!({"error": {"message": message, "type": "server_error"}})
+                        )),
+                        true,
+                    ),
+                    None => return None,
+                };
+                Some((Ok::<_, Infallible>(bytes), (None, rx, ended)))
+            }
+        });
+    Response::builder()
+        .header(header::CONTENT_TYPE, "text/event-stream")
+        .header(header::CACHE_CONTROL, "no-cache")
+        .body(Body::from_stream(frames))
+        .unwrap_or_else(|_| error(StatusCode::INTERNAL_SERVER_ERROR, "cannot answer"))
+}
+
+/// A non-streamed answer: all of it, once done.
+async fn whole(model: String, first: Event, mut rx: tmpsc::Receiver<Event>) -> Response {
+    let mut text = String::new();
+    let mut next = Some(first);
+    loop {
+        let event = match next.take() {
+            Some(event) => Some(event),
+            None => rx.recv().await,
+        };
+        match event {
+            Some(Event::Text(piece)) => text.push_str(&piece),
+            Some(Event::Done {
+                finish,
+                prompt_tokens,
+                cached_tokens,
+                completion_tokens,
+            }) => {
+                return Json(json!({
+                    "id": "chatcmpl-local",
+                    "object": "chat.completion",
+                    "model": model,
+                    "choices": [{
+                        "index": 0,
+                        "message": {"role": "assistant", "content": text},
+                        "finish_reason": finish_name(finish),
+                    }],
+                    "usage": usage(prompt_tokens, cached_tokens, completion_tokens),
+                }))
+                .into_response()
+            }
+            Some(Event::Error(message)) => {
+                return error(StatusCode::INTERNAL_SERVER_ERROR, &message)
+            }
+            None => {
+                return error(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "the model thread stopped",
+                )
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_are_read_as_text_with_clear_errors() {
+        let body = json!({"messages": [
+            {"role": "system", "content": "Be brief."},
+            {"role": "user", "content": [{"type": "text", "text": "Hi "}, {"type": "text", "text": "there"}]},
+        ]});
+        let read = messages(&body).unwrap();
+        assert_eq!(read.len(), 2);
+        assert_eq!(
+            (read[1].role.as_str(), read[1].content.as_str()),
+            ("user", "Hi there")
+        );
+        assert_eq!(
+            messages(&json!({})).unwrap_err(),
+            "`messages` must be a list"
+        );
+        assert_eq!(
+            messages(&json!({"messages": [{"content": "x"}]})).unwrap_err(),
+            "each message needs a `role`"
+        );
+    }
+}

