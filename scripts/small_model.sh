@@ -152,6 +152,11 @@ say "running crates/models/tests/local_runtime.rs"
 ARTIFACTFLOW_RUNTIME="${ARTIFACTFLOW_RUNTIME:-$(dirname "$CLI")/artifactflow-runtime}" SMALL_MODEL_GGUF="$GGUF" \
   nice -n 10 cargo test --quiet -p artifactflow-models --features local-model-tests --test local_runtime
 
+say "benchmark: the local runtime beside llama-cpp-python (same model file and threads)"
+SMALL_MODEL_BASE_URL="http://127.0.0.1:$PORT/v1" SMALL_MODEL_GGUF="$GGUF" \
+  ARTIFACTFLOW_RUNTIME="${ARTIFACTFLOW_RUNTIME:-$(dirname "$CLI")/artifactflow-runtime}" \
+  "$PY" tests/small_model/bench_local_runtime.py
+
 # --- The benchmark (prints a table, fails only when the harness breaks) -----------------------
 # The same 20 tasks in `tool_calls: text` (this server) and `native` (a second server it starts
 # with --chat_format chatml-function-calling); BENCH_PROXY=1 adds a third row (see the script).

@@ -33,7 +33,8 @@ pub struct Settings {
     pub model: PathBuf,
     /// Context size asked for (at most the model's trained context).
     pub ctx: Option<u32>,
-    /// Threads; default: the machine's cores.
+    /// Threads generating the answer; default: the machine's cores (a prompt is read with all
+    /// of them).
     pub threads: Option<u32>,
 }
 
@@ -147,13 +148,17 @@ fn run(settings: Settings, jobs: mpsc::Receiver<Job>, info_tx: mpsc::Sender<Resu
         .ctx
         .map_or(n_ctx_train, |asked| asked.min(n_ctx_train))
         .max(MIN_CTX);
-    let threads = settings.threads.unwrap_or_else(default_threads).max(1);
-    let threads = i32::try_from(threads).unwrap_or(1);
+    // Generating one token at a time is bound by memory: `--threads` (default every core).
+    // Reading a prompt is compute-bound and always uses every core, as llama.cpp's server and
+    // llama-cpp-python do by default.
+    let threads =
+        i32::try_from(settings.threads.unwrap_or_else(default_threads).max(1)).unwrap_or(1);
+    let batch_threads = i32::try_from(default_threads()).unwrap_or(1).max(threads);
     let params = LlamaContextParams::default()
         .with_n_ctx(NonZeroU32::new(n_ctx))
         .with_n_batch(BATCH as u32)
         .with_n_threads(threads)
-        .with_n_threads_batch(threads);
+        .with_n_threads_batch(batch_threads);
     let mut ctx = match model.new_context(&backend, params) {
         Ok(ctx) => ctx,
         Err(e) => {

@@ -1,0 +1,161 @@
+"""Side by side: the app's runtime (`artifactflow-runtime`) and llama-cpp-python's server on the
+same model file (SmolLM2-135M), the same threads (SMALL_MODEL_THREADS generating; every core
+reading a prompt, llama-cpp-python's `n_threads_batch` default and the runtime's) and the same
+prompts. Prints a table; fails
+only when the harness breaks (a server that does not start or answer).
+
+For each server, three requests of one conversation, streamed, temperature 0:
+1. a ~700-token prompt (system prompt and tools, as an agent's first round) and 64 answer tokens;
+2. the same conversation with that answer and one more user message (an agent's next round);
+3. the first request again.
+Reported: prompt processing (prompt tokens / time to first token) and generation (tokens after
+the first / time from the first to the last) of request 1, and the time to first token of round 2
+against round 1 (prefix reuse keeps it a fraction of round 1's).
+
+Environment: SMALL_MODEL_GGUF, SMALL_MODEL_BASE_URL (the llama-cpp-python server that
+scripts/small_model.sh started, 1 thread), ARTIFACTFLOW_RUNTIME (the runtime binary),
+SMALL_MODEL_THREADS (default 1, as the server).
+"""
+
+import json
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+
+SYSTEM = (
+    "You are a careful assistant with tools. "
+    + " ".join(
+        f"Tool {i}: `tool_{i}` takes a parameter `query` (a short text) and returns what it finds "
+        f"about that query in source number {i}; use it only when the user asks for it."
+        for i in range(24)
+    )
+)
+QUESTION = "In one sentence, what is a lighthouse for?"
+FOLLOW_UP = "And who keeps it?"
+
+
+def stream(base_url: str, model: str, messages: list[dict], max_tokens: int) -> dict:
+    body = json.dumps({
+        "model": model,
+        "messages": messages,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+        "temperature": 0,
+        "max_tokens": max_tokens,
+        "seed": 1234,
+    }).encode()
+    request = urllib.request.Request(
+        f"{base_url}/chat/completions", data=body, headers={"Content-Type": "application/json"}
+    )
+    started = time.monotonic()
+    first = last = None
+    text, usage, pieces = "", None, 0
+    with urllib.request.urlopen(request, timeout=300) as response:
+        for raw in response:
+            line = raw.decode().strip()
+            if not line.startswith("data: ") or line == "data: [DONE]":
+                continue
+            event = json.loads(line[6:])
+            if event.get("usage"):
+                usage = event["usage"]
+            for choice in event.get("choices", []):
+                content = (choice.get("delta") or {}).get("content")
+                if content:
+                    now = time.monotonic()
+                    first = first or now
+                    last = now
+                    text += content
+                    pieces += 1
+    if first is None:
+        raise SystemExit(f"{base_url}: no text in the answer")
+    return {
+        "ttft": first - started,
+        "gen_time": (last - first) if last else 0.0,
+        "text": text,
+        "pieces": pieces,
+        "prompt_tokens": (usage or {}).get("prompt_tokens"),
+        "completion_tokens": (usage or {}).get("completion_tokens") or pieces,
+    }
+
+
+def measure(base_url: str, model: str, run: int) -> dict:
+    # A different first line each time: round 1 shares no prefix with anything cached before.
+    system = f"Session {run}. {SYSTEM}"
+    conversation = [{"role": "system", "content": system}, {"role": "user", "content": QUESTION}]
+    one = stream(base_url, model, conversation, 64)
+    two = stream(
+        base_url,
+        model,
+        conversation
+        + [{"role": "assistant", "content": one["text"]}, {"role": "user", "content": FOLLOW_UP}],
+        64,
+    )
+    return {"one": one, "two": two}
+
+
+def start_runtime(binary: str, gguf: str, threads: str) -> tuple[subprocess.Popen, str]:
+    proc = subprocess.Popen(
+        [binary, "--model", gguf, "--ctx", "4096", "--threads", threads],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )
+    ready = json.loads(proc.stdout.readline() or "{}")
+    if not ready.get("ready"):
+        raise SystemExit(f"the runtime did not start: {ready}")
+    return proc, f"http://127.0.0.1:{ready['port']}/v1"
+
+
+def main() -> int:
+    gguf = os.environ["SMALL_MODEL_GGUF"]
+    python_server = os.environ["SMALL_MODEL_BASE_URL"]
+    runtime = os.environ["ARTIFACTFLOW_RUNTIME"]
+    threads = os.environ.get("SMALL_MODEL_THREADS", "1")
+    proc, ours = start_runtime(runtime, gguf, threads)
+    try:
+        # Warm both (page cache, first-request setup), then measure each twice and keep the
+        # better run, alternating.
+        measure(ours, "local", 0)
+        measure(python_server, "smollm2", 0)
+        results = {"artifactflow-runtime": [], "llama-cpp-python": []}
+        for run in (1, 2):
+            results["artifactflow-runtime"].append(measure(ours, "local", run))
+            results["llama-cpp-python"].append(measure(python_server, "smollm2", run))
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=10)
+
+    def rate(tokens, seconds):
+        return tokens / seconds if tokens and seconds > 0 else float("nan")
+
+    print(f"local runtime vs llama-cpp-python, SmolLM2-135M Q4_1, {threads} generating thread(s), "
+          f"{os.cpu_count()} reading the prompt, temperature 0")
+    print(f"{'server':>22} {'prompt tok':>10} {'prompt tok/s':>12} {'gen tok/s':>10} "
+          f"{'TTFT r1 ms':>10} {'TTFT r2 ms':>10} {'r2/r1':>6}")
+    rows = {}
+    # llama-cpp-python's stream carries no usage: its prompt is counted as ours (the same model
+    # file, tokenizer and chat template).
+    prompt_tokens = results["artifactflow-runtime"][0]["one"]["prompt_tokens"]
+    for name, runs in results.items():
+        best = min(runs, key=lambda r: r["one"]["ttft"])
+        one, two = best["one"], best["two"]
+        one["prompt_tokens"] = one["prompt_tokens"] or prompt_tokens
+        row = {
+            "prompt": rate(one["prompt_tokens"], one["ttft"]),
+            "gen": rate(one["completion_tokens"] - 1, one["gen_time"]),
+            "r1": one["ttft"] * 1000,
+            "r2": two["ttft"] * 1000,
+        }
+        rows[name] = row
+        print(f"{name:>22} {one['prompt_tokens'] or 0:>10} {row['prompt']:>12.0f} {row['gen']:>10.0f} "
+              f"{row['r1']:>10.0f} {row['r2']:>10.0f} {row['r2'] / row['r1']:>6.2f}")
+    ours_row, theirs = rows["artifactflow-runtime"], rows["llama-cpp-python"]
+    print(f"goals: prompt and generation speed within 10 % of llama-cpp-python or faster "
+          f"(prompt {ours_row['prompt'] / theirs['prompt']:.2f}x, generation "
+          f"{ours_row['gen'] / theirs['gen']:.2f}x); round 2's TTFT at most a fifth of round 1's "
+          f"({ours_row['r2'] / ours_row['r1']:.2f})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
