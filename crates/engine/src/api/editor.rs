@@ -200,26 +200,39 @@ pub async fn test_tool(
     events: &dyn EventSink,
 ) -> Result<ToolTest, ConfigError> {
     let def = parse(ctx, path, text)?;
-    let typed = crate::tools::pipeline::prepare(&def.spec.params, params).unwrap_or_default();
     let tool = HttpTool::new(def);
     let trace = Arc::new(Mutex::new(None));
+    Ok(test_call(ctx, &tool, params, ask, events, Some(trace)).await)
+}
+
+/// Run `tool` once as a test in [`TEST_CONVERSATION`], through the gate like a run's call, and
+/// report it (the HTTP exchange too, when `trace` records one). A test's "always allow" is
+/// never kept: the tool may change before its next test.
+pub(super) async fn test_call(
+    ctx: &AppContext,
+    tool: &dyn crate::tools::Tool,
+    params: &IndexMap<String, String>,
+    ask: Asker<'_>,
+    events: &dyn EventSink,
+    trace: Option<Arc<Mutex<Option<HttpExchange>>>>,
+) -> ToolTest {
+    let typed = crate::tools::pipeline::prepare(&tool.spec().params, params).unwrap_or_default();
     let mut tool_ctx = ctx.tool_context(Some(TEST_CONVERSATION));
-    tool_ctx.http_trace = Some(Arc::clone(&trace));
+    tool_ctx.http_trace = trace.clone();
     let started = std::time::Instant::now();
     let call = call_tool(
         ctx,
-        &tool,
+        tool,
         params,
         TEST_CONVERSATION,
         ask,
-        // A test's "always allow" must not outlive the test: the draft may change.
         false,
         &tool_ctx,
         events,
     )
     .await;
-    let exchange = trace.lock().unwrap_or_else(|p| p.into_inner()).take();
-    Ok(ToolTest::from_call(call, typed, exchange, started))
+    let exchange = trace.and_then(|t| t.lock().unwrap_or_else(|p| p.into_inner()).take());
+    ToolTest::from_call(call, typed, exchange, started)
 }
 
 /// An agent as it loads, for the Agents page.

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use indexmap::IndexMap;
 
-use super::direct::{call_tool, Asker};
+use super::direct::Asker;
 use super::editor::{ToolTest, TEST_CONVERSATION};
 use crate::engine::Engine;
 use crate::events::EventSink;
@@ -76,20 +76,5 @@ pub async fn test_tool(
         .get(name)
         .filter(|t| matches!(t.source(), ToolSource::Mcp { .. }))
         .ok_or_else(|| NoSuchMcpTool(name.to_string()))?;
-    let typed = crate::tools::pipeline::prepare(&tool.spec().params, params).unwrap_or_default();
-    let tool_ctx = engine.ctx.tool_context(Some(TEST_CONVERSATION));
-    let started = std::time::Instant::now();
-    let call = call_tool(
-        &engine.ctx,
-        tool.as_ref(),
-        params,
-        TEST_CONVERSATION,
-        ask,
-        // A test's "always allow" must not outlive the test.
-        false,
-        &tool_ctx,
-        events,
-    )
-    .await;
-    Ok(ToolTest::from_call(call, typed, None, started))
+    Ok(super::editor::test_call(&engine.ctx, tool.as_ref(), params, ask, events, None).await)
 }
