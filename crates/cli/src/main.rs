@@ -10,6 +10,7 @@ mod artifacts_cmd;
 mod check_cmd;
 mod conversations_cmd;
 mod mcp_cmd;
+mod models_cmd;
 mod parse_cmd;
 mod permissions_cmd;
 mod prompt;
@@ -59,6 +60,9 @@ enum Command {
     /// MCP servers from mcp.json: status, tools, calls.
     #[command(subcommand)]
     Mcp(mcp_cmd::McpCommand),
+    /// Models that run on this computer: list, catalogue, Hub search, download, import, remove.
+    #[command(subcommand)]
+    Models(models_cmd::ModelsCommand),
     /// Permission rules: list them, or check what a call would get and why.
     #[command(subcommand)]
     Permissions(permissions_cmd::PermissionsCommand),
@@ -112,6 +116,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             conversations_cmd::run(&ctx, cmd)
         }
         Command::Mcp(cmd) => mcp_cmd::run(prepare(cli.home)?, cmd),
+        Command::Models(cmd) => {
+            let ctx = open(cli.home)?;
+            models_cmd::run(&ctx, cmd)
+        }
         Command::Permissions(cmd) => {
             let ctx = open(cli.home)?;
             permissions_cmd::run(&ctx, cmd)

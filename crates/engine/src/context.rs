@@ -122,6 +122,8 @@ impl AppContext {
                         dir.display()
                     )
                 })?;
+            // "Last used" on the Models screen: the last run that asked for it.
+            crate::models::library::Library::new(&dir).touch_last_used(&file);
             profile.model = file.display().to_string();
         }
         Ok(profile)

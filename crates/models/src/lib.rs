@@ -21,6 +21,7 @@ use tokio_util::sync::CancellationToken;
 mod anthropic;
 pub mod discover;
 mod http;
+pub mod library;
 pub mod local;
 mod openai;
 pub mod profiles;

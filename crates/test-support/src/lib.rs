@@ -16,6 +16,8 @@
 //! and `POST /turns` (append a JSON array of turns), for tests that drive it from outside.
 #![warn(missing_docs)]
 
+pub mod gguf;
+pub mod hub;
 pub mod oauth;
 mod scripted_model;
 pub mod seed;

@@ -12,6 +12,8 @@
 //! - [`editor`]: the config files the HTTP tool and agent editors read and save, their checks
 //!   and test runs.
 //! - [`mcp`]: the MCP servers of `mcp.json` edited, and a test call of one of their tools.
+//! - [`models`]: the model library: installed models, the catalogue, Hub search, downloads,
+//!   import and removal.
 //! - [`openapi`]: HTTP tools generated from an OpenAPI description, to review before saving.
 //! - [`check`]: "what would happen to this call?", the permission decision without running it.
 
@@ -22,5 +24,6 @@ pub mod conversations;
 pub mod direct;
 pub mod editor;
 pub mod mcp;
+pub mod models;
 pub mod openapi;
 pub mod settings;

@@ -144,12 +144,25 @@ pub async fn test_profile(ctx: &AppContext, profile: &ModelProfile) -> Connectio
 
 /// The models `profile`'s server lists, for the profile form's picker. `key` is a key typed
 /// into the form and not saved yet (used for this one request); without it the profile's own
-/// key is resolved. A server without a list comes back as a note.
+/// key is resolved. A server without a list comes back as a note. A local profile lists the
+/// installed models that the runtime can read.
 pub async fn list_models(
     ctx: &AppContext,
     profile: &ModelProfile,
     key: Option<String>,
 ) -> ModelList {
+    if profile.api == crate::models::Api::Local {
+        let installed = crate::api::models::library(ctx).list().unwrap_or_default();
+        let models: Vec<String> = installed
+            .into_iter()
+            .filter(|m| m.error.is_none())
+            .map(|m| m.name)
+            .collect();
+        let note = models.is_empty().then(|| {
+            "No models are installed yet: download one on the Models screen, or import a .gguf file.".to_string()
+        });
+        return ModelList { models, note };
+    }
     crate::models::list_models(profile, key, ctx.secret_resolver()).await
 }
 

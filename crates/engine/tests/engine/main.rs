@@ -7,6 +7,7 @@ mod context; // context management: budgets, references, notes, refusals
 mod deletion; // deleting a conversation while it runs
 mod harness; // a test home: scripted model, local tool server, runner, recording sink
 mod limits; // runaway model streams end the run at a limit, partial answer kept
+mod model_library; // downloads from a stand-in Hub, resume, errors, import, the catalogue
 mod native; // native tool calling: both dialects, repairs, XML kept, switching formats
 mod redaction; // a secret echoed in other encodings is masked everywhere
 mod reload; // the config watcher: new, broken and fixed files while running

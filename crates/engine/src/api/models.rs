@@ -1,0 +1,228 @@
+//! The model library as the Models screen and `artifactflow-cli models` use it: the installed
+//! models and unfinished downloads, the catalogue with a fit for this machine, Hub search and a
+//! repository's GGUF files, pulls with progress, import of a file, removal.
+//!
+//! The Hub is `HF_ENDPOINT` when set, else huggingface.co; its token is the secret `HF_TOKEN`
+//! (keyring, `.env` or the environment), sent only to the Hub.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use tokio_util::sync::CancellationToken;
+
+use crate::context::AppContext;
+use crate::models::library::{
+    self, catalog, CatalogEntry, FitCheck, Hub, HubFile, HubRepo, InstalledModel, Library,
+    LibraryError, Machine, PartialDownload, ProgressSink, PullOptions, PullRequest,
+};
+
+/// The secret holding a Hub token, for gated repositories.
+pub const HUB_TOKEN_SECRET: &str = "HF_TOKEN";
+
+/// The models folder, what is in it and what is on its way.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct ModelsView {
+    /// The folder.
+    pub dir: PathBuf,
+    /// The installed models.
+    pub installed: Vec<InstalledModel>,
+    /// Downloads that have not finished.
+    pub downloads: Vec<PartialDownload>,
+    /// This machine.
+    pub machine: Machine,
+}
+
+/// A catalogue entry for this machine.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct CatalogItem {
+    /// The entry.
+    #[serde(flatten)]
+    pub entry: CatalogEntry,
+    /// How it fits.
+    pub fit: FitCheck,
+    /// Whether a model of its file name is installed.
+    pub installed: bool,
+    /// The one to pick on this machine.
+    pub recommended: bool,
+}
+
+/// The catalogue with this machine.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct CatalogView {
+    /// This machine.
+    pub machine: Machine,
+    /// The entries, in order of preference.
+    pub items: Vec<CatalogItem>,
+}
+
+/// A GGUF file of a Hub repository, with its fit.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct RepoFile {
+    /// The file.
+    #[serde(flatten)]
+    pub file: HubFile,
+    /// How it fits (memory estimated from its size).
+    pub fit: FitCheck,
+}
+
+/// The library of `ctx`'s models folder.
+pub fn library(ctx: &AppContext) -> Library {
+    Library::new(ctx.paths().models_dir())
+}
+
+/// The Hub: `HF_ENDPOINT` or huggingface.co, with the `HF_TOKEN` secret when set.
+pub fn hub(ctx: &AppContext) -> Hub {
+    let token = ctx
+        .secret_resolver()
+        .resolve(HUB_TOKEN_SECRET)
+        .map(|(value, _)| value);
+    Hub::from_env(token)
+}
+
+/// The installed models and unfinished downloads.
+pub fn list(ctx: &AppContext) -> Result<ModelsView, LibraryError> {
+    let lib = library(ctx);
+    Ok(ModelsView {
+        installed: lib.list()?,
+        downloads: lib.partials(),
+        machine: Machine::read(lib.dir()),
+        dir: lib.dir().to_path_buf(),
+    })
+}
+
+/// The catalogue, each entry with its fit here.
+pub fn catalog_view(ctx: &AppContext) -> CatalogView {
+    let lib = library(ctx);
+    let machine = Machine::read(lib.dir());
+    catalog_for(&lib, machine)
+}
+
+/// [`catalog_view`] for a given machine (tests).
+pub fn catalog_for(lib: &Library, machine: Machine) -> CatalogView {
+    let recommended = catalog::recommend(&machine).map(|e| e.id.clone());
+    let items = catalog::catalog()
+        .iter()
+        .map(|entry| CatalogItem {
+            fit: catalog::fit(entry.size, entry.min_memory, &machine),
+            installed: lib.dir().join(&entry.file).is_file(),
+            recommended: recommended.as_deref() == Some(entry.id.as_str()),
+            entry: entry.clone(),
+        })
+        .collect();
+    CatalogView { machine, items }
+}
+
+/// GGUF repositories of the Hub matching `query`.
+pub async fn search(hub: &Hub, query: &str) -> Result<Vec<HubRepo>, LibraryError> {
+    if query.trim().is_empty() {
+        return Err(LibraryError::Invalid(
+            "type a few words of a model's name to search for".into(),
+        ));
+    }
+    hub.search(query, 30).await
+}
+
+/// The GGUF files of `repo` at `revision` (`main` when empty), smallest first, each with its fit.
+pub async fn files(
+    ctx: &AppContext,
+    hub: &Hub,
+    repo: &str,
+    revision: &str,
+) -> Result<Vec<RepoFile>, LibraryError> {
+    let revision = if revision.trim().is_empty() {
+        "main"
+    } else {
+        revision.trim()
+    };
+    let machine = Machine::read(&ctx.paths().models_dir());
+    let mut out: Vec<RepoFile> = hub
+        .files(repo, revision)
+        .await?
+        .into_iter()
+        .filter(|f| f.path.to_ascii_lowercase().ends_with(".gguf"))
+        .map(|file| RepoFile {
+            fit: catalog::fit(file.size, catalog::memory_for_file(file.size), &machine),
+            file,
+        })
+        .collect();
+    out.sort_by_key(|f| f.file.size);
+    Ok(out)
+}
+
+/// What a pull names: a catalogue id (`qwen3-1.7b`), `owner/name/file.gguf` (a path inside the
+/// repository may follow) or `owner/name:file.gguf`; with `revision` (`main` when empty).
+pub fn pull_request(target: &str, revision: &str) -> Result<PullRequest, LibraryError> {
+    let target = target.trim();
+    let revision = if revision.trim().is_empty() {
+        "main".to_string()
+    } else {
+        revision.trim().to_string()
+    };
+    if let Some(entry) = catalog::find(target) {
+        return Ok(PullRequest {
+            repo: entry.repo.clone(),
+            revision,
+            file: entry.file.clone(),
+            sha256: entry.sha256.clone(),
+        });
+    }
+    let (repo, file) = if let Some((repo, file)) = target.split_once(':') {
+        (repo.to_string(), file.to_string())
+    } else {
+        let mut parts = target.splitn(3, '/');
+        match (parts.next(), parts.next(), parts.next()) {
+            (Some(owner), Some(name), Some(file)) => (format!("{owner}/{name}"), file.to_string()),
+            _ => {
+                let ids: Vec<&str> = catalog::catalog().iter().map(|e| e.id.as_str()).collect();
+                return Err(LibraryError::Invalid(format!(
+                    "\"{target}\" is neither a catalogue model ({}) nor owner/name/file.gguf",
+                    ids.join(", ")
+                )));
+            }
+        }
+    };
+    Ok(PullRequest {
+        repo,
+        revision,
+        file,
+        sha256: None,
+    })
+}
+
+/// Download `request` into the models folder (resuming a part of it), reporting progress.
+/// Cancelling pauses: the part is kept.
+pub async fn pull(
+    ctx: &AppContext,
+    hub: &Hub,
+    request: &PullRequest,
+    progress: ProgressSink,
+    cancel: &CancellationToken,
+) -> Result<InstalledModel, LibraryError> {
+    pull_with(ctx, hub, request, &PullOptions::default(), progress, cancel).await
+}
+
+/// [`pull`] with its retry and report settings (tests use short waits).
+pub async fn pull_with(
+    ctx: &AppContext,
+    hub: &Hub,
+    request: &PullRequest,
+    options: &PullOptions,
+    progress: ProgressSink,
+    cancel: &CancellationToken,
+) -> Result<InstalledModel, LibraryError> {
+    library::pull(&library(ctx), hub, request, options, progress, cancel).await
+}
+
+/// Copy a `.gguf` file into the models folder after reading its header.
+pub fn import(ctx: &AppContext, path: &Path) -> Result<InstalledModel, LibraryError> {
+    library(ctx).import(path)
+}
+
+/// Remove a model, or an unfinished download, by name.
+pub fn remove(ctx: &AppContext, name: &str) -> Result<Vec<PathBuf>, LibraryError> {
+    library(ctx).remove(name)
+}

@@ -1,0 +1,545 @@
+//! The model library (`engine::api::models`) against a stand-in Hugging Face Hub on 127.0.0.1
+//! (`test_support::hub`): pulls with their progress, resumed with `Range` after a cut, a pause
+//! or a server that ignores ranges; the errors a Hub or a mirror can cause (404, an HTML page,
+//! a wrong hash, 5xx, no tree API); import of good, truncated and foreign files; removal. Every
+//! test works on a real models folder of a test home.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use engine::api::models;
+use engine::context::AppContext;
+use engine::models::library::{
+    gguf, Hub, InstalledModel, LibraryError, ProgressSink, PullOptions, PullPhase, PullProgress,
+    PullRequest,
+};
+use test_support::hub::{Behaviour, HubFile, StubHub};
+use tokio_util::sync::CancellationToken;
+
+const REPO: &str = "tester/Tiny-GGUF";
+const FILE: &str = "tiny-q4_k_m.gguf";
+
+fn sha256(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+struct Setup {
+    _home: tempfile::TempDir,
+    ctx: AppContext,
+    stub: StubHub,
+    hub: Hub,
+    bytes: Vec<u8>,
+}
+
+async fn setup(extra: usize) -> Setup {
+    let home = tempfile::tempdir().unwrap();
+    let ctx = AppContext::open(Some(home.path())).unwrap();
+    let bytes = test_support::gguf::sized("llama", extra);
+    let stub = StubHub::start(vec![
+        HubFile::new(REPO, FILE, bytes.clone()),
+        HubFile::new("other/Nested-GGUF", "q8/nested-Q8_0.gguf", bytes.clone()),
+    ])
+    .await;
+    let hub = Hub::new(&stub.url, None);
+    Setup {
+        _home: home,
+        ctx,
+        stub,
+        hub,
+        bytes,
+    }
+}
+
+fn request() -> PullRequest {
+    models::pull_request(&format!("{REPO}/{FILE}"), "main").unwrap()
+}
+
+fn quick() -> PullOptions {
+    PullOptions {
+        attempts: 4,
+        backoff: Duration::from_millis(20),
+        report_every: Duration::from_millis(10),
+    }
+}
+
+type Seen = Arc<Mutex<Vec<PullProgress>>>;
+
+fn recorder() -> (Seen, ProgressSink) {
+    let seen: Seen = Arc::default();
+    let sink = Arc::clone(&seen);
+    (
+        seen,
+        Arc::new(move |p: &PullProgress| sink.lock().unwrap().push(p.clone())),
+    )
+}
+
+async fn pull(s: &Setup, options: &PullOptions) -> Result<InstalledModel, LibraryError> {
+    let (_, sink) = recorder();
+    models::pull_with(
+        &s.ctx,
+        &s.hub,
+        &request(),
+        options,
+        sink,
+        &CancellationToken::new(),
+    )
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pull_installs_a_verified_model_with_what_its_header_says() {
+    let s = setup(300_000).await;
+    let (seen, sink) = recorder();
+    let model = models::pull_with(
+        &s.ctx,
+        &s.hub,
+        &request(),
+        &quick(),
+        sink,
+        &CancellationToken::new(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(model.name, "tiny-q4_k_m");
+    assert_eq!(model.size, s.bytes.len() as u64);
+    assert_eq!(model.sha256.as_deref(), Some(sha256(&s.bytes).as_str()));
+    let info = model.info.as_ref().expect("the header reads");
+    assert_eq!(info.architecture.as_deref(), Some("llama"));
+    assert_eq!(info.context_length, Some(4096));
+    assert_eq!(info.quantization.as_deref(), Some("Q4_K_M"));
+    assert!(info.has_chat_template);
+    let source = model.source.as_ref().unwrap();
+    assert_eq!((source.repo.as_str(), source.file.as_str()), (REPO, FILE));
+    // The file is the Hub's, byte for byte, and the folder holds no leftovers.
+    let on_disk = std::fs::read(s.ctx.paths().models_dir().join(FILE)).unwrap();
+    assert_eq!(on_disk, s.bytes);
+    let view = models::list(&s.ctx).unwrap();
+    assert_eq!(view.installed.len(), 1);
+    assert!(view.downloads.is_empty(), "{:?}", view.downloads);
+
+    let phases: Vec<PullPhase> = seen.lock().unwrap().iter().map(|p| p.phase).collect();
+    assert_eq!(phases.first(), Some(&PullPhase::Resolving));
+    assert!(phases.contains(&PullPhase::Downloading), "{phases:?}");
+    assert_eq!(
+        &phases[phases.len() - 2..],
+        &[PullPhase::Verifying, PullPhase::Done]
+    );
+    // One whole download, asked without a range; no token was sent (none set).
+    let downloads = s.stub.downloads();
+    assert_eq!(downloads.len(), 1, "{downloads:?}");
+    assert_eq!(downloads[0].range, None);
+    assert!(s.stub.requests().iter().all(|r| !r.authorized));
+
+    // A second pull of the same file finds it installed and downloads nothing.
+    let again = models::pull_with(
+        &s.ctx,
+        &s.hub,
+        &request(),
+        &quick(),
+        recorder().1,
+        &CancellationToken::new(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(again.sha256, model.sha256);
+    assert_eq!(s.stub.downloads().len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_body_cut_short_is_resumed_with_a_range_and_the_hash_still_matches() {
+    let s = setup(400_000).await;
+    s.stub.set(Behaviour {
+        cut_after: Some(150_000),
+        cut_times: 2,
+        ..Behaviour::default()
+    });
+    let (seen, sink) = recorder();
+    let model = models::pull_with(
+        &s.ctx,
+        &s.hub,
+        &request(),
+        &quick(),
+        sink,
+        &CancellationToken::new(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(model.sha256.as_deref(), Some(sha256(&s.bytes).as_str()));
+    let ranges: Vec<Option<String>> = s.stub.downloads().into_iter().map(|r| r.range).collect();
+    assert_eq!(
+        ranges,
+        vec![
+            None,
+            Some("bytes=150000-".to_string()),
+            Some("bytes=300000-".to_string())
+        ]
+    );
+    assert!(seen
+        .lock()
+        .unwrap()
+        .iter()
+        .any(|p| p.phase == PullPhase::Retrying && p.note.is_some()));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_that_keeps_cutting_leaves_a_part_that_the_next_pull_resumes() {
+    let s = setup(400_000).await;
+    s.stub.set(Behaviour {
+        cut_after: Some(100_000),
+        cut_times: 0,
+        ..Behaviour::default()
+    });
+    let err = pull(&s, &quick()).await.unwrap_err();
+    let LibraryError::Interrupted {
+        downloaded, total, ..
+    } = &err
+    else {
+        panic!("expected an interrupted download, got {err:?}");
+    };
+    assert_eq!(*downloaded, 400_000, "four tries of 100,000 bytes each");
+    assert_eq!(*total, s.bytes.len() as u64);
+    assert!(err.to_string().contains("pull it again to resume"), "{err}");
+    // Not a model; listed as a download on its way.
+    let view = models::list(&s.ctx).unwrap();
+    assert!(view.installed.is_empty());
+    assert_eq!(view.downloads.len(), 1);
+    assert_eq!(view.downloads[0].downloaded, 400_000);
+    assert_eq!(view.downloads[0].source.repo, REPO);
+
+    s.stub.set(Behaviour::default());
+    let before = s.stub.downloads().len();
+    let model = pull(&s, &quick()).await.unwrap();
+    assert_eq!(model.sha256.as_deref(), Some(sha256(&s.bytes).as_str()));
+    let resumed = &s.stub.downloads()[before];
+    assert_eq!(resumed.range.as_deref(), Some("bytes=400000-"));
+    assert!(models::list(&s.ctx).unwrap().downloads.is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pause_keeps_the_part_and_a_server_ignoring_ranges_starts_it_over() {
+    let s = setup(600_000).await;
+    // About 3 s for the whole file: a pause lands in the middle.
+    s.stub.set(Behaviour {
+        rate: Some(200_000),
+        ..Behaviour::default()
+    });
+    let cancel = CancellationToken::new();
+    let (seen, sink) = recorder();
+    let pausing = {
+        let cancel = cancel.clone();
+        let seen = Arc::clone(&seen);
+        tokio::spawn(async move {
+            // Pause once some bytes are on disk (what a user sees before clicking Pause).
+            loop {
+                let done = seen
+                    .lock()
+                    .unwrap()
+                    .iter()
+                    .any(|p| p.phase == PullPhase::Downloading && p.downloaded >= 100_000);
+                if done {
+                    cancel.cancel();
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        })
+    };
+    let err = models::pull_with(&s.ctx, &s.hub, &request(), &quick(), sink, &cancel)
+        .await
+        .unwrap_err();
+    pausing.await.unwrap();
+    let LibraryError::Paused { downloaded, .. } = err else {
+        panic!("expected a pause, got {err:?}");
+    };
+    assert!(downloaded >= 100_000 && downloaded < s.bytes.len() as u64);
+    let view = models::list(&s.ctx).unwrap();
+    assert!(view.installed.is_empty());
+    assert_eq!(view.downloads[0].downloaded, downloaded);
+    let progress = seen.lock().unwrap().clone();
+    let last = progress
+        .iter()
+        .rev()
+        .find(|p| p.phase == PullPhase::Downloading)
+        .unwrap();
+    assert!(
+        last.bytes_per_sec > 0.0 && last.eta_secs.is_some(),
+        "{last:?}"
+    );
+
+    // This mirror ignores Range: the resumed pull gets the whole file and starts over.
+    s.stub.set(Behaviour {
+        ignore_range: true,
+        ..Behaviour::default()
+    });
+    let model = pull(&s, &quick()).await.unwrap();
+    assert_eq!(model.sha256.as_deref(), Some(sha256(&s.bytes).as_str()));
+    assert_eq!(
+        std::fs::read(&model.path).unwrap(),
+        s.bytes,
+        "no byte of the old part is left in front"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn hub_errors_are_clear_and_never_list_a_model() {
+    let s = setup(50_000).await;
+
+    s.stub.set(Behaviour {
+        not_found: true,
+        ..Behaviour::default()
+    });
+    let err = pull(&s, &quick()).await.unwrap_err().to_string();
+    assert!(err.contains("404") && err.contains("not found"), "{err}");
+
+    s.stub.set(Behaviour {
+        html: true,
+        ..Behaviour::default()
+    });
+    let err = pull(&s, &quick()).await.unwrap_err().to_string();
+    assert!(err.contains("web page"), "{err}");
+
+    let wrong = "f".repeat(64);
+    s.stub.set(Behaviour {
+        wrong_sha256: Some(wrong.clone()),
+        ..Behaviour::default()
+    });
+    let err = pull(&s, &quick()).await.unwrap_err();
+    assert!(
+        matches!(&err, LibraryError::HashMismatch { expected, got, .. } if *expected == wrong && *got == sha256(&s.bytes)),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("removed"), "{err}");
+    // A wrong hash leaves no part to resume.
+    let view = models::list(&s.ctx).unwrap();
+    assert!(
+        view.installed.is_empty() && view.downloads.is_empty(),
+        "{view:?}"
+    );
+
+    // A file the repository does not have: the error lists the files it has.
+    let missing = PullRequest {
+        file: "nope-Q2_K.gguf".into(),
+        ..request()
+    };
+    let err = models::pull_with(
+        &s.ctx,
+        &s.hub,
+        &missing,
+        &quick(),
+        recorder().1,
+        &CancellationToken::new(),
+    )
+    .await
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("has no file nope-Q2_K.gguf") && err.contains(FILE),
+        "{err}"
+    );
+
+    // 5xx twice, then fine: retried.
+    s.stub.set(Behaviour {
+        fail_times: 2,
+        ..Behaviour::default()
+    });
+    let model = pull(&s, &quick()).await.unwrap();
+    assert_eq!(model.sha256.as_deref(), Some(sha256(&s.bytes).as_str()));
+    assert!(
+        std::fs::read_dir(s.ctx.paths().models_dir().join(".downloads"))
+            .unwrap()
+            .next()
+            .is_none()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_the_tree_api_the_file_headers_give_size_and_hash() {
+    let s = setup(20_000).await;
+    s.stub.set(Behaviour {
+        no_tree: true,
+        ..Behaviour::default()
+    });
+    let req = models::pull_request("other/Nested-GGUF/q8/nested-Q8_0.gguf", "").unwrap();
+    assert_eq!(req.file, "q8/nested-Q8_0.gguf");
+    let model = models::pull_with(
+        &s.ctx,
+        &s.hub,
+        &req,
+        &quick(),
+        recorder().1,
+        &CancellationToken::new(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        model.file, "nested-Q8_0.gguf",
+        "a nested file lands at the folder's top"
+    );
+    assert_eq!(model.sha256.as_deref(), Some(sha256(&s.bytes).as_str()));
+    assert!(s
+        .stub
+        .requests()
+        .iter()
+        .any(|r| r.method == "HEAD" && r.path.ends_with("/resolve/main/q8/nested-Q8_0.gguf")));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn search_and_files_read_the_hub() {
+    let s = setup(10_000).await;
+    let repos = models::search(&s.hub, "tiny").await.unwrap();
+    assert_eq!(repos.len(), 1);
+    assert_eq!(repos[0].id, REPO);
+    let files = models::files(&s.ctx, &s.hub, REPO, "main").await.unwrap();
+    assert_eq!(files.len(), 1, "README.md is not a model: {files:?}");
+    assert_eq!(files[0].file.path, FILE);
+    assert_eq!(files[0].file.quantization.as_deref(), Some("Q4_K_M"));
+    assert_eq!(
+        files[0].file.sha256.as_deref(),
+        Some(sha256(&s.bytes).as_str())
+    );
+    assert!(models::search(&s.hub, "  ").await.is_err());
+    let err = models::files(&s.ctx, &s.hub, "not a repo", "main")
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("owner/name"), "{err}");
+    let err = models::files(&s.ctx, &s.hub, "nobody/nothing", "main")
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("404"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_token_goes_to_the_hub_only_as_a_header() {
+    let s = setup(5_000).await;
+    let hub = Hub::new(&s.stub.url, Some("hf_secret_token".into()));
+    assert!(!format!("{hub:?}").contains("hf_secret_token"));
+    models::pull_with(
+        &s.ctx,
+        &hub,
+        &request(),
+        &quick(),
+        recorder().1,
+        &CancellationToken::new(),
+    )
+    .await
+    .unwrap();
+    assert!(s.stub.requests().iter().all(|r| r.authorized));
+}
+
+#[test]
+fn import_reads_the_header_first_and_refuses_damaged_files_without_writing() {
+    let home = tempfile::tempdir().unwrap();
+    let ctx = AppContext::open(Some(home.path())).unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let good = test_support::gguf::tiny("qwen3", 40960, 7);
+
+    // Cut inside the tokenizer's array: located.
+    let cut = outside.path().join("cut.gguf");
+    std::fs::write(&cut, &good[..150]).unwrap();
+    let err = models::import(&ctx, &cut).unwrap_err();
+    let LibraryError::Gguf(gguf::GgufError::Damaged { offset, size, .. }) = &err else {
+        panic!("expected a damaged file, got {err:?}");
+    };
+    assert_eq!(*size, 150);
+    assert!(*offset <= 150);
+    assert!(err.to_string().contains("cut.gguf"), "{err}");
+
+    // The header whole, the tensor data cut: still refused.
+    let short = outside.path().join("short.gguf");
+    std::fs::write(&short, &good[..good.len() - 40]).unwrap();
+    let err = models::import(&ctx, &short).unwrap_err().to_string();
+    assert!(err.contains("tensors need"), "{err}");
+
+    // An HTML page saved as .gguf.
+    let page = outside.path().join("page.gguf");
+    std::fs::write(&page, "<!doctype html><html>Not found</html>").unwrap();
+    let err = models::import(&ctx, &page).unwrap_err().to_string();
+    assert!(
+        err.contains("not a GGUF model file") && err.contains("web page"),
+        "{err}"
+    );
+
+    // Absurd counts do not allocate or hang.
+    let mut huge = good.clone();
+    huge[16..24].copy_from_slice(&u64::MAX.to_le_bytes());
+    let absurd = outside.path().join("absurd.gguf");
+    std::fs::write(&absurd, &huge).unwrap();
+    let err = models::import(&ctx, &absurd).unwrap_err().to_string();
+    assert!(err.contains("more than the file can hold"), "{err}");
+
+    assert!(models::list(&ctx).unwrap().installed.is_empty());
+
+    // A whole file imports, with its sha256.
+    let fine = outside.path().join("Qwen3-Tiny-Q8_0.gguf");
+    std::fs::write(&fine, &good).unwrap();
+    let model = models::import(&ctx, &fine).unwrap();
+    assert_eq!(model.name, "Qwen3-Tiny-Q8_0");
+    assert_eq!(model.sha256.as_deref(), Some(sha256(&good).as_str()));
+    let info = model.info.unwrap();
+    assert_eq!(info.architecture.as_deref(), Some("qwen3"));
+    assert_eq!(info.context_length, Some(40960));
+    assert_eq!(info.quantization.as_deref(), Some("Q8_0"));
+    // Twice: refused, the first kept.
+    assert!(models::import(&ctx, &fine)
+        .unwrap_err()
+        .to_string()
+        .contains("already installed"));
+
+    // A damaged file dropped into the folder by hand is listed with the reason.
+    std::fs::write(ctx.paths().models_dir().join("broken.gguf"), &good[..100]).unwrap();
+    let view = models::list(&ctx).unwrap();
+    let broken = view.installed.iter().find(|m| m.name == "broken").unwrap();
+    assert!(broken.info.is_none());
+    assert!(broken.error.as_deref().unwrap().contains("damaged"));
+
+    // Removal takes the file and what the library kept of it.
+    let removed = models::remove(&ctx, "Qwen3-Tiny-Q8_0").unwrap();
+    assert!(removed.iter().any(|p| p.ends_with("Qwen3-Tiny-Q8_0.gguf")));
+    assert!(models::remove(&ctx, "Qwen3-Tiny-Q8_0").is_err());
+    assert!(models::remove(&ctx, "../etc/passwd").is_err());
+    assert_eq!(models::list(&ctx).unwrap().installed.len(), 1);
+}
+
+#[test]
+fn the_catalogue_marks_what_fits_and_what_is_installed() {
+    use engine::models::library::{catalog, Fit, Library, Machine};
+    let folder = tempfile::tempdir().unwrap();
+    let lib = Library::new(folder.path());
+    let first = &catalog()[0];
+    std::fs::write(folder.path().join(&first.file), b"x").unwrap();
+    let big = Machine {
+        total_memory: 32 << 30,
+        available_memory: 16 << 30,
+        free_disk: 500 << 30,
+        cores: 8,
+    };
+    let view = models::catalog_for(&lib, big);
+    assert!(view.items.iter().all(|i| i.fit.fit == Fit::Good));
+    assert_eq!(view.items.iter().filter(|i| i.recommended).count(), 1);
+    assert!(view.items[0].installed && view.items[0].recommended);
+    let small = Machine {
+        total_memory: 3 << 30,
+        ..big
+    };
+    let view = models::catalog_for(&lib, small);
+    let recommended: Vec<_> = view.items.iter().filter(|i| i.recommended).collect();
+    assert_eq!(recommended.len(), 1);
+    assert_eq!(recommended[0].fit.fit, Fit::Good);
+    assert!(view.items.iter().any(|i| i.fit.fit == Fit::TooBig));
+    // Catalogue ids pull their repository's file.
+    let req = models::pull_request(&first.id.to_uppercase(), "").unwrap();
+    assert_eq!(
+        (req.repo.as_str(), req.file.as_str()),
+        (first.repo.as_str(), first.file.as_str())
+    );
+    assert!(models::pull_request("nonsense", "")
+        .unwrap_err()
+        .to_string()
+        .contains(&first.id));
+}

@@ -1,0 +1,260 @@
+//! The catalogue: a short list of small instruct models that call tools, each with where it is
+//! on the Hub, its licence, context and the memory it needs, and whether it fits this machine.
+//!
+//! The list is `catalog.json`, built into the binary. Sizes there are what the files weighed
+//! when the list was written, for the fit check before anything is asked of the Hub; a pull uses
+//! the Hub's own size and sha256 (and, where an entry pins a sha256, insists on it).
+
+use std::path::Path;
+use std::sync::LazyLock;
+
+use serde::{Deserialize, Serialize};
+
+/// A model of the catalogue.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct CatalogEntry {
+    /// A short id (`qwen3-1.7b`): what `models pull` takes.
+    pub id: String,
+    /// Its name for people.
+    pub name: String,
+    /// The Hub repository.
+    pub repo: String,
+    /// The GGUF file of that repository.
+    pub file: String,
+    /// Its parameter count, as its makers state it.
+    pub params: String,
+    /// The quantisation of that file.
+    pub quantization: String,
+    /// The file's size in bytes when the list was written.
+    #[cfg_attr(feature = "specta", specta(type = f64))]
+    pub size: u64,
+    /// The sha256 the file must have, when pinned.
+    #[serde(default)]
+    pub sha256: Option<String>,
+    /// Its licence.
+    pub license: String,
+    /// The context it was trained for, in tokens.
+    #[cfg_attr(feature = "specta", specta(type = f64))]
+    pub context: u64,
+    /// The memory it needs to run with a useful context, in bytes.
+    #[cfg_attr(feature = "specta", specta(type = f64))]
+    pub min_memory: u64,
+    /// The order of preference for an agent that calls tools (1 first).
+    pub rank: u32,
+    /// One line about it.
+    pub about: String,
+}
+
+static CATALOG: LazyLock<Vec<CatalogEntry>> = LazyLock::new(|| {
+    let mut entries: Vec<CatalogEntry> =
+        serde_json::from_str(include_str!("catalog.json")).expect("catalog.json is valid");
+    entries.sort_by_key(|e| e.rank);
+    entries
+});
+
+/// The catalogue, in order of preference.
+pub fn catalog() -> &'static [CatalogEntry] {
+    &CATALOG
+}
+
+/// What this machine has for running models.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct Machine {
+    /// Installed memory, in bytes.
+    #[cfg_attr(feature = "specta", specta(type = f64))]
+    pub total_memory: u64,
+    /// Memory free now, in bytes.
+    #[cfg_attr(feature = "specta", specta(type = f64))]
+    pub available_memory: u64,
+    /// Free disk where models go, in bytes.
+    #[cfg_attr(feature = "specta", specta(type = f64))]
+    pub free_disk: u64,
+    /// CPU cores (physical when known).
+    pub cores: u32,
+}
+
+impl Machine {
+    /// Read this machine, with the free disk of `models_dir` (or of the nearest folder above it
+    /// that exists).
+    pub fn read(models_dir: &Path) -> Machine {
+        let mut sys = sysinfo::System::new();
+        sys.refresh_memory();
+        let mut dir = models_dir;
+        let free_disk = loop {
+            match fs4::available_space(dir) {
+                Ok(n) => break n,
+                Err(_) => match dir.parent() {
+                    Some(p) => dir = p,
+                    None => break 0,
+                },
+            }
+        };
+        let cores = sysinfo::System::physical_core_count()
+            .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
+            .unwrap_or(1);
+        Machine {
+            total_memory: sys.total_memory(),
+            available_memory: sys.available_memory(),
+            free_disk,
+            cores: cores as u32,
+        }
+    }
+}
+
+/// How well a model fits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum Fit {
+    /// Runs comfortably beside other programs.
+    Good,
+    /// Runs, with little memory left for anything else.
+    Tight,
+    /// Needs more memory than this machine has.
+    TooBig,
+    /// Not enough free disk to download it.
+    NoDisk,
+}
+
+/// A fit with its reason.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct FitCheck {
+    /// The verdict.
+    pub fit: Fit,
+    /// Why, in a sentence.
+    pub reason: String,
+}
+
+fn gib(bytes: u64) -> String {
+    format!("{:.1} GB", bytes as f64 / 1e9)
+}
+
+/// How a model of `size` bytes that needs `min_memory` fits `machine`.
+pub fn fit(size: u64, min_memory: u64, machine: &Machine) -> FitCheck {
+    if size.saturating_add(64 << 20) > machine.free_disk {
+        return FitCheck {
+            fit: Fit::NoDisk,
+            reason: format!(
+                "needs {} of disk, {} free",
+                gib(size),
+                gib(machine.free_disk)
+            ),
+        };
+    }
+    if min_memory > machine.total_memory {
+        return FitCheck {
+            fit: Fit::TooBig,
+            reason: format!(
+                "needs {} of memory, this computer has {}",
+                gib(min_memory),
+                gib(machine.total_memory)
+            ),
+        };
+    }
+    // Comfortable: it leaves at least 40 % of the memory to the rest of the system.
+    if min_memory as f64 <= machine.total_memory as f64 * 0.6 {
+        FitCheck {
+            fit: Fit::Good,
+            reason: format!(
+                "needs {} of {} memory",
+                gib(min_memory),
+                gib(machine.total_memory)
+            ),
+        }
+    } else {
+        FitCheck {
+            fit: Fit::Tight,
+            reason: format!(
+                "needs {} of {} memory: close other programs while it runs",
+                gib(min_memory),
+                gib(machine.total_memory)
+            ),
+        }
+    }
+}
+
+/// The memory a GGUF file of `size` bytes needs to run: the weights, plus a context and the
+/// runtime's own (a rule of thumb: a fifth more, and half a gigabyte).
+pub fn memory_for_file(size: u64) -> u64 {
+    size.saturating_add(size / 5).saturating_add(512 << 20)
+}
+
+/// The entry to recommend on `machine`: the most preferred that fits comfortably, else the
+/// smallest that fits at all.
+pub fn recommend(machine: &Machine) -> Option<&'static CatalogEntry> {
+    let entries = catalog();
+    entries
+        .iter()
+        .find(|e| fit(e.size, e.min_memory, machine).fit == Fit::Good)
+        .or_else(|| {
+            entries
+                .iter()
+                .filter(|e| fit(e.size, e.min_memory, machine).fit == Fit::Tight)
+                .min_by_key(|e| e.min_memory)
+        })
+}
+
+/// A catalogue entry by id (case-insensitive).
+pub fn find(id: &str) -> Option<&'static CatalogEntry> {
+    catalog()
+        .iter()
+        .find(|e| e.id.eq_ignore_ascii_case(id.trim()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn machine(memory_gib: u64, disk_gib: u64) -> Machine {
+        Machine {
+            total_memory: memory_gib << 30,
+            available_memory: memory_gib << 30,
+            free_disk: disk_gib << 30,
+            cores: 4,
+        }
+    }
+
+    #[test]
+    fn the_catalogue_is_whole() {
+        assert!(catalog().len() >= 8);
+        for e in catalog() {
+            assert!(e.repo.contains('/'), "{}", e.id);
+            assert!(e.file.ends_with(".gguf"), "{}", e.id);
+            assert!(e.size > 100 << 20 && e.min_memory > e.size, "{}", e.id);
+            assert!(e.context >= 8192, "{}", e.id);
+            assert!(!e.license.is_empty(), "{}", e.id);
+        }
+        let ranks: std::collections::BTreeSet<u32> = catalog().iter().map(|e| e.rank).collect();
+        assert_eq!(ranks.len(), catalog().len(), "ranks are distinct");
+    }
+
+    #[test]
+    fn fit_follows_memory_and_disk() {
+        let m = machine(16, 100);
+        assert_eq!(fit(2 << 30, 4 << 30, &m).fit, Fit::Good);
+        assert_eq!(fit(2 << 30, 12 << 30, &m).fit, Fit::Tight);
+        assert_eq!(fit(2 << 30, 20 << 30, &m).fit, Fit::TooBig);
+        assert_eq!(fit(200 << 30, 4 << 30, &m).fit, Fit::NoDisk);
+        assert!(fit(200 << 30, 4 << 30, &m).reason.contains("disk"));
+    }
+
+    #[test]
+    fn the_recommendation_fits_the_machine() {
+        // A big machine gets the first choice, a small one something smaller that still fits,
+        // a tiny one nothing.
+        let big = recommend(&machine(32, 500)).unwrap();
+        assert_eq!(big.rank, 1);
+        let small = recommend(&machine(4, 500)).unwrap();
+        assert!(
+            small.min_memory as f64 <= (4u64 << 30) as f64 * 0.6,
+            "{}",
+            small.id
+        );
+        assert!(recommend(&machine(1, 500)).is_none());
+        // No disk: nothing.
+        assert!(recommend(&machine(32, 0)).is_none());
+    }
+}

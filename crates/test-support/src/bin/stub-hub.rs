@@ -1,0 +1,87 @@
+//! `stub-hub --file OWNER/NAME/PATH=LOCAL_FILE [--file …] [--rate BYTES_PER_SEC] [--port PORT]`:
+//! the stand-in Hugging Face Hub of [`test_support::hub`] as a process, for tests in other
+//! languages. Each `--file` serves LOCAL_FILE's bytes as PATH of the repository OWNER/NAME.
+//!
+//! Prints `LISTENING http://127.0.0.1:PORT` once it accepts connections (what `HF_ENDPOINT` is
+//! set to), then serves until killed. `GET /_requests` lists the requests it received;
+//! `POST /_behaviour` with a JSON [`test_support::hub::Behaviour`] changes how it behaves.
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::process::ExitCode;
+
+use test_support::hub::{Behaviour, HubFile, StubHub};
+
+const USAGE: &str =
+    "usage: stub-hub --file OWNER/NAME/PATH=LOCAL_FILE [--file …] [--rate BYTES_PER_SEC] [--port PORT]";
+
+fn parse() -> Result<(Vec<HubFile>, Option<u64>, u16), String> {
+    let mut files = Vec::new();
+    let mut rate = None;
+    let mut port = 0;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--file" => {
+                let spec = args
+                    .next()
+                    .ok_or("--file needs OWNER/NAME/PATH=LOCAL_FILE")?;
+                let (remote, local) = spec
+                    .split_once('=')
+                    .ok_or_else(|| format!("--file {spec}: write OWNER/NAME/PATH=LOCAL_FILE"))?;
+                let mut parts = remote.splitn(3, '/');
+                let (Some(owner), Some(name), Some(path)) =
+                    (parts.next(), parts.next(), parts.next())
+                else {
+                    return Err(format!("--file {spec}: the remote part is OWNER/NAME/PATH"));
+                };
+                let bytes = std::fs::read(local).map_err(|e| format!("--file {local}: {e}"))?;
+                files.push(HubFile::new(&format!("{owner}/{name}"), path, bytes));
+            }
+            "--rate" => {
+                let v = args.next().ok_or("--rate needs bytes per second")?;
+                rate = Some(
+                    v.parse()
+                        .map_err(|_| format!("--rate: `{v}` is not a number"))?,
+                );
+            }
+            "--port" => {
+                let v = args.next().ok_or("--port needs a number")?;
+                port = v
+                    .parse()
+                    .map_err(|_| format!("--port: `{v}` is not a port"))?;
+            }
+            other => return Err(format!("unknown argument `{other}`")),
+        }
+    }
+    if files.is_empty() {
+        return Err("at least one --file is needed".into());
+    }
+    Ok((files, rate, port))
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let (files, rate, port) = match parse() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("stub-hub: {e}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    let hub = match StubHub::start_on(SocketAddr::from(([127, 0, 0, 1], port)), files).await {
+        Ok(h) => h,
+        Err(e) => {
+            eprintln!("stub-hub: cannot listen: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    hub.set(Behaviour {
+        rate,
+        ..Behaviour::default()
+    });
+    println!("LISTENING {}", hub.url);
+    let _ = std::io::stdout().flush();
+    std::future::pending::<()>().await;
+    ExitCode::SUCCESS
+}
