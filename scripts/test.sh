@@ -55,7 +55,7 @@ step "App: debug build with embedded UI and the E2E test seams, its .deb and .rp
 # e2e-seams feature lets the tests stand in for the save dialog and the system browser
 # (src-tauri/src/seams.rs); release builds never have it.
 ui/node_modules/.bin/tauri build --debug --bundles deb rpm --ci --features e2e-seams
-cargo build -p artifactflow-test-support --bin scripted-model-server --bin seed-conversations --bin oauth-stand-in
+cargo build -p artifactflow-test-support --bin scripted-model-server --bin seed-conversations --bin oauth-stand-in --bin stub-hub
 
 step "End-to-end tests (Xvfb + WebDriver)"
 scripts/with-session.sh --display .venv/bin/python -m pytest tests/e2e -q -p no:cacheprovider

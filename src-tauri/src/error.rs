@@ -34,6 +34,11 @@ pub enum ErrorCode {
     LinkRefused,
     /// The system did not open a link or folder (no browser or file manager answered).
     OpenFailed,
+    /// Downloading a model failed (the Hub refused, the file was not the one listed, the
+    /// connection kept failing); the message says what to do.
+    Download,
+    /// A model download was paused; its part is kept and pulling it again resumes it.
+    Paused,
     /// Signing in to an MCP server failed (refused, timed out, or the OAuth exchange failed).
     SignIn,
 }

@@ -40,6 +40,8 @@ pub enum Pushed {
     Engine(EngineEvent),
     /// The status changed.
     StatusChanged(StatusChanged),
+    /// A model download's progress (the Models screen, the first-run setup).
+    ModelDownload(engine::models::library::PullProgress),
     /// The user asked to close the window while the web view holds closing (see
     /// [`Outbox::hold_close`]); the window stays open until the web view closes it.
     CloseRequested,
@@ -100,6 +102,10 @@ fn progress_key(event: &Pushed) -> Option<(String, String)> {
             call_id,
             ..
         }) => Some((conversation_id.clone(), call_id.clone())),
+        // A download's reports coalesce like a call's, but its phase changes are each kept.
+        Pushed::ModelDownload(p) if p.phase == engine::models::library::PullPhase::Downloading => {
+            Some((String::new(), p.file.clone()))
+        }
         _ => None,
     }
 }

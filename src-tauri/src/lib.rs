@@ -65,6 +65,7 @@ pub fn run() {
         .plugin(tauri_plugin_updater::Builder::new().build())
         .manage(commands::app_info::PendingUpdate::default())
         .manage(commands::editor::OpenApiReading::default())
+        .manage(commands::models::Downloads::default())
         .on_window_event(|window, event| {
             window_state::on_window_event(window, event);
             if let tauri::WindowEvent::CloseRequested { api, .. } = event {

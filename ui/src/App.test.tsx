@@ -56,6 +56,18 @@ function backend(overrides: Partial<Record<string, () => unknown>> = {}) {
       return { items: [], total: 0 };
     if (cmd === "list_agents" || cmd === "list_config_files" || cmd === "mcp_servers") return [];
     if (cmd === "get_settings") return settingsView([DEFAULT_PROFILE]);
+    if (cmd === "models_list")
+      return {
+        dir: "/data/models",
+        installed: [],
+        downloads: [],
+        machine: { total_memory: 16e9, available_memory: 8e9, free_disk: 100e9, cores: 4 },
+      };
+    if (cmd === "models_catalog")
+      return {
+        machine: { total_memory: 16e9, available_memory: 8e9, free_disk: 100e9, cores: 4 },
+        items: [],
+      };
     throw new Error(`unexpected command ${cmd}`);
   });
   return calls;
@@ -73,6 +85,7 @@ describe("App shell", () => {
     await Promise.all([
       import("./screens/agents/AgentsScreen"),
       import("./screens/tools/ToolsScreen"),
+      import("./screens/models/ModelsScreen"),
       import("./screens/artifacts/ArtifactsScreen"),
       import("./screens/settings/SettingsScreen"),
       import("./screens/settings/FirstRunSetup"),
@@ -166,8 +179,10 @@ describe("App shell", () => {
     expect(await screen.findByTestId("config-errors")).toHaveTextContent(
       "/c/tools/bad.md:4 field method: unknown method `FETCH`",
     );
-    await user.keyboard("{Control>}5{/Control}");
+    await user.keyboard("{Control>}6{/Control}");
     await expectScreen("Settings");
+    await user.keyboard("{Control>}5{/Control}");
+    await expectScreen("Models");
     await user.keyboard("{Control>}4{/Control}");
     await expectScreen("Artifacts");
     await user.keyboard("{Control>}2{/Control}");
@@ -184,7 +199,8 @@ describe("App shell", () => {
     await user.click(screen.getByTestId("nav-tools"));
     await expectScreen("Tools");
     for (const [key, name] of [
-      ["5", "Settings"],
+      ["6", "Settings"],
+      ["5", "Models"],
       ["4", "Artifacts"],
       ["2", "Agents"],
       ["3", "Tools"],

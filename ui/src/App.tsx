@@ -36,6 +36,9 @@ const ToolsScreen = lazy(() =>
 const ArtifactsScreen = lazy(() =>
   import("./screens/artifacts/ArtifactsScreen").then((m) => ({ default: m.ArtifactsScreen })),
 );
+const ModelsScreen = lazy(() =>
+  import("./screens/models/ModelsScreen").then((m) => ({ default: m.ModelsScreen })),
+);
 const SettingsScreen = lazy(() =>
   import("./screens/settings/SettingsScreen").then((m) => ({ default: m.SettingsScreen })),
 );
@@ -81,7 +84,7 @@ function Shell() {
     (next: ScreenId) => confirmLeave(() => setScreenNow(next)),
     [confirmLeave],
   );
-  /** A screen chosen with Ctrl+1…5 or the palette: the focus goes to its heading (a screen
+  /** A screen chosen with Ctrl+1…6 or the palette: the focus goes to its heading (a screen
    * reader announces it, and Tab continues from there), never left on the page's body. */
   const [titleFocus, setTitleFocus] = useState(0);
   const goToScreen = useCallback(
@@ -163,7 +166,7 @@ function Shell() {
     [confirmLeave, openChat, goToScreen],
   );
 
-  // Ctrl/Cmd + 1..5 switches screens, + N starts a conversation, + K opens the palette,
+  // Ctrl/Cmd + 1..6 switches screens, + N starts a conversation, + K opens the palette,
   // + / (or "?" outside a text field) lists the shortcuts. Not while a dialog is open.
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -245,6 +248,7 @@ function Shell() {
               }}
             />
           )}
+          {screen === "models" && <ModelsScreen />}
           {screen === "settings" && (
             <SettingsScreen
               theme={theme}

@@ -703,6 +703,108 @@ async testToolDraft(path: string | null, text: string, params: Partial<{ [key in
 }
 },
 /**
+ * The installed models, the downloads that have not finished, and this machine.
+ */
+async modelsList() : Promise<Result<ModelsView, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("models_list") };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * The catalogue, each model with how it fits this machine.
+ */
+async modelsCatalog() : Promise<Result<CatalogView, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("models_catalog") };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * GGUF repositories of the Hugging Face Hub matching `query`.
+ */
+async modelsSearch(query: string) : Promise<Result<HubRepo[], AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("models_search", { query }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * The GGUF files of a Hub repository, smallest first, with how each fits.
+ */
+async modelsFiles(repo: string) : Promise<Result<RepoFile[], AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("models_files", { repo }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Download a model: a catalogue id, `owner/name/file.gguf` or `owner/name:file.gguf`.
+ * Resumes a part of it; progress comes as `model_download` events. Returns the installed
+ * model; a pause ends it with an error whose code is `paused`.
+ */
+async modelsPull(target: string) : Promise<Result<InstalledModel, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("models_pull", { target }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Pause the download of `file` (its part is kept; pulling it again resumes it).
+ */
+async modelsPause(file: string) : Promise<Result<null, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("models_pause", { file }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Copy a `.gguf` file into the models folder after checking its header: `path`, or the file
+ * the user picks in the open dialog. Returns null when the dialog was cancelled.
+ */
+async modelsImport(path: string | null) : Promise<Result<InstalledModel | null, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("models_import", { path }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Remove a model, or a download that has not finished, by name.
+ */
+async modelsRemove(name: string) : Promise<Result<null, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("models_remove", { name }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Open the models folder in the system's file manager.
+ */
+async openModelsFolder() : Promise<Result<null, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("open_models_folder") };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
  * Version, links and the update setting for the About dialog.
  */
 async getAppInfo() : Promise<Result<AppInfo, AppError>> {
@@ -1199,6 +1301,90 @@ export type CallStatus =
  */
 "stopped"
 /**
+ * A catalogue entry for this machine.
+ */
+export type CatalogItem = 
+/**
+ * The entry.
+ */
+({ 
+/**
+ * A short id (`qwen3-1.7b`): what `models pull` takes.
+ */
+id: string; 
+/**
+ * Its name for people.
+ */
+name: string; 
+/**
+ * The Hub repository.
+ */
+repo: string; 
+/**
+ * The GGUF file of that repository.
+ */
+file: string; 
+/**
+ * Its parameter count, as its makers state it.
+ */
+params: string; 
+/**
+ * The quantisation of that file.
+ */
+quantization: string; 
+/**
+ * The file's size in bytes when the list was written.
+ */
+size: number; 
+/**
+ * The sha256 the file must have, when pinned.
+ */
+sha256?: string | null; 
+/**
+ * Its licence.
+ */
+license: string; 
+/**
+ * The context it was trained for, in tokens.
+ */
+context: number; 
+/**
+ * The memory it needs to run with a useful context, in bytes.
+ */
+min_memory: number; 
+/**
+ * The order of preference for an agent that calls tools (1 first).
+ */
+rank: number; 
+/**
+ * One line about it.
+ */
+about: string }) & { 
+/**
+ * How it fits.
+ */
+fit: FitCheck; 
+/**
+ * Whether a model of its file name is installed.
+ */
+installed: boolean; 
+/**
+ * The one to pick on this machine.
+ */
+recommended: boolean }
+/**
+ * The catalogue with this machine.
+ */
+export type CatalogView = { 
+/**
+ * This machine.
+ */
+machine: Machine; 
+/**
+ * The entries, in order of preference.
+ */
+items: CatalogItem[] }
+/**
  * One option of a choice: the value sent and its label.
  */
 export type ChoiceOption = { 
@@ -1554,6 +1740,15 @@ export type ErrorCode =
  */
 "open_failed" | 
 /**
+ * Downloading a model failed (the Hub refused, the file was not the one listed, the
+ * connection kept failing); the message says what to do.
+ */
+"download" | 
+/**
+ * A model download was paused; its part is kept and pulling it again resumes it.
+ */
+"paused" | 
+/**
  * Signing in to an MCP server failed (refused, timed out, or the OAuth exchange failed).
  */
 "sign_in"
@@ -1629,6 +1824,78 @@ export type FileKind =
  * `config/agents/*.md`: agents.
  */
 "agent"
+/**
+ * How well a model fits.
+ */
+export type Fit = 
+/**
+ * Runs comfortably beside other programs.
+ */
+"good" | 
+/**
+ * Runs, with little memory left for anything else.
+ */
+"tight" | 
+/**
+ * Needs more memory than this machine has.
+ */
+"too_big" | 
+/**
+ * Not enough free disk to download it.
+ */
+"no_disk"
+/**
+ * A fit with its reason.
+ */
+export type FitCheck = { 
+/**
+ * The verdict.
+ */
+fit: Fit; 
+/**
+ * Why, in a sentence.
+ */
+reason: string }
+/**
+ * What the header of a GGUF file says.
+ */
+export type GgufInfo = { 
+/**
+ * The format version (2 or 3).
+ */
+version: number; 
+/**
+ * `general.architecture` (`llama`, `qwen3`, `gemma3`, …).
+ */
+architecture: string | null; 
+/**
+ * `general.name`.
+ */
+name: string | null; 
+/**
+ * `general.size_label` (`135M`, `1.7B`, …).
+ */
+size_label: string | null; 
+/**
+ * The quantisation, from `general.file_type` (`Q4_K_M`, `Q8_0`, `F16`, …).
+ */
+quantization: string | null; 
+/**
+ * The context the model was trained for: `{architecture}.context_length`.
+ */
+context_length: number | null; 
+/**
+ * Whether the file carries a chat template (`tokenizer.chat_template`).
+ */
+has_chat_template: boolean; 
+/**
+ * `general.license`.
+ */
+license: string | null; 
+/**
+ * How many tensors the file holds.
+ */
+tensor_count: number }
 /**
  * One stored grant.
  */
@@ -1831,6 +2098,26 @@ elapsed_ms: number;
  */
 response_extract: string | null }
 /**
+ * A repository search result.
+ */
+export type HubRepo = { 
+/**
+ * `owner/name`.
+ */
+id: string; 
+/**
+ * Downloads in the last month, as the Hub counts them.
+ */
+downloads: number; 
+/**
+ * Likes.
+ */
+likes: number; 
+/**
+ * Whether the repository asks users to accept terms (a token is then needed).
+ */
+gated: boolean }
+/**
  * An operation that could not be imported, and why.
  */
 export type ImportSkipped = { 
@@ -1879,6 +2166,50 @@ secrets: string[];
  * it: the editor's save refuses).
  */
 exists: boolean }
+/**
+ * An installed model.
+ */
+export type InstalledModel = { 
+/**
+ * The name a profile's `model:` uses: the file name without `.gguf`.
+ */
+name: string; 
+/**
+ * The file name.
+ */
+file: string; 
+/**
+ * The whole path.
+ */
+path: string; 
+/**
+ * Its size in bytes.
+ */
+size: number; 
+/**
+ * What its header says (`None` with [`Self::error`] when it cannot be read).
+ */
+info: GgufInfo | null; 
+/**
+ * Why the header could not be read: the runtime will refuse this file.
+ */
+error: string | null; 
+/**
+ * Where it came from, when the library downloaded it.
+ */
+source: ModelSource | null; 
+/**
+ * Its sha256, when verified on download or import.
+ */
+sha256: string | null; 
+/**
+ * When it was installed (seconds since 1970).
+ */
+installed_at: number | null; 
+/**
+ * When a run last loaded it (seconds since 1970).
+ */
+last_used: number | null }
 export type JsonValue = null | boolean | number | string | JsonValue[] | Partial<{ [key in string]: JsonValue }>
 /**
  * What the library lists.
@@ -1936,6 +2267,26 @@ export type ListSort =
  * Largest latest version first.
  */
 "largest"
+/**
+ * What this machine has for running models.
+ */
+export type Machine = { 
+/**
+ * Installed memory, in bytes.
+ */
+total_memory: number; 
+/**
+ * Memory free now, in bytes.
+ */
+available_memory: number; 
+/**
+ * Free disk where models go, in bytes.
+ */
+free_disk: number; 
+/**
+ * CPU cores (physical when known).
+ */
+cores: number }
 /**
  * One server as the status list shows it. No secret values: only the command line or URL.
  */
@@ -2077,6 +2428,42 @@ limits?: StreamLimits | null;
  */
 tool_calls?: ToolCallMode | null }
 /**
+ * Where an installed model came from.
+ */
+export type ModelSource = { 
+/**
+ * The Hub repository (`owner/name`).
+ */
+repo: string; 
+/**
+ * The revision downloaded (a branch or a commit).
+ */
+revision: string; 
+/**
+ * The file's path in the repository.
+ */
+file: string }
+/**
+ * The models folder, what is in it and what is on its way.
+ */
+export type ModelsView = { 
+/**
+ * The folder.
+ */
+dir: string; 
+/**
+ * The installed models.
+ */
+installed: InstalledModel[]; 
+/**
+ * Downloads that have not finished.
+ */
+downloads: PartialDownload[]; 
+/**
+ * This machine.
+ */
+machine: Machine }
+/**
  * Everything an OpenAPI description offers as HTTP tools.
  */
 export type OpenApiImport = { 
@@ -2144,6 +2531,26 @@ export type ParamType =
  * `true` / `false`.
  */
 "boolean"
+/**
+ * A download that has not finished (paused, interrupted or killed).
+ */
+export type PartialDownload = { 
+/**
+ * The file name it will have.
+ */
+file: string; 
+/**
+ * Where it comes from.
+ */
+source: ModelSource; 
+/**
+ * Bytes on disk.
+ */
+downloaded: number; 
+/**
+ * The whole size.
+ */
+total: number }
 /**
  * A tool's permission level.
  */
@@ -2227,6 +2634,70 @@ export type ProjectLink =
  */
 "issues"
 /**
+ * Where a pull is.
+ */
+export type PullPhase = 
+/**
+ * Asking the Hub for the file's size and hash.
+ */
+"resolving" | 
+/**
+ * Bytes are arriving.
+ */
+"downloading" | 
+/**
+ * The connection failed; waiting before the next try.
+ */
+"retrying" | 
+/**
+ * Every byte is there; checking the sha256.
+ */
+"verifying" | 
+/**
+ * Installed.
+ */
+"done"
+/**
+ * A progress report.
+ */
+export type PullProgress = { 
+/**
+ * The file name it will have in the folder.
+ */
+file: string; 
+/**
+ * The phase.
+ */
+phase: PullPhase; 
+/**
+ * Bytes on disk.
+ */
+downloaded: number; 
+/**
+ * The file's size (0 while resolving).
+ */
+total: number; 
+/**
+ * Where this pull started (more than 0 when it resumed a part).
+ */
+resumed_from: number; 
+/**
+ * Bytes per second since this pull started receiving.
+ */
+bytes_per_sec: number; 
+/**
+ * Seconds left at that speed.
+ */
+eta_secs: number | null; 
+/**
+ * Which try this is (1 for the first).
+ */
+attempt: number; 
+/**
+ * Why the last try failed, while retrying.
+ */
+note: string | null }
+/**
  * One event pushed to the web view.
  */
 export type Pushed = 
@@ -2239,10 +2710,42 @@ export type Pushed =
  */
 { kind: "status_changed"; event: StatusChanged } | 
 /**
+ * A model download's progress (the Models screen, the first-run setup).
+ */
+{ kind: "model_download"; event: PullProgress } | 
+/**
  * The user asked to close the window while the web view holds closing (see
  * [`Outbox::hold_close`]); the window stays open until the web view closes it.
  */
 { kind: "close_requested" }
+/**
+ * A GGUF file of a Hub repository, with its fit.
+ */
+export type RepoFile = 
+/**
+ * The file.
+ */
+({ 
+/**
+ * Its path in the repository.
+ */
+path: string; 
+/**
+ * Its size in bytes.
+ */
+size: number; 
+/**
+ * Its sha256, lower-case hex (large files only: the Hub keeps them in LFS).
+ */
+sha256: string | null; 
+/**
+ * The quantisation its name states.
+ */
+quantization: string | null }) & { 
+/**
+ * How it fits (memory estimated from its size).
+ */
+fit: FitCheck }
 /**
  * How a request ended.
  */

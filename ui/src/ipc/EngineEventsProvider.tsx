@@ -1,5 +1,5 @@
 import { useEffect, useState, type ReactNode } from "react";
-import type { EngineEvent, StatusChanged } from "../bindings";
+import type { EngineEvent, PullProgress, StatusChanged } from "../bindings";
 import { onPushed } from "./pushed";
 import { EngineEventsContext, type EngineEventSources, type EventFanOut } from "./useEngineEvents";
 
@@ -33,12 +33,14 @@ export function EngineEventsProvider({ children }: { children: ReactNode }) {
   const [sources] = useState(() => ({
     engine: new FanOut<EngineEvent>(),
     statusChanged: new FanOut<StatusChanged>(),
+    modelDownload: new FanOut<PullProgress>(),
   }));
   useEffect(
     () =>
       onPushed((pushed) => {
         if (pushed.kind === "engine") sources.engine.emit(pushed.event);
         else if (pushed.kind === "status_changed") sources.statusChanged.emit(pushed.event);
+        else if (pushed.kind === "model_download") sources.modelDownload.emit(pushed.event);
       }),
     [sources],
   );

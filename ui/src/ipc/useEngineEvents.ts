@@ -1,5 +1,5 @@
 import { createContext, useContext, useEffect, useRef } from "react";
-import type { EngineEvent, StatusChanged } from "../bindings";
+import type { EngineEvent, PullProgress, StatusChanged } from "../bindings";
 
 /** Handlers of one kind of backend event, fed by a single listener (see EngineEventsProvider). */
 export interface EventFanOut<T> {
@@ -11,6 +11,7 @@ export interface EventFanOut<T> {
 export interface EngineEventSources {
   engine: EventFanOut<EngineEvent>;
   statusChanged: EventFanOut<StatusChanged>;
+  modelDownload: EventFanOut<PullProgress>;
 }
 
 export const EngineEventsContext = createContext<EngineEventSources | null>(null);
@@ -37,6 +38,11 @@ export function useEngineEvents(handler: (event: EngineEvent) => void): void {
 /** Call `handler` whenever the configuration reloaded (the new status) while mounted. */
 export function useStatusChanged(handler: (event: StatusChanged) => void): void {
   useFanOut(useSources().statusChanged, handler);
+}
+
+/** Call `handler` for every model download progress report while mounted. */
+export function useModelDownloads(handler: (event: PullProgress) => void): void {
+  useFanOut(useSources().modelDownload, handler);
 }
 
 /** The app's one source of status changes, for effects that subscribe with their own

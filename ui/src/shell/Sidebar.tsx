@@ -1,13 +1,14 @@
 import type { ReactNode } from "react";
 import { Icon, type IconName } from "./Icon";
 
-export type ScreenId = "chat" | "agents" | "tools" | "artifacts" | "settings";
+export type ScreenId = "chat" | "agents" | "tools" | "artifacts" | "models" | "settings";
 
 export const SCREENS: readonly { id: ScreenId & IconName; label: string }[] = [
   { id: "chat", label: "Chat" },
   { id: "agents", label: "Agents" },
   { id: "tools", label: "Tools" },
   { id: "artifacts", label: "Artifacts" },
+  { id: "models", label: "Models" },
   { id: "settings", label: "Settings" },
 ];
 

@@ -1,6 +1,8 @@
-//! `stub-hub --file OWNER/NAME/PATH=LOCAL_FILE [--file …] [--rate BYTES_PER_SEC] [--port PORT]`:
-//! the stand-in Hugging Face Hub of [`test_support::hub`] as a process, for tests in other
-//! languages. Each `--file` serves LOCAL_FILE's bytes as PATH of the repository OWNER/NAME.
+//! `stub-hub [--file OWNER/NAME/PATH=LOCAL_FILE]… [--tiny OWNER/NAME/PATH=BYTES]…
+//! [--rate BYTES_PER_SEC] [--port PORT]`: the stand-in Hugging Face Hub of
+//! [`test_support::hub`] as a process, for tests in other languages. Each `--file` serves
+//! LOCAL_FILE's bytes as PATH of the repository OWNER/NAME; each `--tiny` a small valid GGUF
+//! file ([`test_support::gguf::sized`]) of about BYTES.
 //!
 //! Prints `LISTENING http://127.0.0.1:PORT` once it accepts connections (what `HF_ENDPOINT` is
 //! set to), then serves until killed. `GET /_requests` lists the requests it received;
@@ -12,8 +14,23 @@ use std::process::ExitCode;
 
 use test_support::hub::{Behaviour, HubFile, StubHub};
 
-const USAGE: &str =
-    "usage: stub-hub --file OWNER/NAME/PATH=LOCAL_FILE [--file …] [--rate BYTES_PER_SEC] [--port PORT]";
+const USAGE: &str = "usage: stub-hub [--file OWNER/NAME/PATH=LOCAL_FILE]… [--tiny OWNER/NAME/PATH=BYTES]… [--rate BYTES_PER_SEC] [--port PORT]";
+
+/// `OWNER/NAME/PATH=VALUE` as (`OWNER/NAME`, `PATH`, `VALUE`).
+fn remote(spec: &str) -> Result<(String, String, String), String> {
+    let (remote, value) = spec
+        .split_once('=')
+        .ok_or_else(|| format!("{spec}: write OWNER/NAME/PATH=…"))?;
+    let mut parts = remote.splitn(3, '/');
+    match (parts.next(), parts.next(), parts.next()) {
+        (Some(owner), Some(name), Some(path)) => Ok((
+            format!("{owner}/{name}"),
+            path.to_string(),
+            value.to_string(),
+        )),
+        _ => Err(format!("{spec}: the remote part is OWNER/NAME/PATH")),
+    }
+}
 
 fn parse() -> Result<(Vec<HubFile>, Option<u64>, u16), String> {
     let mut files = Vec::new();
@@ -26,17 +43,21 @@ fn parse() -> Result<(Vec<HubFile>, Option<u64>, u16), String> {
                 let spec = args
                     .next()
                     .ok_or("--file needs OWNER/NAME/PATH=LOCAL_FILE")?;
-                let (remote, local) = spec
-                    .split_once('=')
-                    .ok_or_else(|| format!("--file {spec}: write OWNER/NAME/PATH=LOCAL_FILE"))?;
-                let mut parts = remote.splitn(3, '/');
-                let (Some(owner), Some(name), Some(path)) =
-                    (parts.next(), parts.next(), parts.next())
-                else {
-                    return Err(format!("--file {spec}: the remote part is OWNER/NAME/PATH"));
-                };
-                let bytes = std::fs::read(local).map_err(|e| format!("--file {local}: {e}"))?;
-                files.push(HubFile::new(&format!("{owner}/{name}"), path, bytes));
+                let (repo, path, local) = remote(&spec)?;
+                let bytes = std::fs::read(&local).map_err(|e| format!("--file {local}: {e}"))?;
+                files.push(HubFile::new(&repo, &path, bytes));
+            }
+            "--tiny" => {
+                let spec = args.next().ok_or("--tiny needs OWNER/NAME/PATH=BYTES")?;
+                let (repo, path, size) = remote(&spec)?;
+                let size: usize = size
+                    .parse()
+                    .map_err(|_| format!("--tiny {spec}: `{size}` is not a number of bytes"))?;
+                files.push(HubFile::new(
+                    &repo,
+                    &path,
+                    test_support::gguf::sized("qwen3", size),
+                ));
             }
             "--rate" => {
                 let v = args.next().ok_or("--rate needs bytes per second")?;
@@ -55,7 +76,7 @@ fn parse() -> Result<(Vec<HubFile>, Option<u64>, u16), String> {
         }
     }
     if files.is_empty() {
-        return Err("at least one --file is needed".into());
+        return Err("at least one --file or --tiny is needed".into());
     }
     Ok((files, rate, port))
 }

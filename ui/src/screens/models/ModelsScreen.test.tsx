@@ -1,0 +1,267 @@
+import { screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { mockIPC } from "@tauri-apps/api/mocks";
+import type {
+  CatalogView,
+  InstalledModel,
+  Machine,
+  ModelsView,
+  PullProgress,
+} from "../../bindings";
+import { push } from "../../test/pushed";
+import { render } from "../../test/render";
+import { ModelsScreen, progressText } from "./ModelsScreen";
+
+const MACHINE: Machine = {
+  total_memory: 16e9,
+  available_memory: 8e9,
+  free_disk: 100e9,
+  cores: 4,
+};
+
+const SMOL: InstalledModel = {
+  name: "SmolLM2-135M-Instruct.Q4_1",
+  file: "SmolLM2-135M-Instruct.Q4_1.gguf",
+  path: "/data/models/SmolLM2-135M-Instruct.Q4_1.gguf",
+  size: 98_362_432,
+  info: {
+    version: 3,
+    architecture: "llama",
+    name: "SmolLM2 135M",
+    size_label: "135M",
+    quantization: "Q4_1",
+    context_length: 8192,
+    has_chat_template: true,
+    license: "apache-2.0",
+    tensor_count: 272,
+  },
+  error: null,
+  source: { repo: "HuggingFaceTB/SmolLM2", revision: "main", file: "s.gguf" },
+  sha256: "ab".repeat(32),
+  installed_at: 1_700_000_000,
+  last_used: null,
+};
+
+const CATALOG: CatalogView = {
+  machine: MACHINE,
+  items: [
+    {
+      id: "qwen3-1.7b",
+      name: "Qwen3 1.7B",
+      repo: "Qwen/Qwen3-1.7B-GGUF",
+      file: "Qwen3-1.7B-Q8_0.gguf",
+      params: "1.7B",
+      quantization: "Q8_0",
+      size: 1.8e9,
+      sha256: null,
+      license: "Apache-2.0",
+      context: 32768,
+      min_memory: 3e9,
+      rank: 1,
+      about: "Good tool calls.",
+      fit: { fit: "good", reason: "needs 3.0 GB of 16.0 GB memory" },
+      installed: false,
+      recommended: true,
+    },
+    {
+      id: "qwen3-4b",
+      name: "Qwen3 4B",
+      repo: "Qwen/Qwen3-4B-GGUF",
+      file: "Qwen3-4B-Q4_K_M.gguf",
+      params: "4B",
+      quantization: "Q4_K_M",
+      size: 2.5e9,
+      sha256: null,
+      license: "Apache-2.0",
+      context: 32768,
+      min_memory: 20e9,
+      rank: 2,
+      about: "Strong.",
+      fit: { fit: "too_big", reason: "needs 20.0 GB of memory, this computer has 16.0 GB" },
+      installed: false,
+      recommended: false,
+    },
+  ],
+};
+
+function progress(over: Partial<PullProgress>): PullProgress {
+  return {
+    file: "Qwen3-1.7B-Q8_0.gguf",
+    phase: "downloading",
+    downloaded: 0,
+    total: 1_800_000_000,
+    resumed_from: 0,
+    bytes_per_sec: 0,
+    eta_secs: null,
+    attempt: 1,
+    note: null,
+    ...over,
+  };
+}
+
+interface Backend {
+  calls: { cmd: string; args: Record<string, unknown> }[];
+  installed: InstalledModel[];
+  finishPull: (
+    result: { ok: InstalledModel } | { error: { code: string; message: string } },
+  ) => void;
+}
+
+function backend(): Backend {
+  const state: Backend = { calls: [], installed: [SMOL], finishPull: () => {} };
+  mockIPC((cmd, args) => {
+    state.calls.push({ cmd, args: (args ?? {}) as Record<string, unknown> });
+    switch (cmd) {
+      case "models_list":
+        return {
+          dir: "/data/models",
+          installed: state.installed,
+          downloads: [],
+          machine: MACHINE,
+        } satisfies ModelsView;
+      case "models_catalog":
+        return CATALOG;
+      case "models_pull":
+        return new Promise((resolve, reject) => {
+          state.finishPull = (r) => {
+            if ("ok" in r) resolve(r.ok);
+            else reject(r.error);
+          };
+        });
+      case "models_pause":
+      case "models_remove":
+        return null;
+      case "models_search":
+        return [{ id: "bartowski/Qwen3-GGUF", downloads: 1200, likes: 3, gated: false }];
+      case "models_files":
+        return [
+          {
+            path: "Qwen3-Q4_K_M.gguf",
+            size: 2.5e9,
+            sha256: "cd".repeat(32),
+            quantization: "Q4_K_M",
+            fit: { fit: "good", reason: "fits" },
+          },
+        ];
+      default:
+        throw new Error(`unexpected command ${cmd}`);
+    }
+  });
+  return state;
+}
+
+describe("Models screen", () => {
+  it("lists installed models and the catalogue with fit badges and the recommendation", async () => {
+    backend();
+    render(<ModelsScreen />);
+    const row = within(await screen.findByTestId("model-SmolLM2-135M-Instruct.Q4_1"));
+    expect(row.getByText("98.4 MB")).toBeInTheDocument();
+    expect(row.getByText("Q4_1")).toBeInTheDocument();
+    expect(row.getByText("8,192")).toBeInTheDocument();
+    expect(row.getByText("llama")).toBeInTheDocument();
+    expect(row.getByText("never")).toBeInTheDocument();
+
+    const first = within(screen.getByTestId("catalog-qwen3-1.7b"));
+    expect(first.getByText("Recommended")).toBeInTheDocument();
+    expect(first.getByText("Fits")).toBeInTheDocument();
+    const big = within(screen.getByTestId("catalog-qwen3-4b"));
+    expect(big.getByText("Too big")).toBeInTheDocument();
+    expect(big.queryByText("Recommended")).not.toBeInTheDocument();
+    expect(screen.getByText(/16\.0 GB memory, 100\.0 GB free disk, 4 cores/)).toBeInTheDocument();
+  });
+
+  it("shows a download's progress from pushed events, pauses it and offers to resume", async () => {
+    const be = backend();
+    const user = userEvent.setup();
+    render(<ModelsScreen />);
+    await user.click(await screen.findByRole("button", { name: "Download Qwen3 1.7B" }));
+    await waitFor(() =>
+      expect(be.calls.find((c) => c.cmd === "models_pull")?.args).toEqual({
+        target: "qwen3-1.7b",
+      }),
+    );
+    await push({
+      kind: "model_download",
+      event: progress({ downloaded: 810_000_000, bytes_per_sec: 12_300_000, eta_secs: 80 }),
+    });
+    const row = within(await screen.findByTestId("download-Qwen3-1.7B-Q8_0.gguf"));
+    expect(row.getByText("45% · 810.0 MB of 1.8 GB · 12.3 MB/s · 1 min 20 s left")).toBeVisible();
+    expect(
+      row.getByRole("progressbar", { name: "Download of Qwen3-1.7B-Q8_0.gguf" }),
+    ).toHaveAttribute("value", "810000000");
+
+    await user.click(row.getByRole("button", { name: "Pause" }));
+    expect(be.calls.find((c) => c.cmd === "models_pause")?.args).toEqual({
+      file: "Qwen3-1.7B-Q8_0.gguf",
+    });
+    be.finishPull({ error: { code: "paused", message: "download paused at 810000000" } });
+    expect(await row.findByText("Paused at 810.0 MB of 1.8 GB")).toBeVisible();
+    expect(row.queryByRole("alert")).not.toBeInTheDocument();
+
+    // Resume pulls the same target again; when it ends the model is listed and the row goes.
+    await user.click(row.getByRole("button", { name: "Resume" }));
+    await waitFor(() => expect(be.calls.filter((c) => c.cmd === "models_pull")).toHaveLength(2));
+    be.installed = [
+      SMOL,
+      { ...SMOL, name: "Qwen3-1.7B-Q8_0", file: "Qwen3-1.7B-Q8_0.gguf", size: 1.8e9 },
+    ];
+    be.finishPull({ ok: be.installed[1] as InstalledModel });
+    expect(await screen.findByTestId("model-Qwen3-1.7B-Q8_0")).toBeVisible();
+    expect(screen.queryByTestId("download-Qwen3-1.7B-Q8_0.gguf")).not.toBeInTheDocument();
+  });
+
+  it("says why a download failed", async () => {
+    const be = backend();
+    const user = userEvent.setup();
+    render(<ModelsScreen />);
+    await user.click(await screen.findByRole("button", { name: "Download Qwen3 1.7B" }));
+    await waitFor(() => expect(be.calls.some((c) => c.cmd === "models_pull")).toBe(true));
+    be.finishPull({
+      error: { code: "download", message: "the downloaded file's sha256 is wrong; it was removed" },
+    });
+    const row = within(await screen.findByTestId("download-Qwen3-1.7B-Q8_0.gguf"));
+    expect(await row.findByRole("alert")).toHaveTextContent("sha256 is wrong");
+  });
+
+  it("finds GGUF repositories on the Hub and downloads a file of one", async () => {
+    const be = backend();
+    const user = userEvent.setup();
+    render(<ModelsScreen />);
+    await user.type(await screen.findByLabelText("Search Hugging Face for GGUF models"), "qwen3");
+    await user.click(screen.getByRole("button", { name: "Search" }));
+    await user.click(await screen.findByRole("button", { name: "bartowski/Qwen3-GGUF" }));
+    await user.click(await screen.findByRole("button", { name: "Download Qwen3-Q4_K_M.gguf" }));
+    await waitFor(() =>
+      expect(be.calls.find((c) => c.cmd === "models_pull")?.args).toEqual({
+        target: "bartowski/Qwen3-GGUF/Qwen3-Q4_K_M.gguf",
+      }),
+    );
+    expect(be.calls.find((c) => c.cmd === "models_search")?.args).toEqual({ query: "qwen3" });
+  });
+
+  it("deletes a model after asking", async () => {
+    const be = backend();
+    const user = userEvent.setup();
+    render(<ModelsScreen />);
+    await user.click(
+      await screen.findByRole("button", { name: "Delete SmolLM2-135M-Instruct.Q4_1" }),
+    );
+    expect(be.calls.some((c) => c.cmd === "models_remove")).toBe(false);
+    be.installed = [];
+    await user.click(screen.getByRole("button", { name: "Delete" }));
+    await waitFor(() =>
+      expect(be.calls.find((c) => c.cmd === "models_remove")?.args).toEqual({
+        name: "SmolLM2-135M-Instruct.Q4_1",
+      }),
+    );
+    expect(await screen.findByTestId("no-models")).toBeVisible();
+  });
+
+  it("words every phase of a download", () => {
+    expect(progressText(progress({ phase: "resolving" }))).toMatch(/size and checksum/);
+    expect(progressText(progress({ phase: "verifying" }))).toBe("Checking the sha256 of 1.8 GB…");
+    expect(progressText(progress({ phase: "retrying", note: "the server closed it" }))).toBe(
+      "the server closed it; trying again…",
+    );
+  });
+});

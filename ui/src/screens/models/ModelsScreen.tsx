@@ -1,0 +1,469 @@
+import { useState, type FormEvent } from "react";
+import {
+  commands,
+  type CatalogItem,
+  type Fit,
+  type HubRepo,
+  type InstalledModel,
+  type PartialDownload,
+  type PullProgress,
+  type RepoFile,
+} from "../../bindings";
+import { ConfirmButton } from "../../components/ConfirmButton";
+import { call, errorMessage } from "../../ipc/call";
+import { useModels, type Download } from "./useModels";
+
+/** Bytes for people, in powers of 1000 as disks and downloads count them. */
+export function formatBytes(bytes: number): string {
+  const units = ["B", "KB", "MB", "GB", "TB"];
+  let v = bytes;
+  let unit = 0;
+  while (v >= 1000 && unit < units.length - 1) {
+    v /= 1000;
+    unit += 1;
+  }
+  return unit === 0 ? `${bytes} B` : `${v.toFixed(1)} ${units[unit]}`;
+}
+
+function formatEta(secs: number): string {
+  const s = Math.max(0, Math.round(secs));
+  if (s < 60) return `${s} s left`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min ${s % 60} s left`;
+  return `${Math.floor(m / 60)} h ${m % 60} min left`;
+}
+
+const FIT_LABEL: Record<Fit, string> = {
+  good: "Fits",
+  tight: "Tight fit",
+  too_big: "Too big",
+  no_disk: "Not enough disk",
+};
+
+export function FitBadge({ fit, reason }: { fit: Fit; reason: string }) {
+  return (
+    <span className={`badge fit-${fit}`} title={reason}>
+      {FIT_LABEL[fit]}
+    </span>
+  );
+}
+
+/** One line of a download's state: the bar, how far, how fast, how long. */
+export function progressText(p: PullProgress): string {
+  switch (p.phase) {
+    case "resolving":
+      return "Asking the Hub for the file's size and checksum…";
+    case "verifying":
+      return `Checking the sha256 of ${formatBytes(p.total)}…`;
+    case "done":
+      return "Installed";
+    case "retrying":
+      return `${p.note ?? "The connection failed"}; trying again…`;
+    case "downloading": {
+      const pct = p.total > 0 ? Math.floor((p.downloaded * 100) / p.total) : 0;
+      const parts = [`${pct}%`, `${formatBytes(p.downloaded)} of ${formatBytes(p.total)}`];
+      if (p.bytes_per_sec > 0) parts.push(`${formatBytes(p.bytes_per_sec)}/s`);
+      if (p.eta_secs != null) parts.push(formatEta(p.eta_secs));
+      return parts.join(" · ");
+    }
+  }
+}
+
+function DownloadRow(props: {
+  file: string;
+  download: Download | undefined;
+  partial: PartialDownload | undefined;
+  onPause: () => void;
+  onResume: () => void;
+  onDiscard: () => void;
+}) {
+  const { download, partial } = props;
+  const running = download?.running ?? false;
+  const p = download?.progress;
+  const done = p?.downloaded ?? partial?.downloaded ?? 0;
+  const total = p?.total || partial?.total || 0;
+  const text = running
+    ? p
+      ? progressText(p)
+      : "Starting…"
+    : `Paused at ${formatBytes(done)} of ${formatBytes(total)}`;
+  return (
+    <li className="model-download" data-testid={`download-${props.file}`}>
+      <div className="model-download-head">
+        <span className="model-name">{props.file}</span>
+        <span className="model-download-actions">
+          {running ? (
+            <button type="button" onClick={props.onPause}>
+              Pause
+            </button>
+          ) : (
+            <>
+              <button type="button" onClick={props.onResume}>
+                Resume
+              </button>
+              <ConfirmButton
+                label={`Discard the download of ${props.file}`}
+                question={`Delete the ${formatBytes(done)} downloaded so far?`}
+                confirmLabel="Discard"
+                onConfirm={props.onDiscard}
+              >
+                Discard
+              </ConfirmButton>
+            </>
+          )}
+        </span>
+      </div>
+      <progress
+        max={total || 1}
+        value={done}
+        aria-label={`Download of ${props.file}`}
+        aria-valuetext={text}
+      />
+      <p className="muted" role={running ? "status" : undefined}>
+        {text}
+      </p>
+      {download?.error && (
+        <p className="form-errors" role="alert">
+          {download.error}
+        </p>
+      )}
+    </li>
+  );
+}
+
+function ago(secs: number | null): string {
+  if (secs == null) return "never";
+  const d = Math.max(0, Date.now() / 1000 - secs);
+  if (d < 60) return "just now";
+  if (d < 3600) return `${Math.floor(d / 60)} min ago`;
+  if (d < 86400) return `${Math.floor(d / 3600)} h ago`;
+  return `${Math.floor(d / 86400)} days ago`;
+}
+
+function InstalledRow({ model, onRemove }: { model: InstalledModel; onRemove: () => void }) {
+  const info = model.info;
+  return (
+    <tr data-testid={`model-${model.name}`}>
+      <th scope="row">
+        <span className="model-name">{model.name}</span>
+        {model.source && <div className="muted small">{model.source.repo}</div>}
+        {model.error && (
+          <div className="field-error small" role="note">
+            {model.error}
+          </div>
+        )}
+      </th>
+      <td>{formatBytes(model.size)}</td>
+      <td>{info?.quantization ?? "?"}</td>
+      <td>{info?.context_length != null ? info.context_length.toLocaleString() : "?"}</td>
+      <td>{info?.architecture ?? "?"}</td>
+      <td>{ago(model.last_used)}</td>
+      <td className="row-actions">
+        <ConfirmButton
+          label={`Delete ${model.name}`}
+          question={`Delete ${model.file} (${formatBytes(model.size)}) from this computer?`}
+          confirmLabel="Delete"
+          onConfirm={onRemove}
+        >
+          Delete
+        </ConfirmButton>
+      </td>
+    </tr>
+  );
+}
+
+function CatalogCard(props: { item: CatalogItem; busy: boolean; onDownload: () => void }) {
+  const { item } = props;
+  return (
+    <li className="model-card" data-testid={`catalog-${item.id}`}>
+      <div className="model-card-head">
+        <span className="model-name">{item.name}</span>
+        {item.recommended && <span className="badge badge-recommended">Recommended</span>}
+        <FitBadge fit={item.fit.fit} reason={item.fit.reason} />
+      </div>
+      <p className="muted small">
+        {item.params} · {item.quantization} · {formatBytes(item.size)} ·{" "}
+        {item.context.toLocaleString()} tokens · {item.license}
+      </p>
+      <p className="small">{item.about}</p>
+      <p className="muted small">{item.fit.reason}</p>
+      {item.installed ? (
+        <span className="badge badge-succeeded">Installed</span>
+      ) : (
+        <button
+          type="button"
+          disabled={props.busy || item.fit.fit === "no_disk"}
+          onClick={props.onDownload}
+          aria-label={`Download ${item.name}`}
+        >
+          Download
+        </button>
+      )}
+    </li>
+  );
+}
+
+function HubSearch({ onDownload }: { onDownload: (target: string) => void }) {
+  const [query, setQuery] = useState("");
+  const [repos, setRepos] = useState<HubRepo[] | null>(null);
+  const [open, setOpen] = useState<{ repo: string; files: RepoFile[] | null } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [searching, setSearching] = useState(false);
+
+  const search = async (e: FormEvent) => {
+    e.preventDefault();
+    setSearching(true);
+    setError(null);
+    setOpen(null);
+    try {
+      setRepos(await call(commands.modelsSearch(query)));
+    } catch (err) {
+      setError(errorMessage(err));
+    } finally {
+      setSearching(false);
+    }
+  };
+
+  const openRepo = async (repo: string) => {
+    setOpen({ repo, files: null });
+    setError(null);
+    try {
+      const files = await call(commands.modelsFiles(repo));
+      setOpen({ repo, files });
+    } catch (err) {
+      setError(errorMessage(err));
+      setOpen(null);
+    }
+  };
+
+  return (
+    <div className="hub-search">
+      <form onSubmit={(e) => void search(e)} className="hub-search-form">
+        <label htmlFor="hub-query">Search Hugging Face for GGUF models</label>
+        <input
+          id="hub-query"
+          type="search"
+          value={query}
+          placeholder="e.g. qwen3 gguf"
+          onChange={(e) => setQuery(e.target.value)}
+        />
+        <button type="submit" disabled={searching || query.trim() === ""}>
+          {searching ? "Searching…" : "Search"}
+        </button>
+      </form>
+      {error && (
+        <p className="form-errors" role="alert">
+          {error}
+        </p>
+      )}
+      {repos && repos.length === 0 && <p className="muted">No GGUF repositories match.</p>}
+      {repos && repos.length > 0 && (
+        <ul className="hub-repos">
+          {repos.map((r) => (
+            <li key={r.id}>
+              <button
+                type="button"
+                className="link-button"
+                aria-expanded={open?.repo === r.id}
+                onClick={() => void openRepo(r.id)}
+              >
+                {r.id}
+              </button>{" "}
+              <span className="muted small">
+                {r.downloads.toLocaleString()} downloads
+                {r.gated ? " · gated: needs a Hub token (secret HF_TOKEN)" : ""}
+              </span>
+              {open?.repo === r.id && (
+                <div className="hub-files">
+                  {open.files === null && <p role="status">Reading its files…</p>}
+                  {open.files?.length === 0 && <p className="muted">It has no GGUF files.</p>}
+                  {open.files && open.files.length > 0 && (
+                    <table>
+                      <thead>
+                        <tr>
+                          <th scope="col">File</th>
+                          <th scope="col">Quantisation</th>
+                          <th scope="col">Size</th>
+                          <th scope="col">Fit</th>
+                          <th scope="col">
+                            <span className="visually-hidden">Actions</span>
+                          </th>
+                        </tr>
+                      </thead>
+                      <tbody>
+                        {open.files.map((f) => (
+                          <tr key={f.path}>
+                            <td>{f.path}</td>
+                            <td>{f.quantization ?? "?"}</td>
+                            <td>{formatBytes(f.size)}</td>
+                            <td>
+                              <FitBadge fit={f.fit.fit} reason={f.fit.reason} />
+                            </td>
+                            <td>
+                              <button
+                                type="button"
+                                aria-label={`Download ${f.path}`}
+                                disabled={f.fit.fit === "no_disk"}
+                                onClick={() => onDownload(`${r.id}/${f.path}`)}
+                              >
+                                Download
+                              </button>
+                            </td>
+                          </tr>
+                        ))}
+                      </tbody>
+                    </table>
+                  )}
+                </div>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+/** Models that run on this computer: installed ones, downloads, the catalogue, Hub search. */
+export function ModelsScreen() {
+  const models = useModels();
+  const [actionError, setActionError] = useState<string | null>(null);
+  const { view, catalog } = models;
+
+  const partials = view?.downloads ?? [];
+  const downloadFiles = [
+    ...new Set([...Object.keys(models.downloads), ...partials.map((p) => p.file)]),
+  ].sort();
+
+  const act = async (what: () => Promise<unknown>) => {
+    setActionError(null);
+    try {
+      await what();
+    } catch (e) {
+      setActionError(errorMessage(e));
+    }
+  };
+
+  const importFile = () =>
+    act(async () => {
+      const model = await call(commands.modelsImport(null));
+      if (model) await models.reload();
+    });
+
+  return (
+    <section className="screen models-screen" aria-labelledby="screen-title">
+      <h1 id="screen-title" tabIndex={-1}>
+        Models
+      </h1>
+      <p className="muted">
+        Models that run on this computer, with no account and no server: use one in Settings with a
+        profile “On this computer”.
+        {view && (
+          <>
+            {" "}
+            This computer: {formatBytes(view.machine.total_memory)} memory,{" "}
+            {formatBytes(view.machine.free_disk)} free disk, {view.machine.cores} cores.
+          </>
+        )}
+      </p>
+      <div className="toolbar">
+        <button type="button" onClick={() => void importFile()}>
+          Import a .gguf file…
+        </button>
+        <button type="button" onClick={() => void act(() => call(commands.openModelsFolder()))}>
+          Open the models folder
+        </button>
+      </div>
+      {models.loadError && (
+        <p className="form-errors" role="alert">
+          {models.loadError}
+        </p>
+      )}
+      {actionError && (
+        <p className="form-errors" role="alert">
+          {actionError}
+        </p>
+      )}
+
+      <h2>Installed</h2>
+      {view === null && !models.loadError && <p role="status">Loading…</p>}
+      {view && view.installed.length === 0 && (
+        <p className="muted" data-testid="no-models">
+          No models yet: download one from the catalogue below, or import a .gguf file.
+        </p>
+      )}
+      {view && view.installed.length > 0 && (
+        <table className="models-table">
+          <thead>
+            <tr>
+              <th scope="col">Model</th>
+              <th scope="col">Size</th>
+              <th scope="col">Quantisation</th>
+              <th scope="col">Context</th>
+              <th scope="col">Architecture</th>
+              <th scope="col">Last used</th>
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {view.installed.map((m) => (
+              <InstalledRow
+                key={m.file}
+                model={m}
+                onRemove={() => void act(() => models.remove(m.name))}
+              />
+            ))}
+          </tbody>
+        </table>
+      )}
+
+      {downloadFiles.length > 0 && (
+        <>
+          <h2>Downloads</h2>
+          <ul className="model-downloads">
+            {downloadFiles.map((file) => {
+              const download = models.downloads[file];
+              const partial = partials.find((p) => p.file === file);
+              const target =
+                download?.target ??
+                (partial ? `${partial.source.repo}/${partial.source.file}` : file);
+              return (
+                <DownloadRow
+                  key={file}
+                  file={file}
+                  download={download}
+                  partial={partial}
+                  onPause={() => void act(() => models.pause(file))}
+                  onResume={() => void models.pull(target)}
+                  onDiscard={() => void act(() => models.remove(file))}
+                />
+              );
+            })}
+          </ul>
+        </>
+      )}
+
+      <h2>Catalogue</h2>
+      <p className="muted small">
+        Small instruct models that call tools. The badge says whether each fits this computer.
+      </p>
+      {catalog && (
+        <ul className="model-cards">
+          {catalog.items.map((item) => (
+            <CatalogCard
+              key={item.id}
+              item={item}
+              busy={models.downloads[item.file]?.running ?? false}
+              onDownload={() => void models.pull(item.id)}
+            />
+          ))}
+        </ul>
+      )}
+
+      <h2>Hugging Face</h2>
+      <HubSearch onDownload={(target) => void models.pull(target)} />
+    </section>
+  );
+}
