@@ -7,8 +7,12 @@ at it through /proc.
 - `kill -9` of the runtime while it streams ends the run with an error that says so, and the next
   run starts a fresh runtime that answers;
 - a truncated model file and a model that is not in the models folder fail with errors that say
-  what is wrong, and no runtime is left behind.
+  what is wrong, and no runtime is left behind;
+- the model downloaded from a stand-in Hugging Face Hub (`stub-hub`, through HF_ENDPOINT) with
+  `models pull` answers a run by its name: nothing else brought in.
 """
+
+import json
 
 import os
 import shutil
@@ -111,6 +115,8 @@ def test_a_local_model_answers_and_its_runtime_ends_with_the_cli(cli, local_home
     assert out.returncode == 0, out.stdout + out.stderr
     assert out.stdout.strip(), "the model answered something"
     assert "[run completed" in out.stderr, out.stderr
+    # The first request waited for the model to load, and said so.
+    assert "[loading smollm2-135m on this computer…]" in out.stderr, out.stderr
     # The runtime watches its stdin: the CLI's exit ends it.
     wait_until(lambda: not runtimes_of(local_home), 10, "the runtime to exit with the CLI")
 
@@ -167,3 +173,40 @@ def test_a_model_missing_from_the_models_folder_names_the_folder(cli, local_home
     assert "qwen3-0.6b" in out.stderr, out.stderr
     assert str(local_home / "data" / "models") in out.stderr, out.stderr
     assert not runtimes_of(local_home)
+
+
+def test_a_model_pulled_from_a_hub_answers_by_its_name(cli, tmp_path):
+    gguf = os.environ["SMALL_MODEL_GGUF"]
+    stub = Path(os.environ.get("ARTIFACTFLOW_STUB_HUB", Path(cli).parent / "stub-hub"))
+    assert stub.is_file(), f"{stub} is missing: cargo build -p artifactflow-test-support --bin stub-hub"
+    repo_file = "HuggingFaceTB/SmolLM2-135M-Instruct-GGUF/smollm2-135m-instruct-q4_1.gguf"
+    hub = subprocess.Popen([str(stub), "--file", f"{repo_file}={gguf}"], stdout=subprocess.PIPE, text=True)
+    try:
+        line = hub.stdout.readline().strip()
+        assert line.startswith("LISTENING "), line
+        env = dict(os.environ, HF_ENDPOINT=line.split(" ", 1)[1])
+        home = tmp_path / "pulled"
+        pulled = subprocess.run(
+            [cli, "--home", str(home), "models", "pull", repo_file, "--json"],
+            capture_output=True, text=True, timeout=RUN_TIMEOUT_S, stdin=subprocess.DEVNULL, env=env,
+        )
+        assert pulled.returncode == 0, pulled.stderr
+        model = json.loads(pulled.stdout)
+        assert model["name"] == "smollm2-135m-instruct-q4_1"
+        assert model["info"]["architecture"] == "llama" and model["info"]["context_length"] == 8192
+        assert model["info"]["quantization"] == "Q4_1" and model["info"]["has_chat_template"]
+        assert model["size"] == Path(gguf).stat().st_size
+        (home / "config" / "agents" / f"{AGENT}.md").write_text(AGENT_FILE)
+        (home / "config" / "models.yaml").write_text(models_yaml(model["name"], 32))
+        out = run(cli, home, "Say hello.", "pulled")
+        assert out.returncode == 0, out.stdout + out.stderr
+        assert out.stdout.strip(), "the model answered something"
+        listed = subprocess.run(
+            [cli, "--home", str(home), "models", "list", "--json"],
+            capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+        )
+        used = json.loads(listed.stdout)["installed"][0]
+        assert used["last_used"] is not None, used
+    finally:
+        hub.kill()
+        hub.wait(10)

@@ -1631,6 +1631,11 @@ export type EngineEvent =
  */
 { type: "model_answer"; conversation_id: string; agent: string; depth: number; finish_reason: string; prompt_tokens: number | null; completion_tokens: number | null } | 
 /**
+ * A model on this computer (`api: local`) is being loaded for the next request: the first
+ * request after a start or an idle unload waits for it (seconds to a minute).
+ */
+{ type: "model_loading"; conversation_id: string; agent: string; model: string } | 
+/**
  * Before each model request: how much of the model's context window the request fills
  * (the context meter). Estimated before sending, calibrated by the server's earlier
  * `prompt_tokens`.

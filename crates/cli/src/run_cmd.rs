@@ -214,6 +214,9 @@ fn print_event(e: &EngineEvent, requests: &tokio::sync::mpsc::UnboundedSender<(S
                 "\n[context condensed: {results_referenced} results replaced by artifact references, {messages_condensed} messages condensed into a note{cut} ({why})]"
             );
         }
+        EngineEvent::ModelLoading { model, .. } => {
+            let _ = writeln!(err, "[loading {} on this computer…]", clean(model));
+        }
         EngineEvent::AgentSwitch { from, to, .. } => {
             let _ = writeln!(err, "\n[{from} → {to}]");
         }

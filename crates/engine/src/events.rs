@@ -155,6 +155,16 @@ pub enum EngineEvent {
         /// Tokens in the answer, if reported.
         completion_tokens: Option<u32>,
     },
+    /// A model on this computer (`api: local`) is being loaded for the next request: the first
+    /// request after a start or an idle unload waits for it (seconds to a minute).
+    ModelLoading {
+        /// Conversation.
+        conversation_id: String,
+        /// Agent.
+        agent: String,
+        /// The model's name (its file name without `.gguf`).
+        model: String,
+    },
     /// Before each model request: how much of the model's context window the request fills
     /// (the context meter). Estimated before sending, calibrated by the server's earlier
     /// `prompt_tokens`.

@@ -132,6 +132,20 @@ async fn ensure(key: &Key, cancel: &CancellationToken) -> Result<(String, u32), 
     Ok(answer)
 }
 
+/// Whether `profile`'s model is loaded now (its runtime running and ready). A runtime being
+/// started counts as not loaded: the next request waits for the load.
+pub fn is_loaded(profile: &ModelProfile) -> bool {
+    let Ok(key) = key_of(profile) else {
+        return false;
+    };
+    match RUNTIME.try_lock() {
+        Ok(mut slot) => slot
+            .as_mut()
+            .is_some_and(|r| r.key == key && matches!(r.child.try_wait(), Ok(None))),
+        Err(_) => false,
+    }
+}
+
 /// The context `profile`'s model runs with, starting its runtime if needed (the engine's
 /// window discovery).
 pub async fn context_size(profile: &ModelProfile) -> Result<u32, ModelError> {

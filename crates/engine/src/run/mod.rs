@@ -787,6 +787,26 @@ impl Runner {
         calls
     }
 
+    /// Say so when the request about to be made waits for a local model to load.
+    fn note_model_loading(&self, scope: &Scope<'_>, agent: &AgentDef) {
+        let Some(profile) = self.models.profile_for(agent) else {
+            return;
+        };
+        if profile.api != crate::models::Api::Local || crate::models::local::is_loaded(&profile) {
+            return;
+        }
+        let path = std::path::Path::new(&profile.model);
+        let model = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| profile.model.clone());
+        self.events.emit(EngineEvent::ModelLoading {
+            conversation_id: scope.conversation.to_string(),
+            agent: agent.name.clone(),
+            model,
+        });
+    }
+
     /// Ask for the next answer with the history shortened to the window (see [`budget`]).
     /// A refusal as too long condenses with a tighter budget and retries once; a second one
     /// ends the run with an error saying what to change.
@@ -805,6 +825,7 @@ impl Runner {
                 state.calibration = *known;
             }
         }
+        self.note_model_loading(scope, agent);
         let mut refusal: Option<String> = None;
         loop {
             let reason = if refusal.is_some() {

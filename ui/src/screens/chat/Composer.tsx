@@ -31,6 +31,7 @@ export function Composer({ chat }: { chat: Chat }) {
       <WaitingForModel
         key={String(running ? waitingSince(chat) : null)}
         since={running ? waitingSince(chat) : null}
+        loading={chat.chat.loadingModel}
       />
       <QueuedList chat={chat} />
       <AgentLine chat={chat} />
@@ -98,7 +99,7 @@ function waitingSince(chat: Chat): number | null {
 
 /** "Waiting for the model… 12 s", counted from the request, ticking every second. (Keyed by
  * `since`: each wait starts with a fresh clock.) */
-function WaitingForModel({ since }: { since: number | null }) {
+function WaitingForModel({ since, loading }: { since: number | null; loading: string | null }) {
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
     if (since === null) return;
@@ -110,7 +111,9 @@ function WaitingForModel({ since }: { since: number | null }) {
   return (
     <p className="waiting-model muted small" role="status" data-testid="waiting-model">
       <span className="waiting-dot" aria-hidden="true" />
-      Waiting for the model… {seconds} s
+      {loading === null
+        ? `Waiting for the model… ${seconds} s`
+        : `Loading ${loading} on this computer… ${seconds} s`}
     </p>
   );
 }

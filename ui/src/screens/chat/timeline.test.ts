@@ -570,6 +570,24 @@ describe("run timing", () => {
     agent: "lead",
   };
 
+  it("shows a model on this computer loading until its first token", () => {
+    let s = reduce(emptyChat, started, 1_000);
+    s = reduce(s, {
+      type: "model_loading",
+      conversation_id: conv,
+      agent: "lead",
+      model: "Qwen3-1.7B-Q8_0",
+    });
+    expect(s.loadingModel).toBe("Qwen3-1.7B-Q8_0");
+    expect(s.waitingSince).toBe(1_000);
+    s = reduce(s, token("hi"), 9_000);
+    expect(s.loadingModel).toBeNull();
+    // A run that fails while loading does not leave it shown.
+    s = reduce(s, { type: "model_loading", conversation_id: conv, agent: "lead", model: "m" });
+    s = reduce(s, answer(1));
+    expect(s.loadingModel).toBeNull();
+  });
+
   it("waits from the request until the first token, then measures the speed from the usage", () => {
     let s = reduce(emptyChat, started, 1_000);
     expect(s.waitingSince).toBe(1_000);

