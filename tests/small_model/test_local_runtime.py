@@ -8,11 +8,14 @@ at it through /proc.
   run starts a fresh runtime that answers;
 - a truncated model file and a model that is not in the models folder fail with errors that say
   what is wrong, and no runtime is left behind;
+- the runtime keeps the prompt prefix between requests, and frees its context and cache when
+  memory is short (a threshold set by the test), answering the next request in a new one;
 - the model downloaded from a stand-in Hugging Face Hub (`stub-hub`, through HF_ENDPOINT) with
   `models pull` answers a run by its name: nothing else brought in.
 """
 
 import json
+import urllib.request
 
 import os
 import shutil
@@ -210,3 +213,54 @@ def test_a_model_pulled_from_a_hub_answers_by_its_name(cli, tmp_path):
     finally:
         hub.kill()
         hub.wait(10)
+
+
+def ask(port: int, text: str) -> dict:
+    body = json.dumps({
+        "messages": [{"role": "system", "content": "You are terse. " * 20}, {"role": "user", "content": text}],
+        "max_tokens": 4, "temperature": 0, "stream": False,
+    }).encode()
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}/v1/chat/completions", data=body,
+        headers={"content-type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=RUN_TIMEOUT_S) as answer:
+        return json.load(answer)["usage"]
+
+
+def start_runtime(cli: str, env: dict) -> tuple[subprocess.Popen, int]:
+    runtime = os.environ.get("ARTIFACTFLOW_RUNTIME") or str(Path(cli).parent / "artifactflow-runtime")
+    proc = subprocess.Popen(
+        [runtime, "--model", os.environ["SMALL_MODEL_GGUF"], "--ctx", "2048"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=dict(os.environ, **env),
+    )
+    ready = json.loads(proc.stdout.readline())
+    assert ready.get("ready"), ready
+    return proc, ready["port"]
+
+
+def test_the_runtime_frees_its_cache_when_memory_is_short(cli):
+    # Memory never short: the second request reuses the first one's prompt.
+    proc, port = start_runtime(cli, {"ARTIFACTFLOW_RUNTIME_MIN_FREE_MB": "0", "ARTIFACTFLOW_RUNTIME_PRESSURE_MS": "20"})
+    try:
+        first = ask(port, "Hi")
+        again = ask(port, "Hi")
+        assert first["prompt_tokens_details"]["cached_tokens"] == 0
+        assert again["prompt_tokens_details"]["cached_tokens"] > first["prompt_tokens"] // 2, again
+    finally:
+        proc.stdin.close()
+        proc.wait(30)
+    # Memory always short: between requests the context is freed (it says so), and the next
+    # request reads its whole prompt again in a new one, and answers.
+    proc, port = start_runtime(cli, {"ARTIFACTFLOW_RUNTIME_MIN_FREE_MB": "100000000", "ARTIFACTFLOW_RUNTIME_PRESSURE_MS": "20"})
+    try:
+        ask(port, "Hi")
+        line = proc.stderr.readline()
+        assert "memory is short" in line, line
+        after = ask(port, "Hi")
+        assert after["prompt_tokens_details"]["cached_tokens"] == 0, after
+        assert after["completion_tokens"] > 0
+    finally:
+        proc.stdin.close()
+        proc.wait(30)

@@ -220,6 +220,13 @@ async fn start(key: &Key, cancel: &CancellationToken) -> Result<Running, ModelEr
         .and_then(serde_json::Value::as_u64)
         .and_then(|n| u32::try_from(n).ok())
         .unwrap_or(0);
+    // What the runtime had to settle for, in the log (the context size also reaches window
+    // discovery, which the context meter shows).
+    for key in ["template", "memory"] {
+        if let Some(note) = ready.get(key).and_then(serde_json::Value::as_str) {
+            tracing::warn!("local model {model}: {note}");
+        }
+    }
     // The runtime's stdout must keep draining (nothing more is written, but keep it open).
     tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
     Ok(Running {

@@ -10,7 +10,12 @@
 //! ```
 //!
 //! Once the model is loaded it prints one JSON line on stdout, then serves:
-//! `{"ready": true, "port": 41234, "n_ctx": 8192, "n_ctx_train": 8192, "template": "…"}`.
+//! `{"ready": true, "port": 41234, "n_ctx": 8192, "n_ctx_train": 8192, "template": "…",
+//! "memory": "…"}` (`template` and `memory` are notes, null when there is nothing to say: the
+//! model file had no usable chat template, or the context is smaller than asked because that is
+//! what fits in the memory free). The context is the smallest of the model's trained context,
+//! `--ctx` and what fits in half the free memory. Generation uses the physical cores (`--threads`
+//! overrides), reading a prompt every core.
 //! A model that does not load prints `{"error": "…"}` instead and exits with status 2. The
 //! runtime exits when its stdin closes, so it never outlives the process that started it.
 //!
@@ -19,6 +24,9 @@
 //! the last chunk). Requests are served one at a time, in order. Between requests the KV cache
 //! keeps the longest prefix the next prompt shares with the last one, so an agent's next round
 //! only processes what is new. A client that goes away stops its generation at the next token.
+//! When the machine runs short of memory between requests (less free than
+//! `ARTIFACTFLOW_RUNTIME_MIN_FREE_MB`, default the larger of 512 MB and 5 % of the memory), the
+//! context and its cache are freed, and the next request makes a new one.
 
 mod server;
 mod worker;
@@ -119,6 +127,7 @@ fn main() -> ExitCode {
             "n_ctx": info.n_ctx,
             "n_ctx_train": info.n_ctx_train,
             "template": info.template_note,
+            "memory": info.memory_note,
         }));
         axum::serve(listener, server::router(jobs, info)).await
     });

@@ -49,6 +49,40 @@ pub struct Info {
     pub n_ctx_train: u32,
     /// A note when the model file's chat template could not be used (ChatML is used instead).
     pub template_note: Option<String>,
+    /// A note when the context is smaller than asked because the memory free for it is short.
+    pub memory_note: Option<String>,
+}
+
+/// The context to run with: the smallest of the model's trained context, the one asked for
+/// (the profile's `context_window`) and what fits in half of the memory free now (the KV cache
+/// takes `kv_per_token` bytes per token; the other half stays for the computation and the rest of
+/// the system). A multiple of 256 and never under [`MIN_CTX`]. With a note when memory is what
+/// limited it.
+pub fn context_for(
+    n_ctx_train: u32,
+    asked: Option<u32>,
+    kv_per_token: u64,
+    available: u64,
+) -> (u32, Option<String>) {
+    let wanted = asked
+        .map_or(n_ctx_train, |a| a.min(n_ctx_train))
+        .max(MIN_CTX);
+    if kv_per_token == 0 || available == 0 {
+        return (wanted, None);
+    }
+    let budget = available.saturating_sub(512 << 20) / 2;
+    let fits = u32::try_from(budget / kv_per_token).unwrap_or(u32::MAX) / 256 * 256;
+    if fits >= wanted {
+        return (wanted, None);
+    }
+    let n_ctx = fits.max(MIN_CTX);
+    (
+        n_ctx,
+        Some(format!(
+            "the context is {n_ctx} tokens instead of {wanted}: that is what fits in the memory free now ({} MB); close other programs for more",
+            available / 1_000_000
+        )),
+    )
 }
 
 /// One chat message of a request.
@@ -144,22 +178,30 @@ fn run(settings: Settings, jobs: mpsc::Receiver<Job>, info_tx: mpsc::Sender<Resu
         }
     };
     let n_ctx_train = model.n_ctx_train().max(MIN_CTX);
-    let n_ctx = settings
-        .ctx
-        .map_or(n_ctx_train, |asked| asked.min(n_ctx_train))
-        .max(MIN_CTX);
-    // Generating one token at a time is bound by memory: `--threads` (default every core).
+    // The KV cache (keys and values, F16) grows by this much per token of context.
+    let head_dim = u64::try_from(model.n_embd()).unwrap_or(0) / u64::from(model.n_head().max(1));
+    let kv_per_token = 2 * u64::from(model.n_layer()) * head_dim * u64::from(model.n_head_kv()) * 2;
+    let mut sys = sysinfo::System::new();
+    sys.refresh_memory();
+    let (n_ctx, memory_note) = context_for(
+        n_ctx_train,
+        settings.ctx,
+        kv_per_token,
+        sys.available_memory(),
+    );
+    // Generating one token at a time is bound by memory: `--threads` (default the physical
+    // cores).
     // Reading a prompt is compute-bound and always uses every core, as llama.cpp's server and
     // llama-cpp-python do by default.
     let threads =
-        i32::try_from(settings.threads.unwrap_or_else(default_threads).max(1)).unwrap_or(1);
-    let batch_threads = i32::try_from(default_threads()).unwrap_or(1).max(threads);
+        i32::try_from(settings.threads.unwrap_or_else(physical_cores).max(1)).unwrap_or(1);
+    let batch_threads = i32::try_from(all_cores()).unwrap_or(1).max(threads);
     let params = LlamaContextParams::default()
         .with_n_ctx(NonZeroU32::new(n_ctx))
         .with_n_batch(BATCH as u32)
         .with_n_threads(threads)
         .with_n_threads_batch(batch_threads);
-    let mut ctx = match model.new_context(&backend, params) {
+    let ctx = match model.new_context(&backend, params.clone()) {
         Ok(ctx) => ctx,
         Err(e) => {
             return fail(format!(
@@ -184,6 +226,7 @@ fn run(settings: Settings, jobs: mpsc::Receiver<Job>, info_tx: mpsc::Sender<Resu
         n_ctx: ctx.n_ctx(),
         n_ctx_train,
         template_note,
+        memory_note,
     };
     if info_tx.send(Ok(info)).is_err() {
         return;
@@ -193,9 +236,40 @@ fn run(settings: Settings, jobs: mpsc::Receiver<Job>, info_tx: mpsc::Sender<Resu
         template,
         cached: Vec::new(),
     };
-    while let Ok(job) = jobs.recv() {
+    // The context (and its KV cache, the prefix kept between requests) is dropped when the
+    // machine runs short of memory between requests, which gives that memory back; the next
+    // request makes a new one and reads its whole prompt.
+    let pressure = Pressure::from_env();
+    let mut ctx = Some(ctx);
+    loop {
+        let job = match jobs.recv_timeout(pressure.every) {
+            Ok(job) => job,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                if ctx.is_some() && pressure.now() {
+                    ctx = None;
+                    state.cached.clear();
+                    eprintln!("memory is short: the context and its cache were freed");
+                }
+                continue;
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        };
         let events = job.events.clone();
-        let outcome = state.answer(&mut ctx, job);
+        if ctx.is_none() {
+            match model.new_context(&backend, params.clone()) {
+                Ok(made) => ctx = Some(made),
+                Err(e) => {
+                    let _ = events.blocking_send(Event::Error(format!(
+                        "cannot make a {n_ctx}-token context again ({e}): memory is short; close other programs or lower context_window"
+                    )));
+                    continue;
+                }
+            }
+        }
+        let Some(current) = ctx.as_mut() else {
+            continue;
+        };
+        let outcome = state.answer(current, job);
         let _ = match outcome {
             Ok(done) => events.blocking_send(done),
             Err(Failure::Gone) => Ok(()),
@@ -204,9 +278,54 @@ fn run(settings: Settings, jobs: mpsc::Receiver<Job>, info_tx: mpsc::Sender<Resu
     }
 }
 
-/// The machine's cores as llama.cpp should use them (all of them: the runtime is the work).
-fn default_threads() -> u32 {
+/// When the machine is short of memory: less free than `ARTIFACTFLOW_RUNTIME_MIN_FREE_MB`
+/// (default: 512 MB or 5 % of the memory, whichever is more), checked every
+/// `ARTIFACTFLOW_RUNTIME_PRESSURE_MS` (default 2 s) while no request runs.
+struct Pressure {
+    min_free: Option<u64>,
+    every: std::time::Duration,
+}
+
+impl Pressure {
+    fn from_env() -> Pressure {
+        let number = |name: &str| {
+            std::env::var(name)
+                .ok()
+                .and_then(|v| v.trim().parse::<u64>().ok())
+        };
+        Pressure {
+            min_free: number("ARTIFACTFLOW_RUNTIME_MIN_FREE_MB").map(|mb| mb * 1_000_000),
+            every: std::time::Duration::from_millis(
+                number("ARTIFACTFLOW_RUNTIME_PRESSURE_MS")
+                    .unwrap_or(2000)
+                    .max(10),
+            ),
+        }
+    }
+
+    fn now(&self) -> bool {
+        let mut sys = sysinfo::System::new();
+        sys.refresh_memory();
+        let min_free = self
+            .min_free
+            .unwrap_or_else(|| (512 << 20u64).max(sys.total_memory() / 20));
+        let available = sys.available_memory();
+        available > 0 && available < min_free
+    }
+}
+
+/// Every core the process may use (reading a prompt).
+fn all_cores() -> u32 {
     std::thread::available_parallelism().map_or(1, |n| u32::try_from(n.get()).unwrap_or(1))
+}
+
+/// The physical cores (generating: two hyper-threads of one core share its memory bandwidth
+/// and only wait on each other), else every core.
+fn physical_cores() -> u32 {
+    sysinfo::System::physical_core_count()
+        .and_then(|n| u32::try_from(n).ok())
+        .filter(|n| *n > 0)
+        .map_or_else(all_cores, |n| n.min(all_cores()))
 }
 
 fn chatml() -> LlamaChatTemplate {
@@ -382,7 +501,31 @@ fn take_utf8(bytes: &mut Vec<u8>) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::take_utf8;
+    use super::{context_for, take_utf8};
+
+    #[test]
+    fn the_context_is_the_smallest_of_trained_asked_and_what_memory_holds() {
+        const MB: u64 = 1_000_000;
+        // SmolLM2-135M's cache: 23 KB a token. Plenty of memory: the trained or asked size.
+        assert_eq!(context_for(8192, None, 23_040, 8_000 * MB), (8192, None));
+        assert_eq!(
+            context_for(8192, Some(2048), 23_040, 8_000 * MB),
+            (2048, None)
+        );
+        assert_eq!(
+            context_for(8192, Some(100_000), 23_040, 8_000 * MB),
+            (8192, None)
+        );
+        // A 1.7B model's 114 KB a token in 2 GB free: about 6,400 tokens, said so.
+        let (n, note) = context_for(32768, None, 114_688, 2_000 * MB);
+        assert_eq!(n % 256, 0);
+        assert!((6_000..7_000).contains(&n), "{n}");
+        assert!(note.unwrap().contains("memory free now"));
+        // Almost nothing free: the least context, still a multiple of 256.
+        assert_eq!(context_for(32768, None, 114_688, 100 * MB).0, 512);
+        // Unknown sizes change nothing.
+        assert_eq!(context_for(4096, None, 0, 0), (4096, None));
+    }
 
     #[test]
     fn a_character_split_across_tokens_waits_for_its_end() {
