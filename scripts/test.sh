@@ -54,7 +54,9 @@ step "App: debug build with embedded UI and the E2E test seams, its .deb and .rp
 # Bundling reuses the debug build and adds about 5 s (no release build, no network). The
 # e2e-seams feature lets the tests stand in for the save dialog and the system browser
 # (src-tauri/src/seams.rs); release builds never have it.
-ui/node_modules/.bin/tauri build --debug --bundles deb rpm --ci --features e2e-seams
+# The local model runtime (built by the small-model step) goes into the packages beside the app.
+scripts/stage-runtime.sh debug
+ui/node_modules/.bin/tauri build --debug --bundles deb rpm --ci --features e2e-seams --config src-tauri/runtime.conf.json
 cargo build -p artifactflow-test-support --bin scripted-model-server --bin seed-conversations --bin oauth-stand-in --bin stub-hub
 
 step "End-to-end tests (Xvfb + WebDriver)"

