@@ -17,6 +17,8 @@
 #                          with anything else, generation drops from ~100 to 2-15 tokens/s, as
 #                          its threads wait on each other; 1 thread gives a steady ~80)
 #   SMALL_MODEL_KEEP_LOGS  set to 1 to keep the server log and print where it is
+#   ARTIFACTFLOW_STUB_HUB  the stand-in Hugging Face Hub the pull test and the download benchmark
+#                          use (default: stub-hub beside the CLI, built here)
 #   ARTIFACTFLOW_RUNTIME   the local model runtime the CLI starts (default: the one beside the
 #                          CLI, built with `cargo build -p artifactflow-runtime`)
 set -euo pipefail
@@ -141,6 +143,10 @@ if [ $ready -ne 1 ]; then
 fi
 
 # --- The tests ---------------------------------------------------------------------------------
+# The stand-in Hub that the pull test and the download benchmark serve the model from.
+if [ -z "${ARTIFACTFLOW_STUB_HUB:-}" ]; then
+  nice -n 10 cargo build --quiet -p artifactflow-test-support --bin stub-hub
+fi
 say "running tests/small_model"
 # SMALL_MODEL_GGUF: tests that start a server of their own (test_context.py: a 2,048-token one).
 SMALL_MODEL_BASE_URL="http://127.0.0.1:$PORT/v1" ARTIFACTFLOW_CLI="$CLI" SMALL_MODEL_GGUF="$GGUF" \
@@ -156,6 +162,9 @@ say "benchmark: the local runtime beside llama-cpp-python (same model file and t
 SMALL_MODEL_BASE_URL="http://127.0.0.1:$PORT/v1" SMALL_MODEL_GGUF="$GGUF" \
   ARTIFACTFLOW_RUNTIME="${ARTIFACTFLOW_RUNTIME:-$(dirname "$CLI")/artifactflow-runtime}" \
   "$PY" tests/small_model/bench_local_runtime.py
+
+say "benchmark: model downloads from a stand-in Hub (rate, unlimited, resume after kill -9)"
+SMALL_MODEL_GGUF="$GGUF" ARTIFACTFLOW_CLI="$CLI" "$PY" tests/small_model/bench_download.py
 
 # --- The benchmark (prints a table, fails only when the harness breaks) -----------------------
 # The same 20 tasks in `tool_calls: text` (this server) and `native` (a second server it starts

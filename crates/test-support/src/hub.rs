@@ -34,7 +34,7 @@ pub struct HubFile {
     /// Its path in the repository.
     pub path: String,
     /// Its bytes.
-    pub bytes: Arc<Vec<u8>>,
+    pub bytes: axum::body::Bytes,
 }
 
 impl HubFile {
@@ -43,13 +43,13 @@ impl HubFile {
         HubFile {
             repo: repo.to_string(),
             path: path.to_string(),
-            bytes: Arc::new(bytes),
+            bytes: axum::body::Bytes::from(bytes),
         }
     }
 
     fn sha256(&self) -> String {
         use sha2::Digest;
-        sha2::Sha256::digest(self.bytes.as_slice())
+        sha2::Sha256::digest(&self.bytes)
             .iter()
             .map(|b| format!("{b:02x}"))
             .collect()
@@ -350,7 +350,7 @@ async fn file(
     let bytes = found.bytes;
     let cut_short = end < total;
     let stream = futures::stream::unfold(start as usize, move |at| {
-        let bytes = Arc::clone(&bytes);
+        let bytes = bytes.clone();
         async move {
             if at >= end as usize {
                 if cut_short {
@@ -365,10 +365,7 @@ async fn file(
                 tokio::time::sleep(Duration::from_secs_f64(chunk as f64 / r as f64)).await;
             }
             let to = (at + chunk).min(end as usize);
-            Some((
-                Ok::<_, std::io::Error>(axum::body::Bytes::copy_from_slice(&bytes[at..to])),
-                to,
-            ))
+            Some((Ok::<_, std::io::Error>(bytes.slice(at..to)), to))
         }
     });
     // After an error the stream ends.
