@@ -535,6 +535,7 @@ struct Reporter {
     sink: ProgressSink,
     every: Duration,
     last: Option<Instant>,
+    last_phase: Option<PullPhase>,
     started: Option<(Instant, u64)>,
     resumed_from: u64,
 }
@@ -546,6 +547,7 @@ impl Reporter {
             sink,
             every,
             last: None,
+            last_phase: None,
             started: None,
             resumed_from: 0,
         }
@@ -565,7 +567,11 @@ impl Reporter {
             self.started = Some((now, downloaded));
         }
         let (t0, b0) = self.started.unwrap_or((now, downloaded));
+        // A new phase and the last byte are always reported; bytes on their way at most once
+        // per `every`.
+        let news = self.last_phase != Some(phase) || (total > 0 && downloaded == total);
         if !always
+            && !news
             && self
                 .last
                 .is_some_and(|l| now.duration_since(l) < self.every)
@@ -573,6 +579,7 @@ impl Reporter {
             return;
         }
         self.last = Some(now);
+        self.last_phase = Some(phase);
         let secs = now.duration_since(t0).as_secs_f64();
         let bytes_per_sec = if secs > 0.0 {
             downloaded.saturating_sub(b0) as f64 / secs
