@@ -8,7 +8,7 @@ For each server, three requests of one conversation, streamed, temperature 0:
 1. a ~700-token prompt (system prompt and tools, as an agent's first round) and 64 answer tokens;
 2. the same conversation with that answer and one more user message (an agent's next round);
 3. the first request again.
-Reported: prompt processing (prompt tokens / time to first token) and generation (tokens after
+Reported: the runtime's load time (start to its ready line); prompt processing (prompt tokens / time to first token) and generation (tokens after
 the first / time from the first to the last) of request 1, and the time to first token of round 2
 against round 1 (prefix reuse keeps it a fraction of round 1's).
 
@@ -95,15 +95,18 @@ def measure(base_url: str, model: str, run: int) -> dict:
     return {"one": one, "two": two}
 
 
-def start_runtime(binary: str, gguf: str, threads: str) -> tuple[subprocess.Popen, str]:
+def start_runtime(binary: str, gguf: str, threads: str) -> tuple[subprocess.Popen, str, float]:
+    """The runtime, its base URL, and the seconds from its start to its ready line (the load)."""
+    started = time.monotonic()
     proc = subprocess.Popen(
         [binary, "--model", gguf, "--ctx", "4096", "--threads", threads],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
     )
     ready = json.loads(proc.stdout.readline() or "{}")
+    loaded = time.monotonic() - started
     if not ready.get("ready"):
         raise SystemExit(f"the runtime did not start: {ready}")
-    return proc, f"http://127.0.0.1:{ready['port']}/v1"
+    return proc, f"http://127.0.0.1:{ready['port']}/v1", loaded
 
 
 def main() -> int:
@@ -111,7 +114,7 @@ def main() -> int:
     python_server = os.environ["SMALL_MODEL_BASE_URL"]
     runtime = os.environ["ARTIFACTFLOW_RUNTIME"]
     threads = os.environ.get("SMALL_MODEL_THREADS", "1")
-    proc, ours = start_runtime(runtime, gguf, threads)
+    proc, ours, load = start_runtime(runtime, gguf, threads)
     try:
         # Warm both (page cache, first-request setup), then measure each twice and keep the
         # better run, alternating.
@@ -149,6 +152,7 @@ def main() -> int:
         rows[name] = row
         print(f"{name:>22} {one['prompt_tokens'] or 0:>10} {row['prompt']:>12.0f} {row['gen']:>10.0f} "
               f"{row['r1']:>10.0f} {row['r2']:>10.0f} {row['r2'] / row['r1']:>6.2f}")
+    print(f"the runtime's load (process start to ready, model file in the page cache): {load * 1000:.0f} ms")
     ours_row, theirs = rows["artifactflow-runtime"], rows["llama-cpp-python"]
     print(f"goals: prompt and generation speed within 10 % of llama-cpp-python or faster "
           f"(prompt {ours_row['prompt'] / theirs['prompt']:.2f}x, generation "

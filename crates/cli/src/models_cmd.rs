@@ -230,13 +230,18 @@ fn list(ctx: &AppContext, json: bool) -> anyhow::Result<ExitCode> {
     for m in &view.installed {
         match (&m.info, &m.error) {
             (Some(info), _) => println!(
-                "{:<44} {:>9} {:<8} {:>7} ctx  {:<10} used {}",
+                "{:<44} {:>9} {:<8} {:>7} ctx  {:<10} used {}{}",
                 clean(&m.name),
                 size(m.size),
                 info.quantization.as_deref().unwrap_or("?"),
                 info.context_length.map_or("?".into(), |c| c.to_string()),
                 clean(info.architecture.as_deref().unwrap_or("?")),
-                ago(m.last_used)
+                ago(m.last_used),
+                if info.has_chat_template {
+                    ""
+                } else {
+                    "  (no chat template: ChatML is used)"
+                }
             ),
             (None, Some(e)) => println!(
                 "{:<44} {:>9} unusable: {}",

@@ -160,6 +160,7 @@ describe("Models screen", () => {
     expect(row.getByText("8,192")).toBeInTheDocument();
     expect(row.getByText("llama")).toBeInTheDocument();
     expect(row.getByText("never")).toBeInTheDocument();
+    expect(row.queryByText(/No chat template/)).not.toBeInTheDocument();
 
     const first = within(screen.getByTestId("catalog-qwen3-1.7b"));
     expect(first.getByText("Recommended")).toBeInTheDocument();
@@ -237,6 +238,25 @@ describe("Models screen", () => {
       }),
     );
     expect(be.calls.find((c) => c.cmd === "models_search")?.args).toEqual({ query: "qwen3" });
+  });
+
+  it("notes a model without a chat template, and one whose header does not read", async () => {
+    const be = backend();
+    be.installed = [
+      { ...SMOL, info: SMOL.info && { ...SMOL.info, has_chat_template: false } },
+      {
+        ...SMOL,
+        name: "broken",
+        file: "broken.gguf",
+        info: null,
+        error: "broken.gguf is damaged: the file ends at byte 100 of 100",
+      },
+    ];
+    render(<ModelsScreen />);
+    const plain = within(await screen.findByTestId("model-SmolLM2-135M-Instruct.Q4_1"));
+    expect(plain.getByRole("note")).toHaveTextContent("No chat template in the file");
+    const broken = within(screen.getByTestId("model-broken"));
+    expect(broken.getByRole("note")).toHaveTextContent("damaged");
   });
 
   it("deletes a model after asking", async () => {

@@ -152,6 +152,12 @@ function InstalledRow({ model, onRemove }: { model: InstalledModel; onRemove: ()
             {model.error}
           </div>
         )}
+        {info && !info.has_chat_template && (
+          <div className="muted small" role="note">
+            No chat template in the file: the runtime uses ChatML, which may not be how this model
+            was trained to chat.
+          </div>
+        )}
       </th>
       <td>{formatBytes(model.size)}</td>
       <td>{info?.quantization ?? "?"}</td>
