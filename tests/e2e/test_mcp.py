@@ -120,8 +120,15 @@ def test_paste_call_kill_and_restart_an_mcp_server(home, scripted_model):
         app.by_testid("nav-agents").click()
         app.by_testid("agent-tester").click()
         app.by_testid("edit-agent").click()
-        app.set_value(app.by_testid("agent-raw"), AGENT.replace("  create_artifact: auto", "  create_artifact: auto\n  everything.echo: confirm\n  everything.get-tiny-image: auto"))
-        app.wait(lambda d: app.js("return !!document.querySelector('[data-testid=no-problems]')"), "a valid agent")
+        # Type once the editor has opened the file and checked it, as a person would see it; the
+        # edit is in once Save is enabled and the check of the new text is back.
+        raw = app.by_testid("agent-raw")
+        app.wait(lambda d: "name: tester" in raw.get_attribute("value")
+                 and app.js("return !!document.querySelector('[data-testid=no-problems]')"), "the agent file opened")
+        edited = AGENT.replace("  create_artifact: auto", "  create_artifact: auto\n  everything.echo: confirm\n  everything.get-tiny-image: auto")
+        app.set_value(raw, edited)
+        app.wait(lambda d: app.by_testid("save-agent").is_enabled() and "everything.echo" in raw.get_attribute("value")
+                 and app.js("return !!document.querySelector('[data-testid=no-problems]')"), "a valid edited agent")
         app.by_testid("save-agent").click()
         app.wait(lambda d: "everything.echo: confirm" in (home / "config" / "agents" / "tester.md").read_text(), "the saved agent")
 

@@ -14,6 +14,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock};
 use std::time::{Duration, Instant};
 
@@ -105,27 +106,51 @@ struct Running {
     /// The context the runtime runs with (tokens).
     n_ctx: u32,
     last_used: Instant,
+    /// Requests being served now: a runtime in use is never stopped as idle, however long its
+    /// answer takes.
+    busy: Arc<AtomicUsize>,
+}
+
+/// One request in flight on the runtime, for as long as it lives.
+struct InUse(Arc<AtomicUsize>);
+
+impl InUse {
+    fn new(busy: &Arc<AtomicUsize>) -> InUse {
+        busy.fetch_add(1, Ordering::SeqCst);
+        InUse(Arc::clone(busy))
+    }
+}
+
+impl Drop for InUse {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// The one runtime of this process (one loaded model at a time).
 static RUNTIME: LazyLock<Arc<Mutex<Option<Running>>>> = LazyLock::new(Arc::default);
 
 /// The base URL and context size of a runtime serving `key`, started (and the one running
-/// stopped) if needed.
-async fn ensure(key: &Key, cancel: &CancellationToken) -> Result<(String, u32), ModelError> {
+/// stopped) if needed, and the mark that it is in use (it is not stopped as idle while held).
+async fn ensure(key: &Key, cancel: &CancellationToken) -> Result<(String, u32, InUse), ModelError> {
     let mut slot = RUNTIME.lock().await;
     if let Some(running) = slot.as_mut() {
         let alive = matches!(running.child.try_wait(), Ok(None));
         if alive && running.key == *key {
             running.last_used = Instant::now();
-            return Ok((running.base_url.clone(), running.n_ctx));
+            let in_use = InUse::new(&running.busy);
+            return Ok((running.base_url.clone(), running.n_ctx, in_use));
         }
     }
     if let Some(mut old) = slot.take() {
         let _ = old.child.kill().await;
     }
     let running = start(key, cancel).await?;
-    let answer = (running.base_url.clone(), running.n_ctx);
+    let answer = (
+        running.base_url.clone(),
+        running.n_ctx,
+        InUse::new(&running.busy),
+    );
     *slot = Some(running);
     drop(slot);
     watch_idle();
@@ -235,6 +260,7 @@ async fn start(key: &Key, cancel: &CancellationToken) -> Result<Running, ModelEr
         base_url: format!("http://127.0.0.1:{port}/v1"),
         n_ctx,
         last_used: Instant::now(),
+        busy: Arc::default(),
     })
 }
 
@@ -252,7 +278,8 @@ fn watch_idle() {
                 *slot = None;
                 return;
             }
-            if running.last_used.elapsed() >= idle {
+            let in_use = running.busy.load(Ordering::SeqCst) > 0;
+            if !in_use && running.last_used.elapsed() >= idle {
                 let _ = running.child.kill().await;
                 *slot = None;
                 return;
@@ -326,7 +353,8 @@ impl ChatModel for LocalModel {
             return Err(ModelError::Cancelled);
         }
         let key = key_of(&self.profile)?;
-        let (base_url, _) = ensure(&key, cancel).await?;
+        // Held until the answer is complete: the idle timer never stops a runtime mid-answer.
+        let (base_url, _, in_use) = ensure(&key, cancel).await?;
         let mut served = self.profile.clone();
         served.api = Api::Openai;
         served.base_url = base_url;
@@ -342,6 +370,7 @@ impl ChatModel for LocalModel {
         let client = HttpChatModel::new(served, Arc::clone(&self.secrets), policy, OpenAi);
         let result = client.stream_events(request, cancel, on_event).await;
         touch().await;
+        drop(in_use);
         match result {
             Err(
                 e @ (ModelError::Connection(_) | ModelError::Protocol(_) | ModelError::Timeout(_)),
