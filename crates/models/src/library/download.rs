@@ -12,7 +12,7 @@
 //! Only one process downloads a file at a time: the part file is locked while written.
 
 use std::io::{Read, Seek, SeekFrom, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -214,7 +214,7 @@ pub async fn pull(
             size,
             sha256: sha256.clone(),
         };
-        super::write_atomic(
+        crate::util::fs::write_atomically(
             &state_path,
             &serde_json::to_vec_pretty(&state).unwrap_or_default(),
         )
@@ -281,7 +281,7 @@ pub async fn pull(
     report.send(PullPhase::Verifying, size, size, attempt, None, true);
     let hashed = {
         let path = part_path.clone();
-        tokio::task::spawn_blocking(move || hash_file(&path))
+        tokio::task::spawn_blocking(move || hash_file(&path, None))
             .await
             .map_err(|e| LibraryError::Hub(format!("hashing stopped: {e}")))?
             .map_err(|e| LibraryError::io(format!("cannot read {}", part_path.display()), e))?
@@ -514,7 +514,12 @@ async fn fetch(
     }
 }
 
-fn hash_file(path: &PathBuf) -> std::io::Result<String> {
+/// The sha256 of the file at `path`, read once; each block is also written to `copy` when given
+/// (an import hashes while it copies).
+pub(crate) fn hash_file(
+    path: &Path,
+    mut copy: Option<&mut std::fs::File>,
+) -> std::io::Result<String> {
     use sha2::Digest;
     let mut file = std::fs::File::open(path)?;
     let mut hasher = sha2::Sha256::new();
@@ -525,6 +530,9 @@ fn hash_file(path: &PathBuf) -> std::io::Result<String> {
             break;
         }
         hasher.update(&buf[..n]);
+        if let Some(out) = copy.as_mut() {
+            out.write_all(&buf[..n])?;
+        }
     }
     Ok(hex(&hasher.finalize()))
 }

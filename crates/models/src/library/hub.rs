@@ -107,17 +107,18 @@ struct SearchEntry {
 impl Hub {
     /// A Hub at `endpoint` (no trailing slash needed), with an optional token.
     pub fn new(endpoint: &str, token: Option<String>) -> Hub {
-        let http = reqwest::Client::builder()
+        // The app's redirect rules (no downgrade to http, no Referer). The Hub sends files with
+        // a 302 to its CDN, another origin: allowed for a request without secret templates, and
+        // reqwest drops the token's `Authorization` header on that hop.
+        let http = crate::net::client_builder(crate::net::Secrets::None)
             .connect_timeout(Duration::from_secs(20))
             .read_timeout(Duration::from_secs(60))
-            .user_agent(concat!("ArtifactFlow/", env!("CARGO_PKG_VERSION")))
             .build()
             .unwrap_or_default();
-        let no_redirect = reqwest::Client::builder()
+        let no_redirect = crate::net::client_builder(crate::net::Secrets::None)
             .connect_timeout(Duration::from_secs(20))
             .timeout(Duration::from_secs(60))
             .redirect(reqwest::redirect::Policy::none())
-            .user_agent(concat!("ArtifactFlow/", env!("CARGO_PKG_VERSION")))
             .build()
             .unwrap_or_default();
         Hub {

@@ -224,16 +224,6 @@ fn mtime(meta: &std::fs::Metadata) -> u64 {
         .unwrap_or(0)
 }
 
-/// Write `bytes` to `path` through a temporary file and a rename.
-pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let tmp = path.with_extension(format!(
-        "{}.tmp",
-        path.extension().and_then(|e| e.to_str()).unwrap_or("")
-    ));
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, path)
-}
-
 /// A model name a user gave, as a file name of the folder: `name` or `name.gguf`, no folders.
 pub(crate) fn check_file_name(name: &str) -> Result<String, LibraryError> {
     let name = name.trim();
@@ -285,7 +275,7 @@ impl Library {
         std::fs::create_dir_all(&dir)
             .map_err(|e| LibraryError::io(format!("cannot create {}", dir.display()), e))?;
         let bytes = serde_json::to_vec_pretty(meta).unwrap_or_default();
-        write_atomic(&path, &bytes)
+        crate::util::fs::write_atomically(&path, &bytes)
             .map_err(|e| LibraryError::io(format!("cannot write {}", path.display()), e))
     }
 
@@ -494,22 +484,10 @@ impl Library {
             .map_err(|e| LibraryError::io(format!("cannot create {}", self.dir.display()), e))?;
         let tmp = self.downloads_dir().join(format!("{file}.import"));
         let sha256 = (|| -> std::io::Result<String> {
-            use sha2::Digest;
-            use std::io::{Read, Write};
-            let mut input = std::fs::File::open(source)?;
             let mut output = std::fs::File::create(&tmp)?;
-            let mut hasher = sha2::Sha256::new();
-            let mut buf = vec![0u8; 1 << 20];
-            loop {
-                let n = input.read(&mut buf)?;
-                if n == 0 {
-                    break;
-                }
-                hasher.update(&buf[..n]);
-                output.write_all(&buf[..n])?;
-            }
+            let sha256 = download::hash_file(source, Some(&mut output))?;
             output.sync_all()?;
-            Ok(hex(&hasher.finalize()))
+            Ok(sha256)
         })()
         .map_err(|e| {
             let _ = std::fs::remove_file(&tmp);
