@@ -236,6 +236,17 @@ class App:
             text,
         )
 
+    def type_text(self, element: WebElement, text: str) -> None:
+        """Replace a field's text by typing, and wait until the field shows exactly ``text``.
+        WebDriver's clear() sets the value without an input event, so React keeps its old state
+        and a re-render in between (a validation arriving) puts the old text back under the typed
+        keys ("new_toolweather_now"). Emptying goes through an input event instead, and the typed
+        text is checked, not assumed."""
+        self.set_value(element, "")
+        self.wait(lambda d: element.get_attribute("value") == "", "the field to empty")
+        element.send_keys(text)
+        self.wait(lambda d: element.get_attribute("value") == text, f"the field to read {text!r}")
+
     # -- the chat -------------------------------------------------------------------------------
     def pick_agent(self, name: str) -> None:
         """Choose ``name`` in the chat's agent picker once the agents have loaded."""

@@ -76,8 +76,7 @@ def test_closing_with_unsaved_edits_asks_first(app: App):
     app.by_testid("nav-tools").click()
     app.by_testid("new-tool").click()
     name = app.by_testid("tool-name")
-    name.clear()
-    name.send_keys("half_done")
+    app.type_text(name, "half_done")
     pid = app.app_pid()
 
     app.request_close()

@@ -32,8 +32,7 @@ def click_testid(app: App, testid: str) -> None:
 
 
 def type_into(app: App, element, text: str) -> None:
-    element.clear()
-    element.send_keys(text)
+    app.type_text(element, text)
 
 
 def problems_text(app: App) -> str:

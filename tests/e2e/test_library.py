@@ -71,8 +71,7 @@ def test_search_diff_export_and_open_the_conversation(home, scripted_model, tmp_
 
         # The HTML artifact renders, and its script does not run.
         search = app.by_testid("artifact-search")
-        search.clear()
-        search.send_keys("Rendered")
+        app.type_text(search, "Rendered")
         app.wait(lambda d: app.text_of("artifact-count") == "1 artifact", "the HTML artifact")
         app.by_testid("artifact-item").click()
         frame = app.by_testid("html-frame")

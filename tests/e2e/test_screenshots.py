@@ -279,16 +279,14 @@ def test_screenshots(scripted_model):
         for testid, text in [("tool-name", "weather_now"), ("tool-description", "Current temperature in a city"),
                              ("tool-endpoint", f"{weather.base}/weather"), ("tool-extract", "$.data.temp")]:
             field = app.by_testid(testid)
-            field.clear()
-            field.send_keys(text)
+            app.type_text(field, text)
         app.set_value(app.by_testid("tool-method"), "GET")
         # A new tool starts clean: one parameter is added.
         editor.find_element(By.XPATH, ".//button[text()='Add parameter']").click()
         app.wait(lambda d: editor.find_elements(By.CSS_SELECTOR, '[aria-label="Parameter 1 name"]'), "the new parameter row")
         for label, text in [("Parameter 1 name", "city"), ("Parameter 1 description", "City name")]:
             field = editor.find_element(By.CSS_SELECTOR, f'[aria-label="{label}"]')
-            field.clear()
-            field.send_keys(text)
+            app.type_text(field, text)
         app.wait(lambda d: app.js("return !!document.querySelector('[data-testid=no-problems]')"), "a valid draft")
         app.by_testid("save-tool").click()
         app.wait(lambda d: "Saved to" in app.text_of("editor-notice"), "the saved notice")
