@@ -14,13 +14,16 @@ against round 1 (prefix reuse keeps it a fraction of round 1's).
 
 Environment: SMALL_MODEL_GGUF, SMALL_MODEL_BASE_URL (the llama-cpp-python server that
 scripts/small_model.sh started, 1 thread), ARTIFACTFLOW_RUNTIME (the runtime binary),
-SMALL_MODEL_THREADS (default 1, as the server).
+SMALL_MODEL_THREADS (default 1, as the server), ARTIFACTFLOW_CLI (for the grammar of guided
+calls; see guidance()).
 """
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 
@@ -36,7 +39,8 @@ QUESTION = "In one sentence, what is a lighthouse for?"
 FOLLOW_UP = "And who keeps it?"
 
 
-def stream(base_url: str, model: str, messages: list[dict], max_tokens: int) -> dict:
+def stream(base_url: str, model: str, messages: list[dict], max_tokens: int,
+           extra: dict | None = None) -> dict:
     body = json.dumps({
         "model": model,
         "messages": messages,
@@ -45,6 +49,7 @@ def stream(base_url: str, model: str, messages: list[dict], max_tokens: int) -> 
         "temperature": 0,
         "max_tokens": max_tokens,
         "seed": 1234,
+        **(extra or {}),
     }).encode()
     request = urllib.request.Request(
         f"{base_url}/chat/completions", data=body, headers={"Content-Type": "application/json"}
@@ -95,6 +100,39 @@ def measure(base_url: str, model: str, run: int) -> dict:
     return {"one": one, "two": two}
 
 
+def guidance(base_url: str, cli: str) -> dict:
+    """Generation speed with and without guidance, on the runtime: the artifact tools'
+    instructions, 96 answer tokens; a task answered in prose with no grammar, and a task that
+    needs a call with the call grammar the engine sends (`tools grammar`) turned on from the first
+    token, so every token is sampled under it (the worst case: a lazy grammar only runs inside a
+    call). Best of three each, alternating."""
+    tools = ["create_artifact", "read_artifact"]
+    home = tempfile.mkdtemp(prefix="bench-guidance.")
+    try:
+        run = lambda *args: subprocess.run([cli, "--home", home, *args], check=True,  # noqa: E731
+                                           capture_output=True, text=True).stdout
+        grammar = run("tools", "grammar", *tools)
+        instructions = "\n\n".join(run("tools", "show", t) for t in tools)
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+    system = {"role": "system", "content": "You are a notes assistant. Use the tools.\n\n" + instructions}
+    tasks = {
+        # A task the model answers at length in prose (a note to save is answered in a few words).
+        "free": [system, {"role": "user", "content": "Describe a gym in detail, in at least 150 words."}],
+        "guided": [system, {"role": "user", "content":
+                            'Save a note with id "gym", title "Gym", saying: The gym opens at 6 am.'}],
+    }
+    best = {"free": 0.0, "guided": 0.0}
+    texts = {}
+    for _ in range(3):
+        for name, extra in (("free", None), ("guided", {"grammar": grammar})):
+            one = stream(base_url, "local", tasks[name], 96, extra)
+            rate = (one["completion_tokens"] - 1) / one["gen_time"] if one["gen_time"] > 0 else 0.0
+            best[name] = max(best[name], rate)
+            texts[name] = one["text"]
+    return {**best, "texts": texts}
+
+
 def start_runtime(binary: str, gguf: str, threads: str) -> tuple[subprocess.Popen, str, float]:
     """The runtime, its base URL, and the seconds from its start to its ready line (the load)."""
     started = time.monotonic()
@@ -124,6 +162,7 @@ def main() -> int:
         for run in (1, 2):
             results["artifactflow-runtime"].append(measure(ours, "local", run))
             results["llama-cpp-python"].append(measure(python_server, "smollm2", run))
+        guided = guidance(ours, os.environ["ARTIFACTFLOW_CLI"])
     finally:
         proc.stdin.close()
         proc.wait(timeout=10)
@@ -158,6 +197,12 @@ def main() -> int:
           f"(prompt {ours_row['prompt'] / theirs['prompt']:.2f}x, generation "
           f"{ours_row['gen'] / theirs['gen']:.2f}x); round 2's TTFT at most a fifth of round 1's "
           f"({ours_row['r2'] / ours_row['r1']:.2f})")
+    slowdown = 1 - guided["guided"] / guided["free"] if guided["free"] else float("nan")
+    print(f"guided calls (the call grammar on every token, 96 tokens, best of 3): "
+          f"{guided['free']:.0f} tok/s without, {guided['guided']:.0f} tok/s with "
+          f"({slowdown * 100:+.0f} % slower; goal: at most 10 %)")
+    for name, text in guided["texts"].items():
+        print(f"  {name}: {text.strip()[:150]!r}")
     return 0
 
 

@@ -1,5 +1,6 @@
-"""Benchmark, not a test (pytest collects test_*.py only): text vs native tool calls with the
-real small model of scripts/small_model.sh (SmolLM2-135M-Instruct through llama-cpp-python).
+"""Benchmark, not a test (pytest collects test_*.py only): text vs native vs guided tool calls
+with the real small model of scripts/small_model.sh (SmolLM2-135M-Instruct through
+llama-cpp-python, and through the app's own runtime).
 
 The same 20 small tasks (12 "save a note", 8 "read an artifact"; each needs exactly one call)
 run through `artifactflow-cli run`, one conversation per task, in each mode:
@@ -17,6 +18,11 @@ run through `artifactflow-cli run`, one conversation per task, in each mode:
            ("Automatic streaming tool choice is not supported"); the engine sends no
            `tool_choice` and always streams, so this row shows what the model does when the
            server's function calling is really used. The engine reads a non-streamed body too.
+
+- runtime text:   `api: local` (the app's own llama.cpp runtime, started by the CLI) with
+           `guided_calls: off`: the text row on the built-in runtime.
+- runtime guided: the same with `guided_calls: on`: the request carries the grammar of the
+           agent's calls, which the runtime's sampler follows from `<tool_call>` on.
 
 For each run it looks at the first assistant answer (depth 0) and its `tool_calls` rows. The
 answer "yields a valid call" when a row names a tool the agent has (create_artifact,
@@ -203,19 +209,28 @@ def cli_run(cli: str, args: list[str], timeout: float) -> subprocess.CompletedPr
 
 
 def make_home(cli: str, root: Path, name: str, base_url: str, mode: str, max_tokens: int) -> tuple[Path, str]:
-    home = root / f"home-{name}"
+    """A home whose `smol` profile reaches the model at `base_url`, or, for a `local:<gguf>`
+    base_url, runs it in the app's own runtime (mode `text` or `text+guided`)."""
+    home = root / f"home-{name.replace('+', '-').replace(' ', '-')}"
     home.mkdir()
     out = cli_run(cli, ["--home", str(home), "status", "--json"], 60)
     if out.returncode != 0:
         raise HarnessError(f"status failed: {out.stderr}")
     status = json.loads(out.stdout)
     config = Path(status["config_dir"])
+    if base_url.startswith("local:"):
+        where = (
+            "    api: local\n"
+            f'    model: "{base_url[len("local:"):]}"\n'
+            f"    guided_calls: {'on' if mode == 'text+guided' else 'off'}\n"
+        )
+        mode = "text"
+    else:
+        where = f'    api: openai\n    base_url: "{base_url}"\n    model: smollm2\n'
     (config / "models.yaml").write_text(
         "profiles:\n"
         "  - name: smol\n"
-        "    api: openai\n"
-        f'    base_url: "{base_url}"\n'
-        "    model: smollm2\n"
+        f"{where}"
         f"    max_tokens: {max_tokens}\n"
         "    temperature: 0\n"
         "    timeout: 120\n"
@@ -313,7 +328,9 @@ def main() -> int:
             servers.append(proc)
         proc, native_url = start_server(gguf, work, "native", "chatml-function-calling")
         servers.append(proc)
-        plan = [("text", text_url, "text"), ("native", native_url, "native")]
+        plan = [("text", text_url, "text"), ("native", native_url, "native"),
+                ("runtime text", f"local:{gguf}", "text"),
+                ("runtime guided", f"local:{gguf}", "text+guided")]
         if os.environ.get("BENCH_PROXY", "0") == "1":
             proxy, proxy_url = start_proxy(native_url)
             plan.append(("native+auto*", proxy_url, "native"))
@@ -335,13 +352,14 @@ def main() -> int:
 
     pct = lambda k: f"{k:>2}/20 ({100 * k // 20:>3}%)"  # noqa: E731
     print()
-    print(f"Tool-call format benchmark: SmolLM2-135M-Instruct (llama-cpp-python "
-          f"{version('llama_cpp_python')}, chatml-function-calling for native), 20 tasks, "
+    print(f"Tool-call format benchmark: SmolLM2-135M-Instruct (text, native: llama-cpp-python "
+          f"{version('llama_cpp_python')}, chatml-function-calling for native; runtime: the app's "
+          f"own llama.cpp runtime, guided: with the call grammar), 20 tasks, "
           f"max_tokens {max_tokens}, temperature 0")
-    print(f"{'mode':<14} {'valid call':>14} {'as asked':>8} {'no call':>9} {'unreadable/invalid':>19} "
+    print(f"{'mode':<15} {'valid call':>14} {'as asked':>8} {'no call':>9} {'unreadable/invalid':>19} "
           f"{'run failed':>10} {'via native':>10} {'via XML':>8} {'seconds':>8}")
     for r in rows:
-        print(f"{r['name']:<14} {pct(r['valid']):>14} {r['as_asked']:>8} {r['no_call']:>9} {r['invalid']:>19} "
+        print(f"{r['name']:<15} {pct(r['valid']):>14} {r['as_asked']:>8} {r['no_call']:>9} {r['invalid']:>19} "
               f"{r['failed']:>10} {r['via_native']:>10} {r['via_xml']:>8} {r['seconds']:>8.0f}")
     print("valid call: a call of an agent tool with its required parameters and no others; as asked:"
           " that call is the tool the task asks for, with the id it names")

@@ -11,7 +11,9 @@ at it through /proc.
 - the runtime keeps the prompt prefix between requests, and frees its context and cache when
   memory is short (a threshold set by the test), answering the next request in a new one;
 - the model downloaded from a stand-in Hugging Face Hub (`stub-hub`, through HF_ENDPOINT) with
-  `models pull` answers a run by its name: nothing else brought in.
+  `models pull` answers a run by its name: nothing else brought in;
+- guided calls: the same task, unguided, gets a call of a tool the model made up; guided, the
+  call it asks for, which runs.
 """
 
 import json
@@ -264,3 +266,67 @@ def test_the_runtime_frees_its_cache_when_memory_is_short(cli):
     finally:
         proc.stdin.close()
         proc.wait(30)
+
+
+def notes_agent() -> str:
+    """The small-model tests' notes agent (the few-shot role prompt of conftest.py) on the
+    local profile, one tool round."""
+    from conftest import ROLE_PROMPT
+
+    return (
+        "---\nname: notes\ndescription: \"Keeps notes\"\nmodel: local\ntools:\n"
+        "  create_artifact: auto\n  read_artifact: auto\nmax_tool_rounds: 1\n---\n\n" + ROLE_PROMPT
+    )
+
+
+SAVE_TASK = 'Save a note with id "car", title "Car service", saying: The car needs a service before June.'
+
+
+def first_answer_calls(database: str, conversation: str) -> list[tuple[str, dict, str]]:
+    """The calls of the conversation's first answer: (tool, params, status)."""
+    import sqlite3
+
+    db = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+    try:
+        return [(tool, json.loads(params), status) for tool, params, status in db.execute(
+            "SELECT tool, params, status FROM tool_calls WHERE message_id = (SELECT id FROM messages"
+            " WHERE conversation_id = ? AND role = 'assistant' AND depth = 0 ORDER BY id LIMIT 1)"
+            " ORDER BY position", (conversation,))]
+    finally:
+        db.close()
+
+
+def test_guided_calls_turn_the_small_models_broken_call_into_a_valid_one(cli, local_home):
+    """SmolLM2-135M, greedy (temperature 0: the same tokens every run with this pinned llama.cpp),
+    asked to save a note: unguided it opens a call but names a tool it made up
+    (`car_service_service_car_service`), which does not run; guided, the runtime's sampler follows
+    the call grammar from `<tool_call>` on, and the same model writes the create_artifact call
+    the task asks for, which runs."""
+    (local_home / "config" / "agents" / "notes.md").write_text(notes_agent())
+    status = json.loads(subprocess.run(
+        [cli, "--home", str(local_home), "status", "--json"],
+        capture_output=True, text=True, timeout=60, check=True, stdin=subprocess.DEVNULL).stdout)
+    database = status["database"]
+    calls = {}
+    for guided in ("off", "on"):
+        (local_home / "config" / "models.yaml").write_text(
+            "profiles:\n  - name: local\n    api: local\n    model: smollm2-135m\n"
+            f"    max_tokens: 160\n    temperature: 0\n    context_window: 2048\n"
+            f"    guided_calls: {guided}\n")
+        out = subprocess.run(
+            [cli, "--home", str(local_home), "run", "--agent", "notes", "--yes",
+             "--conversation", f"guided-{guided}", SAVE_TASK],
+            capture_output=True, text=True, timeout=RUN_TIMEOUT_S, stdin=subprocess.DEVNULL)
+        assert "panicked" not in out.stderr, out.stderr
+        calls[guided] = first_answer_calls(database, f"guided-{guided}")
+        print(f"guided_calls: {guided}: {calls[guided]}")
+    # Unguided: a call, but of a tool the agent does not have, so nothing ran.
+    assert calls["off"], calls
+    assert not any(s == "succeeded" for _, _, s in calls["off"]), calls
+    assert any(t not in ("create_artifact", "read_artifact") for t, _, _ in calls["off"]), calls
+    # Guided: exactly the call asked for, and it ran.
+    assert len(calls["on"]) == 1, calls
+    tool, params, status_ = calls["on"][0]
+    assert (tool, status_) == ("create_artifact", "succeeded"), calls
+    assert (params["id"], params["title"]) == ("car", "Car service"), calls
+    assert "service before June" in params["content"], calls

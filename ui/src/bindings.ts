@@ -2431,7 +2431,13 @@ limits?: StreamLimits | null;
  * How the model calls tools: `text` (the XML format, any model) or `native` (the API's
  * tool calling). `None` is `text`.
  */
-tool_calls?: ToolCallMode | null }
+tool_calls?: ToolCallMode | null; 
+/**
+ * Guided tool calls in text mode: the request carries a grammar of the agent's calls that
+ * the sampler follows once the model opens a call. `None`: on for `api: local`, off for
+ * the others (see [`ModelProfile::guided_calls`]).
+ */
+guided_calls?: Switch | null }
 /**
  * Where an installed model came from.
  */
@@ -3086,6 +3092,18 @@ max_event_bytes: number;
  * Longest whole answer.
  */
 max_answer_bytes: number }
+/**
+ * An on/off setting of a profile (`on`/`off` in `models.yaml`; `true`/`false` read too).
+ */
+export type Switch = 
+/**
+ * On.
+ */
+"on" | 
+/**
+ * Off.
+ */
+"off"
 /**
  * A string format the spec allows.
  */

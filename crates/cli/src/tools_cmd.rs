@@ -21,6 +21,14 @@ pub enum ToolsCommand {
         /// Tool name.
         name: String,
     },
+    /// The grammar of guided calls (GBNF, as the local runtime gets it) for an agent with
+    /// exactly these tools, in this order; its first line (a comment) gives the pattern that
+    /// turns it on.
+    Grammar {
+        /// Tool names.
+        #[arg(required = true)]
+        names: Vec<String>,
+    },
     /// Call a tool through the whole pipeline and the permission decision; prints the
     /// `<tool_result>` exactly as the model would see it. Exit 0 on success, 1 on failure.
     Call {
@@ -65,6 +73,7 @@ pub fn run(ctx: &AppContext, cmd: ToolsCommand) -> anyhow::Result<ExitCode> {
     match cmd {
         ToolsCommand::List { json } => list(ctx, json),
         ToolsCommand::Show { name } => show(ctx, &name),
+        ToolsCommand::Grammar { names } => grammar(ctx, &names),
         ToolsCommand::Call {
             name,
             params,
@@ -242,12 +251,34 @@ fn list(ctx: &AppContext, json: bool) -> anyhow::Result<ExitCode> {
 }
 
 fn show(ctx: &AppContext, name: &str) -> anyhow::Result<ExitCode> {
-    let registry = ctx.tool_registry();
+    // The artifact tools too (every conversation has them).
+    let registry = ctx.conversation_registry("");
     let Some(tool) = registry.get(name) else {
         bail!("there is no tool `{name}` (see `artifactflow-cli tools list`)");
     };
     let instructions = engine::parser::tool_instructions(std::slice::from_ref(tool.spec()));
     println!("{}", crate::term::clean(&instructions));
+    Ok(ExitCode::SUCCESS)
+}
+
+fn grammar(ctx: &AppContext, names: &[String]) -> anyhow::Result<ExitCode> {
+    // The artifact tools too (every conversation has them).
+    let registry = ctx.conversation_registry("");
+    let specs = names
+        .iter()
+        .map(|name| match registry.get(name) {
+            Some(tool) => Ok(tool.spec().clone()),
+            None => bail!("there is no tool `{name}` (see `artifactflow-cli tools list`)"),
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let Some(grammar) = engine::parser::grammar::call_grammar(&specs) else {
+        bail!("no grammar: none of these tools has a name");
+    };
+    println!(
+        "# on once the answer matches: {}",
+        engine::parser::grammar::TRIGGER_PATTERN
+    );
+    print!("{}", grammar.gbnf());
     Ok(ExitCode::SUCCESS)
 }
 

@@ -34,7 +34,7 @@ pub use anthropic::{
 };
 pub use discover::{list_models, ModelList};
 pub use http::RetryPolicy;
-pub use profiles::{load_profiles, parse_profiles, Api, ModelProfile, ToolCallMode};
+pub use profiles::{load_profiles, parse_profiles, Api, ModelProfile, Switch, ToolCallMode};
 
 use crate::secrets::SecretResolver;
 
@@ -180,6 +180,19 @@ pub struct ChatRequest {
     pub max_tokens: Option<u32>,
     /// Tools offered through native tool calling (none: the API's `tools` field is left out).
     pub tools: Vec<ToolDefinition>,
+    /// A grammar the answer's tool calls follow (guided calls), when the profile asks for one.
+    pub guide: Option<Guide>,
+}
+
+/// A grammar for the model's sampler: GBNF text (rule `root`) and the regular expressions that
+/// turn it on (empty: from the first token). Sent in llama.cpp's fields (`grammar`,
+/// `grammar_lazy`, `grammar_triggers`), which the app's runtime and llama.cpp's server read.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Guide {
+    /// The grammar.
+    pub grammar: String,
+    /// Trigger patterns of a lazy grammar.
+    pub triggers: Vec<String>,
 }
 
 /// What arrives while an answer streams.

@@ -143,6 +143,20 @@ impl Dialect for OpenAi {
                     .collect(),
             );
         }
+        if let Some(guide) = &request.guide {
+            body.insert("grammar".into(), json!(guide.grammar));
+            if !guide.triggers.is_empty() {
+                body.insert("grammar_lazy".into(), json!(true));
+                body.insert(
+                    "grammar_triggers".into(),
+                    guide
+                        .triggers
+                        .iter()
+                        .map(|t| json!({"type": "pattern", "value": t}))
+                        .collect(),
+                );
+            }
+        }
         body.insert("stream".into(), json!(true));
         body.insert("stream_options".into(), json!({"include_usage": true}));
         if let Some(t) = request.temperature.or(profile.temperature) {
@@ -293,8 +307,10 @@ mod tests {
             temperature: None,
             max_tokens: Some(20),
             tools: Vec::new(),
+            guide: None,
         };
         let body = OpenAi.body(&p, &req);
+        assert!(body.get("grammar").is_none());
         assert_eq!(body["stream_options"]["include_usage"], json!(true));
         assert_eq!(body["temperature"], json!(0.5));
         assert_eq!(body["max_tokens"], json!(20));
@@ -303,6 +319,35 @@ mod tests {
             json!({"role": "system", "content": "s"})
         );
         assert_eq!(OpenAi.url("http://h/v1/"), "http://h/v1/chat/completions");
+    }
+
+    #[test]
+    fn a_guide_goes_in_llama_cpp_grammar_fields() {
+        let p = ModelProfile::new("p", crate::profiles::Api::Local, "", "m.gguf");
+        let lazy = ChatRequest {
+            guide: Some(crate::Guide {
+                grammar: "root ::= \"<tool_call>\"".into(),
+                triggers: vec!["<tool_call>$".into()],
+            }),
+            ..Default::default()
+        };
+        let body = OpenAi.body(&p, &lazy);
+        assert_eq!(body["grammar"], json!("root ::= \"<tool_call>\""));
+        assert_eq!(body["grammar_lazy"], json!(true));
+        assert_eq!(
+            body["grammar_triggers"],
+            json!([{"type": "pattern", "value": "<tool_call>$"}])
+        );
+        let eager = ChatRequest {
+            guide: Some(crate::Guide {
+                grammar: "root ::= \"x\"".into(),
+                triggers: Vec::new(),
+            }),
+            ..Default::default()
+        };
+        let body = OpenAi.body(&p, &eager);
+        assert_eq!(body["grammar"], json!("root ::= \"x\""));
+        assert!(body.get("grammar_lazy").is_none() && body.get("grammar_triggers").is_none());
     }
 
     fn native_request() -> ChatRequest {

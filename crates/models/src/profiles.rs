@@ -13,6 +13,10 @@
 //!     timeout: 60                        # optional, seconds of silence before giving up
 //!     tool_calls: native                 # optional: text (default; the XML format, any model)
 //!                                        #   | native (the API's own tool calling)
+//!     guided_calls: on                   # optional: on | off; text mode only. The model's
+//!                                        #   sampler follows a grammar of the agent's calls
+//!                                        #   (on by default for `api: local`; a llama.cpp
+//!                                        #   server reads it too, other servers do not)
 //!     limits:                            # optional; bounds on what the server may send
 //!       max_line_bytes: 1048576          #   one SSE line (default 1 MiB)
 //!       max_event_bytes: 4194304         #   one SSE event (default 4 MiB)
@@ -78,6 +82,17 @@ impl ToolCallMode {
     }
 }
 
+/// An on/off setting of a profile (`on`/`off` in `models.yaml`; `true`/`false` read too).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "lowercase")]
+pub enum Switch {
+    /// On.
+    On,
+    /// Off.
+    Off,
+}
+
 /// One entry of `models.yaml`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
@@ -115,6 +130,11 @@ pub struct ModelProfile {
     /// tool calling). `None` is `text`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_calls: Option<ToolCallMode>,
+    /// Guided tool calls in text mode: the request carries a grammar of the agent's calls that
+    /// the sampler follows once the model opens a call. `None`: on for `api: local`, off for
+    /// the others (see [`ModelProfile::guided_calls`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guided_calls: Option<Switch>,
 }
 
 impl ModelProfile {
@@ -137,7 +157,19 @@ impl ModelProfile {
             timeout: None,
             limits: None,
             tool_calls: None,
+            guided_calls: None,
         }
+    }
+
+    /// Does a text-mode request carry the grammar of the agent's calls? `guided_calls` when
+    /// set, else only for the app's own runtime (`api: local`): other servers ignore the
+    /// grammar or refuse a request that has one.
+    pub fn guided_calls(&self) -> bool {
+        self.tool_call_mode() == ToolCallMode::Text
+            && match self.guided_calls {
+                Some(s) => s == Switch::On,
+                None => self.api == Api::Local,
+            }
     }
 
     /// How its model calls tools.
@@ -279,7 +311,7 @@ struct RawFile {
     profiles: Vec<Value>,
 }
 
-const FIELDS: [&str; 11] = [
+const FIELDS: [&str; 12] = [
     "name",
     "api",
     "base_url",
@@ -291,6 +323,7 @@ const FIELDS: [&str; 11] = [
     "timeout",
     "limits",
     "tool_calls",
+    "guided_calls",
 ];
 
 /// Parse the text of a `models.yaml`; `path` is used for error locations only.
@@ -488,6 +521,24 @@ fn check_profile(entry: &Value) -> Result<ModelProfile, FieldError> {
             ))
         }
     };
+    let guided_calls = match map.get("guided_calls") {
+        None | Some(Value::Null) => None,
+        Some(Value::Bool(b)) => Some(if *b { Switch::On } else { Switch::Off }),
+        Some(Value::String(s)) if matches!(s.trim(), "on" | "true") => Some(Switch::On),
+        Some(Value::String(s)) if matches!(s.trim(), "off" | "false") => Some(Switch::Off),
+        Some(other) => {
+            return Err((
+                Some("guided_calls".into()),
+                format!(
+                    "`guided_calls` must be `on` or `off`; found {}",
+                    match other {
+                        Value::String(s) => format!("`{s}`"),
+                        other => kind(other).to_string(),
+                    }
+                ),
+            ))
+        }
+    };
     Ok(ModelProfile {
         name,
         api,
@@ -500,6 +551,7 @@ fn check_profile(entry: &Value) -> Result<ModelProfile, FieldError> {
         timeout,
         limits,
         tool_calls,
+        guided_calls,
     })
 }
 
@@ -662,6 +714,46 @@ mod tests {
             "profiles:\n  - name: x\n    api: lokal\n    model: m\n",
         );
         assert!(errors[0].message.contains("`local`"), "{errors:?}");
+    }
+
+    #[test]
+    fn guided_calls_are_on_for_the_local_runtime_unless_turned_off() {
+        let local = "profiles:\n  - name: here\n    api: local\n    model: m\n";
+        let server =
+            "profiles:\n  - name: s\n    api: openai\n    base_url: http://h/v1\n    model: m\n";
+        let guided = |text: &str| {
+            let (profiles, errors) = parse(text);
+            assert!(errors.is_empty(), "{errors:?}");
+            profiles[0].guided_calls()
+        };
+        assert!(guided(local));
+        assert!(!guided(server));
+        for (value, on) in [
+            ("off", false),
+            ("false", false),
+            ("on", true),
+            ("true", true),
+        ] {
+            assert_eq!(
+                guided(&format!("{local}    guided_calls: {value}\n")),
+                on,
+                "{value}"
+            );
+            assert_eq!(
+                guided(&format!("{server}    guided_calls: {value}\n")),
+                on,
+                "{value}"
+            );
+        }
+        // Native calls are never guided by the text format's grammar.
+        assert!(!guided(&format!(
+            "{server}    guided_calls: on\n    tool_calls: native\n"
+        )));
+        let (_, errors) = parse(&format!("{local}    guided_calls: maybe\n"));
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert_eq!(errors[0].field.as_deref(), Some("profiles[0].guided_calls"));
+        assert!(errors[0].message.contains("`on` or `off`"), "{errors:?}");
+        assert_eq!(errors[0].line, Some(5), "{errors:?}");
     }
 
     #[test]

@@ -47,6 +47,7 @@ fn request(question: &str) -> ChatRequest {
         temperature: Some(0.0),
         max_tokens: None,
         tools: Vec::new(),
+        guide: None,
     }
 }
 

@@ -40,6 +40,7 @@ pub mod args;
 mod blocks;
 mod call;
 mod format;
+pub mod grammar;
 mod instructions;
 mod json;
 mod scan;

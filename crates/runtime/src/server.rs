@@ -15,7 +15,7 @@ use axum::{Json, Router};
 use serde_json::{json, Value};
 use tokio::sync::mpsc as tmpsc;
 
-use crate::worker::{Event, Finish, Info, Job, Message};
+use crate::worker::{Event, Finish, Grammar, Info, Job, Message};
 
 /// Events a job may queue before the HTTP side reads them.
 const EVENT_QUEUE: usize = 64;
@@ -90,6 +90,105 @@ fn messages(body: &Value) -> Result<Vec<Message>, String> {
         .collect()
 }
 
+/// The request's grammar, in llama.cpp server's fields: `grammar` (GBNF), and with
+/// `grammar_lazy: true` the `grammar_triggers` that turn it on (`{"type": "pattern", "value":
+/// regex}` or `{"type": "word", "value": text}`; llama.cpp's numbers 1–3 for the types too).
+fn grammar(body: &Value) -> Result<Option<Grammar>, String> {
+    let Some(text) = body.get("grammar").filter(|g| !g.is_null()) else {
+        return Ok(None);
+    };
+    let text = text
+        .as_str()
+        .filter(|t| !t.trim().is_empty())
+        .ok_or("`grammar` must be the text of a GBNF grammar")?;
+    if text.contains('\0') {
+        return Err("`grammar` must not contain a NUL character".into());
+    }
+    let lazy = body
+        .get("grammar_lazy")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    let mut triggers = Vec::new();
+    if lazy {
+        let list = body
+            .get("grammar_triggers")
+            .and_then(Value::as_array)
+            .filter(|l| !l.is_empty())
+            .ok_or("a lazy grammar needs `grammar_triggers`")?;
+        for t in list {
+            let value = t
+                .get("value")
+                .and_then(Value::as_str)
+                .filter(|v| !v.is_empty() && !v.contains('\0'))
+                .ok_or("each of `grammar_triggers` needs a `value`")?;
+            let kind = t.get("type");
+            let pattern =
+                match (kind.and_then(Value::as_str), kind.and_then(Value::as_u64)) {
+                    (Some("word"), _) | (_, Some(1)) => escape_regex(value),
+                    (Some("pattern" | "pattern_full"), _) | (_, Some(2 | 3)) => {
+                        check_pattern(value)?;
+                        value.to_string()
+                    }
+                    _ => return Err(
+                        "a trigger's `type` must be `word` or `pattern` (tokens are not supported)"
+                            .into(),
+                    ),
+                };
+            triggers.push(pattern);
+        }
+    }
+    Ok(Some(Grammar {
+        text: text.to_string(),
+        triggers,
+    }))
+}
+
+/// `text` as a regular expression matching exactly it.
+fn escape_regex(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if "\\^$.|?*+()[]{}".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// llama.cpp builds a C++ `std::regex` from each trigger and stops the whole process on one it
+/// cannot read, so a pattern is checked here first: brackets and parentheses balanced, no
+/// trailing backslash. (The grammars the engine sends use one fixed, valid pattern; this keeps
+/// any other client from ending the runtime.)
+fn check_pattern(pattern: &str) -> Result<(), String> {
+    let bad = || {
+        format!("the trigger pattern {pattern:?} is not a regular expression this runtime accepts")
+    };
+    let mut depth = 0i32;
+    let mut chars = pattern.chars();
+    let mut in_class = false;
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next().ok_or_else(bad)?;
+            }
+            '[' if !in_class => in_class = true,
+            ']' if in_class => in_class = false,
+            '(' if !in_class => depth += 1,
+            ')' if !in_class => {
+                depth -= 1;
+                if depth < 0 {
+                    return Err(bad());
+                }
+            }
+            _ => {}
+        }
+    }
+    if depth != 0 || in_class {
+        return Err(bad());
+    }
+    Ok(())
+}
+
 fn finish_name(finish: Finish) -> &'static str {
     match finish {
         Finish::Stop => "stop",
@@ -118,12 +217,17 @@ async fn chat(State(shared): State<Shared>, Json(body): Json<Value>) -> Response
     let temperature = number("temperature").unwrap_or(0.7) as f32;
     let seed = number("seed").map_or(0x5eed, |s| s as u32);
     let stream = body.get("stream").and_then(Value::as_bool).unwrap_or(false);
+    let grammar = match grammar(&body) {
+        Ok(grammar) => grammar,
+        Err(message) => return error(StatusCode::BAD_REQUEST, &message),
+    };
     let (tx, mut rx) = tmpsc::channel(EVENT_QUEUE);
     let job = Job {
         messages,
         max_tokens,
         temperature,
         seed,
+        grammar,
         events: tx,
     };
     if shared.jobs.send(job).is_err() {
@@ -135,7 +239,7 @@ async fn chat(State(shared): State<Shared>, Json(body): Json<Value>) -> Response
     // The first event decides between an HTTP error and an answer.
     let first = match rx.recv().await {
         Some(Event::Error(message)) => {
-            let status = if message.contains("does not fit") {
+            let status = if message.contains("does not fit") || message.contains("grammar") {
                 StatusCode::BAD_REQUEST
             } else {
                 StatusCode::INTERNAL_SERVER_ERROR
@@ -262,6 +366,51 @@ async fn whole(model: String, first: Event, mut rx: tmpsc::Receiver<Event>) -> R
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_grammar_is_read_in_llama_cpp_servers_fields() {
+        assert_eq!(grammar(&json!({})).unwrap(), None);
+        let eager = grammar(&json!({"grammar": "root ::= \"a\""}))
+            .unwrap()
+            .unwrap();
+        assert!(eager.triggers.is_empty());
+        let lazy = grammar(&json!({
+            "grammar": "root ::= \"<tool_call>\"",
+            "grammar_lazy": true,
+            "grammar_triggers": [
+                {"type": "pattern", "value": "<tool_call>[ \\n]{0,16}$"},
+                {"type": 1, "value": "a.b"},
+            ],
+        }))
+        .unwrap()
+        .unwrap();
+        assert_eq!(lazy.triggers, ["<tool_call>[ \\n]{0,16}$", "a\\.b"]);
+        for (body, says) in [
+            (json!({"grammar": 3}), "GBNF"),
+            (
+                json!({"grammar": "root ::= x", "grammar_lazy": true}),
+                "grammar_triggers",
+            ),
+            (
+                json!({"grammar": "root ::= x", "grammar_lazy": true,
+                       "grammar_triggers": [{"type": "token", "value": "7"}]}),
+                "tokens are not supported",
+            ),
+            (
+                json!({"grammar": "root ::= x", "grammar_lazy": true,
+                       "grammar_triggers": [{"type": "pattern", "value": "(<a"}]}),
+                "not a regular expression",
+            ),
+            (
+                json!({"grammar": "root ::= x", "grammar_lazy": true,
+                       "grammar_triggers": [{"type": "pattern", "value": "[a"}]}),
+                "not a regular expression",
+            ),
+        ] {
+            let e = grammar(&body).unwrap_err();
+            assert!(e.contains(says), "{body}: {e}");
+        }
+    }
 
     #[test]
     fn messages_are_read_as_text_with_clear_errors() {

@@ -37,7 +37,7 @@ use crate::events::{EngineEvent, EventSink};
 use crate::gate::{self, Asker, CallOutcome, Caller, Subject};
 use crate::ids::new_id;
 use crate::interrupts::PermissionBroker;
-use crate::models::{ChatModel, ChatRequest, FinishReason, Streamed};
+use crate::models::{ChatModel, ChatRequest, FinishReason, Guide, Streamed};
 use crate::parser::{format_result, StreamEvent, StreamParser, ToolCall};
 use crate::tools::{ToolResult, ToolSpec};
 
@@ -178,7 +178,13 @@ pub struct Runner {
     /// kept across runs so a new run starts with the count its server uses rather than the
     /// conservative estimate. Keyed by [`Runner::calibration_key`].
     calibrations: std::sync::Mutex<std::collections::HashMap<String, budget::Calibration>>,
+    /// The guided-call grammar of each agent, with the hash of the tool set it was built from:
+    /// rebuilt when the agent's tools change (a reload, an MCP server's new tool list).
+    guides: std::sync::Mutex<std::collections::HashMap<String, CachedGuide>>,
 }
+
+/// An agent's call grammar (`None`: no tools) and the hash of the tool set it was built from.
+type CachedGuide = (u64, Option<Arc<Guide>>);
 
 enum Stop {
     Cancelled,
@@ -307,7 +313,34 @@ impl Runner {
             events,
             options,
             calibrations: Default::default(),
+            guides: Default::default(),
         }
+    }
+
+    /// The grammar of the calls `agent` may make with `specs` (see
+    /// [`crate::parser::grammar`]), from the cache while its tool set is the same; `None` when
+    /// it has no tools.
+    fn call_guide(&self, agent: &AgentDef, specs: &[ToolSpec]) -> Option<Arc<Guide>> {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        serde_json::to_string(specs)
+            .unwrap_or_default()
+            .hash(&mut hasher);
+        let key = hasher.finish();
+        let mut guides = self.guides.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((k, guide)) = guides.get(&agent.name) {
+            if *k == key {
+                return guide.clone();
+            }
+        }
+        let guide = crate::parser::grammar::call_grammar(specs).map(|g| {
+            Arc::new(Guide {
+                grammar: g.gbnf(),
+                triggers: vec![crate::parser::grammar::TRIGGER_PATTERN.to_string()],
+            })
+        });
+        guides.insert(agent.name.clone(), (key, guide.clone()));
+        guide
     }
 
     /// The model `agent` talks to, as calibrations are kept: profile, server and model name.
@@ -858,6 +891,7 @@ impl Runner {
                     ChatRequest {
                         messages: prepared.messages,
                         tools: prepared.tools,
+                        guide: prepared.guide,
                         ..Default::default()
                     },
                 )

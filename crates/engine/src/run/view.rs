@@ -15,7 +15,7 @@ use crate::events::EngineEvent;
 use crate::gate::CallOutcome;
 use crate::models::window::ContextWindow;
 use crate::models::{
-    ChatMessage, ChatModel, ChatRequest, ModelError, Role, ToolCallMode, ToolDefinition,
+    ChatMessage, ChatModel, ChatRequest, Guide, ModelError, Role, ToolCallMode, ToolDefinition,
 };
 use crate::tools::ToolSpec;
 
@@ -49,6 +49,8 @@ pub(super) struct Prepared {
     pub messages: Vec<ChatMessage>,
     /// The tools offered through native tool calling (none in text mode).
     pub tools: Vec<ToolDefinition>,
+    /// The grammar of the agent's calls, when its profile guides them (text mode only).
+    pub guide: Option<Guide>,
     pub estimate: u32,
     /// The plan changed nothing (a refused request cannot be helped by retrying it).
     pub unchanged: bool,
@@ -255,9 +257,9 @@ impl Runner {
         state: &mut ViewState,
         reason: &str,
     ) -> Result<Prepared, Stop> {
-        let mode = self
-            .models
-            .profile_for(agent)
+        let profile = self.models.profile_for(agent);
+        let mode = profile
+            .as_ref()
             .map(|p| p.tool_call_mode())
             .unwrap_or_default();
         let specs = self.agent_specs(agent, scope.conversation);
@@ -265,6 +267,11 @@ impl Runner {
             ToolCallMode::Text => (super::system_prompt(agent, &specs), Vec::new()),
             ToolCallMode::Native => (agent.role_prompt.clone(), tool_definitions(&specs)),
         };
+        let guide = profile
+            .as_ref()
+            .filter(|p| p.guided_calls())
+            .and_then(|_| self.call_guide(agent, &specs))
+            .map(|g| Guide::clone(&g));
         // The tools' definitions are part of the prompt the server counts.
         let tools_tokens: u32 = tools
             .iter()
@@ -373,6 +380,7 @@ impl Runner {
         Ok(Prepared {
             messages,
             tools,
+            guide,
             estimate,
             unchanged: plan.is_empty() && cut == 0,
         })

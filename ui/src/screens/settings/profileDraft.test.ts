@@ -136,6 +136,16 @@ describe("profile drafts", () => {
     expect(built.ok && built.profile).toMatchObject({ model: "m2", limits });
   });
 
+  it("keeps guided_calls of models.yaml when a profile is edited, and adds none by itself", () => {
+    const local = { name: "l", api: "local" as const, base_url: "", model: "m" };
+    const off = buildProfile(
+      updateDraft(draftFromProfile({ ...local, guided_calls: "off" }), { model: "m2" }),
+    );
+    expect(off.ok && off.profile).toMatchObject({ model: "m2", guided_calls: "off" });
+    const unset = buildProfile(draftFromProfile(local));
+    expect(unset.ok && "guided_calls" in unset.profile).toBe(false);
+  });
+
   it("reports unparseable numbers and bad secret names", () => {
     const d = updateDraft(emptyDraft("x"), { timeout: "soon", secretName: "1X" });
     const built = buildProfile(d);

@@ -1,4 +1,4 @@
-import type { Api, ModelProfile, StreamLimits, ToolCallMode } from "../../bindings";
+import type { Api, ModelProfile, StreamLimits, Switch, ToolCallMode } from "../../bindings";
 import {
   CUSTOM,
   DEFAULT_TOOL_CALLS,
@@ -46,6 +46,8 @@ export interface ProfileDraft {
   toolCallsEdited: boolean;
   /** Stream limits written in models.yaml: the form does not edit them, but saving keeps them. */
   limits?: StreamLimits | null;
+  /** Guided calls as written in models.yaml (`null`: the default for the API); saving keeps it. */
+  guided_calls?: Switch | null;
 }
 
 /** The form's fields; `api_key` errors from the backend land on `secretName`. */
@@ -110,6 +112,7 @@ export function draftFromProfile(p: ModelProfile): ProfileDraft {
       p.tool_calls !== null &&
       p.tool_calls !== suggestedToolCalls(preset?.id ?? CUSTOM),
     limits: p.limits ?? null,
+    guided_calls: p.guided_calls ?? null,
   });
 }
 
@@ -191,6 +194,7 @@ export function buildProfile(d: ProfileDraft): Built {
       tool_calls: d.tool_calls,
       timeout,
       ...(d.limits ? { limits: d.limits } : {}),
+      ...(d.guided_calls ? { guided_calls: d.guided_calls } : {}),
     },
   };
 }

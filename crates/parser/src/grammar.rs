@@ -1,0 +1,746 @@
+//! A grammar for guided tool calls: the XML calls one agent may make, written in GBNF (the
+//! grammar format of llama.cpp), for a runtime that constrains its sampler with it.
+//!
+//! The grammar is *lazy*: it is off while the model writes prose and takes over once the model
+//! has written `<tool_call>` (see [`TRIGGER_PATTERN`]). From there on every token must continue
+//! a call this grammar accepts:
+//!
+//! ```text
+//! <tool_call>
+//!   <name>web_search</name>          one of the agent's tools
+//!   <params>
+//!     <query><![CDATA[…]]></query>   that tool's parameters, in the documented order,
+//!     <count><![CDATA[10]]></count>  required ones present, optional ones optional,
+//!   </params>                        each value in CDATA and of its type (integer, number,
+//! </tool_call>                       boolean, one of the allowed values, or any text)
+//! ```
+//!
+//! and then the end of the answer: one call per answer. The next call comes in the next round,
+//! with this one's result in view. (Allowed to go on, a small model repeats its call until the
+//! token limit cuts the last copy in half, which SmolLM2-135M did in the tasks tried.) The
+//! grammar is built from the same [`ToolSpec`]s as the `<tool_instructions>` block, so it names
+//! exactly the tools and parameters the model was told about. It is a guide, not a second parser: the tolerant parser
+//! still reads every answer; guidance only shrinks what it has to repair.
+//!
+//! The grammar is kept as data ([`Grammar`]) and written out as GBNF by [`Grammar::gbnf`], so
+//! tests can also *generate* the strings it accepts and check that each one parses into a valid
+//! call (see the property test below).
+
+use std::collections::HashSet;
+use std::fmt::Write as _;
+
+use artifactflow_ground::tool_spec::{ParamSpec, ParamType, ToolSpec};
+
+/// The regular expression (ECMAScript, as llama.cpp's lazy grammars read it) that turns the
+/// grammar on: the answer so far ends in `<tool_call>` and at most the whitespace the grammar
+/// allows after it. Anchored at the end so that the token completing the trigger carries
+/// nothing the grammar would refuse; a call opened any other way (`<tool_call>{…`) is left to
+/// the tolerant parser.
+pub const TRIGGER_PATTERN: &str = "<tool_call>[ \\t\\r\\n]{0,16}$";
+
+/// The longest run of whitespace allowed between the parts of a call.
+const MAX_SPACE: u32 = 16;
+/// The most digits of a whole number or of either side of a decimal point (fits an `i64`).
+const MAX_DIGITS: u32 = 18;
+
+/// One piece of a rule.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Expr {
+    /// This exact text.
+    Lit(String),
+    /// One character in (or, negated, not in) these inclusive ranges.
+    Class {
+        negated: bool,
+        ranges: Vec<(char, char)>,
+    },
+    /// Another rule, by name.
+    Ref(String),
+    /// These in order.
+    Seq(Vec<Expr>),
+    /// One of these.
+    Alt(Vec<Expr>),
+    /// The expression `min` to `max` times (`None`: no upper bound).
+    Repeat {
+        expr: Box<Expr>,
+        min: u32,
+        max: Option<u32>,
+    },
+}
+
+fn lit(text: &str) -> Expr {
+    Expr::Lit(text.to_string())
+}
+
+fn rule_ref(name: &str) -> Expr {
+    Expr::Ref(name.to_string())
+}
+
+fn seq(parts: Vec<Expr>) -> Expr {
+    Expr::Seq(parts)
+}
+
+fn optional(expr: Expr) -> Expr {
+    Expr::Repeat {
+        expr: Box::new(expr),
+        min: 0,
+        max: Some(1),
+    }
+}
+
+fn class(negated: bool, chars: &str) -> Expr {
+    Expr::Class {
+        negated,
+        ranges: chars.chars().map(|c| (c, c)).collect(),
+    }
+}
+
+fn digits() -> Expr {
+    Expr::Repeat {
+        expr: Box::new(Expr::Class {
+            negated: false,
+            ranges: vec![('0', '9')],
+        }),
+        min: 1,
+        max: Some(MAX_DIGITS),
+    }
+}
+
+/// A grammar: named rules, `root` first.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Grammar {
+    pub(crate) rules: Vec<(String, Expr)>,
+}
+
+impl Grammar {
+    /// The grammar in GBNF, one rule per line, `root` first.
+    pub fn gbnf(&self) -> String {
+        let mut out = String::new();
+        for (name, expr) in &self.rules {
+            let _ = writeln!(out, "{name} ::= {}", render(expr, false));
+        }
+        out
+    }
+
+    /// The rule called `name`.
+    #[cfg(test)]
+    pub(crate) fn rule(&self, name: &str) -> Option<&Expr> {
+        self.rules.iter().find(|(n, _)| n == name).map(|(_, e)| e)
+    }
+}
+
+/// The grammar of the calls an agent with `tools` may make, or `None` when it has no tool
+/// (nothing to call, nothing to guide). Tools with an empty or repeated name, and repeated
+/// parameters, are left out (the instructions never describe them either).
+pub fn call_grammar(tools: &[ToolSpec]) -> Option<Grammar> {
+    let mut seen = HashSet::new();
+    let tools: Vec<&ToolSpec> = tools
+        .iter()
+        .filter(|t| !t.name.is_empty() && seen.insert(t.name.as_str()))
+        .collect();
+    if tools.is_empty() {
+        return None;
+    }
+    let mut rules: Vec<(String, Expr)> = Vec::new();
+    let ws = || rule_ref("ws");
+    rules.push(("root".into(), rule_ref("call")));
+    rules.push((
+        "call".into(),
+        seq(vec![
+            lit("<tool_call>"),
+            ws(),
+            Expr::Alt(
+                (0..tools.len())
+                    .map(|i| rule_ref(&format!("tool-{i}")))
+                    .collect(),
+            ),
+            ws(),
+            lit("</tool_call>"),
+        ]),
+    ));
+    let mut uses = Uses::default();
+    for (i, tool) in tools.iter().enumerate() {
+        let mut seen = HashSet::new();
+        let params: Vec<&ParamSpec> = tool
+            .params
+            .iter()
+            .filter(|p| !p.name.is_empty() && seen.insert(p.name.as_str()))
+            .collect();
+        let name = seq(vec![lit("<name>"), lit(&tool.name), lit("</name>")]);
+        // Each rule goes before the rules it uses: a placeholder now, filled in below.
+        let at = rules.len();
+        rules.push((format!("tool-{i}"), Expr::Seq(Vec::new())));
+        let body = if params.is_empty() {
+            // The example leaves an empty <params> out; an empty one is fine too.
+            seq(vec![
+                name,
+                optional(seq(vec![ws(), lit("<params>"), ws(), lit("</params>")])),
+            ])
+        } else {
+            let mut parts = vec![name, ws(), lit("<params>")];
+            for (j, p) in params.iter().enumerate() {
+                let rule = format!("tool-{i}-param-{j}");
+                let slot = rules.len();
+                rules.push((rule.clone(), Expr::Seq(Vec::new())));
+                let value = value_rule(p, &format!("{rule}-value"), &mut rules, &mut uses);
+                rules[slot].1 = seq(vec![
+                    lit(&format!("<{}>", p.name)),
+                    value,
+                    lit(&format!("</{}>", p.name)),
+                ]);
+                let item = seq(vec![ws(), rule_ref(&rule)]);
+                parts.push(if p.required { item } else { optional(item) });
+            }
+            parts.extend([ws(), lit("</params>")]);
+            seq(parts)
+        };
+        rules[at].1 = body;
+    }
+    uses.add_shared(&mut rules);
+    rules.push((
+        "ws".into(),
+        Expr::Repeat {
+            expr: Box::new(class(false, " \t\r\n")),
+            min: 0,
+            max: Some(MAX_SPACE),
+        },
+    ));
+    Some(Grammar { rules })
+}
+
+/// Which shared value rules the grammar needs.
+#[derive(Default)]
+struct Uses {
+    text: bool,
+    integer: bool,
+    number: bool,
+    boolean: bool,
+}
+
+impl Uses {
+    fn add_shared(&self, rules: &mut Vec<(String, Expr)>) {
+        let cdata = |inner: Expr| seq(vec![lit("<![CDATA["), inner, lit("]]>")]);
+        if self.text {
+            // Any text, then `]]>`: a small automaton over how much of `]]>` was just seen
+            // (nothing, `]`, `]]`). After `]]` only `>` (or more `]`) may follow: small models
+            // often end a value with `]]</content>`, and here that `]]` ends the value as they
+            // meant instead of taking the rest of the answer into it. The price: a value cannot
+            // hold `]]` followed by anything but `]`, which tool arguments hardly ever need.
+            rules.push((
+                "text".into(),
+                seq(vec![lit("<![CDATA["), rule_ref("text-0")]),
+            ));
+            rules.push((
+                "text-0".into(),
+                seq(vec![
+                    Expr::Repeat {
+                        expr: Box::new(class(true, "]")),
+                        min: 0,
+                        max: None,
+                    },
+                    lit("]"),
+                    rule_ref("text-1"),
+                ]),
+            ));
+            rules.push((
+                "text-1".into(),
+                Expr::Alt(vec![
+                    seq(vec![lit("]"), rule_ref("text-2")]),
+                    seq(vec![class(true, "]"), rule_ref("text-0")]),
+                ]),
+            ));
+            rules.push((
+                "text-2".into(),
+                Expr::Alt(vec![lit(">"), seq(vec![lit("]"), rule_ref("text-2")])]),
+            ));
+        }
+        if self.integer {
+            rules.push((
+                "integer".into(),
+                cdata(seq(vec![optional(lit("-")), digits()])),
+            ));
+        }
+        if self.number {
+            rules.push((
+                "number".into(),
+                cdata(seq(vec![
+                    optional(lit("-")),
+                    digits(),
+                    optional(seq(vec![lit("."), digits()])),
+                ])),
+            ));
+        }
+        if self.boolean {
+            rules.push((
+                "boolean".into(),
+                cdata(Expr::Alt(vec![lit("true"), lit("false")])),
+            ));
+        }
+    }
+}
+
+/// The expression for one parameter's value: a shared rule for its type, or a rule of its own
+/// listing its allowed values.
+fn value_rule(p: &ParamSpec, name: &str, rules: &mut Vec<(String, Expr)>, uses: &mut Uses) -> Expr {
+    let values: Vec<&String> = p
+        .enum_values
+        .iter()
+        .flatten()
+        .filter(|v| !v.is_empty() && !v.contains("]]>"))
+        .collect();
+    if !values.is_empty() {
+        rules.push((
+            name.to_string(),
+            seq(vec![
+                lit("<![CDATA["),
+                Expr::Alt(values.into_iter().map(|v| lit(v)).collect()),
+                lit("]]>"),
+            ]),
+        ));
+        return rule_ref(name);
+    }
+    match p.kind {
+        ParamType::String => {
+            uses.text = true;
+            rule_ref("text")
+        }
+        ParamType::Integer => {
+            uses.integer = true;
+            rule_ref("integer")
+        }
+        ParamType::Number => {
+            uses.number = true;
+            rule_ref("number")
+        }
+        ParamType::Boolean => {
+            uses.boolean = true;
+            rule_ref("boolean")
+        }
+    }
+}
+
+/// One expression in GBNF; `nested` wraps alternatives and sequences in parentheses.
+fn render(expr: &Expr, nested: bool) -> String {
+    match expr {
+        Expr::Lit(text) => {
+            let mut out = String::from("\"");
+            for c in text.chars() {
+                escape_into(c, &['"'], &mut out);
+            }
+            out.push('"');
+            out
+        }
+        Expr::Class { negated, ranges } => {
+            let mut out = String::from(if *negated { "[^" } else { "[" });
+            for &(from, to) in ranges {
+                escape_into(from, &[']', '[', '-', '^'], &mut out);
+                if to != from {
+                    out.push('-');
+                    escape_into(to, &[']', '[', '-', '^'], &mut out);
+                }
+            }
+            out.push(']');
+            out
+        }
+        Expr::Ref(name) => name.clone(),
+        Expr::Seq(parts) => {
+            // A sequence inside a sequence needs no parentheses; alternatives do.
+            let inner = parts
+                .iter()
+                .map(|p| render(p, !matches!(p, Expr::Seq(_))))
+                .collect::<Vec<_>>()
+                .join(" ");
+            if nested && parts.len() > 1 {
+                format!("({inner})")
+            } else {
+                inner
+            }
+        }
+        Expr::Alt(options) => {
+            let inner = options
+                .iter()
+                .map(|p| render(p, false))
+                .collect::<Vec<_>>()
+                .join(" | ");
+            if nested && options.len() > 1 {
+                format!("({inner})")
+            } else {
+                inner
+            }
+        }
+        Expr::Repeat { expr, min, max } => {
+            let atom = match expr.as_ref() {
+                Expr::Seq(p) if p.len() > 1 => format!("({})", render(expr, false)),
+                Expr::Alt(p) if p.len() > 1 => format!("({})", render(expr, false)),
+                Expr::Repeat { .. } => format!("({})", render(expr, false)),
+                _ => render(expr, true),
+            };
+            let suffix = match (min, max) {
+                (0, Some(1)) => "?".to_string(),
+                (0, None) => "*".to_string(),
+                (1, None) => "+".to_string(),
+                (m, None) => format!("{{{m},}}"),
+                (m, Some(n)) => format!("{{{m},{n}}}"),
+            };
+            format!("{atom}{suffix}")
+        }
+    }
+}
+
+/// `c` as GBNF writes it inside a literal or a class: backslash escapes for the characters
+/// that would end or change it and for control characters; everything else as itself (llama.cpp
+/// reads UTF-8).
+fn escape_into(c: char, special: &[char], out: &mut String) {
+    match c {
+        '\\' => out.push_str("\\\\"),
+        '\n' => out.push_str("\\n"),
+        '\r' => out.push_str("\\r"),
+        '\t' => out.push_str("\\t"),
+        c if special.contains(&c) => {
+            out.push('\\');
+            out.push(c);
+        }
+        c if (c as u32) < 0x20 || c == '\u{7f}' => {
+            let _ = write!(out, "\\x{:02X}", c as u32);
+        }
+        c => out.push(c),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse;
+    use artifactflow_ground::tool_spec::{ParamSpec, ParamType, ToolSpec};
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    fn tool(name: &str, params: Vec<ParamSpec>) -> ToolSpec {
+        ToolSpec {
+            name: name.into(),
+            description: format!("The {name} tool"),
+            params,
+            input_schema: None,
+        }
+    }
+
+    /// The built-in, artifact, HTTP and MCP shapes: text, numbers, booleans, allowed values,
+    /// optional parameters with defaults, a tool without parameters, MCP-style names.
+    fn shapes() -> Vec<ToolSpec> {
+        vec![
+            tool(
+                "web_search",
+                vec![
+                    ParamSpec::new("query", ParamType::String, "What to search for"),
+                    ParamSpec::new("count", ParamType::Integer, "How many").with_default(json!(10)),
+                    ParamSpec::new("freshness", ParamType::String, "How recent")
+                        .optional()
+                        .with_values(["oneDay", "oneWeek", "noLimit"]),
+                ],
+            ),
+            tool(
+                "create_artifact",
+                vec![
+                    ParamSpec::new("id", ParamType::String, ""),
+                    ParamSpec::new("title", ParamType::String, ""),
+                    ParamSpec::new("content", ParamType::String, ""),
+                ],
+            ),
+            tool(
+                "weather_now",
+                vec![
+                    ParamSpec::new("latitude", ParamType::Number, ""),
+                    ParamSpec::new("metric", ParamType::Boolean, "").optional(),
+                    ParamSpec::new("unit", ParamType::String, "")
+                        .optional()
+                        .with_values(["°C", "a \"quoted\" \\ unit"]),
+                ],
+            ),
+            tool("list_artifacts", vec![]),
+            tool(
+                "files__read_file",
+                vec![ParamSpec::new(
+                    "path",
+                    ParamType::String,
+                    "A \"quoted\" path",
+                )],
+            ),
+        ]
+    }
+
+    #[test]
+    fn the_grammar_of_a_search_tool_is_stable() {
+        let grammar = call_grammar(&shapes()[..1]).unwrap().gbnf();
+        insta::assert_snapshot!(grammar, @r###"
+        root ::= call
+        call ::= "<tool_call>" ws tool-0 ws "</tool_call>"
+        tool-0 ::= "<name>" "web_search" "</name>" ws "<params>" ws tool-0-param-0 (ws tool-0-param-1)? (ws tool-0-param-2)? ws "</params>"
+        tool-0-param-0 ::= "<query>" text "</query>"
+        tool-0-param-1 ::= "<count>" integer "</count>"
+        tool-0-param-2 ::= "<freshness>" tool-0-param-2-value "</freshness>"
+        tool-0-param-2-value ::= "<![CDATA[" ("oneDay" | "oneWeek" | "noLimit") "]]>"
+        text ::= "<![CDATA[" text-0
+        text-0 ::= [^\]]* "]" text-1
+        text-1 ::= "]" text-2 | [^\]] text-0
+        text-2 ::= ">" | "]" text-2
+        integer ::= "<![CDATA[" "-"? [0-9]{1,18} "]]>"
+        ws ::= [ \t\r\n]{0,16}
+        "###);
+    }
+
+    #[test]
+    fn the_grammar_of_every_shape_is_stable() {
+        let grammar = call_grammar(&shapes()).unwrap().gbnf();
+        insta::assert_snapshot!(grammar, @r###"
+        root ::= call
+        call ::= "<tool_call>" ws (tool-0 | tool-1 | tool-2 | tool-3 | tool-4) ws "</tool_call>"
+        tool-0 ::= "<name>" "web_search" "</name>" ws "<params>" ws tool-0-param-0 (ws tool-0-param-1)? (ws tool-0-param-2)? ws "</params>"
+        tool-0-param-0 ::= "<query>" text "</query>"
+        tool-0-param-1 ::= "<count>" integer "</count>"
+        tool-0-param-2 ::= "<freshness>" tool-0-param-2-value "</freshness>"
+        tool-0-param-2-value ::= "<![CDATA[" ("oneDay" | "oneWeek" | "noLimit") "]]>"
+        tool-1 ::= "<name>" "create_artifact" "</name>" ws "<params>" ws tool-1-param-0 ws tool-1-param-1 ws tool-1-param-2 ws "</params>"
+        tool-1-param-0 ::= "<id>" text "</id>"
+        tool-1-param-1 ::= "<title>" text "</title>"
+        tool-1-param-2 ::= "<content>" text "</content>"
+        tool-2 ::= "<name>" "weather_now" "</name>" ws "<params>" ws tool-2-param-0 (ws tool-2-param-1)? (ws tool-2-param-2)? ws "</params>"
+        tool-2-param-0 ::= "<latitude>" number "</latitude>"
+        tool-2-param-1 ::= "<metric>" boolean "</metric>"
+        tool-2-param-2 ::= "<unit>" tool-2-param-2-value "</unit>"
+        tool-2-param-2-value ::= "<![CDATA[" ("°C" | "a \"quoted\" \\ unit") "]]>"
+        tool-3 ::= "<name>" "list_artifacts" "</name>" (ws "<params>" ws "</params>")?
+        tool-4 ::= "<name>" "files__read_file" "</name>" ws "<params>" ws tool-4-param-0 ws "</params>"
+        tool-4-param-0 ::= "<path>" text "</path>"
+        text ::= "<![CDATA[" text-0
+        text-0 ::= [^\]]* "]" text-1
+        text-1 ::= "]" text-2 | [^\]] text-0
+        text-2 ::= ">" | "]" text-2
+        integer ::= "<![CDATA[" "-"? [0-9]{1,18} "]]>"
+        number ::= "<![CDATA[" "-"? [0-9]{1,18} ("." [0-9]{1,18})? "]]>"
+        boolean ::= "<![CDATA[" ("true" | "false") "]]>"
+        ws ::= [ \t\r\n]{0,16}
+        "###);
+    }
+
+    #[test]
+    fn no_tools_no_grammar() {
+        assert!(call_grammar(&[]).is_none());
+        assert!(call_grammar(&[tool("", vec![])]).is_none());
+    }
+
+    #[test]
+    fn repeated_tools_and_parameters_appear_once() {
+        let twice = vec![
+            tool(
+                "a",
+                vec![
+                    ParamSpec::new("x", ParamType::String, ""),
+                    ParamSpec::new("x", ParamType::Integer, ""),
+                ],
+            ),
+            tool("a", vec![]),
+        ];
+        let gbnf = call_grammar(&twice).unwrap().gbnf();
+        assert_eq!(gbnf.matches("\"a\"").count(), 1, "{gbnf}");
+        assert_eq!(gbnf.matches("\"<x>\"").count(), 1, "{gbnf}");
+    }
+
+    // ---- generating what the grammar accepts ------------------------------------------------
+
+    /// A small deterministic generator (xorshift), seeded by proptest.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+    }
+
+    /// Characters a value may be drawn from: letters, markup, brackets, quotes, whitespace and
+    /// characters outside ASCII.
+    const POOL: &[char] = &[
+        'a', 'Z', '0', '7', ' ', '\n', '\t', '<', '>', '/', ']', '[', '&', '"', '\'', '{', '}',
+        '!', '-', '.', 'é', '€', '中', '😀', '\\',
+    ];
+
+    fn in_class(c: char, negated: bool, ranges: &[(char, char)]) -> bool {
+        ranges.iter().any(|&(a, b)| (a..=b).contains(&c)) != negated
+    }
+
+    /// A random string `expr` accepts. Past `depth` 40 the generator stops recursing where it
+    /// can (the shortest choice of an alternative, the least repetitions).
+    fn generate(g: &Grammar, expr: &Expr, rng: &mut Rng, depth: u32, out: &mut String) {
+        let deep = depth > 40;
+        match expr {
+            Expr::Lit(text) => out.push_str(text),
+            Expr::Class { negated, ranges } => {
+                let choices: Vec<char> = if *negated {
+                    POOL.iter()
+                        .copied()
+                        .filter(|c| in_class(*c, true, ranges))
+                        .collect()
+                } else {
+                    ranges.iter().flat_map(|&(a, b)| a..=b).collect()
+                };
+                out.push(choices[rng.below(choices.len())]);
+            }
+            Expr::Ref(name) => {
+                let rule = g.rule(name).unwrap_or_else(|| panic!("no rule {name}"));
+                generate(g, rule, rng, depth + 1, out);
+            }
+            Expr::Seq(parts) => {
+                for p in parts {
+                    generate(g, p, rng, depth, out);
+                }
+            }
+            Expr::Alt(options) => {
+                // Rules recurse through their later options (the first one ends): deep
+                // down, take the first.
+                let pick = if deep { 0 } else { rng.below(options.len()) };
+                generate(g, &options[pick], rng, depth, out);
+            }
+            Expr::Repeat { expr, min, max } => {
+                let most = max.unwrap_or(min + 6);
+                let n = if deep {
+                    *min
+                } else {
+                    *min + rng.below((most - min + 1) as usize) as u32
+                };
+                for _ in 0..n {
+                    generate(g, expr, rng, depth + 1, out);
+                }
+            }
+        }
+    }
+
+    fn accepted(g: &Grammar, seed: u64) -> String {
+        let mut rng = Rng(seed | 1);
+        let mut out = String::new();
+        generate(g, g.rule("root").unwrap(), &mut rng, 0, &mut out);
+        out
+    }
+
+    /// Is `call` a valid call of one of `tools`: a tool it has, only that tool's parameters,
+    /// every required one, each value of its type or one of its allowed values?
+    fn check_call(call: &crate::ToolCall, tools: &[ToolSpec]) -> Result<(), String> {
+        let tool = tools
+            .iter()
+            .find(|t| t.name == call.name)
+            .ok_or_else(|| format!("no tool {:?} ({:?})", call.name, call.error))?;
+        for (name, value) in &call.params {
+            let p = tool
+                .params
+                .iter()
+                .find(|p| &p.name == name)
+                .ok_or_else(|| format!("{} has no parameter {name}", tool.name))?;
+            if let Some(values) = &p.enum_values {
+                if !values.contains(value) {
+                    return Err(format!("{name}: {value:?} is not one of {values:?}"));
+                }
+            }
+            let ok = match p.kind {
+                ParamType::String => true,
+                ParamType::Integer => value.parse::<i64>().is_ok(),
+                ParamType::Number => value.parse::<f64>().is_ok_and(f64::is_finite),
+                ParamType::Boolean => value == "true" || value == "false",
+            };
+            if !ok {
+                return Err(format!("{name}: {value:?} is not a {}", p.kind.as_str()));
+            }
+        }
+        for p in tool.params.iter().filter(|p| p.required) {
+            if !call.params.contains_key(&p.name) {
+                return Err(format!("{}: the required {} is missing", tool.name, p.name));
+            }
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn every_string_the_shapes_accept_parses_into_valid_calls() {
+        let tools = shapes();
+        let g = call_grammar(&tools).unwrap();
+        for seed in 0..2000u64 {
+            let text = accepted(&g, seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            let calls = parse(&text);
+            assert_eq!(calls.len(), 1, "one call in {text:?}");
+            for call in &calls {
+                if let Err(e) = check_call(call, &tools) {
+                    panic!("{e}\nin {text:?}\nread as {calls:?}");
+                }
+            }
+        }
+    }
+
+    fn param_strategy() -> impl Strategy<Value = ParamSpec> {
+        (
+            "[a-z][a-z0-9_]{0,8}",
+            prop_oneof![
+                Just(ParamType::String),
+                Just(ParamType::Integer),
+                Just(ParamType::Number),
+                Just(ParamType::Boolean)
+            ],
+            any::<bool>(),
+            proptest::option::of(proptest::collection::vec("[a-zA-Z0-9 _.-]{1,8}", 1..4)),
+        )
+            .prop_map(|(name, kind, required, values)| {
+                let mut p = ParamSpec::new(name, kind, "");
+                p.required = required;
+                // Allowed values only for text, as tools declare them.
+                if kind == ParamType::String {
+                    p.enum_values = values;
+                }
+                p
+            })
+    }
+
+    fn tool_strategy() -> impl Strategy<Value = ToolSpec> {
+        (
+            "[a-z][a-z0-9_.:-]{0,12}",
+            proptest::collection::vec(param_strategy(), 0..5),
+        )
+            .prop_map(|(name, params)| tool(&name, params))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// Any tool set: every string its grammar accepts parses back into calls of allowed
+        /// tools with allowed, typed parameters and every required one.
+        #[test]
+        fn any_tools_every_accepted_string_is_a_valid_call(
+            tools in proptest::collection::vec(tool_strategy(), 1..5),
+            seed in any::<u64>(),
+        ) {
+            let g = call_grammar(&tools).unwrap();
+            for k in 0..8u64 {
+                let text = accepted(&g, seed ^ k.wrapping_mul(0x2545_F491_4F6C_DD1D));
+                let calls = parse(&text);
+                prop_assert_eq!(calls.len(), 1, "one call in {:?}", text);
+                // Repeated names: the first tool of a name is the one the grammar describes.
+                let mut seen = HashSet::new();
+                let first: Vec<ToolSpec> = tools
+                    .iter()
+                    .filter(|t| seen.insert(t.name.clone()))
+                    .cloned()
+                    .map(|mut t| {
+                        let mut names = HashSet::new();
+                        t.params.retain(|p| names.insert(p.name.clone()));
+                        t
+                    })
+                    .collect();
+                for call in &calls {
+                    if let Err(e) = check_call(call, &first) {
+                        prop_assert!(false, "{}\nin {:?}\nread as {:?}", e, text, calls);
+                    }
+                }
+            }
+        }
+    }
+}
