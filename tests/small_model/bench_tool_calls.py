@@ -2,8 +2,12 @@
 with the real small model of scripts/small_model.sh (SmolLM2-135M-Instruct through
 llama-cpp-python, and through the app's own runtime).
 
-The same 20 small tasks (12 "save a note", 8 "read an artifact"; each needs exactly one call)
-run through `artifactflow-cli run`, one conversation per task, in each mode:
+The same 40 small tasks run through `artifactflow-cli run`, one conversation per task: 12 "save a
+note with id X, title T, saying …", 8 "read the artifact with id X", 6 saves with a content
+type (one of create_artifact's allowed values), 6 "read version N of X" (a whole number), 4
+questions that need no tool, 2 tasks that save two notes (two tool rounds: a guided answer holds
+one call) and 2 saves of a long text. Rows (BENCH_ROWS picks some, comma-separated: text,
+native, runtime-text, runtime-guided, proxy):
 
 - text:    `tool_calls: text` against the server scripts/small_model.sh started (the GGUF's own
            ChatML template): the tools are described in the system prompt, the model writes
@@ -19,25 +23,31 @@ run through `artifactflow-cli run`, one conversation per task, in each mode:
            `tool_choice` and always streams, so this row shows what the model does when the
            server's function calling is really used. The engine reads a non-streamed body too.
 
-- runtime text:   `api: local` (the app's own llama.cpp runtime, started by the CLI) with
-           `guided_calls: off`: the text row on the built-in runtime.
+- runtime text:   `tool_calls: text`, `guided_calls: off` against the app's own llama.cpp
+           runtime (`artifactflow-runtime`, started here and kept for the row like the
+           server above: the engine speaks to it as it does for `api: local`).
 - runtime guided: the same with `guided_calls: on`: the request carries the grammar of the
            agent's calls, which the runtime's sampler follows from `<tool_call>` on.
 
-For each run it looks at the first assistant answer (depth 0) and its `tool_calls` rows. The
-answer "yields a valid call" when a row names a tool the agent has (create_artifact,
-read_artifact) with every required parameter as a non-empty string (create_artifact: id,
-title, content; read_artifact: id) and no parameter the tool does not have.
-"As asked": of those, the answers whose valid call is the tool the task asks for with the id it
-names (a grammar can force the shape of a call, not its sense).
+For each task it looks at the first assistant answer (depth 0; for a two-note task every answer
+of the run) and its `tool_calls` rows. The answer "yields a valid call" when a row names a tool
+the agent has (create_artifact, read_artifact) with every required parameter as non-empty text
+(create_artifact: id, title, content; read_artifact: id), no parameter the tool does not have,
+and typed ones of their type (content_type one of the allowed values; version, offset, limit
+whole numbers). "As asked": the task got what it asks for: the tool with the id (and the
+content type, version or end of the long text) it names, both notes, or no call at all when
+no tool is needed (a grammar can force the shape of a call, not its sense).
 
 Exits 0 whatever the model does; 2 when the harness breaks (a server does not start, the CLI
 panics or exits with an unexpected code, a run hangs past its timeout).
 
 Environment (set by scripts/small_model.sh): ARTIFACTFLOW_CLI, SMALL_MODEL_GGUF,
 SMALL_MODEL_BASE_URL (the running default server; one is started when unset),
-SMALL_MODEL_THREADS (default 1). BENCH_MAX_TOKENS (default 192), BENCH_PROXY=1 to add the proxy
-row (6-9 more minutes on a busy 2-core machine: chatml-function-calling ignores max_tokens there), BENCH_KEEP=1 to keep the homes and server logs.
+SMALL_MODEL_THREADS (default 1). BENCH_ROWS (default every row but the proxy), BENCH_PROMPT
+(plain, the default: a one-line role prompt; fewshot: the small-model tests' prompt with XML
+examples), BENCH_MAX_TOKENS (default 192), BENCH_PROXY=1 to add the proxy row (6-9 more minutes
+on a busy 2-core machine: chatml-function-calling ignores max_tokens there), BENCH_KEEP=1 to
+keep the homes and server logs.
 """
 
 import http.server
@@ -57,10 +67,25 @@ from importlib.metadata import version
 from pathlib import Path
 
 AGENT = "notes"
+AGENT_TWO = "notes-two-rounds"
 ROLE_PROMPT = (
     "You are a notes assistant. You keep the user's notes as artifacts. "
     "Use the tools to do what the user asks."
 )
+
+
+# Every row; BENCH_ROWS picks some (scripts/small_model.sh runs the built-in runtime's two).
+ROWS = ["text", "native", "runtime-text", "runtime-guided"]
+
+
+def role_prompt() -> str:
+    """The plain role prompt, or with BENCH_PROMPT=fewshot the small-model tests' prompt with
+    XML examples (conftest.py)."""
+    if os.environ.get("BENCH_PROMPT", "plain") == "fewshot":
+        from conftest import ROLE_PROMPT as FEWSHOT
+
+        return FEWSHOT
+    return ROLE_PROMPT
 # id, title, text
 SAVES = [
     ("dentist", "Dentist", "The dentist appointment is on Friday at 3 pm."),
@@ -77,12 +102,76 @@ SAVES = [
     ("ideas", "Blog ideas", "Write about home-made bread and bike repair."),
 ]
 READS = ["dentist", "travel", "budget", "notes", "todo", "recipe", "packing", "contacts"]
-# (task, the tool and id it asks for)
-TASKS = [
-    (f'Save a note with id "{i}", title "{t}", saying: {x}', "create_artifact", i)
-    for i, t, x in SAVES
-] + [(f'Read the artifact with id "{i}".', "read_artifact", i) for i in READS]
-assert len(TASKS) == 20
+# id, title, content type (one of create_artifact's allowed values), text
+TYPED = [
+    ("prices", "Prices", "text/csv", "item,price / milk,1.20 / bread,2.50"),
+    ("config", "Config", "application/json", '{"debug": true, "level": 3}'),
+    ("hello", "Hello script", "text/x-python", 'print("hello")'),
+    ("home", "Home page", "text/html", "<h1>Home</h1>"),
+    ("plain", "Plain note", "text/plain", "Just a plain line of text."),
+    ("flow", "Flow chart", "text/x-mermaid", "graph TD; A-->B"),
+]
+# id, version (a whole number)
+VERSIONS = [("dentist", 2), ("budget", 3), ("todo", 1), ("recipe", 4), ("travel", 2), ("notes", 5)]
+NO_TOOL = [
+    "What is the capital of France?",
+    "What is two plus two?",
+    "Say hello in Spanish.",
+    "What colour is the sky on a clear day?",
+]
+# Two notes in one task: (id, title, text) twice.
+PAIRS = [
+    (("milk", "Milk", "Buy milk."), ("bread", "Bread", "Buy bread.")),
+    (("keys", "Keys", "The keys are in the drawer."), ("bike", "Bike", "The bike is in the shed.")),
+]
+# A long value: (id, title, text, a phrase from its end that must arrive).
+LONG = [
+    ("trip", "Trip plan",
+     "Day one: take the early train to Lyon, check in at the hotel near the station, walk along "
+     "the river in the afternoon and have dinner in the old town. Day two: visit the museum in "
+     "the morning, take the cable car up the hill, buy cheese at the covered market and pack for "
+     "the evening train back home, which leaves at 19:40 from platform 7.",
+     "platform 7"),
+    ("garden", "Garden jobs",
+     "In spring, sow the tomatoes indoors in March and plant them out after the last frost. Cut "
+     "back the lavender, feed the roses and mulch the beds. In summer, water early in the "
+     "morning, tie up the beans, pick the courgettes while they are small and keep the pond "
+     "topped up. In autumn, plant the tulip bulbs before the first cold night in November.",
+     "first cold night"),
+]
+
+
+def first(calls: list[dict], tool: str) -> dict | None:
+    return next((c["params"] for c in calls if c["tool"] == tool and c["valid"]), None)
+
+
+# (task, kind, what it asks: a check of the valid calls of the run's judged answers)
+TASKS = (
+    [(f'Save a note with id "{i}", title "{t}", saying: {x}', "one",
+      lambda c, i=i: (first(c, "create_artifact") or {}).get("id") == i) for i, t, x in SAVES]
+    + [(f'Read the artifact with id "{i}".', "one",
+        lambda c, i=i: (first(c, "read_artifact") or {}).get("id") == i) for i in READS]
+    + [(f'Save an artifact with id "{i}", title "{t}" and content type {ct}, containing: {x}', "enum",
+        lambda c, i=i, ct=ct: (first(c, "create_artifact") or {}).get("id") == i
+        and (first(c, "create_artifact") or {}).get("content_type") == ct) for i, t, ct, x in TYPED]
+    + [(f'Read version {v} of the artifact with id "{i}".', "number",
+        lambda c, i=i, v=v: (first(c, "read_artifact") or {}).get("id") == i
+        and str((first(c, "read_artifact") or {}).get("version", "")).strip() == str(v))
+       for i, v in VERSIONS]
+    + [(q, "none", lambda c: not c) for q in NO_TOOL]
+    + [(f'Save two notes. One with id "{a[0]}", title "{a[1]}", saying: {a[2]} '
+        f'The other with id "{b[0]}", title "{b[1]}", saying: {b[2]}', "two",
+        lambda c, a=a, b=b: {a[0], b[0]} <= {x["params"].get("id") for x in c
+                                              if x["tool"] == "create_artifact" and x["valid"]})
+       for a, b in PAIRS]
+    + [(f'Save a note with id "{i}", title "{t}", saying: {x}', "long",
+        lambda c, i=i, end=end: (first(c, "create_artifact") or {}).get("id") == i
+        and end in (first(c, "create_artifact") or {}).get("content", ""))
+       for i, t, x, end in LONG]
+)
+assert len(TASKS) == 40
+KINDS = {"one": "one call", "enum": "an allowed value", "number": "a number", "none": "no tool needed",
+         "two": "two calls", "long": "a long text"}
 
 TOOLS = {  # name: (required, allowed)
     "create_artifact": ({"id", "title", "content"}, {"id", "title", "content", "content_type"}),
@@ -140,6 +229,24 @@ def start_server(gguf: str, work: Path, name: str, chat_format: str | None):
         stop(proc)
         raise
     return proc, base_url
+
+
+def start_runtime(cli: str, gguf: str):
+    """The app's runtime (beside the CLI, or ARTIFACTFLOW_RUNTIME) serving `gguf`, kept running
+    for a whole row as llama-cpp-python's server is, so both keep the shared system prompt
+    cached between tasks (a profile with `api: local` starts one per CLI process)."""
+    binary = os.environ.get("ARTIFACTFLOW_RUNTIME") or str(Path(cli).parent / "artifactflow-runtime")
+    proc = subprocess.Popen(
+        [binary, "--model", gguf, "--ctx", "4096", "--threads", os.environ.get("SMALL_MODEL_THREADS", "1")],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        ready = json.loads(proc.stdout.readline() or "{}")
+    except ValueError:
+        ready = {}
+    if not ready.get("ready"):
+        stop(proc)
+        raise HarnessError(f"the runtime did not start: {ready}")
+    return proc, f"http://127.0.0.1:{ready['port']}/v1"
 
 
 def stop(proc: subprocess.Popen) -> None:
@@ -209,8 +316,8 @@ def cli_run(cli: str, args: list[str], timeout: float) -> subprocess.CompletedPr
 
 
 def make_home(cli: str, root: Path, name: str, base_url: str, mode: str, max_tokens: int) -> tuple[Path, str]:
-    """A home whose `smol` profile reaches the model at `base_url`, or, for a `local:<gguf>`
-    base_url, runs it in the app's own runtime (mode `text` or `text+guided`)."""
+    """A home whose `smol` profile reaches the model at `base_url` in `mode` (`text`,
+    `text+guided` or `native`)."""
     home = root / f"home-{name.replace('+', '-').replace(' ', '-')}"
     home.mkdir()
     out = cli_run(cli, ["--home", str(home), "status", "--json"], 60)
@@ -218,15 +325,10 @@ def make_home(cli: str, root: Path, name: str, base_url: str, mode: str, max_tok
         raise HarnessError(f"status failed: {out.stderr}")
     status = json.loads(out.stdout)
     config = Path(status["config_dir"])
-    if base_url.startswith("local:"):
-        where = (
-            "    api: local\n"
-            f'    model: "{base_url[len("local:"):]}"\n'
-            f"    guided_calls: {'on' if mode == 'text+guided' else 'off'}\n"
-        )
+    where = f'    api: openai\n    base_url: "{base_url}"\n    model: smollm2\n'
+    if mode in ("text", "text+guided"):
+        where += f"    guided_calls: {'on' if mode == 'text+guided' else 'off'}\n"
         mode = "text"
-    else:
-        where = f'    api: openai\n    base_url: "{base_url}"\n    model: smollm2\n'
     (config / "models.yaml").write_text(
         "profiles:\n"
         "  - name: smol\n"
@@ -236,25 +338,35 @@ def make_home(cli: str, root: Path, name: str, base_url: str, mode: str, max_tok
         "    timeout: 120\n"
         f"    tool_calls: {mode}\n"
     )
-    (config / "agents" / f"{AGENT}.md").write_text(
-        "---\n"
-        f"name: {AGENT}\n"
-        'description: "A notes assistant for the tool-call benchmark"\n'
-        "model: smol\n"
-        "tools:\n"
-        "  create_artifact: auto\n"
-        "  read_artifact: auto\n"
-        "max_tool_rounds: 1\n"
-        "---\n\n"
-        f"{ROLE_PROMPT}\n"
-    )
+    # One agent per number of tool rounds: one for single-call tasks, two for two-call tasks
+    # (a guided answer holds one call).
+    for agent, rounds in ((AGENT, 1), (AGENT_TWO, 2)):
+        (config / "agents" / f"{agent}.md").write_text(
+            "---\n"
+            f"name: {agent}\n"
+            'description: "A notes assistant for the tool-call benchmark"\n'
+            "model: smol\n"
+            "tools:\n"
+            "  create_artifact: auto\n"
+            "  read_artifact: auto\n"
+            f"max_tool_rounds: {rounds}\n"
+            "---\n\n"
+            f"{role_prompt()}\n"
+        )
     check = cli_run(cli, ["--home", str(home), "check"], 60)
     if check.returncode != 0:
         raise HarnessError(f"check failed:\n{check.stdout}{check.stderr}")
     return home, status["database"]
 
 
+CONTENT_TYPES = {"text/markdown", "text/plain", "text/html", "text/csv", "application/json",
+                 "application/yaml", "text/x-python", "text/javascript", "text/x-rust",
+                 "image/svg+xml", "text/x-mermaid"}
+
+
 def valid(tool: str, params_json: str) -> bool:
+    """A call of an agent tool with its required parameters as non-empty text, no others, and
+    the typed ones of their type (a whole number; one of the allowed content types)."""
     if tool not in TOOLS:
         return False
     try:
@@ -264,48 +376,68 @@ def valid(tool: str, params_json: str) -> bool:
     if not isinstance(params, dict):
         return False
     required, allowed = TOOLS[tool]
-    return set(params) <= allowed and all(
-        isinstance(params.get(p), str) and params[p].strip() for p in required
-    )
+    if not set(params) <= allowed or not all(
+            isinstance(params.get(p), str) and params[p].strip() for p in required):
+        return False
+    if "content_type" in params and params["content_type"] not in CONTENT_TYPES:
+        return False
+    for number in ("version", "offset", "limit"):
+        if number in params and not (isinstance(params[number], int)
+                                     or str(params[number]).strip().lstrip("-").isdigit()):
+            return False
+    return True
 
 
 def run_mode(cli: str, work: Path, name: str, base_url: str, mode: str, max_tokens: int) -> dict:
     home, database = make_home(cli, work, name, base_url, mode, max_tokens)
     row = dict(name=name, valid=0, as_asked=0, no_call=0, invalid=0, failed=0, via_native=0, via_xml=0,
-               seconds=0.0, examples=[])
+               seconds=0.0, examples=[], kinds={k: [0, 0] for k in KINDS})
     started = time.monotonic()
-    for n, (task, want_tool, want_id) in enumerate(TASKS):
+    for n, (task, kind, asked) in enumerate(TASKS):
         conversation = f"bench-{n:02d}"
-        out = cli_run(cli, ["--home", str(home), "run", "--agent", AGENT, "--yes",
+        agent = AGENT_TWO if kind == "two" else AGENT
+        out = cli_run(cli, ["--home", str(home), "run", "--agent", agent, "--yes",
                             "--conversation", conversation, task], RUN_TIMEOUT_S)
         db = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
         try:
-            first = db.execute(
+            # The first answer; for a two-call task every answer of the run.
+            answers = db.execute(
                 "SELECT id, content FROM messages WHERE conversation_id = ? AND role = 'assistant'"
-                " AND depth = 0 ORDER BY id LIMIT 1", (conversation,)).fetchone()
-            calls = [] if first is None else db.execute(
+                " AND depth = 0 ORDER BY id", (conversation,)).fetchall()
+            answers = answers if kind == "two" else answers[:1]
+            rows = [c for a in answers for c in db.execute(
                 "SELECT tool, params, provider_call_id FROM tool_calls WHERE message_id = ?"
-                " ORDER BY position", (first[0],)).fetchall()
+                " ORDER BY position", (a[0],)).fetchall()]
         finally:
             db.close()
-        if first is None:
+        row["kinds"][kind][1] += 1
+        if not answers:
             row["failed"] += 1
             row["examples"].append((n, "run failed: " + (out.stderr.strip().splitlines() or [""])[-1]))
             continue
-        good = [c for c in calls if valid(c[0], c[1])]
+        calls = []
+        for tool, params, provider_id in rows:
+            try:
+                parsed = json.loads(params)
+            except ValueError:
+                parsed = {}
+            calls.append(dict(tool=tool, params=parsed if isinstance(parsed, dict) else {},
+                              valid=valid(tool, params), native=provider_id is not None))
+        good = [c for c in calls if c["valid"]]
         if good:
             row["valid"] += 1
-            if any(c[0] == want_tool and json.loads(c[1]).get("id") == want_id for c in good):
-                row["as_asked"] += 1
         elif calls:
             row["invalid"] += 1
         else:
             row["no_call"] += 1
+        if asked(calls if kind == "none" else good):
+            row["as_asked"] += 1
+            row["kinds"][kind][0] += 1
         for c in good:
-            row["via_native" if c[2] is not None else "via_xml"] += 1
-        if len(row["examples"]) < 3 and not good:
-            row["examples"].append((n, (first[1] or "").strip().replace("\n", " ")[:160]
-                                    + (f"  calls: {[(c[0], c[1][:80]) for c in calls]}" if calls else "")))
+            row["via_native" if c["native"] else "via_xml"] += 1
+        if len(row["examples"]) < 3 and calls and not good:
+            row["examples"].append((n, (answers[0][1] or "").strip().replace("\n", " ")[:160]
+                                    + f"  calls: {[(c['tool'], str(c['params'])[:80]) for c in calls]}"))
     row["seconds"] = time.monotonic() - started
     return row
 
@@ -322,20 +454,39 @@ def main() -> int:
     proxy = None
     rows = []
     try:
-        text_url = os.environ.get("SMALL_MODEL_BASE_URL")
-        if not text_url:
-            proc, text_url = start_server(gguf, work, "text", None)
+        wanted = [r.strip() for r in os.environ.get("BENCH_ROWS", ",".join(ROWS)).split(",") if r.strip()]
+        if os.environ.get("BENCH_PROXY", "0") == "1" and "proxy" not in wanted:
+            wanted.append("proxy")
+        unknown = [r for r in wanted if r not in ROWS + ["proxy"]]
+        if unknown:
+            raise HarnessError(f"unknown BENCH_ROWS {unknown}; known: {', '.join(ROWS + ['proxy'])}")
+        text_url = native_url = runtime_url = None
+        if "text" in wanted:
+            text_url = os.environ.get("SMALL_MODEL_BASE_URL")
+            if not text_url:
+                proc, text_url = start_server(gguf, work, "text", None)
+                servers.append(proc)
+        if "native" in wanted or "proxy" in wanted:
+            proc, native_url = start_server(gguf, work, "native", "chatml-function-calling")
             servers.append(proc)
-        proc, native_url = start_server(gguf, work, "native", "chatml-function-calling")
-        servers.append(proc)
-        plan = [("text", text_url, "text"), ("native", native_url, "native"),
-                ("runtime text", f"local:{gguf}", "text"),
-                ("runtime guided", f"local:{gguf}", "text+guided")]
-        if os.environ.get("BENCH_PROXY", "0") == "1":
-            proxy, proxy_url = start_proxy(native_url)
-            plan.append(("native+auto*", proxy_url, "native"))
+        plan = []
+        for row in wanted:
+            if row == "text":
+                plan.append(("text", text_url, "text"))
+            elif row == "native":
+                plan.append(("native", native_url, "native"))
+            elif row in ("runtime-text", "runtime-guided"):
+                if runtime_url is None:
+                    proc, runtime_url = start_runtime(cli, gguf)
+                    servers.append(proc)
+                guided = row == "runtime-guided"
+                plan.append(("runtime guided" if guided else "runtime text", runtime_url,
+                             "text+guided" if guided else "text"))
+            elif row == "proxy":
+                proxy, proxy_url = start_proxy(native_url)
+                plan.append(("native+auto*", proxy_url, "native"))
         for name, url, mode in plan:
-            print(f"  {name}: 20 tasks …", flush=True)
+            print(f"  {name}: {len(TASKS)} tasks …", flush=True)
             rows.append(run_mode(cli, work, name, url, mode, max_tokens))
     except HarnessError as e:
         print(f"benchmark harness error: {e}", file=sys.stderr)
@@ -350,19 +501,25 @@ def main() -> int:
         else:
             shutil.rmtree(work, ignore_errors=True)
 
-    pct = lambda k: f"{k:>2}/20 ({100 * k // 20:>3}%)"  # noqa: E731
+    total = len(TASKS)
+    pct = lambda k: f"{k:>2}/{total} ({100 * k // total:>3}%)"  # noqa: E731
     print()
     print(f"Tool-call format benchmark: SmolLM2-135M-Instruct (text, native: llama-cpp-python "
           f"{version('llama_cpp_python')}, chatml-function-calling for native; runtime: the app's "
-          f"own llama.cpp runtime, guided: with the call grammar), 20 tasks, "
-          f"max_tokens {max_tokens}, temperature 0")
+          f"own llama.cpp runtime, guided: with the call grammar), {total} tasks, "
+          f"{os.environ.get('BENCH_PROMPT', 'plain')} role prompt, max_tokens {max_tokens}, temperature 0")
     print(f"{'mode':<15} {'valid call':>14} {'as asked':>8} {'no call':>9} {'unreadable/invalid':>19} "
           f"{'run failed':>10} {'via native':>10} {'via XML':>8} {'seconds':>8}")
     for r in rows:
         print(f"{r['name']:<15} {pct(r['valid']):>14} {r['as_asked']:>8} {r['no_call']:>9} {r['invalid']:>19} "
               f"{r['failed']:>10} {r['via_native']:>10} {r['via_xml']:>8} {r['seconds']:>8.0f}")
-    print("valid call: a call of an agent tool with its required parameters and no others; as asked:"
-          " that call is the tool the task asks for, with the id it names")
+    print("valid call: a call of an agent tool with its required parameters, no others, typed ones of"
+          " their type; as asked: what the task asks (the tool, id and value it names; no call when"
+          " no tool is needed; both notes of a two-note task)")
+    print("as asked by kind of task: " + ", ".join(f"{KINDS[k]} ({c} tasks)" for k, c in
+                                                   ((k, sum(1 for t in TASKS if t[1] == k)) for k in KINDS)))
+    for r in rows:
+        print(f"  {r['name']:<15} " + "  ".join(f"{KINDS[k]} {a}/{n}" for k, (a, n) in r["kinds"].items()))
     if any(r["name"] == "native+auto*" for r in rows):
         print("* through a proxy adding tool_choice \"auto\" and stream false: llama-cpp-python's "
               "chatml-function-calling ignores `tools` without a tool_choice and refuses "

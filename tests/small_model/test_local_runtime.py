@@ -17,6 +17,7 @@ at it through /proc.
 """
 
 import json
+import urllib.error
 import urllib.request
 
 import os
@@ -283,13 +284,13 @@ SAVE_TASK = 'Save a note with id "car", title "Car service", saying: The car nee
 
 
 def first_answer_calls(database: str, conversation: str) -> list[tuple[str, dict, str]]:
-    """The calls of the conversation's first answer: (tool, params, status)."""
+    """The calls of the conversation's first answer: (tool, params, status, guided)."""
     import sqlite3
 
     db = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
     try:
-        return [(tool, json.loads(params), status) for tool, params, status in db.execute(
-            "SELECT tool, params, status FROM tool_calls WHERE message_id = (SELECT id FROM messages"
+        return [(tool, json.loads(params), status, guided) for tool, params, status, guided in db.execute(
+            "SELECT tool, params, status, guided FROM tool_calls WHERE message_id = (SELECT id FROM messages"
             " WHERE conversation_id = ? AND role = 'assistant' AND depth = 0 ORDER BY id LIMIT 1)"
             " ORDER BY position", (conversation,))]
     finally:
@@ -322,11 +323,53 @@ def test_guided_calls_turn_the_small_models_broken_call_into_a_valid_one(cli, lo
         print(f"guided_calls: {guided}: {calls[guided]}")
     # Unguided: a call, but of a tool the agent does not have, so nothing ran.
     assert calls["off"], calls
-    assert not any(s == "succeeded" for _, _, s in calls["off"]), calls
-    assert any(t not in ("create_artifact", "read_artifact") for t, _, _ in calls["off"]), calls
-    # Guided: exactly the call asked for, and it ran.
+    assert not any(s == "succeeded" for _, _, s, _ in calls["off"]), calls
+    assert any(t not in ("create_artifact", "read_artifact") for t, _, _, _ in calls["off"]), calls
+    assert not any(g for _, _, _, g in calls["off"]), calls
+    # Guided: exactly the call asked for, and it ran; the runtime said it was guided, and the
+    # record keeps it (the tool card's line).
     assert len(calls["on"]) == 1, calls
-    tool, params, status_ = calls["on"][0]
-    assert (tool, status_) == ("create_artifact", "succeeded"), calls
+    tool, params, status_, guided_mark = calls["on"][0]
+    assert (tool, status_, guided_mark) == ("create_artifact", "succeeded", 1), calls
     assert (params["id"], params["title"]) == ("car", "Car service"), calls
     assert "service before June" in params["content"], calls
+
+
+def post(port: int, body: dict) -> tuple[int, dict]:
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}/v1/chat/completions", data=json.dumps(body).encode(),
+        headers={"content-type": "application/json"},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=RUN_TIMEOUT_S) as answer:
+            return answer.status, json.load(answer)
+    except urllib.error.HTTPError as e:
+        return e.code, json.load(e)
+
+
+def test_the_runtime_follows_a_grammar_and_refuses_a_broken_one_without_stopping(cli):
+    """The runtime's grammar fields (llama.cpp server's): an eager grammar shapes the whole
+    answer; a grammar llama.cpp cannot read and a trigger pattern it could not compile are
+    refused with 400 and a message, and the same process answers the next request."""
+    proc, port = start_runtime(cli, {})
+    try:
+        question = [{"role": "user", "content": "Name a colour."}]
+        status, body = post(port, {"messages": question, "max_tokens": 8, "temperature": 0,
+                                   "grammar": 'root ::= "blue" | "green"'})
+        assert status == 200, body
+        assert body["choices"][0]["message"]["content"] in ("blue", "green"), body
+        for bad, says in [
+            ({"grammar": "root ::= undefined-rule"}, "the grammar cannot be used"),
+            ({"grammar": 'root ::= "a"', "grammar_lazy": True,
+              "grammar_triggers": [{"type": "pattern", "value": "(<tool_call"}]},
+             "not a regular expression"),
+        ]:
+            status, body = post(port, {"messages": question, "max_tokens": 4, **bad})
+            assert status == 400, body
+            assert says in body["error"]["message"], body
+        status, body = post(port, {"messages": question, "max_tokens": 4, "temperature": 0})
+        assert status == 200 and body["choices"][0]["message"]["content"], body
+        assert proc.poll() is None, "the runtime is still running"
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=10)

@@ -1609,7 +1609,7 @@ export type EngineEvent =
 /**
  * A tool call finished (or was refused: validation, permission, unknown tool).
  */
-{ type: "tool_complete"; conversation_id: string; call_id: string; agent: string; depth: number; tool: string; params: Partial<{ [key in string]: JsonValue }>; success: boolean; status: CallStatus; reason: string | null; result: string; metadata: Partial<{ [key in string]: JsonValue }>; artifact_ids: string[]; attachments: StoredAttachment[]; duration_ms: number } | 
+{ type: "tool_complete"; conversation_id: string; call_id: string; agent: string; depth: number; tool: string; params: Partial<{ [key in string]: JsonValue }>; success: boolean; status: CallStatus; reason: string | null; result: string; metadata: Partial<{ [key in string]: JsonValue }>; artifact_ids: string[]; attachments: StoredAttachment[]; duration_ms: number; guided: boolean } | 
 /**
  * The user is asked to allow a call.
  */
@@ -2057,7 +2057,11 @@ attachments: StoredAttachment[];
 /**
  * For a `call_subagent` that handed over: to whom and what.
  */
-handover: Handover | null }
+handover: Handover | null; 
+/**
+ * The model wrote the call under the grammar of guided calls.
+ */
+guided: boolean }
 /**
  * One HTTP tool call in full, for the tool editor's test panel. Secrets are masked everywhere.
  */

@@ -186,11 +186,17 @@ fn print_event(e: &EngineEvent, requests: &tokio::sync::mpsc::UnboundedSender<(S
             success,
             result,
             duration_ms,
+            guided,
             ..
         } => {
             let first = result.lines().next().unwrap_or("");
             let mark = if *success { "✓" } else { "✗" };
-            let _ = writeln!(err, "[{mark} {tool} · {duration_ms} ms] {}", clean(first));
+            let guided = if *guided { " · guided" } else { "" };
+            let _ = writeln!(
+                err,
+                "[{mark} {tool} · {duration_ms} ms{guided}] {}",
+                clean(first)
+            );
         }
         EngineEvent::ContextCondensed {
             results_referenced,

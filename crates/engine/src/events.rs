@@ -73,6 +73,8 @@ pub enum EngineEvent {
         /// Milliseconds the call ran, from its permission (or start) to completion: a wait
         /// for the person's answer is not counted.
         duration_ms: u64,
+        /// The model wrote the call under the grammar of guided calls (the tool card says so).
+        guided: bool,
     },
     /// The user is asked to allow a call.
     PermissionRequest {

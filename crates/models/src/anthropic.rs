@@ -245,6 +245,7 @@ impl Dialect for Anthropic {
             tool_calls,
             finish_reason: finish,
             usage,
+            guided: false,
         })
     }
 }

@@ -95,6 +95,8 @@ pub(crate) enum Delta {
         prompt: Option<u32>,
         completion: Option<u32>,
     },
+    /// The answer's end was written under the request's grammar (see [`ChatResponse::guided`]).
+    Guided,
     /// The stream is complete.
     Done,
     /// The server reported an error inside the stream.
@@ -348,6 +350,7 @@ impl<D: Dialect> HttpChatModel<D> {
             tool_calls: stream.calls.into_iter().map(|(_, call)| call).collect(),
             finish_reason: finish,
             usage: stream.usage,
+            guided: stream.guided,
         })
     }
 
@@ -408,6 +411,7 @@ struct StreamState {
     call_bytes: usize,
     finish: Option<FinishReason>,
     usage: Option<Usage>,
+    guided: bool,
     done: bool,
     saw_event: bool,
 }
@@ -482,6 +486,7 @@ impl StreamState {
                     usage.completion_tokens = c;
                 }
             }
+            Delta::Guided => self.guided = true,
             Delta::Done => self.done = true,
             Delta::Error { status, message } => {
                 let message = redactor.redact(&excerpt(&message));

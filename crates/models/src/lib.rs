@@ -242,6 +242,9 @@ pub struct ChatResponse {
     pub finish_reason: FinishReason,
     /// Token usage, when the server reports it.
     pub usage: Option<Usage>,
+    /// The answer ends with a call written under the request's grammar (guided calls; the
+    /// app's runtime reports it): the last call in its text is that call.
+    pub guided: bool,
 }
 
 /// Why a model call failed (after retries).

@@ -229,6 +229,10 @@ impl Dialect for OpenAi {
                 completion: Some(usage.completion_tokens),
             });
         }
+        // The app's runtime says so when the answer's end was written under its grammar.
+        if value.get("guided") == Some(&Value::Bool(true)) {
+            deltas.push(Delta::Guided);
+        }
         Ok(deltas)
     }
 
@@ -254,6 +258,7 @@ impl Dialect for OpenAi {
             tool_calls,
             finish_reason: finish,
             usage: usage_of(body),
+            guided: body.get("guided") == Some(&Value::Bool(true)),
         })
     }
 }

@@ -76,6 +76,9 @@ pub struct ToolCall {
     pub params: Params,
     /// Why the call could not be read; `Some` exactly when `name` is [`MALFORMED`].
     pub error: Option<String>,
+    /// Written under the grammar of guided calls (set by the run loop from what the runtime
+    /// reported; the parser never sets it). Not part of the call's content either.
+    pub guided: bool,
 }
 
 impl ToolCall {
@@ -86,6 +89,7 @@ impl ToolCall {
             name: name.into(),
             params,
             error: None,
+            guided: false,
         }
     }
 
@@ -100,6 +104,7 @@ impl ToolCall {
             name: MALFORMED.into(),
             params: Params::new(),
             error: Some(error),
+            guided: false,
         }
     }
 

@@ -258,7 +258,9 @@ async fn chat(State(shared): State<Shared>, Json(body): Json<Value>) -> Response
     if !stream {
         return whole(model, first, rx).await;
     }
-    let chunk = move |delta: Value, finish: Option<&str>, usage: Option<Value>| {
+    // The last chunk says `"guided": true` when the answer's end was written under its
+    // grammar (the engine marks that call as guided).
+    let chunk = move |delta: Value, finish: Option<&str>, usage: Option<Value>, guided: bool| {
         let mut event = json!({
             "id": "chatcmpl-local",
             "object": "chat.completion.chunk",
@@ -267,6 +269,9 @@ async fn chat(State(shared): State<Shared>, Json(body): Json<Value>) -> Response
         });
         if let Some(usage) = usage {
             event["usage"] = usage;
+        }
+        if guided {
+            event["guided"] = json!(true);
         }
         Bytes::from(format!("data: {event}\n\n"))
     };
@@ -283,7 +288,12 @@ async fn chat(State(shared): State<Shared>, Json(body): Json<Value>) -> Response
                 };
                 let (bytes, ended) = match event {
                     Some(Event::Text(text)) => (
-                        chunk(json!({"role": "assistant", "content": text}), None, None),
+                        chunk(
+                            json!({"role": "assistant", "content": text}),
+                            None,
+                            None,
+                            false,
+                        ),
                         false,
                     ),
                     Some(Event::Done {
@@ -291,11 +301,13 @@ async fn chat(State(shared): State<Shared>, Json(body): Json<Value>) -> Response
                         prompt_tokens,
                         cached_tokens,
                         completion_tokens,
+                        guided,
                     }) => {
                         let last = chunk(
                             json!({}),
                             Some(finish_name(finish)),
                             Some(usage(prompt_tokens, cached_tokens, completion_tokens)),
+                            guided,
                         );
                         let mut bytes = last.to_vec();
                         bytes.extend_from_slice(b"data: [DONE]\n\n");
@@ -336,8 +348,10 @@ async fn whole(model: String, first: Event, mut rx: tmpsc::Receiver<Event>) -> R
                 prompt_tokens,
                 cached_tokens,
                 completion_tokens,
+                guided,
             }) => {
                 return Json(json!({
+                    "guided": guided,
                     "id": "chatcmpl-local",
                     "object": "chat.completion",
                     "model": model,

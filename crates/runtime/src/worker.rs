@@ -147,6 +147,9 @@ pub enum Event {
         cached_tokens: u32,
         /// Tokens generated.
         completion_tokens: u32,
+        /// The answer's end was written under the job's grammar: from the start (a grammar with
+        /// no trigger), or from where a trigger matched.
+        guided: bool,
     },
     /// The job failed (before or during generation).
     Error(String),
@@ -461,6 +464,16 @@ impl State<'_> {
                 LlamaSampler::dist(job.seed),
             ])
         };
+        // Where a lazy grammar took over, watched on the text as it is written (llama.cpp does
+        // not say): its trigger patterns, checked against the end of the answer so far.
+        let triggers: Vec<regex::Regex> = job
+            .grammar
+            .iter()
+            .flat_map(|g| g.triggers.iter())
+            .filter_map(|t| regex::Regex::new(t).ok())
+            .collect();
+        let mut guided = job.grammar.as_ref().is_some_and(|g| g.triggers.is_empty());
+        let mut written = String::new();
         let limit = job.max_tokens.map_or(usize::MAX, |m| m as usize);
         let mut produced = 0usize;
         let mut pending: Vec<u8> = Vec::new();
@@ -471,6 +484,10 @@ impl State<'_> {
             }
             pending.extend(vocab.token_to_piece(token, false, None));
             let text = take_utf8(&mut pending);
+            if !guided && !triggers.is_empty() && !text.is_empty() {
+                written.push_str(&text);
+                guided = triggers.iter().any(|t| t.is_match(tail(&written, 256)));
+            }
             if !text.is_empty() && job.events.blocking_send(Event::Text(text)).is_err() {
                 return Err(Failure::Gone);
             }
@@ -501,6 +518,7 @@ impl State<'_> {
             prompt_tokens: prompt.len() as u32,
             cached_tokens: reuse as u32,
             completion_tokens: produced as u32,
+            guided,
         })
     }
 }
@@ -546,6 +564,15 @@ fn pick(
     token
 }
 
+/// At most the last `bytes` bytes of `text`, from a character boundary.
+fn tail(text: &str, bytes: usize) -> &str {
+    let mut start = text.len().saturating_sub(bytes);
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    &text[start..]
+}
+
 /// The longest complete UTF-8 text at the start of `bytes`, taken out of it (a token may end
 /// inside a character; the rest waits for the next token). Bytes that can never be UTF-8 are
 /// replaced.
@@ -572,7 +599,16 @@ fn take_utf8(bytes: &mut Vec<u8>) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{context_for, take_utf8};
+    use super::{context_for, tail, take_utf8};
+
+    #[test]
+    fn the_tail_of_a_text_starts_on_a_character() {
+        assert_eq!(tail("abc", 10), "abc");
+        assert_eq!(tail("abc", 2), "bc");
+        // "€" is three bytes: a cut inside it moves to the next character.
+        assert_eq!(tail("a€b", 3), "b");
+        assert_eq!(tail("a€b", 4), "€b");
+    }
 
     #[test]
     fn the_context_is_the_smallest_of_trained_asked_and_what_memory_holds() {

@@ -197,6 +197,7 @@ fn pair(p: Pending, frames: Vec<ResultFrame>, ended_at: Option<&str>) -> Vec<Cal
                 handover,
                 started_at: p.row.created_at.clone(),
                 ended_at: frame.and(ended_at.map(str::to_string)),
+                guided: false,
             }
         })
         .collect()

@@ -208,6 +208,8 @@ pub const MIGRATIONS_SQL: &[&str] = &[
     // 11: the provider's id of a call made through native tool calling (`call_…`, `toolu_…`),
     // sent back with its result; NULL for calls written in the XML format.
     "ALTER TABLE tool_calls ADD COLUMN provider_call_id TEXT;",
+    // 12: the call was written under the grammar of guided calls (the app's runtime said so).
+    "ALTER TABLE tool_calls ADD COLUMN guided INTEGER NOT NULL DEFAULT 0;",
 ];
 
 /// The `messages.role` CHECK before and after migration 8.

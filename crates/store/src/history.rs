@@ -53,6 +53,8 @@ pub struct HistoryResult {
     pub attachments: Vec<StoredAttachment>,
     /// For a `call_subagent` that handed over: to whom and what.
     pub handover: Option<Handover>,
+    /// The model wrote the call under the grammar of guided calls.
+    pub guided: bool,
 }
 
 /// A stored message with its calls, so a reopened conversation shows tool calls and results as
@@ -163,6 +165,7 @@ fn history_result(r: CallRecord) -> HistoryResult {
         artifact_ids: r.artifact_ids,
         attachments: r.attachments,
         handover: r.handover,
+        guided: r.guided,
     }
 }
 

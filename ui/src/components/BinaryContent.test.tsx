@@ -30,6 +30,7 @@ const withResource: ToolItem = {
   artifactId: null,
   attachments: [RESOURCE],
   progress: null,
+  guided: false,
 };
 
 describe("a tool card's text resource", () => {

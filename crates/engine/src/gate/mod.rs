@@ -140,6 +140,8 @@ pub struct CallOutcome {
     pub duration: Duration,
     /// For a successful `call_subagent`: the hand-over the run loop performs.
     pub handover: Option<Handover>,
+    /// The call was written under the grammar of guided calls.
+    pub guided: bool,
 }
 
 impl CallOutcome {
@@ -186,7 +188,11 @@ fn artifact_ids(result: &ToolResult) -> Vec<String> {
 /// The end of `call`, which is not run for `reason` (a stop came first, or only one hand-over
 /// per answer): completed with status `not_run`, its result "not run: {reason}".
 pub fn not_run(caller: &Caller<'_>, call: &ToolCall, reason: &str) -> CallOutcome {
-    Gate::new(call.id.clone(), &call.name).not_run(caller, string_params(&call.params), reason)
+    Gate::new(call.id.clone(), &call.name, call.guided).not_run(
+        caller,
+        string_params(&call.params),
+        reason,
+    )
 }
 
 fn string_params(params: &IndexMap<String, String>) -> Params {
@@ -205,16 +211,19 @@ struct Gate {
     started_at: String,
     /// The result's attachments once stored.
     attachments: Vec<StoredAttachment>,
+    /// Written under the grammar of guided calls.
+    guided: bool,
 }
 
 impl Gate {
-    fn new(call_id: String, tool: &str) -> Self {
+    fn new(call_id: String, tool: &str, guided: bool) -> Self {
         Gate {
             call_id,
             tool: tool.to_string(),
             started: Instant::now(),
             started_at: now_rfc3339(),
             attachments: Vec::new(),
+            guided,
         }
     }
 
@@ -264,6 +273,7 @@ impl Gate {
             artifact_ids: ids.clone(),
             attachments: self.attachments.clone(),
             duration_ms: duration.as_millis() as u64,
+            guided: self.guided,
         });
         if let Some(snapshot) = result.metadata.get("artifact_snapshot") {
             caller.events.emit(EngineEvent::ArtifactSnapshot {
@@ -293,6 +303,7 @@ impl Gate {
             started_at: self.started_at,
             duration,
             handover,
+            guided: self.guided,
         }
     }
 }
@@ -314,7 +325,7 @@ pub async fn run(
         Subject::Parsed(call) => (call.name.as_str(), &call.params, Some(call), None),
         Subject::Tool(tool, params) => (tool.spec().name.as_str(), params, None, Some(tool)),
     };
-    let mut gate = Gate::new(call_id, name);
+    let mut gate = Gate::new(call_id, name, parsed.is_some_and(|c| c.guided));
     if caller.cancel.is_cancelled() {
         return gate.not_run(caller, string_params(raw), STOPPED_BEFORE);
     }

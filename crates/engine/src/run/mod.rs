@@ -212,6 +212,8 @@ struct Answered {
     prompt_tokens: Option<u32>,
     /// Its native tool calls.
     native: Vec<crate::models::NativeCall>,
+    /// Its last XML call was written under the call grammar (guided calls).
+    guided: bool,
 }
 
 /// The id of the call at `position` of the answer whose calls' ids start with `prefix`: the
@@ -553,6 +555,7 @@ impl Runner {
             handover: outcome.handover.clone(),
             started_at: outcome.started_at.clone(),
             ended_at: Some(gate::now_rfc3339()),
+            guided: outcome.guided,
         };
         if let Err(e) = self.ctx.with_db(|c| store::record(c, &record)) {
             tracing::warn!(
@@ -776,6 +779,8 @@ impl Runner {
             .enumerate()
             .map(|(position, mut call)| {
                 call.id = call_id(&answer.prefix, position);
+                // Once the grammar takes over it ends the answer with its call: the last one.
+                call.guided = answer.guided && position + 1 == in_text;
                 Pending {
                     place: Place {
                         message_id: answer.message_id,
@@ -1046,6 +1051,7 @@ impl Runner {
             prefix,
             prompt_tokens: usage.map(|u| u.0),
             native: response.tool_calls,
+            guided: response.guided,
         })
     }
 

@@ -5,6 +5,7 @@ mod api; // the conversation API the front ends call
 mod calls; // one gate: typed statuses, call ids, call records
 mod context; // context management: budgets, references, notes, refusals
 mod deletion; // deleting a conversation while it runs
+mod guided; // guided calls: the grammar sent, guided calls marked in events and records
 mod harness; // a test home: scripted model, local tool server, runner, recording sink
 mod limits; // runaway model streams end the run at a limit, partial answer kept
 mod model_library; // downloads from a stand-in Hub, resume, errors, import, the catalogue

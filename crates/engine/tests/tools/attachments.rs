@@ -180,6 +180,7 @@ async fn attachments_become_artifacts_and_one_line_each_for_the_model() {
         handover: None,
         started_at: out.started_at.clone(),
         ended_at: None,
+        guided: false,
     };
     ctx.with_db(|c| {
         engine::conversations::ensure(c, "conv", "")?;

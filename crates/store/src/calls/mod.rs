@@ -138,6 +138,9 @@ pub struct CallRecord {
     pub started_at: String,
     /// When it ended; none while it runs.
     pub ended_at: Option<String>,
+    /// The model wrote it under the grammar of guided calls (the app's runtime).
+    #[serde(default)]
+    pub guided: bool,
 }
 
 #[cfg(test)]

@@ -43,6 +43,11 @@ pub fn record(conn: &Connection, record: &CallRecord) -> rusqlite::Result<()> {
         conn.prepare_cached("UPDATE tool_calls SET provider_call_id = ?1 WHERE call_id = ?2")?
             .execute(params![id, record.call_id])?;
     }
+    if record.guided {
+        // Separate for the same reason (migration 12 adds the column).
+        conn.prepare_cached("UPDATE tool_calls SET guided = 1 WHERE call_id = ?1")?
+            .execute(params![record.call_id])?;
+    }
     if !record.attachments.is_empty() {
         conn.prepare_cached("UPDATE tool_calls SET attachments = ?1 WHERE call_id = ?2")?
             .execute(params![
@@ -58,7 +63,7 @@ pub fn list(conn: &Connection, conversation_id: &str) -> rusqlite::Result<Vec<Ca
     let mut stmt = conn.prepare(
         "SELECT call_id, conversation_id, run_id, message_id, position, agent, depth, tool,
                 params, status, reason, result, artifact_ids, handover, started_at, ended_at,
-                attachments, provider_call_id
+                attachments, provider_call_id, guided
          FROM tool_calls WHERE conversation_id = ?1
          ORDER BY message_id IS NULL, message_id, position, started_at, rowid",
     )?;
@@ -88,6 +93,7 @@ pub fn list(conn: &Connection, conversation_id: &str) -> rusqlite::Result<Vec<Ca
             handover: handover.and_then(|h| serde_json::from_str::<Handover>(&h).ok()),
             started_at: r.get(14)?,
             ended_at: r.get(15)?,
+            guided: r.get::<_, i64>(18)? != 0,
         })
     })?;
     rows.collect()

@@ -18,6 +18,7 @@ const running: ToolItem = {
   artifactId: null,
   attachments: [],
   progress: null,
+  guided: false,
 };
 
 describe("ToolCard refusals", () => {
@@ -111,5 +112,22 @@ describe("ToolCard agent chain", () => {
     );
     rerender(<ToolCard item={{ ...running, tool: "web_fetch" }} />);
     expect(screen.queryByTestId("tool-chain")).toBeNull();
+  });
+});
+
+describe("ToolCard guided calls", () => {
+  it("says when the model wrote the call under the call grammar, and only then", () => {
+    const done = {
+      ...running,
+      tool: "create_artifact",
+      status: "succeeded" as const,
+      result: "ok",
+    };
+    const { rerender } = render(<ToolCard item={{ ...done, guided: true }} />);
+    expect(screen.getByTestId("tool-guided")).toHaveTextContent(
+      "Guided: written under this agent's call grammar",
+    );
+    rerender(<ToolCard item={done} />);
+    expect(screen.queryByTestId("tool-guided")).not.toBeInTheDocument();
   });
 });

@@ -76,6 +76,15 @@ export function ToolCard({
           </span>
         </div>
       )}
+      {item.guided && (
+        <p
+          className="tool-guided muted small"
+          data-testid="tool-guided"
+          title="The app's runtime made the model follow a grammar of this agent's calls while it wrote this one: its tool, parameters and value types were checked token by token."
+        >
+          Guided: written under this agent's call grammar
+        </p>
+      )}
       {!malformed && item.reason && (item.status === "denied" || item.status === "not_run") && (
         <p className="tool-reason" data-testid="tool-reason">
           {item.status === "denied" ? "Refused" : "Not run"}: {item.reason}

@@ -80,6 +80,7 @@ describe("timeline reducer", () => {
       artifact_ids: ["notes"],
       attachments: [],
       duration_ms: 12,
+      guided: false,
     });
     expect(done.items[0]).toMatchObject({
       status: "succeeded",
@@ -111,6 +112,7 @@ describe("timeline reducer", () => {
     artifact_ids: [],
     attachments: [],
     duration_ms: 0,
+    guided: false,
   });
 
   it("shows refused calls as denied, failed, not-run or stopped cards from their status", () => {
@@ -310,6 +312,7 @@ describe("timeline reducer", () => {
         artifact_ids: ["tool_camera_snap_1", "image_a"],
         attachments,
         duration_ms: 1,
+        guided: false,
       },
     ]);
     expect(live.items[0]).toMatchObject({ attachments, artifactId: "tool_camera_snap_1" });
@@ -334,6 +337,44 @@ describe("timeline reducer", () => {
       attachments,
       artifactId: null,
     });
+  });
+
+  it("marks a guided call live and from history, and no other", () => {
+    const complete = (call_id: string, guided: boolean) => ({
+      type: "tool_complete" as const,
+      params: {},
+      conversation_id: C,
+      call_id,
+      agent: "lead",
+      depth: 0,
+      tool: "create_artifact",
+      success: true,
+      status: "succeeded" as const,
+      reason: null,
+      result: "ok",
+      metadata: {},
+      artifact_ids: [],
+      attachments: [],
+      duration_ms: 1,
+      guided,
+    });
+    const live = run([complete("g1", true), complete("g2", false)]);
+    expect(live.items.map((i) => i.kind === "tool" && i.guided)).toEqual([true, false]);
+    const history = fromHistory(
+      [
+        {
+          ...stored(1, "assistant", "x"),
+          calls: [call("m1-0", "create_artifact", {}, "succeeded")],
+        },
+        {
+          ...stored(2, "tool", ""),
+          results: [result("m1-0", "create_artifact", {}, "succeeded", "ok", { guided: true })],
+        },
+      ],
+      "completed",
+      false,
+    );
+    expect(history.items.find((i) => i.kind === "tool")).toMatchObject({ guided: true });
   });
 
   it("reads each status from the stored record, whatever the engine's wording", () => {
@@ -488,6 +529,7 @@ function result(
     artifact_ids: [],
     attachments: [],
     handover: null,
+    guided: false,
     ...extra,
   };
 }
@@ -540,6 +582,7 @@ describe("a running call's progress", () => {
       artifact_ids: [],
       attachments: [],
       duration_ms: 1000,
+      guided: false,
     });
     const late = reduce(done, progress(4, "late"));
     expect(late).toBe(done);
@@ -651,6 +694,7 @@ describe("run timing", () => {
       artifact_ids: [],
       attachments: [],
       duration_ms: 1,
+      guided: false,
     });
     s = reduce(reduce(s, tool("k1"), 300), tool("k2"), 300);
     s = reduce(s, complete("k1"), 400);

@@ -54,6 +54,8 @@ export type TimelineItem =
       attachments: StoredAttachment[];
       /** The latest progress the tool reported while running (MCP servers), or null. */
       progress: ToolProgress | null;
+      /** The model wrote the call under the grammar of guided calls (the app's runtime). */
+      guided: boolean;
     }
   /** The engine's own words to the model beside the results (round limit, call format). */
   | { kind: "tool_results"; key: string; agent: string; depth: number; text: string }
@@ -230,6 +232,7 @@ export function fromHistory(
             [],
             [],
             call.reason,
+            false,
           ),
         ),
       );
@@ -310,6 +313,7 @@ export function fromHistory(
             r.artifact_ids,
             r.attachments,
             r.reason,
+            r.guided,
           ),
         );
       }
@@ -342,6 +346,7 @@ function historyCard(
   artifactIds: string[],
   attachments: StoredAttachment[],
   reason: string | null,
+  guided: boolean,
 ): Extract<TimelineItem, { kind: "tool" }> {
   // The attachments are shown as such; the link is for the text artifact, if any.
   const shown = new Set(attachments.map((a) => a.artifact_id));
@@ -352,6 +357,7 @@ function historyCard(
     reason,
     artifactId: artifactIds.find((id) => !shown.has(id)) ?? null,
     attachments,
+    guided,
   };
 }
 
@@ -457,6 +463,7 @@ function fold(state: ChatState, event: EngineEvent, now: number): ChatState {
         durationMs: event.duration_ms,
         artifactId: artifactIdOf(event.metadata),
         attachments: event.attachments,
+        guided: event.guided,
       } as const;
       if (index >= 0) {
         const item = items[index];
@@ -651,6 +658,7 @@ function toolItem(
     artifactId: null,
     attachments: [],
     progress: null,
+    guided: false,
   };
 }
 

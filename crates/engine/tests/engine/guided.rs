@@ -1,0 +1,124 @@
+//! Guided calls through the run loop: a profile with `guided_calls` sends the grammar of the
+//! agent's calls (in llama.cpp's fields); an answer the runtime reports as guided marks its
+//! last call, in the `ToolComplete` event and the stored record; a profile without it sends
+//! no grammar.
+
+use engine::calls::store;
+use engine::conversations::RunStatus;
+use engine::events::EngineEvent;
+use engine::run::RunOptions;
+use test_support::Turn;
+
+use crate::harness::{call, write, Harness};
+
+/// An OpenAI-style stream of `text`, ending with the runtime's `"guided": true`.
+fn guided_stream(text: &str) -> String {
+    let piece = serde_json::json!({"choices": [{"index": 0, "delta": {"content": text}}]});
+    let end = serde_json::json!({
+        "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+        "guided": true,
+    });
+    format!("data: {piece}\n\ndata: {end}\n\ndata: [DONE]\n\n")
+}
+
+fn set_guided(h: &Harness, value: &str) {
+    let path = h.ctx.paths().config_dir.join("models.yaml");
+    let models = std::fs::read_to_string(&path).unwrap();
+    write(&path, &format!("{models}    guided_calls: {value}\n"));
+    h.ctx.reload_config();
+    assert!(
+        h.ctx.config_problems().is_empty(),
+        "{:?}",
+        h.ctx.config_problems()
+    );
+}
+
+#[tokio::test]
+async fn a_guided_profile_sends_the_call_grammar_and_the_guided_call_is_marked() {
+    // Two calls in one answer: the runtime guides only the last (its grammar ends the answer).
+    let answer = format!(
+        "{}\n{}",
+        call("slow", &[("text", "first")]),
+        call("slow", &[("text", "second")])
+    );
+    let h = Harness::new(
+        vec![Turn::raw_sse(guided_stream(&answer)), Turn::text("Done.")],
+        "openai",
+        RunOptions::default(),
+    )
+    .await;
+    set_guided(&h, "on");
+    let outcome = h.run("tester", "go").await;
+    assert_eq!(outcome.status, RunStatus::Completed, "{outcome:?}");
+
+    let requests = h.model.requests();
+    let body = &requests[0].body;
+    let grammar = body["grammar"]
+        .as_str()
+        .expect("the request carries a grammar");
+    // The tester agent's tools, and no others.
+    for tool in [
+        "\"slow\"",
+        "\"echo\"",
+        "\"create_artifact\"",
+        "\"call_subagent\"",
+    ] {
+        assert!(grammar.contains(tool), "{tool} in {grammar}");
+    }
+    assert!(!grammar.contains("\"web_search\""), "{grammar}");
+    assert_eq!(body["grammar_lazy"], true);
+    assert_eq!(
+        body["grammar_triggers"][0]["value"],
+        engine::parser::grammar::TRIGGER_PATTERN
+    );
+
+    let rows = h.ctx.with_db(|c| store::list(c, "conv")).unwrap();
+    let guided: Vec<(String, bool)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r.params["text"].as_str().unwrap_or("").to_string(),
+                r.guided,
+            )
+        })
+        .collect();
+    assert_eq!(
+        guided,
+        [("first".to_string(), false), ("second".to_string(), true)]
+    );
+    let complete: Vec<bool> = h
+        .events()
+        .iter()
+        .filter_map(|e| match e {
+            EngineEvent::ToolComplete { guided, .. } => Some(*guided),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(complete, [false, true]);
+    // The history a reopened conversation shows keeps the mark.
+    let history = h
+        .ctx
+        .with_db(|c| engine::history::history(c, "conv"))
+        .unwrap();
+    let marked: Vec<bool> = history
+        .iter()
+        .flat_map(|m| m.results.iter().map(|r| r.guided))
+        .collect();
+    assert_eq!(marked, [false, true]);
+}
+
+#[tokio::test]
+async fn a_profile_without_guided_calls_sends_no_grammar() {
+    let h = Harness::new(
+        vec![Turn::text("No tools needed.")],
+        "openai",
+        RunOptions::default(),
+    )
+    .await;
+    let outcome = h.run("tester", "hello").await;
+    assert_eq!(outcome.status, RunStatus::Completed, "{outcome:?}");
+    let body = &h.model.requests()[0].body;
+    assert!(body.get("grammar").is_none(), "{body}");
+    assert!(body.get("grammar_triggers").is_none(), "{body}");
+}
