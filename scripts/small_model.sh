@@ -158,8 +158,8 @@ say "running crates/models/tests/local_runtime.rs"
 ARTIFACTFLOW_RUNTIME="${ARTIFACTFLOW_RUNTIME:-$(dirname "$CLI")/artifactflow-runtime}" SMALL_MODEL_GGUF="$GGUF" \
   nice -n 10 cargo test --quiet -p artifactflow-models --features local-model-tests --test local_runtime
 
-say "benchmark: the local runtime beside llama-cpp-python (same model file and threads)"
-SMALL_MODEL_BASE_URL="http://127.0.0.1:$PORT/v1" SMALL_MODEL_GGUF="$GGUF" \
+say "benchmark: the local runtime beside llama-cpp-python (same model file and threads), and guidance's cost"
+SMALL_MODEL_BASE_URL="http://127.0.0.1:$PORT/v1" SMALL_MODEL_GGUF="$GGUF" ARTIFACTFLOW_CLI="$CLI" \
   ARTIFACTFLOW_RUNTIME="${ARTIFACTFLOW_RUNTIME:-$(dirname "$CLI")/artifactflow-runtime}" \
   "$PY" tests/small_model/bench_local_runtime.py
 
@@ -167,8 +167,11 @@ say "benchmark: model downloads from a stand-in Hub (rate, unlimited, resume aft
 SMALL_MODEL_GGUF="$GGUF" ARTIFACTFLOW_CLI="$CLI" "$PY" tests/small_model/bench_download.py
 
 # --- The benchmark (prints a table, fails only when the harness breaks) -----------------------
-# The same 20 tasks in `tool_calls: text` (this server) and `native` (a second server it starts
-# with --chat_format chatml-function-calling); BENCH_PROXY=1 adds a third row (see the script).
-say "benchmark: text vs native tool calls on 20 tasks"
+# The 40 tasks on the app's own runtime, unguided and guided, with the few-shot role prompt
+# (with the plain one the 135M model rarely opens a call, so there is nothing to guide).
+# BENCH_ROWS=text,native,runtime-text,runtime-guided BENCH_PROMPT=plain gives every row of the
+# README's table (text and native through llama-cpp-python; 25-35 more minutes).
+say "benchmark: tool calls on 40 tasks, unguided and guided, on the built-in runtime"
 SMALL_MODEL_BASE_URL="http://127.0.0.1:$PORT/v1" ARTIFACTFLOW_CLI="$CLI" SMALL_MODEL_GGUF="$GGUF" \
+  BENCH_ROWS="${BENCH_ROWS:-runtime-text,runtime-guided}" BENCH_PROMPT="${BENCH_PROMPT:-fewshot}" \
   "$PY" tests/small_model/bench_tool_calls.py

@@ -63,7 +63,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from importlib.metadata import version
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 AGENT = "notes"
@@ -488,6 +488,9 @@ def main() -> int:
         for name, url, mode in plan:
             print(f"  {name}: {len(TASKS)} tasks …", flush=True)
             rows.append(run_mode(cli, work, name, url, mode, max_tokens))
+            r = rows[-1]
+            print(f"  {name}: valid {r['valid']}, as asked {r['as_asked']}, no call {r['no_call']}, "
+                  f"unreadable/invalid {r['invalid']}, failed {r['failed']}, {r['seconds']:.0f} s", flush=True)
     except HarnessError as e:
         print(f"benchmark harness error: {e}", file=sys.stderr)
         return 2
@@ -504,8 +507,12 @@ def main() -> int:
     total = len(TASKS)
     pct = lambda k: f"{k:>2}/{total} ({100 * k // total:>3}%)"  # noqa: E731
     print()
-    print(f"Tool-call format benchmark: SmolLM2-135M-Instruct (text, native: llama-cpp-python "
-          f"{version('llama_cpp_python')}, chatml-function-calling for native; runtime: the app's "
+    try:
+        server = f"llama-cpp-python {version('llama_cpp_python')}"
+    except PackageNotFoundError:
+        server = "llama-cpp-python (not installed here)"
+    print(f"Tool-call format benchmark: SmolLM2-135M-Instruct (text, native: {server}, "
+          f"chatml-function-calling for native; runtime: the app's "
           f"own llama.cpp runtime, guided: with the call grammar), {total} tasks, "
           f"{os.environ.get('BENCH_PROMPT', 'plain')} role prompt, max_tokens {max_tokens}, temperature 0")
     print(f"{'mode':<15} {'valid call':>14} {'as asked':>8} {'no call':>9} {'unreadable/invalid':>19} "
