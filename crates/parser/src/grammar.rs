@@ -207,19 +207,15 @@ pub fn call_grammar(tools: &[ToolSpec]) -> Option<Grammar> {
     Some(Grammar { rules })
 }
 
-/// Which shared value rules the grammar needs.
+/// The value types whose shared rules the grammar needs.
 #[derive(Default)]
-struct Uses {
-    text: bool,
-    integer: bool,
-    number: bool,
-    boolean: bool,
-}
+struct Uses(Vec<ParamType>);
 
 impl Uses {
     fn add_shared(&self, rules: &mut Vec<(String, Expr)>) {
         let cdata = |inner: Expr| seq(vec![lit("<![CDATA["), inner, lit("]]>")]);
-        if self.text {
+        let uses = |kind| self.0.contains(&kind);
+        if uses(ParamType::String) {
             // Any text, then `]]>`: a small automaton over how much of `]]>` was just seen
             // (nothing, `]`, `]]`). After `]]` only `>` (or more `]`) may follow: small models
             // often end a value with `]]</content>`, and here that `]]` ends the value as they
@@ -253,13 +249,13 @@ impl Uses {
                 Expr::Alt(vec![lit(">"), seq(vec![lit("]"), rule_ref("text-2")])]),
             ));
         }
-        if self.integer {
+        if uses(ParamType::Integer) {
             rules.push((
                 "integer".into(),
                 cdata(seq(vec![optional(lit("-")), digits()])),
             ));
         }
-        if self.number {
+        if uses(ParamType::Number) {
             rules.push((
                 "number".into(),
                 cdata(seq(vec![
@@ -269,7 +265,7 @@ impl Uses {
                 ])),
             ));
         }
-        if self.boolean {
+        if uses(ParamType::Boolean) {
             rules.push((
                 "boolean".into(),
                 cdata(Expr::Alt(vec![lit("true"), lit("false")])),
@@ -298,24 +294,15 @@ fn value_rule(p: &ParamSpec, name: &str, rules: &mut Vec<(String, Expr)>, uses: 
         ));
         return rule_ref(name);
     }
-    match p.kind {
-        ParamType::String => {
-            uses.text = true;
-            rule_ref("text")
-        }
-        ParamType::Integer => {
-            uses.integer = true;
-            rule_ref("integer")
-        }
-        ParamType::Number => {
-            uses.number = true;
-            rule_ref("number")
-        }
-        ParamType::Boolean => {
-            uses.boolean = true;
-            rule_ref("boolean")
-        }
+    if !uses.0.contains(&p.kind) {
+        uses.0.push(p.kind);
     }
+    rule_ref(match p.kind {
+        ParamType::String => "text",
+        ParamType::Integer => "integer",
+        ParamType::Number => "number",
+        ParamType::Boolean => "boolean",
+    })
 }
 
 /// One expression in GBNF; `nested` wraps alternatives and sequences in parentheses.

@@ -9,7 +9,7 @@ use engine::events::EngineEvent;
 use engine::run::RunOptions;
 use test_support::Turn;
 
-use crate::harness::{call, write, Harness};
+use crate::harness::{call, Harness};
 
 /// An OpenAI-style stream of `text`, ending with the runtime's `"guided": true`.
 fn guided_stream(text: &str) -> String {
@@ -20,18 +20,6 @@ fn guided_stream(text: &str) -> String {
         "guided": true,
     });
     format!("data: {piece}\n\ndata: {end}\n\ndata: [DONE]\n\n")
-}
-
-fn set_guided(h: &Harness, value: &str) {
-    let path = h.ctx.paths().config_dir.join("models.yaml");
-    let models = std::fs::read_to_string(&path).unwrap();
-    write(&path, &format!("{models}    guided_calls: {value}\n"));
-    h.ctx.reload_config();
-    assert!(
-        h.ctx.config_problems().is_empty(),
-        "{:?}",
-        h.ctx.config_problems()
-    );
 }
 
 #[tokio::test]
@@ -48,7 +36,7 @@ async fn a_guided_profile_sends_the_call_grammar_and_the_guided_call_is_marked()
         RunOptions::default(),
     )
     .await;
-    set_guided(&h, "on");
+    h.set_profile_field("guided_calls", "on");
     let outcome = h.run("tester", "go").await;
     assert_eq!(outcome.status, RunStatus::Completed, "{outcome:?}");
 

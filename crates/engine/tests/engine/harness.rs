@@ -139,14 +139,19 @@ impl Harness {
 
     /// Set the `default` profile's `tool_calls` (`text` or `native`) and reload the config.
     pub fn set_tool_calls(&self, mode: &str) {
+        self.set_profile_field("tool_calls", mode);
+    }
+
+    /// Set one field of the `default` profile (replacing it if present) and reload the config.
+    pub fn set_profile_field(&self, field: &str, value: &str) {
         let path = self.ctx.paths().config_dir.join("models.yaml");
         let models = std::fs::read_to_string(&path).unwrap();
         let kept: String = models
             .lines()
-            .filter(|l| !l.trim_start().starts_with("tool_calls:"))
+            .filter(|l| !l.trim_start().starts_with(&format!("{field}:")))
             .map(|l| format!("{l}\n"))
             .collect();
-        write(&path, &format!("{kept}    tool_calls: {mode}\n"));
+        write(&path, &format!("{kept}    {field}: {value}\n"));
         self.ctx.reload_config();
         assert!(
             self.ctx.config_problems().is_empty(),
