@@ -45,7 +45,9 @@ Environment (set by scripts/small_model.sh): ARTIFACTFLOW_CLI, SMALL_MODEL_GGUF,
 SMALL_MODEL_BASE_URL (the running default server; one is started when unset),
 SMALL_MODEL_THREADS (default 1). BENCH_ROWS (default every row but the proxy), BENCH_PROMPT
 (plain, the default: a one-line role prompt; fewshot: the small-model tests' prompt with XML
-examples), BENCH_MAX_TOKENS (default 192), BENCH_PROXY=1 to add the proxy row (6-9 more minutes
+examples), BENCH_TASKS (all, the default, or half: every second task, which keeps every kind of
+task: 10 one-call, 3 allowed-value, 3 number, 2 no-tool, 1 two-note, 1 long-text; the test
+command runs half to stay inside its time), BENCH_MAX_TOKENS (default 192), BENCH_PROXY=1 to add the proxy row (6-9 more minutes
 on a busy 2-core machine: chatml-function-calling ignores max_tokens there), BENCH_KEEP=1 to
 keep the homes and server logs.
 """
@@ -170,6 +172,14 @@ TASKS = (
        for i, t, x, end in LONG]
 )
 assert len(TASKS) == 40
+
+
+def chosen_tasks() -> list[tuple[int, tuple]]:
+    """The tasks to run with their numbers in TASKS (conversation ids and examples keep them)."""
+    which = os.environ.get("BENCH_TASKS", "all")
+    if which not in ("all", "half"):
+        raise HarnessError(f"unknown BENCH_TASKS {which!r}; known: all, half")
+    return [(n, t) for n, t in enumerate(TASKS) if which == "all" or n % 2 == 0]
 KINDS = {"one": "one call", "enum": "an allowed value", "number": "a number", "none": "no tool needed",
          "two": "two calls", "long": "a long text"}
 
@@ -388,12 +398,13 @@ def valid(tool: str, params_json: str) -> bool:
     return True
 
 
-def run_mode(cli: str, work: Path, name: str, base_url: str, mode: str, max_tokens: int) -> dict:
+def run_mode(cli: str, work: Path, name: str, base_url: str, mode: str, max_tokens: int,
+             tasks: list[tuple[int, tuple]]) -> dict:
     home, database = make_home(cli, work, name, base_url, mode, max_tokens)
     row = dict(name=name, valid=0, as_asked=0, no_call=0, invalid=0, failed=0, via_native=0, via_xml=0,
                seconds=0.0, examples=[], kinds={k: [0, 0] for k in KINDS})
     started = time.monotonic()
-    for n, (task, kind, asked) in enumerate(TASKS):
+    for n, (task, kind, asked) in tasks:
         conversation = f"bench-{n:02d}"
         agent = AGENT_TWO if kind == "two" else AGENT
         out = cli_run(cli, ["--home", str(home), "run", "--agent", agent, "--yes",
@@ -453,7 +464,9 @@ def main() -> int:
     servers = []
     proxy = None
     rows = []
+    tasks = []
     try:
+        tasks = chosen_tasks()
         wanted = [r.strip() for r in os.environ.get("BENCH_ROWS", ",".join(ROWS)).split(",") if r.strip()]
         if os.environ.get("BENCH_PROXY", "0") == "1" and "proxy" not in wanted:
             wanted.append("proxy")
@@ -486,8 +499,8 @@ def main() -> int:
                 proxy, proxy_url = start_proxy(native_url)
                 plan.append(("native+auto*", proxy_url, "native"))
         for name, url, mode in plan:
-            print(f"  {name}: {len(TASKS)} tasks …", flush=True)
-            rows.append(run_mode(cli, work, name, url, mode, max_tokens))
+            print(f"  {name}: {len(tasks)} tasks …", flush=True)
+            rows.append(run_mode(cli, work, name, url, mode, max_tokens, tasks))
             r = rows[-1]
             print(f"  {name}: valid {r['valid']}, as asked {r['as_asked']}, no call {r['no_call']}, "
                   f"unreadable/invalid {r['invalid']}, failed {r['failed']}, {r['seconds']:.0f} s", flush=True)
@@ -504,7 +517,7 @@ def main() -> int:
         else:
             shutil.rmtree(work, ignore_errors=True)
 
-    total = len(TASKS)
+    total = len(tasks)
     pct = lambda k: f"{k:>2}/{total} ({100 * k // total:>3}%)"  # noqa: E731
     print()
     try:
@@ -524,7 +537,7 @@ def main() -> int:
           " their type; as asked: what the task asks (the tool, id and value it names; no call when"
           " no tool is needed; both notes of a two-note task)")
     print("as asked by kind of task: " + ", ".join(f"{KINDS[k]} ({c} tasks)" for k, c in
-                                                   ((k, sum(1 for t in TASKS if t[1] == k)) for k in KINDS)))
+                                                   ((k, sum(1 for _, t in tasks if t[1] == k)) for k in KINDS)))
     for r in rows:
         print(f"  {r['name']:<15} " + "  ".join(f"{KINDS[k]} {a}/{n}" for k, (a, n) in r["kinds"].items()))
     if any(r["name"] == "native+auto*" for r in rows):
