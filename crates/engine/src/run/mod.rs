@@ -278,6 +278,11 @@ impl Pending {
     }
 }
 
+/// Why a call past an agent's tool rounds did not run.
+fn rounds_used(max_tool_rounds: u32) -> String {
+    format!("the agent had used up its tool rounds (max_tool_rounds: {max_tool_rounds})")
+}
+
 /// Where a call sits: the assistant message that holds it and its 0-based position there.
 #[derive(Clone, Copy)]
 struct Place {
@@ -655,6 +660,12 @@ impl Runner {
                 let answer_at = history.len() - 1;
                 let mut calls = self.calls_of(scope, &agent, &answer);
                 if final_round {
+                    // Told to answer without tools, it called some anyway: each gets a card
+                    // and a record saying why it did not run, never silence.
+                    let reason = rounds_used(agent.max_tool_rounds);
+                    for pending in &calls {
+                        self.not_run(scope, &agent, depth, pending, &reason);
+                    }
                     return Ok(answer.text);
                 }
                 let mut notes = Vec::new();
@@ -685,13 +696,40 @@ impl Runner {
                 }
                 rounds += 1;
                 if rounds > agent.max_tool_rounds {
+                    // The answer's calls do not run; each still gets a result (native calls
+                    // need one per id) and a record the user sees, then the model is asked
+                    // for its final answer.
                     final_round = true;
-                    let message = format!(
+                    let reason = rounds_used(agent.max_tool_rounds);
+                    let ended: Vec<(usize, CallOutcome)> = calls
+                        .iter()
+                        .enumerate()
+                        .map(|(i, pending)| {
+                            (i, self.not_run(scope, &agent, depth, pending, &reason))
+                        })
+                        .collect();
+                    notes.push(format!(
                         "You have used all {} tool rounds allowed for this task. Do not call any more tools: give your final answer now.",
                         agent.max_tool_rounds
-                    );
+                    ));
+                    let notes = notes.join("\n\n");
+                    let mut blocks: Vec<String> = ended
+                        .iter()
+                        .map(|(_, outcome)| outcome.text.clone())
+                        .collect();
+                    blocks.push(notes.clone());
+                    let message = blocks.join("\n\n");
                     let id = self.persist(scope, "tool", agent_name, &message, depth, None);
-                    history.push(Entry::new(Kind::Results(Vec::new()), message, id));
+                    let shown = ended
+                        .iter()
+                        .map(|(i, outcome)| calls[*i].shown(outcome))
+                        .collect();
+                    history[answer_at].set_calls(shown);
+                    let results = ended
+                        .iter()
+                        .map(|(i, outcome)| view::result_ref(outcome, &calls[*i].wire_id()))
+                        .collect();
+                    history.push(Entry::new(Kind::Results(results), message, id).with_notes(notes));
                     continue;
                 }
                 // call_subagent last, keeping the order of the others.

@@ -359,7 +359,13 @@ async fn the_round_limit_and_oversized_results_behave_as_in_text_mode() {
             outcome.final_answer.as_deref(),
             Some("Done within the limit.")
         );
-        assert_eq!(rows(&h).len(), 3, "{api}: the 4th call did not run");
+        let records = rows(&h);
+        assert_eq!(records.len(), 4, "{api}: the 4th call has a record");
+        assert_eq!(
+            records[3].status,
+            CallStatus::NotRun,
+            "{api}: the 4th call did not run"
+        );
         let requests = h.model.requests();
         let preview = &requests[1].tool_results()[0].1;
         assert!(
@@ -371,6 +377,14 @@ async fn the_round_limit_and_oversized_results_behave_as_in_text_mode() {
             h.sent_to_model(4)
                 .contains("You have used all 3 tool rounds"),
             "{api}"
+        );
+        // The 4th call's id gets its result, as every native call needs one.
+        let results = requests[4].tool_results();
+        assert!(
+            results
+                .iter()
+                .any(|(_, text)| text.contains("not run: the agent had used up its tool rounds")),
+            "{api}: {results:?}"
         );
         if api == "anthropic" {
             // The 4th answer was only a call that did not run: nothing empty is sent.

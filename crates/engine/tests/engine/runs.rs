@@ -457,6 +457,76 @@ async fn self_calls_and_the_round_limit_are_bounded() {
     assert_eq!(h.model.requests().len(), 5);
 }
 
+/// A call past the agent's tool rounds does not run, but it is never silent: a card (a
+/// `ToolComplete` with `NotRun`) and a record say why, and the model gets a result for it
+/// beside the note asking for the final answer. A call in that final answer is shown so too.
+#[tokio::test(flavor = "multi_thread")]
+async fn calls_past_the_round_limit_are_recorded_as_not_run() {
+    let save = |id: &str| {
+        call(
+            "create_artifact",
+            &[("id", id), ("title", "t"), ("content", "x")],
+        )
+    };
+    let h = Harness::new(
+        vec![
+            Turn::text(save("a")),
+            Turn::text(save("b")),
+            Turn::text(save("c")),
+            Turn::text(save("d")),
+            Turn::text(format!("Saved a, b and c.\n{}", save("e"))),
+        ],
+        "openai",
+        RunOptions::default(),
+    )
+    .await;
+    let outcome = h.run("tester", "go").await;
+    assert_eq!(outcome.status, RunStatus::Completed, "{outcome:?}");
+    let records = h
+        .ctx
+        .with_db(|c| engine::calls::store::list(c, "conv"))
+        .unwrap();
+    let ended: Vec<(&str, &str)> = records
+        .iter()
+        .map(|r| (r.params["id"].as_str().unwrap(), r.status.as_str()))
+        .collect();
+    assert_eq!(
+        ended,
+        [
+            ("a", "succeeded"),
+            ("b", "succeeded"),
+            ("c", "succeeded"),
+            ("d", "not_run"),
+            ("e", "not_run")
+        ]
+    );
+    for record in &records[3..] {
+        let reason = record.reason.as_deref().unwrap_or_default();
+        assert!(
+            reason.contains("used up its tool rounds (max_tool_rounds: 3)"),
+            "{reason}"
+        );
+    }
+    let cards = count(&h.events(), |e| {
+        matches!(
+            e,
+            EngineEvent::ToolComplete {
+                status: engine::calls::CallStatus::NotRun,
+                ..
+            }
+        )
+    });
+    assert_eq!(cards, 2, "a card for each call that did not run");
+    let sent = h.sent_to_model(4);
+    assert!(
+        sent.contains("<tool_result name=\"create_artifact\" success=\"false\">")
+            && sent.contains("not run: the agent had used up its tool rounds (max_tool_rounds: 3)")
+            && sent.contains("You have used all 3 tool rounds"),
+        "{sent}"
+    );
+    assert_eq!(h.model.requests().len(), 5);
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn malformed_and_cut_off_calls_go_back_to_the_model() {
     let h = Harness::new(

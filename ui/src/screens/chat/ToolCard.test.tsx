@@ -22,6 +22,25 @@ const running: ToolItem = {
 };
 
 describe("ToolCard refusals", () => {
+  it("says once why a call did not run", () => {
+    render(
+      <ToolCard
+        item={{
+          ...running,
+          tool: "create_artifact",
+          params: { id: "car" },
+          status: "not_run",
+          result: "not run: the agent had used up its tool rounds (max_tool_rounds: 1)",
+          reason: "the agent had used up its tool rounds (max_tool_rounds: 1)",
+        }}
+      />,
+    );
+    expect(screen.getByTestId("tool-reason")).toHaveTextContent(
+      "Not run: the agent had used up its tool rounds (max_tool_rounds: 1)",
+    );
+    expect(screen.getAllByText(/used up its tool rounds/)).toHaveLength(1);
+  });
+
   it("shows a refused call's arguments and who refused it", () => {
     render(
       <ToolCard

@@ -31,7 +31,12 @@ export function ToolCard({
   const [open, setOpen] = useState(false);
   const malformed = item.tool === "__malformed__";
   const params = Object.entries(item.params);
-  const preview = item.result ? item.result.slice(0, 600) : null;
+  const reasonShown =
+    !malformed && !!item.reason && (item.status === "denied" || item.status === "not_run");
+  // A call that did not run has the engine's "not run: <reason>" as its result: the reason
+  // line already says it (Details still shows the result as the model saw it).
+  const restated = reasonShown && item.result?.trim() === `not run: ${item.reason}`;
+  const preview = item.result && !restated ? item.result.slice(0, 600) : null;
   return (
     <article
       className={`tool-card tool-${item.status}`}
@@ -85,7 +90,7 @@ export function ToolCard({
           Guided: written under this agent's call grammar
         </p>
       )}
-      {!malformed && item.reason && (item.status === "denied" || item.status === "not_run") && (
+      {reasonShown && (
         <p className="tool-reason" data-testid="tool-reason">
           {item.status === "denied" ? "Refused" : "Not run"}: {item.reason}
         </p>
