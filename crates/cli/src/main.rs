@@ -13,6 +13,7 @@ mod mcp_cmd;
 mod models_cmd;
 mod parse_cmd;
 mod permissions_cmd;
+mod pipe;
 mod prompt;
 mod run_cmd;
 mod secrets_cmd;
@@ -78,13 +79,13 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match run(cli) {
+    pipe::quiet_on_closed_stdout(|| match run(cli) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {}", term::clean(&format!("{e:#}")));
             ExitCode::FAILURE
         }
-    }
+    })
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {

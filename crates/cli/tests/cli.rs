@@ -442,3 +442,24 @@ fn a_trace_level_run_logs_no_secret_from_a_request_url() {
         "the secret reached the log: {logged}"
     );
 }
+
+/// `artifactflow-cli … | head -1`: the reader is gone before the CLI prints. The command ends
+/// quietly with 141 (128 + SIGPIPE, as a shell reports a Unix tool ended by it), not with a
+/// panic message; the pipe's read end is closed before the CLI starts, so every write fails.
+#[test]
+fn a_closed_stdout_ends_the_command_quietly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = cli()
+        .args(["tools", "list", "--home"])
+        .arg(tmp.path())
+        .stdout(writer)
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "no panic message: {stderr}");
+    assert!(stderr.trim().is_empty(), "nothing on stderr: {stderr}");
+    assert_eq!(out.status.code(), Some(141), "stderr: {stderr}");
+}
