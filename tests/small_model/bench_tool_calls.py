@@ -416,8 +416,11 @@ def run_mode(cli: str, work: Path, name: str, base_url: str, mode: str, max_toke
                 "SELECT id, content FROM messages WHERE conversation_id = ? AND role = 'assistant'"
                 " AND depth = 0 ORDER BY id", (conversation,)).fetchall()
             answers = answers if kind == "two" else answers[:1]
+            # Calls past the agent's tool rounds are recorded as not run; they do no part of the
+            # task, so a two-note task counts only the rounds it was given.
             rows = [c for a in answers for c in db.execute(
                 "SELECT tool, params, provider_call_id FROM tool_calls WHERE message_id = ?"
+                " AND NOT (status = 'not_run' AND reason LIKE '%max_tool_rounds%')"
                 " ORDER BY position", (a[0],)).fetchall()]
         finally:
             db.close()
