@@ -5,17 +5,22 @@
 # app (/usr/bin on Linux, the .app's MacOS folder, the install folder on Windows), where the app
 # looks for it.
 #
-# Usage: scripts/stage-runtime.sh debug|release [--universal]
+# Usage: scripts/stage-runtime.sh debug|release [--universal|--compat]
 #   debug      the runtime of the debug build (scripts/test.sh: built already by the small-model
 #              step; built here when missing)
 #   release    a release build (the release workflow), with Metal on macOS
 #   --universal  macOS: one binary for both Apple architectures (lipo), for the universal app
+#   --compat   x86-64: also artifactflow-runtime-compat, llama.cpp built without AVX, AVX2,
+#              FMA, F16C and BMI2 (which the main build uses: llama.cpp's defaults), for the
+#              processors that lack them; the app starts it there (crates/models/src/local.rs,
+#              cpu_level). It builds in target/compat so the main build's llama.cpp is kept, and
+#              on Linux its llama.cpp code is checked for AVX registers (needs objdump).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 profile=${1:-}
 universal=${2:-}
-case "$profile" in debug | release) ;; *) echo "usage: $0 debug|release [--universal]" >&2; exit 2 ;; esac
+case "$profile" in debug | release) ;; *) echo "usage: $0 debug|release [--universal|--compat]" >&2; exit 2 ;; esac
 
 exe=""
 case "$(uname -s)" in MINGW* | MSYS* | CYGWIN* | Windows_NT) exe=".exe" ;; esac
@@ -43,3 +48,16 @@ if [ "$profile" = release ] || [ ! -x "$built" ]; then
 fi
 cp "$built" "target/sidecar/artifactflow-runtime-$triple$exe"
 echo "staged target/sidecar/artifactflow-runtime-$triple$exe"
+
+if [ "$universal" = --compat ]; then
+  case "$triple" in x86_64-*) ;; *) echo "--compat is for x86-64 (this is $triple)" >&2; exit 2 ;; esac
+  GGML_AVX=OFF GGML_AVX2=OFF GGML_FMA=OFF GGML_F16C=OFF GGML_BMI2=OFF GGML_AVX_VNNI=OFF \
+    GGML_AVX512=OFF CARGO_TARGET_DIR=target/compat \
+    cargo build -p artifactflow-runtime "${release[@]}"
+  compat="target/compat/$profile/artifactflow-runtime$exe"
+  if [ "$(uname -s)" = Linux ]; then
+    scripts/check-compat-runtime.sh "$compat"
+  fi
+  cp "$compat" "target/sidecar/artifactflow-runtime-compat-$triple$exe"
+  echo "staged target/sidecar/artifactflow-runtime-compat-$triple$exe"
+fi

@@ -50,6 +50,17 @@ fi
 step "Small model: agent runs against SmolLM2-135M (llama-cpp-python, CPU)"
 scripts/small_model.sh
 
+step "The check of the runtime for older processors finds AVX in the main runtime"
+# The release build runs scripts/check-compat-runtime.sh on its compatible runtime (built
+# without AVX); the test command builds llama.cpp once, so it checks that the check can fail:
+# the main runtime, built with AVX2, must not pass.
+found=0
+scripts/check-compat-runtime.sh target/debug/artifactflow-runtime >/dev/null 2>&1 || found=$?
+if [ "$found" != 1 ]; then
+  echo "scripts/check-compat-runtime.sh exited $found on the main runtime, not 1 (AVX found): the check is broken" >&2
+  exit 1
+fi
+
 step "App: debug build with embedded UI and the E2E test seams, its .deb and .rpm (and the scripted model server the end-to-end tests use)"
 # Bundling reuses the debug build and adds about 5 s (no release build, no network). The
 # e2e-seams feature lets the tests stand in for the save dialog and the system browser

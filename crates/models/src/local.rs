@@ -69,8 +69,48 @@ pub fn resolve_model(model: &str, models_dir: &Path) -> Option<PathBuf> {
     .find(|p| p.is_file())
 }
 
-/// Where the runtime binary is: `ARTIFACTFLOW_RUNTIME` when set, else beside the running
-/// program (or one folder up, for test binaries under `target/*/deps`).
+/// The runtime built for x86-64 processors without AVX2 (`scripts/stage-runtime.sh release`
+/// builds it beside the main one on x86-64 Linux and Windows).
+pub const COMPAT_RUNTIME_BIN: &str = if cfg!(windows) {
+    "artifactflow-runtime-compat.exe"
+} else {
+    "artifactflow-runtime-compat"
+};
+
+/// Which runtime this processor can run. The main runtime's llama.cpp is built for AVX, AVX2,
+/// FMA, F16C and BMI2 (llama.cpp's defaults when it does not tune for the build machine); on a
+/// processor without them it would stop with an illegal instruction on every request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CpuLevel {
+    /// Everything the main runtime uses (on x86-64; any other architecture is built for its
+    /// own baseline).
+    Full,
+    /// x86-64 with SSE 4.2 but not all of those: the compatible runtime (slower).
+    Compat,
+    /// x86-64 without SSE 4.2: neither build runs.
+    TooOld,
+}
+
+/// This processor's [`CpuLevel`].
+pub fn cpu_level() -> CpuLevel {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::is_x86_feature_detected as has;
+        if has!("avx") && has!("avx2") && has!("fma") && has!("f16c") && has!("bmi2") {
+            CpuLevel::Full
+        } else if has!("sse4.2") {
+            CpuLevel::Compat
+        } else {
+            CpuLevel::TooOld
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    CpuLevel::Full
+}
+
+/// Where the runtime binary is: `ARTIFACTFLOW_RUNTIME` when set, else the build for this
+/// processor beside the running program (or one folder up, for test binaries under
+/// `target/*/deps`).
 fn runtime_path() -> Result<PathBuf, ModelError> {
     if let Some(path) = std::env::var_os("ARTIFACTFLOW_RUNTIME") {
         return Ok(PathBuf::from(path));
@@ -78,18 +118,49 @@ fn runtime_path() -> Result<PathBuf, ModelError> {
     let exe = std::env::current_exe()
         .map_err(|e| ModelError::Config(format!("cannot find the local model runtime: {e}")))?;
     let dir = exe.parent().unwrap_or(Path::new(".")).to_path_buf();
-    let found = [Some(dir.as_path()), dir.parent()]
+    let dirs: Vec<&Path> = [Some(dir.as_path()), dir.parent()]
         .into_iter()
         .flatten()
-        .map(|d| d.join(RUNTIME_BIN))
-        .find(|p| p.is_file());
-    found.ok_or_else(|| {
-        ModelError::Config(format!(
-            "the local model runtime ({RUNTIME_BIN}) is not installed next to {}: reinstall \
-                 ArtifactFlow (or build it with `cargo build -p artifactflow-runtime`)",
-            dir.display()
-        ))
-    })
+        .collect();
+    let level = cpu_level();
+    let path = pick_runtime(&dirs, level)?;
+    if level == CpuLevel::Compat {
+        tracing::info!(
+            runtime = %path.display(),
+            "this processor lacks AVX2 (or FMA, F16C, BMI2): using the compatible local model runtime"
+        );
+    }
+    Ok(path)
+}
+
+/// The runtime to start for a processor of `level`: the first of `dirs` holding its build.
+fn pick_runtime(dirs: &[&Path], level: CpuLevel) -> Result<PathBuf, ModelError> {
+    let find = |name: &str| dirs.iter().map(|d| d.join(name)).find(|p| p.is_file());
+    let shown = dirs
+        .first()
+        .map_or(String::new(), |d| d.display().to_string());
+    match level {
+        CpuLevel::Full => find(RUNTIME_BIN).ok_or_else(|| {
+            ModelError::Config(format!(
+                "the local model runtime ({RUNTIME_BIN}) is not installed next to {shown}: \
+                 reinstall ArtifactFlow (or build it with `cargo build -p artifactflow-runtime`)"
+            ))
+        }),
+        CpuLevel::Compat => find(COMPAT_RUNTIME_BIN).ok_or_else(|| {
+            ModelError::Config(format!(
+                "this computer's processor lacks AVX2 (or FMA, F16C, BMI2), which the local model \
+                 runtime installed here needs, and its build for such processors \
+                 ({COMPAT_RUNTIME_BIN}) is not installed next to {shown}: install a release of \
+                 ArtifactFlow that includes it, or use a model server (Ollama, LM Studio) or a \
+                 cloud profile"
+            ))
+        }),
+        CpuLevel::TooOld => Err(ModelError::Config(
+            "this computer's processor lacks SSE 4.2, which the local model runtime needs: use a \
+             model server on another computer or a cloud profile"
+                .to_string(),
+        )),
+    }
 }
 
 /// What identifies a loaded runtime: the same file with the same settings is reused.
@@ -410,6 +481,45 @@ mod tests {
         );
         assert_eq!(resolve_model("missing", dir.path()), None);
         assert_eq!(resolve_model("/no/such/file.gguf", dir.path()), None);
+    }
+
+    /// The build for the processor is chosen; a missing one is named with what to do, never
+    /// a start that would die of an illegal instruction.
+    #[test]
+    fn the_runtime_is_the_build_this_processor_can_run() {
+        use super::{pick_runtime, CpuLevel, COMPAT_RUNTIME_BIN, RUNTIME_BIN};
+        let app = tempfile::tempdir().unwrap();
+        let up = tempfile::tempdir().unwrap();
+        let dirs = [app.path(), up.path()];
+        std::fs::write(app.path().join(RUNTIME_BIN), b"").unwrap();
+        assert_eq!(
+            pick_runtime(&dirs, CpuLevel::Full).unwrap(),
+            app.path().join(RUNTIME_BIN)
+        );
+        let lacking = pick_runtime(&dirs, CpuLevel::Compat)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            lacking.contains("lacks AVX2") && lacking.contains(COMPAT_RUNTIME_BIN),
+            "{lacking}"
+        );
+        std::fs::write(up.path().join(COMPAT_RUNTIME_BIN), b"").unwrap();
+        assert_eq!(
+            pick_runtime(&dirs, CpuLevel::Compat).unwrap(),
+            up.path().join(COMPAT_RUNTIME_BIN)
+        );
+        assert_eq!(
+            pick_runtime(&dirs, CpuLevel::Full).unwrap(),
+            app.path().join(RUNTIME_BIN),
+            "the main build wherever it runs"
+        );
+        let old = pick_runtime(&dirs, CpuLevel::TooOld)
+            .unwrap_err()
+            .to_string();
+        assert!(old.contains("SSE 4.2"), "{old}");
+        std::fs::remove_file(app.path().join(RUNTIME_BIN)).unwrap();
+        let missing = pick_runtime(&dirs, CpuLevel::Full).unwrap_err().to_string();
+        assert!(missing.contains("reinstall"), "{missing}");
     }
 
     use std::path::Path;
