@@ -11,10 +11,13 @@
 #   release    a release build (the release workflow), with Metal on macOS
 #   --universal  macOS: one binary for both Apple architectures (lipo), for the universal app
 #   --compat   x86-64: also artifactflow-runtime-compat, llama.cpp built without AVX, AVX2,
-#              FMA, F16C and BMI2 (which the main build uses: llama.cpp's defaults), for the
+#              FMA, F16C and BMI2 (which the main build uses: .cargo/config.toml turns on the
+#              first four, llama.cpp's defaults BMI2; these variables override both), for the
 #              processors that lack them; the app starts it there (crates/models/src/local.rs,
 #              cpu_level). It builds in target/compat so the main build's llama.cpp is kept, and
 #              on Linux its llama.cpp code is checked for AVX registers (needs objdump).
+# RUNTIME_FEATURES: more cargo features of the main runtime, e.g. `vulkan` (the release
+# workflow's `gpu` input; needs the Vulkan headers and glslc). The compatible build stays CPU.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
@@ -26,6 +29,7 @@ exe=""
 case "$(uname -s)" in MINGW* | MSYS* | CYGWIN* | Windows_NT) exe=".exe" ;; esac
 features=()
 [ "$(uname -s)" = Darwin ] && features=(--features metal)
+[ -n "${RUNTIME_FEATURES:-}" ] && features+=(--features "$RUNTIME_FEATURES")
 release=()
 [ "$profile" = release ] && release=(--release)
 mkdir -p target/sidecar

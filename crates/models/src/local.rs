@@ -78,8 +78,8 @@ pub const COMPAT_RUNTIME_BIN: &str = if cfg!(windows) {
 };
 
 /// Which runtime this processor can run. The main runtime's llama.cpp is built for AVX, AVX2,
-/// FMA, F16C and BMI2 (llama.cpp's defaults when it does not tune for the build machine); on a
-/// processor without them it would stop with an illegal instruction on every request.
+/// FMA and F16C (`.cargo/config.toml`) and BMI2 (llama.cpp's default); on a processor without
+/// them it would stop with an illegal instruction on every request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CpuLevel {
     /// Everything the main runtime uses (on x86-64; any other architecture is built for its
