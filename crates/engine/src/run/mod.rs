@@ -663,8 +663,14 @@ impl Runner {
                     // Told to answer without tools, it called some anyway: each gets a card
                     // and a record saying why it did not run, never silence.
                     let reason = rounds_used(agent.max_tool_rounds);
-                    for pending in &calls {
-                        self.not_run(scope, &agent, depth, pending, &reason);
+                    let blocks: Vec<String> = calls
+                        .iter()
+                        .map(|pending| self.not_run(scope, &agent, depth, pending, &reason).text)
+                        .collect();
+                    if !blocks.is_empty() {
+                        // Every recorded call has its result in the history, as a stopped
+                        // run's do: the next run sends each native call with one.
+                        self.persist(scope, "tool", agent_name, &blocks.join("\n\n"), depth, None);
                     }
                     return Ok(answer.text);
                 }

@@ -336,6 +336,60 @@ async fn a_tool_name_the_apis_refuse_is_offered_under_a_safe_name_and_mapped_bac
     }
 }
 
+/// A native call in the answer after the round limit is recorded as not run and its result is
+/// kept in the history: the conversation's next run sends it with the real reason, not as a
+/// call of a run that stopped before it ran.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_call_in_the_answer_after_the_round_limit_keeps_the_history_whole() {
+    for api in APIS {
+        let read = |id: &str| format!(r#"{{"id": "{id}"}}"#);
+        let h = native(
+            vec![
+                Turn::text("").with_call("read_artifact", read("a")),
+                Turn::text("").with_call("read_artifact", read("b")),
+                Turn::text("").with_call("read_artifact", read("c")),
+                Turn::text("").with_call("read_artifact", read("d")),
+                Turn::text("Nothing found.").with_call("read_artifact", read("e")),
+                Turn::text("Asked again: still nothing."),
+            ],
+            api,
+        )
+        .await;
+        let first = h.run("tester", "Find a note").await;
+        assert_eq!(first.status, RunStatus::Completed, "{api}: {first:?}");
+        let records = rows(&h);
+        let statuses: Vec<CallStatus> = records.iter().map(|r| r.status).collect();
+        assert_eq!(statuses.len(), 5, "{api}: {statuses:?}");
+        assert!(
+            statuses[3..].iter().all(|s| *s == CallStatus::NotRun),
+            "{api}: {statuses:?}"
+        );
+        let second = h.run("tester", "Look again").await;
+        assert_eq!(second.status, RunStatus::Completed, "{api}: {second:?}");
+        let requests = h.model.requests();
+        let last = requests.last().unwrap();
+        let mut called: Vec<String> = last
+            .assistant_tool_calls()
+            .into_iter()
+            .map(|(id, _, _)| id)
+            .collect();
+        let mut answered: Vec<String> = last.tool_results().into_iter().map(|(id, _)| id).collect();
+        called.sort();
+        answered.sort();
+        assert_eq!(called.len(), 5, "{api}: {called:?}");
+        assert_eq!(
+            called, answered,
+            "{api}: every call is sent with its result"
+        );
+        let results = last.tool_results();
+        let (_, text) = results.last().unwrap();
+        assert!(
+            text.contains("not run: the agent had used up its tool rounds"),
+            "{api}: {text}"
+        );
+    }
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn the_round_limit_and_oversized_results_behave_as_in_text_mode() {
     for api in APIS {
