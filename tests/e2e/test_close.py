@@ -62,8 +62,8 @@ def test_closing_the_window_ends_the_app_and_its_waiting_run(home, scripted_mode
         # The stop is on record, as the same card a live run shows: the call that waited did not run.
         card = again.by_testid("tool-card-probe")
         assert card.get_attribute("data-status") == "not_run"
-        shown = again.js("return arguments[0].textContent", card)
-        assert "not run: the run was stopped while waiting for permission" in shown, shown
+        reason = card.find_element(By.CSS_SELECTOR, '[data-testid="tool-reason"]').text
+        assert reason == "Not run: the run was stopped while waiting for permission", reason
         assert again.text_of("run-end") == "Run cancelled."
         again.screenshot("history")
     finally:
