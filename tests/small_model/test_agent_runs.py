@@ -34,6 +34,9 @@ RUN_TIMEOUT_S = 240
 
 RESULT = re.compile(r'<tool_result name="([^"]*)" success="(true|false)">\n<(?:data|error)>\n(.*?)\n</(?:data|error)>\n</tool_result>', re.S)
 TOOL_CALL_TAG = re.compile(r"<tool_call\b", re.I)
+# The engine's note when an agent has used up its tool rounds.
+LIMIT_NOTE = "tool rounds allowed for this task"
+
 
 
 def parse_all(cli: str, texts: list[str]) -> list[list[dict]]:
@@ -112,13 +115,9 @@ def test_run_ends_cleanly_and_reports_every_unreadable_call(cli, home, name):
         following = messages[i + 1] if i + 1 < len(messages) else None
 
         if following is None:
-            # The run's last answer: a final answer, or the answer after the round limit,
-            # whose calls are by design not run.
+            # The run's last answer: a final answer. Calls in it would have results after it.
             if calls:
-                if round_limit_told:
-                    seen["not_run_final_round"] += len(calls)
-                else:
-                    problems.append(f"answer {i} has {len(calls)} call(s) but nothing answered them")
+                problems.append(f"answer {i} has {len(calls)} call(s) but nothing answered them")
             continue
         role, reply, _ = following
         if role != "tool":
@@ -128,11 +127,16 @@ def test_run_ends_cleanly_and_reports_every_unreadable_call(cli, home, name):
             problems.append(f"answer {i} has no call but was answered by a tool message")
             continue
         results = RESULT.findall(reply)
-        if not results and not (len(calls) == 1 and "cut off" in reply):
-            # The round limit: nothing of this answer is run and the model is asked to finish.
-            round_limit_told = True
+        # Past the round limit (the answer the engine tells to finish, and the one after it)
+        # the calls do not run: each still has a result saying so (an unreadable one says
+        # it could not be read).
+        past_limit = round_limit_told or LIMIT_NOTE in reply
+        round_limit_told = past_limit
+        if past_limit:
             seen["not_run_final_round"] += len(calls)
-            continue
+            for (result_name, _, body) in results:
+                if result_name != "__malformed__" and not body.startswith("not run: "):
+                    problems.append(f"answer {i}: a call past the round limit has the result {body!r}")
         names = [c["name"] for c in calls]
         got = [r[0] for r in results]
         if len(results) == len(calls) - 1:

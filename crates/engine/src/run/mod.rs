@@ -600,6 +600,25 @@ impl Runner {
         outcome
     }
 
+    /// End a call written after `agent` used up its tool rounds: it does not run. An unreadable
+    /// one is still reported as unreadable (the gate refuses it before anything runs), so the
+    /// model learns the format; any other is recorded as not run, saying why.
+    async fn past_the_limit(
+        &self,
+        scope: &Scope<'_>,
+        agent: &AgentDef,
+        depth: u32,
+        pending: &Pending,
+    ) -> CallOutcome {
+        if pending.call.is_malformed() {
+            let outcome = self.run_call(scope, agent, depth, &pending.call).await;
+            self.record_pending(scope, agent, depth, pending, &outcome);
+            return outcome;
+        }
+        let reason = rounds_used(agent.max_tool_rounds);
+        self.not_run(scope, agent, depth, pending, &reason)
+    }
+
     /// Store the record of `pending`'s call, ended as `outcome`.
     fn record_pending(
         &self,
@@ -662,11 +681,14 @@ impl Runner {
                 if final_round {
                     // Told to answer without tools, it called some anyway: each gets a card
                     // and a record saying why it did not run, never silence.
-                    let reason = rounds_used(agent.max_tool_rounds);
-                    let blocks: Vec<String> = calls
-                        .iter()
-                        .map(|pending| self.not_run(scope, &agent, depth, pending, &reason).text)
-                        .collect();
+                    let mut blocks = Vec::new();
+                    for pending in &calls {
+                        blocks.push(
+                            self.past_the_limit(scope, &agent, depth, pending)
+                                .await
+                                .text,
+                        );
+                    }
                     if !blocks.is_empty() {
                         // Every recorded call has its result in the history, as a stopped
                         // run's do: the next run sends each native call with one.
@@ -706,14 +728,10 @@ impl Runner {
                     // need one per id) and a record the user sees, then the model is asked
                     // for its final answer.
                     final_round = true;
-                    let reason = rounds_used(agent.max_tool_rounds);
-                    let ended: Vec<(usize, CallOutcome)> = calls
-                        .iter()
-                        .enumerate()
-                        .map(|(i, pending)| {
-                            (i, self.not_run(scope, &agent, depth, pending, &reason))
-                        })
-                        .collect();
+                    let mut ended: Vec<(usize, CallOutcome)> = Vec::new();
+                    for (i, pending) in calls.iter().enumerate() {
+                        ended.push((i, self.past_the_limit(scope, &agent, depth, pending).await));
+                    }
                     notes.push(format!(
                         "You have used all {} tool rounds allowed for this task. Do not call any more tools: give your final answer now.",
                         agent.max_tool_rounds

@@ -527,6 +527,42 @@ async fn calls_past_the_round_limit_are_recorded_as_not_run() {
     assert_eq!(h.model.requests().len(), 5);
 }
 
+/// An unreadable call past the round limit is reported as unreadable, as before the limit:
+/// the model learns the format from it, and nothing runs.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unreadable_call_past_the_round_limit_is_reported_as_unreadable() {
+    let save = |id: &str| {
+        call(
+            "create_artifact",
+            &[("id", id), ("title", "t"), ("content", "x")],
+        )
+    };
+    let h = Harness::new(
+        vec![
+            Turn::text(save("a")),
+            Turn::text(save("b")),
+            Turn::text(save("c")),
+            Turn::text("<tool_call><name>create artifact</name><params><id>x</id></params>"),
+            Turn::text("Saved three notes."),
+        ],
+        "openai",
+        RunOptions::default(),
+    )
+    .await;
+    assert_eq!(h.run("tester", "go").await.status, RunStatus::Completed);
+    let sent = h.sent_to_model(4);
+    assert!(
+        sent.contains("could not be read") && sent.contains("You have used all 3 tool rounds"),
+        "{sent}"
+    );
+    let records = h
+        .ctx
+        .with_db(|c| engine::calls::store::list(c, "conv"))
+        .unwrap();
+    assert_eq!(records.len(), 4);
+    assert_eq!(records[3].status, engine::calls::CallStatus::Failed);
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn malformed_and_cut_off_calls_go_back_to_the_model() {
     let h = Harness::new(
