@@ -600,6 +600,36 @@ impl Runner {
         outcome
     }
 
+    /// Close a round: store its results message (each ended call's result in the order they
+    /// ended, then the engine's `notes`) and return the answer's calls with what they ended as,
+    /// and the results entry: what a native rendering of this round sends.
+    fn end_round(
+        &self,
+        scope: &Scope<'_>,
+        agent_name: &str,
+        depth: u32,
+        calls: &[Pending],
+        ended: &[(usize, CallOutcome)],
+        notes: &[String],
+    ) -> (Vec<EntryCall>, Entry) {
+        let notes = notes.join("\n\n");
+        let mut blocks: Vec<String> = ended.iter().map(|(_, o)| o.text.clone()).collect();
+        blocks.push(notes.clone());
+        blocks.retain(|b| !b.is_empty());
+        let message = blocks.join("\n\n");
+        let id = self.persist(scope, "tool", agent_name, &message, depth, None);
+        let shown = ended
+            .iter()
+            .map(|(i, outcome)| calls[*i].shown(outcome))
+            .collect();
+        let results = ended
+            .iter()
+            .map(|(i, outcome)| view::result_ref(outcome, &calls[*i].wire_id()))
+            .collect();
+        let entry = Entry::new(Kind::Results(results), message, id).with_notes(notes);
+        (shown, entry)
+    }
+
     /// End a call written after `agent` used up its tool rounds: it does not run. An unreadable
     /// one is still reported as unreadable (the gate refuses it before anything runs), so the
     /// model learns the format; any other is recorded as not run, saying why.
@@ -736,24 +766,10 @@ impl Runner {
                         "You have used all {} tool rounds allowed for this task. Do not call any more tools: give your final answer now.",
                         agent.max_tool_rounds
                     ));
-                    let notes = notes.join("\n\n");
-                    let mut blocks: Vec<String> = ended
-                        .iter()
-                        .map(|(_, outcome)| outcome.text.clone())
-                        .collect();
-                    blocks.push(notes.clone());
-                    let message = blocks.join("\n\n");
-                    let id = self.persist(scope, "tool", agent_name, &message, depth, None);
-                    let shown = ended
-                        .iter()
-                        .map(|(i, outcome)| calls[*i].shown(outcome))
-                        .collect();
+                    let (shown, results) =
+                        self.end_round(scope, agent_name, depth, &calls, &ended, &notes);
                     history[answer_at].set_calls(shown);
-                    let results = ended
-                        .iter()
-                        .map(|(i, outcome)| view::result_ref(outcome, &calls[*i].wire_id()))
-                        .collect();
-                    history.push(Entry::new(Kind::Results(results), message, id).with_notes(notes));
+                    history.push(results);
                     continue;
                 }
                 // call_subagent last, keeping the order of the others.
@@ -808,23 +824,10 @@ impl Runner {
                     // The engine's own text, outside the result frames so it is not escaped.
                     notes.push(FORMAT_REMINDER.to_string());
                 }
-                let notes = notes.join("\n\n");
-                blocks.push(notes.clone());
-                blocks.retain(|b| !b.is_empty());
-                let message = blocks.join("\n\n");
-                let id = self.persist(scope, "tool", agent_name, &message, depth, None);
-                // The answer's calls and their results, in the order they ran: what a native
-                // rendering of this round sends.
-                let shown = ended
-                    .iter()
-                    .map(|(i, outcome)| calls[*i].shown(outcome))
-                    .collect();
+                let (shown, results) =
+                    self.end_round(scope, agent_name, depth, &calls, &ended, &notes);
                 history[answer_at].set_calls(shown);
-                let results = ended
-                    .iter()
-                    .map(|(i, outcome)| view::result_ref(outcome, &calls[*i].wire_id()))
-                    .collect();
-                history.push(Entry::new(Kind::Results(results), message, id).with_notes(notes));
+                history.push(results);
             }
         })
     }

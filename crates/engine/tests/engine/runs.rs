@@ -457,17 +457,19 @@ async fn self_calls_and_the_round_limit_are_bounded() {
     assert_eq!(h.model.requests().len(), 5);
 }
 
+/// A create_artifact call saving a note with id `id`.
+fn save(id: &str) -> String {
+    call(
+        "create_artifact",
+        &[("id", id), ("title", "t"), ("content", "x")],
+    )
+}
+
 /// A call past the agent's tool rounds does not run, but it is never silent: a card (a
 /// `ToolComplete` with `NotRun`) and a record say why, and the model gets a result for it
 /// beside the note asking for the final answer. A call in that final answer is shown so too.
 #[tokio::test(flavor = "multi_thread")]
 async fn calls_past_the_round_limit_are_recorded_as_not_run() {
-    let save = |id: &str| {
-        call(
-            "create_artifact",
-            &[("id", id), ("title", "t"), ("content", "x")],
-        )
-    };
     let h = Harness::new(
         vec![
             Turn::text(save("a")),
@@ -531,12 +533,6 @@ async fn calls_past_the_round_limit_are_recorded_as_not_run() {
 /// the model learns the format from it, and nothing runs.
 #[tokio::test(flavor = "multi_thread")]
 async fn an_unreadable_call_past_the_round_limit_is_reported_as_unreadable() {
-    let save = |id: &str| {
-        call(
-            "create_artifact",
-            &[("id", id), ("title", "t"), ("content", "x")],
-        )
-    };
     let h = Harness::new(
         vec![
             Turn::text(save("a")),
