@@ -105,13 +105,15 @@ def guidance(base_url: str, cli: str) -> dict:
     instructions, 96 answer tokens; a task answered in prose with no grammar, and a task that
     needs a call with the call grammar the engine sends (`tools grammar`) turned on from the first
     token, so every token is sampled under it (the worst case: a lazy grammar only runs inside a
-    call). Best of three each, alternating."""
+    call), and the same with the grammar of native calls (`tools grammar --native`). Best of
+    three each, alternating."""
     tools = ["create_artifact", "read_artifact"]
     home = tempfile.mkdtemp(prefix="bench-guidance.")
     try:
         run = lambda *args: subprocess.run([cli, "--home", home, *args], check=True,  # noqa: E731
                                            capture_output=True, text=True).stdout
         grammar = run("tools", "grammar", *tools)
+        native_grammar = run("tools", "grammar", "--native", *tools)
         instructions = "\n\n".join(run("tools", "show", t) for t in tools)
     finally:
         shutil.rmtree(home, ignore_errors=True)
@@ -122,10 +124,12 @@ def guidance(base_url: str, cli: str) -> dict:
         "guided": [system, {"role": "user", "content":
                             'Save a note with id "gym", title "Gym", saying: The gym opens at 6 am.'}],
     }
-    best = {"free": 0.0, "guided": 0.0}
+    tasks["native"] = tasks["guided"]
+    best = {"free": 0.0, "guided": 0.0, "native": 0.0}
     texts = {}
     for _ in range(3):
-        for name, extra in (("free", None), ("guided", {"grammar": grammar})):
+        for name, extra in (("free", None), ("guided", {"grammar": grammar}),
+                            ("native", {"grammar": native_grammar})):
             one = stream(base_url, "local", tasks[name], 96, extra)
             rate = (one["completion_tokens"] - 1) / one["gen_time"] if one["gen_time"] > 0 else 0.0
             best[name] = max(best[name], rate)
@@ -197,10 +201,11 @@ def main() -> int:
           f"(prompt {ours_row['prompt'] / theirs['prompt']:.2f}x, generation "
           f"{ours_row['gen'] / theirs['gen']:.2f}x); round 2's TTFT at most a fifth of round 1's "
           f"({ours_row['r2'] / ours_row['r1']:.2f})")
-    slowdown = 1 - guided["guided"] / guided["free"] if guided["free"] else float("nan")
-    print(f"guided calls (the call grammar on every token, 96 tokens, best of 3): "
-          f"{guided['free']:.0f} tok/s without, {guided['guided']:.0f} tok/s with "
-          f"({slowdown * 100:+.0f} % slower; goal: at most 10 %)")
+    for name, what in (("guided", "the call grammar"), ("native", "the native-call grammar")):
+        slowdown = 1 - guided[name] / guided["free"] if guided["free"] else float("nan")
+        print(f"guided calls ({what} on every token, 96 tokens, best of 3): "
+              f"{guided['free']:.0f} tok/s without, {guided[name]:.0f} tok/s with "
+              f"({slowdown * 100:+.0f} % slower; goal: at most 10 %)")
     for name, text in guided["texts"].items():
         print(f"  {name}: {text.strip()[:150]!r}")
     return 0

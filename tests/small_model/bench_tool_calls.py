@@ -77,16 +77,16 @@ ROLE_PROMPT = (
 
 
 # Every row; BENCH_ROWS picks some (scripts/small_model.sh runs the built-in runtime's two).
-ROWS = ["text", "native", "runtime-text", "runtime-guided"]
+ROWS = ["text", "native", "runtime-text", "runtime-guided", "runtime-native", "runtime-native-guided"]
 
 
-def role_prompt() -> str:
+def role_prompt(native: bool) -> str:
     """The plain role prompt, or with BENCH_PROMPT=fewshot the small-model tests' prompt with
-    XML examples (shared.py)."""
+    examples (shared.py): XML calls, or for native rows the same calls as native ones."""
     if os.environ.get("BENCH_PROMPT", "plain") == "fewshot":
-        from shared import ROLE_PROMPT as FEWSHOT
+        from shared import NATIVE_ROLE_PROMPT, ROLE_PROMPT as FEWSHOT
 
-        return FEWSHOT
+        return NATIVE_ROLE_PROMPT if native else FEWSHOT
     return ROLE_PROMPT
 # id, title, text
 SAVES = [
@@ -336,9 +336,10 @@ def make_home(cli: str, root: Path, name: str, base_url: str, mode: str, max_tok
     status = json.loads(out.stdout)
     config = Path(status["config_dir"])
     where = f'    api: openai\n    base_url: "{base_url}"\n    model: smollm2\n'
-    if mode in ("text", "text+guided"):
-        where += f"    guided_calls: {'on' if mode == 'text+guided' else 'off'}\n"
-        mode = "text"
+    if mode in ("text", "text+guided", "native+guided"):
+        where += f"    guided_calls: {'on' if mode.endswith('+guided') else 'off'}\n"
+        mode = mode.split("+")[0]
+    native = mode == "native"
     (config / "models.yaml").write_text(
         "profiles:\n"
         "  - name: smol\n"
@@ -361,7 +362,7 @@ def make_home(cli: str, root: Path, name: str, base_url: str, mode: str, max_tok
             "  read_artifact: auto\n"
             f"max_tool_rounds: {rounds}\n"
             "---\n\n"
-            f"{role_prompt()}\n"
+            f"{role_prompt(native)}\n"
         )
     check = cli_run(cli, ["--home", str(home), "check"], 60)
     if check.returncode != 0:
@@ -491,13 +492,16 @@ def main() -> int:
                 plan.append(("text", text_url, "text"))
             elif row == "native":
                 plan.append(("native", native_url, "native"))
-            elif row in ("runtime-text", "runtime-guided"):
+            elif row.startswith("runtime-"):
                 if runtime_url is None:
                     proc, runtime_url = start_runtime(cli, gguf)
                     servers.append(proc)
-                guided = row == "runtime-guided"
-                plan.append(("runtime guided" if guided else "runtime text", runtime_url,
-                             "text+guided" if guided else "text"))
+                plan.append({
+                    "runtime-text": ("runtime text", runtime_url, "text"),
+                    "runtime-guided": ("runtime guided", runtime_url, "text+guided"),
+                    "runtime-native": ("rt native", runtime_url, "native"),
+                    "runtime-native-guided": ("rt native+guid", runtime_url, "native+guided"),
+                }[row])
             elif row == "proxy":
                 proxy, proxy_url = start_proxy(native_url)
                 plan.append(("native+auto*", proxy_url, "native"))

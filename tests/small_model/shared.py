@@ -53,12 +53,48 @@ User: What is the capital of France?
 Assistant: The capital of France is Paris.
 """
 
-# The notes agent of the guided-call tests: the few-shot role prompt, one tool round, on the
-# profile named `model`.
-def notes_agent(model: str) -> str:
+# The same prompt for native tool calls (`tool_calls: native`): the examples write each call as
+# the app's runtime reads a native call (JSON inside <tool_call>, as Hermes-style chat templates
+# teach), and the tools come in the request, not in the prompt.
+NATIVE_ROLE_PROMPT = (
+    ROLE_PROMPT
+    .replace("""<tool_call>
+  <name>TOOL_NAME</name>
+  <params>
+    <PARAM_NAME><![CDATA[value]]></PARAM_NAME>
+  </params>
+</tool_call>""", """<tool_call>
+{"name": "TOOL_NAME", "arguments": {"PARAM_NAME": "value"}}
+</tool_call>""")
+    .replace("""<tool_call>
+  <name>create_artifact</name>
+  <params>
+    <id><![CDATA[meeting]]></id>
+    <title><![CDATA[Team meeting]]></title>
+    <content><![CDATA[The team meeting is on Monday at 10.]]></content>
+  </params>
+</tool_call>""", """<tool_call>
+{"name": "create_artifact", "arguments": {"id": "meeting", "title": "Team meeting", "content": "The team meeting is on Monday at 10."}}
+</tool_call>""")
+    .replace("""<tool_call>
+  <name>read_artifact</name>
+  <params>
+    <id><![CDATA[meeting]]></id>
+  </params>
+</tool_call>""", """<tool_call>
+{"name": "read_artifact", "arguments": {"id": "meeting"}}
+</tool_call>""")
+)
+assert "<params>" not in NATIVE_ROLE_PROMPT, "every example is in the native form"
+
+
+# The notes agent of the guided-call tests: the few-shot role prompt (its native form with
+# `native`), one tool round, on the profile named `model`.
+def notes_agent(model: str, native: bool = False) -> str:
     return (
         f"---\nname: notes\ndescription: \"Keeps notes\"\nmodel: {model}\ntools:\n"
-        "  create_artifact: auto\n  read_artifact: auto\nmax_tool_rounds: 1\n---\n\n" + ROLE_PROMPT
+        "  create_artifact: auto\n  read_artifact: auto\nmax_tool_rounds: 1\n---\n\n"
+        + (NATIVE_ROLE_PROMPT if native else ROLE_PROMPT)
     )
 
 

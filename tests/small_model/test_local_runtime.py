@@ -13,7 +13,10 @@ at it through /proc.
 - the model downloaded from a stand-in Hugging Face Hub (`stub-hub`, through HF_ENDPOINT) with
   `models pull` answers a run by its name: nothing else brought in;
 - guided calls: the same task, unguided, gets a call of a tool the model made up; guided, the
-  call it asks for, which runs.
+  call it asks for, which runs; the same in native mode, where the call comes back from the
+  runtime as a native call;
+- native calls: with `tools` in the request the runtime returns `<tool_call>` blocks as
+  OpenAI-style tool calls, streamed and not.
 """
 
 import json
@@ -323,6 +326,62 @@ def test_guided_calls_turn_the_small_models_broken_call_into_a_valid_one(cli, lo
     assert "service before June" in params["content"], calls
 
 
+# A save SmolLM2-135M, greedy, with the native few-shot prompt, breaks unguided (a call whose
+# JSON it never finishes) and, guided, writes as asked.
+NATIVE_SAVE_TASK = ('Save a note with id "birthday", title "Anna\'s birthday", saying: '
+                    "Anna's birthday is on 14 March.")
+
+
+def test_guided_native_calls_turn_a_broken_native_call_into_a_valid_one(cli, local_home):
+    """`tool_calls: native` on the built-in runtime: the tools go in the request, SmolLM2's
+    template takes none, so the runtime puts them in the system message in the Hermes form and
+    reads the model's `<tool_call>` JSON back as a native call. Unguided, greedy, the model's
+    call for this task is broken and nothing runs; guided (the default for `api: local`), the
+    runtime's sampler follows the engine's native-call grammar from `<tool_call>` on, and the
+    same model writes the create_artifact call the task asks for, which runs as a native call
+    (with the runtime's call id) marked guided."""
+    (local_home / "config" / "agents" / "notes.md").write_text(notes_agent("local", native=True))
+    status = json.loads(subprocess.run(
+        [cli, "--home", str(local_home), "status", "--json"],
+        capture_output=True, text=True, timeout=60, check=True, stdin=subprocess.DEVNULL).stdout)
+    import sqlite3
+
+    calls = {}
+    for guided in ("off", "on"):
+        (local_home / "config" / "models.yaml").write_text(
+            "profiles:\n  - name: local\n    api: local\n    model: smollm2-135m\n"
+            "    max_tokens: 160\n    temperature: 0\n    context_window: 2048\n"
+            f"    tool_calls: native\n    guided_calls: {guided}\n")
+        conversation = f"native-{guided}"
+        out = subprocess.run(
+            [cli, "--home", str(local_home), "run", "--agent", "notes", "--yes",
+             "--conversation", conversation, NATIVE_SAVE_TASK],
+            capture_output=True, text=True, timeout=RUN_TIMEOUT_S, stdin=subprocess.DEVNULL)
+        assert "panicked" not in out.stderr, out.stderr
+        db = sqlite3.connect(f"file:{status['database']}?mode=ro", uri=True)
+        try:
+            calls[guided] = db.execute(
+                "SELECT tool, params, status, guided, provider_call_id FROM tool_calls WHERE"
+                " message_id = (SELECT id FROM messages WHERE conversation_id = ? AND"
+                " role = 'assistant' AND depth = 0 ORDER BY id LIMIT 1) ORDER BY position",
+                (conversation,)).fetchall()
+        finally:
+            db.close()
+        print(f"native, guided_calls: {guided}: {calls[guided]}")
+    # Unguided: nothing ran, nothing is marked guided.
+    assert calls["off"], calls
+    assert not any(s == "succeeded" for _, _, s, _, _ in calls["off"]), calls
+    assert not any(g for _, _, _, g, _ in calls["off"]), calls
+    # Guided: the call asked for, run as a native call, marked guided.
+    assert len(calls["on"]) == 1, calls
+    tool, params, status_, guided_mark, provider_id = calls["on"][0]
+    assert (tool, status_, guided_mark) == ("create_artifact", "succeeded", 1), calls
+    assert provider_id and provider_id.startswith("call_"), calls
+    params = json.loads(params)
+    assert (params["id"], params["title"]) == ("birthday", "Anna's birthday"), calls
+    assert "14 March" in params["content"], calls
+
+
 def post(port: int, body: dict) -> tuple[int, dict]:
     request = urllib.request.Request(
         f"http://127.0.0.1:{port}/v1/chat/completions", data=json.dumps(body).encode(),
@@ -358,6 +417,85 @@ def test_the_runtime_follows_a_grammar_and_refuses_a_broken_one_without_stopping
         status, body = post(port, {"messages": question, "max_tokens": 4, "temperature": 0})
         assert status == 200 and body["choices"][0]["message"]["content"], body
         assert proc.poll() is None, "the runtime is still running"
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=10)
+
+
+WEATHER_TOOL = {"type": "function", "function": {
+    "name": "get_weather", "description": "The weather in a city now",
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"}},
+                   "required": ["city"]}}}
+# A call shaped by a grammar from the first token, so the test does not depend on what the
+# 135M model would choose to write.
+WEATHER_GRAMMAR = ('root ::= "Let me check.\\n<tool_call>\\n{\\"name\\": \\"get_weather\\", '
+                   '\\"arguments\\": {\\"city\\": \\"" [A-Z] [a-z]{2,8} "\\"}}\\n</tool_call>"')
+
+
+def stream(port: int, body: dict) -> list[dict]:
+    """The events of a streamed answer, up to `[DONE]`."""
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}/v1/chat/completions", data=json.dumps({**body, "stream": True}).encode(),
+        headers={"content-type": "application/json"},
+    )
+    events = []
+    with urllib.request.urlopen(request, timeout=RUN_TIMEOUT_S) as answer:
+        for line in answer:
+            line = line.decode().strip()
+            if line == "data: [DONE]":
+                return events
+            if line.startswith("data: "):
+                events.append(json.loads(line[6:]))
+    pytest.fail(f"the stream ended without [DONE]: {events}")
+
+
+def test_native_calls_come_back_from_the_runtime_as_tool_calls(cli):
+    """With `tools` in the request, a `<tool_call>` block the model writes comes back as an
+    OpenAI-style tool call (an id, the name, the arguments as JSON text; finish reason
+    `tool_calls`), in one body and in a stream, with the text before it as content. The
+    conversation's earlier native calls and results are read (SmolLM2's template takes no tools:
+    the runtime writes them in the template family's tags)."""
+    proc, port = start_runtime(cli, {})
+    try:
+        messages = [
+            {"role": "system", "content": "You check the weather."},
+            {"role": "user", "content": "Weather in Oslo?"},
+            {"role": "assistant", "content": None, "tool_calls": [
+                {"id": "call_a", "type": "function",
+                 "function": {"name": "get_weather", "arguments": "{\"city\": \"Oslo\"}"}}]},
+            {"role": "tool", "tool_call_id": "call_a", "content": "Rain, 4 °C"},
+            {"role": "user", "content": "And in Rome?"},
+        ]
+        body = {"messages": messages, "tools": [WEATHER_TOOL], "max_tokens": 64,
+                "temperature": 0, "grammar": WEATHER_GRAMMAR}
+        status, answer = post(port, body)
+        assert status == 200, answer
+        choice = answer["choices"][0]
+        assert choice["finish_reason"] == "tool_calls", answer
+        assert choice["message"]["content"] == "Let me check.\n", answer
+        [call] = choice["message"]["tool_calls"]
+        assert call["id"].startswith("call_") and call["type"] == "function", call
+        assert call["function"]["name"] == "get_weather", call
+        city = json.loads(call["function"]["arguments"])["city"]
+        assert city[0].isupper() and city[1:].islower(), call
+        # Streamed: the text as content deltas, the call in a delta of its own, then the end.
+        events = stream(port, body)
+        content = "".join(e["choices"][0]["delta"].get("content") or "" for e in events)
+        assert content == "Let me check.\n", events
+        calls = [c for e in events for c in e["choices"][0]["delta"].get("tool_calls", [])]
+        assert [(c["index"], c["function"]["name"]) for c in calls] == [(0, "get_weather")], events
+        assert json.loads(calls[0]["function"]["arguments"]) == {"city": city}, events
+        assert events[-1]["choices"][0]["finish_reason"] == "tool_calls", events
+        assert "<tool_call>" not in content
+        # No tools in the request: the same block is only text.
+        status, answer = post(port, {**body, "tools": None})
+        assert status == 200, answer
+        assert "<tool_call>" in answer["choices"][0]["message"]["content"], answer
+        assert "tool_calls" not in answer["choices"][0]["message"], answer
+        # A malformed `tools` is refused, and the runtime goes on.
+        status, answer = post(port, {**body, "tools": [{"type": "function"}]})
+        assert status == 400 and "name" in answer["error"]["message"], answer
+        assert proc.poll() is None
     finally:
         proc.stdin.close()
         proc.wait(timeout=10)

@@ -28,6 +28,9 @@ pub enum ToolsCommand {
         /// Tool names.
         #[arg(required = true)]
         names: Vec<String>,
+        /// The grammar of native calls (`tool_calls: native`) instead of the XML format's.
+        #[arg(long)]
+        native: bool,
     },
     /// Call a tool through the whole pipeline and the permission decision; prints the
     /// `<tool_result>` exactly as the model would see it. Exit 0 on success, 1 on failure.
@@ -73,7 +76,7 @@ pub fn run(ctx: &AppContext, cmd: ToolsCommand) -> anyhow::Result<ExitCode> {
     match cmd {
         ToolsCommand::List { json } => list(ctx, json),
         ToolsCommand::Show { name } => show(ctx, &name),
-        ToolsCommand::Grammar { names } => grammar(ctx, &names),
+        ToolsCommand::Grammar { names, native } => grammar(ctx, &names, native),
         ToolsCommand::Call {
             name,
             params,
@@ -261,7 +264,7 @@ fn show(ctx: &AppContext, name: &str) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn grammar(ctx: &AppContext, names: &[String]) -> anyhow::Result<ExitCode> {
+fn grammar(ctx: &AppContext, names: &[String], native: bool) -> anyhow::Result<ExitCode> {
     // The artifact tools too (every conversation has them).
     let registry = ctx.conversation_registry("");
     let specs = names
@@ -271,7 +274,20 @@ fn grammar(ctx: &AppContext, names: &[String]) -> anyhow::Result<ExitCode> {
             None => bail!("there is no tool `{name}` (see `artifactflow-cli tools list`)"),
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let Some(grammar) = engine::parser::grammar::call_grammar(&specs) else {
+    let grammar = if native {
+        // Under the names native calls use (see `wire_tool_name`).
+        let offered: Vec<_> = specs
+            .into_iter()
+            .map(|mut s| {
+                s.name = engine::models::wire_tool_name(&s.name).into_owned();
+                s
+            })
+            .collect();
+        engine::parser::grammar::native_call_grammar(&offered)
+    } else {
+        engine::parser::grammar::call_grammar(&specs)
+    };
+    let Some(grammar) = grammar else {
         bail!("no grammar: none of these tools has a name");
     };
     println!(

@@ -13,10 +13,10 @@
 //!     timeout: 60                        # optional, seconds of silence before giving up
 //!     tool_calls: native                 # optional: text (default; the XML format, any model)
 //!                                        #   | native (the API's own tool calling)
-//!     guided_calls: on                   # optional: on | off; text mode only. The model's
-//!                                        #   sampler follows a grammar of the agent's calls
-//!                                        #   (on by default for `api: local`; a llama.cpp
-//!                                        #   server reads it too, other servers do not)
+//!     guided_calls: on                   # optional: on | off. The model's sampler follows a
+//!                                        #   grammar of the agent's calls, in either mode (on
+//!                                        #   by default for `api: local`; a llama.cpp server
+//!                                        #   reads it too, other servers do not)
 //!     limits:                            # optional; bounds on what the server may send
 //!       max_line_bytes: 1048576          #   one SSE line (default 1 MiB)
 //!       max_event_bytes: 4194304         #   one SSE event (default 4 MiB)
@@ -130,9 +130,9 @@ pub struct ModelProfile {
     /// tool calling). `None` is `text`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_calls: Option<ToolCallMode>,
-    /// Guided tool calls in text mode: the request carries a grammar of the agent's calls that
-    /// the sampler follows once the model opens a call. `None`: on for `api: local`, off for
-    /// the others (see [`ModelProfile::guided_calls`]).
+    /// Guided tool calls: the request carries a grammar of the agent's calls that the sampler
+    /// follows once the model opens a call. `None`: on for `api: local`, off for the others
+    /// (see [`ModelProfile::guided_calls`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub guided_calls: Option<Switch>,
 }
@@ -161,15 +161,16 @@ impl ModelProfile {
         }
     }
 
-    /// Does a text-mode request carry the grammar of the agent's calls? `guided_calls` when
-    /// set, else only for the app's own runtime (`api: local`): other servers ignore the
-    /// grammar or refuse a request that has one.
+    /// Does a request carry the grammar of the agent's calls? `guided_calls` when set, else
+    /// only for the app's own runtime (`api: local`): other servers ignore the grammar or
+    /// refuse a request that has one. In native mode the grammar writes the call as the app's
+    /// runtime returns native calls (see the runtime's `template`); a llama.cpp server with a
+    /// Hermes-style template reads that form too.
     pub fn guided_calls(&self) -> bool {
-        self.tool_call_mode() == ToolCallMode::Text
-            && match self.guided_calls {
-                Some(s) => s == Switch::On,
-                None => self.api == Api::Local,
-            }
+        match self.guided_calls {
+            Some(s) => s == Switch::On,
+            None => self.api == Api::Local,
+        }
     }
 
     /// How its model calls tools.
@@ -493,16 +494,6 @@ fn check_profile(entry: &Value) -> Result<ModelProfile, FieldError> {
         None | Some(Value::Null) => None,
         Some(value) => Some(check_limits(value)?),
     };
-    if api == Api::Local
-        && matches!(map.get("tool_calls"), Some(Value::String(s)) if s.trim() == "native")
-    {
-        return Err((
-            Some("tool_calls".into()),
-            "a local model calls tools in the text format: leave `tool_calls` out or set it to \
-             `text`"
-                .into(),
-        ));
-    }
     let tool_calls = match map.get("tool_calls") {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) if s.trim() == "text" => Some(ToolCallMode::Text),
@@ -698,17 +689,18 @@ mod tests {
     }
 
     #[test]
-    fn a_local_profile_needs_no_server_and_calls_tools_in_text() {
+    fn a_local_profile_needs_no_server_and_calls_tools_in_either_mode() {
         let text = "profiles:\n  - name: here\n    api: local\n    model: smollm2-135m\n";
         let (profiles, errors) = parse_profiles(Path::new("models.yaml"), text);
         assert!(errors.is_empty(), "{errors:?}");
         assert_eq!(profiles[0].api, Api::Local);
         assert_eq!(profiles[0].base_url, "");
         assert_eq!(profiles[0].model, "smollm2-135m");
+        assert_eq!(profiles[0].tool_call_mode(), ToolCallMode::Text);
         let native = format!("{text}    tool_calls: native\n");
-        let (_, errors) = parse_profiles(Path::new("models.yaml"), &native);
-        assert_eq!(errors.len(), 1, "{errors:?}");
-        assert!(errors[0].message.contains("text format"), "{errors:?}");
+        let (profiles, errors) = parse_profiles(Path::new("models.yaml"), &native);
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(profiles[0].tool_call_mode(), ToolCallMode::Native);
         let (_, errors) = parse_profiles(
             Path::new("models.yaml"),
             "profiles:\n  - name: x\n    api: lokal\n    model: m\n",
@@ -745,9 +737,14 @@ mod tests {
                 "{value}"
             );
         }
-        // Native calls are never guided by the text format's grammar.
-        assert!(!guided(&format!(
+        // Native calls too: by default on the app's runtime, elsewhere when asked for.
+        assert!(!guided(&format!("{server}    tool_calls: native\n")));
+        assert!(guided(&format!(
             "{server}    guided_calls: on\n    tool_calls: native\n"
+        )));
+        assert!(guided(&format!("{local}    tool_calls: native\n")));
+        assert!(!guided(&format!(
+            "{local}    tool_calls: native\n    guided_calls: off\n"
         )));
         let (_, errors) = parse(&format!("{local}    guided_calls: maybe\n"));
         assert_eq!(errors.len(), 1, "{errors:?}");

@@ -207,6 +207,170 @@ pub fn call_grammar(tools: &[ToolSpec]) -> Option<Grammar> {
     Some(Grammar { rules })
 }
 
+/// The grammar of native calls an agent with `tools` may make through the app's runtime, or
+/// `None` when it has no tool. A native call is written the way Hermes-style chat templates
+/// (Qwen 2.5 and 3, Hermes, SmolLM3 and others) ask for, and the runtime returns it to the
+/// engine as an OpenAI-style `tool_calls` entry:
+///
+/// ```text
+/// <tool_call>
+/// {"name": "web_search", "arguments": {"query": "…", "count": 10}}
+/// </tool_call>
+/// ```
+///
+/// The name is one of `tools` (pass them under the names they are offered by), the arguments
+/// are that tool's parameters in the documented order, required ones present, each value a
+/// JSON value of its type or one of its allowed values; one call per answer, like
+/// [`call_grammar`]. Lazy with the same trigger ([`TRIGGER_PATTERN`]).
+pub fn native_call_grammar(tools: &[ToolSpec]) -> Option<Grammar> {
+    let mut seen = HashSet::new();
+    let tools: Vec<&ToolSpec> = tools
+        .iter()
+        .filter(|t| !t.name.is_empty() && seen.insert(t.name.as_str()))
+        .collect();
+    if tools.is_empty() {
+        return None;
+    }
+    let ws = || rule_ref("ws");
+    let json_text = |text: &str| lit(&serde_json::Value::from(text).to_string());
+    let mut rules: Vec<(String, Expr)> = vec![(
+        "root".into(),
+        seq(vec![
+            lit("<tool_call>"),
+            ws(),
+            lit("{"),
+            ws(),
+            lit("\"name\""),
+            ws(),
+            lit(":"),
+            ws(),
+            Expr::Alt(
+                (0..tools.len())
+                    .map(|i| rule_ref(&format!("tool-{i}")))
+                    .collect(),
+            ),
+            ws(),
+            lit("}"),
+            ws(),
+            lit("</tool_call>"),
+        ]),
+    )];
+    let mut uses = Uses::default();
+    for (i, tool) in tools.iter().enumerate() {
+        let mut seen = HashSet::new();
+        let params: Vec<&ParamSpec> = tool
+            .params
+            .iter()
+            .filter(|p| !p.name.is_empty() && seen.insert(p.name.as_str()))
+            .collect();
+        let at = rules.len();
+        rules.push((format!("tool-{i}"), Expr::Seq(Vec::new())));
+        // One key and its value.
+        let mut pairs = Vec::new();
+        for (j, p) in params.iter().enumerate() {
+            let value = json_value_rule(p, &format!("tool-{i}-param-{j}"), &mut rules, &mut uses);
+            pairs.push(seq(vec![json_text(&p.name), ws(), lit(":"), ws(), value]));
+        }
+        // The pairs from `k` on when one was written before them: each after a comma.
+        let after = |k: usize| -> Vec<Expr> {
+            (k..params.len())
+                .map(|m| {
+                    let item = seq(vec![ws(), lit(","), ws(), pairs[m].clone()]);
+                    if params[m].required {
+                        item
+                    } else {
+                        optional(item)
+                    }
+                })
+                .collect()
+        };
+        // `tool-i-from-j`: the pairs from `j` on when none was written yet (the first one
+        // written has no comma before it).
+        for j in (0..params.len()).rev() {
+            let mut first = vec![pairs[j].clone()];
+            first.extend(after(j + 1));
+            // (A sequence of one is that one, so that `?` applies to all of it.)
+            let first = if first.len() == 1 {
+                first.remove(0)
+            } else {
+                seq(first)
+            };
+            let from = if params[j].required {
+                first
+            } else if j + 1 == params.len() {
+                optional(first)
+            } else {
+                Expr::Alt(vec![first, rule_ref(&format!("tool-{i}-from-{}", j + 1))])
+            };
+            rules.push((format!("tool-{i}-from-{j}"), from));
+        }
+        let mut arguments = vec![lit("{"), ws()];
+        if !params.is_empty() {
+            arguments.extend([rule_ref(&format!("tool-{i}-from-0")), ws()]);
+        }
+        arguments.push(lit("}"));
+        let mut body = vec![
+            json_text(&tool.name),
+            ws(),
+            lit(","),
+            ws(),
+            lit("\"arguments\""),
+            ws(),
+            lit(":"),
+            ws(),
+        ];
+        body.extend(arguments);
+        rules[at].1 = seq(body);
+    }
+    uses.add_json(&mut rules);
+    rules.push((
+        "ws".into(),
+        Expr::Repeat {
+            expr: Box::new(class(false, " \t\r\n")),
+            min: 0,
+            max: Some(MAX_SPACE),
+        },
+    ));
+    Some(Grammar { rules })
+}
+
+/// The expression for one parameter's JSON value: a shared rule for its type, or a rule of its
+/// own listing its allowed values (as JSON strings).
+fn json_value_rule(
+    p: &ParamSpec,
+    name: &str,
+    rules: &mut Vec<(String, Expr)>,
+    uses: &mut Uses,
+) -> Expr {
+    let values: Vec<&String> = p
+        .enum_values
+        .iter()
+        .flatten()
+        .filter(|v| !v.is_empty())
+        .collect();
+    if !values.is_empty() {
+        rules.push((
+            name.to_string(),
+            Expr::Alt(
+                values
+                    .into_iter()
+                    .map(|v| lit(&serde_json::Value::from(v.as_str()).to_string()))
+                    .collect(),
+            ),
+        ));
+        return rule_ref(name);
+    }
+    if !uses.0.contains(&p.kind) {
+        uses.0.push(p.kind);
+    }
+    rule_ref(match p.kind {
+        ParamType::String => "json-string",
+        ParamType::Integer => "json-integer",
+        ParamType::Number => "json-number",
+        ParamType::Boolean => "json-boolean",
+    })
+}
+
 /// The value types whose shared rules the grammar needs.
 #[derive(Default)]
 struct Uses(Vec<ParamType>);
@@ -269,6 +433,106 @@ impl Uses {
             rules.push((
                 "boolean".into(),
                 cdata(Expr::Alt(vec![lit("true"), lit("false")])),
+            ));
+        }
+    }
+}
+
+impl Uses {
+    /// The shared rules of JSON values: strings with JSON's escapes (a `\u` escape never names
+    /// a lone surrogate, which JSON readers refuse), whole numbers without leading zeros,
+    /// decimals, booleans.
+    fn add_json(&self, rules: &mut Vec<(String, Expr)>) {
+        let uses = |kind| self.0.contains(&kind);
+        // 1 to 18 digits, the first not 0.
+        let nonzero = || {
+            seq(vec![
+                Expr::Class {
+                    negated: false,
+                    ranges: vec![('1', '9')],
+                },
+                Expr::Repeat {
+                    expr: Box::new(Expr::Class {
+                        negated: false,
+                        ranges: vec![('0', '9')],
+                    }),
+                    min: 0,
+                    max: Some(MAX_DIGITS - 1),
+                },
+            ])
+        };
+        if uses(ParamType::String) {
+            let hex = Expr::Class {
+                negated: false,
+                ranges: vec![('0', '9'), ('a', 'f'), ('A', 'F')],
+            };
+            rules.push((
+                "json-string".into(),
+                seq(vec![
+                    lit("\""),
+                    Expr::Repeat {
+                        expr: Box::new(rule_ref("json-char")),
+                        min: 0,
+                        max: None,
+                    },
+                    lit("\""),
+                ]),
+            ));
+            rules.push((
+                "json-char".into(),
+                Expr::Alt(vec![
+                    Expr::Class {
+                        negated: true,
+                        ranges: vec![('"', '"'), ('\\', '\\'), ('\0', '\u{1f}')],
+                    },
+                    seq(vec![
+                        lit("\\"),
+                        Expr::Alt(vec![
+                            class(false, "\"\\/bfnrt"),
+                            seq(vec![
+                                lit("u"),
+                                Expr::Class {
+                                    negated: false,
+                                    ranges: vec![
+                                        ('0', '9'),
+                                        ('a', 'c'),
+                                        ('A', 'C'),
+                                        ('e', 'f'),
+                                        ('E', 'F'),
+                                    ],
+                                },
+                                Expr::Repeat {
+                                    expr: Box::new(hex),
+                                    min: 3,
+                                    max: Some(3),
+                                },
+                            ]),
+                        ]),
+                    ]),
+                ]),
+            ));
+        }
+        if uses(ParamType::Integer) {
+            // Not `-0`: JSON readers take it for the decimal -0.0.
+            rules.push((
+                "json-integer".into(),
+                Expr::Alt(vec![lit("0"), seq(vec![optional(lit("-")), nonzero()])]),
+            ));
+        }
+        if uses(ParamType::Number) {
+            rules.push((
+                "json-number".into(),
+                seq(vec![
+                    optional(lit("-")),
+                    Expr::Alt(vec![lit("0"), nonzero()]),
+                    optional(seq(vec![lit("."), digits()])),
+                ]),
+            ));
+        }
+        if uses(ParamType::Boolean) {
+            rules.push((
+                "json-boolean".into(),
+                Expr::Alt(vec![lit("true"), lit("false")]),
             ));
         }
     }
@@ -664,6 +928,89 @@ mod tests {
         }
     }
 
+    #[test]
+    fn the_native_grammar_of_a_search_tool_is_stable() {
+        let grammar = native_call_grammar(&shapes()[..1]).unwrap().gbnf();
+        insta::assert_snapshot!(grammar, @r###"
+        root ::= "<tool_call>" ws "{" ws "\"name\"" ws ":" ws tool-0 ws "}" ws "</tool_call>"
+        tool-0 ::= "\"web_search\"" ws "," ws "\"arguments\"" ws ":" ws "{" ws tool-0-from-0 ws "}"
+        tool-0-param-2 ::= "\"oneDay\"" | "\"oneWeek\"" | "\"noLimit\""
+        tool-0-from-2 ::= ("\"freshness\"" ws ":" ws tool-0-param-2)?
+        tool-0-from-1 ::= "\"count\"" ws ":" ws json-integer (ws "," ws "\"freshness\"" ws ":" ws tool-0-param-2)? | tool-0-from-2
+        tool-0-from-0 ::= "\"query\"" ws ":" ws json-string (ws "," ws "\"count\"" ws ":" ws json-integer)? (ws "," ws "\"freshness\"" ws ":" ws tool-0-param-2)?
+        json-string ::= "\"" json-char* "\""
+        json-char ::= [^"\\\x00-\x1F] | "\\" (["\\/bfnrt] | "u" [0-9a-cA-Ce-fE-F] [0-9a-fA-F]{3,3})
+        json-integer ::= "0" | "-"? [1-9] [0-9]{0,17}
+        ws ::= [ \t\r\n]{0,16}
+        "###);
+    }
+
+    /// Is `text` one native call (`<tool_call>{"name": …, "arguments": {…}}</tool_call>`) of
+    /// one of `tools`: a tool it has, only that tool's parameters, every required one, each value
+    /// a JSON value of its type or one of its allowed values?
+    fn check_native(text: &str, tools: &[ToolSpec]) -> Result<(), String> {
+        let inner = text
+            .strip_prefix("<tool_call>")
+            .and_then(|t| t.strip_suffix("</tool_call>"))
+            .ok_or("not framed by <tool_call>")?;
+        let call: serde_json::Value =
+            serde_json::from_str(inner).map_err(|e| format!("not JSON: {e}"))?;
+        let name = call["name"].as_str().ok_or("no name")?;
+        let tool = tools
+            .iter()
+            .find(|t| t.name == name)
+            .ok_or_else(|| format!("no tool {name:?}"))?;
+        let args = call["arguments"]
+            .as_object()
+            .ok_or("arguments not an object")?;
+        for (key, value) in args {
+            let p = tool
+                .params
+                .iter()
+                .find(|p| &p.name == key)
+                .ok_or_else(|| format!("{name} has no parameter {key}"))?;
+            if let Some(values) = &p.enum_values {
+                if !values.iter().any(|v| value.as_str() == Some(v)) {
+                    return Err(format!("{key}: {value} is not one of {values:?}"));
+                }
+            }
+            let ok = match p.kind {
+                ParamType::String => value.is_string(),
+                ParamType::Integer => value.is_i64(),
+                ParamType::Number => value.is_number(),
+                ParamType::Boolean => value.is_boolean(),
+            };
+            if !ok {
+                return Err(format!("{key}: {value} is not a {}", p.kind.as_str()));
+            }
+        }
+        for p in tool.params.iter().filter(|p| p.required) {
+            if !args.contains_key(&p.name) {
+                return Err(format!("{name}: the required {} is missing", p.name));
+            }
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn every_string_the_native_grammar_of_the_shapes_accepts_is_a_valid_call() {
+        let tools = shapes();
+        let g = native_call_grammar(&tools).unwrap();
+        let mut optional_left_out = false;
+        for seed in 0..2000u64 {
+            let text = accepted(&g, seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            if let Err(e) = check_native(&text, &tools) {
+                panic!("{e}\nin {text:?}");
+            }
+            optional_left_out |= text.contains("\"web_search\"") && !text.contains("\"count\"");
+        }
+        assert!(
+            optional_left_out,
+            "optional parameters are sometimes left out"
+        );
+        assert!(native_call_grammar(&[]).is_none());
+    }
+
     fn param_strategy() -> impl Strategy<Value = ParamSpec> {
         (
             "[a-z][a-z0-9_]{0,8}",
@@ -726,6 +1073,32 @@ mod tests {
                     if let Err(e) = check_call(call, &first) {
                         prop_assert!(false, "{}\nin {:?}\nread as {:?}", e, text, calls);
                     }
+                }
+            }
+        }
+
+        /// Any tool set: every string its native grammar accepts is one valid JSON call.
+        #[test]
+        fn any_tools_every_accepted_native_string_is_a_valid_call(
+            tools in proptest::collection::vec(tool_strategy(), 1..5),
+            seed in any::<u64>(),
+        ) {
+            let g = native_call_grammar(&tools).unwrap();
+            let mut seen = HashSet::new();
+            let first: Vec<ToolSpec> = tools
+                .iter()
+                .filter(|t| seen.insert(t.name.clone()))
+                .cloned()
+                .map(|mut t| {
+                    let mut names = HashSet::new();
+                    t.params.retain(|p| names.insert(p.name.clone()));
+                    t
+                })
+                .collect();
+            for k in 0..8u64 {
+                let text = accepted(&g, seed ^ k.wrapping_mul(0x2545_F491_4F6C_DD1D));
+                if let Err(e) = check_native(&text, &first) {
+                    prop_assert!(false, "{}\nin {:?}", e, text);
                 }
             }
         }

@@ -21,7 +21,11 @@
 //!
 //! Routes: `GET /v1/models` (the model, with `n_ctx` and `meta.n_ctx_train`, which the engine's
 //! window discovery reads) and `POST /v1/chat/completions` (streamed or not; usage counts in
-//! the last chunk). Requests are served one at a time, in order. Between requests the KV cache
+//! the last chunk). With `tools` in a request, the model is offered them in the Hermes form
+//! (through the model's own chat template when it takes tools, else in the system message) and
+//! the `<tool_call>` blocks it writes come back as OpenAI-style `tool_calls` (see `template`).
+//! A `grammar` (GBNF, with `grammar_lazy` and `grammar_triggers` as llama.cpp's server reads
+//! them) constrains the sampler. Requests are served one at a time, in order. Between requests the KV cache
 //! keeps the longest prefix the next prompt shares with the last one, so an agent's next round
 //! only processes what is new. A client that goes away stops its generation at the next token.
 //! When the machine runs short of memory between requests (less free than
@@ -29,6 +33,7 @@
 //! context and its cache are freed, and the next request makes a new one.
 
 mod server;
+mod template;
 mod worker;
 
 use std::io::{Read, Write};

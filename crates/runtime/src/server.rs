@@ -15,7 +15,8 @@ use axum::{Json, Router};
 use serde_json::{json, Value};
 use tokio::sync::mpsc as tmpsc;
 
-use crate::worker::{Event, Finish, Grammar, Info, Job, Message};
+use crate::template::{Call, Calls};
+use crate::worker::{Event, Finish, Grammar, Info, Job, Message, ToolCallIn};
 
 /// Events a job may queue before the HTTP side reads them.
 const EVENT_QUEUE: usize = 64;
@@ -61,7 +62,8 @@ fn error(status: StatusCode, message: &str) -> Response {
         .into_response()
 }
 
-/// The request's messages as text (content parts of type `text` joined).
+/// The request's messages: their text (content parts of type `text` joined), an assistant
+/// message's native calls and a `tool` message's call id.
 fn messages(body: &Value) -> Result<Vec<Message>, String> {
     let list = body
         .get("messages")
@@ -82,12 +84,52 @@ fn messages(body: &Value) -> Result<Vec<Message>, String> {
                     .join(""),
                 _ => String::new(),
             };
+            let text =
+                |v: &Value, key: &str| v.get(key).and_then(Value::as_str).map(str::to_string);
+            let tool_calls = m
+                .get("tool_calls")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .map(|c| {
+                    let function = c
+                        .get("function")
+                        .ok_or("each of `tool_calls` needs a `function`")?;
+                    Ok(ToolCallIn {
+                        id: text(c, "id").unwrap_or_default(),
+                        name: text(function, "name")
+                            .ok_or("each call's `function` needs a `name`")?,
+                        arguments: match function.get("arguments") {
+                            Some(Value::String(a)) => a.clone(),
+                            None | Some(Value::Null) => "{}".into(),
+                            Some(other) => other.to_string(),
+                        },
+                    })
+                })
+                .collect::<Result<Vec<_>, &str>>()?;
             Ok(Message {
                 role: role.to_string(),
                 content,
+                tool_calls,
+                tool_call_id: text(m, "tool_call_id"),
             })
         })
         .collect()
+}
+
+/// The request's `tools` (OpenAI's form: `{"type": "function", "function": {"name", …}}`).
+fn tools(body: &Value) -> Result<Vec<Value>, String> {
+    let Some(list) = body.get("tools").filter(|t| !t.is_null()) else {
+        return Ok(Vec::new());
+    };
+    let list = list.as_array().ok_or("`tools` must be a list")?;
+    for tool in list {
+        tool.pointer("/function/name")
+            .and_then(Value::as_str)
+            .filter(|n| !n.is_empty())
+            .ok_or("each of `tools` needs a `function` with a `name`")?;
+    }
+    Ok(list.clone())
 }
 
 /// The request's grammar, in llama.cpp server's fields: `grammar` (GBNF), and with
@@ -221,9 +263,16 @@ async fn chat(State(shared): State<Shared>, Json(body): Json<Value>) -> Response
         Ok(grammar) => grammar,
         Err(message) => return error(StatusCode::BAD_REQUEST, &message),
     };
+    let tools = match tools(&body) {
+        Ok(tools) => tools,
+        Err(message) => return error(StatusCode::BAD_REQUEST, &message),
+    };
+    // With tools offered, the answer's calls are taken out of its text.
+    let calls = (!tools.is_empty()).then(Calls::default);
     let (tx, mut rx) = tmpsc::channel(EVENT_QUEUE);
     let job = Job {
         messages,
+        tools,
         max_tokens,
         temperature,
         seed,
@@ -256,7 +305,7 @@ async fn chat(State(shared): State<Shared>, Json(body): Json<Value>) -> Response
     };
     let model = shared.info.name.clone();
     if !stream {
-        return whole(model, first, rx).await;
+        return whole(model, first, rx, calls).await;
     }
     // The last chunk says `"guided": true` when the answer's end was written under its
     // grammar (the engine marks that call as guided).
@@ -273,58 +322,94 @@ async fn chat(State(shared): State<Shared>, Json(body): Json<Value>) -> Response
         if guided {
             event["guided"] = json!(true);
         }
-        Bytes::from(format!("data: {event}\n\n"))
+        format!("data: {event}\n\n")
     };
-    let frames =
-        futures::stream::unfold((Some(first), rx, false), move |(pending, mut rx, ended)| {
+    let text_chunk = {
+        let chunk = chunk.clone();
+        move |text: String| {
+            chunk(
+                json!({"role": "assistant", "content": text}),
+                None,
+                None,
+                false,
+            )
+        }
+    };
+    let frames = futures::stream::unfold(
+        (Some(first), rx, false, calls),
+        move |(mut pending, mut rx, ended, mut calls)| {
             let chunk = chunk.clone();
+            let text_chunk = text_chunk.clone();
             async move {
                 if ended {
                     return None;
                 }
-                let event = match pending {
-                    Some(event) => Some(event),
-                    None => rx.recv().await,
-                };
-                let (bytes, ended) = match event {
-                    Some(Event::Text(text)) => (
-                        chunk(
-                            json!({"role": "assistant", "content": text}),
-                            None,
-                            None,
-                            false,
-                        ),
-                        false,
-                    ),
-                    Some(Event::Done {
-                        finish,
-                        prompt_tokens,
-                        cached_tokens,
-                        completion_tokens,
-                        guided,
-                    }) => {
-                        let last = chunk(
-                            json!({}),
-                            Some(finish_name(finish)),
-                            Some(usage(prompt_tokens, cached_tokens, completion_tokens)),
+                loop {
+                    let event = match pending.take() {
+                        Some(event) => Some(event),
+                        None => rx.recv().await,
+                    };
+                    let (out, ended) = match event {
+                        Some(Event::Text(text)) => {
+                            let shown = match calls.as_mut() {
+                                Some(calls) => calls.push(&text),
+                                None => text,
+                            };
+                            if shown.is_empty() {
+                                continue;
+                            }
+                            (text_chunk(shown), false)
+                        }
+                        Some(Event::Done {
+                            finish,
+                            prompt_tokens,
+                            cached_tokens,
+                            completion_tokens,
                             guided,
-                        );
-                        let mut bytes = last.to_vec();
-                        bytes.extend_from_slice(b"data: [DONE]\n\n");
-                        (Bytes::from(bytes), true)
-                    }
-                    Some(Event::Error(message)) => (
-                        Bytes::from(format!(
-                            "data: {}\n\n",
-                            json!({"error": {"message": message, "type": "server_error"}})
-                        )),
-                        true,
-                    ),
-                    None => return None,
-                };
-                Some((Ok::<_, Infallible>(bytes), (None, rx, ended)))
+                        }) => {
+                            let mut out = String::new();
+                            let mut finish = finish_name(finish);
+                            if let Some((rest, read)) = calls.take().map(Calls::finish) {
+                                if !rest.is_empty() {
+                                    out.push_str(&text_chunk(rest));
+                                }
+                                if !read.is_empty() {
+                                    let list = wire_calls(&read, true);
+                                    out.push_str(&chunk(
+                                        json!({"tool_calls": list}),
+                                        None,
+                                        None,
+                                        false,
+                                    ));
+                                    finish = "tool_calls";
+                                }
+                            }
+                            out.push_str(&chunk(
+                                json!({}),
+                                Some(finish),
+                                Some(usage(prompt_tokens, cached_tokens, completion_tokens)),
+                                guided,
+                            ));
+                            out.push_str("data: [DONE]\n\n");
+                            (out, true)
+                        }
+                        Some(Event::Error(message)) => (
+                            format!(
+                                "data: {}\n\n",
+                                json!({"error": {"message": message, "type": "server_error"}})
+                            ),
+                            true,
+                        ),
+                        None => return None,
+                    };
+                    return Some((
+                        Ok::<_, Infallible>(Bytes::from(out)),
+                        (None, rx, ended, calls),
+                    ));
+                }
             }
-        });
+        },
+    );
     Response::builder()
         .header(header::CONTENT_TYPE, "text/event-stream")
         .header(header::CACHE_CONTROL, "no-cache")
@@ -332,8 +417,38 @@ async fn chat(State(shared): State<Shared>, Json(body): Json<Value>) -> Response
         .unwrap_or_else(|_| error(StatusCode::INTERNAL_SERVER_ERROR, "cannot answer"))
 }
 
+/// Calls in OpenAI's form, with ids new to this runtime; `indexed` (a stream's delta) numbers
+/// them.
+fn wire_calls(calls: &[Call], indexed: bool) -> Vec<Value> {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    let started = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    calls
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let mut call = json!({
+                "id": format!("call_{started:x}_{n}"),
+                "type": "function",
+                "function": {"name": c.name, "arguments": c.arguments},
+            });
+            if indexed {
+                call["index"] = json!(i);
+            }
+            call
+        })
+        .collect()
+}
+
 /// A non-streamed answer: all of it, once done.
-async fn whole(model: String, first: Event, mut rx: tmpsc::Receiver<Event>) -> Response {
+async fn whole(
+    model: String,
+    first: Event,
+    mut rx: tmpsc::Receiver<Event>,
+    calls: Option<Calls>,
+) -> Response {
     let mut text = String::new();
     let mut next = Some(first);
     loop {
@@ -350,6 +465,18 @@ async fn whole(model: String, first: Event, mut rx: tmpsc::Receiver<Event>) -> R
                 completion_tokens,
                 guided,
             }) => {
+                let mut message = json!({"role": "assistant", "content": text});
+                let mut finish = finish_name(finish);
+                if let Some(mut calls) = calls {
+                    let mut shown = calls.push(&text);
+                    let (rest, read) = calls.finish();
+                    shown.push_str(&rest);
+                    message["content"] = json!(shown);
+                    if !read.is_empty() {
+                        message["tool_calls"] = json!(wire_calls(&read, false));
+                        finish = "tool_calls";
+                    }
+                }
                 return Json(json!({
                     "guided": guided,
                     "id": "chatcmpl-local",
@@ -357,12 +484,12 @@ async fn whole(model: String, first: Event, mut rx: tmpsc::Receiver<Event>) -> R
                     "model": model,
                     "choices": [{
                         "index": 0,
-                        "message": {"role": "assistant", "content": text},
-                        "finish_reason": finish_name(finish),
+                        "message": message,
+                        "finish_reason": finish,
                     }],
                     "usage": usage(prompt_tokens, cached_tokens, completion_tokens),
                 }))
-                .into_response()
+                .into_response();
             }
             Some(Event::Error(message)) => {
                 return error(StatusCode::INTERNAL_SERVER_ERROR, &message)
@@ -446,5 +573,27 @@ mod tests {
             messages(&json!({"messages": [{"content": "x"}]})).unwrap_err(),
             "each message needs a `role`"
         );
+    }
+
+    #[test]
+    fn native_calls_and_results_are_read_with_their_ids() {
+        let body = json!({"messages": [
+            {"role": "assistant", "content": null, "tool_calls": [
+                {"id": "call_1", "type": "function",
+                 "function": {"name": "web_search", "arguments": "{\"query\": \"cats\"}"}}]},
+            {"role": "tool", "content": "3 results", "tool_call_id": "call_1"},
+        ]});
+        let read = messages(&body).unwrap();
+        assert_eq!(read[0].tool_calls.len(), 1);
+        assert_eq!(read[0].tool_calls[0].name, "web_search");
+        assert_eq!(read[0].tool_calls[0].arguments, "{\"query\": \"cats\"}");
+        assert_eq!(read[1].tool_call_id.as_deref(), Some("call_1"));
+        let bad = json!({"messages": [{"role": "assistant", "tool_calls": [{"id": "x"}]}]});
+        assert!(messages(&bad).unwrap_err().contains("`function`"));
+        assert_eq!(tools(&json!({})).unwrap(), Vec::<Value>::new());
+        assert!(tools(&json!({"tools": [{"type": "function"}]}))
+            .unwrap_err()
+            .contains("`name`"));
+        assert!(tools(&json!({"tools": {}})).unwrap_err().contains("a list"));
     }
 }

@@ -23,6 +23,8 @@ use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 use llama_cpp_2::token::LlamaToken;
 use tokio::sync::mpsc as tmpsc;
 
+use crate::template;
+
 /// Tokens decoded per batch while reading a prompt (the client is checked between batches).
 const BATCH: usize = 512;
 /// The smallest context the runtime runs with.
@@ -88,12 +90,27 @@ pub fn context_for(
 }
 
 /// One chat message of a request.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Message {
-    /// `system`, `user` or `assistant`.
+    /// `system`, `user`, `assistant` or `tool`.
     pub role: String,
     /// Its text.
     pub content: String,
+    /// An assistant message's native calls.
+    pub tool_calls: Vec<ToolCallIn>,
+    /// A `tool` message's call.
+    pub tool_call_id: Option<String>,
+}
+
+/// A native call in the conversation so far.
+#[derive(Debug, Clone, Default)]
+pub struct ToolCallIn {
+    /// Its id.
+    pub id: String,
+    /// The tool's name.
+    pub name: String,
+    /// Its arguments, JSON text.
+    pub arguments: String,
 }
 
 /// One request: the chat so far and how to answer it.
@@ -101,6 +118,8 @@ pub struct Message {
 pub struct Job {
     /// The messages, in order.
     pub messages: Vec<Message>,
+    /// The tools offered for native calls (OpenAI's `tools` entries).
+    pub tools: Vec<serde_json::Value>,
     /// Most tokens to generate (default: until the context is full).
     pub max_tokens: Option<u32>,
     /// Sampling temperature; 0 or less samples greedily.
@@ -234,6 +253,8 @@ fn run(settings: Settings, jobs: mpsc::Receiver<Job>, info_tx: mpsc::Sender<Resu
             Some("the model file has no chat template; ChatML is used".to_string()),
         ),
     };
+    // Its Jinja text, for native calls (see `template`).
+    let source = template.to_str().ok().map(str::to_string);
     let name = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -251,6 +272,7 @@ fn run(settings: Settings, jobs: mpsc::Receiver<Job>, info_tx: mpsc::Sender<Resu
     let mut state = State {
         model: &model,
         template,
+        source,
         cached: Vec::new(),
     };
     // The context (and its KV cache, the prefix kept between requests) is dropped when the
@@ -360,12 +382,24 @@ enum Failure {
 struct State<'m> {
     model: &'m LlamaModel,
     template: LlamaChatTemplate,
+    /// The template's text, when it has one.
+    source: Option<String>,
     /// The tokens whose keys and values are in the cache, in order from position 0.
     cached: Vec<LlamaToken>,
 }
 
 impl State<'_> {
-    fn prompt(&self, messages: &[Message]) -> Result<String, Failure> {
+    fn prompt(&self, messages: &[Message], tools: &[serde_json::Value]) -> Result<String, Failure> {
+        // Tools offered: through the model's own template when it takes them.
+        if !tools.is_empty() {
+            if let Some(source) = self.source.as_deref().filter(|s| template::takes_tools(s)) {
+                match template::render(source, messages, tools) {
+                    Ok(prompt) => return Ok(prompt),
+                    Err(e) => eprintln!("{e}; the tools go in the system message instead"),
+                }
+            }
+        }
+        let messages = template::in_text(messages, tools);
         let chat = messages
             .iter()
             .map(|m| LlamaChatMessage::new(m.role.clone(), m.content.clone()))
@@ -382,7 +416,7 @@ impl State<'_> {
     }
 
     fn answer(&mut self, ctx: &mut LlamaContext<'_>, job: Job) -> Result<Event, Failure> {
-        let text = self.prompt(&job.messages)?;
+        let text = self.prompt(&job.messages, &job.tools)?;
         // A grammar llama.cpp cannot read fails the request before any work.
         let grammar = match &job.grammar {
             None => None,

@@ -327,12 +327,19 @@ impl Runner {
     /// The grammar of the calls `agent` may make with `specs` (see
     /// [`crate::parser::grammar`]), from the cache while its tool set is the same; `None` when
     /// it has no tools.
-    fn call_guide(&self, agent: &AgentDef, specs: &[ToolSpec]) -> Option<Arc<Guide>> {
+    fn call_guide(
+        &self,
+        agent: &AgentDef,
+        specs: &[ToolSpec],
+        mode: crate::models::ToolCallMode,
+    ) -> Option<Arc<Guide>> {
         use std::hash::{Hash, Hasher};
+        let native = mode == crate::models::ToolCallMode::Native;
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
         serde_json::to_string(specs)
             .unwrap_or_default()
             .hash(&mut hasher);
+        native.hash(&mut hasher);
         let key = hasher.finish();
         let mut guides = self.guides.lock().unwrap_or_else(|p| p.into_inner());
         if let Some((k, guide)) = guides.get(&agent.name) {
@@ -340,7 +347,20 @@ impl Runner {
                 return guide.clone();
             }
         }
-        let guide = crate::parser::grammar::call_grammar(specs).map(|g| {
+        let grammar = if native {
+            // Native calls name the tools as they were offered (see `wire_tool_name`).
+            let offered: Vec<ToolSpec> = specs
+                .iter()
+                .map(|s| ToolSpec {
+                    name: crate::models::wire_tool_name(&s.name).into_owned(),
+                    ..s.clone()
+                })
+                .collect();
+            crate::parser::grammar::native_call_grammar(&offered)
+        } else {
+            crate::parser::grammar::call_grammar(specs)
+        };
+        let guide = grammar.map(|g| {
             Arc::new(Guide {
                 grammar: g.gbnf(),
                 triggers: vec![crate::parser::grammar::TRIGGER_PATTERN.to_string()],
@@ -844,8 +864,9 @@ impl Runner {
             .enumerate()
             .map(|(position, mut call)| {
                 call.id = call_id(&answer.prefix, position);
-                // Once the grammar takes over it ends the answer with its call: the last one.
-                call.guided = answer.guided && position + 1 == in_text;
+                // Once the grammar takes over it ends the answer with its call: the last one
+                // (in native mode the grammar writes a native call instead).
+                call.guided = answer.guided && answer.native.is_empty() && position + 1 == in_text;
                 Pending {
                     place: Place {
                         message_id: answer.message_id,
@@ -877,6 +898,8 @@ impl Runner {
                 Err(why) => ToolCall::malformed(unreadable_arguments(name, spec, &why)),
             };
             call.id = native_call_id(&answer.prefix, index);
+            // The app's runtime writes one native call per answer under its grammar.
+            call.guided = answer.guided && index + 1 == answer.native.len();
             calls.push(Pending {
                 place: Place {
                     message_id: answer.message_id,

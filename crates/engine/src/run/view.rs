@@ -270,7 +270,7 @@ impl Runner {
         let guide = profile
             .as_ref()
             .filter(|p| p.guided_calls())
-            .and_then(|_| self.call_guide(agent, &specs))
+            .and_then(|_| self.call_guide(agent, &specs, mode))
             .map(|g| Guide::clone(&g));
         // The tools' definitions are part of the prompt the server counts.
         let tools_tokens: u32 = tools

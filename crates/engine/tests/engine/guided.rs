@@ -110,3 +110,64 @@ async fn a_profile_without_guided_calls_sends_no_grammar() {
     assert!(body.get("grammar").is_none(), "{body}");
     assert!(body.get("grammar_triggers").is_none(), "{body}");
 }
+
+/// The stream the app's runtime sends for a guided native call: the call as a `tool_calls`
+/// delta with the runtime's id, then `"guided": true`.
+fn guided_native_stream(name: &str, arguments: &str) -> String {
+    let call = serde_json::json!({"choices": [{"index": 0, "delta": {"tool_calls": [{
+        "index": 0, "id": "call_rt_1", "type": "function",
+        "function": {"name": name, "arguments": arguments}}]}}]});
+    let end = serde_json::json!({
+        "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+        "guided": true,
+    });
+    format!("data: {call}\n\ndata: {end}\n\ndata: [DONE]\n\n")
+}
+
+#[tokio::test]
+async fn a_guided_native_profile_sends_the_native_call_grammar_and_marks_the_call() {
+    let h = Harness::new(
+        vec![
+            Turn::raw_sse(guided_native_stream("slow", r#"{"text": "native"}"#)),
+            Turn::text("Done."),
+        ],
+        "openai",
+        RunOptions::default(),
+    )
+    .await;
+    h.set_tool_calls("native");
+    h.set_profile_field("guided_calls", "on");
+    let outcome = h.run("tester", "go").await;
+    assert_eq!(outcome.status, RunStatus::Completed, "{outcome:?}");
+
+    let body = &h.model.requests()[0].body;
+    // The tools go in the request, and the grammar writes calls of those tools, in the JSON
+    // form the runtime reads back as native calls (not the XML format's).
+    let offered: Vec<&str> = body["tools"]
+        .as_array()
+        .expect("native tools")
+        .iter()
+        .filter_map(|t| t["function"]["name"].as_str())
+        .collect();
+    assert!(offered.contains(&"slow"), "{offered:?}");
+    let grammar = body["grammar"].as_str().expect("a grammar");
+    assert!(grammar.contains(r#""\"arguments\"""#), "{grammar}");
+    assert!(!grammar.contains("<name>"), "{grammar}");
+    for tool in &offered {
+        assert!(
+            grammar.contains(&format!(r#""\"{tool}\"""#)),
+            "{tool} in {grammar}"
+        );
+    }
+    assert_eq!(
+        body["grammar_triggers"][0]["value"],
+        engine::parser::grammar::TRIGGER_PATTERN
+    );
+
+    let rows = h.ctx.with_db(|c| store::list(c, "conv")).unwrap();
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(rows[0].tool, "slow");
+    assert!(rows[0].guided, "{rows:?}");
+    assert_eq!(rows[0].provider_call_id.as_deref(), Some("call_rt_1"));
+}
