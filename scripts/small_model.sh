@@ -168,12 +168,14 @@ SMALL_MODEL_GGUF="$GGUF" ARTIFACTFLOW_CLI="$CLI" "$PY" tests/small_model/bench_d
 
 # --- The benchmark (prints a table, fails only when the harness breaks) -----------------------
 # Every second of the 40 tasks (20, every kind; BENCH_TASKS=all for the 40) on the app's own
-# runtime, unguided and guided, with the few-shot role prompt (with the plain one the 135M model
-# rarely opens a call, so there is nothing to guide).
-# BENCH_ROWS=text,native,runtime-text,runtime-guided BENCH_PROMPT=plain BENCH_TASKS=all gives every row of the
-# README's table (text and native through llama-cpp-python; 25-35 more minutes).
-say "benchmark: tool calls on 20 of the 40 tasks, unguided and guided, on the built-in runtime"
+# runtime, text and native calls, unguided and guided, with the few-shot role prompt (with the
+# plain one the 135M model rarely opens a call, so there is nothing to guide).
+# BENCH_ROWS=text,native,runtime-text,runtime-guided,runtime-native,runtime-native-guided
+# BENCH_TASKS=all gives every row of the README's table (text and native through
+# llama-cpp-python too; 25-35 more minutes).
+say "benchmark: tool calls on 20 of the 40 tasks, text and native, unguided and guided, on the built-in runtime"
 SMALL_MODEL_BASE_URL="http://127.0.0.1:$PORT/v1" ARTIFACTFLOW_CLI="$CLI" SMALL_MODEL_GGUF="$GGUF" \
-  BENCH_ROWS="${BENCH_ROWS:-runtime-text,runtime-guided}" BENCH_PROMPT="${BENCH_PROMPT:-fewshot}" \
+  BENCH_ROWS="${BENCH_ROWS:-runtime-text,runtime-guided,runtime-native,runtime-native-guided}" \
+  BENCH_PROMPT="${BENCH_PROMPT:-fewshot}" \
   BENCH_TASKS="${BENCH_TASKS:-half}" \
   "$PY" tests/small_model/bench_tool_calls.py

@@ -7,7 +7,7 @@ note with id X, title T, saying …", 8 "read the artifact with id X", 6 saves w
 type (one of create_artifact's allowed values), 6 "read version N of X" (a whole number), 4
 questions that need no tool, 2 tasks that save two notes (two tool rounds: a guided answer holds
 one call) and 2 saves of a long text. Rows (BENCH_ROWS picks some, comma-separated: text,
-native, runtime-text, runtime-guided, proxy):
+native, runtime-text, runtime-guided, runtime-native, runtime-native-guided, proxy):
 
 - text:    `tool_calls: text` against the server scripts/small_model.sh started (the GGUF's own
            ChatML template): the tools are described in the system prompt, the model writes
@@ -28,6 +28,15 @@ native, runtime-text, runtime-guided, proxy):
            server above: the engine speaks to it as it does for `api: local`).
 - runtime guided: the same with `guided_calls: on`: the request carries the grammar of the
            agent's calls, which the runtime's sampler follows from `<tool_call>` on.
+- runtime native (rt native): `tool_calls: native`, `guided_calls: off` against the same
+           runtime: the tools go in the request, the runtime offers them in the Hermes form
+           (SmolLM2's template takes no tools) and returns the model's `<tool_call>` JSON as
+           native calls.
+- runtime native guided (rt native+guid): the same with `guided_calls: on`: the request
+           carries the grammar of native calls (`tools grammar --native`).
+
+With BENCH_PROMPT=fewshot the native rows get the examples written as native calls (JSON in
+`<tool_call>`, shared.py's NATIVE_ROLE_PROMPT), the text rows as XML calls.
 
 For each task it looks at the first assistant answer (depth 0; for a two-note task every answer
 of the run) and its `tool_calls` rows. The answer "yields a valid call" when a row names a tool

@@ -256,6 +256,7 @@ pub fn native_call_grammar(tools: &[ToolSpec]) -> Option<Grammar> {
         ]),
     )];
     let mut uses = Uses::default();
+    let mut any_json = false;
     for (i, tool) in tools.iter().enumerate() {
         let mut seen = HashSet::new();
         let params: Vec<&ParamSpec> = tool
@@ -268,7 +269,15 @@ pub fn native_call_grammar(tools: &[ToolSpec]) -> Option<Grammar> {
         // One key and its value.
         let mut pairs = Vec::new();
         for (j, p) in params.iter().enumerate() {
-            let value = json_value_rule(p, &format!("tool-{i}-param-{j}"), &mut rules, &mut uses);
+            let value = if is_structured(tool, &p.name) {
+                // An object, array or composition in the tool's own schema (MCP): the model is
+                // shown that schema, so any JSON value is let through (the engine checks it
+                // against the schema before the call).
+                any_json = true;
+                rule_ref("json-value")
+            } else {
+                json_value_rule(p, &format!("tool-{i}-param-{j}"), &mut rules, &mut uses)
+            };
             pairs.push(seq(vec![json_text(&p.name), ws(), lit(":"), ws(), value]));
         }
         // The pairs from `k` on when one was written before them: each after a comma.
@@ -322,6 +331,14 @@ pub fn native_call_grammar(tools: &[ToolSpec]) -> Option<Grammar> {
         body.extend(arguments);
         rules[at].1 = seq(body);
     }
+    if any_json {
+        for kind in [ParamType::String, ParamType::Number] {
+            if !uses.0.contains(&kind) {
+                uses.0.push(kind);
+            }
+        }
+        add_any_json(&mut rules);
+    }
     uses.add_json(&mut rules);
     rules.push((
         "ws".into(),
@@ -332,6 +349,89 @@ pub fn native_call_grammar(tools: &[ToolSpec]) -> Option<Grammar> {
         },
     ));
     Some(Grammar { rules })
+}
+
+/// Is `param` an object, an array or a composition (`anyOf`, …) in the tool's own JSON Schema
+/// (an MCP tool's `inputSchema`)? Our parameters carry such a value as JSON text; natively the
+/// model writes the value itself.
+fn is_structured(tool: &ToolSpec, param: &str) -> bool {
+    let Some(property) = tool
+        .input_schema
+        .as_ref()
+        .and_then(|s| s.get("properties"))
+        .and_then(|p| p.get(param))
+    else {
+        return false;
+    };
+    let simple = ["string", "integer", "number", "boolean"];
+    match property.get("type") {
+        Some(serde_json::Value::String(t)) => !simple.contains(&t.as_str()),
+        Some(serde_json::Value::Array(types)) => {
+            let non_null: Vec<&str> = types
+                .iter()
+                .filter_map(serde_json::Value::as_str)
+                .filter(|t| *t != "null")
+                .collect();
+            !(non_null.len() == 1 && simple.contains(&non_null[0]))
+        }
+        None => property.get("enum").is_none(),
+        _ => true,
+    }
+}
+
+/// The rules of any JSON value (`json-value`), over the shared string and number rules. The
+/// first choice of each ends without recursing (the tests' generator takes it deep down).
+fn add_any_json(rules: &mut Vec<(String, Expr)>) {
+    let ws = || rule_ref("ws");
+    let pair = || {
+        seq(vec![
+            rule_ref("json-string"),
+            ws(),
+            lit(":"),
+            ws(),
+            rule_ref("json-value"),
+        ])
+    };
+    let more = |item: Expr| Expr::Repeat {
+        expr: Box::new(seq(vec![ws(), lit(","), ws(), item])),
+        min: 0,
+        max: None,
+    };
+    rules.push((
+        "json-value".into(),
+        Expr::Alt(vec![
+            rule_ref("json-string"),
+            rule_ref("json-number"),
+            lit("true"),
+            lit("false"),
+            lit("null"),
+            rule_ref("json-object"),
+            rule_ref("json-array"),
+        ]),
+    ));
+    rules.push((
+        "json-object".into(),
+        seq(vec![
+            lit("{"),
+            ws(),
+            optional(seq(vec![pair(), more(pair())])),
+            ws(),
+            lit("}"),
+        ]),
+    ));
+    rules.push((
+        "json-array".into(),
+        seq(vec![
+            lit("["),
+            ws(),
+            optional(seq(vec![
+                rule_ref("json-value"),
+                more(rule_ref("json-value")),
+            ])),
+            ws(),
+            lit("]"),
+        ]),
+    ));
 }
 
 /// The expression for one parameter's JSON value: a shared rule for its type, or a rule of its
@@ -975,6 +1075,8 @@ mod tests {
                 }
             }
             let ok = match p.kind {
+                // An object or array of the tool's own schema: any JSON value.
+                _ if is_structured(tool, key) => true,
                 ParamType::String => value.is_string(),
                 ParamType::Integer => value.is_i64(),
                 ParamType::Number => value.is_number(),
@@ -1009,6 +1111,65 @@ mod tests {
             "optional parameters are sometimes left out"
         );
         assert!(native_call_grammar(&[]).is_none());
+    }
+
+    /// An MCP tool whose schema has an array, an object and a composition: the model writes
+    /// them as JSON values, and the rest keeps its types.
+    #[test]
+    fn structured_mcp_parameters_take_any_json_value_natively() {
+        let mut mcp = tool(
+            "files__search",
+            vec![
+                ParamSpec::new("tags", ParamType::String, ""),
+                ParamSpec::new("filter", ParamType::String, "").optional(),
+                ParamSpec::new("either", ParamType::String, "").optional(),
+                ParamSpec::new("name", ParamType::String, ""),
+                ParamSpec::new("depth", ParamType::Integer, "").optional(),
+            ],
+        );
+        mcp.input_schema = Some(json!({"type": "object", "properties": {
+            "tags": {"type": "array", "items": {"type": "string"}},
+            "filter": {"type": ["object", "null"]},
+            "either": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+            "name": {"type": ["string", "null"]},
+            "depth": {"type": "integer"},
+        }, "required": ["tags", "name"]}));
+        let tools = vec![mcp];
+        let g = native_call_grammar(&tools).unwrap();
+        let gbnf = g.gbnf();
+        assert!(
+            gbnf.contains("\"\\\"tags\\\"\" ws \":\" ws json-value"),
+            "{gbnf}"
+        );
+        assert!(
+            gbnf.contains("\"\\\"name\\\"\" ws \":\" ws json-string"),
+            "{gbnf}"
+        );
+        assert!(
+            gbnf.contains("\"\\\"depth\\\"\" ws \":\" ws json-integer"),
+            "{gbnf}"
+        );
+        let mut shapes = HashSet::new();
+        for seed in 0..2000u64 {
+            let text = accepted(&g, seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            if let Err(e) = check_native(&text, &tools) {
+                panic!("{e}\nin {text:?}");
+            }
+            let call: serde_json::Value = serde_json::from_str(
+                text.trim_start_matches("<tool_call>")
+                    .trim_end_matches("</tool_call>"),
+            )
+            .unwrap();
+            let tags = &call["arguments"]["tags"];
+            shapes.insert(if tags.is_array() {
+                "array"
+            } else if tags.is_object() {
+                "object"
+            } else {
+                "scalar"
+            });
+        }
+        assert_eq!(shapes.len(), 3, "{shapes:?}");
     }
 
     fn param_strategy() -> impl Strategy<Value = ParamSpec> {
