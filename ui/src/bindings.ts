@@ -2437,9 +2437,9 @@ limits?: StreamLimits | null;
  */
 tool_calls?: ToolCallMode | null; 
 /**
- * Guided tool calls in text mode: the request carries a grammar of the agent's calls that
- * the sampler follows once the model opens a call. `None`: on for `api: local`, off for
- * the others (see [`ModelProfile::guided_calls`]).
+ * Guided tool calls: the request carries a grammar of the agent's calls that the sampler
+ * follows once the model opens a call. `None`: on for `api: local`, off for the others
+ * (see [`ModelProfile::guided_calls`]).
  */
 guided_calls?: Switch | null }
 /**
