@@ -36,4 +36,26 @@ describe("Settings: a profile run on this computer", () => {
       api_key: null,
     });
   });
+
+  it("sets guided tool calls per profile, and leaves the default unwritten", async () => {
+    const backend = fakeBackend();
+    const user = userEvent.setup();
+    render(<SettingsScreen theme="system" onThemeChange={() => {}} state={STATE} />);
+    const row = within(await screen.findByTestId("profile-local"));
+    await user.click(row.getByRole("button", { name: "Edit local" }));
+    const form = within(screen.getByRole("form", { name: "Edit local" }));
+    await user.selectOptions(form.getByLabelText("API type"), "local");
+    await user.click(form.getByText("Advanced options"));
+    const guided = form.getByLabelText("Guided tool calls");
+    expect(guided).toHaveValue("");
+    expect(form.getByRole("option", { name: "Default (on for this profile)" })).toBeInTheDocument();
+    await user.selectOptions(guided, "off");
+    await user.click(form.getByRole("button", { name: "Save changes" }));
+    await waitFor(() => expect(backend.argsOf("save_profiles")).toHaveLength(1));
+    const saved = backend.argsOf("save_profiles")[0]?.profiles as unknown[];
+    expect(saved[0]).toEqual(OPENAI);
+    expect(saved[1]).toMatchObject({ api: "local", guided_calls: "off" });
+    // A server profile's default is off, and saying nothing writes nothing.
+    expect(saved[0]).not.toHaveProperty("guided_calls");
+  });
 });

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState, type FormEvent } from "react";
+import type { Switch } from "../../bindings";
 import { Field } from "../../components/Field";
 import { Spinner } from "../../components/Spinner";
 import { ConnectionTestResult } from "./ConnectionTestResult";
@@ -284,6 +285,31 @@ export function ProfileForm(props: {
                 disabled={disabled}
                 onChange={(e) => editor.update({ timeout: e.target.value })}
               />
+            )}
+          </Field>
+          <Field
+            label="Guided tool calls"
+            hint={
+              local
+                ? "The model's sampler keeps each call it writes well-formed: a tool the agent has, its parameters, their types."
+                : "Only a llama.cpp server follows the call grammar; others ignore or refuse it."
+            }
+          >
+            {(c) => (
+              <select
+                {...c}
+                value={draft.guided_calls ?? ""}
+                disabled={disabled}
+                onChange={(e) =>
+                  editor.update({
+                    guided_calls: e.target.value === "" ? null : (e.target.value as Switch),
+                  })
+                }
+              >
+                <option value="">Default ({local ? "on" : "off"} for this profile)</option>
+                <option value="on">On</option>
+                <option value="off">Off</option>
+              </select>
             )}
           </Field>
         </div>
