@@ -32,6 +32,7 @@
 //! `ARTIFACTFLOW_RUNTIME_MIN_FREE_MB`, default the larger of 512 MB and 5 % of the memory), the
 //! context and its cache are freed, and the next request makes a new one.
 
+mod chat;
 mod server;
 mod template;
 mod worker;

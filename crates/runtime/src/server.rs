@@ -15,8 +15,9 @@ use axum::{Json, Router};
 use serde_json::{json, Value};
 use tokio::sync::mpsc as tmpsc;
 
+use crate::chat::{Message, ToolCallIn};
 use crate::template::{Call, Calls};
-use crate::worker::{Event, Finish, Grammar, Info, Job, Message, ToolCallIn};
+use crate::worker::{Event, Finish, Grammar, Info, Job};
 
 /// Events a job may queue before the HTTP side reads them.
 const EVENT_QUEUE: usize = 64;

@@ -21,7 +21,7 @@ use minijinja::value::{Kwargs, Value as JinjaValue};
 use minijinja::{Environment, Error, ErrorKind};
 use serde_json::{json, Value};
 
-use crate::worker::Message;
+use crate::chat::Message;
 
 /// The opening of a call in an answer.
 pub const OPEN: &str = "<tool_call>";
@@ -288,7 +288,7 @@ fn read_call(inner: &str) -> Option<Call> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::worker::ToolCallIn;
+    use crate::chat::ToolCallIn;
 
     /// A template of the family, written for this test in the way such templates are: tools
     /// in the system turn, calls and results in their tags, ChatML turns.

@@ -23,6 +23,7 @@ use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 use llama_cpp_2::token::LlamaToken;
 use tokio::sync::mpsc as tmpsc;
 
+use crate::chat::Message;
 use crate::template;
 
 /// Tokens decoded per batch while reading a prompt (the client is checked between batches).
@@ -87,30 +88,6 @@ pub fn context_for(
             available / 1_000_000
         )),
     )
-}
-
-/// One chat message of a request.
-#[derive(Debug, Clone, Default)]
-pub struct Message {
-    /// `system`, `user`, `assistant` or `tool`.
-    pub role: String,
-    /// Its text.
-    pub content: String,
-    /// An assistant message's native calls.
-    pub tool_calls: Vec<ToolCallIn>,
-    /// A `tool` message's call.
-    pub tool_call_id: Option<String>,
-}
-
-/// A native call in the conversation so far.
-#[derive(Debug, Clone, Default)]
-pub struct ToolCallIn {
-    /// Its id.
-    pub id: String,
-    /// The tool's name.
-    pub name: String,
-    /// Its arguments, JSON text.
-    pub arguments: String,
 }
 
 /// One request: the chat so far and how to answer it.
