@@ -236,15 +236,17 @@ def ask(port: int, text: str) -> dict:
         return json.load(answer)["usage"]
 
 
-def start_runtime(cli: str, env: dict) -> tuple[subprocess.Popen, int]:
+def start_runtime(cli: str, env: dict, *extra: str, ready_line: dict | None = None) -> tuple[subprocess.Popen, int]:
     runtime = os.environ.get("ARTIFACTFLOW_RUNTIME") or str(Path(cli).parent / "artifactflow-runtime")
     proc = subprocess.Popen(
-        [runtime, "--model", os.environ["SMALL_MODEL_GGUF"], "--ctx", "2048"],
+        [runtime, "--model", os.environ["SMALL_MODEL_GGUF"], "--ctx", "2048", *extra],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env=dict(os.environ, **env),
     )
     ready = json.loads(proc.stdout.readline())
     assert ready.get("ready"), ready
+    if ready_line is not None:
+        ready_line.update(ready)
     return proc, ready["port"]
 
 
@@ -449,25 +451,72 @@ def stream(port: int, body: dict) -> list[dict]:
     pytest.fail(f"the stream ended without [DONE]: {events}")
 
 
+def native_call_body() -> dict:
+    """A request whose history has a native call and its result, with the weather tool offered
+    and an eager grammar that writes one more call."""
+    messages = [
+        {"role": "system", "content": "You check the weather."},
+        {"role": "user", "content": "Weather in Oslo?"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "call_a", "type": "function",
+             "function": {"name": "get_weather", "arguments": "{\"city\": \"Oslo\"}"}}]},
+        {"role": "tool", "tool_call_id": "call_a", "content": "Rain, 4 °C"},
+        {"role": "user", "content": "And in Rome?"},
+    ]
+    return {"messages": messages, "tools": [WEATHER_TOOL], "max_tokens": 64,
+            "temperature": 0, "grammar": WEATHER_GRAMMAR}
+
+
+def test_a_chat_template_that_takes_tools_renders_them(cli, tmp_path):
+    """A model whose chat template takes tools (here SmolLM2 with a Hermes-style template given
+    by `--chat-template`, as a Qwen model's own would be) gets them through that template: the
+    runtime says so when ready, the tools lengthen the prompt, the earlier call and result are
+    rendered, and the call comes back as a native call. A template file that cannot be read
+    fails the start with a message, and so does one that is not a template."""
+    template = Path(__file__).parent / "fixtures" / "hermes_tools.jinja"
+    ready = {}
+    proc, port = start_runtime(cli, {}, "--chat-template", str(template), ready_line=ready)
+    try:
+        assert ready["tools"] == "template", ready
+        body = native_call_body()
+        status, answer = post(port, body)
+        assert status == 200, answer
+        [call] = answer["choices"][0]["message"]["tool_calls"]
+        assert call["function"]["name"] == "get_weather", answer
+        with_tools = answer["usage"]["prompt_tokens"]
+        status, answer = post(port, {**body, "tools": None, "grammar": None, "max_tokens": 4})
+        assert status == 200, answer
+        # The tools block of the template is only there when tools are offered.
+        assert with_tools > answer["usage"]["prompt_tokens"] + 40, (with_tools, answer["usage"])
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=10)
+    runtime = os.environ.get("ARTIFACTFLOW_RUNTIME") or str(Path(cli).parent / "artifactflow-runtime")
+    failed = subprocess.run(
+        [runtime, "--model", os.environ["SMALL_MODEL_GGUF"], "--chat-template", "/nonexistent.jinja"],
+        capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert failed.returncode == 2, failed
+    assert "cannot read the chat template /nonexistent.jinja" in json.loads(failed.stdout)["error"]
+    broken = tmp_path / "broken-template.jinja"
+    broken.write_text("{% for message in messages %}{{ message.content }")
+    failed = subprocess.run(
+        [runtime, "--model", os.environ["SMALL_MODEL_GGUF"], "--chat-template", str(broken)],
+        capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert failed.returncode == 2, failed
+    assert "the chat template cannot be read" in json.loads(failed.stdout)["error"], failed
+
+
 def test_native_calls_come_back_from_the_runtime_as_tool_calls(cli):
     """With `tools` in the request, a `<tool_call>` block the model writes comes back as an
     OpenAI-style tool call (an id, the name, the arguments as JSON text; finish reason
     `tool_calls`), in one body and in a stream, with the text before it as content. The
     conversation's earlier native calls and results are read (SmolLM2's template takes no tools:
     the runtime writes them in the template family's tags)."""
-    proc, port = start_runtime(cli, {})
+    ready = {}
+    proc, port = start_runtime(cli, {}, ready_line=ready)
+    assert ready["tools"] == "system message", ready
     try:
-        messages = [
-            {"role": "system", "content": "You check the weather."},
-            {"role": "user", "content": "Weather in Oslo?"},
-            {"role": "assistant", "content": None, "tool_calls": [
-                {"id": "call_a", "type": "function",
-                 "function": {"name": "get_weather", "arguments": "{\"city\": \"Oslo\"}"}}]},
-            {"role": "tool", "tool_call_id": "call_a", "content": "Rain, 4 °C"},
-            {"role": "user", "content": "And in Rome?"},
-        ]
-        body = {"messages": messages, "tools": [WEATHER_TOOL], "max_tokens": 64,
-                "temperature": 0, "grammar": WEATHER_GRAMMAR}
+        body = native_call_body()
         status, answer = post(port, body)
         assert status == 200, answer
         choice = answer["choices"][0]

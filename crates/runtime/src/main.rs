@@ -7,11 +7,14 @@
 //!
 //! ```text
 //! artifactflow-runtime --model FILE.gguf [--ctx TOKENS] [--threads N] [--port PORT]
+//!                      [--chat-template FILE.jinja]
 //! ```
 //!
 //! Once the model is loaded it prints one JSON line on stdout, then serves:
-//! `{"ready": true, "port": 41234, "n_ctx": 8192, "n_ctx_train": 8192, "template": "…",
-//! "memory": "…"}` (`template` and `memory` are notes, null when there is nothing to say: the
+//! `{"ready": true, "port": 41234, "n_ctx": 8192, "n_ctx_train": 8192, "tools": "template",
+//! "template": "…", "memory": "…"}` (`tools`: how native calls' tools reach the model, through
+//! the chat template (`template`) or added to the system message (`system message`); `--chat-template`
+//! replaces the model file's template. `template` and `memory` are notes, null when there is nothing to say: the
 //! model file had no usable chat template, or the context is smaller than asked because that is
 //! what fits in the memory free). The context is the smallest of the model's trained context,
 //! `--ctx` and what fits in half the free memory. Generation uses the physical cores (`--threads`
@@ -45,16 +48,18 @@ use std::process::ExitCode;
 #[derive(Debug)]
 struct Args {
     model: PathBuf,
+    chat_template: Option<PathBuf>,
     ctx: Option<u32>,
     threads: Option<u32>,
     port: u16,
 }
 
-const USAGE: &str =
-    "usage: artifactflow-runtime --model FILE.gguf [--ctx TOKENS] [--threads N] [--port PORT]";
+const USAGE: &str = "usage: artifactflow-runtime --model FILE.gguf [--ctx TOKENS] [--threads N] \
+                     [--port PORT] [--chat-template FILE.jinja]";
 
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
     let (mut model, mut ctx, mut threads, mut port) = (None, None, None, 0u16);
+    let mut chat_template = None;
     while let Some(flag) = args.next() {
         let mut value = || args.next().ok_or(format!("{flag} needs a value\n{USAGE}"));
         let number = |v: String| {
@@ -63,6 +68,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
         };
         match flag.as_str() {
             "--model" => model = Some(PathBuf::from(value()?)),
+            "--chat-template" => chat_template = Some(PathBuf::from(value()?)),
             "--ctx" => ctx = Some(number(value()?)?),
             "--threads" => threads = Some(number(value()?)?),
             "--port" => {
@@ -75,6 +81,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
     }
     Ok(Args {
         model: model.ok_or(format!("--model is required\n{USAGE}"))?,
+        chat_template,
         ctx,
         threads,
         port,
@@ -96,6 +103,31 @@ fn main() -> ExitCode {
             return ExitCode::from(64);
         }
     };
+    // Read before watching stdin: a parent that gives none would end us before we say why.
+    let chat_template = match &args.chat_template {
+        None => None,
+        Some(path) => match std::fs::read_to_string(path) {
+            Ok(text) if !text.contains('\0') => match template::check(&text) {
+                Ok(()) => Some(text),
+                Err(e) => {
+                    announce(&serde_json::json!({ "error": format!("{}: {e}", path.display()) }));
+                    return ExitCode::from(2);
+                }
+            },
+            Ok(_) => {
+                announce(
+                    &serde_json::json!({ "error": format!("{} holds a NUL character: not a chat template", path.display()) }),
+                );
+                return ExitCode::from(2);
+            }
+            Err(e) => {
+                announce(
+                    &serde_json::json!({ "error": format!("cannot read the chat template {}: {e}", path.display()) }),
+                );
+                return ExitCode::from(2);
+            }
+        },
+    };
     // Never outlive the parent: it holds our stdin, and its end closes it.
     std::thread::spawn(|| {
         let mut sink = [0u8; 64];
@@ -104,6 +136,7 @@ fn main() -> ExitCode {
     });
     let settings = worker::Settings {
         model: args.model.clone(),
+        chat_template,
         ctx: args.ctx,
         threads: args.threads,
     };
@@ -132,6 +165,7 @@ fn main() -> ExitCode {
             "port": port,
             "n_ctx": info.n_ctx,
             "n_ctx_train": info.n_ctx_train,
+            "tools": if info.tools_in_template { "template" } else { "system message" },
             "template": info.template_note,
             "memory": info.memory_note,
         }));
@@ -156,7 +190,12 @@ mod tests {
 
     #[test]
     fn the_command_line_is_read_with_clear_errors() {
-        let a = args("--model m.gguf --ctx 2048 --threads 2 --port 5000").unwrap();
+        let a = args("--model m.gguf --ctx 2048 --threads 2 --port 5000 --chat-template t.jinja")
+            .unwrap();
+        assert_eq!(
+            a.chat_template.as_deref().and_then(|p| p.to_str()),
+            Some("t.jinja")
+        );
         assert_eq!(
             (a.model.to_str(), a.ctx, a.threads, a.port),
             (Some("m.gguf"), Some(2048), Some(2), 5000)

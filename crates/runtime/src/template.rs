@@ -33,6 +33,14 @@ pub fn takes_tools(source: &str) -> bool {
     source.contains("tools") && source.contains(OPEN)
 }
 
+/// Why `source` is not a Jinja template this runtime can render, if it is not.
+pub fn check(source: &str) -> Result<(), String> {
+    let mut env = Environment::new();
+    env.add_template("chat", source)
+        .map(|_| ())
+        .map_err(|e| format!("the chat template cannot be read: {e}"))
+}
+
 /// The prompt from a template of the family (see [`takes_tools`]), or why it could not be
 /// rendered.
 ///
@@ -404,6 +412,8 @@ Write calls as <tool_call>{"name": ..., "arguments": ...}</tool_call><|im_end|>
         assert!(e.contains("no tools here"), "{e}");
         let e = render("{% for %}", &history(), &tools()).unwrap_err();
         assert!(e.contains("cannot be read"), "{e}");
+        assert!(check("{% for %}").unwrap_err().contains("cannot be read"));
+        assert_eq!(check(FAMILY), Ok(()));
     }
 
     #[test]

@@ -36,6 +36,8 @@ const MIN_CTX: u32 = 512;
 pub struct Settings {
     /// The GGUF file.
     pub model: PathBuf,
+    /// A Jinja chat template that replaces the model file's (`--chat-template`).
+    pub chat_template: Option<String>,
     /// Context size asked for (at most the model's trained context).
     pub ctx: Option<u32>,
     /// Threads generating the answer; default: the machine's cores (a prompt is read with all
@@ -56,6 +58,8 @@ pub struct Info {
     pub template_note: Option<String>,
     /// A note when the context is smaller than asked because the memory free for it is short.
     pub memory_note: Option<String>,
+    /// Native calls' tools go through the chat template (it takes tools, see `template`).
+    pub tools_in_template: bool,
 }
 
 /// The context to run with: the smallest of the model's trained context, the one asked for
@@ -223,7 +227,12 @@ fn run(settings: Settings, jobs: mpsc::Receiver<Job>, info_tx: mpsc::Sender<Resu
             ))
         }
     };
-    let (template, template_note) = match model.chat_template(None) {
+    let given = settings
+        .chat_template
+        .as_deref()
+        .and_then(|text| LlamaChatTemplate::new(text).ok());
+    let (template, template_note) = match given.map(Ok).unwrap_or_else(|| model.chat_template(None))
+    {
         Ok(template) => (template, None),
         Err(_) => (
             chatml(),
@@ -242,6 +251,7 @@ fn run(settings: Settings, jobs: mpsc::Receiver<Job>, info_tx: mpsc::Sender<Resu
         n_ctx_train,
         template_note,
         memory_note,
+        tools_in_template: source.as_deref().is_some_and(template::takes_tools),
     };
     if info_tx.send(Ok(info)).is_err() {
         return;
