@@ -209,6 +209,21 @@ describe("Models screen", () => {
     be.finishPull({ ok: be.installed[1] as InstalledModel });
     expect(await screen.findByTestId("model-Qwen3-1.7B-Q8_0")).toBeVisible();
     expect(screen.queryByTestId("download-Qwen3-1.7B-Q8_0.gguf")).not.toBeInTheDocument();
+
+    // The last reports may arrive after the pull's answer (events are polled): the check of the
+    // sha256 shows again for a moment, and the end takes the row away.
+    await push({
+      kind: "model_download",
+      event: progress({ phase: "verifying", downloaded: 1_800_000_000 }),
+    });
+    expect(await screen.findByTestId("download-Qwen3-1.7B-Q8_0.gguf")).toBeVisible();
+    await push({
+      kind: "model_download",
+      event: progress({ phase: "done", downloaded: 1_800_000_000 }),
+    });
+    await waitFor(() =>
+      expect(screen.queryByTestId("download-Qwen3-1.7B-Q8_0.gguf")).not.toBeInTheDocument(),
+    );
   });
 
   it("says why a download failed", async () => {

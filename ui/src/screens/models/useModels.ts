@@ -63,8 +63,13 @@ export function useModels() {
   }, [reload]);
 
   useModelDownloads((p) => {
-    // The end is the pull's own answer (the model listed, the row gone).
-    if (p.phase === "done") return;
+    // Events arrive by polling, so the last reports (checking the sha256, done) can come after
+    // the pull's own answer has removed the row: a late report must not bring it back for good.
+    // The end is always reported last, and takes the row away whenever it comes.
+    if (p.phase === "done") {
+      setDownloads((all) => without(all, [p.file]));
+      return;
+    }
     setDownloads((all) => {
       const known = all[p.file];
       return {
