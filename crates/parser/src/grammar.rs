@@ -1172,6 +1172,22 @@ mod tests {
         assert_eq!(shapes.len(), 3, "{shapes:?}");
     }
 
+    /// The tools as a grammar describes them: the first tool of a repeated name, the first
+    /// parameter of a repeated name.
+    fn described(tools: &[ToolSpec]) -> Vec<ToolSpec> {
+        let mut seen = HashSet::new();
+        tools
+            .iter()
+            .filter(|t| seen.insert(t.name.clone()))
+            .cloned()
+            .map(|mut t| {
+                let mut names = HashSet::new();
+                t.params.retain(|p| names.insert(p.name.clone()));
+                t
+            })
+            .collect()
+    }
+
     fn param_strategy() -> impl Strategy<Value = ParamSpec> {
         (
             "[a-z][a-z0-9_]{0,8}",
@@ -1218,18 +1234,7 @@ mod tests {
                 let text = accepted(&g, seed ^ k.wrapping_mul(0x2545_F491_4F6C_DD1D));
                 let calls = parse(&text);
                 prop_assert_eq!(calls.len(), 1, "one call in {:?}", text);
-                // Repeated names: the first tool of a name is the one the grammar describes.
-                let mut seen = HashSet::new();
-                let first: Vec<ToolSpec> = tools
-                    .iter()
-                    .filter(|t| seen.insert(t.name.clone()))
-                    .cloned()
-                    .map(|mut t| {
-                        let mut names = HashSet::new();
-                        t.params.retain(|p| names.insert(p.name.clone()));
-                        t
-                    })
-                    .collect();
+                let first = described(&tools);
                 for call in &calls {
                     if let Err(e) = check_call(call, &first) {
                         prop_assert!(false, "{}\nin {:?}\nread as {:?}", e, text, calls);
@@ -1245,17 +1250,7 @@ mod tests {
             seed in any::<u64>(),
         ) {
             let g = native_call_grammar(&tools).unwrap();
-            let mut seen = HashSet::new();
-            let first: Vec<ToolSpec> = tools
-                .iter()
-                .filter(|t| seen.insert(t.name.clone()))
-                .cloned()
-                .map(|mut t| {
-                    let mut names = HashSet::new();
-                    t.params.retain(|p| names.insert(p.name.clone()));
-                    t
-                })
-                .collect();
+            let first = described(&tools);
             for k in 0..8u64 {
                 let text = accepted(&g, seed ^ k.wrapping_mul(0x2545_F491_4F6C_DD1D));
                 if let Err(e) = check_native(&text, &first) {

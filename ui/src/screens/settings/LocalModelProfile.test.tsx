@@ -7,14 +7,20 @@ import { SettingsScreen } from "./SettingsScreen";
 
 const STATE: StatusState = { status: STATUS, error: null, loading: false, reload: async () => {} };
 
+/** Settings open on the `local` profile's form. */
+async function editLocalProfile() {
+  const backend = fakeBackend();
+  const user = userEvent.setup();
+  render(<SettingsScreen theme="system" onThemeChange={() => {}} state={STATE} />);
+  const row = within(await screen.findByTestId("profile-local"));
+  await user.click(row.getByRole("button", { name: "Edit local" }));
+  const form = within(screen.getByRole("form", { name: "Edit local" }));
+  return { backend, user, form };
+}
+
 describe("Settings: a profile run on this computer", () => {
   it("asks for no server address or key, and saves `api: local` without them", async () => {
-    const backend = fakeBackend();
-    const user = userEvent.setup();
-    render(<SettingsScreen theme="system" onThemeChange={() => {}} state={STATE} />);
-    const row = within(await screen.findByTestId("profile-local"));
-    await user.click(row.getByRole("button", { name: "Edit local" }));
-    const form = within(screen.getByRole("form", { name: "Edit local" }));
+    const { backend, user, form } = await editLocalProfile();
     expect(form.getByLabelText("Base URL")).toBeInTheDocument();
 
     await user.selectOptions(form.getByLabelText("API type"), "local");
@@ -38,12 +44,7 @@ describe("Settings: a profile run on this computer", () => {
   });
 
   it("sets guided tool calls per profile, and leaves the default unwritten", async () => {
-    const backend = fakeBackend();
-    const user = userEvent.setup();
-    render(<SettingsScreen theme="system" onThemeChange={() => {}} state={STATE} />);
-    const row = within(await screen.findByTestId("profile-local"));
-    await user.click(row.getByRole("button", { name: "Edit local" }));
-    const form = within(screen.getByRole("form", { name: "Edit local" }));
+    const { backend, user, form } = await editLocalProfile();
     await user.selectOptions(form.getByLabelText("API type"), "local");
     await user.click(form.getByText("Advanced options"));
     const guided = form.getByLabelText("Guided tool calls");
