@@ -166,6 +166,15 @@ impl AppContext {
                 snap.agents.push(old.clone());
             }
         }
+        for old in &current.skills.skills {
+            if broken.contains(&old.source) && snap.skills.get(&old.name).is_none() {
+                tracing::warn!(file = %old.source.display(), "keeping the last good version of skill `{}`", old.name);
+                snap.skills.skills.push(old.clone());
+            }
+        }
+        snap.skills.skills.sort_by(|a, b| a.name.cmp(&b.name));
+        // A kept skill may be an agent's only one: its tools follow the skills kept.
+        crate::config::give_skill_tools(&mut snap);
         let models_file = self.paths.config_dir.join("models.yaml");
         if broken.contains(&models_file) && snap.models.is_empty() && !current.models.is_empty() {
             tracing::warn!("models.yaml does not load; keeping the last good model profiles");
@@ -320,6 +329,23 @@ impl AppContext {
                         field: Some(format!("tools.{tool}")),
                         message: format!("agent `{}` lists tool `{tool}`, which does not exist (or failed to load)", agent.name),
                     });
+                }
+            }
+        }
+        for agent in &config.agents {
+            if let crate::config::SkillChoice::Named(names) = &agent.skills {
+                for name in names {
+                    if config.skills.get(name).is_none() {
+                        problems.push(ConfigError {
+                            file: agent.source.clone(),
+                            line: line_of_tool(&agent.source, "skills"),
+                            field: Some("skills".into()),
+                            message: format!(
+                                "agent `{}` lists skill `{name}`, which does not exist (or failed                                  to load); see `skills list`",
+                                agent.name
+                            ),
+                        });
+                    }
                 }
             }
         }
@@ -478,7 +504,32 @@ fn build_registry(config: &ConfigSnapshot) -> Registry {
             internal: a.internal,
         })
         .collect();
-    let builtins = builtin_tools(&config.settings, Arc::new(RwLock::new(routes)));
+    let mut builtins = builtin_tools(&config.settings, Arc::new(RwLock::new(routes)));
+    // The skill tools exist while a skill is enabled; each agent reaches only its own skills.
+    let enabled: Vec<_> = config
+        .skills
+        .skills
+        .iter()
+        .filter(|s| !config.settings.skills.disabled.contains(&s.name))
+        .cloned()
+        .collect();
+    if !enabled.is_empty() {
+        let shelf = crate::skills::SkillShelf::default();
+        let agents = config
+            .agents
+            .iter()
+            .map(|a| {
+                let names = config
+                    .agent_skills(a)
+                    .iter()
+                    .map(|s| s.name.clone())
+                    .collect();
+                (a.name.clone(), names)
+            })
+            .collect();
+        shelf.set(enabled, agents);
+        builtins.extend(crate::skills::skill_tools(&shelf));
+    }
     Registry::build(builtins, &config.tools)
 }
 

@@ -47,7 +47,7 @@ pub use artifactflow_models as models;
 pub use artifactflow_parser as parser;
 pub use artifactflow_platform::{logging, net, owner, paths, secrets};
 pub use artifactflow_store::{calls, calls_backfill, conversations, db, history};
-pub use artifactflow_tools::{artifacts, mcp, openapi, permissions, settings, tools};
+pub use artifactflow_tools::{artifacts, mcp, openapi, permissions, settings, skills, tools};
 
 // The config modules' old paths, kept so code written against them still builds.
 pub use artifactflow_platform::{config_error, frontmatter, yaml};

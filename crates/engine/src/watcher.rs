@@ -69,6 +69,15 @@ impl ConfigWatcher {
             .watcher()
             .watch(&dir, RecursiveMode::Recursive)
             .map_err(|e| err(&e))?;
+        // The user-level skill folders count when Settings turn them on; one that cannot be
+        // watched only loses hot reload of those skills.
+        for folder in crate::config::user_skill_folders() {
+            if folder.is_dir() {
+                if let Err(e) = debouncer.watcher().watch(&folder, RecursiveMode::Recursive) {
+                    tracing::warn!(folder = %folder.display(), "cannot watch skills: {e}");
+                }
+            }
+        }
         Ok(ConfigWatcher {
             _debouncer: debouncer,
             handled,

@@ -14,6 +14,8 @@
 //! - [`permissions`]: permission rules compiled once per config, and the pure decision a call
 //!   gets from them (allow, confirm with reasons, or deny with the rule), with conversation
 //!   grants; asking the user stays in the engine's gate.
+//! - [`skills`]: Agent Skills (`SKILL.md` folders), loaded and validated, and the tools that
+//!   load one, read its files and run its scripts.
 //! - [`settings`]: `settings.yaml`'s types (the web tools' services, the permission timeout),
 //!   read below the tools that use them.
 #![warn(missing_docs)]
@@ -23,6 +25,7 @@ pub mod mcp;
 pub mod openapi;
 pub mod permissions;
 pub mod settings;
+pub mod skills;
 pub mod tools;
 
 // The floors below, under the paths this crate's modules name them by.

@@ -32,6 +32,30 @@ pub struct Settings {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "specta", specta(skip))]
     pub permission_rules: Option<serde_json::Value>,
+    /// Agent Skills: the user-level folders other apps use, and the skills turned off.
+    #[serde(skip_serializing_if = "SkillSettings::is_default")]
+    pub skills: SkillSettings,
+}
+
+/// Where skills come from besides the config folder's `skills/`, and which are off.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(deny_unknown_fields, default)]
+pub struct SkillSettings {
+    /// Also read the skills other apps keep in the user's home (`~/.agents/skills`,
+    /// `~/.claude/skills`). Off until the user turns it on.
+    pub user_folders: bool,
+    /// Skills turned off, by name: they load (and are checked) but no agent gets them.
+    pub disabled: Vec<String>,
+}
+
+impl SkillSettings {
+    /// The user-level skill folders, in the order a name is looked up (the first wins).
+    pub const USER_FOLDERS: [&'static str; 2] = [".agents/skills", ".claude/skills"];
+
+    fn is_default(&self) -> bool {
+        self == &SkillSettings::default()
+    }
 }
 
 /// Where a built-in web tool sends its requests.
@@ -60,6 +84,7 @@ impl Default for Settings {
             permission_timeout_secs: 120,
             update_url: None,
             permission_rules: None,
+            skills: SkillSettings::default(),
         }
     }
 }

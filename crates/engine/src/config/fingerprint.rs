@@ -7,11 +7,16 @@ use std::path::{Path, PathBuf};
 /// Path and content hash of each config file, sorted.
 pub type Fingerprint = Vec<(PathBuf, u64)>;
 
-/// Path and content hash of every config file that matters in `dir`, sorted (config files
-/// are small).
+/// Path and content hash of every config file that matters in `dir`, and in the user-level
+/// skill folders (read when Settings turn them on), sorted (config files are small).
 pub fn fingerprint(dir: &Path) -> Fingerprint {
     let mut files = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
+    stack.extend(
+        super::user_skill_folders()
+            .into_iter()
+            .filter(|f| f.is_dir()),
+    );
     while let Some(d) = stack.pop() {
         let Ok(entries) = std::fs::read_dir(&d) else {
             continue;

@@ -53,6 +53,10 @@ pub struct AgentDef {
     /// Internal agents cannot be the target of `call_subagent`.
     #[serde(default)]
     pub internal: bool,
+    /// The Agent Skills it may load: `all` (every enabled skill), or a list of names. None
+    /// when absent.
+    #[serde(default, skip_serializing_if = "SkillChoice::is_none")]
+    pub skills: SkillChoice,
     /// Upper bound of tool rounds in one run.
     #[serde(default = "default_max_tool_rounds")]
     pub max_tool_rounds: u32,
@@ -75,6 +79,55 @@ fn default_max_tool_rounds() -> u32 {
     20
 }
 
+/// An agent's `skills:`: none (absent), `all`, or a list of skill names.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum SkillChoice {
+    /// No skills.
+    #[default]
+    None,
+    /// Every enabled skill.
+    All,
+    /// These skills (the enabled ones of them).
+    Named(Vec<String>),
+}
+
+impl SkillChoice {
+    fn is_none(&self) -> bool {
+        matches!(self, SkillChoice::None) || matches!(self, SkillChoice::Named(n) if n.is_empty())
+    }
+}
+
+impl Serialize for SkillChoice {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            SkillChoice::None => s.serialize_none(),
+            SkillChoice::All => s.serialize_str("all"),
+            SkillChoice::Named(names) => names.serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for SkillChoice {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Written {
+            Word(String),
+            Names(Vec<String>),
+            Nothing(()),
+        }
+        match Written::deserialize(d)? {
+            Written::Word(w) if w.trim() == "all" => Ok(SkillChoice::All),
+            Written::Word(w) if w.trim() == "none" || w.trim().is_empty() => Ok(SkillChoice::None),
+            Written::Word(w) => Err(serde::de::Error::custom(format!(
+                "skills: `{w}` is neither `all` nor a list of skill names (write `skills: [{w}]`                  for one skill)"
+            ))),
+            Written::Names(names) => Ok(SkillChoice::Named(names)),
+            Written::Nothing(()) => Ok(SkillChoice::None),
+        }
+    }
+}
+
 /// Everything loaded from one config folder.
 #[derive(Debug, Clone, Default)]
 pub struct ConfigSnapshot {
@@ -93,6 +146,9 @@ pub struct ConfigSnapshot {
     /// `settings.yaml`'s permission rules, checked for their patterns (not yet against the
     /// tools: see [`crate::context::AppContext::permission_rules`]).
     pub global_rules: Vec<crate::permissions::load::RuleEntry>,
+    /// Agent Skills from the config folder's `skills/` (and the user folders when Settings
+    /// turn them on), each problem also in `errors`.
+    pub skills: crate::skills::SkillSet,
     /// The files this snapshot was read from, as they were just before reading them.
     pub loaded_from: fingerprint::Fingerprint,
 }
@@ -128,6 +184,8 @@ pub fn load(config_dir: &Path) -> ConfigSnapshot {
     snap.global_rules = global_rules(config_dir, &snap.settings);
     snap.mcp = crate::mcp::config::load(config_dir);
     snap.errors.extend(snap.mcp.errors.iter().cloned());
+    snap.skills = load_skills(config_dir, &snap.settings.skills);
+    snap.errors.extend(snap.skills.errors.iter().cloned());
     dedupe(
         &mut snap.agents,
         |a| &a.name,
@@ -140,7 +198,82 @@ pub fn load(config_dir: &Path) -> ConfigSnapshot {
         |t| &t.source,
         &mut snap.errors,
     );
+    give_skill_tools(&mut snap);
     snap
+}
+
+/// The skills of the config folder's `skills/`, then (when `settings` turn them on) of the
+/// user-level folders other apps use; a name found twice keeps the first.
+pub fn load_skills(
+    config_dir: &Path,
+    settings: &crate::settings::SkillSettings,
+) -> crate::skills::SkillSet {
+    use crate::skills::{load_dir, SkillOrigin, SkillSet};
+    let mut set = SkillSet::default();
+    set.add(load_dir(&config_dir.join("skills"), &SkillOrigin::Config));
+    if settings.user_folders {
+        for folder in user_skill_folders() {
+            let origin = SkillOrigin::UserFolder {
+                folder: folder.clone(),
+            };
+            set.add(load_dir(&folder, &origin));
+        }
+    }
+    set
+}
+
+/// The user-level skill folders (`~/.agents/skills`, `~/.claude/skills`).
+pub fn user_skill_folders() -> Vec<PathBuf> {
+    let home = std::env::var_os("HOME")
+        .or_else(|| std::env::var_os("USERPROFILE"))
+        .map(PathBuf::from);
+    home.map(|h| {
+        crate::settings::SkillSettings::USER_FOLDERS
+            .iter()
+            .map(|f| h.join(f))
+            .collect()
+    })
+    .unwrap_or_default()
+}
+
+impl ConfigSnapshot {
+    /// The enabled skills `agent` may load, sorted by name.
+    pub fn agent_skills(&self, agent: &AgentDef) -> Vec<&crate::skills::Skill> {
+        let enabled = |s: &&crate::skills::Skill| !self.settings.skills.disabled.contains(&s.name);
+        match &agent.skills {
+            SkillChoice::None => Vec::new(),
+            SkillChoice::All => self.skills.skills.iter().filter(enabled).collect(),
+            SkillChoice::Named(names) => self
+                .skills
+                .skills
+                .iter()
+                .filter(|s| names.contains(&s.name))
+                .filter(enabled)
+                .collect(),
+        }
+    }
+}
+
+/// An agent with at least one skill gets the skill tools (unless it lists them itself, with
+/// its own permission): loading and reading run without asking, a script asks.
+pub(crate) fn give_skill_tools(snap: &mut ConfigSnapshot) {
+    let with_skills: Vec<String> = snap
+        .agents
+        .iter()
+        .filter(|a| !snap.agent_skills(a).is_empty())
+        .map(|a| a.name.clone())
+        .collect();
+    for agent in snap.agents.iter_mut() {
+        if with_skills.contains(&agent.name) {
+            for (tool, permission) in [
+                ("load_skill", Permission::Auto),
+                ("read_skill_file", Permission::Auto),
+                ("run_skill_script", Permission::Confirm),
+            ] {
+                agent.tools.entry(tool.into()).or_insert(permission);
+            }
+        }
+    }
 }
 
 /// `settings.yaml`'s rules, located in the file.

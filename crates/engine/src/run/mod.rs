@@ -43,6 +43,7 @@ use crate::tools::{ToolResult, ToolSpec};
 
 pub mod budget;
 mod manager;
+pub mod skills;
 mod tokens;
 mod view;
 
@@ -1247,16 +1248,13 @@ impl Runner {
     }
 }
 
-/// The system prompt in text mode: role prompt + the instructions for exactly `specs`.
-fn system_prompt(agent: &AgentDef, specs: &[ToolSpec]) -> String {
+/// The system prompt in text mode: the role (prompt and skills) + the instructions for
+/// exactly `specs`.
+fn system_prompt(role: &str, specs: &[ToolSpec]) -> String {
     if specs.is_empty() {
-        agent.role_prompt.clone()
+        role.to_string()
     } else {
-        format!(
-            "{}\n\n{}",
-            agent.role_prompt,
-            crate::parser::tool_instructions(specs)
-        )
+        format!("{role}\n\n{}", crate::parser::tool_instructions(specs))
     }
 }
 

@@ -263,9 +263,13 @@ impl Runner {
             .map(|p| p.tool_call_mode())
             .unwrap_or_default();
         let specs = self.agent_specs(agent, scope.conversation);
+        let role = {
+            let config = self.ctx.config();
+            super::skills::with_listing(&agent.role_prompt, &config.agent_skills(agent))
+        };
         let (system, tools) = match mode {
-            ToolCallMode::Text => (super::system_prompt(agent, &specs), Vec::new()),
-            ToolCallMode::Native => (agent.role_prompt.clone(), tool_definitions(&specs)),
+            ToolCallMode::Text => (super::system_prompt(&role, &specs), Vec::new()),
+            ToolCallMode::Native => (role, tool_definitions(&specs)),
         };
         let guide = profile
             .as_ref()

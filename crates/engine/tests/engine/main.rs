@@ -14,4 +14,5 @@ mod redaction; // a secret echoed in other encodings is masked everywhere
 mod reload; // the config watcher: new, broken and fixed files while running
 mod rules; // permission rules through the gate: precedence, $host, sub-agents, located errors
 mod runs; // full runs: tools, permissions, cancel, sub-agents, limits, dialects
+mod skills; // Agent Skills: listing, loading, reading, scripts (approval, environment, limits)
 mod truncate; // edit-and-resend: history cut at a task, busy errors without raw ids

@@ -148,3 +148,53 @@ fn a_save_from_the_app_is_reloaded_and_announced_once() {
         settings.permission_timeout_secs
     );
 }
+
+#[test]
+fn a_new_skill_is_live_and_a_broken_save_keeps_its_last_good_version() {
+    let home = tempfile::tempdir().unwrap();
+    let ctx = Arc::new(AppContext::open(Some(home.path())).unwrap());
+    let sink = |_: EngineEvent| {};
+    let _watcher = ConfigWatcher::start(ctx.clone(), Arc::new(sink)).unwrap();
+    let file = ctx.paths().config_dir.join("skills/notes/SKILL.md");
+    let description = |ctx: &AppContext| {
+        ctx.config()
+            .skills
+            .get("notes")
+            .map(|s| s.description.clone())
+    };
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    engine::config::write_atomically(&file, b"---\nname: notes\ndescription: One.\n---\nBody\n")
+        .unwrap();
+    wait_until("the new skill", || description(&ctx).is_some());
+    // The bundled lead agent takes every skill, so it now has the skill tools.
+    assert!(ctx.tool_registry().get("load_skill").is_some());
+    let lead = ctx
+        .config()
+        .agents
+        .iter()
+        .find(|a| a.name == "lead_agent")
+        .cloned();
+    assert!(lead.unwrap().tools.contains_key("load_skill"));
+
+    std::fs::write(&file, "---\nname: Notes!\ndescription: Two.\n---\n").unwrap();
+    wait_until("the error", || {
+        ctx.config_problems()
+            .iter()
+            .any(|e| e.file == file && e.line == Some(2))
+    });
+    assert_eq!(
+        description(&ctx).as_deref(),
+        Some("One."),
+        "last good version stays"
+    );
+
+    std::fs::write(&file, "---\nname: notes\ndescription: Two.\n---\n").unwrap();
+    wait_until("the fixed skill", || {
+        description(&ctx).as_deref() == Some("Two.")
+    });
+    assert!(
+        ctx.config_problems().is_empty(),
+        "{:?}",
+        ctx.config_problems()
+    );
+}

@@ -1,0 +1,121 @@
+//! Agent Skills: folders with a `SKILL.md` (YAML frontmatter with `name` and `description`,
+//! then instructions) and optional `scripts/`, `references/` and `assets/`, as Claude, goose,
+//! Zed and other clients read them, loaded unchanged.
+//!
+//! - [`load`]: reading a folder of skills (one folder per skill), validated as the format
+//!   specifies, each problem a located [`ConfigError`] that never stops the other skills.
+//! - [`files`]: a skill's files, confined to its folder (no `..`, no symlink out).
+//! - [`tools`]: what the model gets. Only each skill's name and description are in the prompt
+//!   ([`listing`]); `load_skill` loads one skill's instructions when the model decides to use
+//!   it, `read_skill_file` reads one of its files, `run_skill_script` runs one of its scripts
+//!   (confirm by default, a clean environment, a timeout, capped output).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::config_error::ConfigError;
+
+pub mod files;
+pub mod load;
+pub mod script;
+pub mod tools;
+
+pub use load::{load_dir, parse_skill};
+pub use tools::{skill_tools, SkillShelf, SKILL_TOOL_NAMES};
+
+/// Where a skill was found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub enum SkillOrigin {
+    /// The config folder's `skills/`.
+    Config,
+    /// A user-level folder other apps use (`~/.agents/skills`, `~/.claude/skills`), read when
+    /// Settings turn them on.
+    UserFolder {
+        /// The folder.
+        folder: PathBuf,
+    },
+}
+
+/// One skill that loaded.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct Skill {
+    /// Its name: lowercase letters, digits and hyphens, the name of its folder.
+    pub name: String,
+    /// What it does and when to use it: all the model sees before it loads the skill.
+    pub description: String,
+    /// Its licence, as written.
+    pub license: Option<String>,
+    /// What it needs to run (products, system packages, network), as written.
+    pub compatibility: Option<String>,
+    /// Tools it expects to use (`allowed-tools`), as written. Informational: the agent's own
+    /// tools and the permission rules decide every call.
+    pub allowed_tools: Vec<String>,
+    /// Extra key-value facts (`metadata`).
+    pub metadata: BTreeMap<String, String>,
+    /// The instructions (the Markdown after the frontmatter).
+    pub instructions: String,
+    /// The skill's folder.
+    pub dir: PathBuf,
+    /// Its `SKILL.md`.
+    pub source: PathBuf,
+    /// Where it was found.
+    pub origin: SkillOrigin,
+    /// Frontmatter fields this app does not use (other clients' extensions), kept as notes:
+    /// they never stop a skill from loading.
+    pub ignored_fields: Vec<String>,
+}
+
+impl Skill {
+    /// The skill's description as one line, whitespace collapsed.
+    pub fn one_line_description(&self) -> String {
+        self.description
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// Every skill found and every problem, sorted by name; a name used twice keeps the first
+/// (config folder first, then the user folders in order) and reports the others.
+#[derive(Debug, Clone, Default)]
+pub struct SkillSet {
+    /// The skills that loaded.
+    pub skills: Vec<Skill>,
+    /// What did not load, located.
+    pub errors: Vec<ConfigError>,
+}
+
+impl SkillSet {
+    /// The skill called `name`.
+    pub fn get(&self, name: &str) -> Option<&Skill> {
+        self.skills.iter().find(|s| s.name == name)
+    }
+
+    /// Add the skills of one more folder; a name already taken is reported, not loaded.
+    pub fn add(&mut self, loaded: (Vec<Skill>, Vec<ConfigError>)) {
+        let (skills, errors) = loaded;
+        self.errors.extend(errors);
+        for skill in skills {
+            if let Some(first) = self.get(&skill.name) {
+                self.errors.push(ConfigError {
+                    file: skill.source.clone(),
+                    line: None,
+                    field: Some("name".into()),
+                    message: format!(
+                        "a skill named `{}` is already loaded from {}; this one is not loaded",
+                        skill.name,
+                        first.source.display()
+                    ),
+                });
+            } else {
+                self.skills.push(skill);
+            }
+        }
+        self.skills.sort_by(|a, b| a.name.cmp(&b.name));
+    }
+}

@@ -1,0 +1,424 @@
+//! The skill tools: `load_skill` (a skill's instructions and the list of its files),
+//! `read_skill_file` (one file: text as text, a binary file as an artifact) and
+//! `run_skill_script` (one of its scripts, `confirm` by default, the exact command line in the
+//! permission dialog). All three read the [`SkillShelf`] the engine swaps on every reload, and
+//! an agent reaches only the skills its `skills:` gives it.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use serde_json::json;
+
+use super::script;
+use super::Skill;
+use crate::tool_spec::{ParamSpec, ParamType};
+use crate::tools::{
+    Attachment, Params, Permission, Tool, ToolContext, ToolRef, ToolResult, ToolSpec,
+};
+
+/// Names of the skill tools.
+pub const SKILL_TOOL_NAMES: [&str; 3] = ["load_skill", "read_skill_file", "run_skill_script"];
+
+/// The most bytes of a text file `read_skill_file` returns.
+pub const MAX_TEXT_FILE_BYTES: u64 = 256 * 1024;
+/// The largest binary file `read_skill_file` stores as an artifact.
+pub const MAX_BINARY_FILE_BYTES: u64 = 20 * 1024 * 1024;
+
+#[derive(Default)]
+struct Shelf {
+    skills: Vec<Skill>,
+    /// Each agent's skills, by name (an agent not here has none).
+    agents: BTreeMap<String, Vec<String>>,
+}
+
+/// The skills that loaded and which agent may use which; the engine swaps them on reload.
+#[derive(Clone, Default)]
+pub struct SkillShelf(Arc<RwLock<Shelf>>);
+
+impl SkillShelf {
+    /// Replace the skills and each agent's choice of them.
+    pub fn set(&self, skills: Vec<Skill>, agents: BTreeMap<String, Vec<String>>) {
+        *self.0.write().unwrap_or_else(|p| p.into_inner()) = Shelf { skills, agents };
+    }
+
+    /// The skill `name` as `agent` (empty for a direct call, which reaches every skill) may use
+    /// it, or what to tell the model.
+    pub fn skill_for(&self, name: &str, agent: &str) -> Result<Skill, String> {
+        let shelf = self.0.read().unwrap_or_else(|p| p.into_inner());
+        let mine: Vec<&str> = if agent.is_empty() {
+            shelf.skills.iter().map(|s| s.name.as_str()).collect()
+        } else {
+            shelf
+                .agents
+                .get(agent)
+                .map(|names| names.iter().map(String::as_str).collect())
+                .unwrap_or_default()
+        };
+        let name = name.trim();
+        match shelf.skills.iter().find(|s| s.name == name) {
+            Some(skill) if mine.contains(&name) => Ok(skill.clone()),
+            _ if mine.is_empty() => Err(format!(
+                "there is no skill `{name}`: you have no skills; do the task without one"
+            )),
+            _ => Err(format!(
+                "there is no skill `{name}` among yours; yours: {}",
+                mine.join(", ")
+            )),
+        }
+    }
+}
+
+fn caller(ctx: &ToolContext) -> String {
+    ctx.origin
+        .as_ref()
+        .map(|o| o.agent.clone())
+        .unwrap_or_default()
+}
+
+/// The three skill tools over `shelf`.
+pub fn skill_tools(shelf: &SkillShelf) -> Vec<ToolRef> {
+    vec![
+        Arc::new(LoadSkill::new(shelf.clone())),
+        Arc::new(ReadSkillFile::new(shelf.clone())),
+        Arc::new(RunSkillScript::new(shelf.clone())),
+    ]
+}
+
+fn skill_param() -> ParamSpec {
+    ParamSpec::new("skill", ParamType::String, "The skill's name, as listed")
+}
+
+fn text_param(params: &Params, name: &str) -> String {
+    params
+        .get(name)
+        .and_then(|v| v.as_str())
+        .unwrap_or_default()
+        .to_string()
+}
+
+// ------------------------------------------------------------------------------------------
+
+/// `load_skill`: a skill's instructions, with the list of its files.
+pub struct LoadSkill {
+    spec: ToolSpec,
+    shelf: SkillShelf,
+}
+
+impl LoadSkill {
+    /// The tool over `shelf`.
+    pub fn new(shelf: SkillShelf) -> Self {
+        LoadSkill {
+            spec: ToolSpec {
+                name: "load_skill".into(),
+                description: "Load one of your skills: its instructions and the list of its \
+                              files. Call it when the task matches a skill's description, \
+                              before you start, then follow the instructions."
+                    .into(),
+                input_schema: None,
+                params: vec![skill_param()],
+            },
+            shelf,
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl Tool for LoadSkill {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn permission(&self) -> Permission {
+        Permission::Auto
+    }
+
+    fn max_result_size_chars(&self) -> Option<usize> {
+        // A SKILL.md is read whole (it is capped when loaded).
+        Some(super::load::MAX_SKILL_MD_BYTES as usize + 16 * 1024)
+    }
+
+    async fn execute(&self, params: Params, ctx: &ToolContext) -> ToolResult {
+        let skill = match self
+            .shelf
+            .skill_for(&text_param(&params, "skill"), &caller(ctx))
+        {
+            Ok(s) => s,
+            Err(e) => return ToolResult::fail(e),
+        };
+        // Read again: the instructions as they are now (the watcher reloads on change anyway).
+        let instructions = std::fs::read_to_string(&skill.source)
+            .ok()
+            .and_then(|t| super::parse_skill(&skill.source, &t).ok())
+            .map(|s| s.instructions)
+            .unwrap_or(skill.instructions.clone());
+        let files = super::files::list(&skill.dir);
+        let mut text = format!("# Skill `{}`\n\n{}", skill.name, instructions);
+        if !files.is_empty() {
+            text.push_str(
+                "\n\n---\nThe skill's files (read one with read_skill_file; run a script with \
+                 run_skill_script):",
+            );
+            for f in &files {
+                text.push_str(&format!("\n- {f}"));
+            }
+        }
+        ToolResult::ok(text)
+            .with_meta("skill", skill.name.clone())
+            .with_meta("skill_files", files.len())
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+
+/// `read_skill_file`: one file of a skill.
+pub struct ReadSkillFile {
+    spec: ToolSpec,
+    shelf: SkillShelf,
+}
+
+impl ReadSkillFile {
+    /// The tool over `shelf`.
+    pub fn new(shelf: SkillShelf) -> Self {
+        ReadSkillFile {
+            spec: ToolSpec {
+                name: "read_skill_file".into(),
+                description: "Read one file of a skill you loaded (a reference, a template, a \
+                              script's source), by its path inside the skill."
+                    .into(),
+                input_schema: None,
+                params: vec![
+                    skill_param(),
+                    ParamSpec::new(
+                        "path",
+                        ParamType::String,
+                        "The file's path inside the skill, e.g. references/guide.md",
+                    ),
+                ],
+            },
+            shelf,
+        }
+    }
+}
+
+fn mime_of(path: &std::path::Path) -> &'static str {
+    match path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .as_deref()
+    {
+        Some("png") => "image/png",
+        Some("jpg") | Some("jpeg") => "image/jpeg",
+        Some("gif") => "image/gif",
+        Some("webp") => "image/webp",
+        Some("svg") => "image/svg+xml",
+        Some("pdf") => "application/pdf",
+        Some("zip") => "application/zip",
+        Some("wav") => "audio/wav",
+        Some("mp3") => "audio/mpeg",
+        _ => "application/octet-stream",
+    }
+}
+
+#[async_trait::async_trait]
+impl Tool for ReadSkillFile {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn permission(&self) -> Permission {
+        Permission::Auto
+    }
+
+    async fn execute(&self, params: Params, ctx: &ToolContext) -> ToolResult {
+        let skill = match self
+            .shelf
+            .skill_for(&text_param(&params, "skill"), &caller(ctx))
+        {
+            Ok(s) => s,
+            Err(e) => return ToolResult::fail(e),
+        };
+        let relative = text_param(&params, "path");
+        let path = match super::files::resolve(&skill.dir, &relative) {
+            Ok(p) => p,
+            Err(e) => {
+                let files = super::files::list(&skill.dir);
+                return ToolResult::fail(format!(
+                    "{e}. The skill's files: {}",
+                    if files.is_empty() {
+                        "none".to_string()
+                    } else {
+                        files.join(", ")
+                    }
+                ));
+            }
+        };
+        let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        let shown = relative.trim().replace('\\', "/");
+        let bytes = match std::fs::read(&path) {
+            Ok(b) if size <= MAX_BINARY_FILE_BYTES => b,
+            Ok(_) => {
+                return ToolResult::fail(format!(
+                    "{shown} is {} MiB; the most read is {} MiB",
+                    size / (1024 * 1024),
+                    MAX_BINARY_FILE_BYTES / (1024 * 1024)
+                ))
+            }
+            Err(e) => return ToolResult::fail(format!("cannot read {shown}: {e}")),
+        };
+        let meta = |r: ToolResult| {
+            r.with_meta("skill", skill.name.clone())
+                .with_meta("skill_file", shown.clone())
+        };
+        let is_text = !bytes.contains(&0);
+        match String::from_utf8(bytes) {
+            Ok(text) if is_text => {
+                if size > MAX_TEXT_FILE_BYTES {
+                    let mut end = MAX_TEXT_FILE_BYTES as usize;
+                    while !text.is_char_boundary(end) {
+                        end -= 1;
+                    }
+                    return meta(ToolResult::ok(format!(
+                        "{}\n\n[{shown} is {} KiB: only its first {} KiB are shown]",
+                        &text[..end],
+                        size / 1024,
+                        MAX_TEXT_FILE_BYTES / 1024
+                    )));
+                }
+                meta(ToolResult::ok(text))
+            }
+            Ok(text) => meta(binary(&skill, &shown, &path, text.into_bytes())),
+            Err(e) => meta(binary(&skill, &shown, &path, e.into_bytes())),
+        }
+    }
+}
+
+fn binary(skill: &Skill, shown: &str, path: &std::path::Path, bytes: Vec<u8>) -> ToolResult {
+    let mime = mime_of(path);
+    let mut result = ToolResult::ok(format!(
+        "{shown} is a binary file ({mime}, {} bytes), not text.",
+        bytes.len()
+    ));
+    result.attachments.push(Attachment {
+        mime: mime.into(),
+        title: format!("{}: {shown}", skill.name),
+        bytes,
+        resource_uri: None,
+    });
+    result
+}
+
+// ------------------------------------------------------------------------------------------
+
+/// `run_skill_script`: one of a skill's scripts.
+pub struct RunSkillScript {
+    spec: ToolSpec,
+    shelf: SkillShelf,
+}
+
+impl RunSkillScript {
+    /// The tool over `shelf`.
+    pub fn new(shelf: SkillShelf) -> Self {
+        RunSkillScript {
+            spec: ToolSpec {
+                name: "run_skill_script".into(),
+                description: "Run one of a skill's scripts, in the skill's folder, when its \
+                              instructions say to. Returns its exit code and output. The user \
+                              approves each run."
+                    .into(),
+                input_schema: None,
+                params: vec![
+                    skill_param(),
+                    ParamSpec::new(
+                        "script",
+                        ParamType::String,
+                        "The script's path inside the skill, e.g. scripts/convert.py",
+                    ),
+                    ParamSpec::new(
+                        "args",
+                        ParamType::String,
+                        "Its arguments, written as on a command line (quote one with spaces)",
+                    )
+                    .with_default(json!("")),
+                    ParamSpec::new(
+                        "timeout_secs",
+                        ParamType::Integer,
+                        "Seconds before it is stopped (at most 600)",
+                    )
+                    .with_default(json!(script::DEFAULT_TIMEOUT_SECS)),
+                ],
+            },
+            shelf,
+        }
+    }
+
+    fn plan(&self, params: &Params, ctx: &ToolContext) -> Result<script::ScriptPlan, String> {
+        let skill = self
+            .shelf
+            .skill_for(&text_param(params, "skill"), &caller(ctx))?;
+        script::plan(
+            &skill,
+            &text_param(params, "script"),
+            &text_param(params, "args"),
+        )
+    }
+}
+
+fn timeout_of(params: &Params) -> Duration {
+    let secs = params
+        .get("timeout_secs")
+        .and_then(|v| v.as_u64())
+        .unwrap_or(script::DEFAULT_TIMEOUT_SECS)
+        .clamp(1, script::MAX_TIMEOUT_SECS);
+    Duration::from_secs(secs)
+}
+
+#[async_trait::async_trait]
+impl Tool for RunSkillScript {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn permission(&self) -> Permission {
+        Permission::Confirm
+    }
+
+    async fn request_preview(
+        &self,
+        params: &Params,
+        ctx: &ToolContext,
+    ) -> Option<serde_json::Value> {
+        let plan = self.plan(params, ctx).ok()?;
+        Some(json!({
+            "script_command": plan.command_line(),
+            "program": plan.program.display().to_string(),
+            "working_folder": plan.cwd.display().to_string(),
+            "environment": "clean: PATH, HOME, locale and temp folders only; no app secrets",
+            "timeout_secs": timeout_of(params).as_secs(),
+        }))
+    }
+
+    async fn execute(&self, params: Params, ctx: &ToolContext) -> ToolResult {
+        let plan = match self.plan(&params, ctx) {
+            Ok(p) => p,
+            Err(e) => return ToolResult::fail(e),
+        };
+        let timeout = timeout_of(&params);
+        let run = match script::run(&plan, timeout).await {
+            Ok(r) => r,
+            Err(e) => return ToolResult::fail(e),
+        };
+        let report = run.report(&plan, timeout);
+        let result = if run.code == Some(0) && !run.timed_out {
+            ToolResult::ok(report)
+        } else {
+            ToolResult::fail(report)
+        };
+        result
+            .with_meta("skill", text_param(&params, "skill"))
+            .with_meta("script_command", plan.command_line())
+            .with_meta("exit_code", run.code)
+            .with_meta("timed_out", run.timed_out)
+    }
+}
