@@ -18,6 +18,7 @@ mod prompt;
 mod run_cmd;
 mod secrets_cmd;
 mod signals;
+mod skills_cmd;
 mod status_cmd;
 mod term;
 mod tools_cmd;
@@ -64,6 +65,9 @@ enum Command {
     /// Models that run on this computer: list, catalogue, Hub search, download, import, remove.
     #[command(subcommand)]
     Models(models_cmd::ModelsCommand),
+    /// Agent Skills (SKILL.md folders): list, show, check, import.
+    #[command(subcommand)]
+    Skills(skills_cmd::SkillsCommand),
     /// Permission rules: list them, or check what a call would get and why.
     #[command(subcommand)]
     Permissions(permissions_cmd::PermissionsCommand),
@@ -120,6 +124,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Models(cmd) => {
             let ctx = open(cli.home)?;
             models_cmd::run(&ctx, cmd)
+        }
+        Command::Skills(cmd) => {
+            let ctx = open(cli.home)?;
+            skills_cmd::run(&ctx, cmd)
         }
         Command::Permissions(cmd) => {
             let ctx = open(cli.home)?;

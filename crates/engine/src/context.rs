@@ -327,7 +327,11 @@ impl AppContext {
                         file: agent.source.clone(),
                         line: line_of_tool(&agent.source, tool),
                         field: Some(format!("tools.{tool}")),
-                        message: format!("agent `{}` lists tool `{tool}`, which does not exist (or failed to load)", agent.name),
+                        message: format!(
+                            "agent `{}` lists tool `{tool}`, which does not exist (or failed \
+                                 to load)",
+                            agent.name
+                        ),
                     });
                 }
             }
@@ -341,7 +345,8 @@ impl AppContext {
                             line: line_of_tool(&agent.source, "skills"),
                             field: Some("skills".into()),
                             message: format!(
-                                "agent `{}` lists skill `{name}`, which does not exist (or failed                                  to load); see `skills list`",
+                                "agent `{}` lists skill `{name}`, which does not exist (or failed \
+                                 to load); see `skills list`",
                                 agent.name
                             ),
                         });

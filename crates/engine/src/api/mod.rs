@@ -15,6 +15,8 @@
 //! - [`models`]: the model library: installed models, the catalogue, Hub search, downloads,
 //!   import and removal.
 //! - [`openapi`]: HTTP tools generated from an OpenAPI description, to review before saving.
+//! - [`skills`]: the Agent Skills: listed with their problems, one opened, imported, turned
+//!   on or off.
 //! - [`check`]: "what would happen to this call?", the permission decision without running it.
 
 pub mod artifacts;
@@ -27,3 +29,4 @@ pub mod mcp;
 pub mod models;
 pub mod openapi;
 pub mod settings;
+pub mod skills;

@@ -120,7 +120,7 @@ impl<'de> Deserialize<'de> for SkillChoice {
             Written::Word(w) if w.trim() == "all" => Ok(SkillChoice::All),
             Written::Word(w) if w.trim() == "none" || w.trim().is_empty() => Ok(SkillChoice::None),
             Written::Word(w) => Err(serde::de::Error::custom(format!(
-                "skills: `{w}` is neither `all` nor a list of skill names (write `skills: [{w}]`                  for one skill)"
+                "skills: `{w}` is neither `all` nor a list of skill names (write `skills: [{w}]` for one skill)"
             ))),
             Written::Names(names) => Ok(SkillChoice::Named(names)),
             Written::Nothing(()) => Ok(SkillChoice::None),

@@ -4,6 +4,7 @@
 //!
 //! - [`load`]: reading a folder of skills (one folder per skill), validated as the format
 //!   specifies, each problem a located [`ConfigError`] that never stops the other skills.
+//! - [`import`]: a skill from a folder or a `.zip`/`.skill` archive, checked whole first.
 //! - [`files`]: a skill's files, confined to its folder (no `..`, no symlink out).
 //! - [`tools`]: what the model gets. Only each skill's name and description are in the prompt
 //!   ([`listing`]); `load_skill` loads one skill's instructions when the model decides to use
@@ -18,6 +19,7 @@ use serde::Serialize;
 use crate::config_error::ConfigError;
 
 pub mod files;
+pub mod import;
 pub mod load;
 pub mod script;
 pub mod tools;
@@ -42,7 +44,6 @@ pub enum SkillOrigin {
 
 /// One skill that loaded.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Skill {
     /// Its name: lowercase letters, digits and hyphens, the name of its folder.
     pub name: String,

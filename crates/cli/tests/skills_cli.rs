@@ -1,0 +1,188 @@
+//! `artifactflow-cli skills …` as a user runs it: skills written for other clients (the
+//! fixtures: every optional field, nested references, Python and shell scripts, another
+//! client's extra fields) load unchanged; the user-level folders only when Settings say so;
+//! `check` locates each problem and exits 1; `import` takes a folder or an archive and
+//! refuses one whose entries escape.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn fixtures() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/skills")
+}
+
+/// The CLI with `home` as its home and `user_home` as the user's home folder.
+fn cli(home: &Path, user_home: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_artifactflow-cli"))
+        .env_remove("ARTIFACTFLOW_HOME")
+        .env("HOME", user_home)
+        .env("USERPROFILE", user_home)
+        .arg("--home")
+        .arg(home)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn json(out: Output) -> serde_json::Value {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn names(list: &serde_json::Value) -> Vec<String> {
+    list["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn skills_from_other_clients_load_unchanged_and_the_user_folders_wait_for_settings() {
+    let home = tempfile::tempdir().unwrap();
+    let user = tempfile::tempdir().unwrap();
+    // Empty at first: the message says where skills go.
+    let out = cli(home.path(), user.path(), &["skills", "list"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("No skills. Put a skill's folder"));
+
+    // Each fixture is imported as a folder, unchanged.
+    for name in ["csv-report", "minimal", "release-notes"] {
+        let out = cli(
+            home.path(),
+            user.path(),
+            &["skills", "import", fixtures().join(name).to_str().unwrap()],
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(String::from_utf8_lossy(&out.stdout).contains(&format!("imported skill `{name}`")));
+    }
+    // A skill another app keeps in the user's home.
+    let theirs = user.path().join(".claude/skills/their-skill");
+    std::fs::create_dir_all(&theirs).unwrap();
+    std::fs::write(
+        theirs.join("SKILL.md"),
+        "---\nname: their-skill\ndescription: From another app.\n---\nHi\n",
+    )
+    .unwrap();
+
+    let list = json(cli(home.path(), user.path(), &["skills", "list", "--json"]));
+    assert_eq!(names(&list), ["csv-report", "minimal", "release-notes"]);
+    assert_eq!(list["problems"], serde_json::json!([]));
+    let csv = &list["skills"][0];
+    assert_eq!(csv["license"], "Apache-2.0");
+    assert_eq!(csv["metadata"]["version"], "1.2");
+    assert_eq!(
+        csv["agents"],
+        serde_json::json!(["lead_agent"]),
+        "the lead agent gets all"
+    );
+    assert_eq!(
+        list["skills"][2]["ignored_fields"],
+        serde_json::json!(["argument-hint", "disable-model-invocation", "model"])
+    );
+
+    // Turned on in settings.yaml, the user's folder counts too.
+    let settings = home.path().join("config/settings.yaml");
+    let mut text = std::fs::read_to_string(&settings).unwrap();
+    text.push_str("\nskills:\n  user_folders: true\n  disabled: [minimal]\n");
+    std::fs::write(&settings, text).unwrap();
+    let list = json(cli(home.path(), user.path(), &["skills", "list", "--json"]));
+    assert_eq!(
+        names(&list),
+        ["csv-report", "minimal", "release-notes", "their-skill"]
+    );
+    let theirs_view = &list["skills"][3];
+    assert!(theirs_view["source"]
+        .as_str()
+        .unwrap()
+        .ends_with(".claude/skills"));
+    assert_eq!(list["skills"][1]["enabled"], false);
+
+    let shown = cli(home.path(), user.path(), &["skills", "show", "csv-report"]);
+    let shown = String::from_utf8_lossy(&shown.stdout);
+    for expected in [
+        "license: Apache-2.0",
+        "allowed-tools: read_skill_file run_skill_script create_artifact",
+        "  references/deep/columns.md",
+        "  scripts/summarize.py",
+        "# CSV sales report",
+    ] {
+        assert!(shown.contains(expected), "{expected}: {shown}");
+    }
+    let out = cli(home.path(), user.path(), &["skills", "check"]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("4 skills: OK"));
+}
+
+#[test]
+fn check_locates_each_problem_and_the_other_skills_still_load() {
+    let home = tempfile::tempdir().unwrap();
+    let user = tempfile::tempdir().unwrap();
+    let skills = home.path().join("config/skills");
+    for (folder, text) in [
+        ("good", "---\nname: good\ndescription: Fine.\n---\n"),
+        ("Bad", "---\nname: Bad\ndescription: Upper case.\n---\n"),
+        ("plain", "# no frontmatter\n"),
+    ] {
+        std::fs::create_dir_all(skills.join(folder)).unwrap();
+        std::fs::write(skills.join(folder).join("SKILL.md"), text).unwrap();
+    }
+    // An agent naming a skill that does not exist.
+    std::fs::create_dir_all(home.path().join("config/agents")).unwrap();
+    cli(home.path(), user.path(), &["status"]);
+    std::fs::write(
+        home.path().join("config/agents/picky.md"),
+        "---\nname: picky\nskills: [good, missing]\n---\nHi\n",
+    )
+    .unwrap();
+    let out = cli(home.path(), user.path(), &["skills", "check"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("Bad/SKILL.md:2: field `name`"), "{err}");
+    assert!(err.contains("plain/SKILL.md:1:"), "{err}");
+    assert!(err.contains("picky.md:3: field `skills`"), "{err}");
+    assert!(err.contains("lists skill `missing`"), "{err}");
+    assert!(err.contains("3 problems; 1 skill loaded"), "{err}");
+    let list = json(cli(home.path(), user.path(), &["skills", "list", "--json"]));
+    assert_eq!(names(&list), ["good"]);
+}
+
+#[test]
+fn an_archive_escaping_its_folder_is_refused_and_writes_nothing() {
+    let home = tempfile::tempdir().unwrap();
+    let user = tempfile::tempdir().unwrap();
+    let archive = home.path().join("evil.skill");
+    let mut w = zip::ZipWriter::new(std::fs::File::create(&archive).unwrap());
+    for (name, content) in [
+        ("evil/SKILL.md", "---\nname: evil\ndescription: x\n---\n"),
+        ("evil/../../../escaped.txt", "gotcha"),
+    ] {
+        w.start_file(name, zip::write::SimpleFileOptions::default())
+            .unwrap();
+        w.write_all(content.as_bytes()).unwrap();
+    }
+    w.finish().unwrap();
+    let out = cli(
+        home.path(),
+        user.path(),
+        &["skills", "import", archive.to_str().unwrap()],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("would be written outside the skill's folder"),
+        "{err}"
+    );
+    assert!(!home.path().join("escaped.txt").exists());
+    let list = json(cli(home.path(), user.path(), &["skills", "list", "--json"]));
+    assert_eq!(names(&list), Vec::<String>::new());
+}

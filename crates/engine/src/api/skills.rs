@@ -1,0 +1,203 @@
+//! The skills as the Skills page and `artifactflow-cli skills` show them: each skill with
+//! where it comes from, whether it is on and which agents use it, the load problems, one
+//! skill's instructions and files, and the writes (import, turn on or off, the user-level
+//! folders), each followed by a reload.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::config::SkillChoice;
+use crate::config_edit::{self, SaveError};
+use crate::config_error::ConfigError;
+use crate::context::AppContext;
+use crate::engine::Engine;
+use crate::skills::{Skill, SkillOrigin};
+
+/// One skill in a listing.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct SkillView {
+    /// Its name.
+    pub name: String,
+    /// Its description.
+    pub description: String,
+    /// Where it was found, in words: `config folder` or the user-level folder's path.
+    pub source: String,
+    /// Where it was found.
+    pub origin: SkillOrigin,
+    /// Turned on (not in Settings' `skills.disabled`)?
+    pub enabled: bool,
+    /// The agents that get it (`skills: all` or naming it), sorted.
+    pub agents: Vec<String>,
+    /// Its folder.
+    pub dir: String,
+    /// Its licence.
+    pub license: Option<String>,
+    /// What it needs to run.
+    pub compatibility: Option<String>,
+    /// The tools it expects (informational).
+    pub allowed_tools: Vec<String>,
+    /// Its metadata.
+    pub metadata: BTreeMap<String, String>,
+    /// Frontmatter fields other clients use that this app does not.
+    pub ignored_fields: Vec<String>,
+}
+
+/// Every skill and every skill problem.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct SkillsView {
+    /// The skills that loaded, by name.
+    pub skills: Vec<SkillView>,
+    /// What did not load, and agents naming skills that do not exist.
+    pub problems: Vec<ConfigError>,
+    /// The config folder's `skills/`.
+    pub skills_dir: String,
+    /// Are the user-level folders read?
+    pub user_folders: bool,
+    /// The user-level folders.
+    pub user_folder_paths: Vec<String>,
+}
+
+/// One skill opened: its listing, instructions and files.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct SkillDetail {
+    /// The skill as listed.
+    pub skill: SkillView,
+    /// The Markdown after the frontmatter.
+    pub instructions: String,
+    /// Its files (not SKILL.md), relative to its folder.
+    pub files: Vec<String>,
+}
+
+fn view(config: &crate::config::ConfigSnapshot, skill: &Skill) -> SkillView {
+    let enabled = !config.settings.skills.disabled.contains(&skill.name);
+    let mut agents: Vec<String> = config
+        .agents
+        .iter()
+        .filter(|a| match &a.skills {
+            SkillChoice::None => false,
+            SkillChoice::All => true,
+            SkillChoice::Named(names) => names.contains(&skill.name),
+        })
+        .map(|a| a.name.clone())
+        .collect();
+    agents.sort();
+    SkillView {
+        name: skill.name.clone(),
+        description: skill.description.clone(),
+        source: match &skill.origin {
+            SkillOrigin::Config => "config folder".into(),
+            SkillOrigin::UserFolder { folder } => folder.display().to_string(),
+        },
+        origin: skill.origin.clone(),
+        enabled,
+        agents,
+        dir: skill.dir.display().to_string(),
+        license: skill.license.clone(),
+        compatibility: skill.compatibility.clone(),
+        allowed_tools: skill.allowed_tools.clone(),
+        metadata: skill.metadata.clone(),
+        ignored_fields: skill.ignored_fields.clone(),
+    }
+}
+
+/// Every skill and every skill problem.
+pub fn list(ctx: &AppContext) -> SkillsView {
+    let problems = ctx.config_problems();
+    let config = ctx.config();
+    let problems = problems
+        .into_iter()
+        .filter(|p| {
+            p.field.as_deref() == Some("skills") || config.skills.errors.iter().any(|e| e == p)
+        })
+        .collect();
+    SkillsView {
+        skills: config
+            .skills
+            .skills
+            .iter()
+            .map(|s| view(&config, s))
+            .collect(),
+        problems,
+        skills_dir: skills_dir(ctx).display().to_string(),
+        user_folders: config.settings.skills.user_folders,
+        user_folder_paths: crate::config::user_skill_folders()
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect(),
+    }
+}
+
+/// The skill `name`, opened; `None` when no skill has that name.
+pub fn show(ctx: &AppContext, name: &str) -> Option<SkillDetail> {
+    let config = ctx.config();
+    let skill = config.skills.get(name)?;
+    Some(SkillDetail {
+        skill: view(&config, skill),
+        instructions: skill.instructions.clone(),
+        files: crate::skills::files::list(&skill.dir),
+    })
+}
+
+/// The text of `path` in the skill `name` (for browsing its files), confined to its folder.
+pub fn read_file(ctx: &AppContext, name: &str, path: &str) -> Result<String, String> {
+    let dir = ctx
+        .config()
+        .skills
+        .get(name)
+        .map(|s| s.dir.clone())
+        .ok_or_else(|| format!("there is no skill `{name}`"))?;
+    let file = crate::skills::files::resolve(&dir, path)?;
+    let bytes = std::fs::read(&file).map_err(|e| format!("cannot read {path}: {e}"))?;
+    if bytes.len() as u64 > crate::skills::tools::MAX_TEXT_FILE_BYTES {
+        return Err(format!(
+            "{path} is {} KiB: too large to show",
+            bytes.len() / 1024
+        ));
+    }
+    match String::from_utf8(bytes) {
+        Ok(text) if !text.contains('\0') => Ok(text),
+        _ => Err(format!("{path} is a binary file")),
+    }
+}
+
+/// The config folder's `skills/`.
+pub fn skills_dir(ctx: &AppContext) -> std::path::PathBuf {
+    ctx.paths().config_dir.join("skills")
+}
+
+/// Import the skill at `source` (a folder, or a `.zip`/`.skill` archive) into the config
+/// folder's `skills/`, then reload; returns its name.
+pub fn import(engine: &Engine, source: &Path) -> Result<String, String> {
+    let skill = crate::skills::import::import(source, &skills_dir(&engine.ctx))?;
+    engine.reload_config();
+    Ok(skill.name)
+}
+
+/// Turn the skill `name` on or off (Settings' `skills.disabled`), then reload.
+pub fn set_enabled(engine: &Engine, name: &str, enabled: bool) -> Result<(), SaveError> {
+    let ctx = &engine.ctx;
+    let mut settings = ctx.config().settings.clone();
+    settings.skills.disabled.retain(|n| n != name);
+    if !enabled {
+        settings.skills.disabled.push(name.to_string());
+        settings.skills.disabled.sort();
+    }
+    config_edit::save_settings(&ctx.paths().config_dir, &settings)?;
+    engine.reload_config();
+    Ok(())
+}
+
+/// Read (or stop reading) the user-level skill folders, then reload.
+pub fn set_user_folders(engine: &Engine, on: bool) -> Result<(), SaveError> {
+    let ctx = &engine.ctx;
+    let mut settings = ctx.config().settings.clone();
+    settings.skills.user_folders = on;
+    config_edit::save_settings(&ctx.paths().config_dir, &settings)?;
+    engine.reload_config();
+    Ok(())
+}
