@@ -54,9 +54,9 @@ def test_navigation_keyboard_and_dark_theme(app: App):
     assert app.by_testid("nav-tools").get_attribute("aria-current") == "page"
 
     app.js(
-        "window.dispatchEvent(new KeyboardEvent('keydown', {key: '6', ctrlKey: true, bubbles: true}))"
+        "window.dispatchEvent(new KeyboardEvent('keydown', {key: '7', ctrlKey: true, bubbles: true}))"
     )
-    app.wait(lambda d: app.heading() == "Settings", "Ctrl+6 to open Settings")
+    app.wait(lambda d: app.heading() == "Settings", "Ctrl+7 to open Settings")
 
     # Every section above the theme choice has loaded (no layout shift under the click).
     app.by_testid("profile-default")

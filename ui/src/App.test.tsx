@@ -63,6 +63,14 @@ function backend(overrides: Partial<Record<string, () => unknown>> = {}) {
         downloads: [],
         machine: { total_memory: 16e9, available_memory: 8e9, free_disk: 100e9, cores: 4 },
       };
+    if (cmd === "skills_list")
+      return {
+        skills: [],
+        problems: [],
+        skills_dir: "/config/skills",
+        user_folders: false,
+        user_folder_paths: [],
+      };
     if (cmd === "models_catalog")
       return {
         machine: { total_memory: 16e9, available_memory: 8e9, free_disk: 100e9, cores: 4 },
@@ -179,12 +187,14 @@ describe("App shell", () => {
     expect(await screen.findByTestId("config-errors")).toHaveTextContent(
       "/c/tools/bad.md:4 field method: unknown method `FETCH`",
     );
-    await user.keyboard("{Control>}6{/Control}");
+    await user.keyboard("{Control>}7{/Control}");
     await expectScreen("Settings");
-    await user.keyboard("{Control>}5{/Control}");
+    await user.keyboard("{Control>}6{/Control}");
     await expectScreen("Models");
-    await user.keyboard("{Control>}4{/Control}");
+    await user.keyboard("{Control>}5{/Control}");
     await expectScreen("Artifacts");
+    await user.keyboard("{Control>}4{/Control}");
+    await expectScreen("Skills");
     await user.keyboard("{Control>}2{/Control}");
     await expectScreen("Agents");
   });
@@ -199,9 +209,10 @@ describe("App shell", () => {
     await user.click(screen.getByTestId("nav-tools"));
     await expectScreen("Tools");
     for (const [key, name] of [
-      ["6", "Settings"],
-      ["5", "Models"],
-      ["4", "Artifacts"],
+      ["7", "Settings"],
+      ["6", "Models"],
+      ["5", "Artifacts"],
+      ["4", "Skills"],
       ["2", "Agents"],
       ["3", "Tools"],
       ["1", "New conversation"],

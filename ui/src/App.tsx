@@ -33,6 +33,9 @@ const AgentsScreen = lazy(() =>
 const ToolsScreen = lazy(() =>
   import("./screens/tools/ToolsScreen").then((m) => ({ default: m.ToolsScreen })),
 );
+const SkillsScreen = lazy(() =>
+  import("./screens/skills/SkillsScreen").then((m) => ({ default: m.SkillsScreen })),
+);
 const ArtifactsScreen = lazy(() =>
   import("./screens/artifacts/ArtifactsScreen").then((m) => ({ default: m.ArtifactsScreen })),
 );
@@ -84,7 +87,7 @@ function Shell() {
     (next: ScreenId) => confirmLeave(() => setScreenNow(next)),
     [confirmLeave],
   );
-  /** A screen chosen with Ctrl+1…6 or the palette: the focus goes to its heading (a screen
+  /** A screen chosen with Ctrl+1…7 or the palette: the focus goes to its heading (a screen
    * reader announces it, and Tab continues from there), never left on the page's body. */
   const [titleFocus, setTitleFocus] = useState(0);
   const goToScreen = useCallback(
@@ -236,6 +239,7 @@ function Shell() {
           )}
           {screen === "agents" && <AgentsScreen key={agentFile.n} openPath={agentFile.path} />}
           {screen === "tools" && <ToolsScreen state={status} />}
+          {screen === "skills" && <SkillsScreen />}
           {screen === "artifacts" && (
             <ArtifactsScreen
               key={artifact.n}

@@ -805,6 +805,84 @@ async openModelsFolder() : Promise<Result<null, AppError>> {
 }
 },
 /**
+ * Every skill, with where it comes from, whether it is on, its agents, and the problems.
+ */
+async skillsList() : Promise<Result<SkillsView, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("skills_list") };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * One skill: its listing, instructions and files.
+ */
+async skillsShow(name: string) : Promise<Result<SkillDetail, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("skills_show", { name }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * The text of one of a skill's files.
+ */
+async skillsReadFile(name: string, path: string) : Promise<Result<string, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("skills_read_file", { name, path }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Import a skill: `path`, or what the user picks (a folder when `archive` is false, else a
+ * `.zip`/`.skill` file). Returns its name; null when the dialog was cancelled.
+ */
+async skillsImport(path: string | null, archive: boolean) : Promise<Result<string | null, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("skills_import", { path, archive }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Turn a skill on or off (for every agent).
+ */
+async skillsSetEnabled(name: string, enabled: boolean) : Promise<Result<null, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("skills_set_enabled", { name, enabled }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Read (or stop reading) the skills other apps keep in the user's home folder.
+ */
+async skillsSetUserFolders(on: boolean) : Promise<Result<null, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("skills_set_user_folders", { on }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Open the config folder's skills/ in the file manager (created when missing).
+ */
+async openSkillsFolder() : Promise<Result<null, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("open_skills_folder") };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
  * Version, links and the update setting for the About dialog.
  */
 async getAppInfo() : Promise<Result<AppInfo, AppError>> {
@@ -2942,7 +3020,11 @@ permission_timeout_secs: number;
  * The update manifest (Tauri updater JSON) "Check for updates" asks. None (the default)
  * turns update checks off.
  */
-update_url?: string | null }
+update_url?: string | null; 
+/**
+ * Agent Skills: the user-level folders other apps use, and the skills turned off.
+ */
+skills: SkillSettings }
 /**
  * What the Settings screen shows.
  */
@@ -2967,6 +3049,124 @@ missing_secrets: string[];
  * The config folder.
  */
 config_dir: string }
+/**
+ * One skill opened: its listing, instructions and files.
+ */
+export type SkillDetail = { 
+/**
+ * The skill as listed.
+ */
+skill: SkillView; 
+/**
+ * The Markdown after the frontmatter.
+ */
+instructions: string; 
+/**
+ * Its files (not SKILL.md), relative to its folder.
+ */
+files: string[] }
+/**
+ * Where a skill was found.
+ */
+export type SkillOrigin = 
+/**
+ * The config folder's `skills/`.
+ */
+{ kind: "config" } | 
+/**
+ * A user-level folder other apps use (`~/.agents/skills`, `~/.claude/skills`), read when
+ * Settings turn them on.
+ */
+{ kind: "user_folder"; folder: string }
+/**
+ * Where skills come from besides the config folder's `skills/`, and which are off.
+ */
+export type SkillSettings = { 
+/**
+ * Also read the skills other apps keep in the user's home (`~/.agents/skills`,
+ * `~/.claude/skills`). Off until the user turns it on.
+ */
+user_folders: boolean; 
+/**
+ * Skills turned off, by name: they load (and are checked) but no agent gets them.
+ */
+disabled: string[] }
+/**
+ * One skill in a listing.
+ */
+export type SkillView = { 
+/**
+ * Its name.
+ */
+name: string; 
+/**
+ * Its description.
+ */
+description: string; 
+/**
+ * Where it was found, in words: `config folder` or the user-level folder's path.
+ */
+source: string; 
+/**
+ * Where it was found.
+ */
+origin: SkillOrigin; 
+/**
+ * Turned on (not in Settings' `skills.disabled`)?
+ */
+enabled: boolean; 
+/**
+ * The agents that get it (`skills: all` or naming it), sorted.
+ */
+agents: string[]; 
+/**
+ * Its folder.
+ */
+dir: string; 
+/**
+ * Its licence.
+ */
+license: string | null; 
+/**
+ * What it needs to run.
+ */
+compatibility: string | null; 
+/**
+ * The tools it expects (informational).
+ */
+allowed_tools: string[]; 
+/**
+ * Its metadata.
+ */
+metadata: Partial<{ [key in string]: string }>; 
+/**
+ * Frontmatter fields other clients use that this app does not.
+ */
+ignored_fields: string[] }
+/**
+ * Every skill and every skill problem.
+ */
+export type SkillsView = { 
+/**
+ * The skills that loaded, by name.
+ */
+skills: SkillView[]; 
+/**
+ * What did not load, and agents naming skills that do not exist.
+ */
+problems: ConfigError[]; 
+/**
+ * The config folder's `skills/`.
+ */
+skills_dir: string; 
+/**
+ * Are the user-level folders read?
+ */
+user_folders: boolean; 
+/**
+ * The user-level folders.
+ */
+user_folder_paths: string[] }
 /**
  * What the engine reports about itself. The desktop app and the CLI show the same facts.
  */

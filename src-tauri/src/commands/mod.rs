@@ -13,6 +13,7 @@ pub mod export;
 pub mod mcp;
 pub mod models;
 pub mod settings;
+pub mod skills;
 pub mod tools;
 
 pub mod app_info;

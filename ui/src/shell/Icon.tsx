@@ -3,6 +3,7 @@ const PATHS = {
   chat: "M4 5h16v10H8l-4 4z",
   agents: "M12 4a3.5 3.5 0 1 0 0 7 3.5 3.5 0 0 0 0-7zM5 20c0-3.9 3.1-6.5 7-6.5s7 2.6 7 6.5",
   tools: "M14 6a4 4 0 0 0-5 5l-5 5 3 3 5-5a4 4 0 0 0 5-5l-2 2-3-1-1-3z",
+  skills: "M5 4h10a4 4 0 0 1 4 4v12H9a4 4 0 0 1-4-4zM9 9h6M9 13h4",
   artifacts: "M6 3h9l4 4v14H6zM14 3v5h5M9 13h7M9 17h7",
   models: "M12 3 4 7.5v9L12 21l8-4.5v-9zM4 7.5l8 4.5 8-4.5M12 12v9",
   settings:

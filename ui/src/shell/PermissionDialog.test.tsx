@@ -117,6 +117,32 @@ describe("PermissionDialog", () => {
     expect(screen.getByTestId("permission-approve")).toBeDisabled();
   });
 
+  it("shows a skill script's exact command line, folder, environment and timeout", () => {
+    const r = request("r1", "run_skill_script");
+    r.request.params = {
+      skill: "csv-report",
+      script: "scripts/summarize.py",
+      args: "data/sales.csv",
+    };
+    r.request.request = {
+      script_command: "python3 scripts/summarize.py data/sales.csv",
+      program: "/usr/bin/python3",
+      working_folder: "/config/skills/csv-report",
+      environment: "clean: PATH, HOME, locale and temp folders only; no app secrets",
+      timeout_secs: 60,
+    };
+    dialogOver([r]);
+    expect(screen.getByLabelText("Command line")).toHaveTextContent(
+      "python3 scripts/summarize.py data/sales.csv",
+    );
+    const body = screen.getByTestId("permission-body");
+    expect(body).toHaveTextContent("In the folder/config/skills/csv-report");
+    expect(body).toHaveTextContent("no app secrets");
+    expect(body).toHaveTextContent("Stopped after60 s");
+    expect(body).toHaveTextContent("It is not a sandbox.");
+    expect(screen.queryByTestId("permission-http")).toBeNull();
+  });
+
   it("says why Approve is greyed while it arms, and stops saying it once armed", () => {
     dialogOver([request("r1", "one")]);
     expect(screen.getByTestId("permission-approve")).toBeDisabled();

@@ -30,6 +30,20 @@ interface McpPreview {
   destructive_hint?: boolean | null;
 }
 
+/** A skill script's preview (see the engine's `RunSkillScript::request_preview`). */
+interface ScriptPreview {
+  /** The command line, as a shell would take it. */
+  script_command: string;
+  /** The program started (the interpreter's path, or the script). */
+  program?: string;
+  working_folder?: string;
+  environment?: string;
+  timeout_secs?: number;
+}
+
+const isScriptPreview = (p: unknown): p is ScriptPreview =>
+  typeof p === "object" && p !== null && typeof (p as ScriptPreview).script_command === "string";
+
 const isMcpPreview = (p: unknown): p is McpPreview =>
   typeof p === "object" && p !== null && typeof (p as McpPreview).mcp_server === "string";
 
@@ -144,7 +158,8 @@ export function PermissionDialog(props: {
   const left =
     current.deadlineMs === null ? null : Math.max(0, Math.ceil((current.deadlineMs - now) / 1000));
   const mcp = isMcpPreview(request.request) ? request.request : null;
-  const http = mcp ? null : (request.request as null | HttpPreview);
+  const script = isScriptPreview(request.request) ? request.request : null;
+  const http = mcp || script ? null : (request.request as null | HttpPreview);
   // An MCP call sends its parameters as its arguments: shown once, under what the server gets.
   const paramsShown = !(
     mcp &&
@@ -198,6 +213,7 @@ export function PermissionDialog(props: {
         )}
         {http && <HttpRequest http={http} />}
         {mcp && <McpRequest mcp={mcp} />}
+        {script && <ScriptRequest script={script} />}
         {request.stale_grants.length > 0 && (
           <ul className="permission-stale" data-testid="permission-stale">
             {request.stale_grants.map((why) => (
@@ -445,6 +461,50 @@ function HttpRequest({ http }: { http: HttpPreview }) {
 
 /** What goes to an MCP server: which server and tool, the JSON arguments, and the server's own
  * hints, shown as what they are (claims of the server) and never a reason to skip this dialog. */
+function ScriptRequest({ script }: { script: ScriptPreview }) {
+  return (
+    <>
+      <h3>Runs on this computer</h3>
+      <pre className="code" tabIndex={0} aria-label="Command line" data-testid="permission-script">
+        {script.script_command}
+      </pre>
+      <dl className="permission-script-facts">
+        {script.program && (
+          <>
+            <dt>Program</dt>
+            <dd>
+              <code>{script.program}</code>
+            </dd>
+          </>
+        )}
+        {script.working_folder && (
+          <>
+            <dt>In the folder</dt>
+            <dd>
+              <code>{script.working_folder}</code>
+            </dd>
+          </>
+        )}
+        {script.environment && (
+          <>
+            <dt>Environment</dt>
+            <dd>{script.environment}</dd>
+          </>
+        )}
+        {script.timeout_secs !== undefined && (
+          <>
+            <dt>Stopped after</dt>
+            <dd>{script.timeout_secs} s</dd>
+          </>
+        )}
+      </dl>
+      <p className="muted small">
+        It runs with your account’s rights: it can read and change your files. It is not a sandbox.
+      </p>
+    </>
+  );
+}
+
 function McpRequest({ mcp }: { mcp: McpPreview }) {
   return (
     <>

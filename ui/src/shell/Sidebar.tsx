@@ -1,12 +1,13 @@
 import type { ReactNode } from "react";
 import { Icon, type IconName } from "./Icon";
 
-export type ScreenId = "chat" | "agents" | "tools" | "artifacts" | "models" | "settings";
+export type ScreenId = "chat" | "agents" | "tools" | "skills" | "artifacts" | "models" | "settings";
 
 export const SCREENS: readonly { id: ScreenId & IconName; label: string }[] = [
   { id: "chat", label: "Chat" },
   { id: "agents", label: "Agents" },
   { id: "tools", label: "Tools" },
+  { id: "skills", label: "Skills" },
   { id: "artifacts", label: "Artifacts" },
   { id: "models", label: "Models" },
   { id: "settings", label: "Settings" },

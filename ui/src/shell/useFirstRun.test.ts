@@ -7,6 +7,7 @@ const view = (profiles: SettingsView["profiles"], missing: string[]): SettingsVi
     web_search: { endpoint: "", api_key: null },
     web_fetch: { endpoint: "", api_key: null },
     permission_timeout_secs: 120,
+    skills: { user_folders: false, disabled: [] },
   },
   secret_names: [],
   missing_secrets: missing,

@@ -68,6 +68,7 @@ export function fakeBackend(
       web_search: { endpoint: "https://api.bochaai.com/v1/web-search" },
       web_fetch: { endpoint: "https://r.jina.ai" },
       permission_timeout_secs: state.permission_timeout_secs,
+      skills: { user_folders: false, disabled: [] },
     },
     secret_names: state.secret_names,
     missing_secrets: state.missing_secrets,

@@ -1,11 +1,9 @@
 //! The skills as the Skills page and `artifactflow-cli skills` show them: each skill with
 //! where it comes from, whether it is on and which agents use it, the load problems, one
-//! skill's instructions and files, and the writes (import, turn on or off, the user-level
-//! folders), each followed by a reload.
+//! skill's instructions and files, and the writes (turn on or off, the user-level folders),
+//! each followed by a reload. Importing is [`crate::skills::import`], then a reload.
 
 use std::collections::BTreeMap;
-use std::path::Path;
-
 use serde::Serialize;
 
 use crate::config::SkillChoice;
@@ -168,14 +166,6 @@ pub fn read_file(ctx: &AppContext, name: &str, path: &str) -> Result<String, Str
 /// The config folder's `skills/`.
 pub fn skills_dir(ctx: &AppContext) -> std::path::PathBuf {
     ctx.paths().config_dir.join("skills")
-}
-
-/// Import the skill at `source` (a folder, or a `.zip`/`.skill` archive) into the config
-/// folder's `skills/`, then reload; returns its name.
-pub fn import(engine: &Engine, source: &Path) -> Result<String, String> {
-    let skill = crate::skills::import::import(source, &skills_dir(&engine.ctx))?;
-    engine.reload_config();
-    Ok(skill.name)
 }
 
 /// Turn the skill `name` on or off (Settings' `skills.disabled`), then reload.

@@ -150,3 +150,26 @@ describe("ToolCard guided calls", () => {
     expect(screen.queryByTestId("tool-guided")).not.toBeInTheDocument();
   });
 });
+
+describe("ToolCard for skills", () => {
+  it("names the skill a call loads, reads from or runs a script of", () => {
+    const { rerender } = render(
+      <ToolCard item={{ ...running, tool: "load_skill", params: { skill: "csv-report" } }} />,
+    );
+    expect(screen.getByTestId("tool-skill")).toHaveTextContent("Loads the skill csv-report");
+    rerender(
+      <ToolCard
+        item={{
+          ...running,
+          tool: "read_skill_file",
+          params: { skill: "csv-report", path: "references/format.md" },
+        }}
+      />,
+    );
+    expect(screen.getByTestId("tool-skill")).toHaveTextContent(
+      "Reads a file of the skill csv-report: references/format.md",
+    );
+    rerender(<ToolCard item={{ ...running, tool: "web_fetch", params: { skill: "x" } }} />);
+    expect(screen.queryByTestId("tool-skill")).toBeNull();
+  });
+});

@@ -13,6 +13,23 @@ const LABEL: Record<ToolItem["status"], string> = {
   stopped: "Stopped",
 };
 
+/** What a skill tool does, for the line naming its skill. */
+const SKILL_ACTION: Record<string, string> = {
+  load_skill: "Loads the skill",
+  read_skill_file: "Reads a file of the skill",
+  run_skill_script: "Runs a script of the skill",
+};
+
+/** The skill a skill tool's call is about, with its file or script: `csv-report`,
+ * `csv-report: references/format.md`. Null for other tools. */
+function skillOf(item: ToolItem): { action: string; skill: string; part: string | null } | null {
+  const action = SKILL_ACTION[item.tool];
+  const skill = item.params.skill;
+  if (!action || typeof skill !== "string") return null;
+  const part = item.params.path ?? item.params.script;
+  return { action, skill, part: typeof part === "string" ? part : null };
+}
+
 /** One tool call, live: name, parameters, status, duration, result preview, its images and
  * audio (stored as artifacts of `conversationId`), artifact link. */
 export function ToolCard({
@@ -37,6 +54,7 @@ export function ToolCard({
   // line already says it (Details still shows the result as the model saw it).
   const restated = reasonShown && item.result?.trim() === `not run: ${item.reason}`;
   const preview = item.result && !restated ? item.result.slice(0, 600) : null;
+  const skill = skillOf(item);
   return (
     <article
       className={`tool-card tool-${item.status}`}
@@ -80,6 +98,16 @@ export function ToolCard({
             {item.progress.message ? ` · ${item.progress.message}` : ""}
           </span>
         </div>
+      )}
+      {skill && (
+        <p className="tool-skill small" data-testid="tool-skill">
+          {skill.action} <strong>{skill.skill}</strong>
+          {skill.part && (
+            <>
+              : <code>{skill.part}</code>
+            </>
+          )}
+        </p>
       )}
       {item.guided && (
         <p
