@@ -315,6 +315,25 @@ impl SecretResolver {
             .map(|(_, v)| (v, SecretSource::DotEnv))
     }
 
+    /// Every secret value this resolver reaches (the keyring's, then `.env`'s), for masking
+    /// text that may hold any of them (a skill script's output). Blocks: keyring calls.
+    pub fn known_values(&self) -> Vec<String> {
+        let mut values: Vec<String> = self
+            .store
+            .iter()
+            .flat_map(|s| s.names().into_iter().filter_map(|n| s.get(&n)))
+            .collect();
+        if let Some(iter) = self
+            .dotenv
+            .as_ref()
+            .and_then(|p| dotenvy::from_path_iter(p).ok())
+        {
+            values.extend(iter.filter_map(Result::ok).map(|(_, v)| v));
+        }
+        values.retain(|v| !v.is_empty());
+        values
+    }
+
     /// Fill every `{{NAME}}` / `<<NAME>>` in `template`. Unresolved names stay literal and are
     /// logged as a warning (by name only).
     pub fn fill(&self, template: &str) -> Filled {

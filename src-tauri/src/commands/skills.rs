@@ -56,15 +56,14 @@ pub async fn skills_import(
             None => return Ok(None),
         },
     };
-    let engine = state.engine()?;
-    let dir = skills::skills_dir(&engine.ctx);
+    let running = state.engine()?;
+    let dir = skills::skills_dir(&running.ctx);
     // Copying or unpacking may take a moment: off the async workers.
-    let skill =
-        tokio::task::spawn_blocking(move || engine::skills::import::import(&path, &dir))
-            .await
-            .map_err(|e| AppError::new(ErrorCode::Io, format!("the import stopped: {e}")))?
-            .map_err(|e| AppError::new(ErrorCode::InvalidConfig, e))?;
-    engine.reload_config();
+    let skill = tokio::task::spawn_blocking(move || engine::skills::import::import(&path, &dir))
+        .await
+        .map_err(|e| AppError::new(ErrorCode::Io, format!("the import stopped: {e}")))?
+        .map_err(|e| AppError::new(ErrorCode::InvalidConfig, e))?;
+    running.reload_config();
     Ok(Some(skill.name))
 }
 

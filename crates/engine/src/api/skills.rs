@@ -3,8 +3,8 @@
 //! skill's instructions and files, and the writes (turn on or off, the user-level folders),
 //! each followed by a reload. Importing is [`crate::skills::import`], then a reload.
 
-use std::collections::BTreeMap;
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 use crate::config::SkillChoice;
 use crate::config_edit::{self, SaveError};

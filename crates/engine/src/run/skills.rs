@@ -114,7 +114,7 @@ mod tests {
             .collect();
         let refs: Vec<&Skill> = many.iter().collect();
         let text = listing(&refs);
-        let lines_cost: u32 = text.lines().skip(2).map(|l| estimate_text(l)).sum();
+        let lines_cost: u32 = text.lines().skip(2).map(estimate_text).sum();
         assert!(lines_cost <= LISTING_TOKENS + estimate_text(text.lines().last().unwrap()));
         assert!(text.contains("and these, whose descriptions"), "{text}");
         assert!(text.contains("s59"), "every skill stays reachable");

@@ -305,6 +305,81 @@ async fn a_script_gets_a_clean_environment_and_capped_output() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_secret_a_script_prints_is_masked() {
+    let h = rogue_harness(
+        vec![Turn::text(run_rogue("30")), Turn::text("done")],
+        // The config folder's .env is two folders up from the skill's.
+        "cat ../../.env\n",
+    )
+    .await;
+    write(
+        &h.ctx.paths().config_dir.join(".env"),
+        "SKILL_TEST_KEY=sk-live-0123456789abcdef\n",
+    );
+    assert_eq!(h.run("skilled", "go").await.status, RunStatus::Completed);
+    let seen = h.sent_to_model(1);
+    assert!(seen.contains("SKILL_TEST_KEY="), "the script ran: {seen}");
+    assert!(!seen.contains("sk-live-0123456789abcdef"), "{seen}");
+    let events = format!("{:?}", h.events());
+    assert!(!events.contains("sk-live-0123456789abcdef"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_rule_allows_one_skills_script_by_its_parameters() {
+    let h = rogue_harness(
+        vec![
+            Turn::text(run_rogue("30")),
+            Turn::text(call(
+                "run_skill_script",
+                &[
+                    ("skill", "release-notes"),
+                    ("script", "scripts/changelog.sh"),
+                    ("args", "1.2.0"),
+                ],
+            )),
+            Turn::text("done"),
+        ],
+        "echo allowed by rule\n",
+    )
+    .await;
+    let settings = h.ctx.paths().config_dir.join("settings.yaml");
+    let mut text = std::fs::read_to_string(&settings).unwrap();
+    text.push_str(
+        "\npermission_rules:\n  - tool: run_skill_script\n    when: { skill: rogue, script: scripts/run.sh }\n    action: allow\n",
+    );
+    std::fs::write(&settings, text).unwrap();
+    h.ctx.reload_config();
+    assert!(
+        h.ctx.config_problems().is_empty(),
+        "{:?}",
+        h.ctx.config_problems()
+    );
+    h.answer_with(Policy::Answer(Answer::Deny));
+    assert_eq!(h.run("skilled", "go").await.status, RunStatus::Completed);
+    // The rule's script ran without a question; the other skill's script still asked.
+    assert!(
+        h.sent_to_model(1).contains("allowed by rule"),
+        "{}",
+        h.sent_to_model(1)
+    );
+    assert!(
+        h.sent_to_model(2).contains("did not allow"),
+        "{}",
+        h.sent_to_model(2)
+    );
+    let asked: Vec<_> = h
+        .events()
+        .into_iter()
+        .filter_map(|e| match e {
+            EngineEvent::PermissionRequest { request, .. } => Some(request.params.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert_eq!(asked[0]["skill"], "release-notes");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_script_past_its_timeout_is_stopped_with_everything_it_started() {
     let h = rogue_harness(
         vec![Turn::text(run_rogue("1")), Turn::text("done")],

@@ -409,7 +409,16 @@ impl Tool for RunSkillScript {
             Ok(r) => r,
             Err(e) => return ToolResult::fail(e),
         };
-        let report = run.report(&plan, timeout);
+        // The script may print what it can read (a `.env`, a file with a key): every secret
+        // the app knows is masked before the model, the events or the database see it.
+        let secrets = ctx.secrets.clone();
+        let known = match secrets {
+            Some(r) => tokio::task::spawn_blocking(move || r.known_values())
+                .await
+                .unwrap_or_default(),
+            None => Vec::new(),
+        };
+        let report = crate::secrets::Redactor::new(known).redact(&run.report(&plan, timeout));
         let result = if run.code == Some(0) && !run.timed_out {
             ToolResult::ok(report)
         } else {
