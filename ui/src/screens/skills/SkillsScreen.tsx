@@ -180,7 +180,7 @@ function SkillRow(props: {
           ? "No agent uses it (add `skills:` to an agent)."
           : `Used by ${s.agents.join(", ")}.`}
         {s.license && ` Licence: ${s.license}.`}
-        {s.compatibility && ` Needs: ${s.compatibility}.`}
+        {s.compatibility && ` Compatibility: ${s.compatibility}`}
       </p>
       {props.open && <SkillDetails name={s.name} />}
     </li>
