@@ -10,7 +10,8 @@
 # machine, and gnome-keyring drops requests under many concurrent clients.
 # Tokens go to a keyring: run it inside scripts/with-session.sh (test.sh does).
 # The 2025-11-25 client scenarios that only a newer suite has (NEXT_SCENARIOS) run with that
-# suite, pinned in tests/mcp/next/package.json.
+# suite, pinned in tests/mcp/next/package.json, and so do the client scenarios of the skills
+# extension (SEP-2640: no prefetch; digest, size and frontmatter verified), every one it lists.
 # Usage: scripts/mcp-conformance.sh [SCENARIO...]
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -27,14 +28,18 @@ export ARTIFACTFLOW_KEYRING_SERVICE=artifactflow-mcp-conformance
 # Client scenarios of spec $SPEC that only the newer suite (tests/mcp/next) has: run with it.
 NEXT_SCENARIOS=(json-schema-2020-12-preservation)
 next_suite="$ROOT/tests/mcp/next/node_modules/.bin/conformance"
+# The skills extension's client scenarios, as the newer suite lists them.
+mapfile -t skill_scenarios < <("$next_suite" list --client | sed -n 's/^  - \(sep-2640-client-[^ ]*\) .*/\1/p')
+[ ${#skill_scenarios[@]} -ge 4 ] || { echo "the newer suite lists ${#skill_scenarios[@]} sep-2640 client scenarios (expected 4 or more)" >&2; exit 1; }
+NEXT_SCENARIOS+=("${skill_scenarios[@]}")
 
 if [ $# -gt 0 ]; then
   scenarios=("$@")
 else
   mapfile -t scenarios < <(conformance list --client --spec-version "$SPEC" | sed -n 's/^  - \([^ ]*\) .*/\1/p')
   for s in "${NEXT_SCENARIOS[@]}"; do
-    "$next_suite" list --client --spec-version "$SPEC" | grep -q "^  - $s " \
-      || { echo "the newer suite has no client scenario $s for $SPEC" >&2; exit 1; }
+    "$next_suite" list --client | grep -q "^  - $s " \
+      || { echo "the newer suite has no client scenario $s" >&2; exit 1; }
     scenarios+=("$s")
   done
 fi
@@ -75,7 +80,7 @@ for s in "${scenarios[@]}"; do
     fi
   fi
 done
-echo "MCP conformance (client scenarios, spec $SPEC): $passed passed, $failed failed (${#expected[@]} expected to fail)"
+echo "MCP conformance (client scenarios, spec $SPEC and the skills extension): $passed passed, $failed failed (${#expected[@]} expected to fail)"
 status=0
 if [ ${#unexpected[@]} -gt 0 ]; then
   echo "Unexpected failures: ${unexpected[*]}" >&2

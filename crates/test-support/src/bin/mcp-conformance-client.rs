@@ -171,7 +171,45 @@ impl Session {
                 }
             }
         }
+        if client.offers_skills() {
+            self.use_skills(scenario, &client).await?;
+        }
         client.shutdown().await;
+        Ok(())
+    }
+
+    /// The skills extension as the app uses it: on connection the skills are listed, and
+    /// nothing is read (`sep-2640-client-no-prefetch` ends there). When the model loads a
+    /// skill (the other sep-2640 scenarios stand for that moment), its `SKILL.md` is read and
+    /// verified, then its other files are read, each verified, as the model asks for them; a
+    /// file that fails verification is not used, and a skill whose `SKILL.md` fails is not
+    /// loaded, so none of its files is read.
+    async fn use_skills(&self, scenario: &str, client: &McpClient) -> Result<(), String> {
+        let skills = client
+            .list_skills()
+            .await
+            .map_err(|e| format!("skills/list: {e}"))?;
+        eprintln!(
+            "{scenario}: {} skills: {:?}",
+            skills.len(),
+            skills.iter().map(|s| s.name()).collect::<Vec<_>>()
+        );
+        if scenario == "sep-2640-client-no-prefetch" {
+            return Ok(());
+        }
+        for skill in &skills {
+            match client.load_skill(skill).await {
+                Ok(_) => {
+                    for file in skill.resources.iter().filter(|r| r.uri != skill.uri) {
+                        match client.read_skill_file(skill, &file.uri).await {
+                            Ok(bytes) => eprintln!("{}: {} bytes", file.uri, bytes.len()),
+                            Err(e) => eprintln!("not used: {e}"),
+                        }
+                    }
+                }
+                Err(e) => eprintln!("skill `{}` not loaded: {e}", skill.name()),
+            }
+        }
         Ok(())
     }
 

@@ -546,6 +546,11 @@ impl ClientHandler for Handler {
                 .with_form(FormElicitationCapability::new())
                 .with_url(UrlElicitationCapability::new()),
         );
+        // Skills served by the server (SEP-2640): listed with the local ones, read when used.
+        capabilities.extensions = Some(std::collections::BTreeMap::from([(
+            super::skills::SKILLS_EXTENSION.to_string(),
+            serde_json::Map::new(),
+        )]));
         // rmcp's default version (its LATEST, 2026-07-28) has no `initialize` handshake any
         // more; the handshake names the newest version that has one (2025-11-25).
         InitializeRequestParams::new(

@@ -62,6 +62,7 @@ use launch::{connect_stdio, Child, StderrTail};
 mod handler;
 mod http;
 mod launch;
+pub mod skills;
 
 pub use handler::{
     clean_server_text, schema_defaults, AcceptDefaults, DeclineElicitation, ElicitationAnswer,
