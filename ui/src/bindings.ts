@@ -3077,7 +3077,12 @@ export type SkillOrigin =
  * A user-level folder other apps use (`~/.agents/skills`, `~/.claude/skills`), read when
  * Settings turn them on.
  */
-{ kind: "user_folder"; folder: string }
+{ kind: "user_folder"; folder: string } | 
+/**
+ * An MCP server that serves skills (the skills extension); its files are read from the
+ * server when the skill is used.
+ */
+{ kind: "mcp"; server: string }
 /**
  * Where skills come from besides the config folder's `skills/`, and which are off.
  */

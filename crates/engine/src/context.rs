@@ -56,6 +56,10 @@ pub struct AppContext {
     /// Held from "has a file changed?" to the swap, so a save's reload and the watcher's
     /// never both reload (and announce) one change.
     reloading: Mutex<()>,
+    /// The skills (local and from MCP servers) and who may use which.
+    skills: crate::skills::SkillShelf,
+    /// The skill tools over `skills`, in the registry while a skill is enabled.
+    skill_tools: Vec<crate::tools::ToolRef>,
 }
 
 impl AppContext {
@@ -83,6 +87,7 @@ impl AppContext {
         for e in &config.errors {
             tracing::warn!(error = %e, "config file not loaded");
         }
+        let skills = crate::skills::SkillShelf::default();
         let ctx = AppContext {
             paths,
             owner,
@@ -92,9 +97,32 @@ impl AppContext {
             mcp_tools: RwLock::new(Vec::new()),
             rules: RwLock::new(Arc::default()),
             reloading: Mutex::new(()),
+            skill_tools: crate::skills::skill_tools(&skills),
+            skills,
         };
+        ctx.shelve_skills();
         ctx.compile_rules();
         Ok(ctx)
+    }
+
+    /// The skills, local and from MCP servers, and which agent may use which.
+    pub fn skills(&self) -> &crate::skills::SkillShelf {
+        &self.skills
+    }
+
+    /// Give the skills shelf the config's part: the skills that loaded, the ones turned off,
+    /// each agent's `skills:`.
+    fn shelve_skills(&self) {
+        let config = self.config();
+        self.skills.set_config(
+            config.skills.skills.clone(),
+            config.settings.skills.disabled.clone(),
+            config
+                .agents
+                .iter()
+                .map(|a| (a.name.clone(), a.skills.clone()))
+                .collect(),
+        );
     }
 
     /// The resolved folders.
@@ -196,6 +224,7 @@ impl AppContext {
         *current = snap;
         *self.registry.write().unwrap_or_else(|p| p.into_inner()) = registry;
         drop(current);
+        self.shelve_skills();
         self.compile_rules();
     }
 
@@ -253,6 +282,9 @@ impl AppContext {
             .read()
             .unwrap_or_else(|p| p.into_inner())
             .clone();
+        if self.skills.has_any() {
+            registry = registry.with_tools(self.skill_tools.iter().cloned());
+        }
         let mcp = self.mcp_tools.read().unwrap_or_else(|p| p.into_inner());
         if mcp.is_empty() {
             return registry;
@@ -339,7 +371,10 @@ impl AppContext {
         for agent in &config.agents {
             if let crate::config::SkillChoice::Named(names) = &agent.skills {
                 for name in names {
-                    if config.skills.get(name).is_none() {
+                    let of_a_server = name
+                        .split_once('.')
+                        .is_some_and(|(server, _)| config.mcp.servers.contains_key(server));
+                    if config.skills.get(name).is_none() && !of_a_server {
                         problems.push(ConfigError {
                             file: agent.source.clone(),
                             line: line_of_tool(&agent.source, "skills"),
@@ -509,32 +544,7 @@ fn build_registry(config: &ConfigSnapshot) -> Registry {
             internal: a.internal,
         })
         .collect();
-    let mut builtins = builtin_tools(&config.settings, Arc::new(RwLock::new(routes)));
-    // The skill tools exist while a skill is enabled; each agent reaches only its own skills.
-    let enabled: Vec<_> = config
-        .skills
-        .skills
-        .iter()
-        .filter(|s| !config.settings.skills.disabled.contains(&s.name))
-        .cloned()
-        .collect();
-    if !enabled.is_empty() {
-        let shelf = crate::skills::SkillShelf::default();
-        let agents = config
-            .agents
-            .iter()
-            .map(|a| {
-                let names = config
-                    .agent_skills(a)
-                    .iter()
-                    .map(|s| s.name.clone())
-                    .collect();
-                (a.name.clone(), names)
-            })
-            .collect();
-        shelf.set(enabled, agents);
-        builtins.extend(crate::skills::skill_tools(&shelf));
-    }
+    let builtins = builtin_tools(&config.settings, Arc::new(RwLock::new(routes)));
     Registry::build(builtins, &config.tools)
 }
 

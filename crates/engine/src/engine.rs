@@ -76,9 +76,10 @@ impl Engine {
             },
             {
                 let ctx = Arc::downgrade(&ctx);
-                Arc::new(move |tools| {
+                Arc::new(move |offer: crate::mcp::McpOffer| {
                     if let Some(ctx) = ctx.upgrade() {
-                        ctx.set_mcp_tools(tools)
+                        ctx.skills().set_mcp(offer.skills);
+                        ctx.set_mcp_tools(offer.tools)
                     }
                 })
             },

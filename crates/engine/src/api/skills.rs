@@ -6,7 +6,6 @@
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-use crate::config::SkillChoice;
 use crate::config_edit::{self, SaveError};
 use crate::config_error::ConfigError;
 use crate::context::AppContext;
@@ -76,11 +75,7 @@ fn view(config: &crate::config::ConfigSnapshot, skill: &Skill) -> SkillView {
     let mut agents: Vec<String> = config
         .agents
         .iter()
-        .filter(|a| match &a.skills {
-            SkillChoice::None => false,
-            SkillChoice::All => true,
-            SkillChoice::Named(names) => names.contains(&skill.name),
-        })
+        .filter(|a| a.skills.takes(&skill.name))
         .map(|a| a.name.clone())
         .collect();
     agents.sort();
@@ -90,6 +85,7 @@ fn view(config: &crate::config::ConfigSnapshot, skill: &Skill) -> SkillView {
         source: match &skill.origin {
             SkillOrigin::Config => "config folder".into(),
             SkillOrigin::UserFolder { folder } => folder.display().to_string(),
+            SkillOrigin::Mcp { server } => format!("MCP server {server}"),
         },
         origin: skill.origin.clone(),
         enabled,
@@ -113,13 +109,20 @@ pub fn list(ctx: &AppContext) -> SkillsView {
             p.field.as_deref() == Some("skills") || config.skills.errors.iter().any(|e| e == p)
         })
         .collect();
-    SkillsView {
-        skills: config
-            .skills
-            .skills
+    let mut skills: Vec<SkillView> = config
+        .skills
+        .skills
+        .iter()
+        .map(|s| view(&config, s))
+        .collect();
+    skills.extend(
+        ctx.skills()
+            .mcp()
             .iter()
-            .map(|s| view(&config, s))
-            .collect(),
+            .map(|m| view(&config, &as_skill(m))),
+    );
+    SkillsView {
+        skills,
         problems,
         skills_dir: skills_dir(ctx).display().to_string(),
         user_folders: config.settings.skills.user_folders,
@@ -130,14 +133,51 @@ pub fn list(ctx: &AppContext) -> SkillsView {
     }
 }
 
-/// The skill `name`, opened; `None` when no skill has that name.
+/// A server's skill as a listing shows it (nothing is read from the server: its
+/// instructions arrive when an agent loads it).
+fn as_skill(m: &crate::skills::McpSkill) -> Skill {
+    Skill {
+        name: m.name.clone(),
+        description: m.description().to_string(),
+        license: m
+            .entry
+            .frontmatter
+            .get("license")
+            .and_then(|v| v.as_str())
+            .map(str::to_string),
+        compatibility: None,
+        allowed_tools: Vec::new(),
+        metadata: BTreeMap::new(),
+        instructions: String::new(),
+        dir: Default::default(),
+        source: Default::default(),
+        origin: SkillOrigin::Mcp {
+            server: m.server.clone(),
+        },
+        ignored_fields: Vec::new(),
+    }
+}
+
+/// The skill `name`, opened; `None` when no skill has that name. A server's skill shows its
+/// listing only: its files are read from the server when an agent uses it, never before.
 pub fn show(ctx: &AppContext, name: &str) -> Option<SkillDetail> {
     let config = ctx.config();
-    let skill = config.skills.get(name)?;
+    if let Some(skill) = config.skills.get(name) {
+        return Some(SkillDetail {
+            skill: view(&config, skill),
+            instructions: skill.instructions.clone(),
+            files: crate::skills::files::list(&skill.dir),
+        });
+    }
+    let remote = ctx.skills().mcp().into_iter().find(|m| m.name == name)?;
     Some(SkillDetail {
-        skill: view(&config, skill),
-        instructions: skill.instructions.clone(),
-        files: crate::skills::files::list(&skill.dir),
+        skill: view(&config, &as_skill(&remote)),
+        instructions: format!(
+            "*Served by the MCP server `{}`: its instructions are read from the server, and \
+             checked against its listing, when an agent loads it.*",
+            remote.server
+        ),
+        files: remote.files(),
     })
 }
 

@@ -29,6 +29,7 @@ pub use crate::util::fs::write_atomically;
 pub use crate::util::names::is_valid_tool_name;
 
 pub use crate::settings::{ServiceSettings, Settings};
+pub use crate::skills::SkillChoice;
 pub use crate::tool_spec::Permission;
 
 /// An agent definition from `config/agents/*.md`.
@@ -77,55 +78,6 @@ pub struct AgentDef {
 
 fn default_max_tool_rounds() -> u32 {
     20
-}
-
-/// An agent's `skills:`: none (absent), `all`, or a list of skill names.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub enum SkillChoice {
-    /// No skills.
-    #[default]
-    None,
-    /// Every enabled skill.
-    All,
-    /// These skills (the enabled ones of them).
-    Named(Vec<String>),
-}
-
-impl SkillChoice {
-    fn is_none(&self) -> bool {
-        matches!(self, SkillChoice::None) || matches!(self, SkillChoice::Named(n) if n.is_empty())
-    }
-}
-
-impl Serialize for SkillChoice {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            SkillChoice::None => s.serialize_none(),
-            SkillChoice::All => s.serialize_str("all"),
-            SkillChoice::Named(names) => names.serialize(s),
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for SkillChoice {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Written {
-            Word(String),
-            Names(Vec<String>),
-            Nothing(()),
-        }
-        match Written::deserialize(d)? {
-            Written::Word(w) if w.trim() == "all" => Ok(SkillChoice::All),
-            Written::Word(w) if w.trim() == "none" || w.trim().is_empty() => Ok(SkillChoice::None),
-            Written::Word(w) => Err(serde::de::Error::custom(format!(
-                "skills: `{w}` is neither `all` nor a list of skill names (write `skills: [{w}]` for one skill)"
-            ))),
-            Written::Names(names) => Ok(SkillChoice::Named(names)),
-            Written::Nothing(()) => Ok(SkillChoice::None),
-        }
-    }
 }
 
 /// Everything loaded from one config folder.
@@ -240,17 +192,12 @@ impl ConfigSnapshot {
     /// The enabled skills `agent` may load, sorted by name.
     pub fn agent_skills(&self, agent: &AgentDef) -> Vec<&crate::skills::Skill> {
         let enabled = |s: &&crate::skills::Skill| !self.settings.skills.disabled.contains(&s.name);
-        match &agent.skills {
-            SkillChoice::None => Vec::new(),
-            SkillChoice::All => self.skills.skills.iter().filter(enabled).collect(),
-            SkillChoice::Named(names) => self
-                .skills
-                .skills
-                .iter()
-                .filter(|s| names.contains(&s.name))
-                .filter(enabled)
-                .collect(),
-        }
+        self.skills
+            .skills
+            .iter()
+            .filter(|s| agent.skills.takes(&s.name))
+            .filter(enabled)
+            .collect()
     }
 }
 
@@ -265,14 +212,20 @@ pub(crate) fn give_skill_tools(snap: &mut ConfigSnapshot) {
         .collect();
     for agent in snap.agents.iter_mut() {
         if with_skills.contains(&agent.name) {
-            for (tool, permission) in [
-                ("load_skill", Permission::Auto),
-                ("read_skill_file", Permission::Auto),
-                ("run_skill_script", Permission::Confirm),
-            ] {
-                agent.tools.entry(tool.into()).or_insert(permission);
-            }
+            add_skill_tools(agent);
         }
+    }
+}
+
+/// Give `agent` the skill tools it does not list itself: loading and reading run without
+/// asking, a script asks.
+pub fn add_skill_tools(agent: &mut AgentDef) {
+    for (tool, permission) in [
+        ("load_skill", Permission::Auto),
+        ("read_skill_file", Permission::Auto),
+        ("run_skill_script", Permission::Confirm),
+    ] {
+        agent.tools.entry(tool.into()).or_insert(permission);
     }
 }
 

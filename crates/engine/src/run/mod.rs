@@ -483,13 +483,20 @@ impl Runner {
         }
     }
 
+    /// The agent `name` as it runs now: with the skill tools while it has a skill (an MCP
+    /// server's skills come and go with the server).
     fn agent(&self, name: &str) -> Option<AgentDef> {
-        self.ctx
+        let mut agent = self
+            .ctx
             .config()
             .agents
             .iter()
             .find(|a| a.name == name)
-            .cloned()
+            .cloned()?;
+        if !self.ctx.skills().of_agent(name).is_empty() {
+            crate::config::add_skill_tools(&mut agent);
+        }
+        Some(agent)
     }
 
     /// The specs of exactly the agent's tools (MCP servers expanded; `call_subagent` lists the

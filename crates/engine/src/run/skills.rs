@@ -7,7 +7,6 @@
 //! their descriptions, so every skill stays reachable).
 
 use super::budget::estimate_text;
-use crate::skills::Skill;
 
 /// The most tokens one skill's line costs.
 pub const PER_SKILL_TOKENS: u32 = 100;
@@ -20,9 +19,9 @@ skill's description, call `load_skill` with its name before you start, then foll
 says (it may point to files: read them with `read_skill_file`, run its scripts with \
 `run_skill_script`). Load a skill only when you need it.";
 
-/// One skill's line, cut to [`PER_SKILL_TOKENS`].
-pub fn line(skill: &Skill) -> String {
-    let mut line = format!("- {}: {}", skill.name, skill.one_line_description());
+/// One skill's line (its name and one-line description), cut to [`PER_SKILL_TOKENS`].
+pub fn line(name: &str, description: &str) -> String {
+    let mut line = format!("- {name}: {description}");
     if estimate_text(&line) <= PER_SKILL_TOKENS {
         return line;
     }
@@ -38,23 +37,24 @@ pub fn line(skill: &Skill) -> String {
     line
 }
 
-/// The listing for `skills` (empty when there are none).
-pub fn listing(skills: &[&Skill]) -> String {
+/// The listing for `skills`, each a name and a one-line description (empty when there are
+/// none).
+pub fn listing(skills: &[(String, String)]) -> String {
     if skills.is_empty() {
         return String::new();
     }
     let mut text = HEADER.to_string();
     let mut spent = 0;
     let mut unlisted = Vec::new();
-    for skill in skills {
-        let line = line(skill);
+    for (name, description) in skills {
+        let line = line(name, description);
         let cost = estimate_text(&line);
         if unlisted.is_empty() && spent + cost <= LISTING_TOKENS {
             spent += cost;
             text.push('\n');
             text.push_str(&line);
         } else {
-            unlisted.push(skill.name.as_str());
+            unlisted.push(name.as_str());
         }
     }
     if !unlisted.is_empty() {
@@ -67,7 +67,7 @@ pub fn listing(skills: &[&Skill]) -> String {
 }
 
 /// `role_prompt` with the listing of `skills` after it.
-pub fn with_listing(role_prompt: &str, skills: &[&Skill]) -> String {
+pub fn with_listing(role_prompt: &str, skills: &[(String, String)]) -> String {
     let listing = listing(skills);
     if listing.is_empty() {
         role_prompt.to_string()
@@ -80,26 +80,27 @@ pub fn with_listing(role_prompt: &str, skills: &[&Skill]) -> String {
 mod tests {
     use super::*;
 
-    fn skill(name: &str, description: &str) -> Skill {
-        crate::skills::parse_skill(
+    fn skill(name: &str, description: &str) -> (String, String) {
+        let s = crate::skills::parse_skill(
             std::path::Path::new("SKILL.md"),
             &format!("---\nname: {name}\ndescription: {description:?}\n---\nDo it.\n"),
         )
-        .unwrap()
+        .unwrap();
+        (s.name.clone(), s.one_line_description())
     }
 
     #[test]
     fn each_skill_costs_at_most_its_budget_and_keeps_its_name() {
         let short = skill("pdf", "Fill PDF forms.");
         let long = skill("long", &"word ".repeat(200));
-        assert_eq!(line(&short), "- pdf: Fill PDF forms.");
-        let cut = line(&long);
+        assert_eq!(line(&short.0, &short.1), "- pdf: Fill PDF forms.");
+        let cut = line(&long.0, &long.1);
         assert!(estimate_text(&cut) <= PER_SKILL_TOKENS, "{cut}");
         assert!(
             cut.starts_with("- long: word word") && cut.ends_with('…'),
             "{cut}"
         );
-        let text = listing(&[&short, &long]);
+        let text = listing(&[short, long]);
         assert!(text.contains("`load_skill`"));
         assert!(
             !text.contains("Do it."),
@@ -109,11 +110,10 @@ mod tests {
 
     #[test]
     fn past_the_total_budget_the_rest_are_named() {
-        let many: Vec<Skill> = (0..60)
+        let many: Vec<(String, String)> = (0..60)
             .map(|i| skill(&format!("s{i:02}"), &"long description ".repeat(20)))
             .collect();
-        let refs: Vec<&Skill> = many.iter().collect();
-        let text = listing(&refs);
+        let text = listing(&many);
         let lines_cost: u32 = text.lines().skip(2).map(estimate_text).sum();
         assert!(lines_cost <= LISTING_TOKENS + estimate_text(text.lines().last().unwrap()));
         assert!(text.contains("and these, whose descriptions"), "{text}");

@@ -263,10 +263,10 @@ impl Runner {
             .map(|p| p.tool_call_mode())
             .unwrap_or_default();
         let specs = self.agent_specs(agent, scope.conversation);
-        let role = {
-            let config = self.ctx.config();
-            super::skills::with_listing(&agent.role_prompt, &config.agent_skills(agent))
-        };
+        let role = super::skills::with_listing(
+            &agent.role_prompt,
+            &self.ctx.skills().of_agent(&agent.name),
+        );
         let (system, tools) = match mode {
             ToolCallMode::Text => (super::system_prompt(&role, &specs), Vec::new()),
             ToolCallMode::Native => (role, tool_definitions(&specs)),

@@ -9,5 +9,6 @@ mod grants; // an MCP tool's grant is bound to its server's launch settings
 mod hub; // the engine's hub: status, crash and restart, reloads, the gate, leftover processes
 mod redirects; // nothing reaches another origin on a redirect: transport, OAuth; one builder
 mod schemas; // a server's JSON Schema 2020-12 reaches the model whole and checks the arguments
+mod skills; // skills served by a server: listed, read only when used, verified
 mod support;
 mod words; // a server's words: secrets masked, log text escaped, cut and rate limited

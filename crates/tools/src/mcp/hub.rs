@@ -99,8 +99,17 @@ impl std::fmt::Debug for HubOptions {
     }
 }
 
-/// Publishes the ready servers' tools (to the engine's registry).
-pub type ToolsSink = Arc<dyn Fn(Vec<ToolRef>) + Send + Sync>;
+/// What the ready servers offer: their tools, and the skills of those that serve skills.
+#[derive(Default)]
+pub struct McpOffer {
+    /// Every ready server's tools.
+    pub tools: Vec<ToolRef>,
+    /// Every ready server's skills (listed, no file read).
+    pub skills: Vec<crate::skills::McpSkill>,
+}
+
+/// Publishes the ready servers' tools and skills (to the engine's registry and skills).
+pub type ToolsSink = Arc<dyn Fn(McpOffer) + Send + Sync>;
 
 /// Told each server's new status, by name (the engine turns it into its
 /// `McpServerStatus` event).
@@ -111,6 +120,7 @@ struct Slot {
     status: ServerStatus,
     client: Option<Arc<McpClient>>,
     tools: Vec<Arc<McpTool>>,
+    skills: Vec<crate::skills::McpSkill>,
     resolved: Option<super::client::ResolvedCommand>,
     stderr_tail: Vec<String>,
     supervisor: Option<tokio::task::JoinHandle<()>>,
@@ -264,6 +274,7 @@ impl McpHub {
                 config: cfg.clone(),
                 client: None,
                 tools: Vec::new(),
+                skills: Vec::new(),
                 resolved: None,
                 stderr_tail: Vec::new(),
                 supervisor: None,
@@ -319,6 +330,7 @@ impl McpHub {
             client.kill();
         }
         slot.tools.clear();
+        slot.skills.clear();
         if slot.config.disabled {
             return Ok(());
         }
@@ -512,7 +524,8 @@ impl Inner {
             .values()
             .flat_map(|s| s.tools.iter().map(|t| t.clone() as ToolRef))
             .collect();
-        (self.tools_sink)(tools);
+        let skills = servers.values().flat_map(|s| s.skills.clone()).collect();
+        (self.tools_sink)(McpOffer { tools, skills });
     }
 
     /// Update the slot `name` if it still belongs to `generation` (false when it does not),
@@ -586,12 +599,14 @@ async fn supervise(inner: Arc<Inner>, name: String, generation: u64) {
                         continue;
                     }
                 };
+                let skills = load_skills(&client, &name).await;
                 let ok = inner.update(&name, generation, |s| {
                     s.resolved = client.resolved_command().cloned();
                     s.status = ServerStatus::Ready {
                         tool_count: tools.len() as u32,
                     };
                     s.tools = tools;
+                    s.skills = skills;
                     s.client = Some(client.clone());
                 });
                 if !ok {
@@ -670,6 +685,7 @@ fn fail(inner: &Inner, name: &str, generation: u64, reason: String, stderr_tail:
     inner.update(name, generation, |s| {
         s.client = None;
         s.tools.clear();
+        s.skills.clear();
         s.stderr_tail = stderr_tail.clone();
         s.status = ServerStatus::Failed {
             reason,
@@ -682,6 +698,24 @@ async fn sleep_backoff(backoff: &mut Duration) -> bool {
     tokio::time::sleep(*backoff).await;
     *backoff = (*backoff * 2).min(MAX_BACKOFF);
     true
+}
+
+/// The skills of a server that serves them (the skills extension): listed only, no file read.
+/// A listing that fails costs the skills, never the server's tools (a warning says why).
+async fn load_skills(client: &Arc<McpClient>, server: &str) -> Vec<crate::skills::McpSkill> {
+    if !client.offers_skills() {
+        return Vec::new();
+    }
+    match client.list_skills().await {
+        Ok(entries) => crate::skills::McpSkill::from_listing(server, client, entries),
+        Err(e) => {
+            tracing::warn!(
+                server,
+                "skills/list failed: {e}; its skills are not offered"
+            );
+            Vec::new()
+        }
+    }
 }
 
 async fn load_tools(

@@ -21,7 +21,7 @@ pub mod tool;
 pub use client::{connect, ConnectOptions, ElicitationHandler, McpClient, McpError};
 pub use config::{McpConfig, McpServerConfig, McpTransport, OAuthConfig};
 pub use elicitation::{ElicitationForm, ElicitationReply};
-pub use hub::{McpHub, McpServerView, ServerStatus};
+pub use hub::{McpHub, McpOffer, McpServerView, ServerStatus};
 pub use tool::{McpTool, McpToolInfo};
 
 // Where an agent's `tools:` map is read: with the permissions, which decide on it.

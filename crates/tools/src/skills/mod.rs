@@ -21,11 +21,77 @@ use crate::config_error::ConfigError;
 pub mod files;
 pub mod import;
 pub mod load;
+pub mod remote;
 pub mod script;
 pub mod tools;
 
 pub use load::{load_dir, parse_skill};
-pub use tools::{skill_tools, SkillShelf, SKILL_TOOL_NAMES};
+pub use remote::McpSkill;
+pub use tools::{skill_tools, Found, SkillShelf, SKILL_TOOL_NAMES};
+
+/// An agent's `skills:`: none (absent), `all`, or a list of skill names.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum SkillChoice {
+    /// No skills.
+    #[default]
+    None,
+    /// Every enabled skill.
+    All,
+    /// These skills (the enabled ones of them).
+    Named(Vec<String>),
+}
+
+impl SkillChoice {
+    /// No skills at all (absent, or an empty list)?
+    pub fn is_none(&self) -> bool {
+        matches!(self, SkillChoice::None) || matches!(self, SkillChoice::Named(n) if n.is_empty())
+    }
+}
+
+impl Serialize for SkillChoice {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            SkillChoice::None => s.serialize_none(),
+            SkillChoice::All => s.serialize_str("all"),
+            SkillChoice::Named(names) => names.serialize(s),
+        }
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for SkillChoice {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(serde::Deserialize)]
+        #[serde(untagged)]
+        enum Written {
+            Word(String),
+            Names(Vec<String>),
+            Nothing(()),
+        }
+        match Written::deserialize(d)? {
+            Written::Word(w) if w.trim() == "all" => Ok(SkillChoice::All),
+            Written::Word(w) if w.trim() == "none" || w.trim().is_empty() => Ok(SkillChoice::None),
+            Written::Word(w) => Err(serde::de::Error::custom(format!(
+                "skills: `{w}` is neither `all` nor a list of skill names (write `skills: [{w}]` for one skill)"
+            ))),
+            Written::Names(names) => Ok(SkillChoice::Named(names)),
+            Written::Nothing(()) => Ok(SkillChoice::None),
+        }
+    }
+}
+
+impl SkillChoice {
+    /// Does the choice take the skill `name` (`SERVER.NAME` for a server's skill; an entry
+    /// `SERVER.*` takes every skill of that server)?
+    pub fn takes(&self, name: &str) -> bool {
+        match self {
+            SkillChoice::None => false,
+            SkillChoice::All => true,
+            SkillChoice::Named(names) => names
+                .iter()
+                .any(|n| n == name || crate::permissions::pattern_matches(n, name)),
+        }
+    }
+}
 
 /// Where a skill was found.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -39,6 +105,12 @@ pub enum SkillOrigin {
     UserFolder {
         /// The folder.
         folder: PathBuf,
+    },
+    /// An MCP server that serves skills (the skills extension); its files are read from the
+    /// server when the skill is used.
+    Mcp {
+        /// The server's name in mcp.json.
+        server: String,
     },
 }
 

@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::script;
-use super::Skill;
+use super::{McpSkill, Skill, SkillChoice};
 use crate::tool_spec::{ParamSpec, ParamType};
 use crate::tools::{
     Attachment, Params, Permission, Tool, ToolContext, ToolRef, ToolResult, ToolSpec,
@@ -27,43 +27,146 @@ pub const MAX_BINARY_FILE_BYTES: u64 = 20 * 1024 * 1024;
 
 #[derive(Default)]
 struct Shelf {
-    skills: Vec<Skill>,
-    /// Each agent's skills, by name (an agent not here has none).
-    agents: BTreeMap<String, Vec<String>>,
+    /// The config folder's (and user folders') skills that loaded.
+    local: Vec<Skill>,
+    /// The skills MCP servers list.
+    mcp: Vec<McpSkill>,
+    /// Turned off in Settings.
+    disabled: Vec<String>,
+    /// Each agent's `skills:`.
+    choices: BTreeMap<String, SkillChoice>,
 }
 
-/// The skills that loaded and which agent may use which; the engine swaps them on reload.
+/// A skill found by name: on this computer, or on an MCP server.
+#[derive(Debug, Clone)]
+pub enum Found {
+    /// A skill folder.
+    Local(Skill),
+    /// A server's skill.
+    Mcp(McpSkill),
+}
+
+impl Shelf {
+    /// Every enabled skill: name and description, local first.
+    fn enabled(&self) -> Vec<(String, String)> {
+        let local = self
+            .local
+            .iter()
+            .map(|s| (s.name.clone(), s.one_line_description()));
+        let mcp = self.mcp.iter().map(|s| {
+            let d = s
+                .description()
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ");
+            (s.name.clone(), d)
+        });
+        local
+            .chain(mcp)
+            .filter(|(name, _)| !self.disabled.contains(name))
+            .collect()
+    }
+
+    /// The enabled skills `agent` may use (every one for a direct call: `agent` empty).
+    fn of(&self, agent: &str) -> Vec<(String, String)> {
+        let mut mine: Vec<_> = if agent.is_empty() {
+            self.enabled()
+        } else {
+            let Some(choice) = self.choices.get(agent) else {
+                return Vec::new();
+            };
+            self.enabled()
+                .into_iter()
+                .filter(|(name, _)| choice.takes(name))
+                .collect()
+        };
+        mine.sort();
+        mine
+    }
+}
+
+/// The skills (local and from MCP servers), which are off, and which agent may use which; the
+/// engine updates it on every config reload and whenever a server's skills change.
 #[derive(Clone, Default)]
 pub struct SkillShelf(Arc<RwLock<Shelf>>);
 
 impl SkillShelf {
-    /// Replace the skills and each agent's choice of them.
-    pub fn set(&self, skills: Vec<Skill>, agents: BTreeMap<String, Vec<String>>) {
-        *self.0.write().unwrap_or_else(|p| p.into_inner()) = Shelf { skills, agents };
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, Shelf> {
+        self.0.read().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// The skill `name` as `agent` (empty for a direct call, which reaches every skill) may use
-    /// it, or what to tell the model.
-    pub fn skill_for(&self, name: &str, agent: &str) -> Result<Skill, String> {
-        let shelf = self.0.read().unwrap_or_else(|p| p.into_inner());
-        let mine: Vec<&str> = if agent.is_empty() {
-            shelf.skills.iter().map(|s| s.name.as_str()).collect()
-        } else {
-            shelf
-                .agents
-                .get(agent)
-                .map(|names| names.iter().map(String::as_str).collect())
-                .unwrap_or_default()
-        };
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, Shelf> {
+        self.0.write().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The config's part: the local skills, the ones turned off, each agent's `skills:`.
+    pub fn set_config(
+        &self,
+        local: Vec<Skill>,
+        disabled: Vec<String>,
+        choices: BTreeMap<String, SkillChoice>,
+    ) {
+        let mut shelf = self.write();
+        shelf.local = local;
+        shelf.disabled = disabled;
+        shelf.choices = choices;
+    }
+
+    /// The MCP servers' skills (a local skill's name always wins: theirs are `SERVER.NAME`).
+    pub fn set_mcp(&self, mcp: Vec<McpSkill>) {
+        self.write().mcp = mcp;
+    }
+
+    /// The MCP servers' skills now.
+    pub fn mcp(&self) -> Vec<McpSkill> {
+        self.read().mcp.clone()
+    }
+
+    /// Is any skill enabled (so the skill tools exist)?
+    pub fn has_any(&self) -> bool {
+        !self.read().enabled().is_empty()
+    }
+
+    /// The enabled skills `agent` may use, each with its description, sorted by name.
+    pub fn of_agent(&self, agent: &str) -> Vec<(String, String)> {
+        self.read().of(agent)
+    }
+
+    /// The skill `name` as `agent` (empty for a direct call, which reaches every enabled
+    /// skill) may use it, or what to tell the model.
+    pub fn find(&self, name: &str, agent: &str) -> Result<Found, String> {
+        let shelf = self.read();
+        let mine: Vec<String> = shelf.of(agent).into_iter().map(|(n, _)| n).collect();
         let name = name.trim();
-        match shelf.skills.iter().find(|s| s.name == name) {
-            Some(skill) if mine.contains(&name) => Ok(skill.clone()),
-            _ if mine.is_empty() => Err(format!(
-                "there is no skill `{name}`: you have no skills; do the task without one"
-            )),
-            _ => Err(format!(
-                "there is no skill `{name}` among yours; yours: {}",
-                mine.join(", ")
+        if !mine.iter().any(|n| n == name) {
+            return Err(if mine.is_empty() {
+                format!("there is no skill `{name}`: you have no skills; do the task without one")
+            } else {
+                format!(
+                    "there is no skill `{name}` among yours; yours: {}",
+                    mine.join(", ")
+                )
+            });
+        }
+        if let Some(skill) = shelf.local.iter().find(|s| s.name == name) {
+            return Ok(Found::Local(skill.clone()));
+        }
+        shelf
+            .mcp
+            .iter()
+            .find(|s| s.name == name)
+            .map(|s| Found::Mcp(s.clone()))
+            .ok_or_else(|| format!("there is no skill `{name}`"))
+    }
+
+    /// The local skill `name` as `agent` may use it (scripts run from folders only).
+    pub fn skill_for(&self, name: &str, agent: &str) -> Result<Skill, String> {
+        match self.find(name, agent)? {
+            Found::Local(skill) => Ok(skill),
+            Found::Mcp(skill) => Err(format!(
+                "`{}` is a skill of the MCP server `{}`: its scripts do not run on this \
+                 computer; read its files with read_skill_file",
+                skill.name, skill.server
             )),
         }
     }
@@ -139,11 +242,9 @@ impl Tool for LoadSkill {
     }
 
     async fn execute(&self, params: Params, ctx: &ToolContext) -> ToolResult {
-        let skill = match self
-            .shelf
-            .skill_for(&text_param(&params, "skill"), &caller(ctx))
-        {
-            Ok(s) => s,
+        let skill = match self.shelf.find(&text_param(&params, "skill"), &caller(ctx)) {
+            Ok(Found::Local(s)) => s,
+            Ok(Found::Mcp(s)) => return load_mcp_skill(&s).await,
             Err(e) => return ToolResult::fail(e),
         };
         // Read again: the instructions as they are now (the watcher reloads on change anyway).
@@ -153,19 +254,45 @@ impl Tool for LoadSkill {
             .map(|s| s.instructions)
             .unwrap_or(skill.instructions.clone());
         let files = super::files::list(&skill.dir);
-        let mut text = format!("# Skill `{}`\n\n{}", skill.name, instructions);
-        if !files.is_empty() {
-            text.push_str(
-                "\n\n---\nThe skill's files (read one with read_skill_file; run a script with \
-                 run_skill_script):",
-            );
-            for f in &files {
-                text.push_str(&format!("\n- {f}"));
-            }
-        }
-        ToolResult::ok(text)
+        ToolResult::ok(loaded_text(&skill.name, &instructions, &files))
             .with_meta("skill", skill.name.clone())
             .with_meta("skill_files", files.len())
+    }
+}
+
+/// What `load_skill` tells the model: the instructions, then the skill's files.
+fn loaded_text(name: &str, instructions: &str, files: &[String]) -> String {
+    let mut text = format!("# Skill `{name}`\n\n{instructions}");
+    if !files.is_empty() {
+        text.push_str(
+            "\n\n---\nThe skill's files (read one with read_skill_file; run a script with \
+             run_skill_script):",
+        );
+        for f in files {
+            text.push_str(&format!("\n- {f}"));
+        }
+    }
+    text
+}
+
+/// Load a server's skill: its SKILL.md read now and verified against the listing (size,
+/// digest, frontmatter); a skill that fails is not loaded.
+async fn load_mcp_skill(skill: &McpSkill) -> ToolResult {
+    match skill.client.load_skill(&skill.entry).await {
+        Ok(text) => {
+            let body = crate::frontmatter::split(&text)
+                .map(|d| d.body.to_string())
+                .unwrap_or(text.clone());
+            let files = skill.files();
+            ToolResult::ok(loaded_text(&skill.name, &body, &files))
+                .with_meta("skill", skill.name.clone())
+                .with_meta("skill_server", skill.server.clone())
+                .with_meta("skill_files", files.len())
+        }
+        Err(e) => ToolResult::fail(format!(
+            "the skill `{}` was not loaded: {e}. Do the task without it",
+            skill.name
+        )),
     }
 }
 
@@ -232,14 +359,12 @@ impl Tool for ReadSkillFile {
     }
 
     async fn execute(&self, params: Params, ctx: &ToolContext) -> ToolResult {
-        let skill = match self
-            .shelf
-            .skill_for(&text_param(&params, "skill"), &caller(ctx))
-        {
-            Ok(s) => s,
+        let relative = text_param(&params, "path");
+        let skill = match self.shelf.find(&text_param(&params, "skill"), &caller(ctx)) {
+            Ok(Found::Local(s)) => s,
+            Ok(Found::Mcp(s)) => return read_mcp_file(&s, &relative).await,
             Err(e) => return ToolResult::fail(e),
         };
-        let relative = text_param(&params, "path");
         let path = match super::files::resolve(&skill.dir, &relative) {
             Ok(p) => p,
             Err(e) => {
@@ -288,21 +413,53 @@ impl Tool for ReadSkillFile {
                 }
                 meta(ToolResult::ok(text))
             }
-            Ok(text) => meta(binary(&skill, &shown, &path, text.into_bytes())),
-            Err(e) => meta(binary(&skill, &shown, &path, e.into_bytes())),
+            Ok(text) => meta(binary(&skill.name, &shown, &path, text.into_bytes())),
+            Err(e) => meta(binary(&skill.name, &shown, &path, e.into_bytes())),
         }
     }
 }
 
-fn binary(skill: &Skill, shown: &str, path: &std::path::Path, bytes: Vec<u8>) -> ToolResult {
+/// A file of a server's skill, read now and verified against the listing.
+async fn read_mcp_file(skill: &McpSkill, relative: &str) -> ToolResult {
+    let shown = relative.trim().replace('\\', "/");
+    let Some(uri) = skill.uri_of(&shown) else {
+        let files = skill.files();
+        return ToolResult::fail(format!(
+            "the skill `{}` lists no file `{shown}`; its files: {}",
+            skill.name,
+            if files.is_empty() {
+                "none".to_string()
+            } else {
+                files.join(", ")
+            }
+        ));
+    };
+    let meta = |r: ToolResult| {
+        r.with_meta("skill", skill.name.clone())
+            .with_meta("skill_file", shown.clone())
+            .with_meta("skill_server", skill.server.clone())
+    };
+    let path = std::path::Path::new(&shown);
+    match skill.client.read_skill_file(&skill.entry, &uri).await {
+        Ok(bytes) if !bytes.contains(&0) => match String::from_utf8(bytes) {
+            Ok(text) => meta(ToolResult::ok(text)),
+            Err(e) => meta(binary(&skill.name, &shown, path, e.into_bytes())),
+        },
+        Ok(bytes) => meta(binary(&skill.name, &shown, path, bytes)),
+        Err(e) => meta(ToolResult::fail(e.to_string())),
+    }
+}
+
+fn binary(skill: &str, shown: &str, path: &std::path::Path, bytes: Vec<u8>) -> ToolResult {
     let mime = mime_of(path);
+
     let mut result = ToolResult::ok(format!(
         "{shown} is a binary file ({mime}, {} bytes), not text.",
         bytes.len()
     ));
     result.attachments.push(Attachment {
         mime: mime.into(),
-        title: format!("{}: {shown}", skill.name),
+        title: format!("{skill}: {shown}"),
         bytes,
         resource_uri: None,
     });

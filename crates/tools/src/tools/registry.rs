@@ -43,6 +43,10 @@ impl Registry {
                 Some(format!(
                     "`{name}` is reserved for the artifact tools; choose another name"
                 ))
+            } else if crate::skills::SKILL_TOOL_NAMES.contains(&name.as_str()) {
+                Some(format!(
+                    "`{name}` is reserved for the skill tools; choose another name"
+                ))
             } else {
                 registry
                     .tools
