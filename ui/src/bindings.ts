@@ -1047,6 +1047,14 @@ internal: boolean;
  */
 max_tool_rounds: number; 
 /**
+ * Every enabled skill (`skills: all`)?
+ */
+all_skills: boolean; 
+/**
+ * The skills it names (`skills: [..]`), as written.
+ */
+skills: string[]; 
+/**
  * The role prompt (Markdown).
  */
 role_prompt: string }

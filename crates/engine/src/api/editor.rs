@@ -253,6 +253,10 @@ pub struct AgentView {
     pub internal: bool,
     /// Tool rounds per run.
     pub max_tool_rounds: u32,
+    /// Every enabled skill (`skills: all`)?
+    pub all_skills: bool,
+    /// The skills it names (`skills: [..]`), as written.
+    pub skills: Vec<String>,
     /// The role prompt (Markdown).
     pub role_prompt: String,
 }
@@ -307,6 +311,39 @@ pub fn check_agent(ctx: &AppContext, path: Option<&Path>, text: &str) -> AgentCh
             });
         }
     }
+    if let crate::skills::SkillChoice::Named(names) = &agent.skills {
+        let config = ctx.config();
+        let mcp_skills = ctx.skills().mcp();
+        for name in names {
+            let known = config.skills.get(name).is_some()
+                || mcp_skills.iter().any(|m| m.name == *name)
+                || name
+                    .split_once('.')
+                    .is_some_and(|(server, _)| config.mcp.servers.contains_key(server));
+            if !known {
+                let mut local: Vec<_> = config
+                    .skills
+                    .skills
+                    .iter()
+                    .map(|s| s.name.as_str())
+                    .collect();
+                local.sort();
+                errors.push(ConfigError {
+                    file: located.clone(),
+                    line: line_of("skills").or_else(|| line_of(name)),
+                    field: Some("skills".into()),
+                    message: format!(
+                        "there is no skill `{name}`; skills: {} (see the Skills page)",
+                        if local.is_empty() {
+                            "none".to_string()
+                        } else {
+                            local.join(", ")
+                        }
+                    ),
+                });
+            }
+        }
+    }
     if let Some(model) = &agent.model {
         let config = ctx.config();
         if !config.models.iter().any(|m| &m.name == model) {
@@ -332,6 +369,11 @@ pub fn check_agent(ctx: &AppContext, path: Option<&Path>, text: &str) -> AgentCh
             model: agent.model,
             internal: agent.internal,
             max_tool_rounds: agent.max_tool_rounds,
+            all_skills: agent.skills == crate::skills::SkillChoice::All,
+            skills: match &agent.skills {
+                crate::skills::SkillChoice::Named(names) => names.clone(),
+                _ => Vec::new(),
+            },
             role_prompt: agent.role_prompt,
         }),
     }

@@ -298,6 +298,18 @@ async fn an_agent_draft_is_checked_for_its_loader_errors_tools_and_model() {
     assert_eq!(errors[0].line, Some(3));
     assert!(errors[0].message.contains("default"), "{errors:?}");
 
+    let skills = "---\nname: x\nskills: [no-such-skill]\n---\nHi\n";
+    let check = engine::api::editor::check_agent(&ctx, None, skills);
+    assert_eq!(check.agent.unwrap().skills, ["no-such-skill"]);
+    assert_eq!(check.errors[0].field.as_deref(), Some("skills"));
+    assert_eq!(check.errors[0].line, Some(3));
+    assert!(check.errors[0]
+        .message
+        .contains("there is no skill `no-such-skill`"));
+    let all = engine::api::editor::check_agent(&ctx, None, "---\nname: x\nskills: all\n---\n");
+    assert_eq!(all.errors, []);
+    assert!(all.agent.unwrap().all_skills);
+
     let broken = "---\nname: x\ntools: [web_search\n---\n";
     let check = engine::api::editor::check_agent(&ctx, None, broken);
     assert!(check.agent.is_none());

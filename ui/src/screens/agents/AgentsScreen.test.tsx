@@ -66,6 +66,8 @@ function backend(disk: { text: string }, loads = true) {
         ],
         internal: false,
         max_tool_rounds: 20,
+        all_skills: /^skills: all$/m.test(text),
+        skills: [],
         role_prompt: "You are the **lead**.",
       };
       if (!loads)
@@ -122,6 +124,8 @@ describe("AgentsScreen", () => {
     expect(within(file).getByText("Show file").tagName).toBe("SUMMARY");
     expect(tools).toHaveTextContent("call_subagent");
     expect(tools).toHaveTextContent("auto");
+    // The bundled lead agent takes every skill.
+    expect(within(detail).getByTestId("agent-skills")).toHaveTextContent("every skill that is on");
     expect(await within(detail).findByText("lead")).toBeInTheDocument(); // the role prompt, rendered
 
     await user.click(screen.getByTestId("edit-agent"));

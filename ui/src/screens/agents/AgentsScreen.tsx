@@ -247,6 +247,14 @@ function AgentFields({ agent, onPickTools }: { agent: AgentView; onPickTools?: (
         <dd>{agent.internal ? "no (internal)" : "yes"}</dd>
         <dt>Tool rounds per run</dt>
         <dd>{agent.max_tool_rounds}</dd>
+        <dt>Skills</dt>
+        <dd data-testid="agent-skills">
+          {agent.all_skills
+            ? "every skill that is on"
+            : agent.skills.length > 0
+              ? agent.skills.join(", ")
+              : "none"}
+        </dd>
       </dl>
       <div className="agent-tools-head">
         <h3>Tools</h3>
