@@ -18,6 +18,27 @@ pub mod tools;
 
 pub mod app_info;
 
+/// Open `dir` in the system's file manager, creating it first when `create` (a folder the
+/// app fills on demand, like models/ or skills/).
+pub(crate) fn open_folder(
+    app: &tauri::AppHandle,
+    dir: &std::path::Path,
+    create: bool,
+) -> Result<(), AppError> {
+    use tauri_plugin_opener::OpenerExt;
+    if create {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            AppError::new(
+                crate::error::ErrorCode::Io,
+                format!("cannot create {}: {e}", dir.display()),
+            )
+        })?;
+    }
+    app.opener()
+        .open_path(dir.display().to_string(), None::<&str>)
+        .map_err(|e| AppError::open_failed(dir.display(), e))
+}
+
 /// The events pushed since the last call (see [`crate::events`]), waiting up to 25 s for one.
 /// Empty when none came, or when a newer call took over (a reloaded page).
 #[tauri::command]

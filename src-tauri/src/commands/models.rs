@@ -160,17 +160,7 @@ pub fn open_models_folder(
     app: tauri::AppHandle,
     state: State<'_, AppState>,
 ) -> Result<(), AppError> {
-    use tauri_plugin_opener::OpenerExt;
-    let dir = state.engine()?.ctx.paths().models_dir();
-    std::fs::create_dir_all(&dir).map_err(|e| {
-        AppError::new(
-            ErrorCode::Io,
-            format!("cannot create {}: {e}", dir.display()),
-        )
-    })?;
-    app.opener()
-        .open_path(dir.display().to_string(), None::<&str>)
-        .map_err(|e| AppError::open_failed(dir.display(), e))
+    super::open_folder(&app, &state.engine()?.ctx.paths().models_dir(), true)
 }
 
 async fn pick_model_file(app: &tauri::AppHandle) -> Option<std::path::PathBuf> {

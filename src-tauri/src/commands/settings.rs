@@ -103,11 +103,7 @@ pub fn open_config_folder(
     app: tauri::AppHandle,
     state: State<'_, AppState>,
 ) -> Result<(), AppError> {
-    use tauri_plugin_opener::OpenerExt;
-    let dir = state.engine()?.ctx.paths().config_dir.clone();
-    app.opener()
-        .open_path(dir.display().to_string(), None::<&str>)
-        .map_err(|e| AppError::open_failed(dir.display(), e))
+    super::open_folder(&app, &state.engine()?.ctx.paths().config_dir, false)
 }
 
 /// The permission rules (Settings → Permission rules, and the Tools page).

@@ -112,15 +112,5 @@ pub fn open_skills_folder(
     app: tauri::AppHandle,
     state: State<'_, AppState>,
 ) -> Result<(), AppError> {
-    use tauri_plugin_opener::OpenerExt;
-    let dir = skills::skills_dir(&state.engine()?.ctx);
-    std::fs::create_dir_all(&dir).map_err(|e| {
-        AppError::new(
-            ErrorCode::Io,
-            format!("cannot create {}: {e}", dir.display()),
-        )
-    })?;
-    app.opener()
-        .open_path(dir.display().to_string(), None::<&str>)
-        .map_err(|e| AppError::open_failed(dir.display(), e))
+    super::open_folder(&app, &skills::skills_dir(&state.engine()?.ctx), true)
 }

@@ -192,13 +192,8 @@ pub async fn run(plan: &ScriptPlan, timeout: Duration) -> Result<ScriptRun, Stri
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());
-    let mut wrap = process_wrap::tokio::CommandWrap::from(cmd);
-    #[cfg(unix)]
-    wrap.wrap(process_wrap::tokio::ProcessGroup::leader());
-    #[cfg(windows)]
-    wrap.wrap(process_wrap::tokio::JobObject);
     let started = Instant::now();
-    let mut child = wrap.spawn().map_err(|e| {
+    let mut child = crate::mcp::client::in_own_group(cmd).spawn().map_err(|e| {
         format!(
             "cannot start `{}`: {e}{}",
             plan.command_line(),

@@ -136,6 +136,17 @@ pub const INHERITED_ENV: &[&str] = &[
     "PROCESSOR_ARCHITECTURE",
 ];
 
+/// `cmd` set to start in its own process group (Unix) / job object (Windows), so ending it
+/// ends whatever it started too.
+pub fn in_own_group(cmd: tokio::process::Command) -> process_wrap::tokio::CommandWrap {
+    let mut wrap = process_wrap::tokio::CommandWrap::from(cmd);
+    #[cfg(unix)]
+    wrap.wrap(process_wrap::tokio::ProcessGroup::leader());
+    #[cfg(windows)]
+    wrap.wrap(process_wrap::tokio::JobObject);
+    wrap
+}
+
 /// The environment of a stdio child: [`INHERITED_ENV`] and `LC_*` from ours, `PATH`, then the
 /// configured `env` (already resolved).
 pub fn child_env(path_env: &OsStr, configured: &[(String, String)]) -> Vec<(OsString, OsString)> {
@@ -250,12 +261,7 @@ pub(super) async fn connect_stdio(
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());
-    let mut wrap = process_wrap::tokio::CommandWrap::from(cmd);
-    #[cfg(unix)]
-    wrap.wrap(process_wrap::tokio::ProcessGroup::leader());
-    #[cfg(windows)]
-    wrap.wrap(process_wrap::tokio::JobObject);
-    let mut child = wrap.spawn().map_err(|e| McpError::Spawn {
+    let mut child = in_own_group(cmd).spawn().map_err(|e| McpError::Spawn {
         command: resolved.path.display().to_string(),
         message: if resolved.path.is_dir() {
             "it is a folder, not a program; give the program's path in mcp.json".into()

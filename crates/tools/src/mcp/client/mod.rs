@@ -70,7 +70,9 @@ pub use handler::{
     ELICITATION_COMPLETE, LOG_BURST, LOG_PER_SECOND, MAX_LOG_CHARS, MAX_PROGRESS_CHARS,
 };
 pub use http::{connect_http_with, remote_http_client};
-pub use launch::{child_env, resolve_command, ResolvedCommand, INHERITED_ENV, STDERR_LINES};
+pub use launch::{
+    child_env, in_own_group, resolve_command, ResolvedCommand, INHERITED_ENV, STDERR_LINES,
+};
 
 /// Largest message accepted from a server (one stdio line, one SSE event, one JSON body):
 /// the model streams' event limit ([`artifactflow_ground::limits::StreamLimits`]) times four, since a tool
