@@ -11,4 +11,5 @@ mod redirects; // nothing reaches another origin on a redirect: transport, OAuth
 mod schemas; // a server's JSON Schema 2020-12 reaches the model whole and checks the arguments
 mod skills; // skills served by a server: listed, read only when used, verified
 mod support;
+mod versions; // protocol versions per server: 2026-07-28 (SDK v2) with its round trips, older ones
 mod words; // a server's words: secrets masked, log text escaped, cut and rate limited

@@ -76,6 +76,9 @@ pub struct McpServerView {
     pub command_from_login_shell: bool,
     /// The child's process id while it runs (stdio).
     pub pid: Option<u32>,
+    /// The protocol version the session speaks while it runs (`2026-07-28`, or an older one
+    /// such as `2025-11-25` for a server that does not know the newest).
+    pub protocol_version: Option<String>,
     /// The last lines of its stderr (stdio, secrets masked).
     pub stderr_tail: Vec<String>,
 }
@@ -494,6 +497,7 @@ fn view(name: &str, slot: &Slot) -> McpServerView {
         command_path: slot.resolved.as_ref().map(|r| r.path.clone()),
         command_from_login_shell: slot.resolved.as_ref().is_some_and(|r| r.from_login_shell),
         pid: client.and_then(|c| c.pid()),
+        protocol_version: client.and_then(|c| c.protocol_version()),
         stderr_tail: client
             .map(|c| c.stderr_tail())
             .unwrap_or_else(|| slot.stderr_tail.clone()),

@@ -339,6 +339,9 @@ pub type NoticeSink = Arc<dyn Fn(McpNotice) + Send + Sync>;
 pub const ELICITATION_COMPLETE: &str = "notifications/elicitation/complete";
 
 /// Our side of the session: answers the server's requests and routes its notifications.
+/// Cloned into the [`super::McpClient`], which answers the questions of a multi round-trip
+/// call (`input_required`, 2026-07-28) with it too.
+#[derive(Clone)]
 pub(super) struct Handler {
     pub(super) server: String,
     pub(super) elicitation: Arc<dyn ElicitationHandler>,
@@ -350,7 +353,7 @@ pub(super) struct Handler {
     /// Masks the server's secrets in its progress and log messages.
     pub(super) redactor: Redactor,
     /// Its log messages' rate limit.
-    pub(super) log_budget: Mutex<LogBudget>,
+    pub(super) log_budget: Arc<Mutex<LogBudget>>,
 }
 
 /// Receives one call's progress.

@@ -13,6 +13,7 @@ use rmcp::transport::streamable_http_client::{
 };
 
 use super::launch::StderrTail;
+use super::lifecycle;
 use super::{
     fill, handler, handshake, ConnectOptions, HandshakeError, McpClient, McpError,
     MAX_MESSAGE_BYTES,
@@ -27,7 +28,7 @@ pub async fn connect_http_with<C>(
     client: C,
 ) -> Result<McpClient, McpError>
 where
-    C: StreamableHttpClient + Send + Sync + 'static,
+    C: StreamableHttpClient + Clone + Send + Sync + 'static,
 {
     let McpTransport::Http { url, headers } = &cfg.transport else {
         return Err(McpError::Other(format!(
@@ -59,10 +60,23 @@ where
     if let Some(token) = auth {
         config = config.auth_header(token);
     }
-    let transport = StreamableHttpClientTransport::with_client(client, config);
     let h = handler(cfg, opts, &redactor);
-    let (progress, calls) = (h.progress.clone(), h.calls.clone());
-    let service = match handshake(opts, rmcp::serve_client(h, transport)).await {
+    let handler_copy = h.clone();
+    let first = StreamableHttpClientTransport::with_client(client.clone(), config.clone());
+    let started = match handshake(opts, h.clone(), first, lifecycle::lifecycle()).await {
+        // An older server that does not answer `server/discover` as the protocol says (no
+        // error, an empty body, a 202): over HTTP a new connection costs little, so start
+        // again with the `initialize` handshake alone.
+        Err(HandshakeError::Rmcp(e))
+            if !e.is_authorization_required() && refused_redirect(&e).is_none() =>
+        {
+            tracing::info!(server = %cfg.name, "server/discover failed ({e}): starting the initialize handshake");
+            let again = StreamableHttpClientTransport::with_client(client, config);
+            handshake(opts, h, again, lifecycle::handshake_only()).await
+        }
+        other => other,
+    };
+    let service = match started {
         Ok(s) => s,
         Err(HandshakeError::TimedOut(after)) => {
             return Err(McpError::Handshake {
@@ -93,7 +107,7 @@ where
     Ok(McpClient::new(
         cfg,
         service,
-        (progress, calls),
+        handler_copy,
         Arc::new(StderrTail::default()),
         None,
         None,

@@ -297,8 +297,8 @@ pub(super) async fn connect_stdio(
     let transport = rmcp::transport::async_rw::AsyncRwTransport::new_client(stdout, stdin)
         .with_max_line_length(MAX_MESSAGE_BYTES);
     let h = handler(cfg, opts, &redactor);
-    let (progress, calls) = (h.progress.clone(), h.calls.clone());
-    let service = match handshake(opts, rmcp::serve_client(h, transport)).await {
+    let handler_copy = h.clone();
+    let service = match handshake(opts, h, transport, super::lifecycle::lifecycle()).await {
         Ok(s) => s,
         Err(e) => {
             // Give stderr a moment to arrive: it usually says why.
@@ -313,7 +313,7 @@ pub(super) async fn connect_stdio(
     let mut client = McpClient::new(
         cfg,
         service,
-        (progress, calls),
+        handler_copy,
         tail,
         Some(child),
         Some(resolved),

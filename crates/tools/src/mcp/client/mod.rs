@@ -56,12 +56,13 @@ use tokio_util::sync::CancellationToken;
 use super::config::{McpServerConfig, McpTransport};
 use crate::secrets::{Redactor, SecretResolver};
 use crate::tools::CallOrigin;
-use handler::{redact_result, Handler, InFlight, LogBudget};
+use handler::{redact_result, Handler, LogBudget};
 use launch::{connect_stdio, Child, StderrTail};
 
 mod handler;
 mod http;
 mod launch;
+pub mod lifecycle;
 pub mod skills;
 
 pub use handler::{
@@ -249,8 +250,9 @@ pub struct McpClient {
     service: Mutex<Option<RunningService<RoleClient, Handler>>>,
     peer: Peer<RoleClient>,
     closed: CancellationToken,
-    progress: Arc<Mutex<HashMap<ProgressToken, ProgressFn>>>,
-    calls: Arc<InFlight>,
+    /// Our side of the session (a clone of the one rmcp runs): its progress map, its calls in
+    /// flight, and the answers to a multi round-trip call's questions.
+    handler: Handler,
     stderr: Arc<StderrTail>,
     child: Option<Arc<Child>>,
     resolved: Option<ResolvedCommand>,
@@ -267,6 +269,10 @@ impl std::fmt::Debug for McpClient {
             .finish_non_exhaustive()
     }
 }
+
+/// Most rounds of questions (`input_required`) one call may ask before it fails (as rmcp's
+/// own helpers allow): a server cannot keep a call asking forever.
+pub const MAX_INPUT_ROUNDS: usize = 10;
 
 /// Connect to the server `cfg` describes.
 pub async fn connect(cfg: &McpServerConfig, opts: &ConnectOptions) -> Result<McpClient, McpError> {
@@ -296,7 +302,7 @@ fn handler(cfg: &McpServerConfig, opts: &ConnectOptions, redactor: &Redactor) ->
         progress: Default::default(),
         calls: Default::default(),
         redactor: redactor.clone(),
-        log_budget: Mutex::new(LogBudget::new(std::time::Instant::now())),
+        log_budget: Arc::new(Mutex::new(LogBudget::new(std::time::Instant::now()))),
     }
 }
 
@@ -335,11 +341,21 @@ enum HandshakeError {
     Rmcp(Box<rmcp::service::ClientInitializeError>),
 }
 
-/// Run the handshake, at most [`ConnectOptions::connect_timeout`].
-async fn handshake<T>(
+/// Start the session on `transport` with `lifecycle` ([`lifecycle::lifecycle`]: 2026-07-28 when
+/// the server speaks it, else the `initialize` handshake), at most
+/// [`ConnectOptions::connect_timeout`].
+async fn handshake<T, E, A>(
     opts: &ConnectOptions,
-    serve: impl std::future::Future<Output = Result<T, rmcp::service::ClientInitializeError>>,
-) -> Result<T, HandshakeError> {
+    handler: Handler,
+    transport: T,
+    lifecycle: rmcp::service::ClientLifecycleMode,
+) -> Result<RunningService<RoleClient, Handler>, HandshakeError>
+where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let transport = lifecycle::DiscoverFallback::new(transport.into_transport());
+    let serve = rmcp::service::serve_client_with_lifecycle(handler, transport, lifecycle);
     match tokio::time::timeout(opts.connect_timeout, serve).await {
         Ok(r) => r.map_err(|e| HandshakeError::Rmcp(Box::new(e))),
         Err(_) => Err(HandshakeError::TimedOut(opts.connect_timeout)),
@@ -350,10 +366,7 @@ impl McpClient {
     fn new(
         cfg: &McpServerConfig,
         service: RunningService<RoleClient, Handler>,
-        (progress, calls): (
-            Arc<Mutex<HashMap<ProgressToken, ProgressFn>>>,
-            Arc<InFlight>,
-        ),
+        handler: Handler,
         stderr: Arc<StderrTail>,
         child: Option<Arc<Child>>,
         resolved: Option<ResolvedCommand>,
@@ -378,8 +391,7 @@ impl McpClient {
             service: Mutex::new(Some(service)),
             peer,
             closed,
-            progress,
-            calls,
+            handler,
             stderr,
             child,
             resolved,
@@ -416,6 +428,14 @@ impl McpClient {
                 .as_ref()
                 .map(|s| (s.name.clone(), s.version.clone()))
         })
+    }
+
+    /// The protocol version the session speaks: 2026-07-28 when the server answered
+    /// `server/discover`, else the one it answered `initialize` with.
+    pub fn protocol_version(&self) -> Option<String> {
+        self.peer
+            .peer_info()
+            .map(|i| i.protocol_version.as_str().to_string())
     }
 
     /// The instructions the server gave at initialisation, if any.
@@ -535,12 +555,106 @@ impl McpClient {
         progress: Option<ProgressFn>,
         origin: Option<CallOrigin>,
     ) -> Result<CallToolResult, McpError> {
-        let _in_flight = self.calls.enter(origin);
+        let _in_flight = self.handler.calls.enter(origin);
+        let mut params = CallToolRequestParams::new(name.to_string());
+        params.arguments = Some(args);
+        // A 2026-07-28 server may answer `input_required`: its questions are answered here
+        // (a form goes to the user as a server's question during a call does), and the call
+        // is sent again, a new request, with the answers and the server's state as it gave
+        // it. Nothing of one call's rounds reaches another call.
+        for _ in 0..MAX_INPUT_ROUNDS {
+            match self
+                .call_round(params.clone(), cancel, progress.clone())
+                .await?
+            {
+                ServerResult::CallToolResult(result) => {
+                    return Ok(redact_result(&self.redactor, result))
+                }
+                ServerResult::InputRequiredResult(asked) => {
+                    let requests = asked.input_requests.unwrap_or_default();
+                    if requests.is_empty() && asked.request_state.is_none() {
+                        return Err(McpError::Other(
+                            "the server asked for input without saying what it needs".into(),
+                        ));
+                    }
+                    let answers = tokio::select! {
+                        answers = self.answer_input_requests(requests) => answers?,
+                        _ = cancel.cancelled() => return Err(McpError::Cancelled),
+                        _ = self.closed.cancelled() => return Err(McpError::Closed),
+                    };
+                    params.input_responses = (!answers.is_empty()).then_some(answers);
+                    params.request_state = asked.request_state;
+                }
+                other => {
+                    return Err(McpError::Other(format!(
+                        "the server answered tools/call with an unexpected result: {}",
+                        self.redactor
+                            .redact(&serde_json::to_string(&other).unwrap_or_default())
+                            .chars()
+                            .take(200)
+                            .collect::<String>()
+                    )))
+                }
+            }
+        }
+        Err(McpError::Other(format!(
+            "the server asked for more input {MAX_INPUT_ROUNDS} times without answering the call"
+        )))
+    }
+
+    /// Answer a multi round-trip call's questions, each by its key: a form through the
+    /// elicitation handler (as a question asked during a call), roots as the session answers
+    /// them; sampling is refused (the user's model is not lent to servers).
+    async fn answer_input_requests(
+        &self,
+        requests: rmcp::model::InputRequests,
+    ) -> Result<rmcp::model::InputResponses, McpError> {
+        use rmcp::handler::client::ClientHandler as _;
+        use rmcp::model::InputRequest;
+        let mut answers = rmcp::model::InputResponses::new();
+        for (key, request) in requests {
+            let context = rmcp::service::RequestContext::new(
+                rmcp::model::NumberOrString::String(key.clone().into()),
+                self.peer.clone(),
+            );
+            let answer = match request {
+                InputRequest::Elicitation(asked) => self
+                    .handler
+                    .create_elicitation(asked.params, context)
+                    .await
+                    .map(|a| serde_json::to_value(a).unwrap_or_default()),
+                InputRequest::ListRoots(_) => self
+                    .handler
+                    .list_roots(context)
+                    .await
+                    .map(|a| serde_json::to_value(a).unwrap_or_default()),
+                InputRequest::CreateMessage(asked) => self
+                    .handler
+                    .create_message(asked.params, context)
+                    .await
+                    .map(|a| serde_json::to_value(a).unwrap_or_default()),
+                #[allow(unreachable_patterns)]
+                _ => Err(rmcp::ErrorData::invalid_request(
+                    "ArtifactFlow cannot answer this kind of request",
+                    None,
+                )),
+            };
+            let answer = answer.map_err(|e| McpError::Server(e.message.to_string()))?;
+            answers.insert(key, answer);
+        }
+        Ok(answers)
+    }
+
+    /// One `tools/call` request of a call, with its timeout, cancellation and progress.
+    async fn call_round(
+        &self,
+        params: CallToolRequestParams,
+        cancel: &CancellationToken,
+        progress: Option<ProgressFn>,
+    ) -> Result<ServerResult, McpError> {
         if self.is_closed() {
             return Err(McpError::Closed);
         }
-        let mut params = CallToolRequestParams::new(name.to_string());
-        params.arguments = Some(args);
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
         let handle = self
             .peer
@@ -588,26 +702,18 @@ impl McpClient {
             _ => guard.peer = None,
         }
         drop(guard);
-        let outcome = outcome.map_err(|e| match e {
+        outcome.map_err(|e| match e {
             McpError::Server(message) => McpError::Server(self.redactor.redact(&message)),
             McpError::Other(message) => McpError::Other(self.redactor.redact(&message)),
             e => e,
-        });
-        match outcome? {
-            ServerResult::CallToolResult(result) => Ok(redact_result(&self.redactor, result)),
-            other => Err(McpError::Other(format!(
-                "the server answered tools/call with an unexpected result: {}",
-                self.redactor
-                    .redact(&serde_json::to_string(&other).unwrap_or_default())
-                    .chars()
-                    .take(200)
-                    .collect::<String>()
-            ))),
-        }
+        })
     }
 
     fn progress_map(&self) -> std::sync::MutexGuard<'_, HashMap<ProgressToken, ProgressFn>> {
-        self.progress.lock().unwrap_or_else(|p| p.into_inner())
+        self.handler
+            .progress
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
     }
 
     /// End the session: close it, give a stdio child a moment to exit, then kill its group.

@@ -1,0 +1,120 @@
+//! Which protocol version a session speaks. We ask for 2026-07-28 first (`server/discover`: no
+//! handshake, every request then carries its own metadata and, over HTTP, its headers) and fall
+//! back, per server, to the `initialize` handshake at 2025-11-25, which a server may answer with
+//! an older version it speaks (2025-06-18, 2025-03-26). rmcp does both; this module picks the
+//! versions and makes the fallback work with servers written before `server/discover` existed.
+
+use std::future::Future;
+
+use rmcp::model::{
+    ClientRequest, ErrorCode, ErrorData, JsonRpcError, JsonRpcMessage, JsonRpcVersion2_0,
+    ProtocolVersion, RequestId, ServerResult,
+};
+use rmcp::service::{ClientLifecycleMode, RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::transport::Transport;
+
+/// The versions we speak, newest first: 2026-07-28, else the handshake at 2025-11-25.
+pub(super) fn lifecycle() -> ClientLifecycleMode {
+    ClientLifecycleMode::Auto {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        legacy_version: Some(ProtocolVersion::LATEST_WITH_INITIALIZE),
+    }
+}
+
+/// The `initialize` handshake alone (at 2025-11-25, which the handler's `get_info` names): for
+/// an older HTTP server that fails `server/discover` in a way the same connection cannot
+/// recover from.
+pub(super) fn handshake_only() -> ClientLifecycleMode {
+    ClientLifecycleMode::Initialize
+}
+
+/// Is `version` one with the `initialize` handshake (before 2026-07-28)?
+pub fn is_legacy(version: &str) -> bool {
+    version < ProtocolVersion::V_2026_07_28.as_str()
+}
+
+/// A transport that makes an older server's odd answer to `server/discover` read as "I do not
+/// know that method". The protocol says an older server answers an unknown method with an
+/// error, and rmcp then starts the `initialize` handshake on the same connection; some servers
+/// answer every request they do not know with an empty result instead, which rmcp would take
+/// for a broken discovery and give up. Only the answer to the one `server/discover` request is
+/// touched; every other message passes as it is.
+pub(super) struct DiscoverFallback<T> {
+    inner: T,
+    /// The id of the `server/discover` request in flight, until its answer arrives.
+    discover: Option<RequestId>,
+}
+
+impl<T> DiscoverFallback<T> {
+    pub(super) fn new(inner: T) -> Self {
+        DiscoverFallback {
+            inner,
+            discover: None,
+        }
+    }
+}
+
+impl<T> Transport<RoleClient> for DiscoverFallback<T>
+where
+    T: Transport<RoleClient>,
+{
+    type Error = T::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleClient>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        if let JsonRpcMessage::Request(request) = &item {
+            if matches!(request.request, ClientRequest::DiscoverRequest(_)) {
+                self.discover = Some(request.id.clone());
+            }
+        }
+        self.inner.send(item)
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
+        let message = self.inner.receive().await?;
+        let Some(id) = self.discover.clone() else {
+            return Some(message);
+        };
+        Some(match message {
+            JsonRpcMessage::Response(response) if response.id == id => {
+                self.discover = None;
+                match response.result {
+                    ServerResult::DiscoverResult(_) => JsonRpcMessage::Response(response),
+                    _ => JsonRpcMessage::Error(JsonRpcError {
+                        jsonrpc: JsonRpcVersion2_0,
+                        id: Some(id),
+                        error: ErrorData::new(
+                            ErrorCode::METHOD_NOT_FOUND,
+                            "the server answered server/discover with something else: it \
+                             speaks an older protocol",
+                            None,
+                        ),
+                    }),
+                }
+            }
+            JsonRpcMessage::Error(error) if error.id.as_ref() == Some(&id) => {
+                self.discover = None;
+                JsonRpcMessage::Error(error)
+            }
+            other => other,
+        })
+    }
+
+    fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
+        self.inner.close()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_before_2026_07_28_have_the_handshake() {
+        assert!(is_legacy("2025-11-25"));
+        assert!(is_legacy("2025-06-18"));
+        assert!(!is_legacy("2026-07-28"));
+    }
+}
