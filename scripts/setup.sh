@@ -89,18 +89,18 @@ if [ $want_test -eq 1 ]; then
 fi
 
 if [ $want_test -eq 1 ]; then
-  # Real MCP servers the MCP tests run against (@modelcontextprotocol/server-everything), the
-  # official conformance suite and the Node.js 22 it needs (npm's `node` package: the system
-  # Node stays as it is), pinned in tests/mcp/package-lock.json.
+  # Real MCP servers the MCP tests run against (@modelcontextprotocol/server-everything, and
+  # the SDKs of both protocol generations for our small servers) and the Node.js 22 the
+  # conformance suite needs (npm's `node` package: the system Node stays as it is), pinned in
+  # tests/mcp/package-lock.json.
   if [ ! -d tests/mcp/node_modules ] || [ tests/mcp/package-lock.json -nt tests/mcp/node_modules/.package-lock.json ]; then
     say "Installing MCP test servers (npm ci --prefix tests/mcp)"
     npm ci --prefix tests/mcp --no-audit --no-fund
   fi
-  # The newer conformance suite, for the 2025-11-25 client scenarios the pinned one lacks
-  # (pinned in tests/mcp/next/package-lock.json).
-  if [ ! -d tests/mcp/next/node_modules ] || [ tests/mcp/next/package-lock.json -nt tests/mcp/next/node_modules/.package-lock.json ]; then
-    say "Installing the newer MCP conformance suite (npm ci --prefix tests/mcp/next)"
-    npm ci --prefix tests/mcp/next --no-audit --no-fund
+  # The official MCP conformance suite (pinned in tests/mcp/conformance/package-lock.json).
+  if [ ! -d tests/mcp/conformance/node_modules ] || [ tests/mcp/conformance/package-lock.json -nt tests/mcp/conformance/node_modules/.package-lock.json ]; then
+    say "Installing the MCP conformance suite (npm ci --prefix tests/mcp/conformance)"
+    npm ci --prefix tests/mcp/conformance --no-audit --no-fund
   fi
   # GitHub's REST API description (@octokit/openapi, pinned in tests/openapi/package-lock.json)
   # for the OpenAPI import test and benchmark; too big to commit.

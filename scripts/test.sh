@@ -36,7 +36,7 @@ cargo clippy -p artifactflow-models --all-targets --features local-model-tests -
 step "Rust: tests"
 scripts/with-session.sh cargo test --workspace "${FEATURES[@]}"
 
-step "MCP: the official conformance suite's client scenarios (spec 2025-11-25, auth included)"
+step "MCP: the official conformance suite's client scenarios (specs 2025-11-25 and 2026-07-28, auth included, and the skills extension)"
 scripts/with-session.sh scripts/mcp-conformance.sh
 
 step "The app as released has no test seams (their variable names are not in the binary)"

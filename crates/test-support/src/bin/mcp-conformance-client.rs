@@ -8,8 +8,10 @@
 //! server that wants authorization gets `mcp::auth::sign_in` — the app's sign-in with its
 //! tokens in the keyring (the script runs it in a private keyring session), the browser
 //! replaced by a headless redirect follower. Every scenario does what a user's session does:
-//! connect (signing in when the server says so), list the tools, call each one; a call refused
-//! for insufficient scope signs in again for more (step-up), at most [`MAX_SIGN_INS`] times.
+//! connect (signing in when the server says so), list the tools, build what a model is given of
+//! each, call each one (a call the server answers with an error is that tool's error, and the
+//! session goes on); a call refused for insufficient scope signs in again for more (step-up),
+//! at most [`MAX_SIGN_INS`] times.
 //!
 //! A server that lists [`ECHO_TOOL`] (the suite's `json-schema-2020-12-preservation`) gets, as
 //! its `schema` argument, the input schema the engine keeps for the other tool listed and sends
@@ -143,6 +145,9 @@ impl Session {
                     .json_schema()
             });
         for tool in &tools {
+            // What a model is given of the tool (the schema as the engine reads it: a local
+            // `$ref` followed, a network one never fetched; `json-schema-ref-no-deref`).
+            let _spec = McpTool::new(tool.name.to_string(), tool, &self.cfg, client.clone()).spec();
             let mut args = arguments(tool, context);
             if let (true, Some(schema)) = (tool.name == ECHO_TOOL, &kept_schema) {
                 args.insert("schema".into(), schema.clone());
@@ -166,6 +171,15 @@ impl Session {
                         client.shutdown().await;
                         self.sign_in(challenge.as_deref()).await?;
                         client = Arc::new(self.connect().await?);
+                    }
+                    // The server refused the call: the model would get this error as the
+                    // tool's result, and the session goes on.
+                    Err(McpError::Server(message)) => {
+                        eprintln!(
+                            "{}: the server answered with an error: {message}",
+                            tool.name
+                        );
+                        break;
                     }
                     Err(e) => return Err(format!("tools/call {}: {e}", tool.name)),
                 }
