@@ -131,6 +131,7 @@ describe("App shell", () => {
       command_path: null,
       command_from_login_shell: false,
       pid: null,
+      protocol_version: null,
       stderr_tail: [],
     });
     let servers = [

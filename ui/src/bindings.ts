@@ -2415,6 +2415,11 @@ command_from_login_shell: boolean;
  */
 pid: number | null; 
 /**
+ * The protocol version the session speaks while it runs (`2026-07-28`, or an older one
+ * such as `2025-11-25` for a server that does not know the newest).
+ */
+protocol_version: string | null; 
+/**
  * The last lines of its stderr (stdio, secrets masked).
  */
 stderr_tail: string[] }

@@ -208,6 +208,14 @@ fn print_server(s: &McpServerView) {
         clean(&status_text(&s.status))
     );
     println!("    {}", clean(&s.target));
+    if let Some(version) = &s.protocol_version {
+        let older = if engine::mcp::client::lifecycle::is_legacy(version) {
+            " (an older version: the server does not know 2026-07-28)"
+        } else {
+            ""
+        };
+        println!("    protocol: MCP {}{older}", clean(version));
+    }
     if let Some(path) = &s.command_path {
         let via = if s.command_from_login_shell {
             " (found through the login shell's PATH)"

@@ -380,3 +380,62 @@ async fn a_signal_during_a_run_ends_its_servers() {
         .unwrap();
     }
 }
+
+/// `mcp list` says which protocol version each running server speaks: 2026-07-28 for a server
+/// of the SDK v2 (tests/mcp/modern-server.mjs), an older one for server-everything (SDK v1).
+#[test]
+fn list_shows_each_servers_protocol_version() {
+    let home = home_with_everything();
+    let modern = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/mcp/modern-server.mjs");
+    std::fs::write(
+        home.path().join("config/mcp.json"),
+        serde_json::json!({"mcpServers": {
+            "everything": {"command": "node", "args": [everything_js(), "stdio"]},
+            "modern": {"command": "node", "args": [modern, "stdio"]}
+        }})
+        .to_string(),
+    )
+    .unwrap();
+    let (ok, out, err) = run(cli(home.path()).args(["mcp", "list"]));
+    assert!(ok, "{out}{err}");
+    let block = |name: &str| -> String {
+        let start = out
+            .find(&format!("{name} "))
+            .unwrap_or_else(|| panic!("{out}"));
+        out[start..]
+            .lines()
+            .take_while(|l| l.starts_with(name) || l.starts_with("    "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert!(
+        block("modern")
+            .lines()
+            .any(|l| l.trim() == "protocol: MCP 2026-07-28"),
+        "{out}"
+    );
+    assert!(
+        block("everything").contains(
+            "protocol: MCP 2025-11-25 (an older version: the server does not know 2026-07-28)"
+        ),
+        "{out}"
+    );
+    let (ok, out, err) = run(cli(home.path()).args(["mcp", "list", "--json"]));
+    assert!(ok, "{out}{err}");
+    let servers: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let versions: Vec<(&str, &str)> = servers
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["name"].as_str().unwrap(),
+                s["protocol_version"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        versions,
+        [("everything", "2025-11-25"), ("modern", "2026-07-28")]
+    );
+}

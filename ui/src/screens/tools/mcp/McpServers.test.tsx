@@ -19,6 +19,7 @@ const EVERYTHING: McpServerView = {
   command_path: "/usr/local/bin/npx",
   command_from_login_shell: true,
   pid: 4242,
+  protocol_version: "2025-11-25",
   status: { state: "ready", tool_count: 2 },
   stderr_tail: ["Starting default (STDIO) server..."],
 };
@@ -30,6 +31,7 @@ const BROKEN: McpServerView = {
   command_path: "/home/u/.local/bin/uvx",
   command_from_login_shell: false,
   pid: null,
+  protocol_version: null,
   status: {
     state: "failed",
     reason: "the server exited during start-up (exit status 1)",
@@ -131,9 +133,25 @@ describe("MCP servers on the Tools screen", () => {
       "resolving mcp-server-missing\nerror: package mcp-server-missing not found",
     );
     expect(failed).not.toHaveTextContent("login shell");
+    // Which protocol version each running server speaks, and what an older one means.
+    expect(within(ready).getByTestId("mcp-protocol")).toHaveTextContent("MCP 2025-11-25");
+    expect(within(ready).getByTestId("mcp-protocol-note")).toHaveTextContent(
+      "Speaks MCP 2025-11-25, an older version (it does not know 2026-07-28)",
+    );
+    expect(within(failed).queryByTestId("mcp-protocol")).toBeNull();
     // A failed server's log is open; a ready one's is one click away.
     expect(within(failed).getByTestId("mcp-stderr").closest("details")).toHaveAttribute("open");
     expect(within(ready).getByTestId("mcp-stderr").closest("details")).not.toHaveAttribute("open");
+  });
+
+  it("says a server speaks the newest protocol version", async () => {
+    backend([{ ...EVERYTHING, name: "modern", protocol_version: "2026-07-28" }]);
+    renderScreen();
+    const modern = await screen.findByTestId("mcp-server-modern");
+    expect(within(modern).getByTestId("mcp-protocol")).toHaveTextContent("MCP 2026-07-28");
+    expect(within(modern).getByTestId("mcp-protocol-note")).toHaveTextContent(
+      "Speaks MCP 2026-07-28, the newest version.",
+    );
   });
 
   it("lists a ready server's tools with annotations as badges, parameters and instructions", async () => {
@@ -362,6 +380,7 @@ describe("MCP servers on the Tools screen", () => {
       command_path: null,
       command_from_login_shell: false,
       pid: null,
+      protocol_version: null,
       stderr_tail: [],
       status: { state: "needs_sign_in", reason: "sign in with `Sign in` or `mcp login remote`" },
     };
@@ -407,6 +426,7 @@ describe("MCP servers on the Tools screen", () => {
       command_path: null,
       command_from_login_shell: false,
       pid: null,
+      protocol_version: null,
       stderr_tail: [],
     };
     const fake = backend([EVERYTHING, SIGNED_IN]);

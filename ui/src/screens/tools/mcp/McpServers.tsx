@@ -13,6 +13,16 @@ import { ParamTable } from "../ParamTable";
 import { specTestParams, TestPanel } from "../TestPanel";
 import type { StatusChange } from "./useMcpServers";
 
+/** The newest MCP version the app speaks. */
+const NEWEST_PROTOCOL = "2026-07-28";
+
+/** What the protocol version a server speaks means for the user. */
+function protocolNote(version: string): string {
+  return version >= NEWEST_PROTOCOL
+    ? `Speaks MCP ${version}, the newest version.`
+    : `Speaks MCP ${version}, an older version (it does not know ${NEWEST_PROTOCOL}); the app speaks it too.`;
+}
+
 /** Badge text and style of each status. */
 function statusBadge(status: ServerStatus): { text: string; className: string } {
   // Exhaustive: a new state is a type error here.
@@ -136,6 +146,15 @@ function ServerRow(props: {
           >
             {badge.text}
           </span>
+          {s.protocol_version && (
+            <span
+              className="badge"
+              data-testid="mcp-protocol"
+              title={protocolNote(s.protocol_version)}
+            >
+              MCP {s.protocol_version}
+            </span>
+          )}
           <span className="muted small tool-users">
             {s.transport}: {s.target}
           </span>
@@ -149,6 +168,11 @@ function ServerRow(props: {
           {s.status.state === "needs_sign_in" && (
             <p className="muted small" data-testid="mcp-reason">
               It needs you to sign in: {s.status.reason}
+            </p>
+          )}
+          {s.protocol_version && (
+            <p className="muted small" data-testid="mcp-protocol-note">
+              {protocolNote(s.protocol_version)}
             </p>
           )}
           {s.command_path && (
