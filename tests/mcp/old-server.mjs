@@ -2,15 +2,29 @@
 // answers `initialize` with that version whatever the client asks for) and, like some servers
 // in the wild, answers every request it does not know (`server/discover` among them) with an
 // empty result instead of an error. One tool: `echo`. Each method received is appended to the
-// log file argv[2], one per line.
+// log file argv[2], one per line. With argv[3] = "late" it is slow to start (see below).
 import { appendFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 
-const [log] = process.argv.slice(2);
+const [log, mode] = process.argv.slice(2);
 const send = (message) => process.stdout.write(JSON.stringify(message) + "\n");
+// "late": slow to start (as `npx -y` fetching a package): nothing is answered until the
+// handshake arrives, then the early requests are answered first, in order.
+let held = mode === "late" ? [] : null;
 createInterface({ input: process.stdin }).on("line", (line) => {
-  const { id, method, params } = JSON.parse(line);
-  if (log) appendFileSync(log, `${method}\n`);
+  const message = JSON.parse(line);
+  if (log) appendFileSync(log, `${message.method}\n`);
+  if (held) {
+    held.push(message);
+    if (message.method !== "initialize") return;
+    const early = held;
+    held = null;
+    return early.forEach(answer);
+  }
+  answer(message);
+});
+
+function answer({ id, method, params }) {
   if (id === undefined) return; // notifications
   switch (method) {
     case "initialize":
@@ -30,4 +44,4 @@ createInterface({ input: process.stdin }).on("line", (line) => {
     default:
       return send({ jsonrpc: "2.0", id, result: {} });
   }
-});
+}

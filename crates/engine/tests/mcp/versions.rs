@@ -362,3 +362,43 @@ async fn the_app_shows_each_servers_version_and_asks_the_user_a_round_trips_ques
         .unwrap();
     assert_eq!(last["answer"], json!({"confirm": false}));
 }
+
+/// A server slow to start (as `npx -y` fetching its package the first time) answers nothing
+/// within rmcp's 10 s wait for `server/discover`: the handshake follows on the same
+/// connection, the server's late answer to `server/discover` is dropped, and the session
+/// works.
+#[tokio::test]
+async fn a_server_slow_to_start_still_gets_a_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("late.log");
+    let late = stdio(
+        "late",
+        "node",
+        vec![
+            test_servers_dir()
+                .join("old-server.mjs")
+                .display()
+                .to_string(),
+            log.display().to_string(),
+            "late".into(),
+        ],
+    );
+    let client = connect(&late, &ConnectOptions::default()).await.unwrap();
+    assert_eq!(client.protocol_version().as_deref(), Some("2025-06-18"));
+    let echoed = client
+        .call_tool(
+            "echo",
+            args(json!({"text": "late but here"})),
+            &CancellationToken::new(),
+            None,
+        )
+        .await
+        .unwrap();
+    assert_eq!(text(&echoed), "echo: late but here");
+    client.shutdown().await;
+    let methods = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        methods.starts_with("server/discover\ninitialize\n"),
+        "{methods}"
+    );
+}

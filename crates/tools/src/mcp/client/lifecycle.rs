@@ -39,10 +39,18 @@ pub fn is_legacy(version: &str) -> bool {
 /// answer every request they do not know with an empty result instead, which rmcp would take
 /// for a broken discovery and give up. Only the answer to the one `server/discover` request is
 /// touched; every other message passes as it is.
+///
+/// It also drops a late answer to `server/discover`. rmcp waits 10 s for it, then starts the
+/// handshake on the same connection; a server that was only slow to start (`npx -y` fetching
+/// the package on first use) then answers `server/discover` first, and rmcp, expecting the
+/// answer to `initialize`, would fail the session on it.
 pub(super) struct DiscoverFallback<T> {
     inner: T,
     /// The id of the `server/discover` request in flight, until its answer arrives.
     discover: Option<RequestId>,
+    /// A `server/discover` given up on (the handshake was sent instead): its answer, if it
+    /// comes, is dropped.
+    abandoned: Option<RequestId>,
 }
 
 impl<T> DiscoverFallback<T> {
@@ -50,7 +58,17 @@ impl<T> DiscoverFallback<T> {
         DiscoverFallback {
             inner,
             discover: None,
+            abandoned: None,
         }
+    }
+}
+
+/// The id a response or error answers, if any.
+fn answers(message: &RxJsonRpcMessage<RoleClient>) -> Option<&RequestId> {
+    match message {
+        JsonRpcMessage::Response(response) => Some(&response.id),
+        JsonRpcMessage::Error(error) => error.id.as_ref(),
+        _ => None,
     }
 }
 
@@ -65,15 +83,28 @@ where
         item: TxJsonRpcMessage<RoleClient>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         if let JsonRpcMessage::Request(request) = &item {
-            if matches!(request.request, ClientRequest::DiscoverRequest(_)) {
-                self.discover = Some(request.id.clone());
+            match request.request {
+                ClientRequest::DiscoverRequest(_) => self.discover = Some(request.id.clone()),
+                // The handshake while discovery is unanswered: rmcp gave up waiting for it.
+                ClientRequest::InitializeRequest(_) => {
+                    if let Some(id) = self.discover.take() {
+                        tracing::info!("server/discover was not answered in time: starting the initialize handshake");
+                        self.abandoned = Some(id);
+                    }
+                }
+                _ => {}
             }
         }
         self.inner.send(item)
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
-        let message = self.inner.receive().await?;
+        let mut message = self.inner.receive().await?;
+        while self.abandoned.is_some() && answers(&message) == self.abandoned.as_ref() {
+            tracing::debug!("dropped the late answer to server/discover");
+            self.abandoned = None;
+            message = self.inner.receive().await?;
+        }
         let Some(id) = self.discover.clone() else {
             return Some(message);
         };
