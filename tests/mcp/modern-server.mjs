@@ -70,6 +70,16 @@ function factory() {
       return { content: [{ type: "text", text: answer.confirm ? `deleted ${path}` : `kept ${path}` }] };
     },
   );
+  // MODERN_LATE_TOOL_MS: a third tool, `later`, is added that long after the start, and the
+  // server tells its subscribers (2026-07-28: on a `subscriptions/listen` stream).
+  const late = Number(process.env.MODERN_LATE_TOOL_MS ?? 0);
+  if (late > 0) {
+    setTimeout(() => {
+      server.registerTool("later", { description: "Added later" }, async () => ({
+        content: [{ type: "text", text: "later" }],
+      }));
+    }, late);
+  }
   return server;
 }
 

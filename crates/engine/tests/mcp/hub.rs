@@ -691,6 +691,40 @@ async fn a_tool_list_change_refreshes_the_registry() {
     );
 }
 
+/// A 2026-07-28 server's tool list change comes on a `subscriptions/listen` stream (no
+/// notification outside a request any more): it refreshes the registry too.
+#[tokio::test]
+async fn a_2026_07_28_servers_tool_list_change_refreshes_the_registry() {
+    let script = test_servers_dir().join("modern-server.mjs");
+    let o = open(&servers_json(json!({
+        "modern": {"command": "node", "args": [script, "stdio"], "env": {"MODERN_LATE_TOOL_MS": "1500"}}
+    })));
+    assert_eq!(ready(&o, "modern").await, 2);
+    assert_eq!(
+        o.engine
+            .mcp()
+            .server("modern")
+            .unwrap()
+            .protocol_version
+            .as_deref(),
+        Some("2026-07-28")
+    );
+    assert!(
+        eventually(20, || o
+            .engine
+            .ctx
+            .tool_registry()
+            .get("modern.later")
+            .is_some())
+        .await,
+        "the added tool never reached the registry"
+    );
+    assert_eq!(
+        o.engine.mcp().server("modern").unwrap().status,
+        ServerStatus::Ready { tool_count: 3 }
+    );
+}
+
 /// An HTTP tool named like a server's tool (an imported `operationId` such as
 /// `everything.echo`) never shadows it silently: neither is offered, and the clash is a
 /// config problem at the tool file's `name:` line.

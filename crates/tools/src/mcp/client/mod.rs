@@ -386,7 +386,7 @@ impl McpClient {
             }
             watch_closed.cancel();
         });
-        McpClient {
+        let client = McpClient {
             name: cfg.name.clone(),
             service: Mutex::new(Some(service)),
             peer,
@@ -398,7 +398,54 @@ impl McpClient {
             timeout: Duration::from_secs(cfg.timeout_secs),
             redactor,
             oversized: Arc::new(tokio::sync::Notify::new()),
+        };
+        client.listen_for_tool_changes();
+        client
+    }
+
+    /// A 2026-07-28 server tells of changes to its tool list only on a subscription
+    /// (`subscriptions/listen`): open one when it says its list may change, and pass each
+    /// change on as the handler passes on an older server's notification. The subscription
+    /// ends with the session.
+    fn listen_for_tool_changes(&self) {
+        let Some(info) = self.peer.peer_info() else {
+            return;
+        };
+        let may_change = info
+            .capabilities
+            .tools
+            .as_ref()
+            .and_then(|t| t.list_changed)
+            .unwrap_or(false);
+        if lifecycle::is_legacy(info.protocol_version.as_str()) || !may_change {
+            return;
         }
+        let (peer, closed) = (self.peer.clone(), self.closed.clone());
+        let (notices, server) = (self.handler.notices.clone(), self.name.clone());
+        tokio::spawn(async move {
+            let filter = rmcp::model::SubscriptionFilter::builder()
+                .tools_list_changed()
+                .build();
+            let mut subscription = match peer.listen(filter).await {
+                Ok(s) => s,
+                Err(e) => {
+                    tracing::warn!(server = %server, "could not subscribe to the server's tool list changes: {e}");
+                    return;
+                }
+            };
+            loop {
+                tokio::select! {
+                    next = subscription.next() => match next {
+                        Ok(Some(rmcp::model::ServerNotification::ToolListChangedNotification(_))) => {
+                            notices(McpNotice::ToolsChanged { server: server.clone() })
+                        }
+                        Ok(Some(_)) => {}
+                        Ok(None) | Err(_) => return,
+                    },
+                    _ = closed.cancelled() => return,
+                }
+            }
+        });
     }
 
     /// The server's name.
