@@ -104,6 +104,9 @@ def test_paste_call_kill_and_restart_an_mcp_server(home, scripted_model):
         assert '<tool name="everything.echo">' in app.js("return arguments[0].textContent", echo)
         command = app.text_of("mcp-command-path")
         assert command.endswith("/node"), command
+        # server-everything (SDK v1) does not know 2026-07-28: the row says which version it speaks.
+        assert app.js("return arguments[0].querySelector('[data-testid=mcp-protocol]').textContent", row) == "MCP 2025-11-25"
+        assert "an older version" in app.text_of("mcp-protocol-note")
         app.screenshot("mcp-ready")
 
         # The test panel calls it through the permission dialog.
