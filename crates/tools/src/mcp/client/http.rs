@@ -62,17 +62,31 @@ where
     }
     let h = handler(cfg, opts, &redactor);
     let handler_copy = h.clone();
+    let started_at = std::time::Instant::now();
     let first = StreamableHttpClientTransport::with_client(client.clone(), config.clone());
     let started = match handshake(opts, h.clone(), first, lifecycle::lifecycle()).await {
         // An older server that does not answer `server/discover` as the protocol says (no
         // error, an empty body, a 202): over HTTP a new connection costs little, so start
-        // again with the `initialize` handshake alone.
-        Err(HandshakeError::Rmcp(e))
-            if !e.is_authorization_required() && refused_redirect(&e).is_none() =>
-        {
-            tracing::info!(server = %cfg.name, "server/discover failed ({e}): starting the initialize handshake");
+        // again with the `initialize` handshake alone, in what is left of the timeout.
+        Err(HandshakeError::Rmcp(e)) if worth_a_handshake(&e) => {
+            let left = opts.connect_timeout.saturating_sub(started_at.elapsed());
+            tracing::info!(server = %cfg.name, "server/discover failed ({}): starting the initialize handshake", redactor.redact(&e.to_string()));
             let again = StreamableHttpClientTransport::with_client(client, config);
-            handshake(opts, h, again, lifecycle::handshake_only()).await
+            match super::handshake_within(left, h, again, lifecycle::handshake_only()).await {
+                Err(HandshakeError::TimedOut(_)) => {
+                    Err(HandshakeError::TimedOut(opts.connect_timeout))
+                }
+                // Both failed: say what each said.
+                Err(HandshakeError::Rmcp(fallback)) if !fallback.is_authorization_required() => {
+                    Err(HandshakeError::Rmcp(Box::new(
+                        rmcp::service::ClientInitializeError::LegacyFallbackFailed {
+                            discover: e,
+                            fallback,
+                        },
+                    )))
+                }
+                other => other,
+            }
         }
         other => other,
     };
@@ -113,6 +127,25 @@ where
         None,
         redactor,
     ))
+}
+
+/// Is a failed `server/discover` worth a second try with the `initialize` handshake? Not when
+/// the server wants a sign-in or more scope, a redirect was refused, or the server could not
+/// be reached at all (no connection, TLS, a timeout): the handshake would fail the same way.
+fn worth_a_handshake(e: &rmcp::service::ClientInitializeError) -> bool {
+    if e.is_authorization_required() || e.auth_challenge().is_some() {
+        return false;
+    }
+    if refused_redirect(e).is_some() {
+        return false;
+    }
+    let rmcp::service::ClientInitializeError::TransportError { error, .. } = e else {
+        return true;
+    };
+    !matches!(
+        error.error.downcast_ref::<StreamableHttpError<reqwest::Error>>(),
+        Some(StreamableHttpError::Client(e)) if e.is_connect() || e.is_timeout()
+    )
 }
 
 /// The reqwest client for remote servers: [`crate::net`]'s rules for requests carrying secrets

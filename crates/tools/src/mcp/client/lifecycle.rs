@@ -8,7 +8,7 @@ use std::future::Future;
 
 use rmcp::model::{
     ClientRequest, ErrorCode, ErrorData, JsonRpcError, JsonRpcMessage, JsonRpcVersion2_0,
-    ProtocolVersion, RequestId, ServerResult,
+    NumberOrString, ProtocolVersion, RequestId, ServerResult,
 };
 use rmcp::service::{ClientLifecycleMode, RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
@@ -49,8 +49,11 @@ pub(super) struct DiscoverFallback<T> {
     /// The id of the `server/discover` request in flight, until its answer arrives.
     discover: Option<RequestId>,
     /// A `server/discover` given up on (the handshake was sent instead): its answer, if it
-    /// comes, is dropped.
+    /// comes before the handshake's, is dropped.
     abandoned: Option<RequestId>,
+    /// The handshake's id while `abandoned` is set: once it is answered, a late answer to the
+    /// discovery can no longer come first (a server answers in order).
+    initialize: Option<RequestId>,
 }
 
 impl<T> DiscoverFallback<T> {
@@ -59,16 +62,25 @@ impl<T> DiscoverFallback<T> {
             inner,
             discover: None,
             abandoned: None,
+            initialize: None,
         }
     }
 }
 
-/// The id a response or error answers, if any.
-fn answers(message: &RxJsonRpcMessage<RoleClient>) -> Option<&RequestId> {
+/// Does `answer` (an id a server sent back) answer the request `asked`? As rmcp matches them:
+/// a number may come back as its decimal string.
+fn same_id(asked: &RequestId, answer: &RequestId) -> bool {
+    asked == answer
+        || matches!((asked, answer), (NumberOrString::Number(n), NumberOrString::String(s)) if s.parse::<i64>().ok() == Some(*n))
+}
+
+/// Does `message` answer the request `asked`? An error without an id (a server that could not
+/// read the request) counts as the answer to the one request in flight.
+fn answers(message: &RxJsonRpcMessage<RoleClient>, asked: &RequestId) -> bool {
     match message {
-        JsonRpcMessage::Response(response) => Some(&response.id),
-        JsonRpcMessage::Error(error) => error.id.as_ref(),
-        _ => None,
+        JsonRpcMessage::Response(response) => same_id(asked, &response.id),
+        JsonRpcMessage::Error(error) => error.id.as_ref().is_none_or(|id| same_id(asked, id)),
+        _ => false,
     }
 }
 
@@ -90,6 +102,7 @@ where
                     if let Some(id) = self.discover.take() {
                         tracing::info!("server/discover was not answered in time: starting the initialize handshake");
                         self.abandoned = Some(id);
+                        self.initialize = Some(request.id.clone());
                     }
                 }
                 _ => {}
@@ -100,35 +113,47 @@ where
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
         let mut message = self.inner.receive().await?;
-        while self.abandoned.is_some() && answers(&message) == self.abandoned.as_ref() {
-            tracing::debug!("dropped the late answer to server/discover");
-            self.abandoned = None;
-            message = self.inner.receive().await?;
+        while let Some(abandoned) = &self.abandoned {
+            if answers(&message, abandoned) {
+                tracing::debug!("dropped the late answer to server/discover");
+                self.abandoned = None;
+                self.initialize = None;
+                message = self.inner.receive().await?;
+                continue;
+            }
+            if self
+                .initialize
+                .as_ref()
+                .is_some_and(|id| answers(&message, id))
+            {
+                // The handshake was answered first: the discovery never will be (or too late
+                // to matter: its id is never used again).
+                self.abandoned = None;
+                self.initialize = None;
+            }
+            break;
         }
         let Some(id) = self.discover.clone() else {
             return Some(message);
         };
+        if !answers(&message, &id) {
+            return Some(message);
+        }
+        self.discover = None;
         Some(match message {
-            JsonRpcMessage::Response(response) if response.id == id => {
-                self.discover = None;
-                match response.result {
-                    ServerResult::DiscoverResult(_) => JsonRpcMessage::Response(response),
-                    _ => JsonRpcMessage::Error(JsonRpcError {
-                        jsonrpc: JsonRpcVersion2_0,
-                        id: Some(id),
-                        error: ErrorData::new(
-                            ErrorCode::METHOD_NOT_FOUND,
-                            "the server answered server/discover with something else: it \
-                             speaks an older protocol",
-                            None,
-                        ),
-                    }),
-                }
-            }
-            JsonRpcMessage::Error(error) if error.id.as_ref() == Some(&id) => {
-                self.discover = None;
-                JsonRpcMessage::Error(error)
-            }
+            JsonRpcMessage::Response(response) => match response.result {
+                ServerResult::DiscoverResult(_) => JsonRpcMessage::Response(response),
+                _ => JsonRpcMessage::Error(JsonRpcError {
+                    jsonrpc: JsonRpcVersion2_0,
+                    id: Some(id),
+                    error: ErrorData::new(
+                        ErrorCode::METHOD_NOT_FOUND,
+                        "the server answered server/discover with something else: it \
+                         speaks an older protocol",
+                        None,
+                    ),
+                }),
+            },
             other => other,
         })
     }
@@ -141,6 +166,26 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_answer_matches_its_request_as_rmcp_matches_them() {
+        let asked = NumberOrString::Number(0);
+        assert!(same_id(&asked, &NumberOrString::Number(0)));
+        assert!(same_id(&asked, &NumberOrString::String("0".into())));
+        assert!(!same_id(&asked, &NumberOrString::String("1".into())));
+        assert!(!same_id(&asked, &NumberOrString::Number(1)));
+        let error = |id: Option<RequestId>| -> RxJsonRpcMessage<RoleClient> {
+            JsonRpcMessage::Error(JsonRpcError {
+                jsonrpc: JsonRpcVersion2_0,
+                id,
+                error: ErrorData::new(ErrorCode::METHOD_NOT_FOUND, "no", None),
+            })
+        };
+        // An error without an id answers the one request in flight.
+        assert!(answers(&error(None), &asked));
+        assert!(answers(&error(Some(NumberOrString::Number(0))), &asked));
+        assert!(!answers(&error(Some(NumberOrString::Number(1))), &asked));
+    }
 
     #[test]
     fn versions_before_2026_07_28_have_the_handshake() {

@@ -271,7 +271,8 @@ impl std::fmt::Debug for McpClient {
 }
 
 /// Most rounds of questions (`input_required`) one call may ask before it fails (as rmcp's
-/// own helpers allow): a server cannot keep a call asking forever.
+/// own helpers allow): a server cannot keep a call asking forever. The server's timeout
+/// applies to each round's answer; the time the user takes to answer a form is not counted.
 pub const MAX_INPUT_ROUNDS: usize = 10;
 
 /// Connect to the server `cfg` describes.
@@ -337,8 +338,19 @@ enum HandshakeError {
     #[error("the server did not answer `initialize` within {0:?} (a first `npx`/`uvx` run may need longer: see `connect_timeout`)")]
     TimedOut(Duration),
     /// Boxed: with rmcp's `auth` feature the error is large (clippy's large_enum_variant).
-    #[error(transparent)]
+    #[error("{}", describe(.0))]
     Rmcp(Box<rmcp::service::ClientInitializeError>),
+}
+
+/// rmcp's error, with what each attempt said when both `server/discover` and the handshake
+/// failed (rmcp's own text then only says that both failed).
+fn describe(e: &rmcp::service::ClientInitializeError) -> String {
+    match e {
+        rmcp::service::ClientInitializeError::LegacyFallbackFailed { discover, fallback } => {
+            format!("{fallback} (asked first with server/discover: {discover})")
+        }
+        e => e.to_string(),
+    }
 }
 
 /// Start the session on `transport` with `lifecycle` ([`lifecycle::lifecycle`]: 2026-07-28 when
@@ -354,11 +366,26 @@ where
     T: rmcp::transport::IntoTransport<RoleClient, E, A>,
     E: std::error::Error + Send + Sync + 'static,
 {
+    handshake_within(opts.connect_timeout, handler, transport, lifecycle).await
+}
+
+/// [`handshake`] with `limit` instead of the options' timeout (a second attempt gets what is
+/// left of it); the error still names the whole timeout.
+async fn handshake_within<T, E, A>(
+    limit: Duration,
+    handler: Handler,
+    transport: T,
+    lifecycle: rmcp::service::ClientLifecycleMode,
+) -> Result<RunningService<RoleClient, Handler>, HandshakeError>
+where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
     let transport = lifecycle::DiscoverFallback::new(transport.into_transport());
     let serve = rmcp::service::serve_client_with_lifecycle(handler, transport, lifecycle);
-    match tokio::time::timeout(opts.connect_timeout, serve).await {
+    match tokio::time::timeout(limit, serve).await {
         Ok(r) => r.map_err(|e| HandshakeError::Rmcp(Box::new(e))),
-        Err(_) => Err(HandshakeError::TimedOut(opts.connect_timeout)),
+        Err(_) => Err(HandshakeError::TimedOut(limit)),
     }
 }
 
@@ -422,28 +449,53 @@ impl McpClient {
         }
         let (peer, closed) = (self.peer.clone(), self.closed.clone());
         let (notices, server) = (self.handler.notices.clone(), self.name.clone());
+        let redactor = self.redactor.clone();
         tokio::spawn(async move {
-            let filter = rmcp::model::SubscriptionFilter::builder()
-                .tools_list_changed()
-                .build();
-            let mut subscription = match peer.listen(filter).await {
-                Ok(s) => s,
-                Err(e) => {
-                    tracing::warn!(server = %server, "could not subscribe to the server's tool list changes: {e}");
-                    return;
+            // A stream that ends (the server ended it, a proxy cut it) is opened again, after
+            // a pause that grows while it keeps failing; each one starts with a refresh, for a
+            // change made while none was open (the first listing runs beside the first one).
+            let mut pause = Duration::from_secs(1);
+            while !closed.is_cancelled() {
+                let filter = rmcp::model::SubscriptionFilter::builder()
+                    .tools_list_changed()
+                    .build();
+                let opened = tokio::select! {
+                    opened = tokio::time::timeout(Duration::from_secs(30), peer.listen(filter)) => opened,
+                    _ = closed.cancelled() => return,
+                };
+                match opened {
+                    Ok(Ok(mut subscription)) => {
+                        notices(McpNotice::ToolsChanged {
+                            server: server.clone(),
+                        });
+                        pause = Duration::from_secs(1);
+                        let ended = loop {
+                            tokio::select! {
+                                next = subscription.next() => match next {
+                                    Ok(Some(rmcp::model::ServerNotification::ToolListChangedNotification(_))) => {
+                                        notices(McpNotice::ToolsChanged { server: server.clone() })
+                                    }
+                                    Ok(Some(_)) => {}
+                                    Ok(None) => break "the server ended it".to_string(),
+                                    Err(e) => break e.to_string(),
+                                },
+                                _ = closed.cancelled() => return,
+                            }
+                        };
+                        tracing::info!(server = %server, "the subscription to tool list changes ended ({}): opening it again", redactor.redact(&ended));
+                    }
+                    Ok(Err(e)) => {
+                        tracing::warn!(server = %server, "could not subscribe to the server's tool list changes: {}", redactor.redact(&e.to_string()))
+                    }
+                    Err(_) => {
+                        tracing::warn!(server = %server, "the server did not acknowledge the subscription to its tool list changes within 30 s")
+                    }
                 }
-            };
-            loop {
                 tokio::select! {
-                    next = subscription.next() => match next {
-                        Ok(Some(rmcp::model::ServerNotification::ToolListChangedNotification(_))) => {
-                            notices(McpNotice::ToolsChanged { server: server.clone() })
-                        }
-                        Ok(Some(_)) => {}
-                        Ok(None) | Err(_) => return,
-                    },
+                    _ = tokio::time::sleep(pause) => {}
                     _ = closed.cancelled() => return,
                 }
+                pause = (pause * 2).min(Duration::from_secs(60));
             }
         });
     }
@@ -479,10 +531,19 @@ impl McpClient {
 
     /// The protocol version the session speaks: 2026-07-28 when the server answered
     /// `server/discover`, else the one it answered `initialize` with.
+    /// A server's answer that is not a version (a date, `YYYY-MM-DD`) is not shown.
     pub fn protocol_version(&self) -> Option<String> {
-        self.peer
-            .peer_info()
-            .map(|i| i.protocol_version.as_str().to_string())
+        let info = self.peer.peer_info()?;
+        let version = info.protocol_version.as_str();
+        let is_date = version.len() == 10
+            && version.char_indices().all(|(i, c)| {
+                if i == 4 || i == 7 {
+                    c == '-'
+                } else {
+                    c.is_ascii_digit()
+                }
+            });
+        is_date.then(|| version.to_string())
     }
 
     /// The instructions the server gave at initialisation, if any.
@@ -609,6 +670,7 @@ impl McpClient {
         // (a form goes to the user as a server's question during a call does), and the call
         // is sent again, a new request, with the answers and the server's state as it gave
         // it. Nothing of one call's rounds reaches another call.
+        let mut waits = 0u32;
         for _ in 0..MAX_INPUT_ROUNDS {
             match self
                 .call_round(params.clone(), cancel, progress.clone())
@@ -623,6 +685,18 @@ impl McpClient {
                         return Err(McpError::Other(
                             "the server asked for input without saying what it needs".into(),
                         ));
+                    }
+                    if requests.is_empty() {
+                        // Only its state: the server is not ready yet. Wait a little longer
+                        // each time (50 ms, doubling, at most 250 ms) before asking again.
+                        let wait = Duration::from_millis(50 << waits.min(3))
+                            .min(Duration::from_millis(250));
+                        waits += 1;
+                        tokio::select! {
+                            _ = tokio::time::sleep(wait) => {}
+                            _ = cancel.cancelled() => return Err(McpError::Cancelled),
+                            _ = self.closed.cancelled() => return Err(McpError::Closed),
+                        }
                     }
                     let answers = tokio::select! {
                         answers = self.answer_input_requests(requests) => answers?,
@@ -686,7 +760,13 @@ impl McpClient {
                     None,
                 )),
             };
-            let answer = answer.map_err(|e| McpError::Server(e.message.to_string()))?;
+            // Our own refusal (sampling), not the server's error.
+            let answer = answer.map_err(|e| {
+                McpError::Other(format!(
+                    "the server's question was not answered: {}",
+                    e.message
+                ))
+            })?;
             answers.insert(key, answer);
         }
         Ok(answers)
