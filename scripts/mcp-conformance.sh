@@ -29,13 +29,17 @@ export ARTIFACTFLOW_KEYRING_SERVICE=artifactflow-mcp-conformance
 
 # Every run: SCENARIO@VERSION.
 if [ $# -gt 0 ]; then
+  for r in "$@"; do
+    [[ $r =~ ^[^@]+@(2025-11-25|2026-07-28|skills)$ ]] \
+      || { echo "$r: give SCENARIO@VERSION, VERSION one of ${SPECS[*]} skills" >&2; exit 2; }
+  done
   runs=("$@")
 else
   runs=()
   for spec in "${SPECS[@]}"; do
-    mapfile -t listed < <("$suite" list --client --spec-version "$spec" | sed -n 's/^  - \([^ ]*\) .*/\1/p')
-    [ ${#listed[@]} -gt 0 ] || { echo "the suite listed no client scenarios for $spec" >&2; exit 1; }
-    for s in "${listed[@]}"; do runs+=("$s@$spec"); done
+    mapfile -t at_spec < <("$suite" list --client --spec-version "$spec" | sed -n 's/^  - \([^ ]*\) .*/\1/p')
+    [ ${#at_spec[@]} -gt 0 ] || { echo "the suite listed no client scenarios for $spec" >&2; exit 1; }
+    for s in "${at_spec[@]}"; do runs+=("$s@$spec"); done
   done
   # The skills extension's client scenarios, every one the suite lists.
   mapfile -t skills < <("$suite" list --client | sed -n 's/^  - \(sep-2640-client-[^ ]*\) .*/\1/p')
@@ -47,12 +51,14 @@ echo "Expected failures (${EXPECTED}): ${expected[*]:-none}"
 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-# One run: its log, and an "ok" marker when it passed.
+# One run: its log and its results folder, and an "ok" marker when it passed (a scenario the
+# suite skips at that version did not pass).
 run() {
   local scenario=${1%@*} version=${1##*@} log="$out/${1//\//_}"
   local at=(--spec-version "$version")
   [ "$version" = skills ] && at=()
-  if (cd "$out" && "$suite" client --command "$client" --scenario "$scenario" "${at[@]}" -o "$out/results") >"$log.log" 2>&1; then
+  if (cd "$out" && "$suite" client --command "$client" --scenario "$scenario" "${at[@]}" -o "$log.results") >"$log.log" 2>&1 \
+    && ! grep -q "^SKIPPED" "$log.log"; then
     touch "$log.ok"
   fi
 }
@@ -62,22 +68,22 @@ passed=0 failed=0 unexpected=() stale=()
 declare -A per_version=()
 for r in "${runs[@]}"; do
   log="$out/${r//\//_}"
-  listed=0
-  for e in "${expected[@]}"; do [ "$e" = "$r" ] && listed=1; done
+  is_expected=0
+  for e in "${expected[@]}"; do [ "$e" = "$r" ] && is_expected=1; done
   if [ -e "$log.ok" ]; then
     passed=$((passed + 1))
     per_version[${r##*@}]=$(( ${per_version[${r##*@}]:-0} + 1 ))
     printf '  ✓ %s\n' "$r"
-    [ $listed -eq 1 ] && stale+=("$r")
+    [ $is_expected -eq 1 ] && stale+=("$r")
   else
     failed=$((failed + 1))
-    if [ $listed -eq 1 ]; then
+    if [ $is_expected -eq 1 ]; then
       printf '  ~ %s (expected failure)\n' "$r"
     else
       printf '  ✗ %s\n' "$r"
       unexpected+=("$r")
       sed -n '/Failed Checks:/,$p' "$log.log" | head -20 | sed 's/^/      /'
-      tail -5 "$out"/results/"${r%@*}"-*/stderr.txt 2>/dev/null | sed 's/^/      client: /' || true
+      tail -5 "$log".results/*/stderr.txt 2>/dev/null | sed 's/^/      client: /' || true
     fi
   fi
 done
