@@ -8,7 +8,7 @@ use std::time::Duration;
 use engine::calls::CallStatus;
 use engine::engine::EngineOptions;
 use engine::events::EngineEvent;
-use engine::gate::{self, Asker, Caller, Subject};
+use engine::gate;
 use engine::interrupts::Resolution;
 use engine::mcp::elicitation::{
     ElicitationAnswerError, ElicitationOutcome, ElicitationReply, FieldKind,
@@ -16,7 +16,6 @@ use engine::mcp::elicitation::{
 use engine::mcp::ServerStatus;
 use engine::parser::ToolCall;
 use engine::paths::AppPaths;
-use engine::permissions::Answer;
 use engine::Engine;
 use indexmap::IndexMap;
 use serde_json::{json, Map, Value};
@@ -98,24 +97,7 @@ fn start(
     c: ToolCall,
     cancel: CancellationToken,
 ) -> tokio::task::JoinHandle<gate::CallOutcome> {
-    let engine = o.engine.clone();
-    tokio::spawn(async move {
-        let caller = Caller::direct(
-            &engine.ctx,
-            &*engine.events,
-            CONVERSATION,
-            &cancel,
-            false,
-            None,
-        );
-        gate::run(
-            &caller,
-            Asker::Now(Box::new(|_| Answer::Approve)),
-            c.id.clone(),
-            Subject::Parsed(&c),
-        )
-        .await
-    })
+    start_approved(o.engine.clone(), CONVERSATION, c, cancel)
 }
 
 struct Asked {

@@ -161,3 +161,31 @@ pub fn processes_in_group(pgid: u32) -> Vec<u32> {
     }
     out
 }
+
+/// Run `call` through the gate as a direct call in `conversation`, its permission approved;
+/// the outcome arrives on the returned task.
+pub fn start_approved(
+    engine: std::sync::Arc<engine::Engine>,
+    conversation: &'static str,
+    call: engine::parser::ToolCall,
+    cancel: tokio_util::sync::CancellationToken,
+) -> tokio::task::JoinHandle<engine::gate::CallOutcome> {
+    use engine::gate::{self, Asker, Caller, Subject};
+    tokio::spawn(async move {
+        let caller = Caller::direct(
+            &engine.ctx,
+            &*engine.events,
+            conversation,
+            &cancel,
+            false,
+            None,
+        );
+        gate::run(
+            &caller,
+            Asker::Now(Box::new(|_| engine::permissions::Answer::Approve)),
+            call.id.clone(),
+            Subject::Parsed(&call),
+        )
+        .await
+    })
+}

@@ -12,13 +12,11 @@ use std::time::Duration;
 use engine::calls::CallStatus;
 use engine::engine::EngineOptions;
 use engine::events::EngineEvent;
-use engine::gate::{self, Asker, Caller, Subject};
 use engine::mcp::client::AcceptDefaults;
 use engine::mcp::elicitation::ElicitationReply;
 use engine::mcp::{connect, ConnectOptions, McpServerConfig, ServerStatus};
 use engine::parser::ToolCall;
 use engine::paths::AppPaths;
-use engine::permissions::Answer;
 use engine::Engine;
 use indexmap::IndexMap;
 use rmcp::model::ContentBlock;
@@ -32,6 +30,21 @@ fn modern_js() -> String {
         .join("modern-server.mjs")
         .display()
         .to_string()
+}
+
+/// tests/mcp/old-server.mjs logging the methods it gets to `log`, slow to start with `late`.
+fn old_server(name: &str, log: &Path, late: bool) -> McpServerConfig {
+    let mut args = vec![
+        test_servers_dir()
+            .join("old-server.mjs")
+            .display()
+            .to_string(),
+        log.display().to_string(),
+    ];
+    if late {
+        args.push("late".into());
+    }
+    stdio(name, "node", args)
 }
 
 fn modern_stdio(name: &str, log: &Path) -> McpServerConfig {
@@ -199,22 +212,9 @@ async fn older_servers_get_the_handshake_and_their_own_version() {
     everything.shutdown().await;
 
     let log = dir.path().join("old.log");
-    let old = connect(
-        &stdio(
-            "old",
-            "node",
-            vec![
-                test_servers_dir()
-                    .join("old-server.mjs")
-                    .display()
-                    .to_string(),
-                log.display().to_string(),
-            ],
-        ),
-        &opts,
-    )
-    .await
-    .unwrap();
+    let old = connect(&old_server("old", &log, false), &opts)
+        .await
+        .unwrap();
     assert_eq!(old.protocol_version().as_deref(), Some("2025-06-18"));
     let echoed = old
         .call_tool("echo", args(json!({"text": "still here"})), &cancel, None)
@@ -299,27 +299,7 @@ async fn the_app_shows_each_servers_version_and_asks_the_user_a_round_trips_ques
         IndexMap::from([("path".to_string(), "notes.txt".to_string())]),
     );
     let call_id = c.id.clone();
-    let outcome = {
-        let engine = engine.clone();
-        tokio::spawn(async move {
-            let cancel = CancellationToken::new();
-            let caller = Caller::direct(
-                &engine.ctx,
-                &*engine.events,
-                "conv-versions",
-                &cancel,
-                false,
-                None,
-            );
-            gate::run(
-                &caller,
-                Asker::Now(Box::new(|_| Answer::Approve)),
-                c.id.clone(),
-                Subject::Parsed(&c),
-            )
-            .await
-        })
-    };
+    let outcome = start_approved(engine.clone(), "conv-versions", c, CancellationToken::new());
     let event = tokio::time::timeout(Duration::from_secs(30), rx.recv())
         .await
         .expect("the form arrived within 30 s")
@@ -371,18 +351,7 @@ async fn the_app_shows_each_servers_version_and_asks_the_user_a_round_trips_ques
 async fn a_server_slow_to_start_still_gets_a_session() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("late.log");
-    let late = stdio(
-        "late",
-        "node",
-        vec![
-            test_servers_dir()
-                .join("old-server.mjs")
-                .display()
-                .to_string(),
-            log.display().to_string(),
-            "late".into(),
-        ],
-    );
+    let late = old_server("late", &log, true);
     let client = connect(&late, &ConnectOptions::default()).await.unwrap();
     assert_eq!(client.protocol_version().as_deref(), Some("2025-06-18"));
     let echoed = client

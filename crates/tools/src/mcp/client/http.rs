@@ -64,7 +64,14 @@ where
     let handler_copy = h.clone();
     let started_at = std::time::Instant::now();
     let first = StreamableHttpClientTransport::with_client(client.clone(), config.clone());
-    let started = match handshake(opts, h.clone(), first, lifecycle::lifecycle()).await {
+    let started = match handshake(
+        opts.connect_timeout,
+        h.clone(),
+        first,
+        lifecycle::lifecycle(),
+    )
+    .await
+    {
         // An older server that does not answer `server/discover` as the protocol says (no
         // error, an empty body, a 202): over HTTP a new connection costs little, so start
         // again with the `initialize` handshake alone, in what is left of the timeout.
@@ -72,7 +79,7 @@ where
             let left = opts.connect_timeout.saturating_sub(started_at.elapsed());
             tracing::info!(server = %cfg.name, "server/discover failed ({}): starting the initialize handshake", redactor.redact(&e.to_string()));
             let again = StreamableHttpClientTransport::with_client(client, config);
-            match super::handshake_within(left, h, again, lifecycle::handshake_only()).await {
+            match handshake(left, h, again, lifecycle::handshake_only()).await {
                 Err(HandshakeError::TimedOut(_)) => {
                     Err(HandshakeError::TimedOut(opts.connect_timeout))
                 }

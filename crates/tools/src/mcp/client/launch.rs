@@ -298,7 +298,14 @@ pub(super) async fn connect_stdio(
         .with_max_line_length(MAX_MESSAGE_BYTES);
     let h = handler(cfg, opts, &redactor);
     let handler_copy = h.clone();
-    let service = match handshake(opts, h, transport, super::lifecycle::lifecycle()).await {
+    let service = match handshake(
+        opts.connect_timeout,
+        h,
+        transport,
+        super::lifecycle::lifecycle(),
+    )
+    .await
+    {
         Ok(s) => s,
         Err(e) => {
             // Give stderr a moment to arrive: it usually says why.

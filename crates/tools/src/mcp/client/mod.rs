@@ -354,24 +354,9 @@ fn describe(e: &rmcp::service::ClientInitializeError) -> String {
 }
 
 /// Start the session on `transport` with `lifecycle` ([`lifecycle::lifecycle`]: 2026-07-28 when
-/// the server speaks it, else the `initialize` handshake), at most
-/// [`ConnectOptions::connect_timeout`].
+/// the server speaks it, else the `initialize` handshake), at most `limit`
+/// ([`ConnectOptions::connect_timeout`], or what is left of it for a second attempt).
 async fn handshake<T, E, A>(
-    opts: &ConnectOptions,
-    handler: Handler,
-    transport: T,
-    lifecycle: rmcp::service::ClientLifecycleMode,
-) -> Result<RunningService<RoleClient, Handler>, HandshakeError>
-where
-    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
-    E: std::error::Error + Send + Sync + 'static,
-{
-    handshake_within(opts.connect_timeout, handler, transport, lifecycle).await
-}
-
-/// [`handshake`] with `limit` instead of the options' timeout (a second attempt gets what is
-/// left of it); the error still names the whole timeout.
-async fn handshake_within<T, E, A>(
     limit: Duration,
     handler: Handler,
     transport: T,
