@@ -75,6 +75,10 @@ pub enum EngineEvent {
         duration_ms: u64,
         /// The model wrote the call under the grammar of guided calls (the tool card says so).
         guided: bool,
+        /// Its MCP server's interactive view (MCP Apps), which the card shows.
+        view: Option<crate::calls::StoredView>,
+        /// The view of this MCP server made the call (not an agent).
+        view_of: Option<String>,
     },
     /// The user is asked to allow a call.
     PermissionRequest {

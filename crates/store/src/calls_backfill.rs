@@ -198,6 +198,8 @@ fn pair(p: Pending, frames: Vec<ResultFrame>, ended_at: Option<&str>) -> Vec<Cal
                 started_at: p.row.created_at.clone(),
                 ended_at: frame.and(ended_at.map(str::to_string)),
                 guided: false,
+                view: None,
+                view_of: None,
             }
         })
         .collect()

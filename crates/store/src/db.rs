@@ -210,6 +210,24 @@ pub const MIGRATIONS_SQL: &[&str] = &[
     "ALTER TABLE tool_calls ADD COLUMN provider_call_id TEXT;",
     // 12: the call was written under the grammar of guided calls (the app's runtime said so).
     "ALTER TABLE tool_calls ADD COLUMN guided INTEGER NOT NULL DEFAULT 0;",
+    // 13: interactive views of calls (MCP Apps). A call's view (its server, `ui://` URI, declared
+    // needs, the call's input and result as the server sent them) is JSON in `tool_calls.view`,
+    // its HTML in `view_documents` once per distinct document (a view is one file with its
+    // scripts inlined, and the same for every call of its tool); a document no call names any
+    // more is deleted with the last one. `view_of` names the server whose view made a call.
+    "ALTER TABLE tool_calls ADD COLUMN view TEXT;
+    ALTER TABLE tool_calls ADD COLUMN view_of TEXT;
+    CREATE TABLE view_documents (
+        sha256 TEXT PRIMARY KEY NOT NULL,
+        html TEXT NOT NULL
+    ) STRICT;
+    CREATE TRIGGER view_documents_unused AFTER DELETE ON tool_calls
+        WHEN OLD.view IS NOT NULL
+    BEGIN
+        DELETE FROM view_documents WHERE sha256 = json_extract(OLD.view, '$.document')
+            AND NOT EXISTS (SELECT 1 FROM tool_calls
+                WHERE json_extract(view, '$.document') = json_extract(OLD.view, '$.document'));
+    END;",
 ];
 
 /// The `messages.role` CHECK before and after migration 8.

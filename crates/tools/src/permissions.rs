@@ -77,6 +77,10 @@ pub struct PermissionRequest {
     pub proposed_rule: Option<rules::RuleSpec>,
     /// A note on the proposal (a secret holds the host, so the proposal leaves it out).
     pub proposal_note: Option<String>,
+    /// Set when the view of an MCP server (MCP Apps) asks, not an agent: that server's name
+    /// (the dialog says "the view of <server>").
+    #[serde(default)]
+    pub view_of: Option<String>,
 }
 
 /// The failed-result message a permission rule's denial sends back to the model: not the

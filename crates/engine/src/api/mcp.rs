@@ -78,3 +78,108 @@ pub async fn test_tool(
         .ok_or_else(|| NoSuchMcpTool(name.to_string()))?;
     Ok(super::editor::test_call(&engine.ctx, tool.as_ref(), params, ask, events, None).await)
 }
+
+/// Why a view's tool call could not be made at all (a refused or failed call is an answer:
+/// see [`call_from_view`]).
+#[derive(Debug, thiserror::Error)]
+pub enum ViewCallError {
+    /// The call has no view kept (or its conversation is gone).
+    #[error("the call `{0}` has no view")]
+    NoView(String),
+    /// The database could not be read.
+    #[error("cannot read the call's view: {0}")]
+    Store(String),
+}
+
+/// The view (MCP Apps) kept with the call `view_call` calls `tool` (its real name on the
+/// view's own server) with `arguments`, through the gate: permission rules, the dialog
+/// (naming the view of its server as the asker), limits, the result stored as any call's,
+/// and a record in the conversation's calls (`view_of` set). A view calls its own server's
+/// tools only, those only views may call included. Returns what the view gets back: the
+/// server's `CallToolResult`, or one with `isError` saying why the call did not run or failed
+/// (a denial, no such tool, a stopped server).
+pub async fn call_from_view(
+    engine: &Engine,
+    view_call: &str,
+    tool: &str,
+    arguments: serde_json::Map<String, serde_json::Value>,
+    ask: Asker<'_>,
+    events: &dyn EventSink,
+) -> Result<serde_json::Value, ViewCallError> {
+    use crate::calls::{store, CallRecord};
+    use crate::gate::{self, Caller, Subject};
+    let found = engine
+        .ctx
+        .with_db(|c| store::view_of_call(c, view_call))
+        .map_err(|e| ViewCallError::Store(e.to_string()))?;
+    let Some((conversation, view, _)) = found else {
+        return Err(ViewCallError::NoView(view_call.to_string()));
+    };
+    let error = |text: String| {
+        serde_json::json!({"content": [{"type": "text", "text": text}], "isError": true})
+    };
+    let Some(mcp_tool) = engine.mcp().view_tool(&view.server, tool) else {
+        return Ok(error(format!(
+            "the MCP server `{}` has no tool `{tool}` now (it may not be running)",
+            view.server
+        )));
+    };
+    let params: IndexMap<String, String> = arguments
+        .into_iter()
+        .map(|(k, v)| {
+            let text = match v {
+                serde_json::Value::String(s) => s,
+                other => other.to_string(),
+            };
+            (k, text)
+        })
+        .collect();
+    let cancel = match &ask {
+        Asker::Broker { cancel, .. } => cancel.clone(),
+        Asker::Now(_) => tokio_util::sync::CancellationToken::new(),
+    };
+    let caller = Caller {
+        view_of: Some(&view.server),
+        ..Caller::direct(&engine.ctx, events, &conversation, &cancel, true, None)
+    };
+    let call_id = crate::ids::new_id("call");
+    let outcome = gate::run(
+        &caller,
+        ask,
+        call_id,
+        Subject::Tool(mcp_tool.as_ref(), &params),
+    )
+    .await;
+    let record = CallRecord {
+        call_id: outcome.call_id.clone(),
+        provider_call_id: None,
+        conversation_id: conversation.clone(),
+        run_id: None,
+        message_id: None,
+        position: 0,
+        agent: String::new(),
+        depth: 0,
+        tool: outcome.tool.clone(),
+        params: outcome.params.clone(),
+        status: outcome.status,
+        reason: outcome.reason.clone(),
+        result: outcome.result_text().to_string(),
+        artifact_ids: outcome.artifact_ids.clone(),
+        attachments: outcome.attachments.clone(),
+        handover: None,
+        started_at: outcome.started_at.clone(),
+        ended_at: Some(gate::now_rfc3339()),
+        guided: false,
+        view: None,
+        view_of: Some(view.server.clone()),
+    };
+    if let Err(e) = engine.ctx.with_db(|c| store::record(c, &record)) {
+        tracing::warn!("cannot store call {} of a view: {e}", record.call_id);
+    }
+    // The server's own answer when it gave one (an `isError` result included); otherwise why
+    // the call did not reach it.
+    Ok(match outcome.result.raw.clone() {
+        Some(raw) => raw,
+        None => error(outcome.result_text().to_string()),
+    })
+}

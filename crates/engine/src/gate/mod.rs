@@ -19,7 +19,7 @@ use indexmap::IndexMap;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::calls::{CallStatus, Handover, StoredAttachment};
+use crate::calls::{CallStatus, Handover, StoredAttachment, StoredView};
 use crate::config::AgentDef;
 use crate::context::AppContext;
 use crate::events::{EngineEvent, EventSink};
@@ -76,6 +76,8 @@ pub struct Caller<'a> {
     pub remember_always: bool,
     /// The tool context (the editor's records the HTTP exchange); `None` for the usual one.
     pub tool_ctx: Option<&'a ToolContext>,
+    /// The view of this MCP server (MCP Apps) makes the call, not an agent or a person.
+    pub view_of: Option<&'a str>,
 }
 
 impl<'a> Caller<'a> {
@@ -99,6 +101,7 @@ impl<'a> Caller<'a> {
             cancel,
             remember_always,
             tool_ctx,
+            view_of: None,
         }
     }
 }
@@ -142,6 +145,8 @@ pub struct CallOutcome {
     pub handover: Option<Handover>,
     /// The call was written under the grammar of guided calls.
     pub guided: bool,
+    /// Its server's interactive view (MCP Apps), stored with its document.
+    pub view: Option<StoredView>,
 }
 
 impl CallOutcome {
@@ -213,6 +218,8 @@ struct Gate {
     attachments: Vec<StoredAttachment>,
     /// Written under the grammar of guided calls.
     guided: bool,
+    /// The result's view once stored.
+    view: Option<StoredView>,
 }
 
 impl Gate {
@@ -224,6 +231,7 @@ impl Gate {
             started_at: now_rfc3339(),
             attachments: Vec::new(),
             guided,
+            view: None,
         }
     }
 
@@ -274,6 +282,8 @@ impl Gate {
             attachments: self.attachments.clone(),
             duration_ms: duration.as_millis() as u64,
             guided: self.guided,
+            view: self.view.clone(),
+            view_of: caller.view_of.map(str::to_string),
         });
         if let Some(snapshot) = result.metadata.get("artifact_snapshot") {
             caller.events.emit(EngineEvent::ArtifactSnapshot {
@@ -304,6 +314,7 @@ impl Gate {
             duration,
             handover,
             guided: self.guided,
+            view: self.view,
         }
     }
 }
@@ -442,12 +453,36 @@ pub async fn run(
         caller.conversation,
     );
     gate.attachments = store_attachments(&store, caller.conversation, &mut result);
+    gate.view = store_view(caller, &mut result);
     let (status, reason) = if result.success {
         (CallStatus::Succeeded, None)
     } else {
         (CallStatus::Failed, result.error.clone())
     };
     gate.finish(caller, status, reason, typed, result)
+}
+
+/// Store `result`'s view's document (MCP Apps) and return the view as the call keeps it. A
+/// document that cannot be stored costs the view, never the call (a warning says why).
+fn store_view(caller: &Caller<'_>, result: &mut ToolResult) -> Option<StoredView> {
+    let view = result.view.take()?;
+    let stored = caller
+        .ctx
+        .with_db(|c| crate::calls::store::put_view_document(c, &view.html));
+    match stored {
+        Ok(document) => Some(StoredView {
+            server: view.server,
+            resource_uri: view.resource_uri,
+            document,
+            meta: view.meta,
+            tool_input: view.tool_input,
+            tool_result: result.raw.clone(),
+        }),
+        Err(e) => {
+            tracing::warn!(server = %view.server, "cannot store a view: {e}");
+            None
+        }
+    }
 }
 
 /// Who makes the call `call_id`, for a form its tool's server may ask for while it runs. The
@@ -469,6 +504,7 @@ fn origin(caller: &Caller<'_>, call_id: &str, tool: &dyn Tool) -> CallOrigin {
         agent: caller.agent.map(|a| a.name.clone()).unwrap_or_default(),
         agent_chain: caller.agent_chain.to_vec(),
         depth: caller.depth,
+        view_of: caller.view_of.map(str::to_string),
     }
 }
 

@@ -173,6 +173,7 @@ async fn ask(
         stale_grants: offer.stale_grants.clone(),
         proposed_rule: offer.proposed_rule.clone(),
         proposal_note: offer.proposal_note.clone(),
+        view_of: caller.view_of.map(str::to_string),
     };
     let request_id = new_id("perm");
     let conversation_title = caller

@@ -589,6 +589,8 @@ impl Runner {
             started_at: outcome.started_at.clone(),
             ended_at: Some(gate::now_rfc3339()),
             guided: outcome.guided,
+            view: outcome.view.clone(),
+            view_of: None,
         };
         if let Err(e) = self.ctx.with_db(|c| store::record(c, &record)) {
             tracing::warn!(
@@ -611,6 +613,7 @@ impl Runner {
             cancel: scope.cancel,
             remember_always: true,
             tool_ctx: None,
+            view_of: None,
         }
     }
 

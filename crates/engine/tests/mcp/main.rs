@@ -2,6 +2,7 @@
 //! (pinned in `tests/mcp/package.json`, installed by `scripts/setup.sh --test`), over stdio and
 //! Streamable HTTP, directly and through the engine (hub, registry, gate).
 
+mod apps; // MCP Apps: a call keeps its view, the view's calls go through the gate
 mod auth; // sign-in (OAuth) through the hub against a stand-in authorization server
 mod client; // one session: tools, content kinds, errors, progress, cancellation, env, PATH
 mod elicit; // elicitation through the app's broker: accept, decline, URL, the run's stop

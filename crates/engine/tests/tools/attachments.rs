@@ -181,6 +181,8 @@ async fn attachments_become_artifacts_and_one_line_each_for_the_model() {
         started_at: out.started_at.clone(),
         ended_at: None,
         guided: false,
+        view: None,
+        view_of: None,
     };
     ctx.with_db(|c| {
         engine::conversations::ensure(c, "conv", "")?;

@@ -141,6 +141,33 @@ pub struct CallRecord {
     /// The model wrote it under the grammar of guided calls (the app's runtime).
     #[serde(default)]
     pub guided: bool,
+    /// Its server's interactive view (MCP Apps), kept with the call.
+    #[serde(default)]
+    pub view: Option<StoredView>,
+    /// Made by the view of this MCP server (not by an agent).
+    #[serde(default)]
+    pub view_of: Option<String>,
+}
+
+/// An MCP server's interactive view of a call (MCP Apps), kept with the call so it is shown
+/// again when the conversation is opened. Its HTML is stored once per distinct document
+/// ([`store::put_view_document`]), named here by its SHA-256.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct StoredView {
+    /// The server (its name in `mcp.json`).
+    pub server: String,
+    /// The view resource's `ui://` URI.
+    pub resource_uri: String,
+    /// SHA-256 (hex) of its HTML document.
+    pub document: String,
+    /// The resource's `_meta.ui` (`csp`, `permissions`, `prefersBorder`), as the server sent it.
+    pub meta: Value,
+    /// The call's arguments, as sent to the server.
+    pub tool_input: Value,
+    /// The call's result, as the server sent it (a `CallToolResult`); none when it failed
+    /// before the server answered.
+    pub tool_result: Option<Value>,
 }
 
 #[cfg(test)]

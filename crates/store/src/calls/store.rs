@@ -48,6 +48,18 @@ pub fn record(conn: &Connection, record: &CallRecord) -> rusqlite::Result<()> {
         conn.prepare_cached("UPDATE tool_calls SET guided = 1 WHERE call_id = ?1")?
             .execute(params![record.call_id])?;
     }
+    if record.view.is_some() || record.view_of.is_some() {
+        // Separate for the same reason (migration 13 adds the columns).
+        conn.prepare_cached("UPDATE tool_calls SET view = ?1, view_of = ?2 WHERE call_id = ?3")?
+            .execute(params![
+                record
+                    .view
+                    .as_ref()
+                    .and_then(|v| serde_json::to_string(v).ok()),
+                record.view_of,
+                record.call_id
+            ])?;
+    }
     if !record.attachments.is_empty() {
         conn.prepare_cached("UPDATE tool_calls SET attachments = ?1 WHERE call_id = ?2")?
             .execute(params![
@@ -63,7 +75,7 @@ pub fn list(conn: &Connection, conversation_id: &str) -> rusqlite::Result<Vec<Ca
     let mut stmt = conn.prepare(
         "SELECT call_id, conversation_id, run_id, message_id, position, agent, depth, tool,
                 params, status, reason, result, artifact_ids, handover, started_at, ended_at,
-                attachments, provider_call_id, guided
+                attachments, provider_call_id, guided, view, view_of
          FROM tool_calls WHERE conversation_id = ?1
          ORDER BY message_id IS NULL, message_id, position, started_at, rowid",
     )?;
@@ -94,7 +106,50 @@ pub fn list(conn: &Connection, conversation_id: &str) -> rusqlite::Result<Vec<Ca
             started_at: r.get(14)?,
             ended_at: r.get(15)?,
             guided: r.get::<_, i64>(18)? != 0,
+            view: r
+                .get::<_, Option<String>>(19)?
+                .and_then(|v| serde_json::from_str(&v).ok()),
+            view_of: r.get(20)?,
         })
     })?;
     rows.collect()
+}
+
+/// Store a view's HTML document once, named by its SHA-256 (hex), which is returned.
+pub fn put_view_document(conn: &Connection, html: &str) -> rusqlite::Result<String> {
+    use sha2::{Digest, Sha256};
+    let sha = format!("{:x}", Sha256::digest(html.as_bytes()));
+    conn.prepare_cached("INSERT OR IGNORE INTO view_documents (sha256, html) VALUES (?1, ?2)")?
+        .execute(params![sha, html])?;
+    Ok(sha)
+}
+
+/// The view of the call `call_id` and its conversation, with its HTML document (`None` when
+/// the call has no view, or its document is gone).
+pub fn view_of_call(
+    conn: &Connection,
+    call_id: &str,
+) -> rusqlite::Result<Option<(String, super::StoredView, String)>> {
+    use rusqlite::OptionalExtension;
+    let row: Option<(String, Option<String>)> = conn
+        .query_row(
+            "SELECT conversation_id, view FROM tool_calls WHERE call_id = ?1",
+            [call_id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?;
+    let Some((conversation, Some(view))) = row else {
+        return Ok(None);
+    };
+    let Ok(view) = serde_json::from_str::<super::StoredView>(&view) else {
+        return Ok(None);
+    };
+    let html: Option<String> = conn
+        .query_row(
+            "SELECT html FROM view_documents WHERE sha256 = ?1",
+            [&view.document],
+            |r| r.get(0),
+        )
+        .optional()?;
+    Ok(html.map(|html| (conversation, view, html)))
 }

@@ -391,6 +391,14 @@ impl McpHub {
         self.lock().get(name).map(|slot| view(name, slot))
     }
 
+    /// The tool its views call `tool` (its real name) on the server `server`, the ones only
+    /// views may call included. `None` when the server is not ready or has no such tool.
+    pub fn view_tool(&self, server: &str, tool: &str) -> Option<Arc<McpTool>> {
+        let servers = self.inner.lock();
+        let slot = servers.get(server)?;
+        slot.tools.iter().find(|t| t.remote_name() == tool).cloned()
+    }
+
     /// The tools of the server `name` (empty until it is ready).
     pub fn tools(&self, name: &str) -> Result<Vec<McpToolInfo>, UnknownServer> {
         self.lock()
@@ -526,7 +534,12 @@ impl Inner {
     fn publish_locked(&self, servers: &IndexMap<String, Slot>) {
         let tools: Vec<ToolRef> = servers
             .values()
-            .flat_map(|s| s.tools.iter().map(|t| t.clone() as ToolRef))
+            .flat_map(|s| {
+                s.tools
+                    .iter()
+                    .filter(|t| !t.app_only())
+                    .map(|t| t.clone() as ToolRef)
+            })
             .collect();
         let skills = servers.values().flat_map(|s| s.skills.clone()).collect();
         (self.tools_sink)(McpOffer { tools, skills });

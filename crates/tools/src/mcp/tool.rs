@@ -20,7 +20,7 @@ use super::client::{McpClient, McpError};
 use super::config::McpServerConfig;
 use super::schema::{params_from_schema, to_arguments, SchemaParams};
 use crate::tools::{
-    Attachment, Params, Permission, Tool, ToolContext, ToolResult, ToolSource, ToolSpec,
+    Attachment, Params, Permission, Tool, ToolContext, ToolResult, ToolSource, ToolSpec, ToolView,
 };
 
 /// Longest tool description kept, in characters: the descriptions of every tool an agent
@@ -123,6 +123,40 @@ pub struct McpTool {
     endpoint: Option<String>,
     /// See [`launch_digest`].
     launch_digest: String,
+    /// Its interactive view (MCP Apps): the `ui://` resource read after each call the model
+    /// makes (see [`view_of_tool`]).
+    view_uri: Option<String>,
+    /// Only the server's views may call it (`_meta.ui.visibility: ["app"]`): the model does not
+    /// get it.
+    app_only: bool,
+}
+
+/// The type of an MCP Apps view resource.
+pub const VIEW_MIME: &str = "text/html;profile=mcp-app";
+
+/// Largest view document kept, in bytes: a view is one HTML file with its scripts inlined
+/// (the extension's own library is 540 KB), and one is stored per document, not per call.
+pub const MAX_VIEW_BYTES: usize = 8 * 1024 * 1024;
+
+/// A tool's view (MCP Apps): the `ui://` URI in `_meta.ui.resourceUri` (or the older
+/// `_meta["ui/resourceUri"]`), and whether only views may call it (`_meta.ui.visibility`
+/// without `"model"`).
+pub fn view_of_tool(tool: &rmcp::model::Tool) -> (Option<String>, bool) {
+    let Some(meta) = tool.meta.as_ref().map(|m| &m.0) else {
+        return (None, false);
+    };
+    let ui = meta.get("ui");
+    let uri = ui
+        .and_then(|u| u.get("resourceUri"))
+        .or_else(|| meta.get("ui/resourceUri"))
+        .and_then(Value::as_str)
+        .filter(|u| u.starts_with("ui://"))
+        .map(str::to_string);
+    let app_only = ui
+        .and_then(|u| u.get("visibility"))
+        .and_then(Value::as_array)
+        .is_some_and(|v| !v.iter().any(|x| x.as_str() == Some("model")));
+    (uri, app_only)
 }
 
 /// SHA-256 (hex) of how a server is launched: its name and command and arguments (stdio) or
@@ -197,6 +231,7 @@ impl McpTool {
             input_schema,
         };
         let permission = cfg.permission_of(&tool.name);
+        let (view_uri, app_only) = view_of_tool(tool);
         let info = McpToolInfo {
             name,
             remote_name: tool.name.to_string(),
@@ -228,7 +263,71 @@ impl McpTool {
                 super::config::McpTransport::Stdio { .. } => None,
             },
             launch_digest: launch_digest(cfg),
+            view_uri,
+            app_only,
         }
+    }
+
+    /// Only the server's views may call it: the model's registry leaves it out.
+    pub fn app_only(&self) -> bool {
+        self.app_only
+    }
+
+    /// The server's own name for it.
+    pub fn remote_name(&self) -> &str {
+        &self.remote_name
+    }
+
+    /// Its view's `ui://` URI, if it has one.
+    pub fn view_uri(&self) -> Option<&str> {
+        self.view_uri.as_deref()
+    }
+
+    /// Read its view: the resource must be one HTML document of type [`VIEW_MIME`] of at
+    /// most [`MAX_VIEW_BYTES`]. The error says what was wrong, for the log and the card.
+    async fn read_view(&self, uri: &str, input: Value) -> Result<ToolView, String> {
+        let read = self
+            .client
+            .read_resource(uri)
+            .await
+            .map_err(|e| format!("cannot read its view {uri}: {e}"))?;
+        let content = read
+            .contents
+            .into_iter()
+            .find_map(|c| match c {
+                ResourceContents::TextResourceContents {
+                    mime_type,
+                    text,
+                    meta,
+                    ..
+                } => Some((mime_type, text, meta)),
+                _ => None,
+            })
+            .ok_or_else(|| format!("its view {uri} has no text content"))?;
+        let (mime, html, meta) = content;
+        let mime = mime.unwrap_or_default();
+        if !mime.replace(' ', "").eq_ignore_ascii_case(VIEW_MIME) {
+            return Err(format!(
+                "its view {uri} is of type `{mime}`, not `{VIEW_MIME}`"
+            ));
+        }
+        if html.len() > MAX_VIEW_BYTES {
+            return Err(format!(
+                "its view {uri} has {} bytes, more than the {MAX_VIEW_BYTES} kept",
+                html.len()
+            ));
+        }
+        let meta = meta
+            .and_then(|m| m.0.get("ui").cloned())
+            .filter(Value::is_object)
+            .unwrap_or_else(|| Value::Object(Default::default()));
+        Ok(ToolView {
+            server: self.server.clone(),
+            resource_uri: uri.to_string(),
+            html,
+            meta,
+            tool_input: input,
+        })
     }
 
     /// What the UI shows of it.
@@ -254,12 +353,32 @@ impl McpTool {
             Ok(a) => a,
             Err(message) => return ToolResult::fail(message),
         };
+        // A call a view makes answers the view; it does not open another.
+        let view_uri = match &origin {
+            Some(o) if o.view_of.is_some() => None,
+            _ => self.view_uri.clone(),
+        };
+        let input = Value::Object(args.clone());
         match self
             .client
             .call_tool_from(&self.remote_name, args, cancel, progress.map(report_to), origin)
             .await
         {
-            Ok(result) => convert_result(&self.spec.name, result),
+            Ok(result) => {
+                let raw = serde_json::to_value(&result).ok();
+                let mut out = convert_result(&self.spec.name, result);
+                out.raw = raw;
+                if let Some(uri) = view_uri {
+                    match self.read_view(&uri, input).await {
+                        Ok(view) => out.view = Some(Box::new(view)),
+                        Err(e) => {
+                            tracing::warn!(server = %self.server, tool = %self.remote_name, "{e}");
+                            out.metadata.insert("view_error".into(), Value::String(e));
+                        }
+                    }
+                }
+                out
+            }
             Err(McpError::Closed) => ToolResult::fail(format!(
                 "the MCP server `{}` stopped while the call was running (it is being restarted); the call may have partly happened",
                 self.server

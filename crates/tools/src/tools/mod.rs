@@ -49,6 +49,33 @@ pub struct ToolResult {
     /// each as an artifact of the conversation and tells the model about it in one line.
     #[serde(skip)]
     pub attachments: Vec<Attachment>,
+    /// An MCP server's interactive view of the call (MCP Apps), read when the call ended: the
+    /// gate keeps it with the call's record, the app renders it in a sandboxed frame.
+    #[serde(skip)]
+    pub view: Option<Box<ToolView>>,
+    /// The server's own result, as it sent it (an MCP `CallToolResult`): what a view that
+    /// made the call gets back.
+    #[serde(skip)]
+    pub raw: Option<Value>,
+}
+
+/// An MCP server's interactive view of a call (the MCP Apps extension): a `ui://` resource of
+/// type `text/html;profile=mcp-app`, as read after the call. Untrusted: the app shows it only in
+/// a sandboxed frame whose content security policy allows what [`ToolView::meta`] declares
+/// and nothing else.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ToolView {
+    /// The server (its name in `mcp.json`).
+    pub server: String,
+    /// The resource's URI (`ui://…`).
+    pub resource_uri: String,
+    /// The HTML document.
+    pub html: String,
+    /// The resource's `_meta.ui`: `csp` (`connectDomains`, `resourceDomains`, `frameDomains`,
+    /// `baseUriDomains`), `permissions`, `prefersBorder`. An empty object when it has none.
+    pub meta: Value,
+    /// The call's arguments, as sent to the server (the view gets them).
+    pub tool_input: Value,
 }
 
 /// One piece of content a tool produced apart from its text (an image, a sound, an embedded
@@ -160,6 +187,8 @@ pub struct CallOrigin {
     pub agent_chain: Vec<String>,
     /// 0 for the conversation's agent, 1+ for sub-agents.
     pub depth: u32,
+    /// Set when the view of an MCP server (MCP Apps) makes the call: that server's name.
+    pub view_of: Option<String>,
 }
 
 /// One tool, as the engine and the model see it.

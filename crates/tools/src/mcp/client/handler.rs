@@ -24,6 +24,10 @@ use super::CancelOnDropToken;
 use crate::secrets::Redactor;
 use crate::tools::CallOrigin;
 
+/// The MCP Apps extension's identifier, as the client declares it under
+/// `capabilities.extensions` (with the view types it renders).
+pub const VIEWS_EXTENSION: &str = "io.modelcontextprotocol/ui";
+
 /// Longest text kept of one server log message, in characters after escaping.
 pub const MAX_LOG_CHARS: usize = 2000;
 
@@ -550,10 +554,19 @@ impl ClientHandler for Handler {
                 .with_url(UrlElicitationCapability::new()),
         );
         // Skills served by the server (SEP-2640): listed with the local ones, read when used.
-        capabilities.extensions = Some(std::collections::BTreeMap::from([(
-            super::skills::SKILLS_EXTENSION.to_string(),
-            serde_json::Map::new(),
-        )]));
+        // and interactive views of tool results (MCP Apps), shown in a sandboxed frame.
+        let mut ui = serde_json::Map::new();
+        ui.insert(
+            "mimeTypes".into(),
+            serde_json::json!([crate::mcp::tool::VIEW_MIME]),
+        );
+        capabilities.extensions = Some(std::collections::BTreeMap::from([
+            (
+                super::skills::SKILLS_EXTENSION.to_string(),
+                serde_json::Map::new(),
+            ),
+            (VIEWS_EXTENSION.to_string(), ui),
+        ]));
         // rmcp's default version (its LATEST, 2026-07-28) has no `initialize` handshake any
         // more; the handshake names the newest version that has one (2025-11-25).
         InitializeRequestParams::new(

@@ -1,0 +1,261 @@
+//! MCP Apps (interactive views of tool results) through a whole run: a server built on the
+//! extension's own server helpers (tests/mcp/apps-server.mjs, `@modelcontextprotocol/ext-apps`)
+//! declares a view for its tools; the client says it renders views; the call the model makes
+//! keeps its view (HTML stored once, declared needs, the call's input and result); the tool only
+//! views may call never reaches the model; and the view's own calls go through the gate, named
+//! as the view of their server, recorded, a denial reaching the view as an error.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use engine::api::direct::Asker;
+use engine::api::mcp::{call_from_view, ViewCallError};
+use engine::calls::CallStatus;
+use engine::conversations::RunStatus;
+use engine::engine::EngineOptions;
+use engine::mcp::ServerStatus;
+use engine::paths::AppPaths;
+use engine::permissions::{Answer, PermissionRequest};
+use engine::run::RunRequest;
+use engine::Engine;
+use serde_json::{json, Map, Value};
+use test_support::{ScriptedModel, Turn};
+use tokio_util::sync::CancellationToken;
+
+use crate::support::*;
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// An engine over a fresh home: the scripted model as `default` (native tool calls), the apps
+/// server as `apps` (its calls logged to `log`), and a `tester` agent that may show the counter.
+async fn open(model: &ScriptedModel, home: &Path, log: &Path) -> Engine {
+    everything_js(); // the same install provides the SDK and the extension
+    let config = home.join("config");
+    engine::paths::seed_config(&config).unwrap();
+    write(
+        &config.join("models.yaml"),
+        &format!(
+            "profiles:\n  - name: default\n    api: openai\n    base_url: \"{}\"\n    model: scripted\n    tool_calls: native\n",
+            model.openai_base_url()
+        ),
+    );
+    let server = test_servers_dir().join("apps-server.mjs");
+    write(
+        &config.join("mcp.json"),
+        &json!({"mcpServers": {"apps": {
+            "command": "node",
+            "args": [server.display().to_string()],
+            "env": {"APPS_SERVER_LOG": log.display().to_string()},
+        }}})
+        .to_string(),
+    );
+    write(
+        &config.join("agents/tester.md"),
+        "---\nname: tester\ndescription: Test agent\nmodel: default\ntools:\n  apps.show_counter: auto\n  apps.increment: auto\nmax_tool_rounds: 3\n---\nYou are the tester.\n",
+    );
+    let engine = Engine::open_with(
+        AppPaths::resolve(Some(home)).unwrap(),
+        Arc::new(engine::events::discard()),
+        EngineOptions {
+            watch: false,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    match engine
+        .mcp()
+        .wait_settled("apps", Duration::from_secs(30))
+        .await
+        .unwrap()
+    {
+        ServerStatus::Ready { .. } => {}
+        other => panic!("apps is not ready: {other:?}"),
+    }
+    engine
+}
+
+fn server_calls(log: &Path) -> Vec<Value> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The text of a `CallToolResult`'s content.
+fn text_of(result: &Value) -> String {
+    result["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c["text"].as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tools_view_is_kept_with_its_call_and_its_calls_go_through_the_gate() {
+    let wire = engine::models::wire_tool_name("apps.show_counter").into_owned();
+    let model = ScriptedModel::start(vec![
+        Turn::text("Showing it.").with_call(&wire, "{}"),
+        Turn::text("There it is."),
+    ])
+    .await;
+    let home = tempfile::tempdir().unwrap();
+    let log = home.path().join("apps.log");
+    let engine = open(&model, home.path(), &log).await;
+    let outcome = tokio::time::timeout(
+        Duration::from_secs(60),
+        engine.runner().run(
+            RunRequest {
+                conversation_id: "conv".into(),
+                agent: "tester".into(),
+                task: "Show me the counter".into(),
+            },
+            CancellationToken::new(),
+        ),
+    )
+    .await
+    .expect("the run ends");
+    assert_eq!(outcome.status, RunStatus::Completed, "{outcome:?}");
+
+    // The model gets the tool with a view, never the one only views may call, though its
+    // agent lists it.
+    let sent: Vec<String> = model.requests()[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t.pointer("/function/name").and_then(Value::as_str))
+        .map(str::to_string)
+        .collect();
+    assert!(sent.contains(&wire), "{sent:?}");
+    let hidden = engine::models::wire_tool_name("apps.increment").into_owned();
+    assert!(!sent.contains(&hidden), "{sent:?}");
+
+    // The call keeps its view: the server, the URI, the declared needs, the input and the
+    // result as the server sent them, and the document.
+    let records = engine
+        .ctx
+        .with_db(|c| engine::calls::store::list(c, "conv"))
+        .unwrap();
+    let shown = records
+        .iter()
+        .find(|r| r.tool == "apps.show_counter")
+        .expect("the call is recorded");
+    let view = shown.view.as_ref().expect("the call keeps its view");
+    assert_eq!(
+        (view.server.as_str(), view.resource_uri.as_str()),
+        ("apps", "ui://counter/view")
+    );
+    assert_eq!(view.meta["prefersBorder"], json!(true));
+    assert_eq!(view.tool_input, json!({}));
+    assert_eq!(
+        view.tool_result.as_ref().unwrap()["structuredContent"],
+        json!({"count": 0})
+    );
+    let (conversation, _, html) = engine
+        .ctx
+        .with_db(|c| engine::calls::store::view_of_call(c, &shown.call_id))
+        .unwrap()
+        .expect("its document is kept");
+    assert_eq!(conversation, "conv");
+    assert!(html.contains("Add one"), "the counter's view");
+
+    // The view's button: through the gate, asked as the view of `apps`, recorded.
+    let asked: Arc<Mutex<Vec<PermissionRequest>>> = Arc::default();
+    let ask = |answer: Answer| {
+        let asked = asked.clone();
+        Asker::Now(Box::new(move |r: &PermissionRequest| {
+            asked.lock().unwrap().push(r.clone());
+            answer
+        }))
+    };
+    let sink = engine::events::discard();
+    let result = call_from_view(
+        &engine,
+        &shown.call_id,
+        "increment",
+        Map::new(),
+        ask(Answer::Approve),
+        &sink,
+    )
+    .await
+    .unwrap();
+    assert_eq!(result["structuredContent"], json!({"count": 1}), "{result}");
+    {
+        let asked = asked.lock().unwrap();
+        assert_eq!(asked.len(), 1, "the view's call asks (confirm is the default)");
+        assert_eq!(asked[0].view_of.as_deref(), Some("apps"));
+        assert_eq!(asked[0].tool, "apps.increment");
+    }
+
+    // Denied: the view gets an error result, and the server never sees the call.
+    let result = call_from_view(
+        &engine,
+        &shown.call_id,
+        "increment",
+        Map::new(),
+        ask(Answer::Deny),
+        &sink,
+    )
+    .await
+    .unwrap();
+    assert_eq!(result["isError"], json!(true));
+    assert!(text_of(&result).contains("did not allow"), "{result}");
+    let increments = server_calls(&log)
+        .into_iter()
+        .filter(|c| c["tool"] == "increment")
+        .count();
+    assert_eq!(increments, 1, "only the approved call reached the server");
+
+    // Both are calls of the conversation, made by the view.
+    let records = engine
+        .ctx
+        .with_db(|c| engine::calls::store::list(c, "conv"))
+        .unwrap();
+    let by_view: Vec<_> = records
+        .iter()
+        .filter(|r| r.view_of.as_deref() == Some("apps"))
+        .map(|r| (r.tool.as_str(), r.status))
+        .collect();
+    assert_eq!(
+        by_view,
+        [
+            ("apps.increment", CallStatus::Succeeded),
+            ("apps.increment", CallStatus::Denied)
+        ]
+    );
+    assert!(
+        records.iter().all(|r| r.view_of.is_none() || r.view.is_none()),
+        "a view's own call opens no other view"
+    );
+
+    // A tool its server does not have, and a call without a view.
+    let result = call_from_view(
+        &engine,
+        &shown.call_id,
+        "format_disk",
+        Map::new(),
+        ask(Answer::Approve),
+        &sink,
+    )
+    .await
+    .unwrap();
+    assert_eq!(result["isError"], json!(true));
+    assert!(text_of(&result).contains("has no tool `format_disk`"), "{result}");
+    let missing = call_from_view(
+        &engine,
+        "call_nope",
+        "increment",
+        Map::new(),
+        ask(Answer::Approve),
+        &sink,
+    )
+    .await;
+    assert!(matches!(missing, Err(ViewCallError::NoView(_))), "{missing:?}");
+    assert_eq!(asked.lock().unwrap().len(), 2, "neither of these asked");
+}
