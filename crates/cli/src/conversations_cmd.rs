@@ -168,6 +168,14 @@ fn human(t: &Transcript) -> String {
             let _ = writeln!(out, "\n{indent}    params: {}", term::clean(&params));
             let preview = call.result.replace('\n', " ");
             let _ = writeln!(out, "{indent}    result: {}", term::clean(&preview));
+            if let Some(view) = &call.view {
+                let _ = writeln!(
+                    out,
+                    "{indent}    view: {} of MCP server {} (shown in the app)",
+                    term::clean(&view.resource_uri),
+                    term::clean(&view.server)
+                );
+            }
         }
     }
     out

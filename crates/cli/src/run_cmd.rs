@@ -187,14 +187,25 @@ fn print_event(e: &EngineEvent, requests: &tokio::sync::mpsc::UnboundedSender<(S
             result,
             duration_ms,
             guided,
+            view,
             ..
         } => {
             let first = result.lines().next().unwrap_or("");
             let mark = if *success { "✓" } else { "✗" };
             let guided = if *guided { " · guided" } else { "" };
+            // A view cannot be shown in a terminal: say there is one, and where to see it.
+            let view = view
+                .as_ref()
+                .map(|v| {
+                    format!(
+                        " · has a view ({}): open the conversation in the app",
+                        clean(&v.resource_uri)
+                    )
+                })
+                .unwrap_or_default();
             let _ = writeln!(
                 err,
-                "[{mark} {tool} · {duration_ms} ms{guided}] {}",
+                "[{mark} {tool} · {duration_ms} ms{guided}{view}] {}",
                 clean(first)
             );
         }

@@ -439,3 +439,72 @@ fn list_shows_each_servers_protocol_version() {
         [("everything", "2025-11-25"), ("modern", "2026-07-28")]
     );
 }
+
+/// A call whose tool has an interactive view (MCP Apps; tests/mcp/apps-server.mjs): the run's
+/// line says it has one and where to see it, and `conversations show` prints it with the call
+/// (`--json`: its server and URI).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_call_with_a_view_says_so() {
+    use test_support::{ScriptedModel, Turn};
+    const CALL: &str = "<tool_call><name>apps.show_counter</name><params></params></tool_call>";
+    let model = ScriptedModel::start(vec![Turn::text(CALL), Turn::text("Done.")]).await;
+    let home = home_with_everything();
+    let apps = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/mcp/apps-server.mjs");
+    std::fs::write(
+        home.path().join("config/mcp.json"),
+        serde_json::json!({"mcpServers": {"apps": {"command": "node", "args": [apps]}}})
+            .to_string(),
+    )
+    .unwrap();
+    std::fs::write(home.path().join("config/models.yaml"), model.models_yaml()).unwrap();
+    std::fs::create_dir_all(home.path().join("config/agents")).unwrap();
+    std::fs::write(
+        home.path().join("config/agents/apps_agent.md"),
+        "---\nname: apps_agent\nmodel: default\ntools:\n  apps.*: auto\n---\nShow things.\n",
+    )
+    .unwrap();
+    let out = tokio::task::spawn_blocking({
+        let home = home.path().to_path_buf();
+        move || {
+            cli(&home)
+                .args(["run", "--agent", "apps_agent", "--yes", "Show the counter."])
+                .stdin(std::process::Stdio::null())
+                .output()
+                .unwrap()
+        }
+    })
+    .await
+    .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("has a view (ui://counter/view): open the conversation in the app"),
+        "{stderr}"
+    );
+    let (ok, out, err) = run(cli(home.path()).args(["conversations", "list", "--json"]));
+    assert!(ok, "{out}{err}");
+    let list: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let id = list[0]["id"]
+        .as_str()
+        .expect("the run's conversation")
+        .to_string();
+    let (ok, out, err) = run(cli(home.path()).args(["conversations", "show", &id]));
+    assert!(ok, "{out}{err}");
+    assert!(
+        out.contains("view: ui://counter/view of MCP server apps (shown in the app)"),
+        "{out}"
+    );
+    let (ok, out, err) = run(cli(home.path()).args(["conversations", "show", &id, "--json"]));
+    assert!(ok, "{out}{err}");
+    let shown: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let views: Vec<&serde_json::Value> = shown["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| m["calls"].as_array().unwrap())
+        .filter_map(|c| c.get("view").filter(|v| !v.is_null()))
+        .collect();
+    assert_eq!(views.len(), 1, "{out}");
+    assert_eq!(views[0]["resource_uri"], "ui://counter/view");
+    assert_eq!(views[0]["server"], "apps");
+}

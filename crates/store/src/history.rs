@@ -55,6 +55,8 @@ pub struct HistoryResult {
     pub handover: Option<Handover>,
     /// The model wrote the call under the grammar of guided calls.
     pub guided: bool,
+    /// Its MCP server's interactive view (MCP Apps), kept with the call.
+    pub view: Option<crate::calls::StoredView>,
 }
 
 /// A stored message with its calls, so a reopened conversation shows tool calls and results as
@@ -166,6 +168,7 @@ fn history_result(r: CallRecord) -> HistoryResult {
         attachments: r.attachments,
         handover: r.handover,
         guided: r.guided,
+        view: r.view,
     }
 }
 
@@ -228,6 +231,9 @@ pub struct TranscriptCall {
     pub attachments: Vec<StoredAttachment>,
     /// For a `call_subagent` that handed over: to whom and what.
     pub handover: Option<Handover>,
+    /// Its MCP server's interactive view (MCP Apps), kept with the call: the view's server and
+    /// `ui://` URI (its document is not part of the transcript).
+    pub view: Option<crate::calls::StoredView>,
 }
 
 /// The transcript of conversation `id`; `None` when there is no such conversation.
@@ -256,6 +262,7 @@ pub fn transcript(conn: &Connection, id: &str) -> rusqlite::Result<Option<Transc
                     artifact_ids: r.artifact_ids,
                     attachments: r.attachments,
                     handover: r.handover,
+                    view: r.view,
                 })
                 .collect(),
             id: m.id,

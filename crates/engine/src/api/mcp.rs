@@ -115,9 +115,7 @@ pub async fn call_from_view(
     let Some((conversation, view, _)) = found else {
         return Err(ViewCallError::NoView(view_call.to_string()));
     };
-    let error = |text: String| {
-        serde_json::json!({"content": [{"type": "text", "text": text}], "isError": true})
-    };
+    let error = |text: String| serde_json::json!({"content": [{"type": "text", "text": text}], "isError": true});
     let Some(mcp_tool) = engine.mcp().view_tool(&view.server, tool) else {
         return Ok(error(format!(
             "the MCP server `{}` has no tool `{tool}` now (it may not be running)",

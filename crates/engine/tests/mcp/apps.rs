@@ -188,7 +188,11 @@ async fn a_tools_view_is_kept_with_its_call_and_its_calls_go_through_the_gate() 
     assert_eq!(result["structuredContent"], json!({"count": 1}), "{result}");
     {
         let asked = asked.lock().unwrap();
-        assert_eq!(asked.len(), 1, "the view's call asks (confirm is the default)");
+        assert_eq!(
+            asked.len(),
+            1,
+            "the view's call asks (confirm is the default)"
+        );
         assert_eq!(asked[0].view_of.as_deref(), Some("apps"));
         assert_eq!(asked[0].tool, "apps.increment");
     }
@@ -230,7 +234,9 @@ async fn a_tools_view_is_kept_with_its_call_and_its_calls_go_through_the_gate() 
         ]
     );
     assert!(
-        records.iter().all(|r| r.view_of.is_none() || r.view.is_none()),
+        records
+            .iter()
+            .all(|r| r.view_of.is_none() || r.view.is_none()),
         "a view's own call opens no other view"
     );
 
@@ -246,7 +252,10 @@ async fn a_tools_view_is_kept_with_its_call_and_its_calls_go_through_the_gate() 
     .await
     .unwrap();
     assert_eq!(result["isError"], json!(true));
-    assert!(text_of(&result).contains("has no tool `format_disk`"), "{result}");
+    assert!(
+        text_of(&result).contains("has no tool `format_disk`"),
+        "{result}"
+    );
     let missing = call_from_view(
         &engine,
         "call_nope",
@@ -256,6 +265,9 @@ async fn a_tools_view_is_kept_with_its_call_and_its_calls_go_through_the_gate() 
         &sink,
     )
     .await;
-    assert!(matches!(missing, Err(ViewCallError::NoView(_))), "{missing:?}");
+    assert!(
+        matches!(missing, Err(ViewCallError::NoView(_))),
+        "{missing:?}"
+    );
     assert_eq!(asked.lock().unwrap().len(), 2, "neither of these asked");
 }
