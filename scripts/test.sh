@@ -76,6 +76,9 @@ scripts/with-session.sh --display .venv/bin/python -m pytest tests/e2e -q -p no:
 step "Rendering benchmark: a 2,000-line answer streamed into the real app (prints its numbers beside the goals)"
 scripts/with-session.sh --display .venv/bin/python -m pytest tests/e2e/bench_render.py -q -p no:cacheprovider
 
+step "Benchmark: an MCP server's view on screen after its tool result, in the real app (numbers beside the goal)"
+scripts/with-session.sh --display .venv/bin/python -m pytest tests/e2e/bench_mcp_view.py -q -p no:cacheprovider
+
 step "Benchmark: the conversation list at 5,000 conversations x 20 messages (numbers, not a timed test)"
 scripts/with-session.sh --display .venv/bin/python tests/e2e/bench_conversations.py
 

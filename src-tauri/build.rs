@@ -90,6 +90,8 @@ fn artifactflow_commands() -> &'static [&'static str] {
         "mcp_set_disabled",
         "mcp_restart",
         "mcp_test_tool",
+        "mcp_view_open",
+        "mcp_view_call",
         "mcp_sign_in",
         "mcp_sign_out",
     ]

@@ -38,6 +38,8 @@ pub fn builder() -> Builder<tauri::Wry> {
             commands::mcp::mcp_test_tool,
             commands::mcp::mcp_sign_in,
             commands::mcp::mcp_sign_out,
+            commands::views::mcp_view_open,
+            commands::views::mcp_view_call,
             commands::artifacts::list_artifacts,
             commands::artifacts::artifact_versions,
             commands::artifacts::get_artifact_version,

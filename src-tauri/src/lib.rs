@@ -66,6 +66,12 @@ pub fn run() {
         .manage(commands::app_info::PendingUpdate::default())
         .manage(commands::editor::OpenApiReading::default())
         .manage(commands::models::Downloads::default())
+        .manage(commands::views::ViewDocuments::default())
+        // MCP Apps: a call's view, served once to its sandboxed frame (see commands::views).
+        .register_uri_scheme_protocol(commands::views::VIEW_SCHEME, |ctx, request| {
+            let documents = ctx.app_handle().state::<commands::views::ViewDocuments>();
+            commands::views::serve_view(&documents, request.uri().path())
+        })
         .on_window_event(|window, event| {
             window_state::on_window_event(window, event);
             if let tauri::WindowEvent::CloseRequested { api, .. } = event {

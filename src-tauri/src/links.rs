@@ -44,9 +44,11 @@ pub fn navigation_guard<R: Runtime>() -> TauriPlugin<R> {
 /// nothing: their frame is sandboxed with a CSP of its own)?
 pub(crate) fn is_app_page(url: &Url, dev_url: Option<&Url>) -> bool {
     match url.scheme() {
-        "tauri" => url.host_str() == Some("localhost"),
+        // An MCP view's frame (see commands::views): served once, under its own policy.
+        "tauri" | "mcp-view" => url.host_str() == Some("localhost"),
         "http" | "https" => {
             url.host_str() == Some("tauri.localhost")
+                || (url.scheme() == "http" && url.host_str() == Some("mcp-view.localhost"))
                 || dev_url.is_some_and(|dev| dev.origin() == url.origin())
         }
         "about" => matches!(url.path(), "blank" | "srcdoc"),
@@ -133,6 +135,8 @@ mod tests {
             "https://tauri.localhost/assets/x.js",
             "about:blank",
             "about:srcdoc",
+            "mcp-view://localhost/0123abcd",
+            "http://mcp-view.localhost/0123abcd",
         ] {
             assert!(is_app_page(&url(own), None), "{own} is the app");
         }
@@ -145,6 +149,9 @@ mod tests {
             "data:text/html,<h1>keys?</h1>",
             "javascript:alert(1)",
             "about:config",
+            "mcp-view://evil.example/",
+            "https://mcp-view.localhost/",
+            "http://mcp-view.localhost.evil.example/",
         ] {
             assert!(!is_app_page(&url(away), None), "{away} is not the app");
         }

@@ -352,6 +352,30 @@ async mcpSignOut(name: string) : Promise<Result<null, AppError>> {
 }
 },
 /**
+ * Get the view kept with the call `call_id` ready for its frame.
+ */
+async mcpViewOpen(callId: string) : Promise<Result<OpenedView, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("mcp_view_open", { callId }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * The view of the call `call_id` calls its server's tool `name` with `args`: through
+ * the gate, asked in the permission dialog as the view of its server. Returns the server's
+ * `CallToolResult`, or one with `isError` saying why the call did not run.
+ */
+async mcpViewCall(callId: string, name: string, args: Partial<{ [key in string]: JsonValue }>) : Promise<Result<JsonValue, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("mcp_view_call", { callId, name, args }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
  * One page of the library (newest first, or by relevance when searching).
  */
 async listArtifacts(query: LibraryQuery, limit: number, offset: number) : Promise<Result<ArtifactPage, AppError>> {
@@ -1359,7 +1383,11 @@ agent_chain: string[];
 /**
  * 0 for the conversation's agent, 1+ for sub-agents.
  */
-depth: number }
+depth: number; 
+/**
+ * Set when the view of an MCP server (MCP Apps) makes the call: that server's name.
+ */
+view_of: string | null }
 /**
  * How a call ended.
  */
@@ -1695,7 +1723,7 @@ export type EngineEvent =
 /**
  * A tool call finished (or was refused: validation, permission, unknown tool).
  */
-{ type: "tool_complete"; conversation_id: string; call_id: string; agent: string; depth: number; tool: string; params: Partial<{ [key in string]: JsonValue }>; success: boolean; status: CallStatus; reason: string | null; result: string; metadata: Partial<{ [key in string]: JsonValue }>; artifact_ids: string[]; attachments: StoredAttachment[]; duration_ms: number; guided: boolean } | 
+{ type: "tool_complete"; conversation_id: string; call_id: string; agent: string; depth: number; tool: string; params: Partial<{ [key in string]: JsonValue }>; success: boolean; status: CallStatus; reason: string | null; result: string; metadata: Partial<{ [key in string]: JsonValue }>; artifact_ids: string[]; attachments: StoredAttachment[]; duration_ms: number; guided: boolean; view: StoredView | null; view_of: string | null } | 
 /**
  * The user is asked to allow a call.
  */
@@ -2147,7 +2175,11 @@ handover: Handover | null;
 /**
  * The model wrote the call under the grammar of guided calls.
  */
-guided: boolean }
+guided: boolean; 
+/**
+ * Its MCP server's interactive view (MCP Apps), kept with the call.
+ */
+view: StoredView | null }
 /**
  * One HTTP tool call in full, for the tool editor's test panel. Secrets are masked everywhere.
  */
@@ -2590,6 +2622,38 @@ tools: ImportedTool[];
  */
 skipped: ImportSkipped[] }
 /**
+ * A call's view, ready for its frame.
+ */
+export type OpenedView = { 
+/**
+ * The frame's address (one load only); none when the view is no longer available.
+ */
+url: string | null; 
+/**
+ * The MCP server the view belongs to.
+ */
+server: string; 
+/**
+ * The view resource's `ui://` URI.
+ */
+resource_uri: string; 
+/**
+ * The view asks for a border around it.
+ */
+prefers_border: boolean; 
+/**
+ * The call's arguments (sent to the view once it is ready).
+ */
+tool_input: JsonValue; 
+/**
+ * The call's result as the server sent it (sent to the view once it is ready).
+ */
+tool_result: JsonValue | null; 
+/**
+ * Why the view cannot be shown, for the card (its server was removed from `mcp.json`).
+ */
+unavailable: string | null }
+/**
  * One parameter of a tool.
  */
 export type ParamSpec = { 
@@ -2709,7 +2773,12 @@ proposed_rule: RuleSpec | null;
 /**
  * A note on the proposal (a secret holds the host, so the proposal leaves it out).
  */
-proposal_note: string | null }
+proposal_note: string | null; 
+/**
+ * Set when the view of an MCP server (MCP Apps) asks, not an agent: that server's name
+ * (the dialog says "the view of <server>").
+ */
+view_of?: string | null }
 /**
  * Every permission rule with where it comes from, why it is ignored (if it is) and the
  * loaded tools it covers.
@@ -3298,6 +3367,37 @@ completion_tokens: number | null;
  * When it was written (UTC, RFC 3339 with milliseconds), for the timestamp the chat shows.
  */
 created_at: string }
+/**
+ * An MCP server's interactive view of a call (MCP Apps), kept with the call so it is shown
+ * again when the conversation is opened. Its HTML is stored once per distinct document
+ * ([`store::put_view_document`]), named here by its SHA-256.
+ */
+export type StoredView = { 
+/**
+ * The server (its name in `mcp.json`).
+ */
+server: string; 
+/**
+ * The view resource's `ui://` URI.
+ */
+resource_uri: string; 
+/**
+ * SHA-256 (hex) of its HTML document.
+ */
+document: string; 
+/**
+ * The resource's `_meta.ui` (`csp`, `permissions`, `prefersBorder`), as the server sent it.
+ */
+meta: JsonValue; 
+/**
+ * The call's arguments, as sent to the server.
+ */
+tool_input: JsonValue; 
+/**
+ * The call's result, as the server sent it (a `CallToolResult`); none when it failed
+ * before the server answered.
+ */
+tool_result: JsonValue | null }
 /**
  * The limits of one stream. Every field is in bytes.
  */

@@ -75,8 +75,9 @@ pub enum EngineEvent {
         duration_ms: u64,
         /// The model wrote the call under the grammar of guided calls (the tool card says so).
         guided: bool,
-        /// Its MCP server's interactive view (MCP Apps), which the card shows.
-        view: Option<crate::calls::StoredView>,
+        /// Its MCP server's interactive view (MCP Apps), which the card shows. Boxed: it is
+        /// much larger than the other fields.
+        view: Option<Box<crate::calls::StoredView>>,
         /// The view of this MCP server made the call (not an agent).
         view_of: Option<String>,
     },

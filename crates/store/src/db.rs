@@ -211,23 +211,33 @@ pub const MIGRATIONS_SQL: &[&str] = &[
     // 12: the call was written under the grammar of guided calls (the app's runtime said so).
     "ALTER TABLE tool_calls ADD COLUMN guided INTEGER NOT NULL DEFAULT 0;",
     // 13: interactive views of calls (MCP Apps). A call's view (its server, `ui://` URI, declared
-    // needs, the call's input and result as the server sent them) is JSON in `tool_calls.view`,
-    // its HTML in `view_documents` once per distinct document (a view is one file with its
-    // scripts inlined, and the same for every call of its tool); a document no call names any
-    // more is deleted with the last one. `view_of` names the server whose view made a call.
-    "ALTER TABLE tool_calls ADD COLUMN view TEXT;
-    ALTER TABLE tool_calls ADD COLUMN view_of TEXT;
-    CREATE TABLE view_documents (
+    // needs, the call's input and result as the server sent them) is JSON in `call_views`,
+    // written by the gate when the call ends (before the call's row, so the app can show it at
+    // once); its HTML is in `view_documents` once per distinct document (a view is one file
+    // with its scripts inlined, the same for every call of its tool), deleted with the last
+    // view naming it; a view goes with its call's row (a conversation cut by edit-and-resend).
+    // `tool_calls.view_of` names the server whose view made a call.
+    "CREATE TABLE view_documents (
         sha256 TEXT PRIMARY KEY NOT NULL,
         html TEXT NOT NULL
     ) STRICT;
-    CREATE TRIGGER view_documents_unused AFTER DELETE ON tool_calls
-        WHEN OLD.view IS NOT NULL
+    CREATE TABLE call_views (
+        call_id TEXT PRIMARY KEY NOT NULL,
+        conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+        document TEXT NOT NULL REFERENCES view_documents(sha256),
+        view TEXT NOT NULL
+    ) STRICT;
+    CREATE INDEX call_views_by_document ON call_views(document);
+    CREATE TRIGGER view_documents_unused AFTER DELETE ON call_views
     BEGIN
-        DELETE FROM view_documents WHERE sha256 = json_extract(OLD.view, '$.document')
-            AND NOT EXISTS (SELECT 1 FROM tool_calls
-                WHERE json_extract(view, '$.document') = json_extract(OLD.view, '$.document'));
-    END;",
+        DELETE FROM view_documents WHERE sha256 = OLD.document
+            AND NOT EXISTS (SELECT 1 FROM call_views WHERE document = OLD.document);
+    END;
+    CREATE TRIGGER call_views_go_with_their_call AFTER DELETE ON tool_calls
+    BEGIN
+        DELETE FROM call_views WHERE call_id = OLD.call_id;
+    END;
+    ALTER TABLE tool_calls ADD COLUMN view_of TEXT;",
 ];
 
 /// The `messages.role` CHECK before and after migration 8.

@@ -15,6 +15,7 @@ pub mod models;
 pub mod settings;
 pub mod skills;
 pub mod tools;
+pub mod views;
 
 pub mod app_info;
 

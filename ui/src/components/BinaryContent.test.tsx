@@ -31,6 +31,7 @@ const withResource: ToolItem = {
   attachments: [RESOURCE],
   progress: null,
   guided: false,
+  view: null,
 };
 
 describe("a tool card's text resource", () => {

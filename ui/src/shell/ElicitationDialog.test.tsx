@@ -108,6 +108,7 @@ const request = (id: string, over: Partial<PendingElicitation> = {}): PendingEli
     call_id: "call_1",
     agent: "search_agent",
     agent_chain: ["lead_agent", "search_agent"],
+    view_of: null,
     depth: 1,
   },
   deadlineMs: Date.now() + 600_000,

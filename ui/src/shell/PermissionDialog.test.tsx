@@ -79,6 +79,14 @@ describe("PermissionDialog", () => {
     );
   });
 
+  it("names an MCP server's view as the asker of its call", () => {
+    const asked = request("r1", "apps.increment");
+    dialogOver([{ ...asked, agentChain: [], request: { ...asked.request, view_of: "apps" } }]);
+    expect(screen.getByTestId("permission-asker")).toHaveTextContent(
+      "Asked by the view of apps (an MCP server's interactive view in a tool card) in Quarterly numbers",
+    );
+  });
+
   it("says when the destination cannot be known", () => {
     const r = request("r1", "quote", true);
     r.request.request = {

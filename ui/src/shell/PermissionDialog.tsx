@@ -183,7 +183,12 @@ export function PermissionDialog(props: {
         Allow <code>{request.tool}</code> to run?
       </h2>
       <p data-testid="permission-asker">
-        {current.agentChain.length > 0 ? (
+        {request.view_of ? (
+          <>
+            Asked by <strong>the view of {request.view_of}</strong> (an MCP server&apos;s
+            interactive view in a tool card)
+          </>
+        ) : current.agentChain.length > 0 ? (
           <>
             Asked by <strong>{[...current.agentChain, request.tool].join(" → ")}</strong>
           </>

@@ -282,7 +282,7 @@ impl Gate {
             attachments: self.attachments.clone(),
             duration_ms: duration.as_millis() as u64,
             guided: self.guided,
-            view: self.view.clone(),
+            view: self.view.clone().map(Box::new),
             view_of: caller.view_of.map(str::to_string),
         });
         if let Some(snapshot) = result.metadata.get("artifact_snapshot") {
@@ -453,7 +453,7 @@ pub async fn run(
         caller.conversation,
     );
     gate.attachments = store_attachments(&store, caller.conversation, &mut result);
-    gate.view = store_view(caller, &mut result);
+    gate.view = store_view(caller, &gate.call_id, &mut result);
     let (status, reason) = if result.success {
         (CallStatus::Succeeded, None)
     } else {
@@ -464,20 +464,24 @@ pub async fn run(
 
 /// Store `result`'s view's document (MCP Apps) and return the view as the call keeps it. A
 /// document that cannot be stored costs the view, never the call (a warning says why).
-fn store_view(caller: &Caller<'_>, result: &mut ToolResult) -> Option<StoredView> {
+fn store_view(caller: &Caller<'_>, call_id: &str, result: &mut ToolResult) -> Option<StoredView> {
     let view = result.view.take()?;
-    let stored = caller
-        .ctx
-        .with_db(|c| crate::calls::store::put_view_document(c, &view.html));
-    match stored {
-        Ok(document) => Some(StoredView {
-            server: view.server,
-            resource_uri: view.resource_uri,
+    let stored = caller.ctx.with_db(|c| -> rusqlite::Result<StoredView> {
+        let document = crate::calls::store::put_view_document(c, &view.html)?;
+        let stored = StoredView {
+            server: view.server.clone(),
+            resource_uri: view.resource_uri.clone(),
             document,
-            meta: view.meta,
-            tool_input: view.tool_input,
+            meta: view.meta.clone(),
+            tool_input: view.tool_input.clone(),
             tool_result: result.raw.clone(),
-        }),
+        };
+        // Kept now, before the event and the call's row: the card asks for it at once.
+        crate::calls::store::put_view(c, call_id, caller.conversation, &stored)?;
+        Ok(stored)
+    });
+    match stored {
+        Ok(stored) => Some(stored),
         Err(e) => {
             tracing::warn!(server = %view.server, "cannot store a view: {e}");
             None

@@ -30,9 +30,55 @@ fn write(path: &Path, text: &str) {
     std::fs::write(path, text).unwrap();
 }
 
-/// An engine over a fresh home: the scripted model as `default` (native tool calls), the apps
-/// server as `apps` (its calls logged to `log`), and a `tester` agent that may show the counter.
-async fn open(model: &ScriptedModel, home: &Path, log: &Path) -> Engine {
+/// The apps server over stdio, its calls logged to `log`.
+fn stdio_server(log: &Path) -> Value {
+    let server = test_servers_dir().join("apps-server.mjs");
+    json!({
+        "command": "node",
+        "args": [server.display().to_string()],
+        "env": {"APPS_SERVER_LOG": log.display().to_string()},
+    })
+}
+
+/// The apps server over HTTP on a free port of 127.0.0.1; killed when dropped.
+struct HttpApps {
+    child: std::process::Child,
+    url: String,
+}
+
+impl HttpApps {
+    async fn start(dir: &Path, log: &Path) -> Self {
+        let port_file = dir.join("port");
+        let child = std::process::Command::new("node")
+            .arg(test_servers_dir().join("apps-server.mjs"))
+            .arg("http")
+            .arg(&port_file)
+            .env("APPS_SERVER_LOG", log)
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .expect("node starts");
+        assert!(
+            eventually(30, || port_file.is_file()).await,
+            "the apps server did not listen"
+        );
+        let port = std::fs::read_to_string(&port_file).unwrap();
+        HttpApps {
+            child,
+            url: format!("http://127.0.0.1:{}/mcp", port.trim()),
+        }
+    }
+}
+
+impl Drop for HttpApps {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// An engine over a fresh home: the scripted model as `default` (native tool calls), `server`
+/// as the MCP server `apps`, and a `tester` agent that may show the counter.
+async fn open(model: &ScriptedModel, home: &Path, server: Value) -> Engine {
     everything_js(); // the same install provides the SDK and the extension
     let config = home.join("config");
     engine::paths::seed_config(&config).unwrap();
@@ -43,15 +89,9 @@ async fn open(model: &ScriptedModel, home: &Path, log: &Path) -> Engine {
             model.openai_base_url()
         ),
     );
-    let server = test_servers_dir().join("apps-server.mjs");
     write(
         &config.join("mcp.json"),
-        &json!({"mcpServers": {"apps": {
-            "command": "node",
-            "args": [server.display().to_string()],
-            "env": {"APPS_SERVER_LOG": log.display().to_string()},
-        }}})
-        .to_string(),
+        &json!({"mcpServers": {"apps": server}}).to_string(),
     );
     write(
         &config.join("agents/tester.md"),
@@ -97,8 +137,10 @@ fn text_of(result: &Value) -> String {
         .join(" ")
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_tools_view_is_kept_with_its_call_and_its_calls_go_through_the_gate() {
+/// A run in which the model shows the counter: the engine and its home.
+async fn show_counter(
+    server: impl FnOnce(&Path) -> Value,
+) -> (Engine, ScriptedModel, tempfile::TempDir) {
     let wire = engine::models::wire_tool_name("apps.show_counter").into_owned();
     let model = ScriptedModel::start(vec![
         Turn::text("Showing it.").with_call(&wire, "{}"),
@@ -106,8 +148,7 @@ async fn a_tools_view_is_kept_with_its_call_and_its_calls_go_through_the_gate() 
     ])
     .await;
     let home = tempfile::tempdir().unwrap();
-    let log = home.path().join("apps.log");
-    let engine = open(&model, home.path(), &log).await;
+    let engine = open(&model, home.path(), server(home.path())).await;
     let outcome = tokio::time::timeout(
         Duration::from_secs(60),
         engine.runner().run(
@@ -122,6 +163,25 @@ async fn a_tools_view_is_kept_with_its_call_and_its_calls_go_through_the_gate() 
     .await
     .expect("the run ends");
     assert_eq!(outcome.status, RunStatus::Completed, "{outcome:?}");
+    (engine, model, home)
+}
+
+/// The recorded call of `tool` in the test conversation.
+fn recorded(engine: &Engine, tool: &str) -> engine::calls::CallRecord {
+    engine
+        .ctx
+        .with_db(|c| engine::calls::store::list(c, "conv"))
+        .unwrap()
+        .into_iter()
+        .find(|r| r.tool == tool)
+        .expect("the call is recorded")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tools_view_is_kept_with_its_call_and_its_calls_go_through_the_gate() {
+    let log = tempfile::NamedTempFile::new().unwrap().into_temp_path();
+    let (engine, model, _home) = show_counter(|_| stdio_server(&log)).await;
+    let wire = engine::models::wire_tool_name("apps.show_counter").into_owned();
 
     // The model gets the tool with a view, never the one only views may call, though its
     // agent lists it.
@@ -138,14 +198,7 @@ async fn a_tools_view_is_kept_with_its_call_and_its_calls_go_through_the_gate() 
 
     // The call keeps its view: the server, the URI, the declared needs, the input and the
     // result as the server sent them, and the document.
-    let records = engine
-        .ctx
-        .with_db(|c| engine::calls::store::list(c, "conv"))
-        .unwrap();
-    let shown = records
-        .iter()
-        .find(|r| r.tool == "apps.show_counter")
-        .expect("the call is recorded");
+    let shown = recorded(&engine, "apps.show_counter");
     let view = shown.view.as_ref().expect("the call keeps its view");
     assert_eq!(
         (view.server.as_str(), view.resource_uri.as_str()),
@@ -270,4 +323,34 @@ async fn a_tools_view_is_kept_with_its_call_and_its_calls_go_through_the_gate() 
         "{missing:?}"
     );
     assert_eq!(asked.lock().unwrap().len(), 2, "neither of these asked");
+}
+
+/// Views come from a local HTTP server too (Streamable HTTP on 127.0.0.1), and its view's calls
+/// reach it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_local_http_servers_view_works_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("apps.log");
+    let server = HttpApps::start(dir.path(), &log).await;
+    let (engine, _model, _home) = show_counter(|_| json!({"url": server.url})).await;
+    let shown = recorded(&engine, "apps.show_counter");
+    let view = shown.view.as_ref().expect("the call keeps its view");
+    assert_eq!(view.resource_uri, "ui://counter/view");
+    let sink = engine::events::discard();
+    let result = call_from_view(
+        &engine,
+        &shown.call_id,
+        "increment",
+        Map::new(),
+        Asker::Now(Box::new(|_| Answer::Approve)),
+        &sink,
+    )
+    .await
+    .unwrap();
+    assert_eq!(result["structuredContent"], json!({"count": 1}), "{result}");
+    let tools: Vec<Value> = server_calls(&log)
+        .into_iter()
+        .map(|c| c["tool"].clone())
+        .collect();
+    assert_eq!(tools, [json!("show_counter"), json!("increment")]);
 }

@@ -48,17 +48,13 @@ pub fn record(conn: &Connection, record: &CallRecord) -> rusqlite::Result<()> {
         conn.prepare_cached("UPDATE tool_calls SET guided = 1 WHERE call_id = ?1")?
             .execute(params![record.call_id])?;
     }
-    if record.view.is_some() || record.view_of.is_some() {
-        // Separate for the same reason (migration 13 adds the columns).
-        conn.prepare_cached("UPDATE tool_calls SET view = ?1, view_of = ?2 WHERE call_id = ?3")?
-            .execute(params![
-                record
-                    .view
-                    .as_ref()
-                    .and_then(|v| serde_json::to_string(v).ok()),
-                record.view_of,
-                record.call_id
-            ])?;
+    if let Some(view) = &record.view {
+        put_view(conn, &record.call_id, &record.conversation_id, view)?;
+    }
+    if let Some(server) = &record.view_of {
+        // Separate for the same reason (migration 13 adds the column).
+        conn.prepare_cached("UPDATE tool_calls SET view_of = ?1 WHERE call_id = ?2")?
+            .execute(params![server, record.call_id])?;
     }
     if !record.attachments.is_empty() {
         conn.prepare_cached("UPDATE tool_calls SET attachments = ?1 WHERE call_id = ?2")?
@@ -75,7 +71,8 @@ pub fn list(conn: &Connection, conversation_id: &str) -> rusqlite::Result<Vec<Ca
     let mut stmt = conn.prepare(
         "SELECT call_id, conversation_id, run_id, message_id, position, agent, depth, tool,
                 params, status, reason, result, artifact_ids, handover, started_at, ended_at,
-                attachments, provider_call_id, guided, view, view_of
+                attachments, provider_call_id, guided,
+                (SELECT view FROM call_views v WHERE v.call_id = tool_calls.call_id), view_of
          FROM tool_calls WHERE conversation_id = ?1
          ORDER BY message_id IS NULL, message_id, position, started_at, rowid",
     )?;
@@ -124,32 +121,103 @@ pub fn put_view_document(conn: &Connection, html: &str) -> rusqlite::Result<Stri
     Ok(sha)
 }
 
-/// The view of the call `call_id` and its conversation, with its HTML document (`None` when
-/// the call has no view, or its document is gone).
+/// Keep `view` (its document stored with [`put_view_document`]) with the call `call_id` of
+/// `conversation`, replacing what it had.
+pub fn put_view(
+    conn: &Connection,
+    call_id: &str,
+    conversation: &str,
+    view: &super::StoredView,
+) -> rusqlite::Result<()> {
+    let json = serde_json::to_string(view)
+        .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
+    conn.prepare_cached(
+        "INSERT OR REPLACE INTO call_views (call_id, conversation_id, document, view)
+         VALUES (?1, ?2, ?3, ?4)",
+    )?
+    .execute(params![call_id, conversation, view.document, json])?;
+    Ok(())
+}
+
+/// The view of the call `call_id`, its conversation and its HTML document (`None` when the
+/// call has no view, or its document is gone).
 pub fn view_of_call(
     conn: &Connection,
     call_id: &str,
 ) -> rusqlite::Result<Option<(String, super::StoredView, String)>> {
     use rusqlite::OptionalExtension;
-    let row: Option<(String, Option<String>)> = conn
+    let row: Option<(String, String, String)> = conn
         .query_row(
-            "SELECT conversation_id, view FROM tool_calls WHERE call_id = ?1",
+            "SELECT v.conversation_id, v.view, d.html FROM call_views v
+             JOIN view_documents d ON d.sha256 = v.document WHERE v.call_id = ?1",
             [call_id],
-            |r| Ok((r.get(0)?, r.get(1)?)),
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
         )
         .optional()?;
-    let Some((conversation, Some(view))) = row else {
-        return Ok(None);
-    };
-    let Ok(view) = serde_json::from_str::<super::StoredView>(&view) else {
-        return Ok(None);
-    };
-    let html: Option<String> = conn
-        .query_row(
-            "SELECT html FROM view_documents WHERE sha256 = ?1",
-            [&view.document],
-            |r| r.get(0),
-        )
-        .optional()?;
-    Ok(html.map(|html| (conversation, view, html)))
+    Ok(row.and_then(|(conversation, view, html)| {
+        let view = serde_json::from_str::<super::StoredView>(&view).ok()?;
+        Some((conversation, view, html))
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::calls::StoredView;
+
+    fn view(document: &str) -> StoredView {
+        StoredView {
+            server: "apps".into(),
+            resource_uri: "ui://counter/view".into(),
+            document: document.into(),
+            meta: serde_json::json!({"prefersBorder": true}),
+            tool_input: serde_json::json!({}),
+            tool_result: Some(serde_json::json!({"content": []})),
+        }
+    }
+
+    fn documents(conn: &Connection) -> i64 {
+        conn.query_row("SELECT count(*) FROM view_documents", [], |r| r.get(0))
+            .unwrap()
+    }
+
+    #[test]
+    fn a_document_is_kept_once_and_goes_with_the_last_view_naming_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let conn = crate::db::open(&tmp.path().join("v.db")).unwrap();
+        for c in ["a", "b"] {
+            crate::conversations::ensure(&conn, c, "").unwrap();
+        }
+        let html = "<p>view</p>";
+        let sha = put_view_document(&conn, html).unwrap();
+        assert_eq!(put_view_document(&conn, html).unwrap(), sha);
+        put_view(&conn, "call_1", "a", &view(&sha)).unwrap();
+        put_view(&conn, "call_2", "b", &view(&sha)).unwrap();
+        assert_eq!(documents(&conn), 1);
+        let (conversation, kept, text) = view_of_call(&conn, "call_1").unwrap().unwrap();
+        assert_eq!((conversation.as_str(), text.as_str()), ("a", html));
+        assert_eq!(kept, view(&sha));
+        assert!(view_of_call(&conn, "call_3").unwrap().is_none());
+
+        // The call's row deleted (edit-and-resend cuts a conversation so): its view goes too.
+        let record = |id: &str, conversation: &str| {
+            conn.execute(
+                "INSERT INTO tool_calls (call_id, conversation_id, tool, status)
+                 VALUES (?1, ?2, 'apps.show_counter', 'succeeded')",
+                [id, conversation],
+            )
+            .unwrap()
+        };
+        record("call_2", "b");
+        conn.execute("DELETE FROM tool_calls WHERE call_id = 'call_2'", [])
+            .unwrap();
+        assert!(view_of_call(&conn, "call_2").unwrap().is_none());
+        put_view(&conn, "call_2", "b", &view(&sha)).unwrap();
+
+        crate::conversations::delete(&conn, "a").unwrap();
+        assert!(view_of_call(&conn, "call_1").unwrap().is_none());
+        assert_eq!(documents(&conn), 1, "call_2 still names it");
+        crate::conversations::delete(&conn, "b").unwrap();
+        assert_eq!(documents(&conn), 0, "gone with the last view");
+    }
 }

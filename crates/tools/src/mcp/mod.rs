@@ -10,6 +10,7 @@
 //! - [`auth`] signs in to remote servers (OAuth) and keeps their tokens in the keyring.
 //! - [`elicitation`] turns a server's question into a form for the app, and checks answers.
 
+pub mod apps;
 pub mod auth;
 pub mod client;
 pub mod config;

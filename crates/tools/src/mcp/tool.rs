@@ -317,6 +317,9 @@ impl McpTool {
                 html.len()
             ));
         }
+        // The secrets the server's configuration uses stay masked here too: the document is
+        // stored, and a view is untrusted.
+        let html = self.client.redact(&html);
         let meta = meta
             .and_then(|m| m.0.get("ui").cloned())
             .filter(Value::is_object)

@@ -5,6 +5,7 @@ import { Composer } from "./Composer";
 import { ConversationList } from "./ConversationList";
 import { Timeline } from "./TimelineView";
 import { useChat } from "./useChat";
+import { ViewActionsContext, type ViewActions } from "./viewActions";
 
 /** The chat. It opens `conversation` when it mounts, and reports the conversation it shows
  * through `onCurrentChange`, so coming back to the chat returns to it. */
@@ -31,22 +32,26 @@ export function ChatScreen({
   const [viewing, setViewing] = useState<string | null>(null);
   useEscapeStopsRun(chat);
   const agentName = useMemo(() => namer(chat.agents), [chat.agents]);
+  const send = chat.send;
+  const viewActions = useMemo<ViewActions>(() => ({ send }), [send]);
   return (
     <section className="chat" aria-labelledby="screen-title">
       <ConversationList chat={chat} />
       <div className="chat-main">
         <ChatHeader chat={chat} />
         <AgentNames.Provider value={agentName}>
-          <Timeline
-            items={chat.chat.items}
-            conversationId={chat.currentId}
-            onOpenArtifact={setViewing}
-            actions={
-              chat.currentId && !chat.chat.running
-                ? { resendFrom: (turn, text) => chat.resendFrom(turn, text) }
-                : null
-            }
-          />
+          <ViewActionsContext.Provider value={viewActions}>
+            <Timeline
+              items={chat.chat.items}
+              conversationId={chat.currentId}
+              onOpenArtifact={setViewing}
+              actions={
+                chat.currentId && !chat.chat.running
+                  ? { resendFrom: (turn, text) => chat.resendFrom(turn, text) }
+                  : null
+              }
+            />
+          </ViewActionsContext.Provider>
         </AgentNames.Provider>
         {chat.chat.callingTool && (
           <p className="calling" role="status" data-testid="calling-tool">

@@ -19,6 +19,7 @@ const running: ToolItem = {
   attachments: [],
   progress: null,
   guided: false,
+  view: null,
 };
 
 describe("ToolCard refusals", () => {

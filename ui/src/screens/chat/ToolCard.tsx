@@ -1,5 +1,6 @@
 import { useState } from "react";
 import { BinaryContent } from "../../components/BinaryContent";
+import { McpView } from "./McpView";
 import type { TimelineItem } from "./timeline";
 
 type ToolItem = Extract<TimelineItem, { kind: "tool" }>;
@@ -59,6 +60,7 @@ export function ToolCard({
     <article
       className={`tool-card tool-${item.status}`}
       data-testid={`tool-card-${item.tool}`}
+      data-call-id={item.callId}
       data-status={item.status}
       aria-label={`${malformed ? "Unreadable tool call" : item.tool}: ${LABEL[item.status]}`}
     >
@@ -169,6 +171,7 @@ export function ToolCard({
           ))}
         </div>
       )}
+      {item.view && item.status !== "running" && <McpView callId={item.callId} tool={item.tool} />}
       {item.artifactId && (
         <button
           type="button"

@@ -81,6 +81,8 @@ describe("timeline reducer", () => {
       attachments: [],
       duration_ms: 12,
       guided: false,
+      view: null,
+      view_of: null,
     });
     expect(done.items[0]).toMatchObject({
       status: "succeeded",
@@ -113,6 +115,8 @@ describe("timeline reducer", () => {
     attachments: [],
     duration_ms: 0,
     guided: false,
+    view: null,
+    view_of: null,
   });
 
   it("shows refused calls as denied, failed, not-run or stopped cards from their status", () => {
@@ -313,6 +317,8 @@ describe("timeline reducer", () => {
         attachments,
         duration_ms: 1,
         guided: false,
+        view: null,
+        view_of: null,
       },
     ]);
     expect(live.items[0]).toMatchObject({ attachments, artifactId: "tool_camera_snap_1" });
@@ -357,6 +363,8 @@ describe("timeline reducer", () => {
       attachments: [],
       duration_ms: 1,
       guided,
+      view: null,
+      view_of: null,
     });
     const live = run([complete("g1", true), complete("g2", false)]);
     expect(live.items.map((i) => i.kind === "tool" && i.guided)).toEqual([true, false]);
@@ -530,6 +538,7 @@ function result(
     attachments: [],
     handover: null,
     guided: false,
+    view: null,
     ...extra,
   };
 }
@@ -583,6 +592,8 @@ describe("a running call's progress", () => {
       attachments: [],
       duration_ms: 1000,
       guided: false,
+      view: null,
+      view_of: null,
     });
     const late = reduce(done, progress(4, "late"));
     expect(late).toBe(done);
@@ -695,6 +706,8 @@ describe("run timing", () => {
       attachments: [],
       duration_ms: 1,
       guided: false,
+      view: null,
+      view_of: null,
     });
     s = reduce(reduce(s, tool("k1"), 300), tool("k2"), 300);
     s = reduce(s, complete("k1"), 400);

@@ -5,6 +5,7 @@ import type {
   HistoryMessage,
   JsonValue,
   StoredAttachment,
+  StoredView,
 } from "../../bindings";
 
 /** One thing shown in a conversation. */
@@ -56,6 +57,8 @@ export type TimelineItem =
       progress: ToolProgress | null;
       /** The model wrote the call under the grammar of guided calls (the app's runtime). */
       guided: boolean;
+      /** Its MCP server's interactive view (MCP Apps), kept with the call; null for none. */
+      view: StoredView | null;
     }
   /** The engine's own words to the model beside the results (round limit, call format). */
   | { kind: "tool_results"; key: string; agent: string; depth: number; text: string }
@@ -233,6 +236,7 @@ export function fromHistory(
             [],
             call.reason,
             false,
+            null,
           ),
         ),
       );
@@ -314,6 +318,7 @@ export function fromHistory(
             r.attachments,
             r.reason,
             r.guided,
+            r.view,
           ),
         );
       }
@@ -347,6 +352,7 @@ function historyCard(
   attachments: StoredAttachment[],
   reason: string | null,
   guided: boolean,
+  view: StoredView | null,
 ): Extract<TimelineItem, { kind: "tool" }> {
   // The attachments are shown as such; the link is for the text artifact, if any.
   const shown = new Set(attachments.map((a) => a.artifact_id));
@@ -358,6 +364,7 @@ function historyCard(
     artifactId: artifactIds.find((id) => !shown.has(id)) ?? null,
     attachments,
     guided,
+    view,
   };
 }
 
@@ -464,6 +471,7 @@ function fold(state: ChatState, event: EngineEvent, now: number): ChatState {
         artifactId: artifactIdOf(event.metadata),
         attachments: event.attachments,
         guided: event.guided,
+        view: event.view,
       } as const;
       if (index >= 0) {
         const item = items[index];
@@ -659,6 +667,7 @@ function toolItem(
     attachments: [],
     progress: null,
     guided: false,
+    view: null,
   };
 }
 

@@ -505,6 +505,12 @@ impl McpClient {
         self.stderr.get()
     }
 
+    /// `text` from the server with the values of the secrets its configuration uses masked
+    /// (as in its results and errors).
+    pub fn redact(&self, text: &str) -> String {
+        self.redactor.redact(text)
+    }
+
     /// The server's name and version as it introduced itself.
     pub fn server_info(&self) -> Option<(String, String)> {
         self.peer.peer_info().and_then(|i| {

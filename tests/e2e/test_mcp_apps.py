@@ -1,0 +1,237 @@
+"""MCP Apps in the real app: a server built on the extension's own helpers
+(tests/mcp/apps-server.mjs) shows its view in the tool card; the view's button calls a tool of
+its server through the gate, the permission dialog names the view, an approved call updates
+the view and a denied one reaches it as an error; the view is drawn again when the
+conversation is opened again. And a hostile view (the same server's probe) leaves its frame in
+none of the ways it tries: the parent's document, top navigation, a popup, the app's IPC, a
+fetch to a stand-in server, forged bridge messages."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import urllib.request
+
+from selenium.webdriver.common.by import By
+
+from harness import ROOT, App, JsonServer, prepare_home
+
+SERVER = ROOT / "tests/mcp/apps-server.mjs"
+AGENT = """---
+name: tester
+description: Test agent
+model: default
+tools:
+  apps.*: auto
+max_tool_rounds: 3
+---
+You are the tester.
+"""
+
+
+def configure(home, log, probe_url: str = "http://127.0.0.1:9/") -> None:
+    node = shutil.which("node")
+    assert node, "node is not on PATH"
+    assert (ROOT / "tests/mcp/node_modules/@modelcontextprotocol/ext-apps").is_dir(), (
+        "the MCP Apps extension is not installed: run `npm ci --prefix tests/mcp`"
+    )
+    (home / "config" / "mcp.json").write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "apps": {
+                        "command": node,
+                        "args": [str(SERVER)],
+                        "env": {"APPS_SERVER_LOG": str(log), "APPS_PROBE_URL": probe_url},
+                    }
+                }
+            }
+        )
+    )
+
+
+def server_calls(log) -> list[dict]:
+    if not log.exists():
+        return []
+    return [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+
+
+def in_view(app: App, css: str) -> str:
+    """The text of `css` inside the card's view frame ('' while it is not there)."""
+    driver = app.driver
+    frame = driver.find_elements(By.CSS_SELECTOR, "[data-testid=mcp-view]")
+    if not frame:
+        return ""
+    driver.switch_to.frame(frame[0])
+    try:
+        found = driver.find_elements(By.CSS_SELECTOR, css)
+        return found[0].text if found else ""
+    finally:
+        driver.switch_to.default_content()
+
+
+def click_in_view(app: App, css: str) -> None:
+    driver = app.driver
+    driver.switch_to.frame(app.by_testid("mcp-view"))
+    try:
+        driver.find_element(By.CSS_SELECTOR, css).click()
+    finally:
+        driver.switch_to.default_content()
+
+
+def ask_text(app: App) -> str:
+    """What the card asks about the view's request ('' when it asks nothing)."""
+    found = app.driver.find_elements(By.CSS_SELECTOR, "[data-testid=mcp-view-ask]")
+    return found[0].text if found else ""
+
+
+def dialog_open(app: App) -> bool:
+    return app.js("const d = document.querySelector('[data-testid=permission-dialog]'); return !!d && d.open")
+
+
+def test_a_view_renders_and_its_button_calls_its_server_through_the_gate(home, scripted_model):
+    model = scripted_model([
+        {"text": "<tool_call><name>apps.show_counter</name><params></params></tool_call>"},
+        {"text": "There is the counter."},
+        {"text": "Asked again."},
+    ])
+    prepare_home(home, model, AGENT)
+    log = home / "apps.log"
+    configure(home, log)
+    opened = home / "opened.log"
+    app = App(home, "mcp_apps", {"ARTIFACTFLOW_TEST_OPENER_LOG": str(opened)})
+    try:
+        app.wait(lambda d: 'server="apps" status=Ready' in app.log_text(), "the apps server ready")
+        app.pick_agent("tester")
+        app.send("Show me the counter")
+        app.wait(lambda d: in_view(app, "#count") == "0", "the view shows the call's result")
+        frame = app.by_testid("mcp-view")
+        # Sized to its content: the view reports its height, the frame takes it (120 px before).
+        app.wait(lambda d: frame.get_attribute("data-state") == "ready", "the view to have its call")
+        app.wait(lambda d: frame.size["height"] != 120, "the frame sized by the view")
+        assert 150 < frame.size["height"] < 640, frame.size
+        assert frame.get_attribute("sandbox") == "allow-scripts allow-forms"
+        assert frame.get_attribute("data-server") == "apps"
+        assert in_view(app, "#theme") in ("theme: light", "theme: dark"), "the app's theme reaches the view"
+        app.screenshot("mcp-app-view")
+
+        # The button: the view calls `increment` (only views may call it); the dialog names the view.
+        click_in_view(app, "#increment")
+        app.wait(lambda d: dialog_open(app), "the permission dialog")
+        assert "Asked by the view of apps" in app.text_of("permission-asker")
+        assert "apps.increment" in app.text_of("permission-dialog")
+        app.answer_permission("approve")
+        app.wait(lambda d: in_view(app, "#count") == "1", "the view shows the new count")
+        assert in_view(app, "#status") == "done"
+
+        # Denied: the view gets an error, the server never sees the call.
+        click_in_view(app, "#increment")
+        app.wait(lambda d: dialog_open(app), "the permission dialog again")
+        app.answer_permission("deny")
+        app.wait(lambda d: in_view(app, "#status").startswith("error:"), "the view shows the refusal")
+        assert "did not allow" in in_view(app, "#status")
+        assert in_view(app, "#count") == "1"
+        assert [c["tool"] for c in server_calls(log)] == ["show_counter", "increment"]
+
+        # A link the view wants opened: asked in the card; refused, then allowed.
+        click_in_view(app, "#docs")
+        app.wait(lambda d: "https://example.com/counter-docs" in ask_text(app), "the card to ask about the link")
+        app.by_testid("mcp-view-ask-no").click()
+        app.wait(lambda d: in_view(app, "#opened") == "link: refused", "the view told of the refusal")
+        assert not opened.exists()
+        click_in_view(app, "#docs")
+        app.wait(lambda d: ask_text(app) != "", "the card to ask again")
+        app.by_testid("mcp-view-ask-yes").click()
+        app.wait(lambda d: in_view(app, "#opened") == "link: done", "the view told it opened")
+        app.wait(lambda d: opened.is_file() and opened.read_text().strip() != "", "the opener to get the link")
+        assert opened.read_text().strip() == "https://example.com/counter-docs"
+
+        # A message the view wants to send: asked in the card, then sent marked as the view's.
+        click_in_view(app, "#ask")
+        app.wait(lambda d: "What is the counter at now?" in ask_text(app), "the card to ask about the message")
+        app.by_testid("mcp-view-ask-yes").click()
+        app.wait(lambda d: in_view(app, "#asked") == "message: done", "the view told it was sent")
+        app.wait(
+            lambda d: any("Sent from the view of apps" in m.text for m in d.find_elements(By.CSS_SELECTOR, "[data-testid=msg-user]")),
+            "the message in the conversation, marked as the view's",
+        )
+        app.wait(lambda d: "Asked again." in app.by_testid("timeline").text, "the agent's answer to it")
+        with urllib.request.urlopen(f"{model.base_url}/requests", timeout=10) as r:
+            sent = json.loads(r.read())
+        tasks = [
+            str(m.get("content"))
+            for request in sent
+            for m in request["body"].get("messages", [])
+            if m.get("role") == "user" and "What is the counter at now?" in str(m.get("content"))
+        ]
+        assert tasks and tasks[-1].startswith("(Sent from the view of apps, with your approval)"), tasks
+
+        # The calls are the conversation's, made by the view.
+        conversations = app.cli_json("conversations", "list")
+        shown = app.cli("conversations", "show", conversations[0]["id"]).stdout
+        assert "view: ui://counter/view of MCP server apps" in shown
+
+    finally:
+        app.stop()
+
+    # The app started again, the conversation opened again: the view is drawn again from what
+    # the call kept (the count the call returned, not the server's count now).
+    app = App(home, "mcp_apps_again")
+    try:
+        app.wait(lambda d: 'server="apps" status=Ready' in app.log_text(), "the apps server ready again")
+        app.by_testid("conversation-item").click()
+        app.wait(lambda d: in_view(app, "#count") == "0", "the view drawn again with its call's result")
+
+        # Its server removed from mcp.json: the card says the view is no longer available.
+        (home / "config" / "mcp.json").write_text(json.dumps({"mcpServers": {}}))
+        app.wait(lambda d: 'server=apps' in app.log_text() and "MCP server removed" in app.log_text(), "the app to drop the server")
+        app.by_testid("new-conversation").click()
+        app.by_testid("conversation-item").click()
+        app.wait(
+            lambda d: d.find_elements(By.CSS_SELECTOR, "[data-testid=mcp-view-unavailable]"),
+            "the card to say the view is gone",
+        )
+        assert "apps" in app.text_of("mcp-view-unavailable")
+        assert not app.driver.find_elements(By.CSS_SELECTOR, "[data-testid=mcp-view]")
+    finally:
+        app.stop()
+
+
+def test_a_hostile_view_stays_in_its_frame(home, scripted_model):
+    hits = JsonServer(lambda path, base: {"ok": True})
+    model = scripted_model([
+        {"text": "<tool_call><name>apps.show_probe</name><params></params></tool_call>"},
+        {"text": "Probed."},
+    ])
+    prepare_home(home, model, AGENT)
+    log = home / "apps.log"
+    configure(home, log, f"{hits.base}/leak")
+    app = App(home, "mcp_apps_probe")
+    try:
+        app.wait(lambda d: 'server="apps" status=Ready' in app.log_text(), "the apps server ready")
+        handles = app.driver.window_handles
+        url = app.driver.current_url
+        app.pick_agent("tester")
+        app.send("Probe")
+        app.wait(lambda d: in_view(app, "[data-attempt=done]") != "", "the probe to finish")
+
+        def attempt(name: str) -> str:
+            return in_view(app, f"[data-attempt={name}]")
+
+        app.screenshot("mcp-app-probe")
+        attempts = ["read-parent", "read-top-url", "tauri-internals", "ipc-fetch", "fetch", "popup", "top-navigation"]
+        for name in attempts:
+            assert "blocked" in attempt(name), f"{name}: {attempt(name)}"
+        assert hits.requests == [], "the view reached the network"
+        assert app.driver.window_handles == handles, "no window was opened"
+        assert app.driver.current_url == url, "the app's page stayed"
+        # The forged call of another server's tool got a refusal, no dialog, and the server saw
+        # only the probe's own call.
+        app.wait(lambda d: attempt("forged-call") != "", "the host's answer to the forged call")
+        assert "has no tool" in attempt("forged-call"), attempt("forged-call")
+        assert not dialog_open(app)
+        assert [c["tool"] for c in server_calls(log)] == ["show_probe"]
+        assert app.by_testid("composer-input").is_displayed(), "the app still works"
+    finally:
+        app.stop()
+        hits.stop()
