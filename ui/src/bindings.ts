@@ -2495,7 +2495,15 @@ permission: Permission;
 /**
  * The `<tool>` block of the model's instructions.
  */
-instructions: string }
+instructions: string; 
+/**
+ * Its interactive view's `ui://` URI (MCP Apps), if it has one.
+ */
+view: string | null; 
+/**
+ * Only the server's views may call it: the model does not get it.
+ */
+app_only: boolean }
 /**
  * The models a server offers, or why there is no list.
  */

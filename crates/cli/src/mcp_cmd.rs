@@ -259,6 +259,15 @@ async fn tools(engine: &Engine, name: &str, json: bool, wait: u64) -> anyhow::Re
                 format!(", server says: {}", hints.join(", "))
             }
         );
+        if let Some(view) = &t.view {
+            println!(
+                "view: {} (shown in the app's tool card)",
+                crate::term::clean(view)
+            );
+        }
+        if t.app_only {
+            println!("only for the server's views: agents do not get this tool");
+        }
         println!("{}\n", crate::term::clean(&t.instructions));
     }
     Ok(ExitCode::SUCCESS)

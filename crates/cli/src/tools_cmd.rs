@@ -349,6 +349,17 @@ pub(crate) async fn call_directly(
     )
     .await;
     println!("{}", crate::term::clean(&outcome.formatted));
+    if let Some(view) = outcome
+        .result
+        .metadata
+        .get("mcp_view")
+        .and_then(|v| v.as_str())
+    {
+        eprintln!(
+            "(this tool has a view, {}: the app shows it when an agent calls the tool)",
+            crate::term::clean(view)
+        );
+    }
     // The model is told only that a rule denied the call; the person sees which rule.
     if outcome.status == engine::calls::CallStatus::Denied {
         if let Some(reason) = &outcome.reason {

@@ -481,6 +481,37 @@ async fn a_call_with_a_view_says_so() {
         stderr.contains("has a view (ui://counter/view): open the conversation in the app"),
         "{stderr}"
     );
+    // `mcp tools` says which tools have a view and which only views may call; a direct call
+    // says its tool has one.
+    let (ok, out, err) = run(cli(home.path()).args(["mcp", "tools", "apps"]));
+    assert!(ok, "{out}{err}");
+    let block = |name: &str| -> String {
+        let start = out
+            .find(&format!("{name}  ["))
+            .unwrap_or_else(|| panic!("{out}"));
+        out[start..].lines().take(3).collect::<Vec<_>>().join("\n")
+    };
+    assert!(
+        block("apps.show_counter")
+            .contains("view: ui://counter/view (shown in the app's tool card)"),
+        "{out}"
+    );
+    assert!(
+        block("apps.increment")
+            .contains("only for the server's views: agents do not get this tool"),
+        "{out}"
+    );
+    assert!(
+        !block("apps.show_counter").contains("only for the server's views"),
+        "{out}"
+    );
+    let (ok, out, err) = run(cli(home.path()).args(["mcp", "call", "apps.show_counter", "--yes"]));
+    assert!(ok, "{out}{err}");
+    assert!(out.contains("The counter is at"), "{out}");
+    assert!(
+        err.contains("(this tool has a view, ui://counter/view: the app shows it when an agent calls the tool)"),
+        "{err}"
+    );
     let (ok, out, err) = run(cli(home.path()).args(["conversations", "list", "--json"]));
     assert!(ok, "{out}{err}");
     let list: serde_json::Value = serde_json::from_str(&out).unwrap();

@@ -466,22 +466,29 @@ pub async fn run(
 /// document that cannot be stored costs the view, never the call (a warning says why).
 fn store_view(caller: &Caller<'_>, call_id: &str, result: &mut ToolResult) -> Option<StoredView> {
     let view = result.view.take()?;
-    let stored = caller.ctx.with_db(|c| -> rusqlite::Result<StoredView> {
-        let document = crate::calls::store::put_view_document(c, &view.html)?;
-        let stored = StoredView {
-            server: view.server.clone(),
-            resource_uri: view.resource_uri.clone(),
-            document,
-            meta: view.meta.clone(),
-            tool_input: view.tool_input.clone(),
-            tool_result: result.raw.clone(),
-        };
-        // Kept now, before the event and the call's row: the card asks for it at once.
-        crate::calls::store::put_view(c, call_id, caller.conversation, &stored)?;
-        Ok(stored)
-    });
+    let stored = caller
+        .ctx
+        .with_db(|c| -> rusqlite::Result<Option<StoredView>> {
+            // A direct call outside any stored conversation (`mcp call` in a terminal) has
+            // nowhere to show a view: nothing is kept.
+            if crate::conversations::summary(c, caller.conversation)?.is_none() {
+                return Ok(None);
+            }
+            let document = crate::calls::store::put_view_document(c, &view.html)?;
+            let stored = StoredView {
+                server: view.server.clone(),
+                resource_uri: view.resource_uri.clone(),
+                document,
+                meta: view.meta.clone(),
+                tool_input: view.tool_input.clone(),
+                tool_result: result.raw.clone(),
+            };
+            // Kept now, before the event and the call's row: the card asks for it at once.
+            crate::calls::store::put_view(c, call_id, caller.conversation, &stored)?;
+            Ok(Some(stored))
+        });
     match stored {
-        Ok(stored) => Some(stored),
+        Ok(stored) => stored,
         Err(e) => {
             tracing::warn!(server = %view.server, "cannot store a view: {e}");
             None

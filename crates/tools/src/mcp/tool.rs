@@ -73,6 +73,10 @@ pub struct McpToolInfo {
     pub permission: Permission,
     /// The `<tool>` block of the model's instructions.
     pub instructions: String,
+    /// Its interactive view's `ui://` URI (MCP Apps), if it has one.
+    pub view: Option<String>,
+    /// Only the server's views may call it: the model does not get it.
+    pub app_only: bool,
 }
 
 /// Registry names for a server's tools: `SERVER.TOOL`, with characters outside the name rules
@@ -233,6 +237,8 @@ impl McpTool {
         let permission = cfg.permission_of(&tool.name);
         let (view_uri, app_only) = view_of_tool(tool);
         let info = McpToolInfo {
+            view: view_uri.clone(),
+            app_only,
             name,
             remote_name: tool.name.to_string(),
             title,
@@ -372,6 +378,9 @@ impl McpTool {
                 let mut out = convert_result(&self.spec.name, result);
                 out.raw = raw;
                 if let Some(uri) = view_uri {
+                    // For whoever shows the result without the view (the CLI says it has one).
+                    out.metadata
+                        .insert("mcp_view".into(), Value::String(uri.clone()));
                     match self.read_view(&uri, input).await {
                         Ok(view) => out.view = Some(Box::new(view)),
                         Err(e) => {

@@ -51,6 +51,8 @@ const TOOLS: McpToolInfo[] = [
     read_only_hint: true,
     destructive_hint: null,
     instructions: '<tool name="everything.echo">…</tool>',
+    view: "ui://echo/view",
+    app_only: false,
   },
   {
     name: "everything.wipe",
@@ -62,6 +64,8 @@ const TOOLS: McpToolInfo[] = [
     read_only_hint: false,
     destructive_hint: true,
     instructions: '<tool name="everything.wipe">…</tool>',
+    view: null,
+    app_only: true,
   },
 ];
 
@@ -172,6 +176,14 @@ describe("MCP servers on the Tools screen", () => {
     const wipe = screen.getByTestId("mcp-tool-everything.wipe");
     expect(wipe).toHaveTextContent("destructive");
     expect(wipe).not.toHaveTextContent("read-only");
+    // MCP Apps: a tool with a view, and one only the server's views call.
+    expect(within(echo).getByTestId("mcp-tool-view")).toHaveAttribute(
+      "title",
+      "Its result comes with an interactive view (ui://echo/view), shown in the tool card.",
+    );
+    expect(within(echo).queryByTestId("mcp-tool-app-only")).not.toBeInTheDocument();
+    expect(within(wipe).getByTestId("mcp-tool-app-only")).toHaveTextContent("views only");
+    expect(within(wipe).queryByTestId("mcp-tool-view")).not.toBeInTheDocument();
   });
 
   it("disables, enables and restarts a server, and shows the new status", async () => {

@@ -324,6 +324,24 @@ function ServerTool({ tool }: { tool: McpToolInfo }) {
               destructive
             </span>
           )}
+          {tool.view && (
+            <span
+              className="badge"
+              data-testid="mcp-tool-view"
+              title={`Its result comes with an interactive view (${tool.view}), shown in the tool card.`}
+            >
+              view
+            </span>
+          )}
+          {tool.app_only && (
+            <span
+              className="badge"
+              data-testid="mcp-tool-app-only"
+              title="Only the server's views call this tool: agents do not get it."
+            >
+              views only
+            </span>
+          )}
           <span className={`badge ${tool.permission === "confirm" ? "badge-confirm" : ""}`}>
             {tool.permission}
           </span>
