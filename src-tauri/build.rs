@@ -92,6 +92,7 @@ fn artifactflow_commands() -> &'static [&'static str] {
         "mcp_test_tool",
         "mcp_view_open",
         "mcp_view_call",
+        "mcp_view_cancel",
         "mcp_sign_in",
         "mcp_sign_out",
     ]

@@ -40,6 +40,7 @@ pub fn builder() -> Builder<tauri::Wry> {
             commands::mcp::mcp_sign_out,
             commands::views::mcp_view_open,
             commands::views::mcp_view_call,
+            commands::views::mcp_view_cancel,
             commands::artifacts::list_artifacts,
             commands::artifacts::artifact_versions,
             commands::artifacts::get_artifact_version,

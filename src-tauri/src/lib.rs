@@ -67,11 +67,32 @@ pub fn run() {
         .manage(commands::editor::OpenApiReading::default())
         .manage(commands::models::Downloads::default())
         .manage(commands::views::ViewDocuments::default())
-        // MCP Apps: a call's view, served once to its sandboxed frame (see commands::views).
-        .register_uri_scheme_protocol(commands::views::VIEW_SCHEME, |ctx, request| {
-            let documents = ctx.app_handle().state::<commands::views::ViewDocuments>();
-            commands::views::serve_view(&documents, request.uri().path())
-        })
+        .manage(commands::views::ViewCalls::default())
+        // MCP Apps: a call's view, served once to its sandboxed frame (see commands::views),
+        // read from the database off the window's thread.
+        .register_asynchronous_uri_scheme_protocol(
+            commands::views::VIEW_SCHEME,
+            |ctx, request, responder| {
+                let app = ctx.app_handle().clone();
+                let path = request.uri().path().to_string();
+                let dest = request
+                    .headers()
+                    .get("sec-fetch-dest")
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::to_string);
+                tauri::async_runtime::spawn_blocking(move || {
+                    let documents = app.state::<commands::views::ViewDocuments>();
+                    let state = app.try_state::<state::AppState>();
+                    let engine = state.as_ref().and_then(|s| s.engine().ok());
+                    responder.respond(commands::views::serve_view(
+                        &documents,
+                        engine,
+                        &path,
+                        dest.as_deref(),
+                    ));
+                });
+            },
+        )
         .on_window_event(|window, event| {
             window_state::on_window_event(window, event);
             if let tauri::WindowEvent::CloseRequested { api, .. } = event {

@@ -29,25 +29,25 @@ You are the tester.
 """
 
 
-def configure(home, log, probe_url: str = "http://127.0.0.1:9/") -> None:
+def configure(home, log, probe_url: str = "http://127.0.0.1:9/", allowed_url: str = "", other_log=None) -> None:
+    """mcp.json with the apps server as `apps` (its calls logged to `log`; its probe view
+    fetches `probe_url`, and declares and fetches `allowed_url`), and with `other_log` a second
+    instance as `other`."""
     node = shutil.which("node")
     assert node, "node is not on PATH"
     assert (ROOT / "tests/mcp/node_modules/@modelcontextprotocol/ext-apps").is_dir(), (
         "the MCP Apps extension is not installed: run `npm ci --prefix tests/mcp`"
     )
-    (home / "config" / "mcp.json").write_text(
-        json.dumps(
-            {
-                "mcpServers": {
-                    "apps": {
-                        "command": node,
-                        "args": [str(SERVER)],
-                        "env": {"APPS_SERVER_LOG": str(log), "APPS_PROBE_URL": probe_url},
-                    }
-                }
-            }
-        )
-    )
+    servers = {
+        "apps": {
+            "command": node,
+            "args": [str(SERVER)],
+            "env": {"APPS_SERVER_LOG": str(log), "APPS_PROBE_URL": probe_url, "APPS_ALLOWED_URL": allowed_url},
+        }
+    }
+    if other_log is not None:
+        servers["other"] = {"command": node, "args": [str(SERVER)], "env": {"APPS_SERVER_LOG": str(other_log)}}
+    (home / "config" / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
 
 
 def server_calls(log) -> list[dict]:
@@ -85,6 +85,15 @@ def ask_text(app: App) -> str:
     return found[0].text if found else ""
 
 
+def answer_ask(app: App, button: str) -> None:
+    """Press the card's ``button`` (yes or no) for the view's question once it is armed."""
+    app.wait(
+        lambda d: app.js("const a = document.querySelector('[data-testid=mcp-view-ask]'); return !!a && a.dataset.armed === 'true'"),
+        "the card's question to arm",
+    )
+    app.by_testid(f"mcp-view-ask-{button}").click()
+
+
 def dialog_open(app: App) -> bool:
     return app.js("const d = document.querySelector('[data-testid=permission-dialog]'); return !!d && d.open")
 
@@ -110,7 +119,10 @@ def test_a_view_renders_and_its_button_calls_its_server_through_the_gate(home, s
         app.wait(lambda d: frame.get_attribute("data-state") == "ready", "the view to have its call")
         app.wait(lambda d: frame.size["height"] != 120, "the frame sized by the view")
         assert 150 < frame.size["height"] < 640, frame.size
-        assert frame.get_attribute("sandbox") == "allow-scripts allow-forms"
+        sandbox = frame.get_attribute("sandbox").split()
+        assert "allow-scripts" in sandbox
+        for kept in ["allow-same-origin", "allow-popups", "allow-top-navigation", "allow-forms", "allow-modals"]:
+            assert kept not in sandbox, sandbox
         assert frame.get_attribute("data-server") == "apps"
         assert in_view(app, "#theme") in ("theme: light", "theme: dark"), "the app's theme reaches the view"
         app.screenshot("mcp-app-view")
@@ -136,12 +148,12 @@ def test_a_view_renders_and_its_button_calls_its_server_through_the_gate(home, s
         # A link the view wants opened: asked in the card; refused, then allowed.
         click_in_view(app, "#docs")
         app.wait(lambda d: "https://example.com/counter-docs" in ask_text(app), "the card to ask about the link")
-        app.by_testid("mcp-view-ask-no").click()
+        answer_ask(app, "no")
         app.wait(lambda d: in_view(app, "#opened") == "link: refused", "the view told of the refusal")
         assert not opened.exists()
         click_in_view(app, "#docs")
         app.wait(lambda d: ask_text(app) != "", "the card to ask again")
-        app.by_testid("mcp-view-ask-yes").click()
+        answer_ask(app, "yes")
         app.wait(lambda d: in_view(app, "#opened") == "link: done", "the view told it opened")
         app.wait(lambda d: opened.is_file() and opened.read_text().strip() != "", "the opener to get the link")
         assert opened.read_text().strip() == "https://example.com/counter-docs"
@@ -149,7 +161,8 @@ def test_a_view_renders_and_its_button_calls_its_server_through_the_gate(home, s
         # A message the view wants to send: asked in the card, then sent marked as the view's.
         click_in_view(app, "#ask")
         app.wait(lambda d: "What is the counter at now?" in ask_text(app), "the card to ask about the message")
-        app.by_testid("mcp-view-ask-yes").click()
+        app.screenshot("mcp-app-asks")
+        answer_ask(app, "yes")
         app.wait(lambda d: in_view(app, "#asked") == "message: done", "the view told it was sent")
         app.wait(
             lambda d: any("Sent from the view of apps" in m.text for m in d.find_elements(By.CSS_SELECTOR, "[data-testid=msg-user]")),
@@ -198,17 +211,21 @@ def test_a_view_renders_and_its_button_calls_its_server_through_the_gate(home, s
 
 
 def test_a_hostile_view_stays_in_its_frame(home, scripted_model):
-    hits = JsonServer(lambda path, base: {"ok": True})
+    hits = JsonServer(lambda path, base: {"ok": True})  # what the view must not reach
+    declared = JsonServer(lambda path, base: {"ok": True})  # what its resource declares
     model = scripted_model([
         {"text": "<tool_call><name>apps.show_probe</name><params></params></tool_call>"},
         {"text": "Probed."},
     ])
     prepare_home(home, model, AGENT)
     log = home / "apps.log"
-    configure(home, log, f"{hits.base}/leak")
+    other_log = home / "other.log"
+    configure(home, log, f"{hits.base}/leak", f"{declared.base}/declared", other_log)
+    settings_before = (home / "config" / "settings.yaml").read_text() if (home / "config" / "settings.yaml").exists() else None
     app = App(home, "mcp_apps_probe")
     try:
         app.wait(lambda d: 'server="apps" status=Ready' in app.log_text(), "the apps server ready")
+        app.wait(lambda d: 'server="other" status=Ready' in app.log_text(), "the other server ready")
         handles = app.driver.window_handles
         url = app.driver.current_url
         app.pick_agent("tester")
@@ -222,16 +239,37 @@ def test_a_hostile_view_stays_in_its_frame(home, scripted_model):
         attempts = ["read-parent", "read-top-url", "tauri-internals", "ipc-fetch", "fetch", "popup", "top-navigation"]
         for name in attempts:
             assert "blocked" in attempt(name), f"{name}: {attempt(name)}"
-        assert hits.requests == [], "the view reached the network"
+        # The policy is the resource's: its declared origin was reached, nothing else was.
+        assert attempt("declared-fetch") == "declared-fetch: achieved sent", attempt("declared-fetch")
+        app.wait(lambda d: declared.requests == ["/declared"], "the declared origin to be reached")
+        assert hits.requests == [], "the view reached an origin it did not declare"
         assert app.driver.window_handles == handles, "no window was opened"
         assert app.driver.current_url == url, "the app's page stayed"
-        # The forged call of another server's tool got a refusal, no dialog, and the server saw
-        # only the probe's own call.
+        # Its frame did not go to another page: the probe is still what it shows.
+        assert attempt("done") == "done: yes"
+        # A command forged to the app's IPC changed nothing.
+        after = (home / "config" / "settings.yaml").read_text() if (home / "config" / "settings.yaml").exists() else None
+        assert after == settings_before, after
+        # The forged call of another server's tool got a refusal, no dialog; neither server saw
+        # more than the probe's own call.
         app.wait(lambda d: attempt("forged-call") != "", "the host's answer to the forged call")
-        assert "has no tool" in attempt("forged-call"), attempt("forged-call")
+        assert "has no tool `other.increment`" in attempt("forged-call"), attempt("forged-call")
         assert not dialog_open(app)
         assert [c["tool"] for c in server_calls(log)] == ["show_probe"]
+        assert server_calls(other_log) == []
+
+        # The view sends its own frame to another page: the page is not loaded, and the card
+        # closes the frame (anything it loads after the view is not the view).
+        click_in_view(app, "#leave")
+        app.wait(
+            lambda d: d.find_elements(By.CSS_SELECTOR, "[data-testid=mcp-view-unavailable]"),
+            "the card to close the frame",
+        )
+        assert "tried to show another page" in app.text_of("mcp-view-unavailable")
+        assert hits.requests == [], hits.requests
+        assert app.driver.current_url == url
         assert app.by_testid("composer-input").is_displayed(), "the app still works"
     finally:
         app.stop()
         hits.stop()
+        declared.stop()

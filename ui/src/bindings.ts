@@ -364,16 +364,24 @@ async mcpViewOpen(callId: string) : Promise<Result<OpenedView, AppError>> {
 },
 /**
  * The view of the call `call_id` calls its server's tool `name` with `args`: through
- * the gate, asked in the permission dialog as the view of its server. Returns the server's
- * `CallToolResult`, or one with `isError` saying why the call did not run.
+ * the gate, asked in the permission dialog as the view of its server. `request_id` (the
+ * card's) lets [`mcp_view_cancel`] withdraw it. Returns the server's `CallToolResult`, or one
+ * with `isError` saying why the call did not run.
  */
-async mcpViewCall(callId: string, name: string, args: Partial<{ [key in string]: JsonValue }>) : Promise<Result<JsonValue, AppError>> {
+async mcpViewCall(callId: string, name: string, args: Partial<{ [key in string]: JsonValue }>, requestId: string) : Promise<Result<JsonValue, AppError>> {
     try {
-    return { status: "ok", data: await TAURI_INVOKE("mcp_view_call", { callId, name, args }) };
+    return { status: "ok", data: await TAURI_INVOKE("mcp_view_call", { callId, name, args, requestId }) };
 } catch (e) {
     if(e instanceof Error) throw e;
     else return { status: "error", error: e  as any };
 }
+},
+/**
+ * Withdraw the view's tool call `request_id`: a permission request still open is withdrawn
+ * (the call does not run), a running call is stopped. False when it had ended already.
+ */
+async mcpViewCancel(requestId: string) : Promise<boolean> {
+    return await TAURI_INVOKE("mcp_view_cancel", { requestId });
 },
 /**
  * One page of the library (newest first, or by relevance when searching).
@@ -1715,7 +1723,7 @@ export type EngineEvent =
 /**
  * A tool call is about to run (after validation and permission).
  */
-{ type: "tool_start"; conversation_id: string; call_id: string; tool: string; params: Partial<{ [key in string]: JsonValue }> } | 
+{ type: "tool_start"; conversation_id: string; call_id: string; tool: string; params: Partial<{ [key in string]: JsonValue }>; view_of: string | null } | 
 /**
  * A running call reported its progress (an MCP server's progress notification).
  */
@@ -1723,7 +1731,7 @@ export type EngineEvent =
 /**
  * A tool call finished (or was refused: validation, permission, unknown tool).
  */
-{ type: "tool_complete"; conversation_id: string; call_id: string; agent: string; depth: number; tool: string; params: Partial<{ [key in string]: JsonValue }>; success: boolean; status: CallStatus; reason: string | null; result: string; metadata: Partial<{ [key in string]: JsonValue }>; artifact_ids: string[]; attachments: StoredAttachment[]; duration_ms: number; guided: boolean; view: StoredView | null; view_of: string | null } | 
+{ type: "tool_complete"; conversation_id: string; call_id: string; agent: string; depth: number; tool: string; params: Partial<{ [key in string]: JsonValue }>; success: boolean; status: CallStatus; reason: string | null; result: string; metadata: Partial<{ [key in string]: JsonValue }>; artifact_ids: string[]; attachments: StoredAttachment[]; duration_ms: number; guided: boolean; view: ViewRef | null; view_of: string | null } | 
 /**
  * The user is asked to allow a call.
  */
@@ -2179,7 +2187,7 @@ guided: boolean;
 /**
  * Its MCP server's interactive view (MCP Apps), kept with the call.
  */
-view: StoredView | null }
+view: ViewRef | null }
 /**
  * One HTTP tool call in full, for the tool editor's test panel. Secrets are masked everywhere.
  */
@@ -3376,37 +3384,6 @@ completion_tokens: number | null;
  */
 created_at: string }
 /**
- * An MCP server's interactive view of a call (MCP Apps), kept with the call so it is shown
- * again when the conversation is opened. Its HTML is stored once per distinct document
- * ([`store::put_view_document`]), named here by its SHA-256.
- */
-export type StoredView = { 
-/**
- * The server (its name in `mcp.json`).
- */
-server: string; 
-/**
- * The view resource's `ui://` URI.
- */
-resource_uri: string; 
-/**
- * SHA-256 (hex) of its HTML document.
- */
-document: string; 
-/**
- * The resource's `_meta.ui` (`csp`, `permissions`, `prefersBorder`), as the server sent it.
- */
-meta: JsonValue; 
-/**
- * The call's arguments, as sent to the server.
- */
-tool_input: JsonValue; 
-/**
- * The call's result, as the server sent it (a `CallToolResult`); none when it failed
- * before the server answered.
- */
-tool_result: JsonValue | null }
-/**
  * The limits of one stream. Every field is in bytes.
  */
 export type StreamLimits = { 
@@ -3604,6 +3581,19 @@ line_count: number;
  * When it was made (UTC, RFC 3339).
  */
 created_at: string }
+/**
+ * Which view a call has (MCP Apps): what the history, the events and the CLI carry. The app
+ * asks for the view itself ([`store::view_of_call`]) when it shows it.
+ */
+export type ViewRef = { 
+/**
+ * The server (its name in `mcp.json`).
+ */
+server: string; 
+/**
+ * The view resource's `ui://` URI.
+ */
+resource_uri: string }
 /**
  * What the engine would use for a profile whose `context_window` field is empty, for
  * Settings.

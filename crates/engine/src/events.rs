@@ -26,6 +26,9 @@ pub enum EngineEvent {
         tool: String,
         /// Parameters, coerced and with defaults.
         params: Map<String, Value>,
+        /// The view of this MCP server makes the call (not an agent): the view shows its
+        /// outcome, the conversation's timeline does not.
+        view_of: Option<String>,
     },
     /// A running call reported its progress (an MCP server's progress notification).
     ToolProgress {
@@ -77,7 +80,7 @@ pub enum EngineEvent {
         guided: bool,
         /// Its MCP server's interactive view (MCP Apps), which the card shows. Boxed: it is
         /// much larger than the other fields.
-        view: Option<Box<crate::calls::StoredView>>,
+        view: Option<Box<crate::calls::ViewRef>>,
         /// The view of this MCP server made the call (not an agent).
         view_of: Option<String>,
     },

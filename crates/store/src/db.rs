@@ -233,6 +233,12 @@ pub const MIGRATIONS_SQL: &[&str] = &[
         DELETE FROM view_documents WHERE sha256 = OLD.document
             AND NOT EXISTS (SELECT 1 FROM call_views WHERE document = OLD.document);
     END;
+    CREATE TRIGGER view_documents_replaced AFTER UPDATE OF document ON call_views
+        WHEN OLD.document <> NEW.document
+    BEGIN
+        DELETE FROM view_documents WHERE sha256 = OLD.document
+            AND NOT EXISTS (SELECT 1 FROM call_views WHERE document = OLD.document);
+    END;
     CREATE TRIGGER call_views_go_with_their_call AFTER DELETE ON tool_calls
     BEGIN
         DELETE FROM call_views WHERE call_id = OLD.call_id;

@@ -56,7 +56,7 @@ pub struct HistoryResult {
     /// The model wrote the call under the grammar of guided calls.
     pub guided: bool,
     /// Its MCP server's interactive view (MCP Apps), kept with the call.
-    pub view: Option<crate::calls::StoredView>,
+    pub view: Option<crate::calls::ViewRef>,
 }
 
 /// A stored message with its calls, so a reopened conversation shows tool calls and results as
@@ -232,8 +232,9 @@ pub struct TranscriptCall {
     /// For a `call_subagent` that handed over: to whom and what.
     pub handover: Option<Handover>,
     /// Its MCP server's interactive view (MCP Apps), kept with the call: the view's server and
-    /// `ui://` URI (its document is not part of the transcript).
-    pub view: Option<crate::calls::StoredView>,
+    /// `ui://` URI (its document is not part of the transcript). Left out when it has none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub view: Option<crate::calls::ViewRef>,
 }
 
 /// The transcript of conversation `id`; `None` when there is no such conversation.

@@ -116,14 +116,35 @@ pub async fn call_from_view(
         return Err(ViewCallError::NoView(view_call.to_string()));
     };
     let error = |text: String| serde_json::json!({"content": [{"type": "text", "text": text}], "isError": true});
-    let Some(mcp_tool) = engine.mcp().view_tool(&view.server, tool) else {
+    // A server of the same name launched otherwise is another program: this view does not
+    // drive it (checked on the configuration and on the tool found, which a reload may not
+    // have replaced yet).
+    if view.launch_digest.is_empty() {
+        return Ok(error(
+            "this view was kept by an earlier version of the app: ask for the tool again"
+                .to_string(),
+        ));
+    }
+    if engine.mcp().launch_digest(&view.server).as_deref() != Some(view.launch_digest.as_str()) {
         return Ok(error(format!(
-            "the MCP server `{}` has no tool `{tool}` now (it may not be running)",
+            "the MCP server `{}` this view came from is no longer configured as it was",
+            view.server
+        )));
+    }
+    let mcp_tool = engine.mcp().view_tool(&view.server, tool).filter(|t| {
+        crate::tools::Tool::server_launch_digest(t.as_ref()).as_deref()
+            == Some(view.launch_digest.as_str())
+    });
+    let Some(mcp_tool) = mcp_tool else {
+        return Ok(error(format!(
+            "the MCP server `{}` has no tool `{tool}` its views may call (or it is not running)",
             view.server
         )));
     };
+    // A JSON null is an argument left out.
     let params: IndexMap<String, String> = arguments
         .into_iter()
+        .filter(|(_, v)| !v.is_null())
         .map(|(k, v)| {
             let text = match v {
                 serde_json::Value::String(s) => s,
@@ -136,9 +157,11 @@ pub async fn call_from_view(
         Asker::Broker { cancel, .. } => cancel.clone(),
         Asker::Now(_) => tokio_util::sync::CancellationToken::new(),
     };
+    // "Always allow" for a view's call approves that call only: the conversation's grants
+    // are for its agents, and are not used for views either (see the gate's permit).
     let caller = Caller {
         view_of: Some(&view.server),
-        ..Caller::direct(&engine.ctx, events, &conversation, &cancel, true, None)
+        ..Caller::direct(&engine.ctx, events, &conversation, &cancel, false, None)
     };
     let call_id = crate::ids::new_id("call");
     let outcome = gate::run(

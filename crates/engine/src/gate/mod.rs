@@ -19,7 +19,7 @@ use indexmap::IndexMap;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::calls::{CallStatus, Handover, StoredAttachment, StoredView};
+use crate::calls::{CallStatus, Handover, StoredAttachment, StoredView, ViewRef};
 use crate::config::AgentDef;
 use crate::context::AppContext;
 use crate::events::{EngineEvent, EventSink};
@@ -146,7 +146,7 @@ pub struct CallOutcome {
     /// The call was written under the grammar of guided calls.
     pub guided: bool,
     /// Its server's interactive view (MCP Apps), stored with its document.
-    pub view: Option<StoredView>,
+    pub view: Option<ViewRef>,
 }
 
 impl CallOutcome {
@@ -219,7 +219,7 @@ struct Gate {
     /// Written under the grammar of guided calls.
     guided: bool,
     /// The result's view once stored.
-    view: Option<StoredView>,
+    view: Option<ViewRef>,
 }
 
 impl Gate {
@@ -404,6 +404,7 @@ pub async fn run(
         call_id: gate.call_id.clone(),
         tool: name.to_string(),
         params: typed.clone(),
+        view_of: caller.view_of.map(str::to_string),
     });
     let (progress_tx, mut progress_rx) = tokio::sync::mpsc::unbounded_channel();
     let tool_ctx = ToolContext {
@@ -464,28 +465,36 @@ pub async fn run(
 
 /// Store `result`'s view's document (MCP Apps) and return the view as the call keeps it. A
 /// document that cannot be stored costs the view, never the call (a warning says why).
-fn store_view(caller: &Caller<'_>, call_id: &str, result: &mut ToolResult) -> Option<StoredView> {
+fn store_view(caller: &Caller<'_>, call_id: &str, result: &mut ToolResult) -> Option<ViewRef> {
     let view = result.view.take()?;
     let stored = caller
         .ctx
-        .with_db(|c| -> rusqlite::Result<Option<StoredView>> {
+        .with_db(|c| -> rusqlite::Result<Option<ViewRef>> {
             // A direct call outside any stored conversation (`mcp call` in a terminal) has
             // nowhere to show a view: nothing is kept.
             if crate::conversations::summary(c, caller.conversation)?.is_none() {
                 return Ok(None);
             }
-            let document = crate::calls::store::put_view_document(c, &view.html)?;
+            // The document and the call's view together, or neither.
+            let tx = c.unchecked_transaction()?;
+            let document = crate::calls::store::put_view_document(&tx, &view.html)?;
             let stored = StoredView {
                 server: view.server.clone(),
                 resource_uri: view.resource_uri.clone(),
                 document,
+                launch_digest: view.launch_digest.clone(),
+                local_server: view.local_server,
                 meta: view.meta.clone(),
                 tool_input: view.tool_input.clone(),
                 tool_result: result.raw.clone(),
             };
             // Kept now, before the event and the call's row: the card asks for it at once.
-            crate::calls::store::put_view(c, call_id, caller.conversation, &stored)?;
-            Ok(Some(stored))
+            crate::calls::store::put_view(&tx, call_id, caller.conversation, &stored)?;
+            tx.commit()?;
+            Ok(Some(ViewRef {
+                server: stored.server,
+                resource_uri: stored.resource_uri,
+            }))
         });
     match stored {
         Ok(stored) => stored,

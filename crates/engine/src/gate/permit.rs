@@ -83,7 +83,13 @@ pub(super) async fn permit(
             ))
         }
         (RuleAction::Confirm, _) => {
-            let offer = Offer::new(&verdict, tool, name, typed, destination.as_ref(), binding);
+            let mut offer = Offer::new(&verdict, tool, name, typed, destination.as_ref(), binding);
+            if caller.view_of.is_some() {
+                // A view's answer is never remembered: the dialog does not offer it.
+                offer.grantable = false;
+                offer.proposed_rule = None;
+                offer.proposal_note = None;
+            }
             ask(caller, asker, call, offer).await
         }
     }
@@ -96,6 +102,11 @@ fn conversation_grants(
     facts: &CallFacts<'_>,
     binding: &grants::Binding,
 ) -> Vec<GrantCheck> {
+    // The conversation's grants are what the person allowed its agents: a view's calls are
+    // asked for themselves (and its "always allow" is not kept, see `call_from_view`).
+    if caller.view_of.is_some() {
+        return Vec::new();
+    }
     match caller
         .ctx
         .with_db(|c| grants::for_conversation(c, caller.conversation))

@@ -199,23 +199,24 @@ async fn a_tools_view_is_kept_with_its_call_and_its_calls_go_through_the_gate() 
     // The call keeps its view: the server, the URI, the declared needs, the input and the
     // result as the server sent them, and the document.
     let shown = recorded(&engine, "apps.show_counter");
-    let view = shown.view.as_ref().expect("the call keeps its view");
+    let named = shown.view.as_ref().expect("the call keeps its view");
     assert_eq!(
-        (view.server.as_str(), view.resource_uri.as_str()),
+        (named.server.as_str(), named.resource_uri.as_str()),
         ("apps", "ui://counter/view")
     );
-    assert_eq!(view.meta["prefersBorder"], json!(true));
-    assert_eq!(view.tool_input, json!({}));
-    assert_eq!(
-        view.tool_result.as_ref().unwrap()["structuredContent"],
-        json!({"count": 0})
-    );
-    let (conversation, _, html) = engine
+    let (conversation, view, html) = engine
         .ctx
         .with_db(|c| engine::calls::store::view_of_call(c, &shown.call_id))
         .unwrap()
         .expect("its document is kept");
     assert_eq!(conversation, "conv");
+    assert_eq!(view.meta["prefersBorder"], json!(true));
+    assert_eq!(view.tool_input, json!({}));
+    assert!(view.local_server, "a stdio server runs here");
+    assert_eq!(
+        view.tool_result.as_ref().unwrap()["structuredContent"],
+        json!({"count": 0})
+    );
     assert!(html.contains("Add one"), "the counter's view");
 
     // The view's button: through the gate, asked as the view of `apps`, recorded.
@@ -248,6 +249,9 @@ async fn a_tools_view_is_kept_with_its_call_and_its_calls_go_through_the_gate() 
         );
         assert_eq!(asked[0].view_of.as_deref(), Some("apps"));
         assert_eq!(asked[0].tool, "apps.increment");
+        // Nothing a view is allowed is remembered: the dialog does not offer it.
+        assert!(!asked[0].grantable);
+        assert!(asked[0].proposed_rule.is_none());
     }
 
     // Denied: the view gets an error result, and the server never sees the call.
@@ -293,22 +297,26 @@ async fn a_tools_view_is_kept_with_its_call_and_its_calls_go_through_the_gate() 
         "a view's own call opens no other view"
     );
 
-    // A tool its server does not have, and a call without a view.
-    let result = call_from_view(
-        &engine,
-        &shown.call_id,
-        "format_disk",
-        Map::new(),
-        ask(Answer::Approve),
-        &sink,
-    )
-    .await
-    .unwrap();
-    assert_eq!(result["isError"], json!(true));
-    assert!(
-        text_of(&result).contains("has no tool `format_disk`"),
-        "{result}"
-    );
+    // A tool its server does not have, one only the model may call, and a call without a
+    // view: none is asked for, none reaches the server.
+    for tool in ["format_disk", "reset"] {
+        let result = call_from_view(
+            &engine,
+            &shown.call_id,
+            tool,
+            Map::new(),
+            ask(Answer::Approve),
+            &sink,
+        )
+        .await
+        .unwrap();
+        assert_eq!(result["isError"], json!(true));
+        assert!(
+            text_of(&result).contains(&format!("has no tool `{tool}` its views may call")),
+            "{result}"
+        );
+    }
+    assert!(!server_calls(&log).iter().any(|c| c["tool"] == "reset"));
     let missing = call_from_view(
         &engine,
         "call_nope",
@@ -336,6 +344,12 @@ async fn a_local_http_servers_view_works_the_same() {
     let shown = recorded(&engine, "apps.show_counter");
     let view = shown.view.as_ref().expect("the call keeps its view");
     assert_eq!(view.resource_uri, "ui://counter/view");
+    let (_, kept, _) = engine
+        .ctx
+        .with_db(|c| engine::calls::store::view_of_call(c, &shown.call_id))
+        .unwrap()
+        .unwrap();
+    assert!(kept.local_server, "HTTP on 127.0.0.1 is this computer");
     let sink = engine::events::discard();
     let result = call_from_view(
         &engine,
@@ -353,4 +367,72 @@ async fn a_local_http_servers_view_works_the_same() {
         .map(|c| c["tool"].clone())
         .collect();
     assert_eq!(tools, [json!("show_counter"), json!("increment")]);
+}
+
+/// A server of the same name launched otherwise is another program: the views its namesake
+/// left do not drive it (their calls are refused, nothing reaches it), and a view's "always
+/// allow" approves its one call only.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_view_drives_only_the_server_it_came_from() {
+    let log = tempfile::NamedTempFile::new().unwrap().into_temp_path();
+    let (engine, _model, home) = show_counter(|_| stdio_server(&log)).await;
+    let shown = recorded(&engine, "apps.show_counter");
+    let sink = engine::events::discard();
+    let asked = Arc::new(Mutex::new(0));
+    let ask = |answer: Answer| {
+        let asked = asked.clone();
+        Asker::Now(Box::new(move |_: &PermissionRequest| {
+            *asked.lock().unwrap() += 1;
+            answer
+        }))
+    };
+    let increment = |answer| {
+        call_from_view(
+            &engine,
+            &shown.call_id,
+            "increment",
+            Map::new(),
+            ask(answer),
+            &sink,
+        )
+    };
+    // "Always allow" is not kept for a view: the next call asks again.
+    let first = increment(Answer::ApproveAlways).await.unwrap();
+    assert_eq!(first["structuredContent"], json!({"count": 1}), "{first}");
+    let second = increment(Answer::Approve).await.unwrap();
+    assert_eq!(second["structuredContent"], json!({"count": 2}), "{second}");
+    assert_eq!(*asked.lock().unwrap(), 2);
+
+    // The same name, another launch (an argument added): the old view is refused.
+    let mut other = stdio_server(&log);
+    other["args"].as_array_mut().unwrap().push(json!("--other"));
+    write(
+        &home.path().join("config/mcp.json"),
+        &json!({"mcpServers": {"apps": other}}).to_string(),
+    );
+    engine.reload_config();
+    assert!(
+        eventually(30, || engine.mcp().launch_digest("apps").is_some_and(|d| {
+            let (_, view, _) = engine
+                .ctx
+                .with_db(|c| engine::calls::store::view_of_call(c, &shown.call_id))
+                .unwrap()
+                .unwrap();
+            d != view.launch_digest
+        }))
+        .await,
+        "the new launch is in"
+    );
+    let refused = increment(Answer::Approve).await.unwrap();
+    assert_eq!(refused["isError"], json!(true));
+    assert!(
+        text_of(&refused).contains("is no longer configured as it was"),
+        "{refused}"
+    );
+    assert_eq!(*asked.lock().unwrap(), 2, "not even asked");
+    let increments = server_calls(&log)
+        .into_iter()
+        .filter(|c| c["tool"] == "increment")
+        .count();
+    assert_eq!(increments, 2);
 }

@@ -141,12 +141,24 @@ pub struct CallRecord {
     /// The model wrote it under the grammar of guided calls (the app's runtime).
     #[serde(default)]
     pub guided: bool,
-    /// Its server's interactive view (MCP Apps), kept with the call.
+    /// Its server's interactive view (MCP Apps), kept with the call (the whole view, with its
+    /// document, is read with [`store::view_of_call`]).
     #[serde(default)]
-    pub view: Option<StoredView>,
+    pub view: Option<ViewRef>,
     /// Made by the view of this MCP server (not by an agent).
     #[serde(default)]
     pub view_of: Option<String>,
+}
+
+/// Which view a call has (MCP Apps): what the history, the events and the CLI carry. The app
+/// asks for the view itself ([`store::view_of_call`]) when it shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct ViewRef {
+    /// The server (its name in `mcp.json`).
+    pub server: String,
+    /// The view resource's `ui://` URI.
+    pub resource_uri: String,
 }
 
 /// An MCP server's interactive view of a call (MCP Apps), kept with the call so it is shown
@@ -161,6 +173,15 @@ pub struct StoredView {
     pub resource_uri: String,
     /// SHA-256 (hex) of its HTML document.
     pub document: String,
+    /// How the server was launched when the view was read (see the tools' `launch_digest`):
+    /// a server of the same name launched otherwise is another program, which this view must
+    /// not drive.
+    #[serde(default)]
+    pub launch_digest: String,
+    /// Its server runs on this computer (stdio, or HTTP on this computer's address): only
+    /// such a view may reach this computer's addresses (see the tools' `view_csp`).
+    #[serde(default)]
+    pub local_server: bool,
     /// The resource's `_meta.ui` (`csp`, `permissions`, `prefersBorder`), as the server sent it.
     pub meta: Value,
     /// The call's arguments, as sent to the server.

@@ -48,9 +48,6 @@ pub fn record(conn: &Connection, record: &CallRecord) -> rusqlite::Result<()> {
         conn.prepare_cached("UPDATE tool_calls SET guided = 1 WHERE call_id = ?1")?
             .execute(params![record.call_id])?;
     }
-    if let Some(view) = &record.view {
-        put_view(conn, &record.call_id, &record.conversation_id, view)?;
-    }
     if let Some(server) = &record.view_of {
         // Separate for the same reason (migration 13 adds the column).
         conn.prepare_cached("UPDATE tool_calls SET view_of = ?1 WHERE call_id = ?2")?
@@ -72,7 +69,9 @@ pub fn list(conn: &Connection, conversation_id: &str) -> rusqlite::Result<Vec<Ca
         "SELECT call_id, conversation_id, run_id, message_id, position, agent, depth, tool,
                 params, status, reason, result, artifact_ids, handover, started_at, ended_at,
                 attachments, provider_call_id, guided,
-                (SELECT view FROM call_views v WHERE v.call_id = tool_calls.call_id), view_of
+                (SELECT json_object('server', json_extract(v.view, '$.server'),
+                                    'resource_uri', json_extract(v.view, '$.resource_uri'))
+                 FROM call_views v WHERE v.call_id = tool_calls.call_id), view_of
          FROM tool_calls WHERE conversation_id = ?1
          ORDER BY message_id IS NULL, message_id, position, started_at, rowid",
     )?;
@@ -131,9 +130,13 @@ pub fn put_view(
 ) -> rusqlite::Result<()> {
     let json = serde_json::to_string(view)
         .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
+    // An upsert, not INSERT OR REPLACE: a replace deletes the row first, which (with recursive
+    // triggers) could delete a document the new row names.
     conn.prepare_cached(
-        "INSERT OR REPLACE INTO call_views (call_id, conversation_id, document, view)
-         VALUES (?1, ?2, ?3, ?4)",
+        "INSERT INTO call_views (call_id, conversation_id, document, view)
+         VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT(call_id) DO UPDATE SET conversation_id = excluded.conversation_id,
+             document = excluded.document, view = excluded.view",
     )?
     .execute(params![call_id, conversation, view.document, json])?;
     Ok(())
@@ -170,6 +173,8 @@ mod tests {
             server: "apps".into(),
             resource_uri: "ui://counter/view".into(),
             document: document.into(),
+            launch_digest: "0".repeat(64),
+            local_server: true,
             meta: serde_json::json!({"prefersBorder": true}),
             tool_input: serde_json::json!({}),
             tool_result: Some(serde_json::json!({"content": []})),
@@ -213,6 +218,19 @@ mod tests {
             .unwrap();
         assert!(view_of_call(&conn, "call_2").unwrap().is_none());
         put_view(&conn, "call_2", "b", &view(&sha)).unwrap();
+
+        // A view given another document lets go of the one no view names any more.
+        let other = put_view_document(&conn, "<p>other</p>").unwrap();
+        put_view(&conn, "call_3", "a", &view(&sha)).unwrap();
+        put_view(&conn, "call_3", "a", &view(&other)).unwrap();
+        assert_eq!(documents(&conn), 2);
+        let lone = put_view_document(&conn, "<p>lone</p>").unwrap();
+        put_view(&conn, "call_3", "a", &view(&lone)).unwrap();
+        assert_eq!(documents(&conn), 2, "`other` went when call_3 let go of it");
+        assert_eq!(
+            view_of_call(&conn, "call_3").unwrap().unwrap().2,
+            "<p>lone</p>"
+        );
 
         crate::conversations::delete(&conn, "a").unwrap();
         assert!(view_of_call(&conn, "call_1").unwrap().is_none());

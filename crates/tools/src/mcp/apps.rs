@@ -3,15 +3,18 @@
 //! without the app's origin, under this policy: its own inline scripts and styles, and of the
 //! network only what its resource declares in `_meta.ui.csp` (`connectDomains` for fetch and
 //! sockets, `resourceDomains` for scripts, styles, images, fonts and media, `frameDomains`
-//! for nested frames, `baseUriDomains` for `<base>`). Nothing else: no other origin, not the
+//! for nested frames (not allowed yet), `baseUriDomains` for `<base>`). Nothing else: no other origin, not the
 //! app's, no forms, no plugins. A declared source that is not a plain origin (`https://host`,
-//! `https://*.host`, with a port or not; `http` only for this computer) is left out, so a
-//! server cannot widen the policy with keywords, schemes or a second directive.
+//! `https://*.host`, with a port or not; this computer only for a local server's view) is left
+//! out, so a server cannot widen the policy with keywords, schemes or a second directive.
 
 use serde_json::Value;
 
-/// The policy for a view whose resource's `_meta.ui` is `meta`.
-pub fn view_csp(meta: &Value) -> String {
+/// The policy for a view whose resource's `_meta.ui` is `meta`, from a `local` server (stdio,
+/// or HTTP on this computer) or a remote one. Nested frames are not allowed yet, whatever
+/// `frameDomains` says: the window's navigation guard does not tell a view's nested frame from
+/// a page leaving the app on every platform.
+pub fn view_csp(meta: &Value, local: bool) -> String {
     let csp = meta.get("csp");
     let list = |key: &str| -> Vec<String> {
         csp.and_then(|c| c.get(key))
@@ -19,7 +22,7 @@ pub fn view_csp(meta: &Value) -> String {
             .into_iter()
             .flatten()
             .filter_map(Value::as_str)
-            .filter_map(origin_source)
+            .filter_map(|s| origin_source(s, local))
             .collect()
     };
     let resources = list("resourceDomains");
@@ -40,7 +43,7 @@ pub fn view_csp(meta: &Value) -> String {
         format!("font-src {}", join(&["data:"], &resources)),
         format!("media-src {}", join(&["data:", "blob:"], &resources)),
         format!("connect-src {}", join(&[], &list("connectDomains"))),
-        format!("frame-src {}", join(&[], &list("frameDomains"))),
+        "frame-src 'none'".to_string(),
         format!("base-uri {}", join(&[], &list("baseUriDomains"))),
         "object-src 'none'".to_string(),
         "form-action 'none'".to_string(),
@@ -51,9 +54,12 @@ pub fn view_csp(meta: &Value) -> String {
 }
 
 /// `source` as a CSP source when it is a plain origin: `https://host[:port]` or
-/// `https://*.host[:port]` (`wss` too), or `http`/`ws` for `localhost` and `127.0.0.1`; `None`
-/// for anything else (keywords, bare schemes, paths, wildcards elsewhere, separators).
-fn origin_source(source: &str) -> Option<String> {
+/// `https://*.host[:port]` (`wss` too) with a host of two labels at least (`*.com` is not an
+/// origin). This computer (`localhost`, `127.0.0.1`), over `http`, `ws` or their secure forms,
+/// only for a `local` server's view (a remote server's view must not reach the programs
+/// listening here); names under `localhost` never (the app's own addresses). `None` for anything else:
+/// keywords, bare schemes, paths, wildcards elsewhere, separators, other characters.
+fn origin_source(source: &str, local: bool) -> Option<String> {
     let source = source.trim().trim_end_matches('/');
     let (scheme, rest) = source.split_once("://")?;
     let scheme = scheme.to_ascii_lowercase();
@@ -63,21 +69,40 @@ fn origin_source(source: &str) -> Option<String> {
         }
         _ => (rest, None),
     };
-    let bare = host.strip_prefix("*.").unwrap_or(host);
-    let host_ok = !bare.is_empty()
-        && bare.split('.').all(|label| {
-            !label.is_empty()
-                && label
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b == b'-')
-        });
+    let host = host.to_ascii_lowercase();
+    let (wild, bare) = match host.strip_prefix("*.") {
+        Some(bare) => (true, bare),
+        None => (false, host.as_str()),
+    };
+    let labels: Vec<&str> = bare.split('.').collect();
+    let host_ok = labels.iter().all(|label| {
+        !label.is_empty()
+            && label
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-')
+    });
     if !host_ok {
         return None;
     }
-    let local = matches!(bare, "localhost" | "127.0.0.1") && host == bare;
+    // The app's own addresses are names under `localhost` (`ipc.localhost`,
+    // `tauri.localhost`, `asset.localhost`): never a view's.
+    if bare.ends_with(".localhost") {
+        return None;
+    }
+    let this_computer = bare == "localhost" || bare == "127.0.0.1";
     let secure = matches!(scheme.as_str(), "https" | "wss");
     let plain = matches!(scheme.as_str(), "http" | "ws");
-    if !(secure || (plain && local)) {
+    // An address given as numbers is a machine on some network (this one, the local one, a
+    // cloud's metadata service): for a local server's view only.
+    let numeric = bare.parse::<std::net::Ipv4Addr>().is_ok();
+    let allowed = if this_computer {
+        local && !wild && (secure || plain)
+    } else if numeric {
+        local && !wild && secure
+    } else {
+        secure && labels.len() >= 2
+    };
+    if !allowed {
         return None;
     }
     Some(match port {
@@ -100,7 +125,7 @@ mod tests {
 
     #[test]
     fn a_view_without_declared_needs_reaches_nothing() {
-        let csp = view_csp(&json!({}));
+        let csp = view_csp(&json!({}), true);
         assert_eq!(directive(&csp, "default-src"), "default-src 'none'");
         assert_eq!(directive(&csp, "connect-src"), "connect-src 'none'");
         assert_eq!(directive(&csp, "frame-src"), "frame-src 'none'");
@@ -115,11 +140,12 @@ mod tests {
 
     #[test]
     fn declared_origins_are_allowed_where_declared_only() {
-        let csp = view_csp(&json!({"csp": {
+        let meta = json!({"csp": {
             "connectDomains": ["https://api.example.com", "http://localhost:8080"],
             "resourceDomains": ["https://*.cdn.example.org/"],
             "frameDomains": ["https://www.youtube.com"],
-        }}));
+        }});
+        let csp = view_csp(&meta, true);
         assert_eq!(
             directive(&csp, "connect-src"),
             "connect-src https://api.example.com http://localhost:8080"
@@ -132,25 +158,43 @@ mod tests {
             directive(&csp, "img-src"),
             "img-src data: blob: https://*.cdn.example.org"
         );
-        assert_eq!(
-            directive(&csp, "frame-src"),
-            "frame-src https://www.youtube.com"
-        );
+        assert_eq!(directive(&csp, "frame-src"), "frame-src 'none'", "not yet");
         assert_eq!(directive(&csp, "base-uri"), "base-uri 'none'");
+        // A remote server's view does not reach this computer.
+        assert_eq!(
+            directive(&view_csp(&meta, false), "connect-src"),
+            "connect-src https://api.example.com"
+        );
     }
 
     #[test]
     fn anything_but_a_plain_origin_is_left_out() {
-        let csp = view_csp(&json!({"csp": {"connectDomains": [
+        let meta = json!({"csp": {"connectDomains": [
             "*", "'self'", "'unsafe-eval'", "https:", "data:", "http://evil.example.com",
             "https://a.example.com; script-src *", "https://a.example.com/path",
             "https://a.*.example.com", "ipc://localhost", "https://exa mple.com", 7,
-            "ws://127.0.0.1:9000", "tauri://localhost"
-        ]}}));
+            "ws://127.0.0.1:9000", "tauri://localhost", "https://*.com", "https://com",
+            "https://*.localhost", "http://*.localhost", "https://a.example.com,b.example.com",
+            "https://a.example.com'", "https://\u{ff45}xample.com", "http://ipc.localhost",
+            "https://tauri.localhost", "HTTPS://API.Example.COM", "https://*.1.1"
+        ]}});
+        let csp = view_csp(&meta, true);
         assert_eq!(
             directive(&csp, "connect-src"),
-            "connect-src ws://127.0.0.1:9000"
+            "connect-src ws://127.0.0.1:9000 https://api.example.com"
         );
         assert_eq!(csp.matches("script-src").count(), 1);
+        let remote = json!({"csp": {"connectDomains": [
+            "http://LOCALHOST:1", "https://localhost", "wss://127.0.0.1", "ws://127.0.0.1:9000",
+            "https://169.254.169.254", "https://192.168.1.1:8443", "https://0.0.0.0"
+        ]}});
+        assert_eq!(
+            directive(&view_csp(&remote, false), "connect-src"),
+            "connect-src 'none'"
+        );
+        assert_eq!(
+            directive(&view_csp(&remote, true), "connect-src"),
+            "connect-src http://localhost:1 https://localhost wss://127.0.0.1 ws://127.0.0.1:9000 https://169.254.169.254 https://192.168.1.1:8443 https://0.0.0.0"
+        );
     }
 }

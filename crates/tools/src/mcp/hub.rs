@@ -391,12 +391,25 @@ impl McpHub {
         self.lock().get(name).map(|slot| view(name, slot))
     }
 
-    /// The tool its views call `tool` (its real name) on the server `server`, the ones only
-    /// views may call included. `None` when the server is not ready or has no such tool.
+    /// The tool its views call `tool` (its real name) on the server `server`: one views may
+    /// call (its `visibility` has `"app"`, or it has none), those only views may call included.
+    /// `None` when the server is not ready or has no such tool for views.
     pub fn view_tool(&self, server: &str, tool: &str) -> Option<Arc<McpTool>> {
-        let servers = self.inner.lock();
+        let servers = self.lock();
         let slot = servers.get(server)?;
-        slot.tools.iter().find(|t| t.remote_name() == tool).cloned()
+        slot.tools
+            .iter()
+            .find(|t| t.remote_name() == tool && t.app_visible())
+            .cloned()
+    }
+
+    /// How the server `name` is launched now (see [`super::tool::launch_digest`]); `None` when
+    /// `mcp.json` has no such server.
+    pub fn launch_digest(&self, name: &str) -> Option<String> {
+        let servers = self.lock();
+        servers
+            .get(name)
+            .map(|slot| super::tool::launch_digest(&slot.config))
     }
 
     /// The tools of the server `name` (empty until it is ready).

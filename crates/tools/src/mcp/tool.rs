@@ -133,6 +133,8 @@ pub struct McpTool {
     /// Only the server's views may call it (`_meta.ui.visibility: ["app"]`): the model does not
     /// get it.
     app_only: bool,
+    /// Its server's views may call it (no `visibility`, or one that has `"app"`).
+    app_visible: bool,
 }
 
 /// The type of an MCP Apps view resource.
@@ -142,12 +144,26 @@ pub const VIEW_MIME: &str = "text/html;profile=mcp-app";
 /// (the extension's own library is 540 KB), and one is stored per document, not per call.
 pub const MAX_VIEW_BYTES: usize = 8 * 1024 * 1024;
 
-/// A tool's view (MCP Apps): the `ui://` URI in `_meta.ui.resourceUri` (or the older
-/// `_meta["ui/resourceUri"]`), and whether only views may call it (`_meta.ui.visibility`
-/// without `"model"`).
-pub fn view_of_tool(tool: &rmcp::model::Tool) -> (Option<String>, bool) {
+/// Who may call a tool and what it shows (MCP Apps), from its `_meta`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolUi {
+    /// Its view: the `ui://` URI in `_meta.ui.resourceUri` (or the older
+    /// `_meta["ui/resourceUri"]`).
+    pub view: Option<String>,
+    /// Only views may call it (`_meta.ui.visibility` without `"model"`).
+    pub app_only: bool,
+    /// Views may call it (no `visibility`, or one with `"app"`).
+    pub app_visible: bool,
+}
+
+/// What `tool`'s `_meta.ui` says (see [`ToolUi`]).
+pub fn view_of_tool(tool: &rmcp::model::Tool) -> ToolUi {
     let Some(meta) = tool.meta.as_ref().map(|m| &m.0) else {
-        return (None, false);
+        return ToolUi {
+            view: None,
+            app_only: false,
+            app_visible: true,
+        };
     };
     let ui = meta.get("ui");
     let uri = ui
@@ -156,11 +172,15 @@ pub fn view_of_tool(tool: &rmcp::model::Tool) -> (Option<String>, bool) {
         .and_then(Value::as_str)
         .filter(|u| u.starts_with("ui://"))
         .map(str::to_string);
-    let app_only = ui
+    let visibility = ui
         .and_then(|u| u.get("visibility"))
-        .and_then(Value::as_array)
-        .is_some_and(|v| !v.iter().any(|x| x.as_str() == Some("model")));
-    (uri, app_only)
+        .and_then(Value::as_array);
+    let has = |who: &str| visibility.is_none_or(|v| v.iter().any(|x| x.as_str() == Some(who)));
+    ToolUi {
+        view: uri,
+        app_only: !has("model"),
+        app_visible: has("app"),
+    }
 }
 
 /// SHA-256 (hex) of how a server is launched: its name and command and arguments (stdio) or
@@ -235,7 +255,11 @@ impl McpTool {
             input_schema,
         };
         let permission = cfg.permission_of(&tool.name);
-        let (view_uri, app_only) = view_of_tool(tool);
+        let ToolUi {
+            view: view_uri,
+            app_only,
+            app_visible,
+        } = view_of_tool(tool);
         let info = McpToolInfo {
             view: view_uri.clone(),
             app_only,
@@ -271,12 +295,18 @@ impl McpTool {
             launch_digest: launch_digest(cfg),
             view_uri,
             app_only,
+            app_visible,
         }
     }
 
     /// Only the server's views may call it: the model's registry leaves it out.
     pub fn app_only(&self) -> bool {
         self.app_only
+    }
+
+    /// Its server's views may call it.
+    pub fn app_visible(&self) -> bool {
+        self.app_visible
     }
 
     /// The server's own name for it.
@@ -306,11 +336,26 @@ impl McpTool {
                     text,
                     meta,
                     ..
-                } => Some((mime_type, text, meta)),
+                } => Some((mime_type, Ok(text), meta)),
+                // The extension allows the document as base64 too.
+                ResourceContents::BlobResourceContents {
+                    mime_type,
+                    blob,
+                    meta,
+                    ..
+                } => {
+                    let text = base64::engine::general_purpose::STANDARD
+                        .decode(blob.trim())
+                        .ok()
+                        .and_then(|b| String::from_utf8(b).ok())
+                        .ok_or_else(|| format!("its view {uri} is not base64 UTF-8 text"));
+                    Some((mime_type, text, meta))
+                }
                 _ => None,
             })
-            .ok_or_else(|| format!("its view {uri} has no text content"))?;
+            .ok_or_else(|| format!("its view {uri} has no content"))?;
         let (mime, html, meta) = content;
+        let html = html?;
         let mime = mime.unwrap_or_default();
         if !mime.replace(' ', "").eq_ignore_ascii_case(VIEW_MIME) {
             return Err(format!(
@@ -336,6 +381,12 @@ impl McpTool {
             html,
             meta,
             tool_input: input,
+            launch_digest: self.launch_digest.clone(),
+            local_server: self.endpoint.as_deref().is_none_or(|url| {
+                reqwest::Url::parse(url).is_ok_and(|u| {
+                    matches!(u.host_str(), Some("localhost" | "127.0.0.1" | "[::1]"))
+                })
+            }),
         })
     }
 

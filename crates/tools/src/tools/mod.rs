@@ -76,6 +76,11 @@ pub struct ToolView {
     pub meta: Value,
     /// The call's arguments, as sent to the server (the view gets them).
     pub tool_input: Value,
+    /// How its server was launched (see `mcp::tool::launch_digest`).
+    pub launch_digest: String,
+    /// Its server runs on this computer (stdio, or HTTP on `localhost`/`127.0.0.1`): only such
+    /// a view may declare this computer's addresses in its policy.
+    pub local_server: bool,
 }
 
 /// One piece of content a tool produced apart from its text (an image, a sound, an embedded

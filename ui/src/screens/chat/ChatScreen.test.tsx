@@ -161,6 +161,7 @@ describe("ChatScreen", () => {
       call_id: "k",
       tool: "web_search",
       params: { query: "rust" },
+      view_of: null,
     });
     expect(screen.getByTestId("tool-card-web_search")).toHaveAttribute("data-status", "running");
     await engine({
@@ -241,6 +242,7 @@ describe("ChatScreen", () => {
       call_id: "k",
       tool: "camera.snap",
       params: {},
+      view_of: null,
     });
     await engine({
       type: "tool_complete",
@@ -312,6 +314,7 @@ describe("ChatScreen", () => {
       call_id: "k",
       tool: "web_fetch",
       params: { url: "https://example.com" },
+      view_of: null,
     });
     rerender(app(<ChatScreen conversation="a" />));
     await waitFor(() => expect(opened).toEqual(["a", "a"]));

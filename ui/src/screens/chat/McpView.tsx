@@ -2,32 +2,50 @@ import { useContext, useEffect, useRef, useState } from "react";
 import { AppBridge, PostMessageTransport } from "@modelcontextprotocol/ext-apps/app-bridge";
 import { commands, type JsonValue, type OpenedView } from "../../bindings";
 import { call, errorMessage } from "../../ipc/call";
+import { useArming } from "../../shell/arming";
 import { fromView, ViewActionsContext } from "./viewActions";
 
 /** Longest message a view may propose, in characters. */
 const MAX_MESSAGE_CHARS = 8_000;
 
-/** Something the view asks that the person decides in the card. */
-type Ask =
-  | { kind: "message"; text: string; answer: (ok: boolean) => void }
-  | { kind: "link"; url: string; answer: (ok: boolean) => void };
-
 /** Tallest a view grows to in its card before it scrolls, in pixels. */
 const MAX_HEIGHT = 640;
+
+/** After this many refusals in a row, a view's further requests are refused without asking. */
+const MAX_REFUSALS = 3;
+
+/** What the frame may do: run its scripts. Not: the app's origin, forms, popups, top
+ * navigation, modals, downloads. */
+export const VIEW_SANDBOX = "allow-scripts";
+
+/** Something the view asks that the person decides in the card. */
+type Ask = { kind: "message"; text: string } | { kind: "link"; url: string };
 
 /** The page's theme, as the extension's host context names it. */
 function pageTheme(): "light" | "dark" {
   return document.documentElement.dataset.theme === "dark" ? "dark" : "light";
 }
 
+/** `text` without the characters a person cannot see but a model reads: format characters
+ * (bidi overrides, zero-width, tag characters), private-use and unassigned ones, controls
+ * other than line breaks and tabs, variation selectors, and blank "letters" (Hangul fillers,
+ * the blank Braille pattern). */
+export function visibleText(text: string): string {
+  return text.replace(
+    /[\p{Cf}\p{Co}\p{Cn}\uFE00-\uFE0F\u{E0100}-\u{E01EF}\u115F\u1160\u3164\uFFA0\u2800]|(?![\n\t])\p{Cc}/gu,
+    "",
+  );
+}
+
 /**
  * An MCP server's interactive view of a call (MCP Apps), in a frame sandboxed without the
- * app's origin (no IPC, no storage, no parent to read), without popups or top navigation,
- * under the policy its resource declares (served by the `mcp-view` scheme). The extension's
- * own host bridge speaks to it over postMessage: the call's input and result go to it once it
- * is ready, its size sizes the frame, the theme follows the app, and its tool calls go through
- * the app's gate (the permission dialog names the view). A message it wants to send to the
- * agent, or a link it wants opened, is shown in the card and happens only if the person
+ * app's origin (no IPC, no storage, no parent to read), without forms, popups or top
+ * navigation, under the policy its resource declares (served once by the `mcp-view` scheme:
+ * a second load of the frame is a page the view went to, and is replaced by a notice). The
+ * extension's own host bridge speaks to it over postMessage: the call's input and result go to
+ * it once it is ready, its size sizes the frame, the theme follows the app, and its tool calls
+ * go through the app's gate (the permission dialog names the view). A message it wants to send
+ * to the agent, or a link it wants opened, is shown in the card and happens only if the person
  * agrees (the message then marked as the view's). Nothing else it asks is granted.
  */
 export function McpView({ callId, tool }: { callId: string; tool: string }) {
@@ -36,6 +54,9 @@ export function McpView({ callId, tool }: { callId: string; tool: string }) {
   const [height, setHeight] = useState(120);
   /** The view has its call's input and result (what the benchmark and the tests wait for). */
   const [ready, setReady] = useState(false);
+  /** The frame loaded something after its view: it is not shown any more. */
+  const [left, setLeft] = useState(false);
+  const loads = useRef(0);
   const frame = useRef<HTMLIFrameElement>(null);
   // The chat's actions as they are now (the bridge lives as long as the frame's view).
   const actions = useContext(ViewActionsContext);
@@ -44,7 +65,22 @@ export function McpView({ callId, tool }: { callId: string; tool: string }) {
     latest.current = actions;
   }, [actions]);
   const [ask, setAsk] = useState<Ask | null>(null);
+  /** How the open question is answered (one at a time). */
+  const answer = useRef<((ok: boolean) => void) | null>(null);
+  const refusals = useRef(0);
   const [notice, setNotice] = useState<string | null>(null);
+  const asking = useRef<HTMLDivElement>(null);
+  /** Each question: its answer buttons wait a moment (a click meant for the view, which may
+   * have moved them under the pointer, does not answer it). */
+  const [askId, setAskId] = useState(0);
+  const { armed, disarm } = useArming(ask ? String(askId) : null);
+  // A question appears where the person sees it, and takes the keyboard's focus (not on its
+  // buttons: a key pressed for something else must not answer it).
+  useEffect(() => {
+    if (!ask) return;
+    asking.current?.scrollIntoView?.({ block: "nearest" });
+    asking.current?.focus();
+  }, [ask]);
 
   useEffect(() => {
     let live = true;
@@ -66,7 +102,7 @@ export function McpView({ callId, tool }: { callId: string; tool: string }) {
   const url = view?.url ?? null;
   useEffect(() => {
     const target = frame.current?.contentWindow;
-    if (!view || !url || !target) return;
+    if (!view || !url || !target || left) return;
     const bridge = new AppBridge(
       null,
       { name: "ArtifactFlow", version: "1" },
@@ -75,48 +111,63 @@ export function McpView({ callId, tool }: { callId: string; tool: string }) {
         : { serverTools: {} },
       { hostContext: { theme: pageTheme(), displayMode: "inline" } },
     );
+    /** Ask the person `next`; false without asking when a question is open already or the
+     * view was refused too often. */
+    const askPerson = (next: Ask) => {
+      if (answer.current || refusals.current >= MAX_REFUSALS) return Promise.resolve(false);
+      return new Promise<boolean>((resolve) => {
+        answer.current = (ok) => {
+          answer.current = null;
+          refusals.current = ok ? 0 : refusals.current + 1;
+          if (refusals.current >= MAX_REFUSALS) {
+            setNotice("This view's requests are refused from now on (it was refused three times).");
+          }
+          setAsk(null);
+          resolve(ok);
+        };
+        setAskId((n) => n + 1);
+        setAsk(next);
+      });
+    };
+    // The view's calls under way: withdrawn when the view goes (no dialog left behind).
+    const pending = new Set<string>();
     bridge.oncalltool = async (params) => {
+      const request = crypto.randomUUID();
+      pending.add(request);
       const result = await call(
         commands.mcpViewCall(
           callId,
           params.name,
           (params.arguments ?? {}) as Record<string, JsonValue>,
+          request,
         ),
-      ).catch((e: unknown) => ({
-        content: [{ type: "text", text: e instanceof Error ? e.message : String(e) }],
-        isError: true,
-      }));
+      )
+        .catch((e: unknown) => ({
+          content: [{ type: "text", text: e instanceof Error ? e.message : String(e) }],
+          isError: true,
+        }))
+        .finally(() => pending.delete(request));
       return result as Awaited<ReturnType<NonNullable<AppBridge["oncalltool"]>>>;
     };
-    // One question at a time: a second request while one is open is refused.
-    const askPerson = (next: (answer: (ok: boolean) => void) => Ask) =>
-      new Promise<boolean>((resolve) => {
-        setAsk((open) => {
-          if (open) {
-            resolve(false);
-            return open;
-          }
-          return next((ok) => {
-            setAsk(null);
-            resolve(ok);
-          });
-        });
-      });
     bridge.onmessage = async ({ content }) => {
-      const text = content
-        .map((c) => (c.type === "text" ? c.text : ""))
-        .join("\n")
-        .trim()
-        .slice(0, MAX_MESSAGE_CHARS);
+      const text = visibleText(
+        content
+          .map((c) => (c.type === "text" ? c.text : ""))
+          .join("\n")
+          .trim(),
+      ).slice(0, MAX_MESSAGE_CHARS);
       if (!latest.current || !text) return { isError: true };
-      const ok = await askPerson((answer) => ({ kind: "message", text, answer }));
+      const ok = await askPerson({ kind: "message", text });
       const send = latest.current?.send;
       if (!ok || !send) return { isError: true };
       return (await send(fromView(view.server, text))) ? {} : { isError: true };
     };
     bridge.onopenlink = async ({ url: link }) => {
-      if (!latest.current || !/^https?:\/\//i.test(link)) return { isError: true };
-      const ok = await askPerson((answer) => ({ kind: "link", url: link, answer }));
+      // Only a link shown as it is opened: http(s), nothing invisible in it.
+      if (!latest.current || !/^https?:\/\//i.test(link) || visibleText(link) !== link) {
+        return { isError: true };
+      }
+      const ok = await askPerson({ kind: "link", url: link });
       if (!ok) return { isError: true };
       try {
         await call(commands.openExternal(link));
@@ -150,9 +201,19 @@ export function McpView({ callId, tool }: { callId: string; tool: string }) {
     void bridge.connect(new PostMessageTransport(target, target));
     return () => {
       themed.disconnect();
+      // An open question goes with the view: refused; its calls under way are withdrawn.
+      answer.current?.(false);
+      for (const request of pending) void commands.mcpViewCancel(request);
       void bridge.close();
     };
-  }, [view, url, callId]);
+  }, [view, url, callId, left]);
+
+  const onLoad = () => {
+    loads.current += 1;
+    performance.mark(`mcp-view:${callId}:loaded`);
+    // The address serves the view once: anything loaded after it is a page the view went to.
+    if (loads.current > 1) setLeft(true);
+  };
 
   if (error) {
     return (
@@ -162,10 +223,12 @@ export function McpView({ callId, tool }: { callId: string; tool: string }) {
     );
   }
   if (!view) return null;
-  if (!url) {
+  if (!url || left) {
     return (
       <p className="mcp-view-note muted small" data-testid="mcp-view-unavailable">
-        {view.unavailable ?? "View no longer available."}
+        {left
+          ? `The view of ${view.server} tried to show another page; it is closed.`
+          : (view.unavailable ?? "View no longer available.")}
       </p>
     );
   }
@@ -178,18 +241,21 @@ export function McpView({ callId, tool }: { callId: string; tool: string }) {
         data-testid="mcp-view"
         data-server={view.server}
         data-state={ready ? "ready" : "loading"}
-        sandbox="allow-scripts allow-forms"
+        sandbox={VIEW_SANDBOX}
         referrerPolicy="no-referrer"
         allow=""
         style={{ height }}
-        onLoad={() => performance.mark(`mcp-view:${callId}:loaded`)}
+        onLoad={onLoad}
       />
       {ask && (
         <div
+          ref={asking}
+          tabIndex={-1}
           className="mcp-view-ask"
           role="group"
           aria-label={`The view of ${view.server} asks`}
           data-testid="mcp-view-ask"
+          data-armed={armed}
         >
           {ask.kind === "message" ? (
             <>
@@ -209,18 +275,23 @@ export function McpView({ callId, tool }: { callId: string; tool: string }) {
               type="button"
               className="primary"
               data-testid="mcp-view-ask-yes"
-              onClick={() => ask.answer(true)}
+              aria-disabled={!armed}
+              onClick={() => (armed ? answer.current?.(true) : disarm())}
             >
               {ask.kind === "message" ? "Send" : "Open"}
             </button>
-            <button type="button" data-testid="mcp-view-ask-no" onClick={() => ask.answer(false)}>
+            <button
+              type="button"
+              data-testid="mcp-view-ask-no"
+              onClick={() => answer.current?.(false)}
+            >
               {ask.kind === "message" ? "Don't send" : "Don't open"}
             </button>
           </div>
         </div>
       )}
       {notice && (
-        <p className="mcp-view-note muted small" role="status">
+        <p className="mcp-view-note muted small" role="status" data-testid="mcp-view-notice">
           {notice}
         </p>
       )}

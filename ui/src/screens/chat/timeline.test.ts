@@ -62,6 +62,7 @@ describe("timeline reducer", () => {
       call_id: "k1",
       tool: "create_artifact",
       params: { id: "notes" },
+      view_of: null,
     });
     expect(started.items[0]).toMatchObject({ kind: "tool", status: "running" });
     const done = reduce(started, {
@@ -181,7 +182,14 @@ describe("timeline reducer", () => {
         instruction: "find",
         depth: 1,
       },
-      { type: "tool_start", conversation_id: C, call_id: "k", tool: "web_search", params: {} },
+      {
+        type: "tool_start",
+        conversation_id: C,
+        call_id: "k",
+        tool: "web_search",
+        params: {},
+        view_of: null,
+      },
       { type: "agent_return", conversation_id: C, from: "search_agent", to: "lead", success: true },
       {
         type: "run_ended",
@@ -385,6 +393,47 @@ describe("timeline reducer", () => {
     expect(history.items.find((i) => i.kind === "tool")).toMatchObject({ guided: true });
   });
 
+  it("keeps a call's view with its card, and leaves the calls a view makes to the view", () => {
+    const view = { server: "apps", resource_uri: "ui://counter/view" };
+    const event = (call_id: string, tool: string, extra: Partial<EngineEvent>) =>
+      ({
+        type: "tool_complete",
+        params: {},
+        conversation_id: C,
+        call_id,
+        agent: "lead",
+        depth: 0,
+        tool,
+        success: true,
+        status: "succeeded",
+        reason: null,
+        result: "ok",
+        metadata: {},
+        artifact_ids: [],
+        attachments: [],
+        duration_ms: 1,
+        guided: false,
+        view: null,
+        view_of: null,
+        ...extra,
+      }) as EngineEvent;
+    const live = run([
+      event("c1", "apps.show_counter", { view } as Partial<EngineEvent>),
+      {
+        type: "tool_start",
+        conversation_id: C,
+        call_id: "v1",
+        tool: "apps.increment",
+        params: {},
+        view_of: "apps",
+      },
+      event("v1", "apps.increment", { view_of: "apps" } as Partial<EngineEvent>),
+    ]);
+    const tools = live.items.filter((i) => i.kind === "tool");
+    expect(tools.map((i) => i.callId)).toEqual(["c1"]);
+    expect(tools[0]).toMatchObject({ view });
+  });
+
   it("reads each status from the stored record, whatever the engine's wording", () => {
     // The texts say the opposite of the statuses: only the statuses count.
     const s = fromHistory(
@@ -558,6 +607,7 @@ describe("a running call's progress", () => {
     call_id: "p1",
     tool: "everything.trigger-long-running-operation",
     params: {},
+    view_of: null,
   };
   const progress = (value: number, message: string | null): EngineEvent => ({
     type: "tool_progress",
@@ -688,6 +738,7 @@ describe("run timing", () => {
       call_id,
       tool: "probe",
       params: {},
+      view_of: null,
     });
     const complete = (call_id: string): EngineEvent => ({
       type: "tool_complete",

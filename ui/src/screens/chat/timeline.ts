@@ -5,7 +5,7 @@ import type {
   HistoryMessage,
   JsonValue,
   StoredAttachment,
-  StoredView,
+  ViewRef,
 } from "../../bindings";
 
 /** One thing shown in a conversation. */
@@ -58,7 +58,7 @@ export type TimelineItem =
       /** The model wrote the call under the grammar of guided calls (the app's runtime). */
       guided: boolean;
       /** Its MCP server's interactive view (MCP Apps), kept with the call; null for none. */
-      view: StoredView | null;
+      view: ViewRef | null;
     }
   /** The engine's own words to the model beside the results (round limit, call format). */
   | { kind: "tool_results"; key: string; agent: string; depth: number; text: string }
@@ -352,7 +352,7 @@ function historyCard(
   attachments: StoredAttachment[],
   reason: string | null,
   guided: boolean,
-  view: StoredView | null,
+  view: ViewRef | null,
 ): Extract<TimelineItem, { kind: "tool" }> {
   // The attachments are shown as such; the link is for the text artifact, if any.
   const shown = new Set(attachments.map((a) => a.artifact_id));
@@ -444,6 +444,8 @@ function fold(state: ChatState, event: EngineEvent, now: number): ChatState {
       return { ...state, items: next, callingTool: null, seq, waitingSince: null };
     }
     case "tool_start":
+      // A call an MCP view makes shows its outcome in the view, not as a card of the run.
+      if (event.view_of) return state;
       return {
         ...state,
         items: [...items, toolItem(event.call_id, event.tool, state.depth, event.params)],
@@ -460,6 +462,7 @@ function fold(state: ChatState, event: EngineEvent, now: number): ChatState {
       return { ...state, items: next, seq };
     }
     case "tool_complete": {
+      if (event.view_of) return state;
       // The engine's status, never its wording.
       const status = event.status;
       const index = findLastIndex(items, (i) => i.kind === "tool" && i.callId === event.call_id);
