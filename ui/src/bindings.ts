@@ -378,7 +378,7 @@ async mcpViewCall(callId: string, name: string, args: Partial<{ [key in string]:
 },
 /**
  * Withdraw the view's tool call `request_id`: a permission request still open is withdrawn
- * (the call does not run), a running call is stopped. False when it had ended already.
+ * (the call does not run), a running call is stopped, a call not yet under way will not run.
  */
 async mcpViewCancel(requestId: string) : Promise<boolean> {
     return await TAURI_INVOKE("mcp_view_cancel", { requestId });

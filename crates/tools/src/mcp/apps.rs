@@ -10,6 +10,9 @@
 
 use serde_json::Value;
 
+/// The type of an MCP Apps view resource.
+pub const VIEW_MIME: &str = "text/html;profile=mcp-app";
+
 /// The policy for a view whose resource's `_meta.ui` is `meta`, from a `local` server (stdio,
 /// or HTTP on this computer) or a remote one. Nested frames are not allowed yet, whatever
 /// `frameDomains` says: the window's navigation guard does not tell a view's nested frame from
@@ -95,6 +98,13 @@ fn origin_source(source: &str, local: bool) -> Option<String> {
     // An address given as numbers is a machine on some network (this one, the local one, a
     // cloud's metadata service): for a local server's view only.
     let numeric = bare.parse::<std::net::Ipv4Addr>().is_ok();
+    // A name ends in letters (`1.1` or `*.1.1` is neither a name nor an address).
+    let numeric_end = labels
+        .last()
+        .is_some_and(|l| l.bytes().all(|b| b.is_ascii_digit()));
+    if numeric_end && !numeric {
+        return None;
+    }
     let allowed = if this_computer {
         local && !wild && (secure || plain)
     } else if numeric {

@@ -16,6 +16,7 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use super::apps::VIEW_MIME;
 use super::client::{McpClient, McpError};
 use super::config::McpServerConfig;
 use super::schema::{params_from_schema, to_arguments, SchemaParams};
@@ -136,9 +137,6 @@ pub struct McpTool {
     /// Its server's views may call it (no `visibility`, or one that has `"app"`).
     app_visible: bool,
 }
-
-/// The type of an MCP Apps view resource.
-pub const VIEW_MIME: &str = "text/html;profile=mcp-app";
 
 /// Largest view document kept, in bytes: a view is one HTML file with its scripts inlined
 /// (the extension's own library is 540 KB), and one is stored per document, not per call.

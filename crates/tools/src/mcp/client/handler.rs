@@ -558,7 +558,7 @@ impl ClientHandler for Handler {
         let mut ui = serde_json::Map::new();
         ui.insert(
             "mimeTypes".into(),
-            serde_json::json!([crate::mcp::tool::VIEW_MIME]),
+            serde_json::json!([crate::mcp::apps::VIEW_MIME]),
         );
         capabilities.extensions = Some(std::collections::BTreeMap::from([
             (
