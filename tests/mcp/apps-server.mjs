@@ -15,12 +15,10 @@
 //   IPC, forged bridge messages) and writes what each attempt did into its page (`#probe`,
 //   one `[data-attempt]` item each).
 // With a log file in APPS_SERVER_LOG, each tool call is appended to it as a JSON line.
-import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
+import { appendFileSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { Readable } from "node:stream";
-import { McpServer, createMcpHandler } from "@modelcontextprotocol/server";
-import { serveStdio } from "@modelcontextprotocol/server/stdio";
+import { McpServer } from "@modelcontextprotocol/server";
+import { serve } from "./serve.mjs";
 import { RESOURCE_MIME_TYPE, registerAppResource, registerAppTool } from "@modelcontextprotocol/ext-apps/server";
 
 const log = process.env.APPS_SERVER_LOG;
@@ -213,24 +211,4 @@ function factory() {
   return server;
 }
 
-const [mode, portFile] = process.argv.slice(2);
-if (mode === "http") {
-  const handler = createMcpHandler(factory);
-  const http = createServer(async (req, res) => {
-    const chunks = [];
-    for await (const chunk of req) chunks.push(chunk);
-    const body = Buffer.concat(chunks);
-    const request = new Request(`http://${req.headers.host}${req.url}`, {
-      method: req.method,
-      headers: req.headers,
-      body: body.length ? body : undefined,
-    });
-    const response = await handler.fetch(request);
-    res.writeHead(response.status, Object.fromEntries(response.headers));
-    if (response.body) Readable.fromWeb(response.body).pipe(res);
-    else res.end();
-  });
-  http.listen(0, "127.0.0.1", () => writeFileSync(portFile, String(http.address().port)));
-} else {
-  serveStdio(factory);
-}
+serve(factory);

@@ -7,17 +7,14 @@
 // With a log file in MODERN_SERVER_LOG, each tool call (the protocol version in its `_meta`, a
 // round's answer and state) and, over HTTP, each POST's method and `MCP-Protocol-Version` header
 // are appended to it, one JSON line each.
-import { appendFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
-import { Readable } from "node:stream";
+import { appendFileSync } from "node:fs";
 import {
   McpServer,
   acceptedContent,
-  createMcpHandler,
   fromJsonSchema,
   inputRequired,
 } from "@modelcontextprotocol/server";
-import { serveStdio } from "@modelcontextprotocol/server/stdio";
+import { serve } from "./serve.mjs";
 
 const log = process.env.MODERN_SERVER_LOG;
 const note = (entry) => log && appendFileSync(log, JSON.stringify(entry) + "\n");
@@ -83,30 +80,12 @@ function factory() {
   return server;
 }
 
-const [mode, portFile] = process.argv.slice(2);
-if (mode === "http") {
-  const handler = createMcpHandler(factory);
-  const http = createServer(async (req, res) => {
-    const chunks = [];
-    for await (const chunk of req) chunks.push(chunk);
-    const body = Buffer.concat(chunks);
-    if (body.length) {
-      try {
-        const message = JSON.parse(body.toString("utf8"));
-        note({ method: message.method ?? null, header: req.headers["mcp-protocol-version"] ?? null });
-      } catch {}
-    }
-    const request = new Request(`http://${req.headers.host}${req.url}`, {
-      method: req.method,
-      headers: req.headers,
-      body: body.length ? body : undefined,
-    });
-    const response = await handler.fetch(request);
-    res.writeHead(response.status, Object.fromEntries(response.headers));
-    if (response.body) Readable.fromWeb(response.body).pipe(res);
-    else res.end();
-  });
-  http.listen(0, "127.0.0.1", () => writeFileSync(portFile, String(http.address().port)));
-} else {
-  serveStdio(factory);
-}
+serve(factory, {
+  onPost(body, headers) {
+    if (!body.length) return;
+    try {
+      const message = JSON.parse(body.toString("utf8"));
+      note({ method: message.method ?? null, header: headers["mcp-protocol-version"] ?? null });
+    } catch {}
+  },
+});

@@ -106,8 +106,8 @@ pub async fn call_from_view(
     ask: Asker<'_>,
     events: &dyn EventSink,
 ) -> Result<serde_json::Value, ViewCallError> {
-    use crate::calls::{store, CallRecord};
-    use crate::gate::{self, Caller, Subject};
+    use crate::calls::store;
+    use crate::gate::{self, Caller, MadeBy, Subject};
     let found = engine
         .ctx
         .with_db(|c| store::view_of_call(c, view_call))
@@ -171,32 +171,10 @@ pub async fn call_from_view(
         Subject::Tool(mcp_tool.as_ref(), &params),
     )
     .await;
-    let record = CallRecord {
-        call_id: outcome.call_id.clone(),
-        provider_call_id: None,
-        conversation_id: conversation.clone(),
-        run_id: None,
-        message_id: None,
-        position: 0,
-        agent: String::new(),
-        depth: 0,
-        tool: outcome.tool.clone(),
-        params: outcome.params.clone(),
-        status: outcome.status,
-        reason: outcome.reason.clone(),
-        result: outcome.result_text().to_string(),
-        artifact_ids: outcome.artifact_ids.clone(),
-        attachments: outcome.attachments.clone(),
-        handover: None,
-        started_at: outcome.started_at.clone(),
-        ended_at: Some(gate::now_rfc3339()),
-        guided: false,
-        view: None,
-        view_of: Some(view.server.clone()),
+    let made_by = MadeBy::View {
+        server: &view.server,
     };
-    if let Err(e) = engine.ctx.with_db(|c| store::record(c, &record)) {
-        tracing::warn!("cannot store call {} of a view: {e}", record.call_id);
-    }
+    outcome.keep(&engine.ctx, &conversation, made_by);
     // The server's own answer when it gave one (an `isError` result included); otherwise why
     // the call did not reach it.
     Ok(match outcome.result.raw.clone() {

@@ -19,7 +19,7 @@ use indexmap::IndexMap;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::calls::{CallStatus, Handover, StoredAttachment, StoredView, ViewRef};
+use crate::calls::{CallRecord, CallStatus, Handover, StoredAttachment, StoredView, ViewRef};
 use crate::config::AgentDef;
 use crate::context::AppContext;
 use crate::events::{EngineEvent, EventSink};
@@ -149,10 +149,86 @@ pub struct CallOutcome {
     pub view: Option<ViewRef>,
 }
 
+/// Who made a call, and where it sits: what its record holds beside the outcome.
+#[derive(Clone, Copy)]
+pub(crate) enum MadeBy<'a> {
+    /// An agent of the run `run_id`, `depth` deep (0: the conversation's agent); its call at
+    /// `position` (0-based) in the assistant message `message_id`, with the provider's id when
+    /// it was made through native tool calling.
+    Agent {
+        run_id: &'a str,
+        agent: &'a str,
+        depth: u32,
+        message_id: Option<i64>,
+        position: usize,
+        provider_call_id: Option<&'a str>,
+    },
+    /// The view of this MCP server (outside any run and message).
+    View { server: &'a str },
+}
+
 impl CallOutcome {
     /// The text of the result for the model, unframed (the output or the error).
     pub fn result_text(&self) -> &str {
         result_text(&self.result)
+    }
+
+    /// The record of this call in `conversation`, made by `made_by`, ended now.
+    pub(crate) fn record(&self, conversation: &str, made_by: MadeBy<'_>) -> CallRecord {
+        let mut record = CallRecord {
+            call_id: self.call_id.clone(),
+            provider_call_id: None,
+            conversation_id: conversation.to_string(),
+            run_id: None,
+            message_id: None,
+            position: 0,
+            agent: String::new(),
+            depth: 0,
+            tool: self.tool.clone(),
+            params: self.params.clone(),
+            status: self.status,
+            reason: self.reason.clone(),
+            result: self.result_text().to_string(),
+            artifact_ids: self.artifact_ids.clone(),
+            attachments: self.attachments.clone(),
+            handover: self.handover.clone(),
+            started_at: self.started_at.clone(),
+            ended_at: Some(now_rfc3339()),
+            guided: self.guided,
+            view: self.view.clone(),
+            view_of: None,
+        };
+        match made_by {
+            MadeBy::Agent {
+                run_id,
+                agent,
+                depth,
+                message_id,
+                position,
+                provider_call_id,
+            } => {
+                record.run_id = Some(run_id.to_string());
+                record.agent = agent.to_string();
+                record.depth = depth;
+                record.message_id = message_id;
+                record.position = position as u32;
+                record.provider_call_id = provider_call_id.map(str::to_string);
+            }
+            MadeBy::View { server } => record.view_of = Some(server.to_string()),
+        }
+        record
+    }
+
+    /// Store [`Self::record`] in the library (see [`crate::calls::store`]); a record that
+    /// cannot be stored costs a warning, never the run or the view that made the call.
+    pub(crate) fn keep(&self, ctx: &AppContext, conversation: &str, made_by: MadeBy<'_>) {
+        let record = self.record(conversation, made_by);
+        if let Err(e) = ctx.with_db(|c| crate::calls::store::record(c, &record)) {
+            tracing::warn!(
+                "cannot store call {} of {conversation}: {e}",
+                record.call_id
+            );
+        }
     }
 }
 

@@ -29,12 +29,12 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::calls::{store, CallRecord, CallStatus};
+use crate::calls::CallStatus;
 use crate::config::AgentDef;
 use crate::context::AppContext;
 use crate::conversations::{self, NewMessage, RunStatus};
 use crate::events::{EngineEvent, EventSink};
-use crate::gate::{self, Asker, CallOutcome, Caller, Subject};
+use crate::gate::{self, Asker, CallOutcome, Caller, MadeBy, Subject};
 use crate::ids::new_id;
 use crate::interrupts::PermissionBroker;
 use crate::models::{ChatModel, ChatRequest, FinishReason, Guide, Streamed};
@@ -559,48 +559,6 @@ impl Runner {
         }
     }
 
-    /// Store the call record of `outcome` (see [`crate::calls::store`]).
-    fn record(
-        &self,
-        scope: &Scope<'_>,
-        agent: &str,
-        depth: u32,
-        place: Place,
-        provider_id: Option<&str>,
-        outcome: &CallOutcome,
-    ) {
-        let record = CallRecord {
-            call_id: outcome.call_id.clone(),
-            provider_call_id: provider_id.map(str::to_string),
-            conversation_id: scope.conversation.to_string(),
-            run_id: Some(scope.run_id.to_string()),
-            message_id: place.message_id,
-            position: place.position as u32,
-            agent: agent.to_string(),
-            depth,
-            tool: outcome.tool.clone(),
-            params: outcome.params.clone(),
-            status: outcome.status,
-            reason: outcome.reason.clone(),
-            result: outcome.result_text().to_string(),
-            artifact_ids: outcome.artifact_ids.clone(),
-            attachments: outcome.attachments.clone(),
-            handover: outcome.handover.clone(),
-            started_at: outcome.started_at.clone(),
-            ended_at: Some(gate::now_rfc3339()),
-            guided: outcome.guided,
-            view: outcome.view.clone(),
-            view_of: None,
-        };
-        if let Err(e) = self.ctx.with_db(|c| store::record(c, &record)) {
-            tracing::warn!(
-                "cannot store call {} of run {}: {e}",
-                record.call_id,
-                scope.run_id
-            );
-        }
-    }
-
     /// Who makes calls for `agent` at `depth` in `scope`.
     fn caller<'s>(&'s self, scope: &'s Scope<'_>, agent: &'s AgentDef, depth: u32) -> Caller<'s> {
         Caller {
@@ -689,15 +647,15 @@ impl Runner {
         pending: &Pending,
         outcome: &CallOutcome,
     ) {
-        let provider_id = pending.provider_id.as_deref();
-        self.record(
-            scope,
-            &agent.name,
+        let made_by = MadeBy::Agent {
+            run_id: scope.run_id,
+            agent: &agent.name,
             depth,
-            pending.place,
-            provider_id,
-            outcome,
-        );
+            message_id: pending.place.message_id,
+            position: pending.place.position,
+            provider_call_id: pending.provider_id.as_deref(),
+        };
+        outcome.keep(&self.ctx, scope.conversation, made_by);
     }
 
     /// Run one agent to its final answer.

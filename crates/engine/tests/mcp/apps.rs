@@ -177,6 +177,18 @@ fn recorded(engine: &Engine, tool: &str) -> engine::calls::CallRecord {
         .expect("the call is recorded")
 }
 
+/// The view kept with the call `call` calls its server's `tool` (no arguments), the person
+/// asked through `ask`.
+async fn from_view(
+    engine: &Engine,
+    call: &str,
+    tool: &str,
+    ask: Asker<'_>,
+) -> Result<Value, ViewCallError> {
+    let sink = engine::events::discard();
+    call_from_view(engine, call, tool, Map::new(), ask, &sink).await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_tools_view_is_kept_with_its_call_and_its_calls_go_through_the_gate() {
     let log = tempfile::NamedTempFile::new().unwrap().into_temp_path();
@@ -228,17 +240,9 @@ async fn a_tools_view_is_kept_with_its_call_and_its_calls_go_through_the_gate() 
             answer
         }))
     };
-    let sink = engine::events::discard();
-    let result = call_from_view(
-        &engine,
-        &shown.call_id,
-        "increment",
-        Map::new(),
-        ask(Answer::Approve),
-        &sink,
-    )
-    .await
-    .unwrap();
+    let result = from_view(&engine, &shown.call_id, "increment", ask(Answer::Approve))
+        .await
+        .unwrap();
     assert_eq!(result["structuredContent"], json!({"count": 1}), "{result}");
     {
         let asked = asked.lock().unwrap();
@@ -255,16 +259,9 @@ async fn a_tools_view_is_kept_with_its_call_and_its_calls_go_through_the_gate() 
     }
 
     // Denied: the view gets an error result, and the server never sees the call.
-    let result = call_from_view(
-        &engine,
-        &shown.call_id,
-        "increment",
-        Map::new(),
-        ask(Answer::Deny),
-        &sink,
-    )
-    .await
-    .unwrap();
+    let result = from_view(&engine, &shown.call_id, "increment", ask(Answer::Deny))
+        .await
+        .unwrap();
     assert_eq!(result["isError"], json!(true));
     assert!(text_of(&result).contains("did not allow"), "{result}");
     let increments = server_calls(&log)
@@ -300,16 +297,9 @@ async fn a_tools_view_is_kept_with_its_call_and_its_calls_go_through_the_gate() 
     // A tool its server does not have, one only the model may call, and a call without a
     // view: none is asked for, none reaches the server.
     for tool in ["format_disk", "reset"] {
-        let result = call_from_view(
-            &engine,
-            &shown.call_id,
-            tool,
-            Map::new(),
-            ask(Answer::Approve),
-            &sink,
-        )
-        .await
-        .unwrap();
+        let result = from_view(&engine, &shown.call_id, tool, ask(Answer::Approve))
+            .await
+            .unwrap();
         assert_eq!(result["isError"], json!(true));
         assert!(
             text_of(&result).contains(&format!("has no tool `{tool}` its views may call")),
@@ -317,15 +307,7 @@ async fn a_tools_view_is_kept_with_its_call_and_its_calls_go_through_the_gate() 
         );
     }
     assert!(!server_calls(&log).iter().any(|c| c["tool"] == "reset"));
-    let missing = call_from_view(
-        &engine,
-        "call_nope",
-        "increment",
-        Map::new(),
-        ask(Answer::Approve),
-        &sink,
-    )
-    .await;
+    let missing = from_view(&engine, "call_nope", "increment", ask(Answer::Approve)).await;
     assert!(
         matches!(missing, Err(ViewCallError::NoView(_))),
         "{missing:?}"
@@ -350,14 +332,11 @@ async fn a_local_http_servers_view_works_the_same() {
         .unwrap()
         .unwrap();
     assert!(kept.local_server, "HTTP on 127.0.0.1 is this computer");
-    let sink = engine::events::discard();
-    let result = call_from_view(
+    let result = from_view(
         &engine,
         &shown.call_id,
         "increment",
-        Map::new(),
         Asker::Now(Box::new(|_| Answer::Approve)),
-        &sink,
     )
     .await
     .unwrap();
@@ -377,7 +356,6 @@ async fn a_view_drives_only_the_server_it_came_from() {
     let log = tempfile::NamedTempFile::new().unwrap().into_temp_path();
     let (engine, _model, home) = show_counter(|_| stdio_server(&log)).await;
     let shown = recorded(&engine, "apps.show_counter");
-    let sink = engine::events::discard();
     let asked = Arc::new(Mutex::new(0));
     let ask = |answer: Answer| {
         let asked = asked.clone();
@@ -386,16 +364,7 @@ async fn a_view_drives_only_the_server_it_came_from() {
             answer
         }))
     };
-    let increment = |answer| {
-        call_from_view(
-            &engine,
-            &shown.call_id,
-            "increment",
-            Map::new(),
-            ask(answer),
-            &sink,
-        )
-    };
+    let increment = |answer| from_view(&engine, &shown.call_id, "increment", ask(answer));
     // "Always allow" is not kept for a view: the next call asks again.
     let first = increment(Answer::ApproveAlways).await.unwrap();
     assert_eq!(first["structuredContent"], json!({"count": 1}), "{first}");
