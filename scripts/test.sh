@@ -11,8 +11,8 @@ free_gb() { df -Pk . | awk 'NR == 2 { printf "%.1f", $4 / 1048576 }'; }
 step() { printf '\n\033[1m== %s (%ss, %s GB free)\033[0m\n' "$*" "$(( $(date +%s) - start ))" "$(free_gb)"; }
 
 step "Setup"
-# What a clean clone uses: builds, packages and downloads took 12.7 GB of disk here (target/
-# 9.6 GB at its largest) before the two savings below (about 5 GB). Less than that fails late
+# What a clean clone uses: builds, packages and downloads took 6.3 GB of disk at most here
+# (target/ 4.9 GB), 12.7 GB (target/ 9.6 GB) before the two savings below. Too little fails late
 # with "No space left on device", so say it first.
 need_gb=10
 if awk -v f="$(free_gb)" -v n=$need_gb 'BEGIN { exit !(f < n) }'; then
@@ -52,8 +52,8 @@ scripts/with-session.sh cargo test --workspace "${FEATURES[@]}"
 step "MCP: the official conformance suite's client scenarios (specs 2025-11-25 and 2026-07-28, auth included, and the skills extension)"
 scripts/with-session.sh scripts/mcp-conformance.sh
 
-# The test executables are not run again: their 2 GB go back to the disk (cargo builds them
-# again if asked; the binaries under target/debug are other links to the same files and stay).
+# The test executables are not run again: 0.9 GB back to the disk (cargo builds them again if
+# asked; the binaries under target/debug are other links to the same files and stay).
 find target/debug/deps -maxdepth 1 -type f -perm -u+x ! -name '*.*' -delete
 
 step "The app as released has no test seams (their variable names are not in the binary)"
