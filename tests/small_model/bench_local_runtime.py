@@ -27,6 +27,8 @@ import tempfile
 import time
 import urllib.request
 
+from shared import runtime_env, runtime_headers, runtime_key
+
 SYSTEM = (
     "You are a careful assistant with tools. "
     + " ".join(
@@ -37,6 +39,10 @@ SYSTEM = (
 )
 QUESTION = "In one sentence, what is a lighthouse for?"
 FOLLOW_UP = "And who keeps it?"
+
+
+# The runtime's key, by base URL (llama-cpp-python's server takes none).
+KEYS: dict[str, str] = {}
 
 
 def stream(base_url: str, model: str, messages: list[dict], max_tokens: int,
@@ -51,9 +57,8 @@ def stream(base_url: str, model: str, messages: list[dict], max_tokens: int,
         "seed": 1234,
         **(extra or {}),
     }).encode()
-    request = urllib.request.Request(
-        f"{base_url}/chat/completions", data=body, headers={"Content-Type": "application/json"}
-    )
+    headers = runtime_headers(KEYS[base_url]) if base_url in KEYS else {"Content-Type": "application/json"}
+    request = urllib.request.Request(f"{base_url}/chat/completions", data=body, headers=headers)
     started = time.monotonic()
     first = last = None
     text, usage, pieces = "", None, 0
@@ -139,16 +144,20 @@ def guidance(base_url: str, cli: str) -> dict:
 
 def start_runtime(binary: str, gguf: str, threads: str) -> tuple[subprocess.Popen, str, float]:
     """The runtime, its base URL, and the seconds from its start to its ready line (the load)."""
+    key = runtime_key()
     started = time.monotonic()
     proc = subprocess.Popen(
         [binary, "--model", gguf, "--ctx", "4096", "--threads", threads],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        env=runtime_env(key),
     )
     ready = json.loads(proc.stdout.readline() or "{}")
     loaded = time.monotonic() - started
     if not ready.get("ready"):
         raise SystemExit(f"the runtime did not start: {ready}")
-    return proc, f"http://127.0.0.1:{ready['port']}/v1", loaded
+    url = f"http://127.0.0.1:{ready['port']}/v1"
+    KEYS[url] = key
+    return proc, url, loaded
 
 
 def main() -> int:

@@ -77,6 +77,8 @@ import urllib.request
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+from shared import runtime_env, runtime_key
+
 AGENT = "notes"
 AGENT_TWO = "notes-two-rounds"
 ROLE_PROMPT = (
@@ -255,9 +257,11 @@ def start_runtime(cli: str, gguf: str):
     for a whole row as llama-cpp-python's server is, so both keep the shared system prompt
     cached between tasks (a profile with `api: local` starts one per CLI process)."""
     binary = os.environ.get("ARTIFACTFLOW_RUNTIME") or str(Path(cli).parent / "artifactflow-runtime")
+    key = runtime_key()
     proc = subprocess.Popen(
         [binary, "--model", gguf, "--ctx", "4096", "--threads", os.environ.get("SMALL_MODEL_THREADS", "1")],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        env=runtime_env(key))
     try:
         ready = json.loads(proc.stdout.readline() or "{}")
     except ValueError:
@@ -265,7 +269,7 @@ def start_runtime(cli: str, gguf: str):
     if not ready.get("ready"):
         stop(proc)
         raise HarnessError(f"the runtime did not start: {ready}")
-    return proc, f"http://127.0.0.1:{ready['port']}/v1"
+    return proc, f"http://127.0.0.1:{ready['port']}/v1", key
 
 
 def stop(proc: subprocess.Popen) -> None:
@@ -334,9 +338,10 @@ def cli_run(cli: str, args: list[str], timeout: float) -> subprocess.CompletedPr
     return out
 
 
-def make_home(cli: str, root: Path, name: str, base_url: str, mode: str, max_tokens: int) -> tuple[Path, str]:
+def make_home(cli: str, root: Path, name: str, base_url: str, mode: str, max_tokens: int,
+              key: str | None = None) -> tuple[Path, str]:
     """A home whose `smol` profile reaches the model at `base_url` in `mode` (`text`,
-    `text+guided` or `native`)."""
+    `text+guided` or `native`), sending `key` (the runtime's) when given."""
     home = root / f"home-{name.replace('+', '-').replace(' ', '-')}"
     home.mkdir()
     out = cli_run(cli, ["--home", str(home), "status", "--json"], 60)
@@ -345,6 +350,10 @@ def make_home(cli: str, root: Path, name: str, base_url: str, mode: str, max_tok
     status = json.loads(out.stdout)
     config = Path(status["config_dir"])
     where = f'    api: openai\n    base_url: "{base_url}"\n    model: smollm2\n'
+    if key:
+        # The profile names the secret; the config's .env holds it.
+        where += '    api_key: "{{RUNTIME_KEY}}"\n'
+        (config / ".env").write_text(f"RUNTIME_KEY={key}\n")
     if mode in ("text", "text+guided", "native+guided"):
         where += f"    guided_calls: {'on' if mode.endswith('+guided') else 'off'}\n"
         mode = mode.split("+")[0]
@@ -409,8 +418,8 @@ def valid(tool: str, params_json: str) -> bool:
 
 
 def run_mode(cli: str, work: Path, name: str, base_url: str, mode: str, max_tokens: int,
-             tasks: list[tuple[int, tuple]]) -> dict:
-    home, database = make_home(cli, work, name, base_url, mode, max_tokens)
+             tasks: list[tuple[int, tuple]], key: str | None = None) -> dict:
+    home, database = make_home(cli, work, name, base_url, mode, max_tokens, key)
     row = dict(name=name, valid=0, as_asked=0, no_call=0, invalid=0, failed=0, via_native=0, via_xml=0,
                seconds=0.0, examples=[], kinds={k: [0, 0] for k in KINDS})
     started = time.monotonic()
@@ -486,7 +495,7 @@ def main() -> int:
         unknown = [r for r in wanted if r not in ROWS + ["proxy"]]
         if unknown:
             raise HarnessError(f"unknown BENCH_ROWS {unknown}; known: {', '.join(ROWS + ['proxy'])}")
-        text_url = native_url = runtime_url = None
+        text_url = native_url = runtime_url = runtime_key_ = None
         if "text" in wanted:
             text_url = os.environ.get("SMALL_MODEL_BASE_URL")
             if not text_url:
@@ -503,7 +512,7 @@ def main() -> int:
                 plan.append(("native", native_url, "native"))
             elif row.startswith("runtime-"):
                 if runtime_url is None:
-                    proc, runtime_url = start_runtime(cli, gguf)
+                    proc, runtime_url, runtime_key_ = start_runtime(cli, gguf)
                     servers.append(proc)
                 plan.append({
                     "runtime-text": ("runtime text", runtime_url, "text"),
@@ -516,7 +525,8 @@ def main() -> int:
                 plan.append(("native+auto*", proxy_url, "native"))
         for name, url, mode in plan:
             print(f"  {name}: {len(tasks)} tasks …", flush=True)
-            rows.append(run_mode(cli, work, name, url, mode, max_tokens, tasks))
+            key = runtime_key_ if url == runtime_url else None
+            rows.append(run_mode(cli, work, name, url, mode, max_tokens, tasks, key))
             r = rows[-1]
             print(f"  {name}: valid {r['valid']}, as asked {r['as_asked']}, no call {r['no_call']}, "
                   f"unreadable/invalid {r['invalid']}, failed {r['failed']}, {r['seconds']:.0f} s", flush=True)

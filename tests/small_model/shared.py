@@ -1,6 +1,28 @@
 """Shared between the fixtures and the tests of this folder (and the E2E first run, which runs
 the notes agent on the model it downloaded). No pytest here: the E2E imports it by path."""
 
+import os
+import secrets
+
+# The app's runtime answers only whoever holds the key it was started with (given in this
+# variable, never on its command line) and sends it as a bearer token.
+RUNTIME_KEY_VARIABLE = "ARTIFACTFLOW_RUNTIME_KEY"
+
+
+def runtime_key() -> str:
+    """A per-launch key, as the app makes one: 256 random bits in hexadecimal."""
+    return secrets.token_hex(32)
+
+
+def runtime_env(key: str, extra: dict | None = None) -> dict:
+    """The environment to start the runtime with `key`."""
+    return dict(os.environ, **(extra or {}), **{RUNTIME_KEY_VARIABLE: key})
+
+
+def runtime_headers(key: str) -> dict:
+    """The headers of a request to a runtime started with `key`."""
+    return {"content-type": "application/json", "authorization": f"Bearer {key}"}
+
 # The agent the tests run.
 AGENT = "smol"
 

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import pytest
 
-from shared import SAVE_TASK, notes_agent
+from shared import SAVE_TASK, notes_agent, runtime_env, runtime_headers, runtime_key
 
 AGENT = "local-chat"
 AGENT_FILE = f"""\
@@ -229,24 +229,32 @@ def ask(port: int, text: str) -> dict:
         "max_tokens": 4, "temperature": 0, "stream": False,
     }).encode()
     request = urllib.request.Request(
-        f"http://127.0.0.1:{port}/v1/chat/completions", data=body,
-        headers={"content-type": "application/json"},
+        f"http://127.0.0.1:{port}/v1/chat/completions", data=body, headers=runtime_headers(KEYS[port]),
     )
     with urllib.request.urlopen(request, timeout=RUN_TIMEOUT_S) as answer:
         return json.load(answer)["usage"]
 
 
+# The key of each runtime the tests started, by port.
+KEYS: dict[int, str] = {}
+
+
+def runtime_binary(cli: str) -> str:
+    return os.environ.get("ARTIFACTFLOW_RUNTIME") or str(Path(cli).parent / "artifactflow-runtime")
+
+
 def start_runtime(cli: str, env: dict, *extra: str, ready_line: dict | None = None) -> tuple[subprocess.Popen, int]:
-    runtime = os.environ.get("ARTIFACTFLOW_RUNTIME") or str(Path(cli).parent / "artifactflow-runtime")
+    key = runtime_key()
     proc = subprocess.Popen(
-        [runtime, "--model", os.environ["SMALL_MODEL_GGUF"], "--ctx", "2048", *extra],
+        [runtime_binary(cli), "--model", os.environ["SMALL_MODEL_GGUF"], "--ctx", "2048", *extra],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env=dict(os.environ, **env),
+        env=runtime_env(key, env),
     )
     ready = json.loads(proc.stdout.readline())
     assert ready.get("ready"), ready
     if ready_line is not None:
         ready_line.update(ready)
+    KEYS[ready["port"]] = key
     return proc, ready["port"]
 
 
@@ -387,7 +395,7 @@ def test_guided_native_calls_turn_a_broken_native_call_into_a_valid_one(cli, loc
 def post(port: int, body: dict) -> tuple[int, dict]:
     request = urllib.request.Request(
         f"http://127.0.0.1:{port}/v1/chat/completions", data=json.dumps(body).encode(),
-        headers={"content-type": "application/json"},
+        headers=runtime_headers(KEYS[port]),
     )
     try:
         with urllib.request.urlopen(request, timeout=RUN_TIMEOUT_S) as answer:
@@ -438,7 +446,7 @@ def stream(port: int, body: dict) -> list[dict]:
     """The events of a streamed answer, up to `[DONE]`."""
     request = urllib.request.Request(
         f"http://127.0.0.1:{port}/v1/chat/completions", data=json.dumps({**body, "stream": True}).encode(),
-        headers={"content-type": "application/json"},
+        headers=runtime_headers(KEYS[port]),
     )
     events = []
     with urllib.request.urlopen(request, timeout=RUN_TIMEOUT_S) as answer:
@@ -491,17 +499,17 @@ def test_a_chat_template_that_takes_tools_renders_them(cli, tmp_path):
     finally:
         proc.stdin.close()
         proc.wait(timeout=10)
-    runtime = os.environ.get("ARTIFACTFLOW_RUNTIME") or str(Path(cli).parent / "artifactflow-runtime")
+    runtime = runtime_binary(cli)
     failed = subprocess.run(
         [runtime, "--model", os.environ["SMALL_MODEL_GGUF"], "--chat-template", "/nonexistent.jinja"],
-        capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+        capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, env=runtime_env(runtime_key()))
     assert failed.returncode == 2, failed
     assert "cannot read the chat template /nonexistent.jinja" in json.loads(failed.stdout)["error"]
     broken = tmp_path / "broken-template.jinja"
     broken.write_text("{% for message in messages %}{{ message.content }")
     failed = subprocess.run(
         [runtime, "--model", os.environ["SMALL_MODEL_GGUF"], "--chat-template", str(broken)],
-        capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+        capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, env=runtime_env(runtime_key()))
     assert failed.returncode == 2, failed
     assert "the chat template cannot be read" in json.loads(failed.stdout)["error"], failed
 

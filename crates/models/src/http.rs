@@ -127,6 +127,9 @@ pub(crate) struct HttpChatModel<D> {
     client: reqwest::Client,
     policy: RetryPolicy,
     dialect: D,
+    /// A key given by the caller rather than named by the profile (the local runtime's
+    /// per-launch key); masked like any other.
+    given_key: Option<String>,
 }
 
 enum Failure {
@@ -157,12 +160,22 @@ impl<D: Dialect> HttpChatModel<D> {
             client,
             policy,
             dialect,
+            given_key: None,
         }
+    }
+
+    /// Send `key` with every request (a profile without `api_key` only).
+    pub(crate) fn with_key(mut self, key: String) -> Self {
+        self.given_key = Some(key);
+        self
     }
 
     async fn resolve_key(&self) -> Result<(Option<String>, Redactor), ModelError> {
         let Some(template) = &self.profile.api_key else {
-            return Ok((None, Redactor::default()));
+            return Ok(match &self.given_key {
+                Some(key) => (Some(key.clone()), Redactor::new([key.clone()])),
+                None => (None, Redactor::default()),
+            });
         };
         let filled = self
             .secrets

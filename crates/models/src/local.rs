@@ -7,6 +7,10 @@
 //! running), waits for it to say it is ready, then speaks to it as to any OpenAI-compatible
 //! server on 127.0.0.1, through the same streaming path (usage counts, cancellation, limits).
 //!
+//! Each start gets a key of its own (256 random bits, [`new_key`]), given through the
+//! runtime's environment (never its command line) and sent with every request: the runtime
+//! answers no other program of the computer, and no web page that points a name at 127.0.0.1.
+//!
 //! A runtime that crashes, runs out of memory or is killed costs its request only: the request
 //! fails with an error saying so, and the next one starts a fresh runtime. A runtime left idle
 //! for [`idle_unload`] is stopped, which returns all its memory. The runtime also exits by itself
@@ -28,6 +32,9 @@ use crate::openai::OpenAi;
 use crate::profiles::{Api, ModelProfile};
 use crate::secrets::SecretResolver;
 use crate::{ChatModel, ChatRequest, ChatResponse, ModelError, Streamed};
+
+/// The environment variable that gives the runtime its per-launch key.
+pub const RUNTIME_KEY_VARIABLE: &str = "ARTIFACTFLOW_RUNTIME_KEY";
 
 /// The runtime's file name.
 pub const RUNTIME_BIN: &str = if cfg!(windows) {
@@ -174,6 +181,8 @@ struct Running {
     key: Key,
     child: Child,
     base_url: String,
+    /// The per-launch key every request carries.
+    secret: String,
     /// The context the runtime runs with (tokens).
     n_ctx: u32,
     last_used: Instant,
@@ -201,27 +210,42 @@ impl Drop for InUse {
 /// The one runtime of this process (one loaded model at a time).
 static RUNTIME: LazyLock<Arc<Mutex<Option<Running>>>> = LazyLock::new(Arc::default);
 
-/// The base URL and context size of a runtime serving `key`, started (and the one running
-/// stopped) if needed, and the mark that it is in use (it is not stopped as idle while held).
-async fn ensure(key: &Key, cancel: &CancellationToken) -> Result<(String, u32, InUse), ModelError> {
+/// How to reach a runtime serving a model, and the mark that it is in use (it is not stopped
+/// as idle while held).
+struct Served {
+    base_url: String,
+    /// The runtime's per-launch key.
+    secret: String,
+    n_ctx: u32,
+    _in_use: InUse,
+}
+
+impl Served {
+    fn of(running: &Running) -> Served {
+        Served {
+            base_url: running.base_url.clone(),
+            secret: running.secret.clone(),
+            n_ctx: running.n_ctx,
+            _in_use: InUse::new(&running.busy),
+        }
+    }
+}
+
+/// A runtime serving `key`, started (and the one running stopped) if needed.
+async fn ensure(key: &Key, cancel: &CancellationToken) -> Result<Served, ModelError> {
     let mut slot = RUNTIME.lock().await;
     if let Some(running) = slot.as_mut() {
         let alive = matches!(running.child.try_wait(), Ok(None));
         if alive && running.key == *key {
             running.last_used = Instant::now();
-            let in_use = InUse::new(&running.busy);
-            return Ok((running.base_url.clone(), running.n_ctx, in_use));
+            return Ok(Served::of(running));
         }
     }
     if let Some(mut old) = slot.take() {
         let _ = old.child.kill().await;
     }
     let running = start(key, cancel).await?;
-    let answer = (
-        running.base_url.clone(),
-        running.n_ctx,
-        InUse::new(&running.busy),
-    );
+    let answer = Served::of(&running);
     *slot = Some(running);
     drop(slot);
     watch_idle();
@@ -246,12 +270,26 @@ pub fn is_loaded(profile: &ModelProfile) -> bool {
 /// window discovery).
 pub async fn context_size(profile: &ModelProfile) -> Result<u32, ModelError> {
     let key = key_of(profile)?;
-    Ok(ensure(&key, &CancellationToken::new()).await?.1)
+    Ok(ensure(&key, &CancellationToken::new()).await?.n_ctx)
+}
+
+/// A new per-launch key: 256 random bits as 64 hexadecimal digits.
+fn new_key() -> Result<String, ModelError> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).map_err(|e| {
+        ModelError::Config(format!(
+            "cannot make a key for the local model runtime (the system's random source failed: {e})"
+        ))
+    })?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 async fn start(key: &Key, cancel: &CancellationToken) -> Result<Running, ModelError> {
     let program = runtime_path()?;
+    let secret = new_key()?;
     let mut command = Command::new(&program);
+    // The key goes in the environment, which other users cannot read (a command line they can).
+    command.env(RUNTIME_KEY_VARIABLE, &secret);
     command.arg("--model").arg(&key.model);
     if let Some(ctx) = key.ctx {
         command.arg("--ctx").arg(ctx.to_string());
@@ -329,6 +367,7 @@ async fn start(key: &Key, cancel: &CancellationToken) -> Result<Running, ModelEr
         key: key.clone(),
         child,
         base_url: format!("http://127.0.0.1:{port}/v1"),
+        secret,
         n_ctx,
         last_used: Instant::now(),
         busy: Arc::default(),
@@ -425,10 +464,10 @@ impl ChatModel for LocalModel {
         }
         let key = key_of(&self.profile)?;
         // Held until the answer is complete: the idle timer never stops a runtime mid-answer.
-        let (base_url, _, in_use) = ensure(&key, cancel).await?;
+        let runtime = ensure(&key, cancel).await?;
         let mut served = self.profile.clone();
         served.api = Api::Openai;
-        served.base_url = base_url;
+        served.base_url = runtime.base_url.clone();
         served.api_key = None;
         if served.timeout.is_none() {
             served.timeout = Some(LOCAL_IDLE_TIMEOUT.as_secs_f64());
@@ -438,10 +477,11 @@ impl ChatModel for LocalModel {
             max_attempts: 1,
             ..RetryPolicy::default()
         };
-        let client = HttpChatModel::new(served, Arc::clone(&self.secrets), policy, OpenAi);
+        let client = HttpChatModel::new(served, Arc::clone(&self.secrets), policy, OpenAi)
+            .with_key(runtime.secret.clone());
         let result = client.stream_events(request, cancel, on_event).await;
         touch().await;
-        drop(in_use);
+        drop(runtime);
         match result {
             Err(
                 e @ (ModelError::Connection(_) | ModelError::Protocol(_) | ModelError::Timeout(_)),
@@ -520,6 +560,14 @@ mod tests {
         std::fs::remove_file(app.path().join(RUNTIME_BIN)).unwrap();
         let missing = pick_runtime(&dirs, CpuLevel::Full).unwrap_err().to_string();
         assert!(missing.contains("reinstall"), "{missing}");
+    }
+
+    #[test]
+    fn each_launch_gets_a_key_of_256_random_bits() {
+        let (a, b) = (super::new_key().unwrap(), super::new_key().unwrap());
+        assert_eq!(a.len(), 64);
+        assert!(a.chars().all(|c| c.is_ascii_hexdigit()), "{a}");
+        assert_ne!(a, b);
     }
 
     use std::path::Path;

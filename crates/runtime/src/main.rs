@@ -6,9 +6,13 @@
 //! it returns all its memory.
 //!
 //! ```text
-//! artifactflow-runtime --model FILE.gguf [--ctx TOKENS] [--threads N] [--port PORT]
-//!                      [--chat-template FILE.jinja]
+//! ARTIFACTFLOW_RUNTIME_KEY=KEY artifactflow-runtime --model FILE.gguf [--ctx TOKENS]
+//!                      [--threads N] [--port PORT] [--chat-template FILE.jinja] [--key-stdin]
 //! ```
+//!
+//! It answers only the process that started it (see `access`): every request carries the
+//! per-launch key given in `ARTIFACTFLOW_RUNTIME_KEY` (or, with `--key-stdin`, as the first line
+//! of stdin) and names the runtime's own address in `Host`.
 //!
 //! Once the model is loaded it prints one JSON line on stdout, then serves:
 //! `{"ready": true, "port": 41234, "n_ctx": 8192, "n_ctx_train": 8192, "tools": "template",
@@ -35,7 +39,9 @@
 //! `ARTIFACTFLOW_RUNTIME_MIN_FREE_MB`, default the larger of 512 MB and 5 % of the memory), the
 //! context and its cache are freed, and the next request makes a new one.
 
+mod access;
 mod chat;
+mod guide;
 mod server;
 mod template;
 mod worker;
@@ -52,14 +58,18 @@ struct Args {
     ctx: Option<u32>,
     threads: Option<u32>,
     port: u16,
+    /// The key comes as the first line of stdin, not in the environment.
+    key_stdin: bool,
 }
 
-const USAGE: &str = "usage: artifactflow-runtime --model FILE.gguf [--ctx TOKENS] [--threads N] \
-                     [--port PORT] [--chat-template FILE.jinja]";
+const USAGE: &str = "usage: ARTIFACTFLOW_RUNTIME_KEY=KEY artifactflow-runtime --model FILE.gguf \
+                     [--ctx TOKENS] [--threads N] [--port PORT] [--chat-template FILE.jinja] \
+                     [--key-stdin]";
 
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
     let (mut model, mut ctx, mut threads, mut port) = (None, None, None, 0u16);
     let mut chat_template = None;
+    let mut key_stdin = false;
     while let Some(flag) = args.next() {
         let mut value = || args.next().ok_or(format!("{flag} needs a value\n{USAGE}"));
         let number = |v: String| {
@@ -75,6 +85,14 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
                 port = u16::try_from(number(value()?)?)
                     .map_err(|_| format!("--port: not a port number\n{USAGE}"))?
             }
+            "--key-stdin" => key_stdin = true,
+            "--key" => {
+                return Err(format!(
+                    "the key is never given on the command line (other users can read it): \
+                     set {} or use --key-stdin\n{USAGE}",
+                    access::KEY_VARIABLE
+                ))
+            }
             "--help" | "-h" => return Err(USAGE.to_string()),
             other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
         }
@@ -85,7 +103,32 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
         ctx,
         threads,
         port,
+        key_stdin,
     })
+}
+
+/// The per-launch key: from the environment (then removed from it, so nothing this process
+/// starts inherits it) or the first line of stdin.
+fn read_key(from_stdin: bool) -> Result<String, String> {
+    let from_env = std::env::var(access::KEY_VARIABLE).ok();
+    std::env::remove_var(access::KEY_VARIABLE);
+    let key = if from_stdin {
+        let mut line = String::new();
+        std::io::stdin()
+            .read_line(&mut line)
+            .map_err(|e| format!("cannot read the key from stdin: {e}"))?;
+        line.trim_end_matches(['\r', '\n']).to_string()
+    } else {
+        from_env.ok_or_else(|| {
+            format!(
+                "no key: the runtime answers only the process that starts it, which gives a \
+                 per-launch key in {} (or on stdin with --key-stdin)",
+                access::KEY_VARIABLE
+            )
+        })?
+    };
+    access::check_key(&key)?;
+    Ok(key)
 }
 
 /// One JSON line on stdout, flushed (the parent reads it).
@@ -101,6 +144,14 @@ fn main() -> ExitCode {
         Err(message) => {
             eprintln!("{message}");
             return ExitCode::from(64);
+        }
+    };
+    // First, before any thread starts: the environment is changed here.
+    let key = match read_key(args.key_stdin) {
+        Ok(key) => key,
+        Err(message) => {
+            announce(&serde_json::json!({ "error": message }));
+            return ExitCode::from(2);
         }
     };
     // Read before watching stdin: a parent that gives none would end us before we say why.
@@ -169,7 +220,8 @@ fn main() -> ExitCode {
             "template": info.template_note,
             "memory": info.memory_note,
         }));
-        axum::serve(listener, server::router(jobs, info)).await
+        let access = access::Access::new(key, port);
+        axum::serve(listener, server::router(jobs, info, access)).await
     });
     match served {
         Ok(()) => ExitCode::SUCCESS,
@@ -214,5 +266,11 @@ mod tests {
         assert!(args("--gpu")
             .unwrap_err()
             .starts_with("unknown argument `--gpu`"));
+        assert!(args("--model m --key-stdin").unwrap().key_stdin);
+        assert!(!args("--model m").unwrap().key_stdin);
+        // A key on the command line is refused, saying where it goes instead.
+        let e = args("--model m --key 0123456789abcdef0123456789abcdef").unwrap_err();
+        assert!(e.contains("never given on the command line"), "{e}");
+        assert!(e.contains("ARTIFACTFLOW_RUNTIME_KEY"), "{e}");
     }
 }

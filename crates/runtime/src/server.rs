@@ -2,6 +2,11 @@
 //! `POST /v1/chat/completions` (server-sent events when `stream` is true, usage in the last
 //! event). A job that fails before its first text is an HTTP error with an OpenAI-style body; one
 //! that fails later ends its stream with an `error` event.
+//!
+//! Every route is behind `access::guard` (the per-launch key and the runtime's own `Host`).
+//! A request is bounded whatever it asks: `max_tokens` by the context, its time on the model
+//! thread by [`request_time_limit`] (requests are served one at a time, so one request's
+//! length is every other request's wait), its grammar and triggers by `guide`.
 
 use std::convert::Infallible;
 use std::sync::mpsc;
@@ -15,9 +20,11 @@ use axum::{Json, Router};
 use serde_json::{json, Value};
 use tokio::sync::mpsc as tmpsc;
 
+use crate::access::{self, Access};
 use crate::chat::{Message, ToolCallIn};
+use crate::guide;
 use crate::template::{Call, Calls};
-use crate::worker::{Event, Finish, Grammar, Info, Job};
+use crate::worker::{Event, Finish, Grammar, Info, Job, JobError};
 
 /// Events a job may queue before the HTTP side reads them.
 const EVENT_QUEUE: usize = 64;
@@ -28,12 +35,24 @@ struct Shared {
     info: Info,
 }
 
-/// The routes, over the worker's job queue.
-pub fn router(jobs: mpsc::Sender<Job>, info: Info) -> Router {
+/// The longest a request may keep the model thread: `ARTIFACTFLOW_RUNTIME_REQUEST_SECS`, else
+/// 20 minutes (a long answer on a slow processor; the app's own runs stop far sooner).
+pub fn request_time_limit() -> std::time::Duration {
+    let secs = std::env::var("ARTIFACTFLOW_RUNTIME_REQUEST_SECS")
+        .ok()
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .unwrap_or(1200.0);
+    std::time::Duration::from_secs_f64(secs)
+}
+
+/// The routes, over the worker's job queue, each behind the access guard.
+pub fn router(jobs: mpsc::Sender<Job>, info: Info, access: Access) -> Router {
     Router::new()
         .route("/v1/models", get(models))
         .route("/v1/chat/completions", post(chat))
         .with_state(Shared { jobs, info })
+        .layer(axum::middleware::from_fn_with_state(access, access::guard))
 }
 
 async fn models(State(shared): State<Shared>) -> Json<Value> {
@@ -48,6 +67,24 @@ async fn models(State(shared): State<Shared>) -> Json<Value> {
             "meta": {"n_ctx_train": info.n_ctx_train},
         }],
     }))
+}
+
+/// A failed job as an HTTP answer: the request's fault is a 400, the runtime's a 500.
+fn job_error(failed: &JobError) -> Response {
+    let status = if failed.by_request {
+        StatusCode::BAD_REQUEST
+    } else {
+        StatusCode::INTERNAL_SERVER_ERROR
+    };
+    error(status, &failed.message)
+}
+
+fn error_type(failed: &JobError) -> &'static str {
+    if failed.by_request {
+        "invalid_request_error"
+    } else {
+        "server_error"
+    }
 }
 
 fn error(status: StatusCode, message: &str) -> Response {
@@ -136,6 +173,8 @@ fn tools(body: &Value) -> Result<Vec<Value>, String> {
 /// The request's grammar, in llama.cpp server's fields: `grammar` (GBNF), and with
 /// `grammar_lazy: true` the `grammar_triggers` that turn it on (`{"type": "pattern", "value":
 /// regex}` or `{"type": "word", "value": text}`; llama.cpp's numbers 1–3 for the types too).
+/// Sizes are bounded and every pattern compiled here: a request the runtime cannot follow is
+/// a 400 before any work (see `guide`).
 fn grammar(body: &Value) -> Result<Option<Grammar>, String> {
     let Some(text) = body.get("grammar").filter(|g| !g.is_null()) else {
         return Ok(None);
@@ -147,6 +186,14 @@ fn grammar(body: &Value) -> Result<Option<Grammar>, String> {
     if text.contains('\0') {
         return Err("`grammar` must not contain a NUL character".into());
     }
+    if text.len() > guide::MAX_GRAMMAR_BYTES {
+        return Err(format!(
+            "`grammar` is {} bytes; this runtime takes grammars of at most {} bytes",
+            text.len(),
+            guide::MAX_GRAMMAR_BYTES
+        ));
+    }
+    guide::check_grammar(text)?;
     let lazy = body
         .get("grammar_lazy")
         .and_then(Value::as_bool)
@@ -158,6 +205,13 @@ fn grammar(body: &Value) -> Result<Option<Grammar>, String> {
             .and_then(Value::as_array)
             .filter(|l| !l.is_empty())
             .ok_or("a lazy grammar needs `grammar_triggers`")?;
+        if list.len() > guide::MAX_TRIGGERS {
+            return Err(format!(
+                "{} `grammar_triggers`; at most {}",
+                list.len(),
+                guide::MAX_TRIGGERS
+            ));
+        }
         for t in list {
             let value = t
                 .get("value")
@@ -167,16 +221,14 @@ fn grammar(body: &Value) -> Result<Option<Grammar>, String> {
             let kind = t.get("type");
             let pattern =
                 match (kind.and_then(Value::as_str), kind.and_then(Value::as_u64)) {
-                    (Some("word"), _) | (_, Some(1)) => escape_regex(value),
-                    (Some("pattern" | "pattern_full"), _) | (_, Some(2 | 3)) => {
-                        check_pattern(value)?;
-                        value.to_string()
-                    }
+                    (Some("word"), _) | (_, Some(1)) => guide::escape(value),
+                    (Some("pattern" | "pattern_full"), _) | (_, Some(2 | 3)) => value.to_string(),
                     _ => return Err(
                         "a trigger's `type` must be `word` or `pattern` (tokens are not supported)"
                             .into(),
                     ),
                 };
+            guide::compile_trigger(&pattern)?;
             triggers.push(pattern);
         }
     }
@@ -184,52 +236,6 @@ fn grammar(body: &Value) -> Result<Option<Grammar>, String> {
         text: text.to_string(),
         triggers,
     }))
-}
-
-/// `text` as a regular expression matching exactly it.
-fn escape_regex(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if "\\^$.|?*+()[]{}".contains(c) {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// llama.cpp builds a C++ `std::regex` from each trigger and stops the whole process on one it
-/// cannot read, so a pattern is checked here first: brackets and parentheses balanced, no
-/// trailing backslash. (The grammars the engine sends use one fixed, valid pattern; this keeps
-/// any other client from ending the runtime.)
-fn check_pattern(pattern: &str) -> Result<(), String> {
-    let bad = || {
-        format!("the trigger pattern {pattern:?} is not a regular expression this runtime accepts")
-    };
-    let mut depth = 0i32;
-    let mut chars = pattern.chars();
-    let mut in_class = false;
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => {
-                chars.next().ok_or_else(bad)?;
-            }
-            '[' if !in_class => in_class = true,
-            ']' if in_class => in_class = false,
-            '(' if !in_class => depth += 1,
-            ')' if !in_class => {
-                depth -= 1;
-                if depth < 0 {
-                    return Err(bad());
-                }
-            }
-            _ => {}
-        }
-    }
-    if depth != 0 || in_class {
-        return Err(bad());
-    }
-    Ok(())
 }
 
 fn finish_name(finish: Finish) -> &'static str {
@@ -254,9 +260,10 @@ async fn chat(State(shared): State<Shared>, Json(body): Json<Value>) -> Response
         Err(message) => return error(StatusCode::BAD_REQUEST, &message),
     };
     let number = |key: &str| body.get(key).and_then(Value::as_f64);
+    // Never more than the context holds (the worker also stops where the context is full).
     let max_tokens = number("max_completion_tokens")
         .or_else(|| number("max_tokens"))
-        .map(|n| n.clamp(1.0, f64::from(u32::MAX)) as u32);
+        .map(|n| n.clamp(1.0, f64::from(shared.info.n_ctx.max(1))) as u32);
     let temperature = number("temperature").unwrap_or(0.7) as f32;
     let seed = number("seed").map_or(0x5eed, |s| s as u32);
     let stream = body.get("stream").and_then(Value::as_bool).unwrap_or(false);
@@ -278,6 +285,7 @@ async fn chat(State(shared): State<Shared>, Json(body): Json<Value>) -> Response
         temperature,
         seed,
         grammar,
+        time_limit: request_time_limit(),
         events: tx,
     };
     if shared.jobs.send(job).is_err() {
@@ -288,14 +296,7 @@ async fn chat(State(shared): State<Shared>, Json(body): Json<Value>) -> Response
     }
     // The first event decides between an HTTP error and an answer.
     let first = match rx.recv().await {
-        Some(Event::Error(message)) => {
-            let status = if message.contains("does not fit") || message.contains("grammar") {
-                StatusCode::BAD_REQUEST
-            } else {
-                StatusCode::INTERNAL_SERVER_ERROR
-            };
-            return error(status, &message);
-        }
+        Some(Event::Error(failed)) => return job_error(&failed),
         Some(event) => event,
         None => {
             return error(
@@ -394,10 +395,10 @@ async fn chat(State(shared): State<Shared>, Json(body): Json<Value>) -> Response
                             out.push_str("data: [DONE]\n\n");
                             (out, true)
                         }
-                        Some(Event::Error(message)) => (
+                        Some(Event::Error(failed)) => (
                             format!(
                                 "data: {}\n\n",
-                                json!({"error": {"message": message, "type": "server_error"}})
+                                json!({"error": {"message": failed.message, "type": error_type(&failed)}})
                             ),
                             true,
                         ),
@@ -492,9 +493,7 @@ async fn whole(
                 }))
                 .into_response();
             }
-            Some(Event::Error(message)) => {
-                return error(StatusCode::INTERNAL_SERVER_ERROR, &message)
-            }
+            Some(Event::Error(failed)) => return job_error(&failed),
             None => {
                 return error(
                     StatusCode::INTERNAL_SERVER_ERROR,
@@ -527,6 +526,25 @@ mod tests {
         .unwrap()
         .unwrap();
         assert_eq!(lazy.triggers, ["<tool_call>[ \\n]{0,16}$", "a\\.b"]);
+        // Patterns that ended the process inside llama.cpp, and sizes past the bounds.
+        for pattern in ["a{2,1}", "*x", "\\1"] {
+            let e = grammar(&json!({"grammar": "root ::= x", "grammar_lazy": true,
+                                    "grammar_triggers": [{"type": "pattern", "value": pattern}]}))
+            .unwrap_err();
+            assert!(e.contains("not a regular expression"), "{pattern}: {e}");
+        }
+        let huge = format!("root ::= \"{}\"", "x".repeat(guide::MAX_GRAMMAR_BYTES));
+        assert!(grammar(&json!({"grammar": huge}))
+            .unwrap_err()
+            .contains("at most"));
+        let many: Vec<Value> = (0..40)
+            .map(|i| json!({"type": "word", "value": format!("w{i}")}))
+            .collect();
+        assert!(grammar(
+            &json!({"grammar": "root ::= x", "grammar_lazy": true, "grammar_triggers": many})
+        )
+        .unwrap_err()
+        .contains("at most 32"));
         for (body, says) in [
             (json!({"grammar": 3}), "GBNF"),
             (

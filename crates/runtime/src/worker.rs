@@ -24,7 +24,7 @@ use llama_cpp_2::token::LlamaToken;
 use tokio::sync::mpsc as tmpsc;
 
 use crate::chat::Message;
-use crate::template;
+use crate::{guide, template};
 
 /// Tokens decoded per batch while reading a prompt (the client is checked between batches).
 const BATCH: usize = 512;
@@ -109,6 +109,9 @@ pub struct Job {
     pub seed: u32,
     /// A grammar the answer must follow, if any.
     pub grammar: Option<Grammar>,
+    /// How long the job may run once the model thread takes it up (reading the prompt and
+    /// answering); past it the answer ends as if it had reached its token limit.
+    pub time_limit: std::time::Duration,
     /// Where the answer goes.
     pub events: tmpsc::Sender<Event>,
 }
@@ -119,7 +122,8 @@ pub struct Grammar {
     /// The rules.
     pub text: String,
     /// Regular expressions that turn the grammar on once the answer so far matches one (it
-    /// then applies from where the match starts); empty: it applies from the first token.
+    /// then applies from where the match starts); empty: it applies from the first token. Read
+    /// by the runtime itself (see `guide`), never by llama.cpp.
     pub triggers: Vec<String>,
 }
 
@@ -128,7 +132,7 @@ pub struct Grammar {
 pub enum Finish {
     /// The model ended its answer.
     Stop,
-    /// `max_tokens`, or the context is full.
+    /// `max_tokens`, the context is full, or the job's time limit has passed.
     Length,
 }
 
@@ -152,7 +156,17 @@ pub enum Event {
         guided: bool,
     },
     /// The job failed (before or during generation).
-    Error(String),
+    Error(JobError),
+}
+
+/// Why a job failed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobError {
+    /// What went wrong, for the client.
+    pub message: String,
+    /// The request asked for something that cannot be done (a 400), not a failure of the
+    /// runtime (a 500).
+    pub by_request: bool,
 }
 
 /// Load the model on a thread of its own; returns the job queue and what was loaded, or why
@@ -261,6 +275,7 @@ fn run(settings: Settings, jobs: mpsc::Receiver<Job>, info_tx: mpsc::Sender<Resu
         template,
         source,
         cached: Vec::new(),
+        bytes: None,
     };
     // The context (and its KV cache, the prefix kept between requests) is dropped when the
     // machine runs short of memory between requests, which gives that memory back; the next
@@ -285,9 +300,12 @@ fn run(settings: Settings, jobs: mpsc::Receiver<Job>, info_tx: mpsc::Sender<Resu
             match model.new_context(&backend, params.clone()) {
                 Ok(made) => ctx = Some(made),
                 Err(e) => {
-                    let _ = events.blocking_send(Event::Error(format!(
-                        "cannot make a {n_ctx}-token context again ({e}): memory is short; close other programs or lower context_window"
-                    )));
+                    let _ = events.blocking_send(Event::Error(JobError {
+                        message: format!(
+                            "cannot make a {n_ctx}-token context again ({e}): memory is short; close other programs or lower context_window"
+                        ),
+                        by_request: false,
+                    }));
                     continue;
                 }
             }
@@ -299,7 +317,14 @@ fn run(settings: Settings, jobs: mpsc::Receiver<Job>, info_tx: mpsc::Sender<Resu
         let _ = match outcome {
             Ok(done) => events.blocking_send(done),
             Err(Failure::Gone) => Ok(()),
-            Err(Failure::Message(message)) => events.blocking_send(Event::Error(message)),
+            Err(Failure::Message(message)) => events.blocking_send(Event::Error(JobError {
+                message,
+                by_request: false,
+            })),
+            Err(Failure::Request(message)) => events.blocking_send(Event::Error(JobError {
+                message,
+                by_request: true,
+            })),
         };
     }
 }
@@ -363,6 +388,8 @@ enum Failure {
     Gone,
     /// Why the job failed, for the client.
     Message(String),
+    /// What in the request cannot be done, for the client.
+    Request(String),
 }
 
 /// The model, its template and what the context's KV cache holds.
@@ -373,6 +400,9 @@ struct State<'m> {
     source: Option<String>,
     /// The tokens whose keys and values are in the cache, in order from position 0.
     cached: Vec<LlamaToken>,
+    /// For each byte, a token whose text is exactly that byte (made when first needed): how the
+    /// text a trigger matched is spelled out to the grammar.
+    bytes: Option<Vec<Option<LlamaToken>>>,
 }
 
 impl State<'_> {
@@ -403,23 +433,20 @@ impl State<'_> {
     }
 
     fn answer(&mut self, ctx: &mut LlamaContext<'_>, job: Job) -> Result<Event, Failure> {
+        let started = std::time::Instant::now();
         let text = self.prompt(&job.messages, &job.tools)?;
-        // A grammar llama.cpp cannot read fails the request before any work.
-        let grammar = match &job.grammar {
+        // A grammar llama.cpp cannot read, or a trigger the runtime cannot, fails the request
+        // before any work. llama.cpp gets the grammar alone; the triggers are ours.
+        let mut guide = match &job.grammar {
             None => None,
-            Some(g) if g.triggers.is_empty() => {
-                Some(LlamaSampler::grammar(self.model, &g.text, "root"))
-            }
-            Some(g) => Some(LlamaSampler::grammar_lazy_patterns(
-                self.model,
-                &g.text,
-                "root",
-                &g.triggers,
-                &[],
-            )),
-        }
-        .transpose()
-        .map_err(|e| Failure::Message(format!("the grammar cannot be used: {e}")))?;
+            Some(g) => Some(Guide {
+                triggers: guide::Triggers::new(&g.triggers).map_err(Failure::Request)?,
+                grammar: LlamaSampler::grammar(self.model, &g.text, "root")
+                    .map_err(|e| Failure::Request(format!("the grammar cannot be used: {e}")))?,
+                on: g.triggers.is_empty(),
+                written: String::new(),
+            }),
+        };
         let vocab = self.model.vocab();
         let prompt = vocab.tokenize(text.as_bytes(), true, true);
         let n_ctx = ctx.n_ctx() as usize;
@@ -427,7 +454,7 @@ impl State<'_> {
             return Err(Failure::Message("the prompt is empty".into()));
         }
         if prompt.len() >= n_ctx {
-            return Err(Failure::Message(format!(
+            return Err(Failure::Request(format!(
                 "the conversation ({} tokens) does not fit the model's context ({n_ctx} tokens)",
                 prompt.len()
             )));
@@ -456,6 +483,12 @@ impl State<'_> {
             if job.events.is_closed() {
                 return Err(Failure::Gone);
             }
+            if started.elapsed() >= job.time_limit {
+                return Err(Failure::Request(format!(
+                    "reading the prompt took longer than this runtime's limit of {} s a request",
+                    job.time_limit.as_secs()
+                )));
+            }
             batch.clear();
             let last_chunk = (c + 1) * BATCH >= rest.len();
             for (i, token) in chunk.iter().enumerate() {
@@ -473,7 +506,6 @@ impl State<'_> {
             self.cached.extend_from_slice(chunk);
         }
 
-        let mut grammar = grammar;
         let mut sampler = if job.temperature <= 0.0 {
             LlamaSampler::greedy()
         } else {
@@ -485,35 +517,40 @@ impl State<'_> {
                 LlamaSampler::dist(job.seed),
             ])
         };
-        // Where a lazy grammar took over, watched on the text as it is written (llama.cpp does
-        // not say): its trigger patterns, checked against the end of the answer so far.
-        let triggers: Vec<regex::Regex> = job
-            .grammar
-            .iter()
-            .flat_map(|g| g.triggers.iter())
-            .filter_map(|t| regex::Regex::new(t).ok())
-            .collect();
-        let mut guided = job.grammar.as_ref().is_some_and(|g| g.triggers.is_empty());
-        let mut written = String::new();
-        let limit = job.max_tokens.map_or(usize::MAX, |m| m as usize);
+        // At most what the context has room for, whatever the request asked.
+        let room = n_ctx - prompt.len();
+        let limit = job.max_tokens.map_or(room, |m| (m as usize).min(room));
         let mut produced = 0usize;
         let mut pending: Vec<u8> = Vec::new();
         let finish = loop {
-            let token = pick(ctx, batch.n_tokens() - 1, &mut sampler, grammar.as_mut());
+            let active = guide.as_mut().filter(|g| g.on).map(|g| &mut g.grammar);
+            let token = pick(ctx, batch.n_tokens() - 1, &mut sampler, active)?;
             if vocab.is_eog(token) {
                 break Finish::Stop;
             }
             pending.extend(vocab.token_to_piece(token, false, None));
             let text = take_utf8(&mut pending);
-            if !guided && !triggers.is_empty() && !text.is_empty() {
-                written.push_str(&text);
-                guided = triggers.iter().any(|t| t.is_match(tail(&written, 256)));
+            if let Some(g) = guide.as_mut().filter(|g| !g.on && !text.is_empty()) {
+                g.written.push_str(&text);
+                if let Some(start) = g.triggers.start_in(&g.written) {
+                    let matched = g.written[start..].to_string();
+                    self.start_grammar(&mut g.grammar, &matched)?;
+                    g.on = true;
+                    g.written = String::new();
+                }
             }
             if !text.is_empty() && job.events.blocking_send(Event::Text(text)).is_err() {
                 return Err(Failure::Gone);
             }
             produced += 1;
             if produced >= limit || self.cached.len() + 1 >= n_ctx {
+                break Finish::Length;
+            }
+            if started.elapsed() >= job.time_limit {
+                eprintln!(
+                    "an answer was stopped at this runtime's limit of {} s a request",
+                    job.time_limit.as_secs()
+                );
                 break Finish::Length;
             }
             batch.clear();
@@ -539,9 +576,57 @@ impl State<'_> {
             prompt_tokens: prompt.len() as u32,
             cached_tokens: reuse as u32,
             completion_tokens: produced as u32,
-            guided,
+            guided: guide.is_some_and(|g| g.on),
         })
     }
+
+    /// Turn `grammar` on with the text its trigger matched: spelled out a byte at a time, each
+    /// byte through a token whose text is exactly it, and each checked before the grammar takes
+    /// it (llama.cpp ends the process on a token its grammar has no place for).
+    fn start_grammar(&mut self, grammar: &mut LlamaSampler, matched: &str) -> Result<(), Failure> {
+        let model = self.model;
+        let bytes = self.bytes.get_or_insert_with(|| {
+            let mut table = vec![None; 256];
+            for (token, piece) in model.tokens(true) {
+                if let [b] = piece[..] {
+                    table[usize::from(b)].get_or_insert(token);
+                }
+            }
+            table
+        });
+        for b in matched.bytes() {
+            let token = bytes[usize::from(b)].ok_or_else(|| {
+                Failure::Request(format!(
+                    "the grammar cannot be started: this model has no token for the byte {b:#04x} its trigger matched"
+                ))
+            })?;
+            if !allows(grammar, token) {
+                return Err(Failure::Request(format!(
+                    "the grammar does not accept the text its trigger matched ({matched:?}): \
+                     a lazy grammar must start with what its triggers match"
+                )));
+            }
+            grammar.accept(token);
+        }
+        Ok(())
+    }
+}
+
+/// A job's grammar: off until one of its triggers matches the answer so far (on from the start
+/// when it has none).
+struct Guide {
+    grammar: LlamaSampler,
+    triggers: guide::Triggers,
+    on: bool,
+    /// The answer so far, while the grammar is off.
+    written: String,
+}
+
+/// Whether `grammar` has a place for `token` now.
+fn allows(grammar: &mut LlamaSampler, token: LlamaToken) -> bool {
+    let mut one = LlamaTokenDataArray::new(vec![LlamaTokenData::new(token, 1.0, 0.0)], false);
+    one.apply_sampler(grammar);
+    one.data[0].logit().is_finite()
 }
 
 /// The next token from the logits of output `idx`, accepted into the samplers.
@@ -550,48 +635,46 @@ impl State<'_> {
 /// checked against the grammar alone (one token), and only when the grammar refuses it is the
 /// whole vocabulary filtered by the grammar and the choice made again among what it allows.
 /// Filtering all of a 49,000-token vocabulary on every token cost SmolLM2-135M about 30 % of its
-/// speed; the check costs next to nothing, and a lazy grammar waiting for its trigger allows
-/// everything.
+/// speed; the check costs next to nothing. A grammar that allows no token at all ends the
+/// request: llama.cpp would end the process on whatever token were given to it.
 fn pick(
     ctx: &LlamaContext<'_>,
     idx: i32,
     sampler: &mut LlamaSampler,
     grammar: Option<&mut LlamaSampler>,
-) -> LlamaToken {
+) -> Result<LlamaToken, Failure> {
     let Some(grammar) = grammar else {
         // `sample` accepts the token into the sampler too.
-        return sampler.sample(ctx, idx);
+        return Ok(sampler.sample(ctx, idx));
     };
     let mut all = ctx.token_data_array_ith(idx);
     all.apply_sampler(sampler);
-    let mut token = all.selected_token();
-    if let Some(t) = token {
-        let mut one = LlamaTokenDataArray::new(vec![LlamaTokenData::new(t, 1.0, 0.0)], false);
-        one.apply_sampler(grammar);
-        if !one.data[0].logit().is_finite() {
-            token = None;
+    let chosen = all.selected_token().filter(|t| allows(grammar, *t));
+    let token = match chosen {
+        Some(token) => token,
+        None => {
+            let mut allowed = ctx.token_data_array_ith(idx);
+            allowed.apply_sampler(grammar);
+            if !allowed.data.iter().any(|d| d.logit().is_finite()) {
+                return Err(Failure::Request(
+                    "the grammar allows no token of this model at this point of the answer".into(),
+                ));
+            }
+            allowed.apply_sampler(sampler);
+            allowed
+                .selected_token()
+                .filter(|t| allows(grammar, *t))
+                .ok_or_else(|| {
+                    Failure::Request(
+                        "the sampler found no token the grammar allows at this point of the answer"
+                            .into(),
+                    )
+                })?
         }
-    }
-    let token = token.unwrap_or_else(|| {
-        let mut allowed = ctx.token_data_array_ith(idx);
-        allowed.apply_sampler(grammar);
-        allowed.apply_sampler(sampler);
-        allowed
-            .selected_token()
-            .unwrap_or_else(|| LlamaToken::new(0))
-    });
+    };
     grammar.accept(token);
     sampler.accept(token);
-    token
-}
-
-/// At most the last `bytes` bytes of `text`, from a character boundary.
-fn tail(text: &str, bytes: usize) -> &str {
-    let mut start = text.len().saturating_sub(bytes);
-    while !text.is_char_boundary(start) {
-        start += 1;
-    }
-    &text[start..]
+    Ok(token)
 }
 
 /// The longest complete UTF-8 text at the start of `bytes`, taken out of it (a token may end
@@ -620,16 +703,7 @@ fn take_utf8(bytes: &mut Vec<u8>) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{context_for, tail, take_utf8};
-
-    #[test]
-    fn the_tail_of_a_text_starts_on_a_character() {
-        assert_eq!(tail("abc", 10), "abc");
-        assert_eq!(tail("abc", 2), "bc");
-        // "€" is three bytes: a cut inside it moves to the next character.
-        assert_eq!(tail("a€b", 3), "b");
-        assert_eq!(tail("a€b", 4), "€b");
-    }
+    use super::{context_for, take_utf8};
 
     #[test]
     fn the_context_is_the_smallest_of_trained_asked_and_what_memory_holds() {
