@@ -8,13 +8,19 @@
 //!
 //! and misbehaves on request ([`Behaviour`]): 404s, an HTML error page, a body cut short (a
 //! number of times, then whole), a slow rate, 5xx answers, a range ignored, a wrong hash listed,
-//! no tree API. It records every request (method, path, `Range`, whether a token came).
+//! no tree API, a token required, every address redirected to another server, and API answers
+//! (search, tree) of any size, made as they are sent so that the stand-in holds none of it. It
+//! records every request (method, path, `Host`, `Range`, the `Authorization` header).
+//!
+//! Its requests may come through it as an HTTP proxy (`HTTP_PROXY` naming it, the request line
+//! an absolute URL): the route is the URL's path, and [`HubRequest::host`] the host asked for.
 //!
 //! `GET /_requests` returns the record as JSON and `POST /_behaviour` replaces the behaviour,
 //! for tests in other languages (the `stub-hub` binary).
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -78,6 +84,17 @@ pub struct Behaviour {
     pub wrong_sha256: Option<String>,
     /// The tree API answers 404 (size and hash only in the file's headers).
     pub no_tree: bool,
+    /// Every address answers 401 to a request without an `Authorization` header (a gated
+    /// repository).
+    pub require_token: bool,
+    /// Every address answers 302 to the same path and query under this base URL (as the Hub
+    /// sends files to its CDN, another origin).
+    pub redirect_to: Option<String>,
+    /// The search and tree answers are a JSON array of about this many bytes, of entries the
+    /// library skips (tree: folders; search: repositories of one padded id), made as sent.
+    pub huge_json: Option<u64>,
+    /// With `huge_json`: announce its length in `Content-Length` (else it is sent chunked).
+    pub huge_json_sized: bool,
 }
 
 /// A request the stand-in received.
@@ -91,12 +108,18 @@ pub struct HubRequest {
     pub range: Option<String>,
     /// Whether an `Authorization` header came.
     pub authorized: bool,
+    /// The `Authorization` header, as it came.
+    pub authorization: Option<String>,
+    /// The `Host` header (the host a proxied request was for).
+    pub host: Option<String>,
 }
 
 struct Shared {
     files: Vec<HubFile>,
     behaviour: Mutex<Behaviour>,
     requests: Mutex<Vec<HubRequest>>,
+    /// Bytes of `huge_json` answers handed to the connection so far.
+    huge_sent: AtomicU64,
 }
 
 /// The running stand-in.
@@ -129,6 +152,7 @@ impl StubHub {
             files,
             behaviour: Mutex::default(),
             requests: Mutex::default(),
+            huge_sent: AtomicU64::new(0),
         });
         let app = Router::new()
             .route("/api/models", get(search))
@@ -139,6 +163,10 @@ impl StubHub {
             )
             .route("/_requests", get(requests))
             .route("/_behaviour", post(set_behaviour))
+            .layer(axum::middleware::from_fn_with_state(
+                Arc::clone(&shared),
+                gate,
+            ))
             .with_state(Arc::clone(&shared));
         let task = tokio::spawn(async move {
             let _ = axum::serve(listener, app).await;
@@ -160,6 +188,12 @@ impl StubHub {
         self.shared.requests.lock().unwrap().clone()
     }
 
+    /// Bytes of `huge_json` answers handed to the connection so far: what a client that stops
+    /// reading leaves unsent is not counted (only what the socket's buffers took).
+    pub fn huge_json_sent(&self) -> u64 {
+        self.shared.huge_sent.load(Ordering::Relaxed)
+    }
+
     /// The file requests (`GET` of a `resolve` address) so far.
     pub fn downloads(&self) -> Vec<HubRequest> {
         self.requests()
@@ -178,7 +212,103 @@ fn record(shared: &Shared, method: &Method, path: String, headers: &HeaderMap) {
             .and_then(|v| v.to_str().ok())
             .map(str::to_string),
         authorized: headers.contains_key("authorization"),
+        authorization: headers
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string),
+        host: headers
+            .get("host")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string),
     });
+}
+
+/// Before any route: a redirect elsewhere, or a 401 to a request without a token, when the
+/// behaviour asks for one (the request is recorded here, since no route sees it).
+async fn gate(
+    State(shared): State<Arc<Shared>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let path = request.uri().path().to_string();
+    if path.starts_with("/_") {
+        return next.run(request).await;
+    }
+    let behaviour = shared.behaviour.lock().unwrap().clone();
+    let refused = behaviour.require_token && !request.headers().contains_key("authorization");
+    if let Some(base) = behaviour.redirect_to.as_deref().filter(|_| !refused) {
+        record(&shared, request.method(), path, request.headers());
+        let query = request
+            .uri()
+            .query()
+            .map(|q| format!("?{q}"))
+            .unwrap_or_default();
+        let to = format!(
+            "{}{}{query}",
+            base.trim_end_matches('/'),
+            request.uri().path()
+        );
+        return (StatusCode::FOUND, [("location", to)]).into_response();
+    }
+    if refused {
+        record(&shared, request.method(), path, request.headers());
+        return (
+            StatusCode::UNAUTHORIZED,
+            Json(serde_json::json!({"error": "Access to this repository is restricted."})),
+        )
+            .into_response();
+    }
+    next.run(request).await
+}
+
+/// A JSON array of about `size` bytes: `entry` repeated, then `last`; made as it is sent, and
+/// what it hands to the connection counted in `shared.huge_sent`.
+fn huge_json(
+    shared: &Arc<Shared>,
+    size: u64,
+    sized: bool,
+    entry: serde_json::Value,
+    last: serde_json::Value,
+) -> Response {
+    let entry = format!("{entry},").into_bytes();
+    let last = format!("{last}]").into_bytes();
+    let count = size.div_ceil(entry.len() as u64).max(1);
+    let total = 1 + count * entry.len() as u64 + last.len() as u64;
+    // About 64 KB a chunk, as a server writing a big answer would.
+    let per_chunk = (65_536 / entry.len()).max(1) as u64;
+    let shared = Arc::clone(shared);
+    // The state: how many entries are sent, or `None` once the array is closed.
+    let stream = futures::stream::unfold(Some(0u64), move |state| {
+        let Some(sent) = state else {
+            return std::future::ready(None);
+        };
+        let mut chunk = Vec::with_capacity(65_536 + last.len() + 1);
+        if sent == 0 {
+            chunk.push(b'[');
+        }
+        let n = per_chunk.min(count - sent);
+        for _ in 0..n {
+            chunk.extend_from_slice(&entry);
+        }
+        let next = (sent + n < count).then_some(sent + n);
+        if next.is_none() {
+            chunk.extend_from_slice(&last);
+        }
+        shared
+            .huge_sent
+            .fetch_add(chunk.len() as u64, Ordering::Relaxed);
+        std::future::ready(Some((
+            Ok::<_, std::io::Error>(axum::body::Bytes::from(chunk)),
+            next,
+        )))
+    });
+    let mut resp = Response::builder()
+        .status(StatusCode::OK)
+        .header("content-type", "application/json");
+    if sized {
+        resp = resp.header("content-length", total.to_string());
+    }
+    resp.body(Body::from_stream(stream)).unwrap()
 }
 
 async fn requests(State(shared): State<Arc<Shared>>) -> Json<Vec<HubRequest>> {
@@ -198,8 +328,14 @@ async fn search(
     method: Method,
     headers: HeaderMap,
     Query(query): Query<HashMap<String, String>>,
-) -> Json<serde_json::Value> {
+) -> Response {
     record(&shared, &method, "/api/models".into(), &headers);
+    let behaviour = shared.behaviour.lock().unwrap().clone();
+    if let Some(size) = behaviour.huge_json {
+        let entry = serde_json::json!({"id": "pad/pad", "downloads": 0, "pad": "x".repeat(1000)});
+        let last = serde_json::json!({"id": "pad/pad"});
+        return huge_json(&shared, size, behaviour.huge_json_sized, entry, last);
+    }
     let words = query
         .get("search")
         .cloned()
@@ -217,7 +353,7 @@ async fn search(
             })
         })
         .collect();
-    Json(serde_json::Value::Array(found))
+    Json(serde_json::Value::Array(found)).into_response()
 }
 
 async fn tree(
@@ -233,6 +369,12 @@ async fn tree(
         &headers,
     );
     let behaviour = shared.behaviour.lock().unwrap().clone();
+    if let Some(size) = behaviour.huge_json {
+        let entry =
+            serde_json::json!({"type": "directory", "path": "pad", "pad": "x".repeat(1000)});
+        let last = serde_json::json!({"type": "directory", "path": "pad"});
+        return huge_json(&shared, size, behaviour.huge_json_sized, entry, last);
+    }
     let repo = format!("{owner}/{name}");
     let files: Vec<&HubFile> = shared.files.iter().filter(|f| f.repo == repo).collect();
     if behaviour.no_tree || files.is_empty() {

@@ -1,8 +1,9 @@
 //! `stub-hub [--file OWNER/NAME/PATH=LOCAL_FILE]… [--tiny OWNER/NAME/PATH=BYTES]…
-//! [--rate BYTES_PER_SEC] [--port PORT]`: the stand-in Hugging Face Hub of
+//! [--rate BYTES_PER_SEC] [--huge-json BYTES] [--port PORT]`: the stand-in Hugging Face Hub of
 //! [`test_support::hub`] as a process, for tests in other languages. Each `--file` serves
 //! LOCAL_FILE's bytes as PATH of the repository OWNER/NAME; each `--tiny` a small valid GGUF
-//! file ([`test_support::gguf::sized`]) of about BYTES.
+//! file ([`test_support::gguf::sized`]) of about BYTES. `--huge-json` makes every search and
+//! tree answer a JSON array of about BYTES (a hostile or broken mirror), made as it is sent.
 //!
 //! Prints `LISTENING http://127.0.0.1:PORT` once it accepts connections (what `HF_ENDPOINT` is
 //! set to), then serves until killed. `GET /_requests` lists the requests it received;
@@ -14,7 +15,7 @@ use std::process::ExitCode;
 
 use test_support::hub::{Behaviour, HubFile, StubHub};
 
-const USAGE: &str = "usage: stub-hub [--file OWNER/NAME/PATH=LOCAL_FILE]… [--tiny OWNER/NAME/PATH=BYTES]… [--rate BYTES_PER_SEC] [--port PORT]";
+const USAGE: &str = "usage: stub-hub [--file OWNER/NAME/PATH=LOCAL_FILE]… [--tiny OWNER/NAME/PATH=BYTES]… [--rate BYTES_PER_SEC] [--huge-json BYTES] [--port PORT]";
 
 /// `OWNER/NAME/PATH=VALUE` as (`OWNER/NAME`, `PATH`, `VALUE`).
 fn remote(spec: &str) -> Result<(String, String, String), String> {
@@ -32,9 +33,9 @@ fn remote(spec: &str) -> Result<(String, String, String), String> {
     }
 }
 
-fn parse() -> Result<(Vec<HubFile>, Option<u64>, u16), String> {
+fn parse() -> Result<(Vec<HubFile>, Behaviour, u16), String> {
     let mut files = Vec::new();
-    let mut rate = None;
+    let mut behaviour = Behaviour::default();
     let mut port = 0;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -61,9 +62,16 @@ fn parse() -> Result<(Vec<HubFile>, Option<u64>, u16), String> {
             }
             "--rate" => {
                 let v = args.next().ok_or("--rate needs bytes per second")?;
-                rate = Some(
+                behaviour.rate = Some(
                     v.parse()
                         .map_err(|_| format!("--rate: `{v}` is not a number"))?,
+                );
+            }
+            "--huge-json" => {
+                let v = args.next().ok_or("--huge-json needs a number of bytes")?;
+                behaviour.huge_json = Some(
+                    v.parse()
+                        .map_err(|_| format!("--huge-json: `{v}` is not a number of bytes"))?,
                 );
             }
             "--port" => {
@@ -78,12 +86,12 @@ fn parse() -> Result<(Vec<HubFile>, Option<u64>, u16), String> {
     if files.is_empty() {
         return Err("at least one --file or --tiny is needed".into());
     }
-    Ok((files, rate, port))
+    Ok((files, behaviour, port))
 }
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let (files, rate, port) = match parse() {
+    let (files, behaviour, port) = match parse() {
         Ok(a) => a,
         Err(e) => {
             eprintln!("stub-hub: {e}\n{USAGE}");
@@ -97,10 +105,7 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    hub.set(Behaviour {
-        rate,
-        ..Behaviour::default()
-    });
+    hub.set(behaviour);
     println!("LISTENING {}", hub.url);
     let _ = std::io::stdout().flush();
     std::future::pending::<()>().await;
