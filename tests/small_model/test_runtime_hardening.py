@@ -7,6 +7,8 @@ no request can end it, exhaust it or hold it for others. Real processes and raw 
   appears on the command line; a runtime started without a key does not serve;
 - `max_tokens: 4e9` is capped by the context and a request stops at the time limit, so a second
   request is answered;
+- a model file's chat template that loops or builds gigabytes is refused when the runtime
+  starts (it says so in its ready line), and requests with tools are answered all the same;
 - trigger patterns and grammars that ended the process inside llama.cpp (SIGABRT) get a 400 and
   the same process answers the next request; then 1,000 random grammars and patterns (a fixed
   seed, so a failure can be replayed), and the runtime is alive and answering at the end.
@@ -235,3 +237,41 @@ def test_a_thousand_random_grammars_and_patterns_leave_the_runtime_answering(run
     # Both kinds were exercised: the fuzz reached generation, not only the checks.
     assert outcomes[200] >= 50 and outcomes[400] >= 50, outcomes
     print(f"fuzz: {outcomes[200]} answered, {outcomes[400]} refused with 400, the runtime alive")
+
+
+HERMES = Path(__file__).parent / "fixtures" / "hermes_tools.jinja"
+
+
+@pytest.mark.parametrize("payload, says", [
+    # Doubles a 100 MB string: 3.2 GB if let run (the check is killed at 512 MB).
+    ("{% set x = 'a' * 100000000 %}" + "{% set x = x ~ x %}" * 5 + "{{ x | length }}", "MB of memory"),
+    # Ten billion steps.
+    ("{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}", "steps"),
+])
+def test_a_template_past_the_bounds_is_refused_and_tools_still_reach_the_model(cli, tmp_path, payload, says):
+    hostile = tmp_path / "hostile.jinja"
+    hostile.write_text(payload + HERMES.read_text())
+    runtime = Runtime(cli, None, "--chat-template", str(hostile))
+    try:
+        assert runtime.ready["tools"] == "system message", runtime.ready
+        note = runtime.ready["template"] or ""
+        assert "chat template was refused" in note and says in note, runtime.ready
+        weather = {"type": "function", "function": {"name": "get_weather", "parameters": {
+            "type": "object", "properties": {"city": {"type": "string"}}}}}
+        status, answer = runtime.chat({"max_tokens": 4, "temperature": 0, "tools": [weather]})
+        assert status == 200, answer
+        # The tools went in the system message: the prompt is longer than without them.
+        status, plain = runtime.chat({"max_tokens": 4, "temperature": 0})
+        assert answer["usage"]["prompt_tokens"] > plain["usage"]["prompt_tokens"] + 20, (answer, plain)
+        # Memory stayed where it was (the check ran in a process of its own).
+        rss_kb = int(next(line.split()[1] for line in Path(f"/proc/{runtime.proc.pid}/status").read_text().splitlines()
+                          if line.startswith("VmHWM:")))
+        assert rss_kb < 1_000_000, f"the runtime's peak memory was {rss_kb} kB"
+    finally:
+        runtime.stop()
+    # The same file without the payload is used through the template.
+    runtime = Runtime(cli, None, "--chat-template", str(HERMES))
+    try:
+        assert runtime.ready["tools"] == "template" and runtime.ready["template"] is None, runtime.ready
+    finally:
+        runtime.stop()

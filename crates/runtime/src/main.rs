@@ -42,6 +42,7 @@
 mod access;
 mod chat;
 mod guide;
+mod probe;
 mod server;
 mod template;
 mod worker;
@@ -139,6 +140,10 @@ fn announce(line: &serde_json::Value) {
 }
 
 fn main() -> ExitCode {
+    // The runtime's own check of a chat template, in a process of its own (see `probe`).
+    if std::env::args().nth(1).as_deref() == Some("--check-template") {
+        return probe::serve();
+    }
     let args = match parse_args(std::env::args().skip(1)) {
         Ok(args) => args,
         Err(message) => {

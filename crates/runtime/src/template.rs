@@ -16,6 +16,14 @@
 //!   and the model's template renders the turns.
 //!
 //! [`Calls`] then takes the answer's `<tool_call>` blocks out of its text as they stream.
+//!
+//! A model file's template is a program someone else wrote. Rendering it is bounded: in steps
+//! (minijinja's fuel, [`FUEL`]), in nesting ([`RECURSION`]) and in what it writes ([`output_cap`]);
+//! a render past a bound fails and the runtime falls back to writing the tools in the system
+//! message. Memory cannot be bounded from inside (one step may build a 100 MB string), so a
+//! template is first tried on a probe conversation in a process of its own
+//! (`artifactflow-runtime --check-template`, see [`check_bounded`] and `probe`), watched for
+//! its memory and time: a template that goes past them there is refused before any request.
 
 use minijinja::value::{Kwargs, Value as JinjaValue};
 use minijinja::{Environment, Error, ErrorKind};
@@ -33,6 +41,52 @@ pub fn takes_tools(source: &str) -> bool {
     source.contains("tools") && source.contains(OPEN)
 }
 
+/// Steps one render may take: a long conversation with many tools takes a few ten thousand in
+/// the templates of real models.
+pub const FUEL: u64 = 2_000_000;
+/// How deep calls and blocks may nest.
+pub const RECURSION: usize = 64;
+
+/// The most a render may write: a template writes its messages and tools once or twice, and
+/// some framing.
+pub fn output_cap(messages: &[Message], tools: &[Value]) -> usize {
+    let input: usize = messages
+        .iter()
+        .map(|m| {
+            m.content.len()
+                + m.tool_calls
+                    .iter()
+                    .map(|c| c.arguments.len() + c.name.len())
+                    .sum::<usize>()
+        })
+        .sum::<usize>()
+        + tools.iter().map(|t| t.to_string().len()).sum::<usize>();
+    (1 << 20) + 4 * input
+}
+
+/// A render that went past a bound, and which.
+pub const OVER_BOUNDS: &str = "went past the runtime's bounds";
+
+/// Writes into a string until the cap, then fails the render.
+struct Capped {
+    out: Vec<u8>,
+    cap: usize,
+}
+
+impl std::io::Write for Capped {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.out.len() + buf.len() > self.cap {
+            return Err(std::io::Error::other("output cap"));
+        }
+        self.out.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 /// Why `source` is not a Jinja template this runtime can render, if it is not.
 pub fn check(source: &str) -> Result<(), String> {
     let mut env = Environment::new();
@@ -48,6 +102,8 @@ pub fn check(source: &str) -> Result<(), String> {
 /// the prompt, and a template writing it too would double it.
 pub fn render(source: &str, messages: &[Message], tools: &[Value]) -> Result<String, String> {
     let mut env = Environment::new();
+    env.set_fuel(Some(FUEL));
+    env.set_recursion_limit(RECURSION);
     env.set_trim_blocks(true);
     env.set_lstrip_blocks(true);
     env.set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);
@@ -63,17 +119,87 @@ pub fn render(source: &str, messages: &[Message], tools: &[Value]) -> Result<Str
     let template = env
         .get_template("chat")
         .map_err(|e| format!("the chat template cannot be read: {e}"))?;
+    let mut out = Capped {
+        out: Vec::new(),
+        cap: output_cap(messages, tools),
+    };
     let messages: Vec<Value> = messages.iter().map(jinja_message).collect();
     let tools = (!tools.is_empty()).then_some(tools);
-    template
-        .render(minijinja::context! {
+    let rendered = template.render_to_write(
+        minijinja::context! {
             messages => messages,
             tools => tools,
             add_generation_prompt => true,
             bos_token => "",
             eos_token => "",
+        },
+        &mut out,
+    );
+    match rendered {
+        Ok(_) => String::from_utf8(out.out)
+            .map_err(|_| "the chat template wrote text that is not UTF-8".to_string()),
+        Err(e) if e.kind() == ErrorKind::OutOfFuel => Err(format!(
+            "the chat template {OVER_BOUNDS}: it took more than {FUEL} steps"
+        )),
+        // Writing fails only at the cap.
+        Err(e) if e.kind() == ErrorKind::WriteFailure => Err(format!(
+            "the chat template {OVER_BOUNDS}: it wrote more than {} bytes",
+            out.cap
+        )),
+        Err(e) if e.to_string().contains("recursion limit") => Err(format!(
+            "the chat template {OVER_BOUNDS}: it nested deeper than {RECURSION}"
+        )),
+        Err(e) => Err(format!("the chat template failed: {e}")),
+    }
+}
+
+/// Whether `source` stays within the bounds on a probe conversation: a system message, turns,
+/// earlier calls and their results, and tools, as an agent's request has them. Only going past a
+/// bound counts: a template that refuses this conversation (`raise_exception`) fails its
+/// requests one by one, and they fall back as any failed render does.
+pub fn check_bounded(source: &str) -> Result<(), String> {
+    let call = |n: usize| crate::chat::ToolCallIn {
+        id: format!("call_{n}"),
+        name: format!("tool_{}", n % 4),
+        arguments: format!("{{\"query\": \"probe {n}\", \"count\": {n}}}"),
+    };
+    let mut messages = vec![Message {
+        role: "system".into(),
+        content: "You are a careful assistant. ".repeat(40),
+        ..Message::default()
+    }];
+    for n in 0..12 {
+        messages.push(Message {
+            role: "user".into(),
+            content: format!("Question {n}: {}", "what is in the notes? ".repeat(20)),
+            ..Message::default()
+        });
+        messages.push(Message {
+            role: "assistant".into(),
+            content: String::new(),
+            tool_calls: vec![call(n)],
+            ..Message::default()
+        });
+        messages.push(Message {
+            role: "tool".into(),
+            content: format!("result {n}: {}", "a line of a result. ".repeat(30)),
+            tool_call_id: Some(format!("call_{n}")),
+            ..Message::default()
+        });
+    }
+    let tools: Vec<Value> = (0..8)
+        .map(|n| {
+            json!({"type": "function", "function": {
+                "name": format!("tool_{n}"), "description": "A tool of the probe. ".repeat(5),
+                "parameters": {"type": "object", "properties": {
+                    "query": {"type": "string", "description": "What to look for"},
+                    "count": {"type": "integer"}}, "required": ["query"]}}})
         })
-        .map_err(|e| format!("the chat template failed: {e}"))
+        .collect();
+    match render(source, &messages, &tools) {
+        Err(e) if e.contains(OVER_BOUNDS) => Err(e),
+        _ => Ok(()),
+    }
 }
 
 /// A message as chat templates read it: arguments of calls as objects.
@@ -403,6 +529,33 @@ Write calls as <tool_call>{"name": ..., "arguments": ...}</tool_call><|im_end|>
         </tool_response><|im_end|>
         <|im_start|>assistant
         "###);
+    }
+
+    #[test]
+    fn a_template_past_the_bounds_is_stopped_and_said_so() {
+        // An endless loop of steps, a doubling string written out, and deep recursion.
+        let looping =
+            "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}";
+        let e = render(looping, &history(), &tools()).unwrap_err();
+        assert!(e.contains(OVER_BOUNDS) && e.contains("steps"), "{e}");
+        let writing = "{% for i in range(100000) %}{{ 'x' * 1000 }}{% endfor %}";
+        let e = render(writing, &history(), &tools()).unwrap_err();
+        assert!(
+            e.contains(OVER_BOUNDS) && e.contains("wrote more than"),
+            "{e}"
+        );
+        let deep = "{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}";
+        let e = render(deep, &history(), &tools()).unwrap_err();
+        assert!(e.contains(OVER_BOUNDS), "{e}");
+        for bad in [looping, writing, deep] {
+            assert!(check_bounded(bad).unwrap_err().contains(OVER_BOUNDS));
+        }
+        // A template of the family, and one that refuses the probe, are not refused.
+        assert_eq!(check_bounded(FAMILY), Ok(()));
+        assert_eq!(
+            check_bounded("{{ raise_exception('roles must alternate') }}"),
+            Ok(())
+        );
     }
 
     #[test]

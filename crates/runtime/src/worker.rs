@@ -253,8 +253,22 @@ fn run(settings: Settings, jobs: mpsc::Receiver<Job>, info_tx: mpsc::Sender<Resu
             Some("the model file has no chat template; ChatML is used".to_string()),
         ),
     };
-    // Its Jinja text, for native calls (see `template`).
+    // Its Jinja text, for native calls (see `template`), when it takes tools and stays within
+    // the bounds in a process of its own (see `probe`).
     let source = template.to_str().ok().map(str::to_string);
+    let mut template_note = template_note;
+    let tools_in_template = match source.as_deref().filter(|s| template::takes_tools(s)) {
+        None => false,
+        Some(text) => match crate::probe::check(text) {
+            Ok(()) => true,
+            Err(why) => {
+                template_note = Some(format!(
+                    "the model file's chat template was refused ({why}); the tools go in the system message"
+                ));
+                false
+            }
+        },
+    };
     let name = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -265,7 +279,7 @@ fn run(settings: Settings, jobs: mpsc::Receiver<Job>, info_tx: mpsc::Sender<Resu
         n_ctx_train,
         template_note,
         memory_note,
-        tools_in_template: source.as_deref().is_some_and(template::takes_tools),
+        tools_in_template,
     };
     if info_tx.send(Ok(info)).is_err() {
         return;
@@ -273,7 +287,7 @@ fn run(settings: Settings, jobs: mpsc::Receiver<Job>, info_tx: mpsc::Sender<Resu
     let mut state = State {
         model: &model,
         template,
-        source,
+        source: source.filter(|_| tools_in_template),
         cached: Vec::new(),
         bytes: None,
     };
@@ -396,7 +410,7 @@ enum Failure {
 struct State<'m> {
     model: &'m LlamaModel,
     template: LlamaChatTemplate,
-    /// The template's text, when it has one.
+    /// The template's text, when it renders tools itself (it takes them, and passed its check).
     source: Option<String>,
     /// The tokens whose keys and values are in the cache, in order from position 0.
     cached: Vec<LlamaToken>,
