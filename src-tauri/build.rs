@@ -93,6 +93,7 @@ fn artifactflow_commands() -> &'static [&'static str] {
         "mcp_view_open",
         "mcp_view_call",
         "mcp_view_cancel",
+        "mcp_view_unmute",
         "mcp_sign_in",
         "mcp_sign_out",
     ]

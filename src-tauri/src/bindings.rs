@@ -41,6 +41,7 @@ pub fn builder() -> Builder<tauri::Wry> {
             commands::views::mcp_view_open,
             commands::views::mcp_view_call,
             commands::views::mcp_view_cancel,
+            commands::views::mcp_view_unmute,
             commands::artifacts::list_artifacts,
             commands::artifacts::artifact_versions,
             commands::artifacts::get_artifact_version,

@@ -364,11 +364,12 @@ async mcpViewOpen(callId: string) : Promise<Result<OpenedView, AppError>> {
 },
 /**
  * The view of the call `call_id` calls its server's tool `name` with `args`: through
- * the gate, asked in the permission dialog as the view of its server. `request_id` (the
- * card's) lets [`mcp_view_cancel`] withdraw it. Returns the server's `CallToolResult`, or one
- * with `isError` saying why the call did not run.
+ * the gate, asked in the permission dialog as the view of its server (every call, one at a
+ * time; none once the view is muted). `request_id` (the card's) lets [`mcp_view_cancel`]
+ * withdraw it. Returns the server's `CallToolResult`, or one with `isError` saying why the
+ * call did not run, and whether the view is muted now.
  */
-async mcpViewCall(callId: string, name: string, args: Partial<{ [key in string]: JsonValue }>, requestId: string) : Promise<Result<JsonValue, AppError>> {
+async mcpViewCall(callId: string, name: string, args: Partial<{ [key in string]: JsonValue }>, requestId: string) : Promise<Result<ViewCallAnswer, AppError>> {
     try {
     return { status: "ok", data: await TAURI_INVOKE("mcp_view_call", { callId, name, args, requestId }) };
 } catch (e) {
@@ -382,6 +383,18 @@ async mcpViewCall(callId: string, name: string, args: Partial<{ [key in string]:
  */
 async mcpViewCancel(requestId: string) : Promise<boolean> {
     return await TAURI_INVOKE("mcp_view_cancel", { requestId });
+},
+/**
+ * Let the view of the call `call_id` ask for its tool calls again after the person refused
+ * three in a row (the card's button). Returns whether it was muted.
+ */
+async mcpViewUnmute(callId: string) : Promise<Result<boolean, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("mcp_view_unmute", { callId }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
 },
 /**
  * One page of the library (newest first, or by relevance when searching).
@@ -2668,7 +2681,12 @@ tool_result: JsonValue | null;
 /**
  * Why the view cannot be shown, for the card (its server was removed from `mcp.json`).
  */
-unavailable: string | null }
+unavailable: string | null; 
+/**
+ * The view's tool calls are refused without asking (the person refused three in a row);
+ * [`mcp_view_unmute`] lets it ask again.
+ */
+calls_muted: boolean }
 /**
  * One parameter of a tool.
  */
@@ -3581,6 +3599,20 @@ line_count: number;
  * When it was made (UTC, RFC 3339).
  */
 created_at: string }
+/**
+ * What a view's tool call came to.
+ */
+export type ViewCallAnswer = { 
+/**
+ * What the view gets back: the server's `CallToolResult`, or one with `isError` saying
+ * why the call did not run or failed.
+ */
+result: JsonValue; 
+/**
+ * The view is muted now (the person refused its calls three times in a row): its further
+ * calls are refused without asking until the person lets it ask again.
+ */
+muted: boolean }
 /**
  * Which view a call has (MCP Apps): what the history, the events and the CLI carry. The app
  * asks for the view itself ([`store::view_of_call`]) when it shows it.

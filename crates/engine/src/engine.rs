@@ -46,6 +46,8 @@ pub struct Engine {
     watcher: Option<ConfigWatcher>,
     /// The forms MCP servers ask for, answered by the app (the hub's elicitation handler).
     elicitations: Arc<ElicitationBroker>,
+    /// What the person has said to each view's tool calls (MCP Apps).
+    view_standings: crate::gate::ViewStandings,
     /// Declared last: dropped after the runs and the watcher, it ends every server's process.
     mcp: Arc<McpHub>,
 }
@@ -129,8 +131,14 @@ impl Engine {
             events,
             watcher,
             elicitations,
+            view_standings: Default::default(),
             mcp,
         })
+    }
+
+    /// What the person has said to each view's tool calls (MCP Apps): which views are muted.
+    pub fn view_standings(&self) -> &crate::gate::ViewStandings {
+        &self.view_standings
     }
 
     /// The runner that runs are started with.

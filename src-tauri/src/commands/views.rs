@@ -3,7 +3,10 @@
 //! scheme (128 random bits, good for a minute), which [`serve_view`] answers once, to a frame
 //! only, with the view's document read from the database and the content security policy its
 //! resource declares ([`engine::mcp::apps::view_csp`]) as a header and as the document's first
-//! element. A view whose server was removed from `mcp.json`, or is now launched differently
+//! element. The policy does not govern resource hints, so the document is served without those
+//! to origins it did not declare ([`engine::mcp::apps::without_undeclared_hints`]) and with DNS
+//! prefetching off (header and element). No header of the MCP server's reaches the frame (an
+//! HTTP `Link` hint included): the document is all that is kept of it. A view whose server was removed from `mcp.json`, or is now launched differently
 //! (another program under the same name), is not served. The card's frame is sandboxed
 //! without `allow-same-origin`, so the view has an origin of its own (not the app's: no IPC,
 //! no storage, no parent to read), no forms, no popups and no top navigation. What the view asks of the host arrives over `postMessage` at the card's
@@ -15,7 +18,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use engine::api::direct::Asker;
-use engine::api::mcp::{call_from_view, ViewCallError};
+use engine::api::mcp::{call_from_view, unmute_view, view_muted, ViewCallAnswer, ViewCallError};
 use serde::Serialize;
 use tauri::http::{header, Response, StatusCode};
 use tauri::State;
@@ -26,6 +29,10 @@ use crate::state::AppState;
 
 /// The scheme views are served from.
 pub const VIEW_SCHEME: &str = "mcp-view";
+
+/// The element that turns DNS prefetching off for the document (the `X-DNS-Prefetch-Control`
+/// header says the same).
+const DNS_PREFETCH_OFF: &str = "<meta http-equiv=\"x-dns-prefetch-control\" content=\"off\">";
 
 /// How long a frame has to load the address [`mcp_view_open`] gave it.
 const TOKEN_LIFETIME: Duration = Duration::from_secs(60);
@@ -121,6 +128,9 @@ pub struct OpenedView {
     pub tool_result: Option<serde_json::Value>,
     /// Why the view cannot be shown, for the card (its server was removed from `mcp.json`).
     pub unavailable: Option<String>,
+    /// The view's tool calls are refused without asking (the person refused three in a row);
+    /// [`mcp_view_unmute`] lets it ask again.
+    pub calls_muted: bool,
 }
 
 /// The address of a served document: `mcp-view://localhost/TOKEN`, or
@@ -173,6 +183,7 @@ pub async fn mcp_view_open(
     };
     Ok(OpenedView {
         url,
+        calls_muted: view_muted(engine, &call_id),
         prefers_border: view.meta.get("prefersBorder") == Some(&serde_json::Value::Bool(true)),
         server: view.server,
         resource_uri: view.resource_uri,
@@ -183,9 +194,10 @@ pub async fn mcp_view_open(
 }
 
 /// The view of the call `call_id` calls its server's tool `name` with `args`: through
-/// the gate, asked in the permission dialog as the view of its server. `request_id` (the
-/// card's) lets [`mcp_view_cancel`] withdraw it. Returns the server's `CallToolResult`, or one
-/// with `isError` saying why the call did not run.
+/// the gate, asked in the permission dialog as the view of its server (every call, one at a
+/// time; none once the view is muted). `request_id` (the card's) lets [`mcp_view_cancel`]
+/// withdraw it. Returns the server's `CallToolResult`, or one with `isError` saying why the
+/// call did not run, and whether the view is muted now.
 #[tauri::command]
 #[specta::specta]
 pub async fn mcp_view_call(
@@ -195,7 +207,7 @@ pub async fn mcp_view_call(
     name: String,
     args: serde_json::Map<String, serde_json::Value>,
     request_id: String,
-) -> Result<serde_json::Value, AppError> {
+) -> Result<ViewCallAnswer, AppError> {
     let engine = state.engine()?;
     let timeout = Duration::from_secs(engine.ctx.config().settings.permission_timeout_secs.max(1));
     let cancel = calls.token(&request_id);
@@ -210,6 +222,14 @@ pub async fn mcp_view_call(
         ViewCallError::NoView(_) => AppError::new(ErrorCode::NotFound, e.to_string()),
         ViewCallError::Store(_) => AppError::new(ErrorCode::Database, e.to_string()),
     })
+}
+
+/// Let the view of the call `call_id` ask for its tool calls again after the person refused
+/// three in a row (the card's button). Returns whether it was muted.
+#[tauri::command]
+#[specta::specta]
+pub fn mcp_view_unmute(state: State<'_, AppState>, call_id: String) -> Result<bool, AppError> {
+    Ok(unmute_view(state.engine()?, &call_id))
 }
 
 /// Withdraw the view's tool call `request_id`: a permission request still open is withdrawn
@@ -256,11 +276,23 @@ pub fn serve_view(
     let Some((_, view, html)) = found else {
         return refuse(StatusCode::NOT_FOUND, "no such view");
     };
+    let html = match engine::mcp::apps::without_undeclared_hints(
+        &html,
+        &view.meta,
+        view.local_server,
+    ) {
+        Ok(html) => html,
+        Err(e) => {
+            tracing::warn!(server = %view.server, resource = %view.resource_uri, "view not served: {e}");
+            return refuse(StatusCode::UNPROCESSABLE_ENTITY, &e.to_string());
+        }
+    };
     let csp = engine::mcp::apps::view_csp(&view.meta, view.local_server);
     Response::builder()
         .status(StatusCode::OK)
         .header(header::CONTENT_TYPE, "text/html; charset=utf-8")
         .header("Content-Security-Policy", &csp)
+        .header("X-DNS-Prefetch-Control", "off")
         .header("X-Content-Type-Options", "nosniff")
         .header(header::CACHE_CONTROL, "no-store")
         .header("Referrer-Policy", "no-referrer")
@@ -268,11 +300,14 @@ pub fn serve_view(
         .unwrap_or_default()
 }
 
-/// `html` with `csp` as its first element too, for engines that do not apply a custom scheme's
-/// headers (a policy the view adds itself can only narrow it). After a leading doctype, so the
+/// `html` with `csp` and DNS prefetching off as its first elements too, for engines that do not
+/// apply a custom scheme's headers (a policy the view adds itself can only narrow it; a setting
+/// of its own for DNS prefetching was removed with its hints). After a leading doctype, so the
 /// document keeps its standards mode.
 fn with_policy(html: &str, csp: &str) -> String {
-    let meta = format!("<meta http-equiv=\"Content-Security-Policy\" content=\"{csp}\">");
+    let meta = format!(
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"{csp}\">{DNS_PREFETCH_OFF}"
+    );
     let start = html.len() - html.trim_start().len();
     let rest = &html[start..];
     let doctype = rest
@@ -294,7 +329,8 @@ mod tests {
     #[test]
     fn the_policy_comes_first_after_a_doctype() {
         let csp = "default-src 'none'";
-        let meta = "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'\">";
+        let meta = "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'\">\
+            <meta http-equiv=\"x-dns-prefetch-control\" content=\"off\">";
         assert_eq!(
             with_policy("<!DOCTYPE html><html><p>x</p>", csp),
             format!("<!DOCTYPE html>{meta}<html><p>x</p>")

@@ -91,13 +91,27 @@ pub enum ViewCallError {
     Store(String),
 }
 
+/// What a view's tool call came to.
+#[derive(Debug, Clone, serde::Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct ViewCallAnswer {
+    /// What the view gets back: the server's `CallToolResult`, or one with `isError` saying
+    /// why the call did not run or failed.
+    pub result: serde_json::Value,
+    /// The view is muted now (the person refused its calls three times in a row): its further
+    /// calls are refused without asking until the person lets it ask again.
+    pub muted: bool,
+}
+
 /// The view (MCP Apps) kept with the call `view_call` calls `tool` (its real name on the
-/// view's own server) with `arguments`, through the gate: permission rules, the dialog
-/// (naming the view of its server as the asker), limits, the result stored as any call's,
-/// and a record in the conversation's calls (`view_of` set). A view calls its own server's
-/// tools only, those only views may call included. Returns what the view gets back: the
-/// server's `CallToolResult`, or one with `isError` saying why the call did not run or failed
-/// (a denial, no such tool, a stopped server).
+/// view's own server) with `arguments`, through the gate: permission rules (a deny rule
+/// denies), the dialog (naming the view of its server as the asker) for every call a rule does
+/// not deny, even of an `auto` tool, one question of the view at a time, limits, the result
+/// stored as any call's, and a record in the conversation's calls (`view_of` set). After three
+/// refusals in a row the view is muted: its calls are refused without asking (see
+/// [`unmute_view`]). A view calls its own server's tools only, those only views may call
+/// included. Returns what the view gets back (a denial, no such tool, a stopped server are
+/// results with `isError`) and whether the view is muted.
 pub async fn call_from_view(
     engine: &Engine,
     view_call: &str,
@@ -105,9 +119,40 @@ pub async fn call_from_view(
     arguments: serde_json::Map<String, serde_json::Value>,
     ask: Asker<'_>,
     events: &dyn EventSink,
+) -> Result<ViewCallAnswer, ViewCallError> {
+    let standing = engine.view_standings().of(view_call);
+    let result =
+        view_call_result(engine, view_call, tool, arguments, ask, events, &standing).await?;
+    Ok(ViewCallAnswer {
+        result,
+        muted: standing.is_muted(),
+    })
+}
+
+/// Is the view of the call `view_call` muted (its calls refused without asking)?
+pub fn view_muted(engine: &Engine, view_call: &str) -> bool {
+    engine.view_standings().is_muted(view_call)
+}
+
+/// Let the view of the call `view_call` ask again after it was muted (the person's choice in
+/// its card): its next call is asked for, and three more refusals mute it again. Returns
+/// whether it was muted.
+pub fn unmute_view(engine: &Engine, view_call: &str) -> bool {
+    engine.view_standings().unmute(view_call)
+}
+
+/// [`call_from_view`]'s call, its view's standing `standing`.
+async fn view_call_result(
+    engine: &Engine,
+    view_call: &str,
+    tool: &str,
+    arguments: serde_json::Map<String, serde_json::Value>,
+    ask: Asker<'_>,
+    events: &dyn EventSink,
+    standing: &crate::gate::ViewStanding,
 ) -> Result<serde_json::Value, ViewCallError> {
     use crate::calls::store;
-    use crate::gate::{self, Caller, MadeBy, Subject};
+    use crate::gate::{self, Caller, MadeBy, Subject, ViewCaller};
     let found = engine
         .ctx
         .with_db(|c| store::view_of_call(c, view_call))
@@ -160,7 +205,10 @@ pub async fn call_from_view(
     // "Always allow" for a view's call approves that call only: the conversation's grants
     // are for its agents, and are not used for views either (see the gate's permit).
     let caller = Caller {
-        view_of: Some(&view.server),
+        view: Some(ViewCaller {
+            server: &view.server,
+            standing,
+        }),
         ..Caller::direct(&engine.ctx, events, &conversation, &cancel, false, None)
     };
     let call_id = crate::ids::new_id("call");

@@ -32,9 +32,11 @@ use crate::tools::{
 
 mod attachments;
 mod permit;
+mod view_standing;
 
 pub use attachments::{store_attachments, INLINE_RESOURCE_CHARS};
 use permit::{permit, Asking};
+pub use view_standing::{ViewStanding, ViewStandings, REFUSALS_TO_MUTE};
 
 /// Why a call the user's stop came before did not run.
 pub const STOPPED_BEFORE: &str = "the user stopped the run";
@@ -76,8 +78,18 @@ pub struct Caller<'a> {
     pub remember_always: bool,
     /// The tool context (the editor's records the HTTP exchange); `None` for the usual one.
     pub tool_ctx: Option<&'a ToolContext>,
-    /// The view of this MCP server (MCP Apps) makes the call, not an agent or a person.
-    pub view_of: Option<&'a str>,
+    /// A view (MCP Apps) makes the call, not an agent or a person.
+    pub view: Option<ViewCaller<'a>>,
+}
+
+/// The view (MCP Apps) that makes a call: every call it makes is asked for, one at a time, and
+/// refused without asking once it is muted (see [`ViewStandings`]).
+#[derive(Clone, Copy)]
+pub struct ViewCaller<'a> {
+    /// The MCP server whose view it is.
+    pub server: &'a str,
+    /// What the person has said to its calls so far.
+    pub standing: &'a ViewStanding,
 }
 
 impl<'a> Caller<'a> {
@@ -101,8 +113,13 @@ impl<'a> Caller<'a> {
             cancel,
             remember_always,
             tool_ctx,
-            view_of: None,
+            view: None,
         }
+    }
+
+    /// The MCP server whose view makes the call, if a view makes it.
+    pub fn view_of(&self) -> Option<&'a str> {
+        self.view.map(|v| v.server)
     }
 }
 
@@ -359,7 +376,7 @@ impl Gate {
             duration_ms: duration.as_millis() as u64,
             guided: self.guided,
             view: self.view.clone().map(Box::new),
-            view_of: caller.view_of.map(str::to_string),
+            view_of: caller.view_of().map(str::to_string),
         });
         if let Some(snapshot) = result.metadata.get("artifact_snapshot") {
             caller.events.emit(EngineEvent::ArtifactSnapshot {
@@ -480,7 +497,7 @@ pub async fn run(
         call_id: gate.call_id.clone(),
         tool: name.to_string(),
         params: typed.clone(),
-        view_of: caller.view_of.map(str::to_string),
+        view_of: caller.view_of().map(str::to_string),
     });
     let (progress_tx, mut progress_rx) = tokio::sync::mpsc::unbounded_channel();
     let tool_ctx = ToolContext {
@@ -600,7 +617,7 @@ fn origin(caller: &Caller<'_>, call_id: &str, tool: &dyn Tool) -> CallOrigin {
         agent: caller.agent.map(|a| a.name.clone()).unwrap_or_default(),
         agent_chain: caller.agent_chain.to_vec(),
         depth: caller.depth,
-        view_of: caller.view_of.map(str::to_string),
+        view_of: caller.view_of().map(str::to_string),
     }
 }
 

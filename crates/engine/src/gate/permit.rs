@@ -1,9 +1,12 @@
 //! The permission decision applied to one call: the compiled rules' verdict, the
 //! conversation's grants, and asking the user (with "calls like this" offers) when it is
 //! confirm. Deciding is [`PermissionRules::decide`](crate::permissions::PermissionRules::decide);
-//! asking stays here.
+//! asking stays here. A view's call (MCP Apps) is asked for whenever it is not denied, one
+//! question of that view at a time, and not at all once the view is muted (see the
+//! `view_standing` module).
 
-use super::{deadline_ms, Asker, Caller};
+use super::view_standing::{muted_message, MUTED_REASON};
+use super::{deadline_ms, Asker, Caller, ViewCaller};
 use crate::calls::CallStatus;
 use crate::events::EngineEvent;
 use crate::ids::new_id;
@@ -57,7 +60,8 @@ pub(super) async fn permit(
         grants: &grants,
     });
     match (verdict.action, &verdict.because) {
-        (RuleAction::Allow, _) => None,
+        // A view's call is asked for even when allowed: see below.
+        (RuleAction::Allow, _) if caller.view.is_none() => None,
         (RuleAction::Deny, Because::NotListed) => {
             let why = format!(
                 "tool `{name}` is not available to this agent; use only the tools listed in your instructions"
@@ -82,17 +86,62 @@ pub(super) async fn permit(
                 permissions::denied_message(name, &why),
             ))
         }
-        (RuleAction::Confirm, _) => {
+        (RuleAction::Confirm | RuleAction::Allow, _) => {
             let mut offer = Offer::new(&verdict, tool, name, typed, destination.as_ref(), binding);
-            if caller.view_of.is_some() {
-                // A view's answer is never remembered: the dialog does not offer it.
-                offer.grantable = false;
-                offer.proposed_rule = None;
-                offer.proposal_note = None;
+            match caller.view {
+                None => ask(caller, asker, call, offer).await.refusal,
+                Some(view) => {
+                    // A view's answer is never remembered: the dialog does not offer it.
+                    offer.grantable = false;
+                    offer.proposed_rule = None;
+                    offer.proposal_note = None;
+                    if verdict.action == RuleAction::Allow {
+                        // No rule asks: the view's call is asked for as such.
+                        offer.asking_rule = None;
+                    }
+                    ask_for_view(caller, view, asker, call, offer).await
+                }
             }
-            ask(caller, asker, call, offer).await
         }
     }
+}
+
+/// Ask for `view`'s call, in its turn: refused without asking when the view is muted (or is
+/// muted while the call waits for its turn); the person's answer counts toward muting it.
+async fn ask_for_view(
+    caller: &Caller<'_>,
+    view: ViewCaller<'_>,
+    asker: Asker<'_>,
+    call: Asking<'_>,
+    offer: Offer,
+) -> Option<(CallStatus, String, String)> {
+    let stopped = || {
+        Some((
+            CallStatus::NotRun,
+            "withdrawn while it waited for the view's question before it".to_string(),
+            "not run: the call was withdrawn".to_string(),
+        ))
+    };
+    // The view's call is withdrawn through the caller's token (the card's, when it goes).
+    let _turn = tokio::select! {
+        turn = view.standing.turn() => turn,
+        _ = caller.cancel.cancelled() => return stopped(),
+    };
+    if view.standing.is_muted() {
+        return Some((
+            CallStatus::Denied,
+            MUTED_REASON.to_string(),
+            muted_message(call.name),
+        ));
+    }
+    let asked = ask(caller, asker, call, offer).await;
+    match (asked.answer, asked.resolution) {
+        (Answer::Deny, Resolution::Answered) => view.standing.refused(),
+        (Answer::Approve | Answer::ApproveAlways, _) => view.standing.approved(),
+        // Not the person's answer (withdrawn, timed out, the window gone): not counted.
+        (Answer::Deny, _) => {}
+    }
+    asked.refusal
 }
 
 /// The conversation's grants checked against this call (none when they cannot be read: the
@@ -104,7 +153,7 @@ fn conversation_grants(
 ) -> Vec<GrantCheck> {
     // The conversation's grants are what the person allowed its agents: a view's calls are
     // asked for themselves (and its "always allow" is not kept, see `call_from_view`).
-    if caller.view_of.is_some() {
+    if caller.view.is_some() {
         return Vec::new();
     }
     match caller
@@ -160,13 +209,16 @@ impl Offer {
     }
 }
 
+/// What came of asking: the person's answer, how the question ended, and the call's refusal
+/// when it may not run.
+struct Asked {
+    answer: Answer,
+    resolution: Resolution,
+    refusal: Option<(CallStatus, String, String)>,
+}
+
 /// Ask the user (terminal prompt or broker), announce and resolve the request.
-async fn ask(
-    caller: &Caller<'_>,
-    asker: Asker<'_>,
-    call: Asking<'_>,
-    offer: Offer,
-) -> Option<(CallStatus, String, String)> {
+async fn ask(caller: &Caller<'_>, asker: Asker<'_>, call: Asking<'_>, offer: Offer) -> Asked {
     let Asking {
         call_id,
         name,
@@ -184,7 +236,7 @@ async fn ask(
         stale_grants: offer.stale_grants.clone(),
         proposed_rule: offer.proposed_rule.clone(),
         proposal_note: offer.proposal_note.clone(),
-        view_of: caller.view_of.map(str::to_string),
+        view_of: caller.view_of().map(str::to_string),
     };
     let request_id = new_id("perm");
     let conversation_title = caller
@@ -242,7 +294,7 @@ async fn ask(
             permissions::denied_message(name, why),
         ))
     };
-    match (answer, resolution) {
+    let refusal = match (answer, resolution) {
         (Answer::Approve, _) => None,
         // A rule that asks every time is never loosened: such an answer approves this call.
         (Answer::ApproveAlways, _) if !caller.remember_always || !offer.grantable => None,
@@ -265,6 +317,11 @@ async fn ask(
             "denied by the user".to_string(),
             permissions::denied_message(name, "denied"),
         )),
+    };
+    Asked {
+        answer,
+        resolution,
+        refusal,
     }
 }
 

@@ -571,7 +571,7 @@ impl Runner {
             cancel: scope.cancel,
             remember_always: true,
             tool_ctx: None,
-            view_of: None,
+            view: None,
         }
     }
 

@@ -10,10 +10,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use engine::api::direct::Asker;
-use engine::api::mcp::{call_from_view, ViewCallError};
+use engine::api::mcp::{call_from_view, unmute_view, view_muted, ViewCallAnswer, ViewCallError};
 use engine::calls::CallStatus;
 use engine::conversations::RunStatus;
 use engine::engine::EngineOptions;
+use engine::events::{EngineEvent, EventSink};
 use engine::mcp::ServerStatus;
 use engine::paths::AppPaths;
 use engine::permissions::{Answer, PermissionRequest};
@@ -178,15 +179,25 @@ fn recorded(engine: &Engine, tool: &str) -> engine::calls::CallRecord {
 }
 
 /// The view kept with the call `call` calls its server's `tool` (no arguments), the person
-/// asked through `ask`.
+/// asked through `ask`: what the view gets back, and whether the view is muted now.
+async fn view_answer(
+    engine: &Engine,
+    call: &str,
+    tool: &str,
+    ask: Asker<'_>,
+) -> Result<ViewCallAnswer, ViewCallError> {
+    let sink = engine::events::discard();
+    call_from_view(engine, call, tool, Map::new(), ask, &sink).await
+}
+
+/// [`view_answer`]'s result only: what the view gets back.
 async fn from_view(
     engine: &Engine,
     call: &str,
     tool: &str,
     ask: Asker<'_>,
 ) -> Result<Value, ViewCallError> {
-    let sink = engine::events::discard();
-    call_from_view(engine, call, tool, Map::new(), ask, &sink).await
+    view_answer(engine, call, tool, ask).await.map(|a| a.result)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -404,4 +415,247 @@ async fn a_view_drives_only_the_server_it_came_from() {
         .filter(|c| c["tool"] == "increment")
         .count();
     assert_eq!(increments, 2);
+}
+
+/// The apps server over stdio with `increment` set to `auto` in `mcp.json` (a model's call of
+/// it would run without asking).
+fn auto_increment(log: &Path) -> Value {
+    let mut server = stdio_server(log);
+    server["permissions"] = json!({"increment": "auto"});
+    server
+}
+
+/// Counts the questions it is asked, answering each `answer`.
+#[derive(Clone, Default)]
+struct Person(Arc<Mutex<u32>>);
+
+impl Person {
+    fn answers(&self, answer: Answer) -> Asker<'static> {
+        let asked = self.0.clone();
+        Asker::Now(Box::new(move |_: &PermissionRequest| {
+            *asked.lock().unwrap() += 1;
+            answer
+        }))
+    }
+
+    fn asked(&self) -> u32 {
+        *self.0.lock().unwrap()
+    }
+}
+
+fn increments(log: &Path) -> usize {
+    server_calls(log)
+        .into_iter()
+        .filter(|c| c["tool"] == "increment")
+        .count()
+}
+
+fn write_rules(engine: &Engine, home: &Path, rules: &str) {
+    write(&home.join("config/settings.yaml"), rules);
+    engine.ctx.reload_config();
+    assert!(
+        engine.ctx.config_problems().is_empty(),
+        "{:?}",
+        engine.ctx.config_problems()
+    );
+}
+
+/// A view is asked for every call it makes: a tool set to `auto` and a rule that allows it
+/// do not spare the question (they are the person's choices for agents); a rule that denies
+/// it still denies, without asking.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_call_a_view_makes_is_asked_for_and_a_deny_rule_still_denies() {
+    let log = tempfile::NamedTempFile::new().unwrap().into_temp_path();
+    let (engine, _model, home) = show_counter(|_| auto_increment(&log)).await;
+    let shown = recorded(&engine, "apps.show_counter");
+    let person = Person::default();
+    for n in 1..=5 {
+        let result = from_view(
+            &engine,
+            &shown.call_id,
+            "increment",
+            person.answers(Answer::Approve),
+        )
+        .await
+        .unwrap();
+        assert_eq!(result["structuredContent"], json!({"count": n}), "{result}");
+    }
+    assert_eq!(person.asked(), 5, "5 calls of an auto tool, 5 questions");
+
+    // A global rule that allows it: still asked.
+    write_rules(
+        &engine,
+        home.path(),
+        "permission_rules:\n  - tool: apps.increment\n    action: allow\n",
+    );
+    let result = from_view(
+        &engine,
+        &shown.call_id,
+        "increment",
+        person.answers(Answer::Approve),
+    )
+    .await
+    .unwrap();
+    assert_eq!(result["structuredContent"], json!({"count": 6}), "{result}");
+    assert_eq!(person.asked(), 6);
+
+    // A rule that denies it: denied without asking, and not counted as the person's refusal.
+    write_rules(
+        &engine,
+        home.path(),
+        "permission_rules:\n  - tool: apps.increment\n    action: deny\n",
+    );
+    for _ in 0..4 {
+        let answer = view_answer(
+            &engine,
+            &shown.call_id,
+            "increment",
+            person.answers(Answer::Approve),
+        )
+        .await
+        .unwrap();
+        assert_eq!(answer.result["isError"], json!(true));
+        assert!(
+            text_of(&answer.result).contains("denied by a permission rule"),
+            "{}",
+            answer.result
+        );
+        assert!(!answer.muted, "a rule's denial does not mute the view");
+    }
+    assert_eq!(person.asked(), 6, "a denied call is not asked for");
+    assert_eq!(increments(&log), 6);
+}
+
+/// Three refusals in a row mute a view: its further calls are refused without asking, the view
+/// told why, and none reaches the server; the person can let it ask again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_view_refused_three_times_is_muted_and_its_calls_reach_nobody() {
+    let log = tempfile::NamedTempFile::new().unwrap().into_temp_path();
+    let (engine, _model, _home) = show_counter(|_| auto_increment(&log)).await;
+    let shown = recorded(&engine, "apps.show_counter");
+    let person = Person::default();
+    let mut answers = Vec::new();
+    for _ in 0..8 {
+        answers.push(
+            view_answer(
+                &engine,
+                &shown.call_id,
+                "increment",
+                person.answers(Answer::Deny),
+            )
+            .await
+            .unwrap(),
+        );
+    }
+    assert_eq!(person.asked(), 3, "3 questions, then none");
+    for (i, answer) in answers.iter().enumerate() {
+        assert_eq!(answer.result["isError"], json!(true));
+        let text = text_of(&answer.result);
+        if i < 3 {
+            assert!(text.contains("did not allow"), "{i}: {text}");
+        } else {
+            assert!(
+                text.contains("calls from this view were blocked after three refusals"),
+                "{i}: {text}"
+            );
+        }
+        assert_eq!(answer.muted, i >= 2, "{i}: muted from the third refusal on");
+    }
+    assert_eq!(increments(&log), 0, "no call reached the server");
+    assert!(view_muted(&engine, &shown.call_id));
+    // Each is a call of the conversation, made by the view: 3 refused by the person, 5 blocked.
+    let reasons: Vec<String> = engine
+        .ctx
+        .with_db(|c| engine::calls::store::list(c, "conv"))
+        .unwrap()
+        .into_iter()
+        .filter(|r| r.view_of.is_some())
+        .inspect(|r| assert_eq!(r.status, CallStatus::Denied))
+        .map(|r| r.reason.unwrap_or_default())
+        .collect();
+    assert_eq!(reasons.len(), 8);
+    assert!(
+        reasons[..3].iter().all(|r| r == "denied by the user"),
+        "{reasons:?}"
+    );
+    assert!(
+        reasons[3..].iter().all(|r| r.starts_with("blocked: ")),
+        "{reasons:?}"
+    );
+
+    // Let it ask again: its next call is asked for and runs; an approval starts the count again.
+    assert!(unmute_view(&engine, &shown.call_id));
+    assert!(!view_muted(&engine, &shown.call_id));
+    let answer = view_answer(
+        &engine,
+        &shown.call_id,
+        "increment",
+        person.answers(Answer::Approve),
+    )
+    .await
+    .unwrap();
+    assert_eq!(answer.result["structuredContent"], json!({"count": 1}));
+    assert!(!answer.muted);
+    assert_eq!(person.asked(), 4);
+
+    assert_eq!(
+        increments(&log),
+        1,
+        "only the approved call reached the server"
+    );
+}
+
+/// A view's questions come one at a time: eight calls made at once, each refused through the
+/// permission dialog's broker as it is asked, give three questions (never two open together),
+/// and the five that waited their turn are refused without asking. On one thread, so every
+/// call gets as far as it can before the person answers anything.
+#[tokio::test]
+async fn a_views_questions_come_one_at_a_time() {
+    let log = tempfile::NamedTempFile::new().unwrap().into_temp_path();
+    let (engine, _model, _home) = show_counter(|_| auto_increment(&log)).await;
+    let engine = Arc::new(engine);
+    let shown = recorded(&engine, "apps.show_counter");
+    let (tx, mut asked) = tokio::sync::mpsc::unbounded_channel();
+    let sink: Arc<dyn EventSink> = Arc::new(move |event: EngineEvent| {
+        if let EngineEvent::PermissionRequest { request_id, .. } = event {
+            let _ = tx.send(request_id);
+        }
+    });
+    let calls: Vec<_> = (0..8)
+        .map(|_| {
+            let (engine, sink, call) = (engine.clone(), sink.clone(), shown.call_id.clone());
+            tokio::spawn(async move {
+                let ask = Asker::Broker {
+                    broker: engine.runs.runner().broker(),
+                    timeout: Duration::from_secs(600),
+                    cancel: CancellationToken::new(),
+                };
+                call_from_view(&engine, &call, "increment", Map::new(), ask, sink.as_ref())
+                    .await
+                    .unwrap()
+            })
+        })
+        .collect();
+    // The person answers each question as it comes, noting how many were open then; the
+    // questions end when every call has ended (the last sender goes with the last call).
+    drop(sink);
+    let broker = engine.runs.runner().broker();
+    let mut open_when_asked = Vec::new();
+    while let Some(request) = asked.recv().await {
+        open_when_asked.push(broker.pending().len());
+        broker.answer(&request, Answer::Deny).unwrap();
+    }
+    assert_eq!(open_when_asked, [1, 1, 1], "three questions, one at a time");
+    let mut blocked = 0;
+    for call in calls {
+        let answer = call.await.unwrap();
+        assert_eq!(answer.result["isError"], json!(true));
+        if text_of(&answer.result)
+            .contains("calls from this view were blocked after three refusals")
+        {
+            blocked += 1;
+        }
+    }
+    assert_eq!(blocked, 5);
+    assert_eq!(increments(&log), 0, "no call reached the server");
 }

@@ -1,4 +1,4 @@
-import { fireEvent, render, screen, waitFor } from "@testing-library/react";
+import { act, fireEvent, render, screen, waitFor } from "@testing-library/react";
 import { mockIPC } from "@tauri-apps/api/mocks";
 import type { OpenedView } from "../../bindings";
 import { McpView, visibleText } from "./McpView";
@@ -11,10 +11,15 @@ const OPENED: OpenedView = {
   tool_input: {},
   tool_result: { content: [{ type: "text", text: "The counter is at 0." }] },
   unavailable: null,
+  calls_muted: false,
 };
 
-/** The backend answers `mcp_view_open` with `opened` (or fails), recording the calls. */
-function backend(opened: OpenedView | { code: string; message: string }) {
+/** The backend answers `mcp_view_open` with `opened` (or fails), and the other commands with
+ * `answers` (by command), recording the calls. */
+function backend(
+  opened: OpenedView | { code: string; message: string },
+  answers: Record<string, unknown> = {},
+) {
   const calls: [string, unknown][] = [];
   mockIPC((cmd, args) => {
     calls.push([cmd, args]);
@@ -22,10 +27,37 @@ function backend(opened: OpenedView | { code: string; message: string }) {
       if ("code" in opened) throw opened;
       return opened;
     }
-    return null;
+    return answers[cmd] ?? null;
   });
   return calls;
 }
+
+/** The frame's window, its messages to the view collected (what the card's bridge answers). */
+async function viewWindow() {
+  const frame = (await screen.findByTestId("mcp-view")) as HTMLIFrameElement;
+  const view = frame.contentWindow;
+  if (!view) throw new Error("the frame has no window");
+  const received: unknown[] = [];
+  view.postMessage = ((data: unknown) => received.push(data)) as Window["postMessage"];
+  // The bridge connects once the view is shown.
+  await act(async () => {});
+  /** The view sends `message` to the card, as a frame's postMessage arrives. */
+  const send = (message: unknown) =>
+    act(() => {
+      window.dispatchEvent(new MessageEvent("message", { data: message, source: view }));
+    });
+  return { received, send };
+}
+
+const BLOCKED = {
+  content: [
+    {
+      type: "text",
+      text: "calls from this view were blocked after three refusals: `apps.increment` was not run",
+    },
+  ],
+  isError: true,
+};
 
 describe("McpView", () => {
   it("shows the call's view in a frame sandboxed without the app's origin, popups or top navigation", async () => {
@@ -86,6 +118,65 @@ describe("McpView", () => {
         "The view of this call could not be opened: the call call_1 has no view kept",
       ),
     );
+  });
+});
+
+describe("McpView's tool calls", () => {
+  it("gives the view the call's result, and says when its calls are blocked, with a way to let it ask again", async () => {
+    const calls = backend(OPENED, {
+      mcp_view_call: { result: BLOCKED, muted: true },
+      mcp_view_unmute: true,
+    });
+    render(<McpView callId="call_1" tool="apps.show_counter" />);
+    const { received, send } = await viewWindow();
+    expect(screen.queryByTestId("mcp-view-calls-muted")).not.toBeInTheDocument();
+    await send({
+      jsonrpc: "2.0",
+      id: 7,
+      method: "tools/call",
+      params: { name: "increment", arguments: {} },
+    });
+    await waitFor(() =>
+      expect(received).toContainEqual({ jsonrpc: "2.0", id: 7, result: BLOCKED }),
+    );
+    expect(calls).toContainEqual([
+      "mcp_view_call",
+      expect.objectContaining({ callId: "call_1", name: "increment", args: {} }),
+    ]);
+    expect(screen.getByTestId("mcp-view-calls-muted")).toHaveTextContent(
+      "Tool calls from this view are blocked: you refused three in a row.",
+    );
+    fireEvent.click(screen.getByTestId("mcp-view-unmute"));
+    await waitFor(() =>
+      expect(screen.queryByTestId("mcp-view-calls-muted")).not.toBeInTheDocument(),
+    );
+    expect(calls).toContainEqual(["mcp_view_unmute", { callId: "call_1" }]);
+  });
+
+  it("says at once that a view reopened is still blocked", async () => {
+    backend({ ...OPENED, calls_muted: true });
+    render(<McpView callId="call_1" tool="apps.show_counter" />);
+    expect(await screen.findByTestId("mcp-view-calls-muted")).toHaveTextContent(
+      "They are refused without asking.",
+    );
+    expect(screen.getByTestId("mcp-view-unmute")).toHaveTextContent("Let it ask again");
+  });
+
+  it("says nothing of blocking while the view's calls are asked for", async () => {
+    const answered = { content: [{ type: "text", text: "The counter is at 1." }] };
+    backend(OPENED, { mcp_view_call: { result: answered, muted: false } });
+    render(<McpView callId="call_1" tool="apps.show_counter" />);
+    const { received, send } = await viewWindow();
+    await send({
+      jsonrpc: "2.0",
+      id: 8,
+      method: "tools/call",
+      params: { name: "increment", arguments: {} },
+    });
+    await waitFor(() =>
+      expect(received).toContainEqual({ jsonrpc: "2.0", id: 8, result: answered }),
+    );
+    expect(screen.queryByTestId("mcp-view-calls-muted")).not.toBeInTheDocument();
   });
 });
 

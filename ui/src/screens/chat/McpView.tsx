@@ -44,9 +44,11 @@ export function visibleText(text: string): string {
  * a second load of the frame is a page the view went to, and is replaced by a notice). The
  * extension's own host bridge speaks to it over postMessage: the call's input and result go to
  * it once it is ready, its size sizes the frame, the theme follows the app, and its tool calls
- * go through the app's gate (the permission dialog names the view). A message it wants to send
- * to the agent, or a link it wants opened, is shown in the card and happens only if the person
- * agrees (the message then marked as the view's). Nothing else it asks is granted.
+ * go through the app's gate (the permission dialog names the view; every call is asked for,
+ * and after three refusals in a row the engine refuses the view's calls without asking: the
+ * card says so, with a button that lets the view ask again). A message it wants to send to the
+ * agent, or a link it wants opened, is shown in the card and happens only if the person agrees
+ * (the message then marked as the view's). Nothing else it asks is granted.
  */
 export function McpView({ callId, tool }: { callId: string; tool: string }) {
   const [view, setView] = useState<OpenedView | null>(null);
@@ -69,6 +71,8 @@ export function McpView({ callId, tool }: { callId: string; tool: string }) {
   const answer = useRef<((ok: boolean) => void) | null>(null);
   const refusals = useRef(0);
   const [notice, setNotice] = useState<string | null>(null);
+  /** The engine refuses the view's tool calls without asking (three refused in a row). */
+  const [callsMuted, setCallsMuted] = useState(false);
   const asking = useRef<HTMLDivElement>(null);
   /** Each question: its answer buttons wait a moment (a click meant for the view, which may
    * have moved them under the pointer, does not answer it). */
@@ -90,7 +94,9 @@ export function McpView({ callId, tool }: { callId: string; tool: string }) {
     call(commands.mcpViewOpen(callId)).then(
       (v) => {
         performance.mark(`mcp-view:${callId}:opened`);
-        if (live) setView(v);
+        if (!live) return;
+        setView(v);
+        setCallsMuted(v.calls_muted);
       },
       (e: unknown) => live && setError(e instanceof Error ? e.message : String(e)),
     );
@@ -142,6 +148,10 @@ export function McpView({ callId, tool }: { callId: string; tool: string }) {
           request,
         ),
       )
+        .then((answer) => {
+          if (answer.muted) setCallsMuted(true);
+          return answer.result;
+        })
         .catch((e: unknown) => ({
           content: [{ type: "text", text: e instanceof Error ? e.message : String(e) }],
           isError: true,
@@ -207,6 +217,13 @@ export function McpView({ callId, tool }: { callId: string; tool: string }) {
       void bridge.close();
     };
   }, [view, url, callId, left]);
+
+  const unmute = () => {
+    call(commands.mcpViewUnmute(callId)).then(
+      () => setCallsMuted(false),
+      (e: unknown) => setNotice(errorMessage(e)),
+    );
+  };
 
   const onLoad = () => {
     loads.current += 1;
@@ -288,6 +305,22 @@ export function McpView({ callId, tool }: { callId: string; tool: string }) {
               {ask.kind === "message" ? "Don't send" : "Don't open"}
             </button>
           </div>
+        </div>
+      )}
+      {callsMuted && (
+        <div className="mcp-view-note muted small" role="status" data-testid="mcp-view-calls-muted">
+          <span>
+            Tool calls from this view are blocked: you refused three in a row. They are refused
+            without asking.
+          </span>{" "}
+          <button
+            type="button"
+            className="link-button"
+            data-testid="mcp-view-unmute"
+            onClick={unmute}
+          >
+            Let it ask again
+          </button>
         </div>
       )}
       {notice && (
