@@ -3,6 +3,10 @@
 //!
 //! `pull` shows progress on stderr (one line redrawn at a terminal, a line every few seconds
 //! otherwise). Ctrl+C pauses it: the part is kept and the same command resumes it.
+//!
+//! The commands that ask the Hub (`search`, `files`, `pull`) first print a warning on stderr
+//! when the Hub's token is kept back (`HF_TOKEN` set, `HF_ENDPOINT` plain http to another
+//! computer), saying why and never the token.
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -12,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use engine::api::models;
 use engine::context::AppContext;
-use engine::models::library::{Fit, LibraryError, ProgressSink, PullPhase, PullProgress};
+use engine::models::library::{Fit, Hub, LibraryError, ProgressSink, PullPhase, PullProgress};
 use tokio_util::sync::CancellationToken;
 
 use crate::term::clean;
@@ -87,7 +91,7 @@ pub fn run(ctx: &AppContext, cmd: ModelsCommand) -> anyhow::Result<ExitCode> {
         ModelsCommand::List { json } => list(ctx, json),
         ModelsCommand::Catalog { json } => catalog(ctx, json),
         ModelsCommand::Search { query, json } => {
-            let hub = models::hub(ctx);
+            let hub = hub(ctx);
             let repos = runtime()?.block_on(models::search(&hub, &query))?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&repos)?);
@@ -111,7 +115,7 @@ pub fn run(ctx: &AppContext, cmd: ModelsCommand) -> anyhow::Result<ExitCode> {
             revision,
             json,
         } => {
-            let hub = models::hub(ctx);
+            let hub = hub(ctx);
             let files = runtime()?.block_on(models::files(ctx, &hub, &repo, &revision))?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&files)?);
@@ -165,6 +169,15 @@ pub fn run(ctx: &AppContext, cmd: ModelsCommand) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// The Hub, after a warning on stderr when its token is kept back (see the module docs).
+fn hub(ctx: &AppContext) -> Hub {
+    let hub = models::hub(ctx);
+    if let Some(warning) = hub.warning() {
+        eprintln!("warning: {}", clean(warning));
+    }
+    hub
 }
 
 fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
@@ -307,7 +320,7 @@ fn catalog(ctx: &AppContext, json: bool) -> anyhow::Result<ExitCode> {
 
 fn pull(ctx: &AppContext, target: &str, revision: &str, json: bool) -> anyhow::Result<ExitCode> {
     let request = models::pull_request(target, revision)?;
-    let hub = models::hub(ctx);
+    let hub = hub(ctx);
     let rt = runtime()?;
     let cancel = CancellationToken::new();
     let tty = std::io::stderr().is_terminal();

@@ -1,7 +1,8 @@
 //! `artifactflow-cli models …` as a user runs it, against a stand-in Hugging Face Hub on
 //! 127.0.0.1 named by `HF_ENDPOINT`: a pull killed (`kill -9`) in the middle and run again
 //! resumes with a `Range` request and ends with the Hub's sha256; the JSON of each command; the
-//! exit codes of errors.
+//! exit codes of errors; a huge Hub answer refused at the cap; the token kept from plain http to
+//! another computer; file names that would not work on every system refused.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -177,4 +178,174 @@ async fn search_files_catalog_import_and_errors() {
     assert_eq!(model["info"]["context_length"], 32768);
     let list = json(cli(home.path(), &hub).args(["models", "list", "--json"]));
     assert_eq!(list["installed"].as_array().unwrap().len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_huge_hub_answer_fails_at_the_cap_with_the_endpoint_named() {
+    let bytes = test_support::gguf::tiny("qwen3", 4096, 7);
+    let hub = StubHub::start(vec![HubFile::new(REPO, FILE, bytes)]).await;
+    hub.set(Behaviour {
+        huge_json: Some(128 << 20),
+        ..Behaviour::default()
+    });
+    let home = tempfile::tempdir().unwrap();
+    for args in [
+        vec!["models", "search", "tiny", "--json"],
+        vec!["models", "files", REPO, "--json"],
+    ] {
+        let before = hub.huge_json_sent();
+        let out = cli(home.path(), &hub).args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains(&hub.url) && err.contains("8 MB") && err.contains("HF_ENDPOINT"),
+            "{args:?}: {err}"
+        );
+        assert!(out.stdout.is_empty(), "{args:?}");
+        let sent = hub.huge_json_sent() - before;
+        assert!(sent < 40 << 20, "{args:?}: {sent} of 128 MB went out");
+    }
+}
+
+/// The CLI with `HF_TOKEN` set (from the environment, as `ARTIFACTFLOW_SECRETS_FROM_ENV`
+/// allows) and every plain-http request sent through `proxy` (the stand-in, as an HTTP proxy).
+fn cli_with_token(home: &Path, endpoint: &str, proxy: &StubHub) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_artifactflow-cli"));
+    cmd.env_remove("ARTIFACTFLOW_HOME")
+        .env(
+            "ARTIFACTFLOW_KEYRING_SERVICE",
+            "artifactflow-models-cli-test",
+        )
+        .env("HF_ENDPOINT", endpoint)
+        .env("ARTIFACTFLOW_SECRETS_FROM_ENV", "HF_TOKEN")
+        .env("HF_TOKEN", "hf_very_secret_token")
+        .env("HTTP_PROXY", &proxy.url)
+        .env_remove("http_proxy")
+        .env_remove("ALL_PROXY")
+        .env_remove("all_proxy")
+        .env_remove("NO_PROXY")
+        .env_remove("no_proxy")
+        .env_remove("REQUEST_METHOD")
+        .arg("--home")
+        .arg(home);
+    cmd
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_token_goes_over_https_or_to_this_computer_only() {
+    let bytes = test_support::gguf::tiny("qwen3", 4096, 7);
+    let hub = StubHub::start(vec![HubFile::new(REPO, FILE, bytes)]).await;
+    let home = tempfile::tempdir().unwrap();
+
+    // A mirror on another computer over plain http (reached here through the stand-in as a
+    // proxy): the listing works, without the token, and a warning says why.
+    let mirror = "http://hub-mirror.example.test";
+    let out = cli_with_token(home.path(), mirror, &hub)
+        .args(["models", "files", REPO, "--json"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let seen = hub.requests();
+    assert!(
+        !seen.is_empty()
+            && seen
+                .iter()
+                .all(|r| r.host.as_deref() == Some("hub-mirror.example.test")),
+        "{seen:?}"
+    );
+    assert!(seen.iter().all(|r| r.authorization.is_none()), "{seen:?}");
+    assert!(
+        err.contains("warning") && err.contains("HF_TOKEN") && err.contains("plain http"),
+        "{err}"
+    );
+    assert!(!err.contains("hf_very_secret_token"), "{err}");
+
+    // A gated repository there: refused, and the error says the token was kept back and why.
+    hub.set(Behaviour {
+        require_token: true,
+        ..Behaviour::default()
+    });
+    let out = cli_with_token(home.path(), mirror, &hub)
+        .args(["models", "pull", &format!("{REPO}/{FILE}")])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("401") && err.contains("not sent") && err.contains("https"),
+        "{err}"
+    );
+    assert!(!err.contains("hf_very_secret_token"), "{err}");
+    assert!(hub.requests().iter().all(|r| r.authorization.is_none()));
+    assert!(!home.path().join("data/models").join(FILE).exists());
+
+    // The same stand-in on 127.0.0.1 (this computer): the token goes, and the pull works.
+    let before = hub.requests().len();
+    let out = cli_with_token(home.path(), &hub.url, &hub)
+        .args(["models", "pull", &format!("{REPO}/{FILE}"), "--json"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(!err.contains("warning"), "{err}");
+    let local = &hub.requests()[before..];
+    assert!(!local.is_empty());
+    assert!(
+        local
+            .iter()
+            .all(|r| r.authorization.as_deref() == Some("Bearer hf_very_secret_token")),
+        "{local:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn names_that_would_not_work_on_every_system_are_refused_and_nothing_is_written() {
+    let bytes = test_support::gguf::tiny("qwen3", 4096, 7);
+    let hub = StubHub::start(vec![
+        HubFile::new(REPO, "CON.gguf", bytes.clone()),
+        HubFile::new(REPO, "a:b-Q4_K_M.gguf", bytes.clone()),
+    ])
+    .await;
+    let home = tempfile::tempdir().unwrap();
+    let models_dir = home.path().join("data/models");
+    let nothing_written = || {
+        !models_dir.exists()
+            || std::fs::read_dir(&models_dir)
+                .unwrap()
+                .all(|e| e.unwrap().file_name().to_string_lossy().starts_with('.'))
+    };
+
+    for (target, says) in [
+        (format!("{REPO}/CON.gguf"), "device"),
+        (format!("{REPO}:a:b-Q4_K_M.gguf"), "':'"),
+    ] {
+        let out = cli(home.path(), &hub)
+            .args(["models", "pull", &target])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{target}: {err}");
+        assert!(
+            err.contains(says) && err.contains("every system") && err.contains("such as"),
+            "{target}: {err}"
+        );
+        assert!(nothing_written(), "{target}");
+    }
+    assert!(hub.requests().is_empty(), "{:?}", hub.requests());
+
+    let outside = tempfile::tempdir().unwrap();
+    let long = outside.path().join(format!("{}.gguf", "m".repeat(220)));
+    std::fs::write(&long, &bytes).unwrap();
+    let out = cli(home.path(), &hub)
+        .args(["models", "import"])
+        .arg(&long)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("200 bytes") && err.contains("rename"), "{err}");
+    assert!(nothing_written());
+    let list = json(cli(home.path(), &hub).args(["models", "list", "--json"]));
+    assert_eq!(list["installed"].as_array().unwrap().len(), 0, "{list}");
 }

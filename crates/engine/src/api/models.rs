@@ -3,7 +3,8 @@
 //! repository's GGUF files, pulls with progress, import of a file, removal.
 //!
 //! The Hub is `HF_ENDPOINT` when set, else huggingface.co; its token is the secret `HF_TOKEN`
-//! (keyring, `.env` or the environment), sent only to the Hub.
+//! (keyring, `.env` or the environment), sent only to the Hub, and only over https or to this
+//! computer ([`Hub::warning`] says when it is kept back).
 
 use std::path::{Path, PathBuf};
 
@@ -170,7 +171,12 @@ pub fn pull_request(target: &str, revision: &str) -> Result<PullRequest, Library
             sha256: entry.sha256.clone(),
         });
     }
-    let (repo, file) = if let Some((repo, file)) = target.split_once(':') {
+    // `owner/name:file` only when a repository stands before the first `:` (a file path of the
+    // slash form may hold a `:` itself, which the name check then refuses with its reason).
+    let colon_form = target
+        .split_once(':')
+        .filter(|(repo, _)| repo.matches('/').count() == 1);
+    let (repo, file) = if let Some((repo, file)) = colon_form {
         (repo.to_string(), file.to_string())
     } else {
         let mut parts = target.splitn(3, '/');

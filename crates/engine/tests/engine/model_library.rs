@@ -1,8 +1,9 @@
 //! The model library (`engine::api::models`) against a stand-in Hugging Face Hub on 127.0.0.1
 //! (`test_support::hub`): pulls with their progress, resumed with `Range` after a cut, a pause
 //! or a server that ignores ranges; the errors a Hub or a mirror can cause (404, an HTML page,
-//! a wrong hash, 5xx, no tree API); import of good, truncated and foreign files; removal. Every
-//! test works on a real models folder of a test home.
+//! a wrong hash, 5xx, no tree API, answers of 128 MB); the token kept from other origins; file
+//! names that would not work on every system; import of good, truncated and foreign files;
+//! removal. Every test works on a real models folder of a test home.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -430,6 +431,205 @@ async fn a_token_goes_to_the_hub_only_as_a_header() {
     .await
     .unwrap();
     assert!(s.stub.requests().iter().all(|r| r.authorized));
+}
+
+/// What a hostile or broken mirror sends: 128 MB answers, made as they are sent.
+const HUGE_ANSWER: u64 = 128 << 20;
+/// What may be in flight when the client stops reading: the cap (8 MB), the sockets' buffers
+/// on both sides and a chunk or two. Far below the 128 MB on offer.
+const MOST_READ: u64 = 40 << 20;
+
+fn says_too_large(err: &str, endpoint: &str) {
+    assert!(
+        err.contains(endpoint) && err.contains("8 MB") && err.contains("HF_ENDPOINT"),
+        "the error names the endpoint and the cap: {err}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn hub_answers_are_read_up_to_8_mb_and_refused_past_it() {
+    let s = setup(5_000).await;
+    for sized in [false, true] {
+        // Chunked (the size shows only while reading), then with a Content-Length saying so.
+        s.stub.set(Behaviour {
+            huge_json: Some(HUGE_ANSWER),
+            huge_json_sized: sized,
+            ..Behaviour::default()
+        });
+
+        let before = s.stub.huge_json_sent();
+        let err = match models::search(&s.hub, "tiny").await {
+            Ok(found) => panic!("a 128 MB answer was read whole: {} results", found.len()),
+            Err(e) => e,
+        };
+        says_too_large(&err.to_string(), &s.stub.url);
+        let sent = s.stub.huge_json_sent() - before;
+        assert!(
+            sent < MOST_READ,
+            "search: {sent} bytes went out (sized: {sized})"
+        );
+
+        let before = s.stub.huge_json_sent();
+        let err = match models::files(&s.ctx, &s.hub, REPO, "main").await {
+            Ok(found) => panic!("a 128 MB answer was read whole: {} files", found.len()),
+            Err(e) => e,
+        };
+        says_too_large(&err.to_string(), &s.stub.url);
+        let sent = s.stub.huge_json_sent() - before;
+        assert!(
+            sent < MOST_READ,
+            "files: {sent} bytes went out (sized: {sized})"
+        );
+
+        // A pull asks the tree first: refused there, nothing is downloaded or written.
+        let before = s.stub.huge_json_sent();
+        let err = pull(&s, &quick()).await.unwrap_err();
+        says_too_large(&err.to_string(), &s.stub.url);
+        let sent = s.stub.huge_json_sent() - before;
+        assert!(
+            sent < MOST_READ,
+            "pull: {sent} bytes went out (sized: {sized})"
+        );
+        assert!(s.stub.downloads().is_empty(), "{:?}", s.stub.downloads());
+        let view = models::list(&s.ctx).unwrap();
+        assert!(
+            view.installed.is_empty() && view.downloads.is_empty(),
+            "{view:?}"
+        );
+    }
+
+    // The same Hub answering normally again: everything works.
+    s.stub.set(Behaviour::default());
+    assert_eq!(models::search(&s.hub, "tiny").await.unwrap()[0].id, REPO);
+    pull(&s, &quick()).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_token_is_not_carried_to_another_origin_by_a_redirect() {
+    // The Hub sends every address to its CDN (here: another server, another port).
+    let s = setup(5_000).await;
+    let front = StubHub::start(Vec::new()).await;
+    front.set(Behaviour {
+        redirect_to: Some(s.stub.url.clone()),
+        ..Behaviour::default()
+    });
+    let hub = Hub::new(&front.url, Some("hf_secret_token".into()));
+    models::search(&hub, "tiny").await.unwrap();
+    let model = models::pull_with(
+        &s.ctx,
+        &hub,
+        &request(),
+        &quick(),
+        recorder().1,
+        &CancellationToken::new(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(model.sha256.as_deref(), Some(sha256(&s.bytes).as_str()));
+    let to_front = front.requests();
+    assert!(to_front.len() >= 3, "{to_front:?}");
+    assert!(to_front
+        .iter()
+        .all(|r| r.authorization.as_deref() == Some("Bearer hf_secret_token")));
+    let elsewhere = s.stub.requests();
+    assert!(!s.stub.downloads().is_empty(), "{elsewhere:?}");
+    assert!(
+        elsewhere.iter().all(|r| r.authorization.is_none()),
+        "{elsewhere:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_model_file_name_must_work_on_every_system() {
+    // Names a Hub repository may hold that Windows cannot (the folder may be synced there).
+    let bad = [
+        ("CON.gguf", "CON"),
+        ("q/nul.tar.gguf", "NUL"),
+        ("COM\u{b9}.gguf", "COM\u{b9}"),
+        ("lpt0.gguf", "LPT0"),
+        ("odd/a:b-Q4_K_M.gguf", "':'"),
+        ("ask?.gguf", "'?'"),
+    ];
+    let home = tempfile::tempdir().unwrap();
+    let ctx = AppContext::open(Some(home.path())).unwrap();
+    let bytes = test_support::gguf::sized("llama", 1_000);
+    let stub = StubHub::start(
+        bad.iter()
+            .map(|(path, _)| HubFile::new(REPO, path, bytes.clone()))
+            .collect(),
+    )
+    .await;
+    let hub = Hub::new(&stub.url, None);
+    for (path, what) in bad {
+        let req = models::pull_request(&format!("{REPO}/{path}"), "main").unwrap();
+        let err = models::pull_with(
+            &ctx,
+            &hub,
+            &req,
+            &quick(),
+            recorder().1,
+            &CancellationToken::new(),
+        )
+        .await
+        .unwrap_err();
+        let text = err.to_string();
+        assert!(matches!(err, LibraryError::Invalid(_)), "{path}: {err:?}");
+        assert!(
+            text.contains(what) && text.contains("every system") && text.contains("such as"),
+            "{path}: {text}"
+        );
+    }
+    assert!(stub.requests().is_empty(), "{:?}", stub.requests());
+    let models_dir = ctx.paths().models_dir();
+    assert!(
+        !models_dir.exists() || std::fs::read_dir(&models_dir).unwrap().next().is_none(),
+        "nothing is written"
+    );
+
+    // Import: the file's own name is refused the same way (one made on any system).
+    let outside = tempfile::tempdir().unwrap();
+    let long = outside.path().join(format!("{}.gguf", "a".repeat(210)));
+    std::fs::write(&long, test_support::gguf::tiny("qwen3", 4096, 7)).unwrap();
+    let err = models::import(&ctx, &long).unwrap_err().to_string();
+    assert!(err.contains("200 bytes") && err.contains("rename"), "{err}");
+    #[cfg(unix)]
+    for name in ["aux.gguf", "what:now.gguf", "tab\there.gguf"] {
+        let file = outside.path().join(name);
+        std::fs::write(&file, test_support::gguf::tiny("qwen3", 4096, 7)).unwrap();
+        let err = models::import(&ctx, &file).unwrap_err().to_string();
+        assert!(err.contains("every system"), "{name}: {err}");
+    }
+    assert!(
+        !models_dir.exists()
+            || std::fs::read_dir(&models_dir).unwrap().all(|e| e
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .starts_with('.')),
+        "no model was written"
+    );
+    assert!(models::list(&ctx).unwrap().installed.is_empty());
+
+    // Files already in the folder are looked up and removed by their name as it is: one dropped
+    // in by hand with a name a pull would refuse, and one with two dots in a row (a portable
+    // name, which an older check refused).
+    std::fs::create_dir_all(&models_dir).unwrap();
+    let mut dropped = vec!["odd..name.gguf"];
+    if cfg!(unix) {
+        dropped.push("by:hand.gguf");
+    }
+    for file in dropped {
+        std::fs::write(models_dir.join(file), b"x").unwrap();
+        let name = file.trim_end_matches(".gguf");
+        assert!(models::list(&ctx)
+            .unwrap()
+            .installed
+            .iter()
+            .any(|m| m.name == name));
+        let removed = models::remove(&ctx, name).unwrap();
+        assert!(removed.iter().any(|p| p.ends_with(file)), "{removed:?}");
+        assert!(!models_dir.join(file).exists());
+    }
 }
 
 #[test]

@@ -223,6 +223,15 @@ mod tests {
         for e in catalog() {
             assert!(e.repo.contains('/'), "{}", e.id);
             assert!(e.file.ends_with(".gguf"), "{}", e.id);
+            // Its file name works on every system (the name a pull of it gets).
+            assert_eq!(
+                crate::library::download::local_name(&e.file)
+                    .ok()
+                    .as_deref(),
+                Some(e.file.rsplit('/').next().unwrap_or(&e.file)),
+                "{}",
+                e.id
+            );
             assert!(e.size > 100 << 20 && e.min_memory > e.size, "{}", e.id);
             assert!(e.context >= 8192, "{}", e.id);
             assert!(!e.license.is_empty(), "{}", e.id);

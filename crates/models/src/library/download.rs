@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
 use super::hub::{check_repo, is_sha256, Hub};
-use super::{check_file_name, gguf, hex, InstalledModel, Library, LibraryError, ModelSource};
+use super::{gguf, hex, new_file_name, InstalledModel, Library, LibraryError, ModelSource};
 
 /// What to download.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -117,7 +117,9 @@ pub(crate) fn read_state(path: &Path) -> Option<State> {
     serde_json::from_slice(&bytes).ok()
 }
 
-/// The file name a pulled file gets in the folder: the last part of its path.
+/// The file name a pulled file gets in the folder: the last part of its path, when that name
+/// works on every system (see [`super::names`]); a pull of a file named otherwise is refused
+/// before anything is asked of the Hub.
 pub fn local_name(file: &str) -> Result<String, LibraryError> {
     let base = file.rsplit('/').next().unwrap_or(file);
     if !base.to_ascii_lowercase().ends_with(".gguf") {
@@ -130,7 +132,12 @@ pub fn local_name(file: &str) -> Result<String, LibraryError> {
             "\"{file}\" is not a file path of a repository"
         )));
     }
-    check_file_name(base)
+    new_file_name(base, |fixed| {
+        format!(
+            "nothing was downloaded. Download it by hand and import it under a name that does, \
+             such as \"{fixed}\""
+        )
+    })
 }
 
 /// Download `req` into the library, resuming a part of it, verifying it, then installing it.
@@ -345,9 +352,13 @@ async fn retry_or_fail(
     Ok(())
 }
 
-/// The size and sha256 of a file: the tree API, else the headers of its address.
+/// The size and sha256 of a file: the tree API, else the headers of its address. A tree answer
+/// past the cap ends the pull there: that endpoint is not a Hub to download from.
 async fn resolve(hub: &Hub, source: &ModelSource) -> Result<(u64, String), LibraryError> {
     let tree = hub.files(&source.repo, &source.revision).await;
+    if let Err(e @ LibraryError::AnswerTooLarge { .. }) = tree {
+        return Err(e);
+    }
     if let Ok(files) = &tree {
         match files.iter().find(|f| f.path == source.file) {
             Some(f) if f.sha256.is_some() => {

@@ -7,8 +7,23 @@
 //! - search: `GET {endpoint}/api/models?search=…&filter=gguf`.
 //!
 //! The endpoint is `HF_ENDPOINT` when set (mirrors, and the tests' stand-in Hub on 127.0.0.1),
-//! else `https://huggingface.co`. A token, for gated repositories, is sent as a bearer token to
-//! the endpoint only (reqwest drops it on a redirect to another host).
+//! else `https://huggingface.co`.
+//!
+//! **The token** (`HF_TOKEN`, for gated repositories) is sent as a bearer token, and only where
+//! nobody on the way can read it: to an `https` endpoint, or over plain `http` to this computer
+//! (`127.0.0.0/8`, `::1`, `localhost`). A plain-`http` endpoint elsewhere gets every request
+//! without it, and [`Hub::warning`] says why (public repositories still work; a gated one's
+//! refusal says the token was kept back). The token never follows a redirect to another origin:
+//! reqwest drops `Authorization` when the scheme, host or port changes (the Hub's 302 to its
+//! CDN), and the app's redirect rules (`platform::net`) refuse an `https` → `http` hop.
+//!
+//! **Answers are bounded.** Every JSON answer (search, tree) is read as it arrives, up to
+//! [`MAX_ANSWER_BYTES`]; one announced or found larger fails with
+//! [`LibraryError::AnswerTooLarge`], naming the endpoint and the cap, and what came is dropped.
+//! Each request for one must be answered whole within [`ANSWER_TIMEOUT`]. The client asks for
+//! no compressed answers (reqwest is built without decompression), so what is counted is what is
+//! held. Error answers are not read at all (the status says enough), and a file's bytes are
+//! bounded by the size the Hub lists for it (`download`).
 
 use std::time::Duration;
 
@@ -20,11 +35,24 @@ use super::LibraryError;
 /// The public Hub.
 pub const DEFAULT_ENDPOINT: &str = "https://huggingface.co";
 
+/// The most of one JSON answer of the Hub that is read: 8 MB. The Hub's answers are far
+/// smaller: a search (at most 100 repositories) is tens of KB, and a file listing takes about
+/// 300 bytes a file, so 8 MB is over 25,000 files (GGUF repositories hold tens). The same cap as
+/// an HTTP tool's response and an MCP server's tool list.
+pub const MAX_ANSWER_BYTES: usize = 8 * 1024 * 1024;
+
+/// The longest a JSON answer may take, from the request to its last byte: a mirror dripping
+/// bytes never holds a search or a listing open for longer.
+pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(120);
+
 /// A Hub (or a mirror of it).
 #[derive(Clone)]
 pub struct Hub {
     endpoint: String,
+    /// The token, when the endpoint may be sent one.
     token: Option<String>,
+    /// Why a token that was given is not sent (a plain-http endpoint on another computer).
+    withheld: Option<String>,
     http: reqwest::Client,
     /// For `HEAD`: the Hub's redirect to its CDN carries the `X-Linked-*` headers, and the CDN's
     /// answer does not.
@@ -36,6 +64,7 @@ impl std::fmt::Debug for Hub {
         f.debug_struct("Hub")
             .field("endpoint", &self.endpoint)
             .field("token", &self.token.as_ref().map(|_| "<set>"))
+            .field("withheld", &self.withheld)
             .finish()
     }
 }
@@ -121,9 +150,24 @@ impl Hub {
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .unwrap_or_default();
+        let endpoint = endpoint.trim_end_matches('/').to_string();
+        let token = token.filter(|t| !t.trim().is_empty());
+        let withheld = match (&token, token_refusal(&endpoint)) {
+            (Some(_), Some(why)) => {
+                let warning = format!(
+                    "HF_TOKEN is not sent to {endpoint}: {why}, where anyone on the network \
+                     could read it. Public repositories still work; for gated ones, set \
+                     HF_ENDPOINT to an https address (or one on this computer)."
+                );
+                tracing::warn!("{warning}");
+                Some(warning)
+            }
+            _ => None,
+        };
         Hub {
-            endpoint: endpoint.trim_end_matches('/').to_string(),
-            token: token.filter(|t| !t.trim().is_empty()),
+            token: token.filter(|_| withheld.is_none()),
+            withheld,
+            endpoint,
             http,
             no_redirect,
         }
@@ -141,6 +185,12 @@ impl Hub {
     /// The endpoint.
     pub fn endpoint(&self) -> &str {
         &self.endpoint
+    }
+
+    /// Why the token given is not sent to this endpoint, for the user (it never holds the
+    /// token); `None` when it is sent, or when there is none.
+    pub fn warning(&self) -> Option<&str> {
+        self.withheld.as_deref()
     }
 
     pub(super) fn get(&self, url: &str) -> reqwest::RequestBuilder {
@@ -183,16 +233,10 @@ impl Hub {
             repo,
             encode(revision)
         );
-        let resp = self
-            .get(&url)
-            .send()
-            .await
-            .map_err(|e| LibraryError::network(&self.endpoint, e))?;
-        let status = resp.status();
-        if !status.is_success() {
-            return Err(self.status_error(status.as_u16(), &format!("the repository {repo}")));
-        }
-        let entries: Vec<TreeEntry> = json_body(resp, &url).await?;
+        let what = format!("the files of {repo}");
+        let entries: Vec<TreeEntry> = self
+            .json(&url, &what, &format!("the repository {repo}"))
+            .await?;
         Ok(entries
             .into_iter()
             .filter(|e| e.kind == "file")
@@ -225,17 +269,7 @@ impl Hub {
             ],
         )
         .map_err(|e| LibraryError::Hub(format!("bad Hub address {}: {e}", self.endpoint)))?;
-        let shown = url.to_string();
-        let resp = self
-            .get(url.as_str())
-            .send()
-            .await
-            .map_err(|e| LibraryError::network(&self.endpoint, e))?;
-        let status = resp.status();
-        if !status.is_success() {
-            return Err(self.status_error(status.as_u16(), "the search"));
-        }
-        let entries: Vec<SearchEntry> = json_body(resp, &shown).await?;
+        let entries: Vec<SearchEntry> = self.json(url.as_str(), "the search", "the search").await?;
         Ok(entries
             .into_iter()
             .filter_map(|e| Some((e.id.clone().or(e.model_id.clone())?, e)))
@@ -252,8 +286,81 @@ impl Hub {
             .collect())
     }
 
+    /// The JSON answer at `url`, read up to [`MAX_ANSWER_BYTES`] as it arrives (see the module
+    /// docs). `what` names the answer for a person ("the files of owner/name"), `asked` what an
+    /// error status refused ("the repository owner/name").
+    async fn json<T: serde::de::DeserializeOwned>(
+        &self,
+        url: &str,
+        what: &str,
+        asked: &str,
+    ) -> Result<T, LibraryError> {
+        let mut resp = self
+            .get(url)
+            .timeout(ANSWER_TIMEOUT)
+            .send()
+            .await
+            .map_err(|e| self.transport_error(e))?;
+        let status = resp.status();
+        if !status.is_success() {
+            return Err(self.status_error(status.as_u16(), asked));
+        }
+        let html = resp
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.contains("html"));
+        if html {
+            return Err(LibraryError::Hub(format!(
+                "{url} answered with a web page, not the Hub's API: check HF_ENDPOINT"
+            )));
+        }
+        let too_large = || LibraryError::AnswerTooLarge {
+            endpoint: self.endpoint.clone(),
+            url: url.to_string(),
+            what: what.to_string(),
+            cap: MAX_ANSWER_BYTES,
+        };
+        // Refused before a byte is read when the answer says its size.
+        if resp
+            .content_length()
+            .is_some_and(|n| n > MAX_ANSWER_BYTES as u64)
+        {
+            return Err(too_large());
+        }
+        let mut body = Vec::new();
+        while let Some(chunk) = resp.chunk().await.map_err(|e| self.transport_error(e))? {
+            if body.len() + chunk.len() > MAX_ANSWER_BYTES {
+                return Err(too_large());
+            }
+            body.extend_from_slice(&chunk);
+        }
+        serde_json::from_slice(&body).map_err(|e| {
+            LibraryError::Hub(format!("{url} did not answer as the Hub's API does: {e}"))
+        })
+    }
+
+    /// A request that failed on its way (not with a status).
+    fn transport_error(&self, e: reqwest::Error) -> LibraryError {
+        if e.is_timeout() {
+            return LibraryError::Network {
+                endpoint: self.endpoint.clone(),
+                message: format!(
+                    "no whole answer within {} s (a Hub answers a search or a listing in a \
+                     second or two)",
+                    ANSWER_TIMEOUT.as_secs()
+                ),
+            };
+        }
+        LibraryError::network(&self.endpoint, e)
+    }
+
     pub(super) fn status_error(&self, status: u16, what: &str) -> LibraryError {
         LibraryError::Hub(match status {
+            401 | 403 if self.withheld.is_some() => format!(
+                "the Hub refused {what} (HTTP {status}): it may be gated or private, and the token HF_TOKEN was not sent, because {} is plain http to another computer, where anyone on the network could read it; set HF_ENDPOINT to an https address (or one on this computer)",
+                self.endpoint
+            ),
             401 | 403 if self.token.is_none() => format!(
                 "the Hub refused {what} (HTTP {status}): it may be gated or private; accept its terms on the Hub and save a Hub token as the secret HF_TOKEN"
             ),
@@ -267,26 +374,31 @@ impl Hub {
     }
 }
 
-async fn json_body<T: serde::de::DeserializeOwned>(
-    resp: reqwest::Response,
-    url: &str,
-) -> Result<T, LibraryError> {
-    let html = resp
-        .headers()
-        .get(reqwest::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.contains("html"));
-    let text = resp
-        .text()
-        .await
-        .map_err(|e| LibraryError::Hub(format!("reading {url}: {e}")))?;
-    if html {
-        return Err(LibraryError::Hub(format!(
-            "{url} answered with a web page, not the Hub's API: check HF_ENDPOINT"
-        )));
+/// Why a token must not be sent to `endpoint`, or `None` when it may: over https, or over plain
+/// http to this computer (`127.0.0.0/8`, `::1` and its IPv4-mapped form `::ffff:127.x.y.z`, or
+/// the name `localhost`). The address is read as reqwest reads it (`127.1` and `0x7f.1` are
+/// 127.0.0.1), so what is judged is where the request goes. Any other name, even one that
+/// resolves to this computer, is taken for another computer.
+fn token_refusal(endpoint: &str) -> Option<&'static str> {
+    let Ok(url) = reqwest::Url::parse(endpoint) else {
+        return Some("it is not a URL");
+    };
+    match url.scheme() {
+        "https" => return None,
+        "http" => {}
+        _ => return Some("it is neither https nor http"),
     }
-    serde_json::from_str(&text)
-        .map_err(|e| LibraryError::Hub(format!("{url} did not answer as the Hub's API does: {e}")))
+    // The URL parser writes an IPv4 address in dotted decimal and an IPv6 one in brackets.
+    let host = url.host_str().unwrap_or_default();
+    let address = host.trim_start_matches('[').trim_end_matches(']');
+    let this_computer = match address.parse::<std::net::IpAddr>() {
+        Ok(std::net::IpAddr::V4(ip)) => ip.is_loopback(),
+        Ok(std::net::IpAddr::V6(ip)) => {
+            ip.is_loopback() || ip.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback())
+        }
+        Err(_) => host.eq_ignore_ascii_case("localhost"),
+    };
+    (!this_computer).then_some("it is plain http to another computer")
 }
 
 /// `owner/name`, each part of letters, digits, `-`, `_` and `.`.
@@ -320,4 +432,71 @@ fn encode(part: &str) -> String {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_token_goes_over_https_or_to_this_computer_only() {
+        for endpoint in [
+            "https://huggingface.co",
+            "https://hf-mirror.example.com/",
+            "https://10.0.0.5:8443",
+            "http://127.0.0.1:8080",
+            "http://127.45.6.7",
+            "http://127.1:9000",
+            "http://0x7f000001",
+            "http://localhost:3000",
+            "http://LOCALHOST",
+            "http://[::1]:8080",
+            "http://[::ffff:127.0.0.1]",
+        ] {
+            assert_eq!(token_refusal(endpoint), None, "{endpoint}");
+        }
+        for endpoint in [
+            "http://huggingface.co",
+            "http://10.0.0.5:8080",
+            "http://192.168.1.20",
+            "http://[::2]",
+            "http://[::ffff:10.0.0.1]",
+            "http://128.0.0.1",
+            "http://localhost.example.com",
+            "http://127.0.0.1.nip.io",
+            "http://my-localhost",
+            "ftp://127.0.0.1",
+            "not a url",
+        ] {
+            assert!(token_refusal(endpoint).is_some(), "{endpoint}");
+        }
+    }
+
+    #[test]
+    fn a_token_withheld_is_said_without_the_token() {
+        let secret = "hf_do_not_print";
+        let hub = Hub::new("http://10.1.2.3:8080", Some(secret.into()));
+        assert!(hub.token.is_none());
+        let warning = hub.warning().expect("a warning");
+        assert!(warning.contains("HF_TOKEN") && warning.contains("http://10.1.2.3:8080"));
+        assert!(warning.contains("plain http") && warning.contains("https"));
+        for text in [
+            warning.to_string(),
+            format!("{hub:?}"),
+            hub.status_error(401, "the repository a/b").to_string(),
+        ] {
+            assert!(!text.contains(secret), "{text}");
+        }
+        assert!(hub
+            .status_error(401, "the repository a/b")
+            .to_string()
+            .contains("was not sent"));
+
+        // Sent (no warning) where it may go; no warning either without a token.
+        for endpoint in ["https://huggingface.co", "http://127.0.0.1:9"] {
+            let hub = Hub::new(endpoint, Some(secret.into()));
+            assert!(hub.token.is_some() && hub.warning().is_none(), "{endpoint}");
+        }
+        assert!(Hub::new("http://10.1.2.3", None).warning().is_none());
+    }
 }

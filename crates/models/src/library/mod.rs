@@ -15,9 +15,15 @@
 //!
 //! - [`gguf`]: the header reader (architecture, context, quantisation, template), with located
 //!   errors for truncated or foreign files.
-//! - [`hub`]: the Hugging Face Hub's HTTP API (tree, resolve, search), `HF_ENDPOINT` aware.
+//! - [`hub`]: the Hugging Face Hub's HTTP API (tree, resolve, search), `HF_ENDPOINT` aware,
+//!   with its answers read up to a cap and its token sent only where nobody on the way reads it.
 //! - [`download`]: resumable, verified downloads.
 //! - [`catalog`]: the short list of small models that call tools, and which fit this machine.
+//! - [`names`]: the file names a model may have: ones that work on every system (no `:`, no
+//!   device names such as `CON` or `NUL.gguf`, …), since a models folder may be copied or
+//!   synced from one system to another. Every new file of the folder (a pull, an import) is
+//!   named through it; looking up or removing a file already there only needs a name of the
+//!   folder itself (no path), so a file dropped in by hand can still be removed.
 
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -28,11 +34,13 @@ pub mod catalog;
 pub mod download;
 pub mod gguf;
 pub mod hub;
+pub mod names;
 
 pub use catalog::{catalog, CatalogEntry, Fit, FitCheck, Machine};
 pub use download::{pull, ProgressSink, PullOptions, PullPhase, PullProgress, PullRequest};
 pub use gguf::{GgufError, GgufInfo};
 pub use hub::{Hub, HubFile, HubRepo};
+pub use names::{check_portable_name, NameProblem};
 
 const META_DIR: &str = ".library";
 pub(crate) const DOWNLOADS_DIR: &str = ".downloads";
@@ -55,6 +63,18 @@ pub enum LibraryError {
     /// The Hub answered with an error, or not as the Hub does.
     #[error("{0}")]
     Hub(String),
+    /// A Hub answer was larger than the library reads of one ([`hub::MAX_ANSWER_BYTES`]).
+    #[error("{url} sent more than {} MB for {what}, the most the model library reads of one Hub answer; nothing of it was kept. Check that HF_ENDPOINT ({endpoint}) names the Hugging Face Hub or a mirror of it", cap >> 20)]
+    AnswerTooLarge {
+        /// The endpoint.
+        endpoint: String,
+        /// The address asked.
+        url: String,
+        /// What was asked for ("the search", "the files of owner/name").
+        what: String,
+        /// The cap, in bytes.
+        cap: usize,
+    },
     /// The Hub could not be reached.
     #[error("cannot reach {endpoint}: {message}")]
     Network {
@@ -224,23 +244,51 @@ fn mtime(meta: &std::fs::Metadata) -> u64 {
         .unwrap_or(0)
 }
 
-/// A model name a user gave, as a file name of the folder: `name` or `name.gguf`, no folders.
-pub(crate) fn check_file_name(name: &str) -> Result<String, LibraryError> {
+/// `name` as a file name of the folder: `name.gguf` unless it ends with `.gguf` already.
+fn with_extension(name: &str) -> String {
+    if name.to_ascii_lowercase().ends_with(".gguf") {
+        name.to_string()
+    } else {
+        format!("{name}.gguf")
+    }
+}
+
+/// The file name a new model gets (`name` or `name.gguf`), when it works on every system (see
+/// [`names`]); else the error, which says what is wrong, offers a name that works and ends with
+/// `what_to_do` with that name (what the user can do about it).
+pub(crate) fn new_file_name(
+    name: &str,
+    what_to_do: impl FnOnce(&str) -> String,
+) -> Result<String, LibraryError> {
+    let file = with_extension(name.trim());
+    names::check_portable_name(&file).map_err(|problem| {
+        LibraryError::Invalid(format!(
+            "\"{file}\" cannot be a model's file name: {}. A models folder may be copied or \
+             synced to Windows, macOS or Linux, so its names must work on every system; {}",
+            problem.reason,
+            what_to_do(&problem.suggestion)
+        ))
+    })?;
+    Ok(file)
+}
+
+/// A model of the folder a user named (`name` or `name.gguf`), to look up or remove: only a file
+/// of the folder itself (no folders, no leading dot). Not held to [`names`]: a file dropped into
+/// the folder by hand, with any name, can still be removed.
+pub(crate) fn existing_file_name(name: &str) -> Result<String, LibraryError> {
     let name = name.trim();
-    let bad = name.is_empty()
-        || name.starts_with('.')
-        || name.contains(['/', '\\', '\0'])
-        || name.contains("..");
-    if bad {
+    // A drive (`C:x`) would take a path on Windows out of the folder.
+    let separators: &[char] = if cfg!(windows) {
+        &['/', '\\', '\0', ':']
+    } else {
+        &['/', '\\', '\0']
+    };
+    if name.is_empty() || name.starts_with('.') || name.contains(separators) {
         return Err(LibraryError::Invalid(format!(
             "\"{name}\" is not a model file name (no folders, no leading dot)"
         )));
     }
-    Ok(if name.to_ascii_lowercase().ends_with(".gguf") {
-        name.to_string()
-    } else {
-        format!("{name}.gguf")
-    })
+    Ok(with_extension(name))
 }
 
 impl Library {
@@ -349,7 +397,7 @@ impl Library {
 
     /// One installed model, by name (`name` or `name.gguf`).
     pub fn get(&self, name: &str) -> Result<InstalledModel, LibraryError> {
-        let file = check_file_name(name)?;
+        let file = existing_file_name(name)?;
         let path = self.dir.join(&file);
         match std::fs::metadata(&path) {
             Ok(m) if m.is_file() => Ok(self.describe(&file, &m)),
@@ -431,7 +479,7 @@ impl Library {
     /// Remove a model (its file and what the library kept of it), or a download that has not
     /// finished of that name. Returns what was removed.
     pub fn remove(&self, name: &str) -> Result<Vec<PathBuf>, LibraryError> {
-        let file = check_file_name(name)?;
+        let file = existing_file_name(name)?;
         let candidates = [
             self.dir.join(&file),
             self.meta_path(&file),
@@ -461,18 +509,27 @@ impl Library {
         Ok(removed)
     }
 
-    /// Copy a GGUF file into the folder after reading its header (a truncated, corrupt or
-    /// foreign file is refused with the reason, and nothing is written). The copy goes through a
-    /// temporary file and a rename; its sha256 is computed on the way.
+    /// Copy a GGUF file into the folder after checking its name (it must work on every system,
+    /// see [`names`]) and reading its header (a truncated, corrupt or foreign file is refused
+    /// with the reason); a refused file writes nothing. The copy goes through a temporary file
+    /// and a rename; its sha256 is computed on the way.
     pub fn import(&self, source: &Path) -> Result<InstalledModel, LibraryError> {
-        let info = gguf::read(source)?;
         let file = source
             .file_name()
             .and_then(|f| f.to_str())
             .ok_or_else(|| {
-                LibraryError::Invalid(format!("{} has no usable file name", source.display()))
+                LibraryError::Invalid(format!(
+                    "{} has no usable file name: rename it (letters, digits, - and _) and import \
+                     it again",
+                    source.display()
+                ))
             })
-            .and_then(check_file_name)?;
+            .and_then(|name| {
+                new_file_name(name, |fixed| {
+                    format!("rename the file to a name that does, such as \"{fixed}\", and import it again")
+                })
+            })?;
+        let info = gguf::read(source)?;
         let dest = self.dir.join(&file);
         if dest.exists() {
             return Err(LibraryError::Invalid(format!(
