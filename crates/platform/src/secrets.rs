@@ -388,10 +388,18 @@ impl SecretResolver {
 ///
 /// Not covered: encodings applied twice (`%252F`), HTML entities, hex or other encodings of the
 /// value, and a value split across separately redacted texts.
+///
+/// JSON is redacted whole by [`Redactor::redact_json`]: every string and every object key at
+/// any depth. Bytes that are not text (an image, a file) cannot be masked without corrupting
+/// them: [`Redactor::holds_secret`] says whether they hold a value in any of these forms, so
+/// the caller can refuse to keep them.
 #[derive(Debug, Clone, Default)]
 pub struct Redactor {
     values: Vec<String>,
     pattern: Option<Regex>,
+    /// The same alternation as `pattern`, over bytes: built on first use by
+    /// [`Redactor::holds_secret`] (most redactors only ever see text).
+    bytes_pattern: OnceLock<Option<regex::bytes::Regex>>,
 }
 
 impl Redactor {
@@ -412,7 +420,16 @@ impl Redactor {
         values.sort_by_key(|v| std::cmp::Reverse(v.len()));
         values.dedup();
         let pattern = build_pattern(&values);
-        Redactor { values, pattern }
+        Redactor {
+            values,
+            pattern,
+            bytes_pattern: OnceLock::new(),
+        }
+    }
+
+    /// Has it no value to look for (every text passes unchanged)?
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
     }
 
     /// `text` with every secret value (in any of the forms above) replaced by [`MASK`].
@@ -430,6 +447,104 @@ impl Redactor {
             }
         }
     }
+
+    /// `value` with [`Redactor::redact`] applied to every string and every object key, at any
+    /// depth. Keys that masking leaves alone keep their names; a masked key that would clash
+    /// with another key of the same object is numbered (`•••••• (2)`, `•••••• (3)`, …, the
+    /// first free number), so no member is lost. Members keep their order.
+    pub fn redact_json(&self, value: &mut serde_json::Value) {
+        use serde_json::Value;
+        if self.is_empty() {
+            return;
+        }
+        match value {
+            Value::String(s) => {
+                let masked = self.redact(s);
+                if masked != *s {
+                    *s = masked;
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(|v| self.redact_json(v)),
+            Value::Object(map) => {
+                map.values_mut().for_each(|v| self.redact_json(v));
+                let masked: Vec<Option<String>> = map
+                    .keys()
+                    .map(|k| Some(self.redact(k)).filter(|m| m != k))
+                    .collect();
+                if masked.iter().any(Option::is_some) {
+                    *map = rename_keys(std::mem::take(map), masked);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Do `bytes` (binary data: an image, a file) hold a secret value in any of the forms
+    /// [`Redactor::redact`] masks in text (as is, JSON-escaped, percent-encoded, base64)?
+    pub fn holds_secret(&self, bytes: &[u8]) -> bool {
+        if self.is_empty() {
+            return false;
+        }
+        let pattern = self
+            .bytes_pattern
+            .get_or_init(|| build_bytes_pattern(&self.values));
+        match pattern {
+            Some(re) => re.is_match(bytes),
+            None => self.values.iter().any(|v| {
+                contains(bytes, v.as_bytes()) || contains(bytes, encode_component(v).as_bytes())
+            }),
+        }
+    }
+}
+
+/// `map` with each key whose entry in `masked` is `Some` renamed to it, numbered when that
+/// name is taken (see [`Redactor::redact_json`]).
+fn rename_keys(
+    map: serde_json::Map<String, serde_json::Value>,
+    masked: Vec<Option<String>>,
+) -> serde_json::Map<String, serde_json::Value> {
+    // The keys masking leaves alone are taken first: they keep their names.
+    let mut taken: std::collections::HashSet<String> = map
+        .keys()
+        .zip(&masked)
+        .filter(|(_, m)| m.is_none())
+        .map(|(k, _)| k.clone())
+        .collect();
+    let mut out = serde_json::Map::with_capacity(map.len());
+    for ((key, value), masked) in map.into_iter().zip(masked) {
+        let name = match masked {
+            None => key,
+            Some(masked) => {
+                let mut name = masked.clone();
+                let mut n = 2;
+                while taken.contains(&name) {
+                    name = format!("{masked} ({n})");
+                    n += 1;
+                }
+                taken.insert(name.clone());
+                name
+            }
+        };
+        out.insert(name, value);
+    }
+    out
+}
+
+/// Does `haystack` contain `needle`?
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    !needle.is_empty() && haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+/// The alternation of every form of every value, longest form first.
+fn alternation(values: &[String]) -> String {
+    let mut forms: Vec<String> = values.iter().flat_map(|v| forms_of(v)).collect();
+    forms.sort_by_key(|f| std::cmp::Reverse(f.len()));
+    forms.dedup();
+    forms
+        .iter()
+        .map(|f| f.chars().map(char_pattern).collect::<String>())
+        .collect::<Vec<_>>()
+        .join("|")
 }
 
 /// One regex matching every form of every value, longest form first.
@@ -437,18 +552,23 @@ fn build_pattern(values: &[String]) -> Option<Regex> {
     if values.is_empty() {
         return None;
     }
-    let mut forms: Vec<String> = values.iter().flat_map(|v| forms_of(v)).collect();
-    forms.sort_by_key(|f| std::cmp::Reverse(f.len()));
-    forms.dedup();
-    let alternation = forms
-        .iter()
-        .map(|f| f.chars().map(char_pattern).collect::<String>())
-        .collect::<Vec<_>>()
-        .join("|");
-    regex::RegexBuilder::new(&alternation)
+    regex::RegexBuilder::new(&alternation(values))
         .size_limit(64 * 1024 * 1024)
         .build()
         .map_err(|e| tracing::warn!("secret redaction falls back to plain forms: {e}"))
+        .ok()
+}
+
+/// [`build_pattern`] over bytes: a character outside ASCII matches its UTF-8 bytes, and the
+/// haystack need not be UTF-8.
+fn build_bytes_pattern(values: &[String]) -> Option<regex::bytes::Regex> {
+    if values.is_empty() {
+        return None;
+    }
+    regex::bytes::RegexBuilder::new(&alternation(values))
+        .size_limit(64 * 1024 * 1024)
+        .build()
+        .map_err(|e| tracing::warn!("secret detection in bytes falls back to plain forms: {e}"))
         .ok()
 }
 
@@ -595,6 +715,96 @@ mod tests {
             );
         }
         assert_eq!(r.redact("ordinary text"), "ordinary text");
+    }
+
+    #[test]
+    fn redacts_every_string_and_key_of_json_at_any_depth() {
+        let secret = "sk-json-0123456789";
+        let r = Redactor::new([secret.to_string()]);
+        let mut value = serde_json::json!({
+            secret: {"deeper": [{format!("x-{secret}"): format!("a {secret} b")}]},
+            "list": [[{"k": secret}]],
+            "number": 4,
+        });
+        r.redact_json(&mut value);
+        assert_eq!(
+            value,
+            serde_json::json!({
+                MASK: {"deeper": [{format!("x-{MASK}"): format!("a {MASK} b")}]},
+                "list": [[{"k": MASK}]],
+                "number": 4,
+            })
+        );
+        // Members keep their order.
+        let keys: Vec<&String> = value.as_object().unwrap().keys().collect();
+        assert_eq!(keys, [MASK, "list", "number"]);
+    }
+
+    #[test]
+    fn a_masked_key_that_clashes_is_numbered_and_nothing_is_lost() {
+        let secret = "sk-json-0123456789";
+        let r = Redactor::new([secret.to_string()]);
+        // A key already spelled like the mask keeps its name; the masked ones are numbered in
+        // order, skipping a number another key already has.
+        let mut value = serde_json::json!({"inner": {
+            secret: 1,
+            MASK: 2,
+            secret.replace('-', "\\u002d"): 3,
+            format!("{MASK} (2)"): 4,
+            base64::Engine::encode(&base64::engine::general_purpose::STANDARD, secret): 5,
+        }});
+        r.redact_json(&mut value);
+        let inner = value["inner"].as_object().unwrap();
+        let members: Vec<(String, i64)> = inner
+            .iter()
+            .map(|(k, v)| (k.clone(), v.as_i64().unwrap()))
+            .collect();
+        assert_eq!(
+            members,
+            [
+                (format!("{MASK} (3)"), 1),
+                (MASK.to_string(), 2),
+                (format!("{MASK} (4)"), 3),
+                (format!("{MASK} (2)"), 4),
+                (format!("{MASK} (5)"), 5),
+            ]
+        );
+        let mut untouched = serde_json::json!({"a": {"b": ["c"]}});
+        r.redact_json(&mut untouched);
+        assert_eq!(untouched, serde_json::json!({"a": {"b": ["c"]}}));
+    }
+
+    #[test]
+    fn finds_a_secret_in_binary_data_in_each_form() {
+        use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
+        use base64::Engine;
+        let secret = "k/e+y \"É✓ 9";
+        let r = Redactor::new([secret.to_string()]);
+        // Bytes that are not UTF-8 around the secret, in each form the text redaction knows.
+        let binary = |inner: &[u8]| {
+            let mut bytes = vec![0x89, b'P', b'N', b'G', 0x00, 0xff, 0xfe];
+            bytes.extend_from_slice(inner);
+            bytes.extend_from_slice(&[0x00, 0xc3, 0x28]);
+            bytes
+        };
+        let forms: Vec<Vec<u8>> = vec![
+            secret.as_bytes().to_vec(),
+            br#"k\/e+y \"\u00c9\u2713 9"#.to_vec(),
+            b"k%2Fe%2By+%22%C3%89%E2%9C%93+9".to_vec(),
+            STANDARD.encode(secret).into_bytes(),
+            URL_SAFE_NO_PAD.encode(secret).into_bytes(),
+            // Inside a longer base64 blob.
+            STANDARD.encode(format!("user:{secret}:tail")).into_bytes(),
+        ];
+        for form in &forms {
+            assert!(
+                r.holds_secret(&binary(form)),
+                "{}",
+                String::from_utf8_lossy(form)
+            );
+        }
+        assert!(!r.holds_secret(&binary(b"k/e+y and nothing else")));
+        assert!(!Redactor::new(Vec::<String>::new()).holds_secret(secret.as_bytes()));
     }
 
     #[test]
