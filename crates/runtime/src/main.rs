@@ -10,6 +10,9 @@
 //!                      [--threads N] [--port PORT] [--chat-template FILE.jinja] [--key-stdin]
 //! ```
 //!
+//! `artifactflow-runtime --check-template` (the template on stdin) says whether a chat template
+//! stays within the runtime's bounds, without loading a model (see `probe`).
+//!
 //! It answers only the process that started it (see `access`): every request carries the
 //! per-launch key given in `ARTIFACTFLOW_RUNTIME_KEY` (or, with `--key-stdin`, as the first line
 //! of stdin) and names the runtime's own address in `Host`.
@@ -140,9 +143,11 @@ fn announce(line: &serde_json::Value) {
 }
 
 fn main() -> ExitCode {
-    // The runtime's own check of a chat template, in a process of its own (see `probe`).
-    if std::env::args().nth(1).as_deref() == Some("--check-template") {
-        return probe::serve();
+    // A chat template's check (see `probe`): for another program, and the watched process.
+    match std::env::args().nth(1).as_deref() {
+        Some("--check-template") => return probe::serve(),
+        Some("--render-probe") => return probe::render_probe(),
+        _ => {}
     }
     let args = match parse_args(std::env::args().skip(1)) {
         Ok(args) => args,

@@ -3,11 +3,15 @@
 //! Rendering is bounded in steps, nesting and output (see `template`), but not in memory: one
 //! step of a Jinja template may build a 100 MB string, and a few more double it. So before the
 //! runtime renders a template with tools, it starts itself again as
-//! `artifactflow-runtime --check-template -` with the template on stdin; that process renders a
+//! `artifactflow-runtime --render-probe` with the template on stdin; that process renders a
 //! probe conversation ([`template::check_bounded`]) and prints its verdict. The runtime watches
-//! it: past [`MEMORY`] or [`TIME`] it is killed and the template refused. A refused template is
-//! never rendered here; the tools then go in the system message, through llama.cpp's own
-//! template handling, which runs no code of the file.
+//! it ([`check`]): past [`MEMORY`] or [`TIME`] it is killed and the template refused. A refused
+//! template is never rendered here; the tools then go in the system message, through llama.cpp's
+//! own template handling, which runs no code of the file.
+//!
+//! `artifactflow-runtime --check-template` does the same for another program (the app's model
+//! library, when a file is imported or downloaded): the template on stdin, the verdict on stdout
+//! (`{"ok": true}` or `{"refused": "…"}`).
 
 use std::io::{Read, Write};
 use std::process::{Command, ExitCode, Stdio};
@@ -22,32 +26,40 @@ pub const TIME: Duration = Duration::from_secs(10);
 /// The largest template read.
 const MAX_TEMPLATE: u64 = 4 * 1024 * 1024;
 
-/// `--check-template -`: the template on stdin, `{"ok": true}` or `{"refused": "…"}` on stdout.
-pub fn serve() -> ExitCode {
+fn read_template() -> Result<String, String> {
     let mut text = String::new();
-    if let Err(e) = std::io::stdin()
+    std::io::stdin()
         .take(MAX_TEMPLATE)
         .read_to_string(&mut text)
-    {
-        println!(
-            "{}",
-            serde_json::json!({ "refused": format!("it is not text: {e}") })
-        );
-        return ExitCode::SUCCESS;
-    }
-    let verdict = match template::check_bounded(&text) {
+        .map_err(|e| format!("it is not text: {e}"))?;
+    Ok(text)
+}
+
+fn print_verdict(verdict: Result<(), String>) -> ExitCode {
+    let line = match verdict {
         Ok(()) => serde_json::json!({ "ok": true }),
         Err(why) => serde_json::json!({ "refused": why }),
     };
-    println!("{verdict}");
+    println!("{line}");
     ExitCode::SUCCESS
+}
+
+/// `--render-probe`: render the probe conversation with the template on stdin (unwatched: the
+/// process that started this one watches it).
+pub fn render_probe() -> ExitCode {
+    print_verdict(read_template().and_then(|text| template::check_bounded(&text)))
+}
+
+/// `--check-template`: the template on stdin, checked in a watched process ([`check`]).
+pub fn serve() -> ExitCode {
+    print_verdict(read_template().and_then(|text| check(&text)))
 }
 
 /// Try `source` in a process of its own: `Err` says why it is refused.
 pub fn check(source: &str) -> Result<(), String> {
     let exe = std::env::current_exe().map_err(|e| format!("it could not be checked ({e})"))?;
     let mut child = Command::new(exe)
-        .args(["--check-template", "-"])
+        .arg("--render-probe")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -86,7 +98,7 @@ pub fn check(source: &str) -> Result<(), String> {
         std::thread::sleep(Duration::from_millis(10));
     };
     let mut out = String::new();
-    if let Some(mut stdout) = child.stdout.take() {
+    if let Some(stdout) = child.stdout.take() {
         let _ = stdout.take(64 * 1024).read_to_string(&mut out);
     }
     let verdict: serde_json::Value = serde_json::from_str(out.trim()).unwrap_or_default();

@@ -125,7 +125,7 @@ pub fn render(source: &str, messages: &[Message], tools: &[Value]) -> Result<Str
     };
     let messages: Vec<Value> = messages.iter().map(jinja_message).collect();
     let tools = (!tools.is_empty()).then_some(tools);
-    let rendered = template.render_to_write(
+    let rendered = template.render_captured_to(
         minijinja::context! {
             messages => messages,
             tools => tools,
