@@ -4,7 +4,9 @@ its server through the gate, the permission dialog names the view, an approved c
 the view and a denied one reaches it as an error; the view is drawn again when the
 conversation is opened again. And a hostile view (the same server's probe) leaves its frame in
 none of the ways it tries: the parent's document, top navigation, a popup, the app's IPC, a
-fetch to a stand-in server, forged bridge messages."""
+fetch to a stand-in server, resource hints to it (not even a connection), forged bridge
+messages. A view refused three times in a row is muted: its calls are refused without a
+dialog until the card lets it ask again."""
 
 from __future__ import annotations
 
@@ -94,6 +96,21 @@ def answer_ask(app: App, button: str) -> None:
     app.by_testid(f"mcp-view-ask-{button}").click()
 
 
+def count_connections(server: JsonServer) -> list:
+    """The addresses of the TCP connections ``server`` accepts from now on, each as it is
+    accepted (a connection opened and never used, as a preconnect leaves it, counts)."""
+    accepted: list = []
+    take = server.server.get_request
+
+    def get_request():
+        connection = take()
+        accepted.append(connection[1])
+        return connection
+
+    server.server.get_request = get_request
+    return accepted
+
+
 def dialog_open(app: App) -> bool:
     return app.js("const d = document.querySelector('[data-testid=permission-dialog]'); return !!d && d.open")
 
@@ -144,6 +161,27 @@ def test_a_view_renders_and_its_button_calls_its_server_through_the_gate(home, s
         assert "did not allow" in in_view(app, "#status")
         assert in_view(app, "#count") == "1"
         assert [c["tool"] for c in server_calls(log)] == ["show_counter", "increment"]
+
+        # Refused twice more (three in a row): the view is muted. Its next call is refused
+        # without a dialog, the view told why, and the card says so.
+        for _ in range(2):
+            click_in_view(app, "#increment")
+            app.wait(lambda d: dialog_open(app), "the permission dialog for the view's call")
+            app.answer_permission("deny")
+            app.wait(lambda d: "did not allow" in in_view(app, "#status"), "the view shows the refusal")
+        app.wait(lambda d: d.find_elements(By.CSS_SELECTOR, "[data-testid=mcp-view-calls-muted]"), "the card to say the view is muted")
+        click_in_view(app, "#increment")
+        app.wait(lambda d: "blocked after three refusals" in in_view(app, "#status"), "the view told its call was blocked")
+        assert not dialog_open(app), "a muted view's call asks nothing"
+        assert [c["tool"] for c in server_calls(log)] == ["show_counter", "increment"]
+        app.screenshot("mcp-app-muted")
+        # Let it ask again: its next call is asked for, and runs once approved.
+        app.by_testid("mcp-view-unmute").click()
+        app.wait(lambda d: not d.find_elements(By.CSS_SELECTOR, "[data-testid=mcp-view-calls-muted]"), "the card to let the view ask again")
+        click_in_view(app, "#increment")
+        app.wait(lambda d: dialog_open(app), "the permission dialog once the view may ask again")
+        app.answer_permission("approve")
+        app.wait(lambda d: in_view(app, "#count") == "2", "the view shows the new count")
 
         # A link the view wants opened: asked in the card; refused, then allowed.
         click_in_view(app, "#docs")
@@ -212,6 +250,7 @@ def test_a_view_renders_and_its_button_calls_its_server_through_the_gate(home, s
 
 def test_a_hostile_view_stays_in_its_frame(home, scripted_model):
     hits = JsonServer(lambda path, base: {"ok": True})  # what the view must not reach
+    reached = count_connections(hits)
     declared = JsonServer(lambda path, base: {"ok": True})  # what its resource declares
     model = scripted_model([
         {"text": "<tool_call><name>apps.show_probe</name><params></params></tool_call>"},
@@ -243,6 +282,9 @@ def test_a_hostile_view_stays_in_its_frame(home, scripted_model):
         assert attempt("declared-fetch") == "declared-fetch: achieved sent", attempt("declared-fetch")
         app.wait(lambda d: declared.requests == ["/declared"], "the declared origin to be reached")
         assert hits.requests == [], "the view reached an origin it did not declare"
+        # Not even a connection: its resource hints (preconnect, dns-prefetch, prefetch,
+        # preload, modulepreload, prerender) to that origin were removed before it was served.
+        assert reached == [], f"the view's document opened {len(reached)} connection(s) to an origin it did not declare"
         assert app.driver.window_handles == handles, "no window was opened"
         assert app.driver.current_url == url, "the app's page stayed"
         # Its frame did not go to another page: the probe is still what it shows.
@@ -267,6 +309,7 @@ def test_a_hostile_view_stays_in_its_frame(home, scripted_model):
         )
         assert "tried to show another page" in app.text_of("mcp-view-unavailable")
         assert hits.requests == [], hits.requests
+        assert reached == [], reached
         assert app.driver.current_url == url
         assert app.by_testid("composer-input").is_displayed(), "the app still works"
     finally:

@@ -11,9 +11,9 @@
 // - `increment` (visibility ["app"]: only the view may call it): adds one to the counter.
 // - `reset` (visibility ["model"]: its views may not call it): sets the counter to zero.
 // - `show_probe` (the model's): shows `ui://probe/view`, a hostile view that tries to leave its
-//   frame (top navigation, a popup, a fetch to APPS_PROBE_URL, reading the parent, the host's
-//   IPC, forged bridge messages) and writes what each attempt did into its page (`#probe`,
-//   one `[data-attempt]` item each).
+//   frame (top navigation, a popup, a fetch to APPS_PROBE_URL, resource hints to its origin in
+//   the document's head, reading the parent, the host's IPC, forged bridge messages) and writes
+//   what each attempt did into its page (`#probe`, one `[data-attempt]` item each).
 // With a log file in APPS_SERVER_LOG, each tool call is appended to it as a JSON line.
 import { appendFileSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -24,6 +24,7 @@ import { RESOURCE_MIME_TYPE, registerAppResource, registerAppTool } from "@model
 const log = process.env.APPS_SERVER_LOG;
 const note = (entry) => log && appendFileSync(log, JSON.stringify(entry) + "\n");
 const probeUrl = process.env.APPS_PROBE_URL ?? "http://127.0.0.1:9/";
+const probeOrigin = new URL(probeUrl).origin;
 // An origin the probe's resource declares in `connectDomains`: the policy lets its fetch go.
 const allowedUrl = process.env.APPS_ALLOWED_URL ?? "";
 
@@ -41,8 +42,8 @@ const bundle = readFileSync(
   return `globalThis.McpApps={${fields.join(",")}};`;
 });
 
-const page = (title, body, script) => `<!doctype html>
-<html><head><meta charset="utf-8"><title>${title}</title>
+const page = (title, body, script, head = "") => `<!doctype html>
+<html><head><meta charset="utf-8"><title>${title}</title>${head}
 <style>body{font-family:sans-serif;margin:8px;color:var(--color-text-primary,#222)}button{font-size:14px}</style>
 </head><body>${body}
 <script type="module">${bundle}
@@ -142,6 +143,16 @@ say("done", "yes");
 document.getElementById("leave").addEventListener("click", () => {
   window.location.href = ${JSON.stringify(probeUrl)} + "-navigated";
 });`,
+  // Resource hints to the undeclared stand-in: the content security policy governs none of
+  // them before the fetch (preconnect and dns-prefetch not at all); the app removes them.
+  [
+    `<link rel="preconnect" href="${probeOrigin}">`,
+    `<link rel="dns-prefetch" href="${probeOrigin}">`,
+    `<link rel="prefetch" href="${probeOrigin}/prefetched">`,
+    `<link rel="preload" as="fetch" crossorigin href="${probeOrigin}/preloaded">`,
+    `<link rel="modulepreload" href="${probeOrigin}/module.js">`,
+    `<link rel="prerender" href="${probeOrigin}/prerendered">`,
+  ].join(""),
 );
 
 let count = 0;
