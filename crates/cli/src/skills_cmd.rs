@@ -158,6 +158,16 @@ fn show(ctx: &AppContext, name: &str, json: bool) -> anyhow::Result<ExitCode> {
     for f in &detail.files {
         println!("  {}", clean(f));
     }
+    // What the listing left out (a link out, a named pipe, a cap of the walk hit), each named.
+    if !matches!(s.origin, engine::skills::SkillOrigin::Mcp { .. }) {
+        let left_out = engine::skills::files::listing(std::path::Path::new(&s.dir)).notes();
+        if !left_out.is_empty() {
+            println!("left out:");
+        }
+        for note in &left_out {
+            println!("  {}", clean(note));
+        }
+    }
     println!("\n{}", clean(&detail.instructions));
     Ok(ExitCode::SUCCESS)
 }

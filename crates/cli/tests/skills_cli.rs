@@ -186,3 +186,88 @@ fn an_archive_escaping_its_folder_is_refused_and_writes_nothing() {
     let list = json(cli(home.path(), user.path(), &["skills", "list", "--json"]));
     assert_eq!(names(&list), Vec::<String>::new());
 }
+
+/// The CLI as [`cli`] runs it, stopped and failed if it has not finished within 10 s (a
+/// regression fails the test instead of hanging the suite, and leaves no process behind).
+fn cli_within_10s(home: &Path, user_home: &Path, args: &[&str]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_artifactflow-cli"))
+        .env_remove("ARTIFACTFLOW_HOME")
+        .env("HOME", user_home)
+        .env("USERPROFILE", user_home)
+        .arg("--home")
+        .arg(home)
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "`artifactflow-cli {}` did not finish within 10 s",
+                args.join(" ")
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[cfg(unix)]
+#[test]
+fn a_link_loop_or_a_named_pipe_never_holds_show_or_import() {
+    let home = tempfile::tempdir().unwrap();
+    let user = tempfile::tempdir().unwrap();
+    let mkfifo = |path: &Path| {
+        let made = Command::new("mkfifo").arg(path).status().unwrap();
+        assert!(made.success(), "mkfifo {}", path.display());
+    };
+    // A skill in the config folder with a link loop and a named pipe.
+    let skill = home.path().join("config/skills/odd");
+    std::fs::create_dir_all(skill.join("references")).unwrap();
+    std::fs::write(
+        skill.join("SKILL.md"),
+        "---\nname: odd\ndescription: Odd files.\n---\nRead them.\n",
+    )
+    .unwrap();
+    std::fs::write(skill.join("references/a.md"), "a").unwrap();
+    std::os::unix::fs::symlink(skill.join("references"), skill.join("references/again")).unwrap();
+    mkfifo(&skill.join("references/pipe.md"));
+    let out = cli_within_10s(home.path(), user.path(), &["skills", "show", "odd"]);
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{shown}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        shown.contains("files:\n  references/a.md\nleft out:\n"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("`references/pipe.md` is a named pipe, not a regular file"),
+        "{shown}"
+    );
+
+    // A folder to import holding a named pipe: refused, naming it; nothing written.
+    let source = home.path().join("piped");
+    std::fs::create_dir_all(&source).unwrap();
+    std::fs::write(
+        source.join("SKILL.md"),
+        "---\nname: piped\ndescription: x\n---\n",
+    )
+    .unwrap();
+    mkfifo(&source.join("pipe.md"));
+    let out = cli_within_10s(
+        home.path(),
+        user.path(),
+        &["skills", "import", source.to_str().unwrap()],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("pipe.md is a named pipe"), "{err}");
+    assert!(!home.path().join("config/skills/piped").exists());
+}

@@ -190,13 +190,15 @@ pub fn read_file(ctx: &AppContext, name: &str, path: &str) -> Result<String, Str
         .map(|s| s.dir.clone())
         .ok_or_else(|| format!("there is no skill `{name}`"))?;
     let file = crate::skills::files::resolve(&dir, path)?;
-    let bytes = std::fs::read(&file).map_err(|e| format!("cannot read {path}: {e}"))?;
-    if bytes.len() as u64 > crate::skills::tools::MAX_TEXT_FILE_BYTES {
-        return Err(format!(
-            "{path} is {} KiB: too large to show",
-            bytes.len() / 1024
-        ));
-    }
+    // A regular file only (never a named pipe), its size checked before it is read.
+    let max = crate::skills::tools::MAX_TEXT_FILE_BYTES;
+    let bytes =
+        crate::skills::files::read_regular(&file, max).map_err(|refused| match refused {
+            crate::skills::files::ReadRefusal::TooLarge(size) => {
+                format!("{path} is {} KiB: too large to show", size / 1024)
+            }
+            other => other.describe(path, max),
+        })?;
     match String::from_utf8(bytes) {
         Ok(text) if !text.contains('\0') => Ok(text),
         _ => Err(format!("{path} is a binary file")),

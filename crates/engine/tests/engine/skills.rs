@@ -428,3 +428,47 @@ async fn cancelling_a_run_kills_the_script_and_its_children() {
     }
     assert!(gone, "the script's child {pid} still runs");
 }
+
+/// A skill folder holding a named pipe named like a config file and a link loop: loading the
+/// config (and its fingerprint, which the watcher compares) never opens the pipe or follows
+/// the loop for ever; the skill loads and the pipe is reported, located.
+#[cfg(unix)]
+#[test]
+fn a_named_pipe_or_a_link_loop_in_a_skill_never_stops_a_reload() {
+    let home = tempfile::tempdir().unwrap();
+    let config = home.path().join("config");
+    let skill = config.join("skills/odd");
+    std::fs::create_dir_all(skill.join("references")).unwrap();
+    std::fs::write(
+        skill.join("SKILL.md"),
+        "---\nname: odd\ndescription: Odd files.\n---\nRead them.\n",
+    )
+    .unwrap();
+    std::fs::write(skill.join("references/a.md"), "a").unwrap();
+    std::os::unix::fs::symlink(skill.join("references"), skill.join("references/again")).unwrap();
+    let pipe = skill.join("references/pipe.md");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&pipe)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let (tx, rx) = std::sync::mpsc::channel();
+    let dir = config.clone();
+    std::thread::spawn(move || {
+        let _ = tx.send(engine::config::load(&dir));
+    });
+    let snap = rx
+        .recv_timeout(std::time::Duration::from_secs(10))
+        .expect("loading the config did not finish within 10 s");
+    assert!(snap.skills.get("odd").is_some(), "{:?}", snap.errors);
+    assert!(
+        !snap.loaded_from.iter().any(|(p, _)| p == &pipe),
+        "a pipe is not read for the fingerprint"
+    );
+    let problem = snap
+        .errors
+        .iter()
+        .find(|e| e.file == pipe)
+        .unwrap_or_else(|| panic!("the pipe is reported: {:?}", snap.errors));
+    assert!(problem.message.contains("named pipe"), "{problem}");
+}

@@ -1,13 +1,26 @@
 //! Importing a skill into a skills folder: from a folder, or from a `.zip` / `.skill`
 //! archive (the skill's folder, or its files at the top). Nothing is written unless the whole
-//! skill is valid: an archive entry whose path leaves the folder (`../`, an absolute path), a
-//! link, an archive past the size limits, a skill that does not load, or a name already taken
-//! is refused with what to do, and the skills folder is left as it was.
+//! skill is valid, and the skills folder is left as it was when anything is refused, with what
+//! to do:
+//! - a folder is walked as [`super::walk`] does (at most [`walk::MAX_DEPTH`] folders deep and
+//!   [`walk::MAX_ENTRIES`] entries); a link, a named pipe, a socket or a device in it is
+//!   refused, never opened, and only regular files are read;
+//! - an archive entry whose path leaves the folder (`../`) or is absolute (`/etc/x`, `C:\x`,
+//!   `\\server\x`) is refused, not moved inside; so is an archive naming one file twice, or two
+//!   names that differ only by case or Unicode form ([`collision_key`]), which macOS and
+//!   Windows would write as one file, the last copy silently winning;
+//! - so are a link entry, an archive past the size limits, a skill that does not load, and a
+//!   name already taken.
 
+use std::collections::{HashMap, HashSet};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use super::{load, Skill, SkillOrigin};
+use caseless::Caseless;
+use unicode_normalization::UnicodeNormalization;
+
+use super::walk::{self, Left, Links, WalkOptions};
+use super::{files, load, Skill, SkillOrigin};
 
 /// The most bytes a skill may unpack or copy to.
 pub const MAX_SKILL_BYTES: u64 = 50 * 1024 * 1024;
@@ -18,6 +31,13 @@ pub const MAX_SKILL_FILES: usize = 2_000;
 pub fn import(source: &Path, skills_dir: &Path) -> Result<Skill, String> {
     let meta =
         std::fs::metadata(source).map_err(|e| format!("cannot open {}: {e}", source.display()))?;
+    if !meta.is_dir() && !meta.is_file() {
+        return Err(format!(
+            "{} is {}, not a folder or a file: import a skill's folder, or a .zip or .skill file",
+            source.display(),
+            walk::kind_of(&meta.file_type())
+        ));
+    }
     std::fs::create_dir_all(skills_dir)
         .map_err(|e| format!("cannot create {}: {e}", skills_dir.display()))?;
     let staging = tempfile::Builder::new()
@@ -59,42 +79,75 @@ pub fn import(source: &Path, skills_dir: &Path) -> Result<Skill, String> {
     load::load_skill_folder(&target, &SkillOrigin::Config).map_err(|e| e.to_string())
 }
 
-/// Copy `from` to `to`, files and folders only: a link is refused, and so is a skill past the
-/// size limits.
+/// Copy the folder `from` to `to`: regular files and folders only, walked (bounded) and
+/// checked whole before anything is copied. A link, a named pipe, a socket or a device is
+/// refused (never opened), and so is a skill past the limits.
 fn copy_folder(from: &Path, to: &Path) -> Result<(), String> {
-    let mut files = 0usize;
-    let mut bytes = 0u64;
-    let mut stack = vec![(from.to_path_buf(), to.to_path_buf())];
-    while let Some((src, dst)) = stack.pop() {
-        std::fs::create_dir_all(&dst)
-            .map_err(|e| format!("cannot create {}: {e}", dst.display()))?;
-        let entries =
-            std::fs::read_dir(&src).map_err(|e| format!("cannot read {}: {e}", src.display()))?;
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let kind = entry
-                .file_type()
-                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-            let target = dst.join(entry.file_name());
-            if kind.is_symlink() {
-                return Err(format!(
-                    "{} is a link; a skill to import holds only its own files (copy what it \
-                     points to into the skill)",
-                    path.display()
-                ));
-            }
-            if kind.is_dir() {
-                stack.push((path, target));
-                continue;
-            }
-            files += 1;
-            bytes += entry.metadata().map(|m| m.len()).unwrap_or(0);
-            check_limits(files, bytes)?;
-            std::fs::copy(&path, &target)
-                .map_err(|e| format!("cannot copy {}: {e}", path.display()))?;
-        }
+    let walked = walk::walk(
+        from,
+        WalkOptions {
+            links: Links::Refuse,
+            hidden: true,
+        },
+    );
+    if let Some(note) = walked.notes.first() {
+        return Err(refusal(note));
+    }
+    let bytes: u64 = walked.files.iter().map(|f| f.len).sum();
+    check_limits(walked.files.len(), bytes)?;
+    std::fs::create_dir_all(to).map_err(|e| format!("cannot create {}: {e}", to.display()))?;
+    for folder in &walked.folders {
+        let target = to.join(folder);
+        std::fs::create_dir_all(&target)
+            .map_err(|e| format!("cannot create {}: {e}", target.display()))?;
+    }
+    let mut copied = 0u64;
+    for file in &walked.files {
+        // Read as a regular file (a pipe swapped in meanwhile is refused, not waited on), at
+        // most what the limit leaves (a file that grew meanwhile is refused).
+        let room = MAX_SKILL_BYTES.saturating_sub(copied);
+        let content = files::read_regular(&file.path, room).map_err(|refused| match refused {
+            files::ReadRefusal::TooLarge(_) => too_large(),
+            other => other.describe(&file.path.display().to_string(), room),
+        })?;
+        copied += content.len() as u64;
+        let target = to.join(&file.relative);
+        std::fs::write(&target, content)
+            .map_err(|e| format!("cannot write {}: {e}", target.display()))?;
     }
     Ok(())
+}
+
+/// Why a folder is not imported, for what its walk found.
+fn refusal(note: &walk::Note) -> String {
+    let path = note.path.display();
+    match &note.left {
+        Left::Link | Left::LinkOut | Left::BrokenLink => format!(
+            "{path} is a link; a skill to import holds only its own files (copy what it points \
+             to into the skill)"
+        ),
+        Left::NotAFile(kind) => format!(
+            "{path} is {kind}, not a regular file; a skill to import holds only files and \
+             folders (remove it)"
+        ),
+        Left::TooDeep => format!(
+            "{path} is more than {} folders deep; a skill to import keeps its files at most that \
+             deep",
+            walk::MAX_DEPTH
+        ),
+        Left::TooMany => format!(
+            "{path}: the folder has more than {} entries; that is not a skill to import",
+            walk::MAX_ENTRIES
+        ),
+        Left::Unreadable(e) => format!("cannot read {path}: {e}"),
+    }
+}
+
+fn too_large() -> String {
+    format!(
+        "the skill is larger than {} MiB unpacked; that is not a skill to import",
+        MAX_SKILL_BYTES / (1024 * 1024)
+    )
 }
 
 fn check_limits(files: usize, bytes: u64) -> Result<(), String> {
@@ -104,53 +157,189 @@ fn check_limits(files: usize, bytes: u64) -> Result<(), String> {
         ));
     }
     if bytes > MAX_SKILL_BYTES {
-        return Err(format!(
-            "the skill is larger than {} MiB unpacked; that is not a skill to import",
-            MAX_SKILL_BYTES / (1024 * 1024)
-        ));
+        return Err(too_large());
     }
     Ok(())
+}
+
+/// The name two archive entries share when macOS or Windows would write them as one file:
+/// Unicode's compatibility caseless match (§3.13, D146: NFKD of the case folding of NFKD of
+/// the case folding of NFD). It equates
+/// - names that differ only by case, with full case folding (`Guide.md`/`guide.md`,
+///   `straße`/`STRASSE`, final and medial sigma);
+/// - canonically equivalent names (a composed `é` and `e` with a combining accent);
+/// - compatibility equivalents (the ligature `ﬁ` and `fi`, full-width `ａ` and `a`,
+///   superscript digits, the Kelvin sign and `K`).
+///
+/// Look-alikes from other scripts (Cyrillic `а` for Latin `a`) are different names on every
+/// system, so they cannot overwrite each other, and are not equated.
+pub fn collision_key(name: &str) -> String {
+    name.chars()
+        .nfd()
+        .default_case_fold()
+        .nfkd()
+        .default_case_fold()
+        .nfkd()
+        .collect()
+}
+
+/// Is `name` an absolute path on some system: `/x`, `\x`, `\\server\share\x`, or a drive
+/// (`C:\x`, `C:/x`, `C:x`)?
+fn is_absolute_name(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    name.starts_with(['/', '\\'])
+        || (bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':')
+}
+
+/// One archive entry's name, as written and as it would be unpacked.
+struct EntryName {
+    /// As the archive spells it.
+    written: String,
+    /// Where it would be unpacked, inside the skill.
+    path: PathBuf,
+}
+
+/// Check the archive's names together before anything is written: no name twice, and no two
+/// names (or folders on their paths) that differ only by case or Unicode form.
+fn check_names(file: &Path, names: &[EntryName]) -> Result<(), String> {
+    let mut entries: HashSet<String> = HashSet::new();
+    // The collision key of every path and folder named so far, with its spelling.
+    let mut spelled: HashMap<String, (String, String)> = HashMap::new();
+    for entry in names {
+        let parts: Vec<String> = entry
+            .path
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        let whole = parts.join("/");
+        if !entries.insert(whole.clone()) {
+            return Err(format!(
+                "{}: the archive holds `{whole}` twice (only one copy would be kept); the \
+                 archive is refused",
+                file.display()
+            ));
+        }
+        for end in 1..=parts.len() {
+            let path = parts[..end].join("/");
+            let key = collision_key(&path);
+            match spelled.get(&key) {
+                Some((other, other_entry)) if *other != path => {
+                    let folders = if end < parts.len() {
+                        format!(" (in the folders `{path}` and `{other}`)")
+                    } else {
+                        String::new()
+                    };
+                    return Err(format!(
+                        "{}: the entries `{other_entry}` and `{}`{folders} differ only by case \
+                         or Unicode form{}: on macOS and Windows they are one file, so one would \
+                         silently replace the other. The archive is refused; rename one of them",
+                        file.display(),
+                        entry.written,
+                        code_points(other, &path)
+                    ));
+                }
+                Some(_) => {}
+                None => {
+                    spelled.insert(key, (path, entry.written.clone()));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The two names spelled out by code point when they are not plain ASCII (a composed `é`
+/// and an `e` with a combining accent look the same on screen).
+fn code_points(first: &str, second: &str) -> String {
+    if first.is_ascii() && second.is_ascii() {
+        return String::new();
+    }
+    let spelled = |name: &str| -> String {
+        name.chars()
+            .map(|c| {
+                if c.is_ascii() {
+                    c.to_string()
+                } else {
+                    format!("\\u{{{:x}}}", c as u32)
+                }
+            })
+            .collect()
+    };
+    format!(" (`{}` and `{}`)", spelled(first), spelled(second))
+}
+
+/// A name the archive gives twice (its central directory lists it twice): found by reading
+/// the entries' own headers in order.
+fn name_given_twice(file: &Path) -> Option<String> {
+    let (opened, _) = files::open_regular(file).ok()?;
+    let mut reader = std::io::BufReader::new(opened);
+    let mut seen = HashSet::new();
+    for _ in 0..=MAX_SKILL_FILES {
+        let entry = zip::read::read_zipfile_from_stream(&mut reader).ok()??;
+        let name = entry.name().ok()?.into_owned();
+        if !seen.insert(name.clone()) {
+            return Some(name);
+        }
+    }
+    None
 }
 
 /// Unpack the archive `file` into `to`: the skill's files at the top of `to` (an archive with
 /// one top folder holding a SKILL.md is unpacked from inside it).
 fn unpack(file: &Path, to: &Path) -> Result<(), String> {
-    let reader =
-        std::fs::File::open(file).map_err(|e| format!("cannot open {}: {e}", file.display()))?;
+    let (reader, _) = files::open_regular(file)
+        .map_err(|refused| refused.describe(&file.display().to_string(), u64::MAX))?;
     let mut archive = zip::ZipArchive::new(reader).map_err(|e| {
         format!(
             "{} is not a zip archive ({e}); import a skill's folder, or a .zip or .skill file",
             file.display()
         )
     })?;
+    // The archive lists one name twice: the reader keeps only the last copy.
+    if archive.has_duplicate_names() {
+        return Err(format!(
+            "{}: the archive holds `{}` twice (only one copy would be kept); the archive is \
+             refused",
+            file.display(),
+            name_given_twice(file).unwrap_or_else(|| "an entry".into())
+        ));
+    }
     // Check every entry before writing anything.
-    let mut names: Vec<PathBuf> = Vec::with_capacity(archive.len());
+    let mut names: Vec<EntryName> = Vec::with_capacity(archive.len());
     let mut bytes = 0u64;
     for i in 0..archive.len() {
         let entry = archive
             .by_index(i)
             .map_err(|e| format!("{}: entry {i} cannot be read: {e}", file.display()))?;
+        let written = entry_name(&entry);
+        if is_absolute_name(&written) {
+            return Err(format!(
+                "{}: the entry `{written}` is an absolute path; a skill's archive holds paths \
+                 inside the skill only, so the archive is refused",
+                file.display()
+            ));
+        }
         let Some(path) = entry.enclosed_name() else {
             return Err(format!(
-                "{}: the entry `{}` would be written outside the skill's folder; the archive \
-                 is refused",
-                file.display(),
-                entry_name(&entry)
+                "{}: the entry `{written}` would be written outside the skill's folder; the \
+                 archive is refused",
+                file.display()
             ));
         };
         if entry.is_symlink() {
             return Err(format!(
-                "{}: the entry `{}` is a link; a skill to import holds only its own files",
-                file.display(),
-                entry_name(&entry)
+                "{}: the entry `{written}` is a link; a skill to import holds only its own files",
+                file.display()
             ));
         }
         bytes += entry.size();
         check_limits(i + 1, bytes)?;
-        names.push(path);
+        names.push(EntryName { written, path });
     }
-    let prefix = common_skill_folder(&names);
-    for (i, name) in names.iter().enumerate() {
+    check_names(file, &names)?;
+    let paths: Vec<PathBuf> = names.into_iter().map(|n| n.path).collect();
+    let prefix = common_skill_folder(&paths);
+    for (i, name) in paths.iter().enumerate() {
         let Ok(relative) = name.strip_prefix(&prefix) else {
             continue;
         };
@@ -232,6 +421,200 @@ mod tests {
     }
 
     const SKILL: &[u8] = b"---\nname: tidy\ndescription: Tidy things.\n---\nDo it.\n";
+
+    /// Run `work` on its own thread; fail if it has not returned within 10 s (a regression
+    /// fails the test instead of hanging the suite).
+    fn within_10s<T: Send + 'static>(what: &str, work: impl FnOnce() -> T + Send + 'static) -> T {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(work());
+        });
+        rx.recv_timeout(std::time::Duration::from_secs(10))
+            .unwrap_or_else(|_| panic!("{what} did not finish within 10 s"))
+    }
+
+    /// Every path under `dir` with its content (folders end with `/`), sorted.
+    fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
+        let mut out = Vec::new();
+        let mut stack = vec![dir.to_path_buf()];
+        while let Some(d) = stack.pop() {
+            for entry in std::fs::read_dir(&d).unwrap() {
+                let path = entry.unwrap().path();
+                let shown = path.strip_prefix(dir).unwrap().display().to_string();
+                if path.is_dir() {
+                    out.push((format!("{shown}/"), Vec::new()));
+                    stack.push(path);
+                } else {
+                    out.push((shown, std::fs::read(&path).unwrap()));
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    /// A skills folder holding the skill `tidy`, and what it holds.
+    fn skills_with_one(root: &Path) -> (PathBuf, Vec<(String, Vec<u8>)>) {
+        let skills = root.join("skills");
+        let first = root.join("first.zip");
+        zip_of(&first, &[("SKILL.md", SKILL), ("references/r.md", b"ref")]);
+        import(&first, &skills).unwrap();
+        let before = snapshot(&skills);
+        (skills, before)
+    }
+
+    /// `archive` is refused with an error naming `entry`, and `skills` is as it was.
+    fn refused(archive: &Path, skills: &Path, before: &[(String, Vec<u8>)], entry: &str) {
+        let err = import(archive, skills).unwrap_err();
+        assert!(err.contains(entry), "the error names `{entry}`: {err}");
+        assert_eq!(snapshot(skills), before, "nothing written: {err}");
+    }
+
+    const OTHER: &[u8] = b"---\nname: other\ndescription: Other.\n---\nx\n";
+
+    #[test]
+    fn an_archive_naming_one_file_twice_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (skills, before) = skills_with_one(tmp.path());
+        // The zip writer refuses a name twice, so the second name is changed in the bytes
+        // written (it is in the local header and in the central directory).
+        let twice = tmp.path().join("twice.zip");
+        zip_of(
+            &twice,
+            &[
+                ("SKILL.md", OTHER),
+                ("references/a.md", b"first copy"),
+                ("references/b.md", b"second copy"),
+            ],
+        );
+        let bytes = std::fs::read(&twice).unwrap();
+        let from = b"references/b.md";
+        let mut patched = bytes.clone();
+        let mut at = 0;
+        while let Some(i) = patched[at..].windows(from.len()).position(|w| w == from) {
+            patched[at + i..at + i + from.len()].copy_from_slice(b"references/a.md");
+            at += i + from.len();
+        }
+        assert_ne!(patched, bytes);
+        std::fs::write(&twice, patched).unwrap();
+        refused(&twice, &skills, &before, "references/a.md");
+    }
+
+    #[test]
+    fn names_that_collide_on_other_systems_are_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (skills, before) = skills_with_one(tmp.path());
+        for (first, second) in [
+            // Case only (one file on macOS and Windows).
+            ("references/Guide.md", "references/guide.md"),
+            ("SKILL.md", "skill.md"),
+            ("Refs/a.md", "refs/b.md"),
+            // Composed and decomposed é (one file on macOS).
+            ("caf\u{e9}.md", "cafe\u{301}.md"),
+            // A ligature and a full-width letter, the same after compatibility normalisation.
+            ("\u{fb01}le.md", "file.md"),
+            ("\u{ff41}.md", "a.md"),
+            // Case folding beyond ASCII: final and medial sigma, sharp s.
+            ("\u{3c3}.md", "\u{3c2}.md"),
+            ("stra\u{df}e.md", "STRASSE.md"),
+        ] {
+            let archive = tmp.path().join("twins.zip");
+            if first == "SKILL.md" {
+                zip_of(&archive, &[(first, OTHER), (second, OTHER)]);
+            } else {
+                zip_of(
+                    &archive,
+                    &[
+                        ("SKILL.md", OTHER),
+                        (first, b"one" as &[u8]),
+                        (second, b"two"),
+                    ],
+                );
+            }
+            refused(&archive, &skills, &before, second);
+        }
+    }
+
+    #[test]
+    fn absolute_entries_are_refused_not_moved_inside() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (skills, before) = skills_with_one(tmp.path());
+        for absolute in [
+            "/etc/x",
+            "C:\\x",
+            "c:/x",
+            "\\\\server\\share\\x",
+            "//server/share/x",
+        ] {
+            let archive = tmp.path().join("absolute.zip");
+            zip_of(&archive, &[("SKILL.md", OTHER), (absolute, b"x" as &[u8])]);
+            refused(&archive, &skills, &before, absolute);
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_named_pipe_in_a_folder_or_as_the_source_is_refused_unopened() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (skills, before) = skills_with_one(tmp.path());
+        let folder = tmp.path().join("src/piped");
+        std::fs::create_dir_all(folder.join("references")).unwrap();
+        std::fs::write(
+            folder.join("SKILL.md"),
+            "---\nname: piped\ndescription: Has a pipe.\n---\n",
+        )
+        .unwrap();
+        let mkfifo = |path: &Path| {
+            let made = std::process::Command::new("mkfifo")
+                .arg(path)
+                .status()
+                .unwrap();
+            assert!(made.success(), "mkfifo {}", path.display());
+        };
+        mkfifo(&folder.join("references/pipe.md"));
+        let err = {
+            let (folder, skills) = (folder.clone(), skills.clone());
+            within_10s("importing a folder with a named pipe", move || {
+                import(&folder, &skills)
+            })
+        }
+        .unwrap_err();
+        assert!(err.contains("pipe.md"), "{err}");
+        assert!(err.contains("named pipe"), "{err}");
+        assert_eq!(snapshot(&skills), before);
+
+        let source = tmp.path().join("skill.zip");
+        mkfifo(&source);
+        let err = {
+            let skills = skills.clone();
+            within_10s("importing a named pipe", move || import(&source, &skills))
+        }
+        .unwrap_err();
+        assert!(err.contains("named pipe"), "{err}");
+        assert_eq!(snapshot(&skills), before);
+    }
+
+    #[test]
+    fn a_folder_past_the_depth_cap_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (skills, before) = skills_with_one(tmp.path());
+        let folder = tmp.path().join("src/deep");
+        let mut deep = folder.clone();
+        for level in 0..40 {
+            deep = deep.join(format!("d{level}"));
+        }
+        std::fs::create_dir_all(&deep).unwrap();
+        std::fs::write(
+            folder.join("SKILL.md"),
+            "---\nname: deep\ndescription: Deep.\n---\n",
+        )
+        .unwrap();
+        std::fs::write(deep.join("far.md"), "far").unwrap();
+        let err = import(&folder, &skills).unwrap_err();
+        assert!(err.contains("deep"), "{err}");
+        assert!(err.contains("folders deep"), "{err}");
+        assert_eq!(snapshot(&skills), before);
+    }
 
     #[test]
     fn archives_and_folders_import_and_bad_ones_leave_nothing() {

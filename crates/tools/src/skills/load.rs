@@ -8,7 +8,9 @@
 //!
 //! Fields other clients add (`model`, `argument-hint`, …) are kept as notes and never stop a
 //! skill. Folders starting with `.` or `_` are skipped (a leading `_` turns a skill off, as it
-//! does a tool or an agent).
+//! does a tool or an agent). What a skill's listing leaves out (a link out of its folder, a
+//! named pipe, a cap of the walk hit: see [`super::walk`]) is reported, located, and the skill
+//! loads.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -65,7 +67,19 @@ pub fn load_dir(dir: &Path, origin: &SkillOrigin) -> (Vec<Skill>, Vec<ConfigErro
     folders.sort();
     for folder in folders {
         match load_skill_folder(&folder, origin) {
-            Ok(skill) => skills.push(skill),
+            Ok(skill) => {
+                // What its listing leaves out (a link out, a named pipe, a cap hit) is a
+                // problem to fix, located; the skill still loads.
+                errors.extend(super::files::listing(&folder).left_out.iter().map(|note| {
+                    ConfigError {
+                        file: note.path.clone(),
+                        line: None,
+                        field: None,
+                        message: super::files::listing_note(note),
+                    }
+                }));
+                skills.push(skill);
+            }
             Err(e) => errors.push(e),
         }
     }
@@ -100,25 +114,23 @@ pub fn load_skill_folder(folder: &Path, origin: &SkillOrigin) -> Result<Skill, C
         field: None,
         message,
     })?;
-    let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
-    if size > MAX_SKILL_MD_BYTES {
-        return Err(ConfigError {
-            file: path,
-            line: None,
-            field: None,
-            message: format!(
+    // Only a regular file is read (never a named pipe), its size checked first.
+    let text = super::files::read_regular(&path, MAX_SKILL_MD_BYTES).map_err(|refusal| {
+        let message = match refusal {
+            super::files::ReadRefusal::TooLarge(size) => format!(
                 "SKILL.md is {} KiB; the most read is {} KiB. Keep the instructions short and \
                  move detail into files under references/, which the model reads when needed",
                 size.div_ceil(1024),
                 MAX_SKILL_MD_BYTES / 1024
             ),
-        });
-    }
-    let text = std::fs::read(&path).map_err(|e| ConfigError {
-        file: path.clone(),
-        line: None,
-        field: None,
-        message: format!("cannot read file: {e}"),
+            other => other.describe("SKILL.md", MAX_SKILL_MD_BYTES),
+        };
+        ConfigError {
+            file: path.clone(),
+            line: None,
+            field: None,
+            message,
+        }
     })?;
     let text = String::from_utf8(text).map_err(|e| ConfigError {
         file: path.clone(),

@@ -5,7 +5,10 @@
 //! - [`load`]: reading a folder of skills (one folder per skill), validated as the format
 //!   specifies, each problem a located [`ConfigError`] that never stops the other skills.
 //! - [`import`]: a skill from a folder or a `.zip`/`.skill` archive, checked whole first.
-//! - [`files`]: a skill's files, confined to its folder (no `..`, no symlink out).
+//! - [`files`]: a skill's files, confined to its folder (no `..`, no symlink out), read only
+//!   when they are regular files, their size checked before reading.
+//! - [`walk`]: the bounded walk of a skill's folder behind its listing and a folder import
+//!   (each real folder once, capped in depth and entries, only regular files).
 //! - [`tools`]: what the model gets. Only each skill's name and description are in the prompt
 //!   ([`listing`]); `load_skill` loads one skill's instructions when the model decides to use
 //!   it, `read_skill_file` reads one of its files, `run_skill_script` runs one of its scripts
@@ -24,6 +27,7 @@ pub mod load;
 pub mod remote;
 pub mod script;
 pub mod tools;
+pub mod walk;
 
 pub use load::{load_dir, parse_skill};
 pub use remote::McpSkill;

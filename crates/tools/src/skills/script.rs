@@ -7,6 +7,8 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use std::io::Read;
+
 use tokio::io::{AsyncRead, AsyncReadExt};
 
 use super::Skill;
@@ -69,7 +71,12 @@ fn interpreter_for(script: &Path) -> Option<Vec<String>> {
     if let Some(names) = by_ext {
         return Some(names.iter().map(|s| s.to_string()).collect());
     }
-    let head = std::fs::read(script).ok()?;
+    // The first line only, of a regular file only (a named pipe is never opened).
+    let (file, _) = super::files::open_regular(script).ok()?;
+    let mut head = Vec::new();
+    std::io::Read::take(file, 1024)
+        .read_to_end(&mut head)
+        .ok()?;
     let first = head.split(|b| *b == b'\n').next()?;
     let line = std::str::from_utf8(first).ok()?.strip_prefix("#!")?.trim();
     let mut words = line.split_whitespace();
@@ -86,6 +93,15 @@ fn interpreter_for(script: &Path) -> Option<Vec<String>> {
 /// split as a shell would, without expanding anything) starts.
 pub fn plan(skill: &Skill, script: &str, args: &str) -> Result<ScriptPlan, String> {
     let path = super::files::resolve(&skill.dir, script)?;
+    match super::files::open_regular(&path) {
+        Ok(_) => {}
+        Err(super::files::ReadRefusal::NotAFile(kind)) => {
+            return Err(format!(
+                "{script} is {kind}, not a script: a skill's scripts are regular files"
+            ))
+        }
+        Err(refused) => return Err(refused.describe(script, 0)),
+    }
     let cwd = skill
         .dir
         .canonicalize()
@@ -282,5 +298,39 @@ impl ScriptRun {
             }
         }
         text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_named_pipe_is_no_script_and_is_never_opened() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("piped");
+        std::fs::create_dir_all(dir.join("scripts")).unwrap();
+        std::fs::write(
+            dir.join("SKILL.md"),
+            "---\nname: piped\ndescription: x\n---\n",
+        )
+        .unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(dir.join("scripts/run"))
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let skill = super::super::load::load_skill_folder(&dir, &super::super::SkillOrigin::Config)
+            .unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(plan(&skill, "scripts/run", ""));
+        });
+        let planned = rx
+            .recv_timeout(Duration::from_secs(10))
+            .expect("planning a named pipe did not finish within 10 s");
+        let error = planned.unwrap_err();
+        assert!(error.contains("named pipe"), "{error}");
     }
 }

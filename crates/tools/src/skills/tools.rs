@@ -247,21 +247,35 @@ impl Tool for LoadSkill {
             Ok(Found::Mcp(s)) => return load_mcp_skill(&s).await,
             Err(e) => return ToolResult::fail(e),
         };
-        // Read again: the instructions as they are now (the watcher reloads on change anyway).
-        let instructions = std::fs::read_to_string(&skill.source)
-            .ok()
-            .and_then(|t| super::parse_skill(&skill.source, &t).ok())
-            .map(|s| s.instructions)
-            .unwrap_or(skill.instructions.clone());
-        let files = super::files::list(&skill.dir);
-        ToolResult::ok(loaded_text(&skill.name, &instructions, &files))
-            .with_meta("skill", skill.name.clone())
-            .with_meta("skill_files", files.len())
+        // Read again: the instructions as they are now (the watcher reloads on change anyway),
+        // only from a regular file of at most the size a SKILL.md may have.
+        let instructions =
+            super::files::read_regular(&skill.source, super::load::MAX_SKILL_MD_BYTES)
+                .ok()
+                .and_then(|bytes| String::from_utf8(bytes).ok())
+                .and_then(|t| super::parse_skill(&skill.source, &t).ok())
+                .map(|s| s.instructions)
+                .unwrap_or(skill.instructions.clone());
+        // The walk behind the listing is bounded (each real folder once, capped) and opens
+        // nothing, so a link loop or a named pipe in the folder cannot stop it.
+        let skill_dir = skill.dir.clone();
+        let listing = tokio::task::spawn_blocking(move || super::files::listing(&skill_dir))
+            .await
+            .unwrap_or_default();
+        ToolResult::ok(loaded_text(
+            &skill.name,
+            &instructions,
+            &listing.files,
+            &listing.notes(),
+        ))
+        .with_meta("skill", skill.name.clone())
+        .with_meta("skill_files", listing.files.len())
     }
 }
 
-/// What `load_skill` tells the model: the instructions, then the skill's files.
-fn loaded_text(name: &str, instructions: &str, files: &[String]) -> String {
+/// What `load_skill` tells the model: the instructions, then the skill's files, then what the
+/// listing left out.
+fn loaded_text(name: &str, instructions: &str, files: &[String], left_out: &[String]) -> String {
     let mut text = format!("# Skill `{name}`\n\n{instructions}");
     if !files.is_empty() {
         text.push_str(
@@ -270,6 +284,12 @@ fn loaded_text(name: &str, instructions: &str, files: &[String]) -> String {
         );
         for f in files {
             text.push_str(&format!("\n- {f}"));
+        }
+    }
+    if !left_out.is_empty() {
+        text.push_str("\n\nLeft out of this list:");
+        for note in left_out {
+            text.push_str(&format!("\n* {note}"));
         }
     }
     text
@@ -284,7 +304,7 @@ async fn load_mcp_skill(skill: &McpSkill) -> ToolResult {
                 .map(|d| d.body.to_string())
                 .unwrap_or(text.clone());
             let files = skill.files();
-            ToolResult::ok(loaded_text(&skill.name, &body, &files))
+            ToolResult::ok(loaded_text(&skill.name, &body, &files, &[]))
                 .with_meta("skill", skill.name.clone())
                 .with_meta("skill_server", skill.server.clone())
                 .with_meta("skill_files", files.len())
@@ -365,33 +385,37 @@ impl Tool for ReadSkillFile {
             Ok(Found::Mcp(s)) => return read_mcp_file(&s, &relative).await,
             Err(e) => return ToolResult::fail(e),
         };
-        let path = match super::files::resolve(&skill.dir, &relative) {
-            Ok(p) => p,
-            Err(e) => {
-                let files = super::files::list(&skill.dir);
-                return ToolResult::fail(format!(
-                    "{e}. The skill's files: {}",
-                    if files.is_empty() {
-                        "none".to_string()
-                    } else {
-                        files.join(", ")
-                    }
-                ));
-            }
-        };
-        let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
         let shown = relative.trim().replace('\\', "/");
-        let bytes = match std::fs::read(&path) {
-            Ok(b) if size <= MAX_BINARY_FILE_BYTES => b,
-            Ok(_) => {
-                return ToolResult::fail(format!(
-                    "{shown} is {} MiB; the most read is {} MiB",
-                    size / (1024 * 1024),
-                    MAX_BINARY_FILE_BYTES / (1024 * 1024)
-                ))
-            }
+        let (dir, shown_in_read) = (skill.dir.clone(), shown.clone());
+        // Resolving, listing and reading touch the disk: off the runtime's threads. Only a
+        // regular file is opened (never a named pipe), its size checked on the opened file
+        // before anything is read, and the read stops past the most allowed.
+        let read = tokio::task::spawn_blocking(move || {
+            let path = match super::files::resolve(&dir, &relative) {
+                Ok(p) => p,
+                Err(e) => {
+                    let files = super::files::list(&dir);
+                    return Err(format!(
+                        "{e}. The skill's files: {}",
+                        if files.is_empty() {
+                            "none".to_string()
+                        } else {
+                            files.join(", ")
+                        }
+                    ));
+                }
+            };
+            super::files::read_regular(&path, MAX_BINARY_FILE_BYTES)
+                .map(|bytes| (path, bytes))
+                .map_err(|refusal| refusal.describe(&shown_in_read, MAX_BINARY_FILE_BYTES))
+        })
+        .await;
+        let (path, bytes) = match read {
+            Ok(Ok(read)) => read,
+            Ok(Err(e)) => return ToolResult::fail(e),
             Err(e) => return ToolResult::fail(format!("cannot read {shown}: {e}")),
         };
+        let size = bytes.len() as u64;
         let meta = |r: ToolResult| {
             r.with_meta("skill", skill.name.clone())
                 .with_meta("skill_file", shown.clone())
