@@ -1,7 +1,10 @@
 // A stdio MCP server that serves skills (the skills extension, SEP-2640), written by hand so
 // the test controls every byte: `skills/list` lists one skill with the sha256 digest and size
 // of each file, `resources/read` serves them and appends each URI read to the log file
-// (argv[2]). With argv[3] = "tampered" the SKILL.md served is not the one listed (same size, other bytes).
+// (argv[2]). argv[3] is the mode: "good"; "tampered" serves a SKILL.md that is not the one
+// listed (same size, other bytes); "no-digest" lists references/FORMS.md without its digest,
+// "no-size" lists SKILL.md without its size, and "dynamic" lists no files at all
+// (`"resources": "dynamic"`): skills the client cannot verify.
 import { appendFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { createInterface } from "node:readline";
@@ -29,15 +32,17 @@ lines.on("line", (line) => {
       } });
     case "tools/list":
       return send({ jsonrpc: "2.0", id, result: { tools: [] } });
-    case "skills/list":
+    case "skills/list": {
+      const skillEntry = { uri: SKILL_URI, digest: digest(skill), size: Buffer.byteLength(skill) };
+      const formsEntry = { uri: FORMS_URI, digest: digest(forms), size: Buffer.byteLength(forms) };
+      if (mode === "no-digest") delete formsEntry.digest;
+      if (mode === "no-size") delete skillEntry.size;
       return send({ jsonrpc: "2.0", id, result: { skills: [{
         uri: SKILL_URI,
         frontmatter: { name: "pdf-processing", description: "Extract, fill, and assemble PDF documents" },
-        resources: [
-          { uri: SKILL_URI, digest: digest(skill), size: Buffer.byteLength(skill) },
-          { uri: FORMS_URI, digest: digest(forms), size: Buffer.byteLength(forms) },
-        ],
+        resources: mode === "dynamic" ? "dynamic" : [skillEntry, formsEntry],
       }] } });
+    }
     case "resources/read":
       appendFileSync(log, params.uri + "\n");
       return send({ jsonrpc: "2.0", id, result: { contents: [{ uri: params.uri, mimeType: "text/markdown", text: served[params.uri] ?? "" }] } });

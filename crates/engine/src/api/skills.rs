@@ -1,7 +1,8 @@
 //! The skills as the Skills page and `artifactflow-cli skills` show them: each skill with
-//! where it comes from, whether it is on and which agents use it, the load problems, one
-//! skill's instructions and files, and the writes (turn on or off, the user-level folders),
-//! each followed by a reload. Importing is [`crate::skills::import`], then a reload.
+//! where it comes from, whether it is on and which agents use it, the load problems (an MCP
+//! server's skill its listing cannot verify among them), one skill's instructions and files,
+//! and the writes (turn on or off, the user-level folders), each followed by a reload.
+//! Importing is [`crate::skills::import`], then a reload.
 
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -103,7 +104,7 @@ fn view(config: &crate::config::ConfigSnapshot, skill: &Skill) -> SkillView {
 pub fn list(ctx: &AppContext) -> SkillsView {
     let problems = ctx.config_problems();
     let config = ctx.config();
-    let problems = problems
+    let mut problems: Vec<ConfigError> = problems
         .into_iter()
         .filter(|p| {
             p.field.as_deref() == Some("skills") || config.skills.errors.iter().any(|e| e == p)
@@ -115,12 +116,24 @@ pub fn list(ctx: &AppContext) -> SkillsView {
         .iter()
         .map(|s| view(&config, s))
         .collect();
-    skills.extend(
-        ctx.skills()
-            .mcp()
-            .iter()
-            .map(|m| view(&config, &as_skill(m))),
-    );
+    let mcp_file = ctx.paths().config_dir.join(crate::mcp::config::FILE);
+    for remote in ctx.skills().mcp() {
+        skills.push(view(&config, &as_skill(&remote)));
+        // A server's skill its listing cannot verify is offered to no agent: say why, at
+        // the server's entry in mcp.json.
+        if let Some(why) = &remote.unverifiable {
+            problems.push(ConfigError {
+                file: mcp_file.clone(),
+                line: None,
+                field: Some(format!("mcpServers.{}", remote.server)),
+                message: format!(
+                    "the skill `{}` is not used: {why}; ask the server's maintainers for a \
+                     listing with a sha256 digest and a size for each file",
+                    remote.name
+                ),
+            });
+        }
+    }
     SkillsView {
         skills,
         problems,
@@ -170,13 +183,20 @@ pub fn show(ctx: &AppContext, name: &str) -> Option<SkillDetail> {
         });
     }
     let remote = ctx.skills().mcp().into_iter().find(|m| m.name == name)?;
-    Some(SkillDetail {
-        skill: view(&config, &as_skill(&remote)),
-        instructions: format!(
+    let instructions = match &remote.unverifiable {
+        Some(why) => format!(
+            "*Not used: {why}. No agent is offered it, and nothing of it is read from the \
+             server.*"
+        ),
+        None => format!(
             "*Served by the MCP server `{}`: its instructions are read from the server, and \
              checked against its listing, when an agent loads it.*",
             remote.server
         ),
+    };
+    Some(SkillDetail {
+        skill: view(&config, &as_skill(&remote)),
+        instructions,
         files: remote.files(),
     })
 }

@@ -1,7 +1,8 @@
 //! Skills served by an MCP server (the skills extension) through the engine: listed with the
 //! local ones as `SERVER.NAME` and nothing read until a skill is used; loading reads and
 //! verifies its SKILL.md, a file is read when asked for; a tampered SKILL.md is refused and
-//! none of its files is read; a server's skill runs no script.
+//! none of its files is read; a skill whose listing gives a file without a digest or a size
+//! (or no files at all) is refused before anything is read; a server's skill runs no script.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -169,4 +170,80 @@ async fn a_tampered_skill_is_not_loaded_and_none_of_its_files_is_read() {
     );
     assert_eq!(reads(&log), ["skill://pdf-processing/SKILL.md"]);
     engine.mcp().shutdown(Duration::from_secs(5));
+}
+
+#[tokio::test]
+async fn a_skill_whose_listing_cannot_verify_it_is_refused_and_none_of_its_files_is_read() {
+    for (mode, unverifiable) in [
+        ("no-digest", "skill://pdf-processing/references/FORMS.md"),
+        ("no-size", "skill://pdf-processing/SKILL.md"),
+        ("dynamic", "skill://pdf-processing/SKILL.md"),
+    ] {
+        let home = tempfile::tempdir().unwrap();
+        let log = home.path().join("reads.log");
+        let engine = open(home.path(), &log, mode).await;
+        let ctx = &engine.ctx;
+        // Not offered to the model, and shown on the Skills page as a problem naming the
+        // server and the file.
+        assert!(
+            !ctx.skills()
+                .of_agent("lead_agent")
+                .iter()
+                .any(|(n, _)| n == "docs.pdf-processing"),
+            "{mode}: an unverifiable skill is not in the prompt"
+        );
+        let listed = engine::api::skills::list(ctx);
+        assert!(
+            listed
+                .skills
+                .iter()
+                .any(|s| s.name == "docs.pdf-processing"),
+            "{mode}: still listed for the user: {:?}",
+            listed.skills
+        );
+        let problem = listed
+            .problems
+            .iter()
+            .find(|p| p.message.contains(unverifiable))
+            .unwrap_or_else(|| {
+                panic!(
+                    "{mode}: no problem names {unverifiable}: {:?}",
+                    listed.problems
+                )
+            });
+        assert!(problem.message.contains("`docs`"), "{mode}: {problem}");
+        assert_eq!(problem.field.as_deref(), Some("mcpServers.docs"), "{mode}");
+
+        // The model is told why, and nothing is read from the server.
+        for (tool, params) in [
+            ("load_skill", vec![("skill", "docs.pdf-processing")]),
+            (
+                "read_skill_file",
+                vec![
+                    ("skill", "docs.pdf-processing"),
+                    ("path", "references/FORMS.md"),
+                ],
+            ),
+        ] {
+            let outcome = direct(&engine, tool, &params).await;
+            assert!(
+                !outcome.result.success,
+                "{mode} {tool}: {:?}",
+                outcome.result
+            );
+            let error = outcome.result.error.clone().unwrap_or_default();
+            assert!(error.contains("`docs`"), "{mode} {tool}: {error}");
+            assert!(error.contains(unverifiable), "{mode} {tool}: {error}");
+            assert!(
+                error.contains("cannot be verified"),
+                "{mode} {tool}: {error}"
+            );
+        }
+        assert!(
+            reads(&log).is_empty(),
+            "{mode}: nothing read: {:?}",
+            reads(&log)
+        );
+        engine.mcp().shutdown(Duration::from_secs(5));
+    }
 }

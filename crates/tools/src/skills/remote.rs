@@ -1,6 +1,9 @@
 //! Skills served by MCP servers (the skills extension, SEP-2640): listed with the local ones
 //! as `SERVER.NAME`, their files read from the server only when the model uses the skill, each
-//! verified against the listing (see [`crate::mcp::client::skills`]).
+//! verified against the listing (see [`crate::mcp::client::skills`]). A skill whose listing
+//! cannot verify it (a file without a sha256 digest or a size, no list of files) stays listed
+//! for the user with why ([`McpSkill::unverifiable`]), is left out of every prompt, and none
+//! of its files is read.
 
 use std::sync::Arc;
 
@@ -18,6 +21,9 @@ pub struct McpSkill {
     pub entry: SkillEntry,
     /// The session it came from.
     pub client: Arc<McpClient>,
+    /// Why it cannot be used, naming the server and the file, when its listing cannot verify
+    /// it: it is then offered to no agent and none of its files is read.
+    pub unverifiable: Option<String>,
 }
 
 impl std::fmt::Debug for McpSkill {
@@ -32,7 +38,8 @@ impl std::fmt::Debug for McpSkill {
 impl McpSkill {
     /// The skills `client` (the server `server`) lists, each checked like a local skill's
     /// frontmatter (a valid name, a description); an entry that is not is left out with a
-    /// warning naming the server.
+    /// warning naming the server. One the listing cannot verify is kept, marked
+    /// [`McpSkill::unverifiable`], with a warning naming the server and the file.
     pub fn from_listing(
         server: &str,
         client: &Arc<McpClient>,
@@ -52,11 +59,18 @@ impl McpSkill {
                     tracing::warn!(server, uri = %entry.uri, "skill not listed: {why}");
                     return None;
                 }
+                let name = format!("{server}.{}", entry.name());
+                let unverifiable = entry.unverifiable().map(|e| {
+                    let why = format!("on the MCP server `{server}`, {e}");
+                    tracing::warn!(server, skill = %name, "skill not offered: {why}");
+                    why
+                });
                 Some(McpSkill {
-                    name: format!("{server}.{}", entry.name()),
+                    name,
                     server: server.to_string(),
                     entry,
                     client: client.clone(),
+                    unverifiable,
                 })
             })
             .collect()

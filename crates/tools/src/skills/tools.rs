@@ -47,28 +47,30 @@ pub enum Found {
 }
 
 impl Shelf {
-    /// Every enabled skill: name and description, local first.
-    fn enabled(&self) -> Vec<(String, String)> {
+    /// Every enabled skill: name, description, and why it cannot be used (an MCP server's
+    /// skill whose listing cannot verify it), local first.
+    fn enabled(&self) -> Vec<(String, String, Option<String>)> {
         let local = self
             .local
             .iter()
-            .map(|s| (s.name.clone(), s.one_line_description()));
+            .map(|s| (s.name.clone(), s.one_line_description(), None));
         let mcp = self.mcp.iter().map(|s| {
             let d = s
                 .description()
                 .split_whitespace()
                 .collect::<Vec<_>>()
                 .join(" ");
-            (s.name.clone(), d)
+            (s.name.clone(), d, s.unverifiable.clone())
         });
         local
             .chain(mcp)
-            .filter(|(name, _)| !self.disabled.contains(name))
+            .filter(|(name, _, _)| !self.disabled.contains(name))
             .collect()
     }
 
-    /// The enabled skills `agent` may use (every one for a direct call: `agent` empty).
-    fn of(&self, agent: &str) -> Vec<(String, String)> {
+    /// The enabled skills `agent` may reach (every one for a direct call: `agent` empty),
+    /// usable or not, sorted.
+    fn reachable(&self, agent: &str) -> Vec<(String, String, Option<String>)> {
         let mut mine: Vec<_> = if agent.is_empty() {
             self.enabled()
         } else {
@@ -77,11 +79,21 @@ impl Shelf {
             };
             self.enabled()
                 .into_iter()
-                .filter(|(name, _)| choice.takes(name))
+                .filter(|(name, _, _)| choice.takes(name))
                 .collect()
         };
         mine.sort();
         mine
+    }
+
+    /// The enabled skills `agent` may use: what its prompt lists (a skill that cannot be
+    /// verified is left out).
+    fn of(&self, agent: &str) -> Vec<(String, String)> {
+        self.reachable(agent)
+            .into_iter()
+            .filter(|(_, _, refused)| refused.is_none())
+            .map(|(name, description, _)| (name, description))
+            .collect()
     }
 }
 
@@ -122,7 +134,8 @@ impl SkillShelf {
         self.read().mcp.clone()
     }
 
-    /// Is any skill enabled (so the skill tools exist)?
+    /// Is any skill enabled (so the skill tools exist)? One that cannot be verified counts: a
+    /// direct call to it is told why it cannot be used.
     pub fn has_any(&self) -> bool {
         !self.read().enabled().is_empty()
     }
@@ -136,8 +149,15 @@ impl SkillShelf {
     /// skill) may use it, or what to tell the model.
     pub fn find(&self, name: &str, agent: &str) -> Result<Found, String> {
         let shelf = self.read();
-        let mine: Vec<String> = shelf.of(agent).into_iter().map(|(n, _)| n).collect();
         let name = name.trim();
+        if let Some((_, _, Some(why))) =
+            shelf.reachable(agent).into_iter().find(|(n, ..)| n == name)
+        {
+            return Err(format!(
+                "the skill `{name}` cannot be used: {why}. Do the task without it"
+            ));
+        }
+        let mine: Vec<String> = shelf.of(agent).into_iter().map(|(n, _)| n).collect();
         if !mine.iter().any(|n| n == name) {
             return Err(if mine.is_empty() {
                 format!("there is no skill `{name}`: you have no skills; do the task without one")
@@ -298,6 +318,12 @@ fn loaded_text(name: &str, instructions: &str, files: &[String], left_out: &[Str
 /// Load a server's skill: its SKILL.md read now and verified against the listing (size,
 /// digest, frontmatter); a skill that fails is not loaded.
 async fn load_mcp_skill(skill: &McpSkill) -> ToolResult {
+    if let Some(why) = &skill.unverifiable {
+        return ToolResult::fail(format!(
+            "the skill `{}` cannot be used: {why}. Do the task without it",
+            skill.name
+        ));
+    }
     match skill.client.load_skill(&skill.entry).await {
         Ok(text) => {
             let body = crate::frontmatter::split(&text)
@@ -445,6 +471,12 @@ impl Tool for ReadSkillFile {
 
 /// A file of a server's skill, read now and verified against the listing.
 async fn read_mcp_file(skill: &McpSkill, relative: &str) -> ToolResult {
+    if let Some(why) = &skill.unverifiable {
+        return ToolResult::fail(format!(
+            "the skill `{}` cannot be used: {why}. Do the task without it",
+            skill.name
+        ));
+    }
     let shown = relative.trim().replace('\\', "/");
     let Some(uri) = skill.uri_of(&shown) else {
         let files = skill.files();

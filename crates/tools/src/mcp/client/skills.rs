@@ -4,6 +4,11 @@
 //! `resources/read` only when a skill is used, never ahead of need. Every file read is checked
 //! against its entry (size, then digest) and a `SKILL.md` also against the listed frontmatter,
 //! field by field; content that fails is never used.
+//!
+//! A skill the listing cannot verify is never read at all ([`SkillEntry::unverifiable`]): one
+//! of its files listed without a sha256 digest or a size (the extension requires both), its
+//! `SKILL.md` not listed, or its files not listed (`"resources": "dynamic"`). Such an entry
+//! still parses, so one skill never costs the server its other skills.
 
 use rmcp::model::{ClientRequest, CustomRequest, ServerResult};
 use serde::{Deserialize, Serialize};
@@ -22,15 +27,57 @@ const MAX_PAGES: usize = 20;
 
 /// One skill a server lists.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(from = "ListedSkill")]
 pub struct SkillEntry {
     /// Its `SKILL.md`'s URI (`skill://pdf-processing/SKILL.md`).
     pub uri: String,
     /// Its frontmatter as listed (at least `name` and `description`).
-    #[serde(default)]
     pub frontmatter: Map<String, Value>,
-    /// Its files, `SKILL.md` included, each with its digest and size.
-    #[serde(default)]
+    /// Its files, `SKILL.md` included, each with its digest and size (none when the listing
+    /// gives no list of them).
     pub resources: Vec<SkillResource>,
+    /// The listing gives no list of its files (`"resources": "dynamic"`, or anything else
+    /// that is not a list of files): none of them can be verified.
+    #[serde(skip)]
+    pub files_unlisted: bool,
+}
+
+/// A skill entry as `skills/list` sends it: `resources` a list of files, or not.
+#[derive(Deserialize)]
+struct ListedSkill {
+    uri: String,
+    #[serde(default)]
+    frontmatter: Map<String, Value>,
+    #[serde(default)]
+    resources: ListedFiles,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum ListedFiles {
+    Files(Vec<SkillResource>),
+    NotAList(serde::de::IgnoredAny),
+}
+
+impl Default for ListedFiles {
+    fn default() -> Self {
+        ListedFiles::NotAList(serde::de::IgnoredAny)
+    }
+}
+
+impl From<ListedSkill> for SkillEntry {
+    fn from(listed: ListedSkill) -> Self {
+        let (resources, files_unlisted) = match listed.resources {
+            ListedFiles::Files(files) => (files, false),
+            ListedFiles::NotAList(_) => (Vec::new(), true),
+        };
+        SkillEntry {
+            uri: listed.uri,
+            frontmatter: listed.frontmatter,
+            resources,
+            files_unlisted,
+        }
+    }
 }
 
 /// One file of a listed skill.
@@ -44,6 +91,35 @@ pub struct SkillResource {
     /// Its length in bytes.
     #[serde(default)]
     pub size: Option<u64>,
+}
+
+impl SkillResource {
+    /// What the listing gives to verify this file: its size and the hex of its sha256 digest;
+    /// or why it cannot be verified (no digest, one this client cannot check, or no size).
+    pub fn checks(&self) -> Result<(u64, &str), SkillFetchError> {
+        let missing = |what: &str| SkillFetchError::Unverifiable {
+            uri: self.uri.clone(),
+            missing: what.to_string(),
+        };
+        let digest = self
+            .digest
+            .as_deref()
+            .ok_or_else(|| missing("a sha256 digest"))?;
+        let hex = digest
+            .strip_prefix("sha256:")
+            .filter(|hex| hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
+            .ok_or_else(|| SkillFetchError::UnknownDigest {
+                uri: self.uri.clone(),
+                digest: digest.to_string(),
+            })?;
+        let size = self.size.ok_or_else(|| missing("a size"))?;
+        Ok((size, hex))
+    }
+
+    /// Why this file cannot be verified, if it cannot (see [`SkillResource::checks`]).
+    pub fn unverifiable(&self) -> Option<SkillFetchError> {
+        self.checks().err()
+    }
 }
 
 impl SkillEntry {
@@ -61,6 +137,27 @@ impl SkillEntry {
             .get("description")
             .and_then(Value::as_str)
             .unwrap_or("")
+    }
+
+    /// Why the listing cannot verify this skill, if it cannot: its files are not listed, its
+    /// `SKILL.md` is not, or a file is listed without a sha256 digest or a size (the first such
+    /// file). Nothing of such a skill is read.
+    pub fn unverifiable(&self) -> Option<SkillFetchError> {
+        let missing = |uri: &str, missing: &str| SkillFetchError::Unverifiable {
+            uri: uri.to_string(),
+            missing: missing.to_string(),
+        };
+        if self.files_unlisted {
+            return Some(missing(
+                &self.uri,
+                "a list of the skill's files (its `resources` are not a list of files with \
+                 digests and sizes)",
+            ));
+        }
+        if self.resource(&self.uri).is_none() {
+            return Some(missing(&self.uri, "an entry of its own in `resources`"));
+        }
+        self.resources.iter().find_map(SkillResource::unverifiable)
     }
 
     /// The entry of the file `uri`, if the skill lists it.
@@ -119,6 +216,18 @@ pub enum SkillFetchError {
         /// The listed digest.
         digest: String,
     },
+    /// The listing gives no way to verify the file: no digest, no size, or no list of the
+    /// skill's files at all.
+    #[error(
+        "{uri} is listed without {missing}, so it cannot be verified (the skills extension \
+         requires a sha256 digest and a size for every file): none of the skill's files is used"
+    )]
+    Unverifiable {
+        /// The file (the skill's `SKILL.md` when its files are not listed).
+        uri: String,
+        /// What the listing leaves out.
+        missing: String,
+    },
     /// A `SKILL.md` whose frontmatter differs from the listed one.
     #[error("the SKILL.md read from {uri} does not match the skill as listed ({field}): the skill was not loaded")]
     Frontmatter {
@@ -129,34 +238,25 @@ pub enum SkillFetchError {
     },
 }
 
-/// `bytes` checked against `entry`: the size first (a mismatch fails without hashing), then
-/// the digest.
+/// `bytes` checked against `entry`: an entry without a digest or a size verifies nothing and
+/// fails; then the size (a mismatch fails without hashing), then the digest.
 pub fn verify(entry: &SkillResource, bytes: &[u8]) -> Result<(), SkillFetchError> {
-    if let Some(listed) = entry.size {
-        if bytes.len() as u64 != listed {
-            return Err(SkillFetchError::Size {
-                uri: entry.uri.clone(),
-                got: bytes.len() as u64,
-                listed,
-            });
-        }
+    let (listed, hex) = entry.checks()?;
+    if bytes.len() as u64 != listed {
+        return Err(SkillFetchError::Size {
+            uri: entry.uri.clone(),
+            got: bytes.len() as u64,
+            listed,
+        });
     }
-    if let Some(digest) = &entry.digest {
-        let Some(hex) = digest.strip_prefix("sha256:") else {
-            return Err(SkillFetchError::UnknownDigest {
-                uri: entry.uri.clone(),
-                digest: digest.clone(),
-            });
-        };
-        let actual: String = sha2::Sha256::digest(bytes)
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
-        if !actual.eq_ignore_ascii_case(hex) {
-            return Err(SkillFetchError::Digest {
-                uri: entry.uri.clone(),
-            });
-        }
+    let actual: String = sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    if !actual.eq_ignore_ascii_case(hex) {
+        return Err(SkillFetchError::Digest {
+            uri: entry.uri.clone(),
+        });
     }
     Ok(())
 }
@@ -242,11 +342,15 @@ impl McpClient {
     }
 
     /// The bytes of `uri`, a file `entry` lists, read now and verified against the listing.
+    /// Nothing is read of a skill the listing cannot verify.
     pub async fn read_skill_file(
         &self,
         entry: &SkillEntry,
         uri: &str,
     ) -> Result<Vec<u8>, SkillFetchError> {
+        if let Some(unverifiable) = entry.unverifiable() {
+            return Err(unverifiable);
+        }
         let listed = entry
             .resource(uri)
             .ok_or_else(|| SkillFetchError::NotListed(uri.to_string()))?;
@@ -312,6 +416,7 @@ mod tests {
                 digest: Some(format!("sha256:{digest}")),
                 size: Some(skill.len() as u64),
             }],
+            files_unlisted: false,
         }
     }
 
@@ -345,5 +450,50 @@ mod tests {
             e.relative_path("skill://pdf/references/FORMS.md"),
             "references/FORMS.md"
         );
+    }
+
+    #[test]
+    fn a_file_listed_without_a_digest_or_a_size_verifies_nothing() {
+        let text = "---\nname: pdf\ndescription: PDFs\n---\nBody\n";
+        let mut no_digest = entry(text);
+        no_digest.resources[0].digest = None;
+        let mut no_size = entry(text);
+        no_size.resources[0].size = None;
+        for (e, missing) in [(no_digest, "a sha256 digest"), (no_size, "a size")] {
+            let refused = verify(&e.resources[0], text.as_bytes()).unwrap_err();
+            assert_eq!(
+                refused,
+                SkillFetchError::Unverifiable {
+                    uri: "skill://pdf/SKILL.md".into(),
+                    missing: missing.into()
+                }
+            );
+            assert_eq!(e.unverifiable(), Some(refused));
+        }
+        let mut short = entry(text);
+        short.resources[0].digest = Some("sha256:abc".into());
+        assert!(matches!(
+            short.unverifiable(),
+            Some(SkillFetchError::UnknownDigest { .. })
+        ));
+        assert_eq!(entry(text).unverifiable(), None);
+
+        // Files not listed, or a SKILL.md not listed: the entry parses, and is unverifiable.
+        let listed: Vec<SkillEntry> = serde_json::from_value(serde_json::json!([
+            {"uri": "skill://a/SKILL.md", "frontmatter": {"name": "a", "description": "A"},
+             "resources": "dynamic"},
+            {"uri": "skill://b/SKILL.md", "frontmatter": {"name": "b", "description": "B"},
+             "resources": []},
+        ]))
+        .unwrap();
+        assert!(listed[0].files_unlisted);
+        assert!(matches!(
+            listed[0].unverifiable(),
+            Some(SkillFetchError::Unverifiable { missing, .. }) if missing.contains("list of the skill's files")
+        ));
+        assert!(matches!(
+            listed[1].unverifiable(),
+            Some(SkillFetchError::Unverifiable { uri, .. }) if uri == "skill://b/SKILL.md"
+        ));
     }
 }
