@@ -8,6 +8,7 @@ mod client; // one session: tools, content kinds, errors, progress, cancellation
 mod elicit; // elicitation through the app's broker: accept, decline, URL, the run's stop
 mod grants; // an MCP tool's grant is bound to its server's launch settings
 mod hub; // the engine's hub: status, crash and restart, reloads, the gate, leftover processes
+mod keys_and_blobs; // a secret as a key, in a blob, in an image: masked or withheld, through a run
 mod redirects; // nothing reaches another origin on a redirect: transport, OAuth; one builder
 mod schemas; // a server's JSON Schema 2020-12 reaches the model whole and checks the arguments
 mod skills; // skills served by a server: listed, read only when used, verified

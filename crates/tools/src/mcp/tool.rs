@@ -534,6 +534,11 @@ fn attachment_line(mime: &str, bytes: usize) -> String {
 }
 
 /// A server's result as ours (see the module docs). `tool` names the attachments.
+///
+/// `result` is one [`McpClient`] returned, so its secrets are already out of it: every string
+/// and key masked, text-like blobs masked, and images and blobs that held a secret replaced by
+/// a note (see the client's `redact_result`); what becomes an attachment here, and then an
+/// artifact, is only what passed that.
 pub fn convert_result(tool: &str, result: CallToolResult) -> ToolResult {
     let mut parts: Vec<String> = Vec::new();
     let mut attachments = Vec::new();

@@ -1,7 +1,8 @@
 //! What the client does with a server's requests and notifications (rmcp's `ClientHandler`):
 //! elicitation asked during a call goes to the app's [`ElicitationHandler`], sampling is
 //! declined, progress and log messages are masked, escaped, cut and rate limited before they
-//! reach the [`McpNotice`] sink, and tool results are masked.
+//! reach the [`McpNotice`] sink, and tool results are masked: every string and key, text-like
+//! blobs decoded and masked, other blobs holding a secret withheld ([`redact_result`]).
 
 #![allow(deprecated)]
 
@@ -131,45 +132,199 @@ impl LogBudget {
     }
 }
 
-/// `result` with `redactor`'s secrets masked in every text it holds (text blocks, text
-/// resources, links, structured content, metadata); base64 data (images, audio, blobs) is left
-/// as is.
-pub(super) fn redact_result(redactor: &Redactor, result: CallToolResult) -> CallToolResult {
-    fn walk(redactor: &Redactor, value: &mut Value) {
-        match value {
-            Value::String(s) => {
-                let masked = redactor.redact(s);
-                if masked != *s {
-                    *s = masked;
-                }
-            }
-            Value::Array(items) => items.iter_mut().for_each(|v| walk(redactor, v)),
-            Value::Object(map) => {
-                let binary = matches!(
-                    map.get("type").and_then(Value::as_str),
-                    Some("image" | "audio")
-                );
-                let resource = map.contains_key("uri");
-                for (key, v) in map.iter_mut() {
-                    if (binary && key == "data") || (resource && key == "blob") {
-                        continue;
-                    }
-                    walk(redactor, v);
-                }
-            }
-            _ => {}
-        }
-    }
-    let Ok(mut value) = serde_json::to_value(&result) else {
+/// Why a blob was left out of a result: the text block that takes its place reads
+/// `[image (image/png): WITHHELD]` (`[resource URI (MIME type): WITHHELD]` for a resource).
+pub const WITHHELD: &str = "withheld because it contained a secret of the server's configuration";
+
+/// `result` with `redactor`'s secrets out of everything it holds, before anything else sees
+/// it (the model, events, logs, the database, artifacts):
+///
+/// - every string and every object key, at any depth, is masked (see
+///   [`Redactor::redact_json`]): texts, text resources, links, `structuredContent`, `_meta`;
+///   two keys that masking makes equal are both kept, the later one numbered (`•••••• (2)`);
+/// - blobs (image and audio `data`, a resource's `blob`) are base64 of bytes: text-like ones
+///   (a text, JSON, XML or YAML MIME type, or bytes that are UTF-8 text) are decoded, masked
+///   and encoded again; any other blob that holds a secret in any form the redactor knows
+///   ([`Redactor::holds_secret`]) would be corrupted by masking, so it is withheld: its block
+///   becomes a text block saying so ([`WITHHELD`]), and it is never stored as an artifact.
+///
+/// `server` names the server in the warning a withheld blob logs. A result that cannot be read
+/// back after masking is withheld whole (as an error saying so).
+pub(super) fn redact_result(
+    redactor: &Redactor,
+    server: &str,
+    result: CallToolResult,
+) -> CallToolResult {
+    if redactor.is_empty() {
         return result;
-    };
-    walk(redactor, &mut value);
-    serde_json::from_value(value).unwrap_or_else(|e| {
-        tracing::warn!("an MCP result could not be read back after masking: {e}");
+    }
+    let unreadable = || {
         CallToolResult::error(vec![rmcp::model::ContentBlock::text(
             "the server's result could not be checked for secrets and was withheld",
         )])
+    };
+    let Ok(mut value) = serde_json::to_value(&result) else {
+        tracing::warn!(server = %server, "an MCP result could not be read for masking");
+        return unreadable();
+    };
+    // The blobs leave the tree while the rest is masked as text (masking their base64 would
+    // corrupt them), and come back as the verdict on their bytes says.
+    let mut blobs = Vec::new();
+    if let Some(blocks) = value.get_mut("content").and_then(Value::as_array_mut) {
+        for (index, block) in blocks.iter_mut().enumerate() {
+            if let Some(blob) = take_blob(block) {
+                let verdict = judge_blob(redactor, &blob);
+                blobs.push((index, blob.field, verdict));
+            }
+        }
+    }
+    redactor.redact_json(&mut value);
+    if let Some(blocks) = value.get_mut("content").and_then(Value::as_array_mut) {
+        for (index, field, verdict) in blobs {
+            let Some(block) = blocks.get_mut(index) else {
+                continue;
+            };
+            match verdict {
+                BlobVerdict::Keep(data) => {
+                    if let Some(slot) = blob_slot(block, field) {
+                        *slot = Value::String(data);
+                    }
+                }
+                BlobVerdict::Withhold => {
+                    let note = withheld_note(block, field);
+                    tracing::warn!(server = %server, "{note}");
+                    *block = serde_json::json!({"type": "text", "text": note});
+                }
+            }
+        }
+    }
+    serde_json::from_value(value).unwrap_or_else(|e| {
+        tracing::warn!(server = %server, "an MCP result could not be read back after masking: {e}");
+        unreadable()
     })
+}
+
+/// Where a content block keeps its blob.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum BlobField {
+    /// An image's or an audio clip's `data`.
+    Data,
+    /// An embedded resource's `resource.blob`.
+    ResourceBlob,
+}
+
+/// A blob taken out of its content block (its place left `null`).
+struct Blob {
+    field: BlobField,
+    /// Its base64 text.
+    data: String,
+    /// Its MIME type, as the server gave it.
+    mime: Option<String>,
+}
+
+/// The slot of `block`'s blob, if it has one of that kind.
+fn blob_slot(block: &mut Value, field: BlobField) -> Option<&mut Value> {
+    match field {
+        BlobField::Data => block.get_mut("data"),
+        BlobField::ResourceBlob => block.get_mut("resource")?.get_mut("blob"),
+    }
+}
+
+/// Take the blob out of `block` (an image or audio block's `data`, an embedded resource's
+/// `blob`), leaving `null` in its place; `None` for a block without one.
+fn take_blob(block: &mut Value) -> Option<Blob> {
+    let field = match block.get("type").and_then(Value::as_str) {
+        Some("image" | "audio") => BlobField::Data,
+        Some("resource") => BlobField::ResourceBlob,
+        _ => return None,
+    };
+    let mime = match field {
+        BlobField::Data => block.get("mimeType"),
+        BlobField::ResourceBlob => block.get("resource")?.get("mimeType"),
+    }
+    .and_then(Value::as_str)
+    .map(str::to_string);
+    let slot = blob_slot(block, field)?;
+    let Value::String(data) = std::mem::take(slot) else {
+        return None;
+    };
+    Some(Blob { field, data, mime })
+}
+
+/// What becomes of a blob.
+#[derive(Debug, PartialEq)]
+enum BlobVerdict {
+    /// Keep this base64 (the blob as sent, or its text masked and encoded again).
+    Keep(String),
+    /// It holds a secret and is not text: leave it out.
+    Withhold,
+}
+
+/// The verdict on one blob (see [`redact_result`]). Data that is not base64 is masked as the
+/// text it is (the result's conversion then reports it as not base64 and keeps nothing).
+fn judge_blob(redactor: &Redactor, blob: &Blob) -> BlobVerdict {
+    use base64::Engine as _;
+    let Ok(bytes) = base64::engine::general_purpose::STANDARD.decode(blob.data.trim()) else {
+        return BlobVerdict::Keep(redactor.redact(&blob.data));
+    };
+    if let Ok(text) = std::str::from_utf8(&bytes) {
+        if blob.mime.as_deref().is_some_and(is_text_mime) || !text.contains('\0') {
+            let masked = redactor.redact(text);
+            return BlobVerdict::Keep(if masked == text {
+                blob.data.clone()
+            } else {
+                base64::engine::general_purpose::STANDARD.encode(masked)
+            });
+        }
+    }
+    if redactor.holds_secret(&bytes) || redactor.holds_secret(blob.data.as_bytes()) {
+        BlobVerdict::Withhold
+    } else {
+        BlobVerdict::Keep(blob.data.clone())
+    }
+}
+
+/// Is `mime` a text type: `text/*`, JSON, XML or YAML (`+json`, `+xml`, `+yaml` suffixes
+/// too)? Parameters (`; charset=…`) and case do not matter.
+fn is_text_mime(mime: &str) -> bool {
+    let essence = mime
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    let Some((kind, subtype)) = essence.split_once('/') else {
+        return false;
+    };
+    kind == "text"
+        || matches!(subtype, "json" | "xml" | "yaml" | "x-yaml")
+        || ["+json", "+xml", "+yaml"]
+            .iter()
+            .any(|suffix| subtype.ends_with(suffix))
+}
+
+/// The text that replaces a withheld blob's block: its kind, its MIME type and (for a
+/// resource) its URI, all already masked.
+fn withheld_note(block: &Value, field: BlobField) -> String {
+    let text = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or("").to_string();
+    match field {
+        BlobField::Data => {
+            let kind = text(block.get("type"));
+            let mime = text(block.get("mimeType"));
+            format!("[{kind} ({mime}): {WITHHELD}]")
+        }
+        BlobField::ResourceBlob => {
+            let resource = block.get("resource");
+            let uri = text(resource.and_then(|r| r.get("uri")));
+            let mime = text(resource.and_then(|r| r.get("mimeType")));
+            let mime = if mime.is_empty() {
+                "application/octet-stream".to_string()
+            } else {
+                mime
+            };
+            format!("[resource {uri} ({mime}): {WITHHELD}]")
+        }
+    }
 }
 
 /// A form (or URL) a server asks the user to fill in during a call.
@@ -574,5 +729,125 @@ impl ClientHandler for Handler {
             Implementation::new("artifactflow", crate::VERSION),
         )
         .with_protocol_version(rmcp::model::ProtocolVersion::LATEST_WITH_INITIALIZE)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use base64::engine::general_purpose::STANDARD;
+    use base64::Engine as _;
+    use serde_json::json;
+
+    use super::*;
+    use crate::secrets::MASK;
+
+    const KEY: &str = "sk-handler-0123456789";
+
+    fn redacted(result: Value) -> Value {
+        let result: CallToolResult = serde_json::from_value(result).unwrap();
+        let redactor = Redactor::new([KEY.to_string()]);
+        serde_json::to_value(redact_result(&redactor, "srv", result)).unwrap()
+    }
+
+    fn png_with(text: &str) -> String {
+        let mut bytes = vec![0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a, 0x00];
+        bytes.extend_from_slice(text.as_bytes());
+        bytes.extend_from_slice(&[0x00, 0xff]);
+        STANDARD.encode(bytes)
+    }
+
+    #[test]
+    fn keys_are_masked_at_any_depth_in_structured_content_meta_and_blocks() {
+        let out = redacted(json!({
+            "content": [{"type": "text", "text": format!("a {KEY}"), "_meta": {KEY: {KEY: KEY}}}],
+            "structuredContent": {"list": [{"deep": {KEY: 1, MASK: 2}}], KEY: [KEY]},
+            "_meta": {format!("x-{KEY}"): {"y": [{KEY: true}]}},
+        }));
+        assert_eq!(
+            out,
+            json!({
+                "content": [{"type": "text", "text": format!("a {MASK}"), "_meta": {MASK: {MASK: MASK}}}],
+                "structuredContent": {"list": [{"deep": {format!("{MASK} (2)"): 1, MASK: 2}}], MASK: [MASK]},
+                "_meta": {format!("x-{MASK}"): {"y": [{MASK: true}]}},
+            })
+        );
+    }
+
+    #[test]
+    fn text_like_blobs_are_decoded_masked_and_encoded_again() {
+        let blob = |mime: &str, text: &str| {
+            json!({"type": "resource", "resource": {
+                "uri": format!("file:///{KEY}.txt"), "mimeType": mime, "blob": STANDARD.encode(text),
+            }})
+        };
+        let out = redacted(json!({"content": [
+            blob("text/plain; charset=utf-8", &format!("the key is {KEY}\n")),
+            blob("application/vnd.api+json", &format!("{{\"{KEY}\": 1}}")),
+            // No MIME type saying so, but UTF-8 text: masked as text too.
+            blob("application/octet-stream", &format!("key={KEY}")),
+        ]}));
+        let decoded: Vec<String> = out["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| {
+                assert_eq!(b["resource"]["uri"], json!(format!("file:///{MASK}.txt")));
+                let blob = b["resource"]["blob"].as_str().unwrap();
+                String::from_utf8(STANDARD.decode(blob).unwrap()).unwrap()
+            })
+            .collect();
+        assert_eq!(
+            decoded,
+            [
+                format!("the key is {MASK}\n"),
+                format!("{{\"{MASK}\": 1}}"),
+                format!("key={MASK}"),
+            ]
+        );
+    }
+
+    #[test]
+    fn images_and_binary_blobs_holding_a_secret_are_withheld_and_clean_ones_kept() {
+        let clean = png_with("a red dot");
+        let latin1_text = {
+            // Declared text, but not UTF-8: it cannot be masked as text.
+            let mut bytes = b"caf\xe9 ".to_vec();
+            bytes.extend_from_slice(KEY.as_bytes());
+            STANDARD.encode(bytes)
+        };
+        let out = redacted(json!({"content": [
+            {"type": "image", "mimeType": "image/png", "data": png_with(&format!("made with {KEY}"))},
+            {"type": "audio", "mimeType": "audio/wav", "data": png_with(&STANDARD.encode(KEY))},
+            {"type": "resource", "resource": {"uri": format!("file:///{KEY}.bin"), "blob": png_with(&KEY.replace('-', "%2D"))}},
+            {"type": "resource", "resource": {"uri": "file:///l.txt", "mimeType": "text/plain", "blob": latin1_text}},
+            {"type": "image", "mimeType": "image/png", "data": clean},
+        ]}));
+        let blocks = out["content"].as_array().unwrap();
+        assert_eq!(
+            blocks[..4],
+            [
+                json!({"type": "text", "text": format!("[image (image/png): {WITHHELD}]")}),
+                json!({"type": "text", "text": format!("[audio (audio/wav): {WITHHELD}]")}),
+                json!({"type": "text", "text": format!("[resource file:///{MASK}.bin (application/octet-stream): {WITHHELD}]")}),
+                json!({"type": "text", "text": format!("[resource file:///l.txt (text/plain): {WITHHELD}]")}),
+            ]
+        );
+        assert_eq!(
+            blocks[4],
+            json!({"type": "image", "mimeType": "image/png", "data": clean}),
+            "a clean image is kept as it came"
+        );
+        assert!(!out.to_string().contains(KEY), "{out}");
+    }
+
+    #[test]
+    fn data_that_is_not_base64_is_masked_as_text() {
+        let out = redacted(json!({"content": [
+            {"type": "image", "mimeType": "image/png", "data": format!("not base64: {KEY}")},
+        ]}));
+        assert_eq!(
+            out["content"][0]["data"],
+            json!(format!("not base64: {MASK}"))
+        );
     }
 }

@@ -18,9 +18,10 @@
 //!   a clear message, progress and log notifications go to the [`McpNotice`] sink;
 //! - what a server says is untrusted: tool results, error messages, progress and log messages
 //!   have the server's secrets (its `env` and `headers` values) masked like an HTTP tool's
-//!   output; log and progress text is escaped (a newline cannot forge a log line) and cut
-//!   ([`clean_server_text`]), and each server's log messages are rate limited ([`LOG_BURST`],
-//!   [`LOG_PER_SECOND`]);
+//!   output (in a result every string and object key, and text-like blobs; an image or other
+//!   blob holding a secret is withheld, see `handler::redact_result`); log and progress text
+//!   is escaped (a newline cannot forge a log line) and cut ([`clean_server_text`]), and each
+//!   server's log messages are rate limited ([`LOG_BURST`], [`LOG_PER_SECOND`]);
 //! - a tool call ([`McpClient::call_tool`]) has a timeout and a cancel token, and either of
 //!   them sends `notifications/cancelled` to the server.
 //!
@@ -68,7 +69,7 @@ pub mod skills;
 pub use handler::{
     clean_server_text, schema_defaults, AcceptDefaults, DeclineElicitation, ElicitationAnswer,
     ElicitationHandler, ElicitationRequest, McpNotice, NoticeSink, ProgressFn,
-    ELICITATION_COMPLETE, LOG_BURST, LOG_PER_SECOND, MAX_LOG_CHARS, MAX_PROGRESS_CHARS,
+    ELICITATION_COMPLETE, LOG_BURST, LOG_PER_SECOND, MAX_LOG_CHARS, MAX_PROGRESS_CHARS, WITHHELD,
 };
 pub use http::{connect_http_with, remote_http_client};
 pub use launch::{
@@ -668,7 +669,7 @@ impl McpClient {
                 .await?
             {
                 ServerResult::CallToolResult(result) => {
-                    return Ok(redact_result(&self.redactor, result))
+                    return Ok(redact_result(&self.redactor, &self.name, result))
                 }
                 ServerResult::InputRequiredResult(asked) => {
                     let requests = asked.input_requests.unwrap_or_default();
