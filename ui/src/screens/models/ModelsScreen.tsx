@@ -158,6 +158,12 @@ function InstalledRow({ model, onRemove }: { model: InstalledModel; onRemove: ()
             was trained to chat.
           </div>
         )}
+        {model.template_refused && (
+          <div className="field-error small" role="note">
+            The runtime refuses this file&apos;s chat template ({model.template_refused}): with
+            native tool calls the tools go in the system message instead.
+          </div>
+        )}
       </th>
       <td>{formatBytes(model.size)}</td>
       <td>{info?.quantization ?? "?"}</td>

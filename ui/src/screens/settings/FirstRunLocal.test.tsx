@@ -58,6 +58,7 @@ function installed(name: string): InstalledModel {
     size: 639e6,
     info: null,
     error: null,
+    template_refused: null,
     source: null,
     sha256: null,
     installed_at: null,
