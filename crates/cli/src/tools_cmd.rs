@@ -287,7 +287,19 @@ fn grammar(ctx: &AppContext, names: &[String], native: bool) -> anyhow::Result<E
     } else {
         engine::parser::grammar::call_grammar(&specs)
     };
-    let Some(grammar) = grammar else {
+    let Some(grammar) = grammar.map_err(|mut too_large| {
+        // Named as given (not as offered natively), with its MCP server.
+        if let Some(name) = names
+            .iter()
+            .find(|n| native && engine::models::wire_tool_name(n) == too_large.tool)
+        {
+            too_large.tool = name.clone();
+        }
+        too_large.server =
+            engine::mcp::server_of(&too_large.tool, &ctx.config().mcp).map(str::to_string);
+        anyhow::anyhow!("no grammar: {too_large}")
+    })?
+    else {
         bail!("no grammar: none of these tools has a name");
     };
     println!(

@@ -25,9 +25,22 @@
 //! The grammar is kept as data ([`Grammar`]) and written out as GBNF by [`Grammar::gbnf`], so
 //! tests can also *generate* the strings it accepts and check that each one parses into a valid
 //! call (see the property test below).
+//!
+//! # Size
+//!
+//! A grammar grows with the tools' schemas, not faster: each parameter is described once, and
+//! where the calls may go on in several ways (the optional parameters after a pair of a native
+//! call) the way on is a rule of its own that is referred to, not written out again for each
+//! place it starts from (written out, 2,000 optional parameters made 100 MB of GBNF). Even so a
+//! schema can be absurd for guidance (a generated API with every field a parameter): a tool of
+//! more than [`MAX_TOOL_PARAMS`] parameters, or tools whose grammar together would be over
+//! [`MAX_GRAMMAR_BYTES`] (half of what the app's runtime takes in one request), get no grammar
+//! but a [`GrammarTooLarge`] naming the tool and what to do. The engine then sends the agent's
+//! requests unguided and says why in its log; `artifactflow-cli tools grammar` prints it.
 
 use std::collections::HashSet;
-use std::fmt::Write as _;
+use std::fmt::{self, Write as _};
+use std::ops::Range;
 
 use artifactflow_ground::tool_spec::{ParamSpec, ParamType, ToolSpec};
 
@@ -42,6 +55,93 @@ pub const TRIGGER_PATTERN: &str = "<tool_call>[ \\t\\r\\n]{0,16}$";
 const MAX_SPACE: u32 = 16;
 /// The most digits of a whole number or of either side of a decimal point (fits an `i64`).
 const MAX_DIGITS: u32 = 18;
+
+/// The most parameters one tool may have in a grammar. Past it a schema is taken for one no
+/// model should be guided through (every one of them may come next after each pair, which the
+/// runtime's sampler checks at every step).
+pub const MAX_TOOL_PARAMS: usize = 4096;
+
+/// The most bytes of GBNF in a grammar: half of the 2 MiB the app's runtime takes in one
+/// request, the other half left to the conversation and the tools' definitions.
+pub const MAX_GRAMMAR_BYTES: usize = 1024 * 1024;
+
+/// Tools whose grammar would be too large to guide calls with: no grammar is built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GrammarTooLarge {
+    /// The tool that is too large, under the name the grammar was given; of several whose
+    /// grammar is too large together, the one that takes the most of it.
+    pub tool: String,
+    /// The MCP server the tool comes from, when the caller knows (the grammar does not): the
+    /// message then names it.
+    pub server: Option<String>,
+    /// What is too large.
+    pub excess: Excess,
+}
+
+/// What makes a grammar too large.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Excess {
+    /// The tool has `count` parameters, more than [`MAX_TOOL_PARAMS`].
+    Params {
+        /// Its parameters (each name counted once).
+        count: usize,
+    },
+    /// The grammar would be `bytes` of GBNF, more than [`MAX_GRAMMAR_BYTES`], of which the
+    /// tool's own rules take `tool_bytes`.
+    Bytes {
+        /// The whole grammar.
+        bytes: usize,
+        /// The tool's rules.
+        tool_bytes: usize,
+    },
+}
+
+impl fmt::Display for GrammarTooLarge {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let tool = match &self.server {
+            Some(server) => format!("the tool `{}` of MCP server `{server}`", self.tool),
+            None => format!("the tool `{}`", self.tool),
+        };
+        match self.excess {
+            Excess::Params { count } => write!(
+                f,
+                "{tool} has {count} parameters, more than the {MAX_TOOL_PARAMS} a grammar of \
+                 guided calls describes"
+            )?,
+            Excess::Bytes { bytes, tool_bytes } => write!(
+                f,
+                "the grammar of guided calls would be {}, more than the {} it may take (it goes \
+                 with every request); {tool} takes {} of it, the most",
+                size(bytes),
+                size(MAX_GRAMMAR_BYTES),
+                size(tool_bytes)
+            )?,
+        }
+        write!(f, ": leave the tool out of the agent's tools")?;
+        match &self.server {
+            // Its schema is the server's.
+            Some(server) => write!(f, " (name the tools it needs instead of `{server}.*`)"),
+            None => write!(f, ", or give it a smaller schema"),
+        }
+    }
+}
+
+impl std::error::Error for GrammarTooLarge {}
+
+/// `512 bytes`, `795 KiB`, `1 MiB`, `1.2 MiB`.
+fn size(bytes: usize) -> String {
+    const KIB: usize = 1024;
+    const MIB: usize = 1024 * 1024;
+    if bytes < KIB {
+        format!("{bytes} bytes")
+    } else if bytes < MIB {
+        format!("{} KiB", bytes / KIB)
+    } else if bytes % MIB == 0 {
+        format!("{} MiB", bytes / MIB)
+    } else {
+        format!("{:.1} MiB", bytes as f64 / MIB as f64)
+    }
+}
 
 /// One piece of a rule.
 #[derive(Debug, Clone, PartialEq)]
@@ -114,11 +214,10 @@ pub struct Grammar {
 impl Grammar {
     /// The grammar in GBNF, one rule per line, `root` first.
     pub fn gbnf(&self) -> String {
-        let mut out = String::new();
-        for (name, expr) in &self.rules {
-            let _ = writeln!(out, "{name} ::= {}", render(expr, false));
-        }
-        out
+        self.rules
+            .iter()
+            .map(|(name, expr)| line(name, expr))
+            .collect()
     }
 
     /// The rule called `name`.
@@ -128,17 +227,83 @@ impl Grammar {
     }
 }
 
-/// The grammar of the calls an agent with `tools` may make, or `None` when it has no tool
-/// (nothing to call, nothing to guide). Tools with an empty or repeated name, and repeated
-/// parameters, are left out (the instructions never describe them either).
-pub fn call_grammar(tools: &[ToolSpec]) -> Option<Grammar> {
+/// One rule in GBNF, with its line end.
+fn line(name: &str, expr: &Expr) -> String {
+    format!("{name} ::= {}\n", render(expr, false))
+}
+
+/// A tool as a grammar describes it, with the parameters it describes.
+struct Described<'a> {
+    tool: &'a ToolSpec,
+    params: Vec<&'a ParamSpec>,
+    /// Its rules, from `tool-i` to the last of its own (the shared ones come after all tools).
+    rules: Range<usize>,
+}
+
+/// The tools a grammar describes: tools with an empty or repeated name, and unnamed or repeated
+/// parameters, are left out (the instructions never describe them either). A tool of more than
+/// [`MAX_TOOL_PARAMS`] parameters is refused before anything is built.
+fn described_tools(tools: &[ToolSpec]) -> Result<Vec<Described<'_>>, GrammarTooLarge> {
     let mut seen = HashSet::new();
-    let tools: Vec<&ToolSpec> = tools
+    tools
         .iter()
         .filter(|t| !t.name.is_empty() && seen.insert(t.name.as_str()))
-        .collect();
+        .map(|tool| {
+            let mut seen = HashSet::new();
+            let params: Vec<&ParamSpec> = tool
+                .params
+                .iter()
+                .filter(|p| !p.name.is_empty() && seen.insert(p.name.as_str()))
+                .collect();
+            if params.len() > MAX_TOOL_PARAMS {
+                return Err(GrammarTooLarge {
+                    tool: tool.name.clone(),
+                    server: None,
+                    excess: Excess::Params {
+                        count: params.len(),
+                    },
+                });
+            }
+            Ok(Described {
+                tool,
+                params,
+                rules: 0..0,
+            })
+        })
+        .collect()
+}
+
+/// `rules` as a grammar, unless its GBNF is over [`MAX_GRAMMAR_BYTES`]: then the error names
+/// the tool whose own rules take the most of it.
+fn within_limit(
+    rules: Vec<(String, Expr)>,
+    tools: &[Described<'_>],
+) -> Result<Grammar, GrammarTooLarge> {
+    let sizes: Vec<usize> = rules.iter().map(|(n, e)| line(n, e).len()).collect();
+    let bytes: usize = sizes.iter().sum();
+    if bytes <= MAX_GRAMMAR_BYTES {
+        return Ok(Grammar { rules });
+    }
+    let (largest, tool_bytes) = tools
+        .iter()
+        .map(|t| (t, sizes[t.rules.clone()].iter().sum::<usize>()))
+        .max_by_key(|(_, tool_bytes)| *tool_bytes)
+        .expect("a grammar has a tool");
+    Err(GrammarTooLarge {
+        tool: largest.tool.name.clone(),
+        server: None,
+        excess: Excess::Bytes { bytes, tool_bytes },
+    })
+}
+
+/// The grammar of the calls an agent with `tools` may make, or `None` when it has no tool
+/// (nothing to call, nothing to guide). Tools with an empty or repeated name, and repeated
+/// parameters, are left out (the instructions never describe them either). Tools too large to
+/// guide (see [`MAX_TOOL_PARAMS`] and [`MAX_GRAMMAR_BYTES`]) get an error naming the tool.
+pub fn call_grammar(tools: &[ToolSpec]) -> Result<Option<Grammar>, GrammarTooLarge> {
+    let mut tools = described_tools(tools)?;
     if tools.is_empty() {
-        return None;
+        return Ok(None);
     }
     let mut rules: Vec<(String, Expr)> = Vec::new();
     let ws = || rule_ref("ws");
@@ -158,13 +323,8 @@ pub fn call_grammar(tools: &[ToolSpec]) -> Option<Grammar> {
         ]),
     ));
     let mut uses = Uses::default();
-    for (i, tool) in tools.iter().enumerate() {
-        let mut seen = HashSet::new();
-        let params: Vec<&ParamSpec> = tool
-            .params
-            .iter()
-            .filter(|p| !p.name.is_empty() && seen.insert(p.name.as_str()))
-            .collect();
+    for (i, described) in tools.iter_mut().enumerate() {
+        let (tool, params) = (described.tool, &described.params);
         let name = seq(vec![lit("<name>"), lit(&tool.name), lit("</name>")]);
         // Each rule goes before the rules it uses: a placeholder now, filled in below.
         let at = rules.len();
@@ -194,6 +354,7 @@ pub fn call_grammar(tools: &[ToolSpec]) -> Option<Grammar> {
             seq(parts)
         };
         rules[at].1 = body;
+        described.rules = at..rules.len();
     }
     uses.add_shared(&mut rules);
     rules.push((
@@ -204,7 +365,7 @@ pub fn call_grammar(tools: &[ToolSpec]) -> Option<Grammar> {
             max: Some(MAX_SPACE),
         },
     ));
-    Some(Grammar { rules })
+    within_limit(rules, &tools).map(Some)
 }
 
 /// The grammar of native calls an agent with `tools` may make through the app's runtime, or
@@ -221,15 +382,11 @@ pub fn call_grammar(tools: &[ToolSpec]) -> Option<Grammar> {
 /// The name is one of `tools` (pass them under the names they are offered by), the arguments
 /// are that tool's parameters in the documented order, required ones present, each value a
 /// JSON value of its type or one of its allowed values; one call per answer, like
-/// [`call_grammar`]. Lazy with the same trigger ([`TRIGGER_PATTERN`]).
-pub fn native_call_grammar(tools: &[ToolSpec]) -> Option<Grammar> {
-    let mut seen = HashSet::new();
-    let tools: Vec<&ToolSpec> = tools
-        .iter()
-        .filter(|t| !t.name.is_empty() && seen.insert(t.name.as_str()))
-        .collect();
+/// [`call_grammar`], and the same limits. Lazy with the same trigger ([`TRIGGER_PATTERN`]).
+pub fn native_call_grammar(tools: &[ToolSpec]) -> Result<Option<Grammar>, GrammarTooLarge> {
+    let mut tools = described_tools(tools)?;
     if tools.is_empty() {
-        return None;
+        return Ok(None);
     }
     let ws = || rule_ref("ws");
     let json_text = |text: &str| lit(&serde_json::Value::from(text).to_string());
@@ -257,13 +414,8 @@ pub fn native_call_grammar(tools: &[ToolSpec]) -> Option<Grammar> {
     )];
     let mut uses = Uses::default();
     let mut any_json = false;
-    for (i, tool) in tools.iter().enumerate() {
-        let mut seen = HashSet::new();
-        let params: Vec<&ParamSpec> = tool
-            .params
-            .iter()
-            .filter(|p| !p.name.is_empty() && seen.insert(p.name.as_str()))
-            .collect();
+    for (i, described) in tools.iter_mut().enumerate() {
+        let (tool, params) = (described.tool, &described.params);
         let at = rules.len();
         rules.push((format!("tool-{i}"), Expr::Seq(Vec::new())));
         // One key and its value.
@@ -280,42 +432,52 @@ pub fn native_call_grammar(tools: &[ToolSpec]) -> Option<Grammar> {
             };
             pairs.push(seq(vec![json_text(&p.name), ws(), lit(":"), ws(), value]));
         }
-        // The pairs from `k` on when one was written before them: each after a comma.
-        let after = |k: usize| -> Vec<Expr> {
-            (k..params.len())
-                .map(|m| {
-                    let item = seq(vec![ws(), lit(","), ws(), pairs[m].clone()]);
-                    if params[m].required {
-                        item
-                    } else {
-                        optional(item)
-                    }
-                })
-                .collect()
-        };
-        // `tool-i-from-j`: the pairs from `j` on when none was written yet (the first one
-        // written has no comma before it).
-        for j in (0..params.len()).rev() {
-            let mut first = vec![pairs[j].clone()];
-            first.extend(after(j + 1));
-            // (A sequence of one is that one, so that `?` applies to all of it.)
-            let first = if first.len() == 1 {
-                first.remove(0)
+        // The pairs in the documented order, a comma between two, optional ones optional: two
+        // rules per parameter, each referring to the next. So the grammar grows with the number
+        // of parameters (a rule that repeated each tail grew with its square: 100 MB of GBNF
+        // for 2,000 optional parameters), each pair is written once, and between two pairs
+        // llama.cpp follows one way on; only right after a comma is every later key open.
+        //   tool-i-from-j  the pairs from `j` on, at least one: pair `j` then `tool-i-rest-(j+1)`,
+        //                  or (`j` optional and not the last) `tool-i-from-(j+1)`
+        //   tool-i-rest-k  after a pair: a comma and `tool-i-from-k`, optional unless a
+        //                  required parameter is still to come
+        let count = pairs.len();
+        let mut required_from = vec![false; count + 1];
+        for k in (0..count).rev() {
+            required_from[k] = required_from[k + 1] || params[k].required;
+        }
+        for (j, pair) in pairs.into_iter().enumerate() {
+            let rest = format!("tool-{i}-rest-{}", j + 1);
+            let written = if j + 1 < count {
+                seq(vec![pair, rule_ref(&rest)])
             } else {
-                seq(first)
+                pair
             };
-            let from = if params[j].required {
-                first
-            } else if j + 1 == params.len() {
-                optional(first)
+            let from = if params[j].required || j + 1 == count {
+                written
             } else {
-                Expr::Alt(vec![first, rule_ref(&format!("tool-{i}-from-{}", j + 1))])
+                Expr::Alt(vec![written, rule_ref(&format!("tool-{i}-from-{}", j + 1))])
             };
             rules.push((format!("tool-{i}-from-{j}"), from));
+            if j + 1 < count {
+                let more = seq(vec![
+                    ws(),
+                    lit(","),
+                    ws(),
+                    rule_ref(&format!("tool-{i}-from-{}", j + 1)),
+                ]);
+                let more = if required_from[j + 1] {
+                    more
+                } else {
+                    optional(more)
+                };
+                rules.push((rest, more));
+            }
         }
         let mut arguments = vec![lit("{"), ws()];
-        if !params.is_empty() {
-            arguments.extend([rule_ref(&format!("tool-{i}-from-0")), ws()]);
+        if count > 0 {
+            let all = seq(vec![rule_ref(&format!("tool-{i}-from-0")), ws()]);
+            arguments.push(if required_from[0] { all } else { optional(all) });
         }
         arguments.push(lit("}"));
         let mut body = vec![
@@ -330,6 +492,7 @@ pub fn native_call_grammar(tools: &[ToolSpec]) -> Option<Grammar> {
         ];
         body.extend(arguments);
         rules[at].1 = seq(body);
+        described.rules = at..rules.len();
     }
     if any_json {
         for kind in [ParamType::String, ParamType::Number] {
@@ -348,7 +511,7 @@ pub fn native_call_grammar(tools: &[ToolSpec]) -> Option<Grammar> {
             max: Some(MAX_SPACE),
         },
     ));
-    Some(Grammar { rules })
+    within_limit(rules, &tools).map(Some)
 }
 
 /// Is `param` an object, an array or a composition (`anyOf`, …) in the tool's own JSON Schema
@@ -764,6 +927,7 @@ mod tests {
     use artifactflow_ground::tool_spec::{ParamSpec, ParamType, ToolSpec};
     use proptest::prelude::*;
     use serde_json::json;
+    use std::collections::HashMap;
 
     fn tool(name: &str, params: Vec<ParamSpec>) -> ToolSpec {
         ToolSpec {
@@ -820,7 +984,7 @@ mod tests {
 
     #[test]
     fn the_grammar_of_a_search_tool_is_stable() {
-        let grammar = call_grammar(&shapes()[..1]).unwrap().gbnf();
+        let grammar = call_grammar(&shapes()[..1]).unwrap().unwrap().gbnf();
         insta::assert_snapshot!(grammar, @r###"
         root ::= call
         call ::= "<tool_call>" ws tool-0 ws "</tool_call>"
@@ -840,7 +1004,7 @@ mod tests {
 
     #[test]
     fn the_grammar_of_every_shape_is_stable() {
-        let grammar = call_grammar(&shapes()).unwrap().gbnf();
+        let grammar = call_grammar(&shapes()).unwrap().unwrap().gbnf();
         insta::assert_snapshot!(grammar, @r###"
         root ::= call
         call ::= "<tool_call>" ws (tool-0 | tool-1 | tool-2 | tool-3 | tool-4) ws "</tool_call>"
@@ -874,8 +1038,8 @@ mod tests {
 
     #[test]
     fn no_tools_no_grammar() {
-        assert!(call_grammar(&[]).is_none());
-        assert!(call_grammar(&[tool("", vec![])]).is_none());
+        assert!(call_grammar(&[]).unwrap().is_none());
+        assert!(call_grammar(&[tool("", vec![])]).unwrap().is_none());
     }
 
     #[test]
@@ -890,7 +1054,7 @@ mod tests {
             ),
             tool("a", vec![]),
         ];
-        let gbnf = call_grammar(&twice).unwrap().gbnf();
+        let gbnf = call_grammar(&twice).unwrap().unwrap().gbnf();
         assert_eq!(gbnf.matches("\"a\"").count(), 1, "{gbnf}");
         assert_eq!(gbnf.matches("\"<x>\"").count(), 1, "{gbnf}");
     }
@@ -923,56 +1087,86 @@ mod tests {
         ranges.iter().any(|&(a, b)| (a..=b).contains(&c)) != negated
     }
 
-    /// A random string `expr` accepts. Past `depth` 40 the generator stops recursing where it
-    /// can (the shortest choice of an alternative, the least repetitions).
-    fn generate(g: &Grammar, expr: &Expr, rng: &mut Rng, depth: u32, out: &mut String) {
-        let deep = depth > 40;
-        match expr {
-            Expr::Lit(text) => out.push_str(text),
-            Expr::Class { negated, ranges } => {
-                let choices: Vec<char> = if *negated {
-                    POOL.iter()
-                        .copied()
-                        .filter(|c| in_class(*c, true, ranges))
-                        .collect()
-                } else {
-                    ranges.iter().flat_map(|&(a, b)| a..=b).collect()
-                };
-                out.push(choices[rng.below(choices.len())]);
+    /// Generates random strings a grammar accepts.
+    struct Generator<'g> {
+        rules: HashMap<&'g str, &'g Expr>,
+        /// The rules being expanded, outermost first.
+        open: Vec<&'g str>,
+        rng: Rng,
+    }
+
+    impl<'g> Generator<'g> {
+        fn new(g: &'g Grammar, seed: u64) -> Self {
+            Generator {
+                rules: g.rules.iter().map(|(n, e)| (n.as_str(), e)).collect(),
+                open: Vec::new(),
+                rng: Rng(seed | 1),
             }
-            Expr::Ref(name) => {
-                let rule = g.rule(name).unwrap_or_else(|| panic!("no rule {name}"));
-                generate(g, rule, rng, depth + 1, out);
-            }
-            Expr::Seq(parts) => {
-                for p in parts {
-                    generate(g, p, rng, depth, out);
+        }
+
+        /// A random string `expr` accepts. Past `depth` 40 the generator stops recursing where
+        /// it can (the shortest choice of an alternative, the least repetitions). Depth counts
+        /// repetitions and rules entered again while open (a JSON value within a JSON value),
+        /// not a chain of different rules (one per parameter of a wide tool), which ends.
+        fn generate(&mut self, expr: &'g Expr, depth: u32, out: &mut String) {
+            let deep = depth > 40;
+            match expr {
+                Expr::Lit(text) => out.push_str(text),
+                Expr::Class { negated, ranges } => {
+                    let choices: Vec<char> = if *negated {
+                        POOL.iter()
+                            .copied()
+                            .filter(|c| in_class(*c, true, ranges))
+                            .collect()
+                    } else {
+                        ranges.iter().flat_map(|&(a, b)| a..=b).collect()
+                    };
+                    out.push(choices[self.rng.below(choices.len())]);
                 }
-            }
-            Expr::Alt(options) => {
-                // Rules recurse through their later options (the first one ends): deep
-                // down, take the first.
-                let pick = if deep { 0 } else { rng.below(options.len()) };
-                generate(g, &options[pick], rng, depth, out);
-            }
-            Expr::Repeat { expr, min, max } => {
-                let most = max.unwrap_or(min + 6);
-                let n = if deep {
-                    *min
-                } else {
-                    *min + rng.below((most - min + 1) as usize) as u32
-                };
-                for _ in 0..n {
-                    generate(g, expr, rng, depth + 1, out);
+                Expr::Ref(name) => {
+                    let rule = *self
+                        .rules
+                        .get(name.as_str())
+                        .unwrap_or_else(|| panic!("no rule {name}"));
+                    let again = self.open.contains(&name.as_str());
+                    self.open.push(name);
+                    self.generate(rule, depth + u32::from(again), out);
+                    self.open.pop();
+                }
+                Expr::Seq(parts) => {
+                    for p in parts {
+                        self.generate(p, depth, out);
+                    }
+                }
+                Expr::Alt(options) => {
+                    // Rules recurse through their later options (the first one ends): deep
+                    // down, take the first.
+                    let pick = if deep {
+                        0
+                    } else {
+                        self.rng.below(options.len())
+                    };
+                    self.generate(&options[pick], depth, out);
+                }
+                Expr::Repeat { expr, min, max } => {
+                    let most = max.unwrap_or(min + 6);
+                    let n = if deep {
+                        *min
+                    } else {
+                        *min + self.rng.below((most - min + 1) as usize) as u32
+                    };
+                    for _ in 0..n {
+                        self.generate(expr, depth + 1, out);
+                    }
                 }
             }
         }
     }
 
     fn accepted(g: &Grammar, seed: u64) -> String {
-        let mut rng = Rng(seed | 1);
+        let mut generator = Generator::new(g, seed);
         let mut out = String::new();
-        generate(g, g.rule("root").unwrap(), &mut rng, 0, &mut out);
+        generator.generate(g.rule("root").unwrap(), 0, &mut out);
         out
     }
 
@@ -1015,7 +1209,7 @@ mod tests {
     #[test]
     fn every_string_the_shapes_accept_parses_into_valid_calls() {
         let tools = shapes();
-        let g = call_grammar(&tools).unwrap();
+        let g = call_grammar(&tools).unwrap().unwrap();
         for seed in 0..2000u64 {
             let text = accepted(&g, seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
             let calls = parse(&text);
@@ -1030,17 +1224,52 @@ mod tests {
 
     #[test]
     fn the_native_grammar_of_a_search_tool_is_stable() {
-        let grammar = native_call_grammar(&shapes()[..1]).unwrap().gbnf();
+        let grammar = native_call_grammar(&shapes()[..1]).unwrap().unwrap().gbnf();
         insta::assert_snapshot!(grammar, @r###"
         root ::= "<tool_call>" ws "{" ws "\"name\"" ws ":" ws tool-0 ws "}" ws "</tool_call>"
         tool-0 ::= "\"web_search\"" ws "," ws "\"arguments\"" ws ":" ws "{" ws tool-0-from-0 ws "}"
         tool-0-param-2 ::= "\"oneDay\"" | "\"oneWeek\"" | "\"noLimit\""
-        tool-0-from-2 ::= ("\"freshness\"" ws ":" ws tool-0-param-2)?
-        tool-0-from-1 ::= "\"count\"" ws ":" ws json-integer (ws "," ws "\"freshness\"" ws ":" ws tool-0-param-2)? | tool-0-from-2
-        tool-0-from-0 ::= "\"query\"" ws ":" ws json-string (ws "," ws "\"count\"" ws ":" ws json-integer)? (ws "," ws "\"freshness\"" ws ":" ws tool-0-param-2)?
+        tool-0-from-0 ::= "\"query\"" ws ":" ws json-string tool-0-rest-1
+        tool-0-rest-1 ::= (ws "," ws tool-0-from-1)?
+        tool-0-from-1 ::= "\"count\"" ws ":" ws json-integer tool-0-rest-2 | tool-0-from-2
+        tool-0-rest-2 ::= (ws "," ws tool-0-from-2)?
+        tool-0-from-2 ::= "\"freshness\"" ws ":" ws tool-0-param-2
         json-string ::= "\"" json-char* "\""
         json-char ::= [^"\\\x00-\x1F] | "\\" (["\\/bfnrt] | "u" [0-9a-cA-Ce-fE-F] [0-9a-fA-F]{3,3})
         json-integer ::= "0" | "-"? [1-9] [0-9]{0,17}
+        ws ::= [ \t\r\n]{0,16}
+        "###);
+    }
+
+    /// Optional parameters before and after a required one: a call begins with any pair up to
+    /// the required one (`from`), and after a pair a comma is needed while the required one is
+    /// still to come (`rest`).
+    #[test]
+    fn the_native_grammar_of_leading_optional_parameters_is_stable() {
+        let page = tool(
+            "list_pages",
+            vec![
+                ParamSpec::new("limit", ParamType::Integer, "").optional(),
+                ParamSpec::new("cursor", ParamType::String, "").optional(),
+                ParamSpec::new("space", ParamType::String, ""),
+                ParamSpec::new("archived", ParamType::Boolean, "").optional(),
+            ],
+        );
+        let grammar = native_call_grammar(&[page]).unwrap().unwrap().gbnf();
+        insta::assert_snapshot!(grammar, @r###"
+        root ::= "<tool_call>" ws "{" ws "\"name\"" ws ":" ws tool-0 ws "}" ws "</tool_call>"
+        tool-0 ::= "\"list_pages\"" ws "," ws "\"arguments\"" ws ":" ws "{" ws tool-0-from-0 ws "}"
+        tool-0-from-0 ::= "\"limit\"" ws ":" ws json-integer tool-0-rest-1 | tool-0-from-1
+        tool-0-rest-1 ::= ws "," ws tool-0-from-1
+        tool-0-from-1 ::= "\"cursor\"" ws ":" ws json-string tool-0-rest-2 | tool-0-from-2
+        tool-0-rest-2 ::= ws "," ws tool-0-from-2
+        tool-0-from-2 ::= "\"space\"" ws ":" ws json-string tool-0-rest-3
+        tool-0-rest-3 ::= (ws "," ws tool-0-from-3)?
+        tool-0-from-3 ::= "\"archived\"" ws ":" ws json-boolean
+        json-string ::= "\"" json-char* "\""
+        json-char ::= [^"\\\x00-\x1F] | "\\" (["\\/bfnrt] | "u" [0-9a-cA-Ce-fE-F] [0-9a-fA-F]{3,3})
+        json-integer ::= "0" | "-"? [1-9] [0-9]{0,17}
+        json-boolean ::= "true" | "false"
         ws ::= [ \t\r\n]{0,16}
         "###);
     }
@@ -1097,7 +1326,7 @@ mod tests {
     #[test]
     fn every_string_the_native_grammar_of_the_shapes_accepts_is_a_valid_call() {
         let tools = shapes();
-        let g = native_call_grammar(&tools).unwrap();
+        let g = native_call_grammar(&tools).unwrap().unwrap();
         let mut optional_left_out = false;
         for seed in 0..2000u64 {
             let text = accepted(&g, seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
@@ -1110,7 +1339,7 @@ mod tests {
             optional_left_out,
             "optional parameters are sometimes left out"
         );
-        assert!(native_call_grammar(&[]).is_none());
+        assert!(native_call_grammar(&[]).unwrap().is_none());
     }
 
     /// An MCP tool whose schema has an array, an object and a composition: the model writes
@@ -1135,7 +1364,7 @@ mod tests {
             "depth": {"type": "integer"},
         }, "required": ["tags", "name"]}));
         let tools = vec![mcp];
-        let g = native_call_grammar(&tools).unwrap();
+        let g = native_call_grammar(&tools).unwrap().unwrap();
         let gbnf = g.gbnf();
         assert!(
             gbnf.contains("\"\\\"tags\\\"\" ws \":\" ws json-value"),
@@ -1170,6 +1399,177 @@ mod tests {
             });
         }
         assert_eq!(shapes.len(), 3, "{shapes:?}");
+    }
+
+    /// A tool with `n` optional parameters of every kind (text, whole numbers, decimals,
+    /// booleans, allowed values), as a generated schema of a large API might have.
+    fn wide_tool(n: usize) -> ToolSpec {
+        let params = (0..n)
+            .map(|j| {
+                let name = format!("option_{j}");
+                match j % 5 {
+                    0 => ParamSpec::new(name, ParamType::String, ""),
+                    1 => ParamSpec::new(name, ParamType::Integer, ""),
+                    2 => ParamSpec::new(name, ParamType::Number, ""),
+                    3 => ParamSpec::new(name, ParamType::Boolean, ""),
+                    _ => ParamSpec::new(name, ParamType::String, "").with_values(["on", "off"]),
+                }
+                .optional()
+            })
+            .collect();
+        tool("wide", params)
+    }
+
+    /// [`native_call_grammar`] or [`call_grammar`].
+    type Builder = fn(&[ToolSpec]) -> Result<Option<Grammar>, GrammarTooLarge>;
+
+    /// Bytes of GBNF and number of rules of the grammar of one tool with `n` optional
+    /// parameters.
+    fn grammar_size(build: Builder, n: usize) -> (usize, usize) {
+        let grammar = build(&[wide_tool(n)]).unwrap().expect("a grammar");
+        (grammar.gbnf().len(), grammar.rules.len())
+    }
+
+    /// Each optional tail is a rule of its own, referred to: the grammar grows with the number
+    /// of parameters, not with its square (2,000 optional parameters once gave 100 MB of GBNF,
+    /// past the runtime's 2 MB limit on a request from about 270).
+    #[test]
+    fn grammars_grow_linearly_with_the_optional_parameters() {
+        for (kind, build) in [
+            ("native", native_call_grammar as Builder),
+            ("XML", call_grammar),
+        ] {
+            let (bytes_100, rules_100) = grammar_size(build, 100);
+            let (bytes_1000, rules_1000) = grammar_size(build, 1000);
+            let (bytes_2000, rules_2000) = grammar_size(build, 2000);
+            let sizes = format!(
+                "{kind}: {bytes_100}, {bytes_1000}, {bytes_2000} bytes; \
+                 {rules_100}, {rules_1000}, {rules_2000} rules"
+            );
+            assert!(bytes_2000 * 2 < bytes_1000 * 5, "{sizes}");
+            assert!(bytes_1000 < bytes_100 * 12, "{sizes}");
+            assert!(rules_2000 * 2 < rules_1000 * 5, "{sizes}");
+            assert!(rules_1000 < rules_100 * 12, "{sizes}");
+            // Well within what the runtime takes in a request, with the conversation beside it.
+            assert!(bytes_2000 < 512 * 1024, "{sizes}");
+        }
+    }
+
+    /// A tool past [`MAX_TOOL_PARAMS`] gets no grammar, and the error names it, its count and
+    /// what to do; one at the limit gets one.
+    #[test]
+    fn a_tool_with_too_many_parameters_is_refused_by_name() {
+        for (kind, build) in [
+            ("native", native_call_grammar as Builder),
+            ("XML", call_grammar),
+        ] {
+            let tools = vec![shapes().remove(0), wide_tool(MAX_TOOL_PARAMS + 1)];
+            let error = build(&tools).expect_err(kind);
+            assert_eq!(error.tool, "wide", "{kind}");
+            assert_eq!(
+                error.excess,
+                Excess::Params {
+                    count: MAX_TOOL_PARAMS + 1
+                },
+                "{kind}"
+            );
+            let message = error.to_string();
+            for says in ["`wide`", "4097 parameters", "4096", "leave the tool out"] {
+                assert!(message.contains(says), "{kind}: {says} in {message}");
+            }
+            let at_limit = build(&[wide_tool(MAX_TOOL_PARAMS)]).expect(kind);
+            assert!(
+                at_limit.unwrap().gbnf().len() <= MAX_GRAMMAR_BYTES,
+                "{kind}"
+            );
+        }
+    }
+
+    /// Tools whose grammar together would be over [`MAX_GRAMMAR_BYTES`] (here through allowed
+    /// values) get none, and the error names the tool that takes the most of it; with its MCP
+    /// server known, the message names the server and its `SERVER.*` entry.
+    #[test]
+    fn a_grammar_over_the_byte_limit_is_refused_naming_the_largest_tool() {
+        let values = |n: usize, tag: &str| -> Vec<String> {
+            (0..n).map(|v| format!("{tag} {v:0>40}")).collect()
+        };
+        let menu = tool(
+            "menu.pick",
+            vec![ParamSpec::new("dish", ParamType::String, "").with_values(values(15_000, "dish"))],
+        );
+        let drinks = tool(
+            "menu.drink",
+            vec![ParamSpec::new("drink", ParamType::String, "").with_values(values(8_000, "drink"))],
+        );
+        for (kind, build) in [
+            ("native", native_call_grammar as Builder),
+            ("XML", call_grammar),
+        ] {
+            // Each alone fits.
+            for one in [&menu, &drinks] {
+                let grammar = build(std::slice::from_ref(one)).expect(kind).unwrap();
+                assert!(grammar.gbnf().len() <= MAX_GRAMMAR_BYTES, "{kind}");
+            }
+            let mut error =
+                build(&[shapes().remove(0), drinks.clone(), menu.clone()]).expect_err(kind);
+            assert_eq!(error.tool, "menu.pick", "{kind}");
+            let Excess::Bytes { bytes, tool_bytes } = error.excess else {
+                panic!("{kind}: {error:?}");
+            };
+            assert!(
+                bytes > MAX_GRAMMAR_BYTES && tool_bytes > bytes / 2,
+                "{kind}: {error:?}"
+            );
+            let message = error.to_string();
+            for says in ["`menu.pick`", "MiB", "1 MiB", "leave the tool out"] {
+                assert!(message.contains(says), "{kind}: {says} in {message}");
+            }
+            error.server = Some("menu".into());
+            let message = error.to_string();
+            for says in ["MCP server `menu`", "`menu.*`"] {
+                assert!(message.contains(says), "{kind}: {says} in {message}");
+            }
+        }
+    }
+
+    /// Runs `test` on a thread with room for the generator's recursion through a chain of
+    /// 2,000 rules.
+    fn with_deep_stack(test: impl FnOnce() + Send + 'static) {
+        std::thread::Builder::new()
+            .stack_size(64 * 1024 * 1024)
+            .spawn(test)
+            .expect("a test thread")
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+    }
+
+    /// The property of the small shapes on a tool of 2,000 parameters, two of them required:
+    /// every string the grammar accepts is a valid call, and the strings reach the last
+    /// parameters and begin with later ones.
+    #[test]
+    fn every_string_the_native_grammar_of_a_wide_tool_accepts_is_a_valid_call() {
+        with_deep_stack(|| {
+            let mut wide = wide_tool(2000);
+            wide.params[700].required = true;
+            wide.params[1999].required = true;
+            let tools = vec![wide, tool("list_artifacts", vec![])];
+            let g = native_call_grammar(&tools).unwrap().unwrap();
+            let (mut most, mut firsts) = (0, HashSet::new());
+            for seed in 0..40u64 {
+                let text = accepted(&g, seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+                if let Err(e) = check_native(&text, &tools) {
+                    panic!("{e}\nin {text:?}");
+                }
+                let inner = &text["<tool_call>".len()..text.len() - "</tool_call>".len()];
+                let call: serde_json::Value = serde_json::from_str(inner).unwrap();
+                if let Some(args) = call["arguments"].as_object() {
+                    most = most.max(args.len());
+                    firsts.extend(args.keys().next().cloned());
+                }
+            }
+            assert!(most > 500, "calls of at most {most} parameters");
+            assert!(firsts.len() > 2, "calls begin with {firsts:?}");
+        });
     }
 
     /// The tools as a grammar describes them: the first tool of a repeated name, the first
@@ -1229,7 +1629,7 @@ mod tests {
             tools in proptest::collection::vec(tool_strategy(), 1..5),
             seed in any::<u64>(),
         ) {
-            let g = call_grammar(&tools).unwrap();
+            let g = call_grammar(&tools).unwrap().unwrap();
             for k in 0..8u64 {
                 let text = accepted(&g, seed ^ k.wrapping_mul(0x2545_F491_4F6C_DD1D));
                 let calls = parse(&text);
@@ -1249,7 +1649,7 @@ mod tests {
             tools in proptest::collection::vec(tool_strategy(), 1..5),
             seed in any::<u64>(),
         ) {
-            let g = native_call_grammar(&tools).unwrap();
+            let g = native_call_grammar(&tools).unwrap().unwrap();
             let first = described(&tools);
             for k in 0..8u64 {
                 let text = accepted(&g, seed ^ k.wrapping_mul(0x2545_F491_4F6C_DD1D));

@@ -327,7 +327,12 @@ impl Runner {
 
     /// The grammar of the calls `agent` may make with `specs` (see
     /// [`crate::parser::grammar`]), from the cache while its tool set is the same; `None` when
-    /// it has no tools.
+    /// it has no tools, or when they are too large to guide: the agent's calls are then written
+    /// unguided (the parser reads them as it reads any, the tools' schemas are checked before a
+    /// call), and the log says once per tool set which tool, of which MCP server, and what to do.
+    /// Guidance is an aid for small models, not a gate: leaving the tool out instead would take
+    /// from the agent a tool the person gave it, and sending the grammar would fail every
+    /// request (the runtime refuses a request over 2 MiB).
     fn call_guide(
         &self,
         agent: &AgentDef,
@@ -361,6 +366,22 @@ impl Runner {
         } else {
             crate::parser::grammar::call_grammar(specs)
         };
+        let grammar = grammar.unwrap_or_else(|mut too_large| {
+            // Named as the person configured it (not as offered natively), with its server.
+            if let Some(spec) = specs
+                .iter()
+                .find(|s| native && crate::models::wire_tool_name(&s.name) == too_large.tool)
+            {
+                too_large.tool = spec.name.clone();
+            }
+            too_large.server =
+                crate::mcp::server_of(&too_large.tool, &self.ctx.config().mcp).map(str::to_string);
+            tracing::warn!(
+                "agent `{}`: its tool calls are not guided: {too_large}",
+                agent.name
+            );
+            None
+        });
         let guide = grammar.map(|g| {
             Arc::new(Guide {
                 grammar: g.gbnf(),
