@@ -291,6 +291,56 @@ fn tools_list_show_and_call() {
     assert!(String::from_utf8_lossy(&unknown.stdout).contains("there is no tool `no_such_tool`"));
 }
 
+/// `tools grammar` prints the grammar of a tool of 2,000 parameters (small: it grows with the
+/// schema), and for a tool past the limit says which tool, how many parameters, and what to do,
+/// in either format.
+#[test]
+fn tools_grammar_of_a_wide_tool_and_of_one_too_large_to_guide() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path();
+    ok(home_cli(home).arg("status").output().unwrap());
+    let tool = |name: &str, count: usize| {
+        let params: String = (0..count)
+            .map(|j| format!("  - name: option_{j}\n    type: string\n    required: false\n"))
+            .collect();
+        std::fs::write(
+            home.join(format!("config/tools/{name}.md")),
+            format!("---\nname: {name}\nmethod: POST\nendpoint: http://127.0.0.1:9/{name}\nparameters:\n{params}---\n"),
+        )
+        .unwrap();
+    };
+    tool("wide", 2000);
+    tool("too_wide", engine::parser::grammar::MAX_TOOL_PARAMS + 1);
+    for native in [false, true] {
+        let args = |name: &str| {
+            let mut args = vec!["tools", "grammar", name];
+            if native {
+                args.push("--native");
+            }
+            args.into_iter().map(String::from).collect::<Vec<_>>()
+        };
+        let grammar = ok(home_cli(home).args(args("wide")).output().unwrap());
+        assert!(grammar.contains("option_1999"), "native {native}");
+        assert!(
+            grammar.len() < 512 * 1024,
+            "native {native}: {} bytes",
+            grammar.len()
+        );
+
+        let refused = home_cli(home).args(args("too_wide")).output().unwrap();
+        assert_eq!(refused.status.code(), Some(1), "native {native}");
+        let says = String::from_utf8_lossy(&refused.stderr);
+        for part in [
+            "no grammar: the tool `too_wide` has 4097 parameters",
+            "more than the 4096",
+            "leave the tool out of the agent's tools",
+        ] {
+            assert!(says.contains(part), "native {native}: {part} in {says}");
+        }
+        assert!(refused.stdout.is_empty(), "native {native}");
+    }
+}
+
 #[test]
 fn check_lists_every_problem_with_file_and_line() {
     let tmp = tempfile::tempdir().unwrap();

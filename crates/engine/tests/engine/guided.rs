@@ -1,7 +1,7 @@
 //! Guided calls through the run loop: a profile with `guided_calls` sends the grammar of the
 //! agent's calls (in llama.cpp's fields); an answer the runtime reports as guided marks its
 //! last call, in the `ToolComplete` event and the stored record; a profile without it sends
-//! no grammar.
+//! no grammar, and neither does an agent with a tool too large to guide (the log says why).
 
 use engine::calls::store;
 use engine::conversations::RunStatus;
@@ -9,7 +9,7 @@ use engine::events::EngineEvent;
 use engine::run::RunOptions;
 use test_support::Turn;
 
-use crate::harness::{call, Harness};
+use crate::harness::{call, write, Harness};
 
 /// An OpenAI-style stream of `text`, ending with the runtime's `"guided": true`.
 fn guided_stream(text: &str) -> String {
@@ -170,4 +170,108 @@ async fn a_guided_native_profile_sends_the_native_call_grammar_and_marks_the_cal
     assert_eq!(rows[0].tool, "slow");
     assert!(rows[0].guided, "{rows:?}");
     assert_eq!(rows[0].provider_call_id.as_deref(), Some("call_rt_1"));
+}
+
+/// What the engine logs while a test holds it (`tracing`'s formatted lines).
+#[derive(Clone, Default)]
+struct Log(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Log {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Log {
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
+    }
+}
+
+/// An agent with a tool of more parameters than a grammar of guided calls describes: in
+/// either format its requests go without a grammar (the tool still offered), the run completes,
+/// and the log names the agent, the tool, what is too large and what to do, once per format.
+#[tokio::test]
+async fn a_tool_too_large_to_guide_leaves_the_agents_calls_unguided_and_the_log_says_why() {
+    let log = Log::default();
+    let _logging = tracing::subscriber::set_default(
+        tracing_subscriber::fmt()
+            .with_writer({
+                let log = log.clone();
+                move || log.clone()
+            })
+            .with_ansi(false)
+            .finish(),
+    );
+    let h = Harness::new(
+        vec![
+            Turn::text("Done."),
+            Turn::text("Done."),
+            Turn::text("Done."),
+        ],
+        "openai",
+        RunOptions::default(),
+    )
+    .await;
+    let config = h.ctx.paths().config_dir.clone();
+    let too_many = engine::parser::grammar::MAX_TOOL_PARAMS + 1;
+    let params: String = (0..too_many)
+        .map(|j| format!("  - name: option_{j}\n    type: string\n    required: false\n"))
+        .collect();
+    write(
+        &config.join("tools/wide.md"),
+        &format!("---\nname: wide\nmethod: POST\nendpoint: http://127.0.0.1:9/wide\nparameters:\n{params}---\n"),
+    );
+    write(
+        &config.join("agents/wide_user.md"),
+        "---\nname: wide_user\ndescription: Uses the wide tool\nmodel: default\ntools:\n  wide: auto\n  slow: auto\n---\nYou use wide.\n",
+    );
+    // Room in the window for the tool's instructions.
+    h.set_profile_field("context_window", "1000000");
+    h.set_profile_field("guided_calls", "on");
+
+    for (mode, round) in [("text", 0), ("native", 1)] {
+        h.set_tool_calls(mode);
+        let outcome = h.run("wide_user", "go").await;
+        assert_eq!(outcome.status, RunStatus::Completed, "{mode}: {outcome:?}");
+        let body = &h.model.requests()[round].body;
+        assert!(body.get("grammar").is_none(), "{mode}: a grammar was sent");
+        assert!(body.get("grammar_triggers").is_none(), "{mode}");
+        let offered = body.to_string();
+        assert!(
+            offered.contains("option_4096"),
+            "{mode}: the tool is offered"
+        );
+    }
+    let lines: Vec<String> = log
+        .text()
+        .lines()
+        .filter(|l| l.contains("not guided"))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(lines.len(), 2, "once per format: {lines:#?}");
+    for line in &lines {
+        for says in [
+            "WARN",
+            "agent `wide_user`",
+            "the tool `wide`",
+            "4097 parameters",
+            "more than the 4096",
+            "leave the tool out of the agent's tools",
+        ] {
+            assert!(line.contains(says), "{says} in {line}");
+        }
+    }
+    // The same tools again: the cached answer, no second line.
+    h.run("wide_user", "again").await;
+    assert_eq!(
+        log.text().matches("not guided").count(),
+        2,
+        "{}",
+        log.text()
+    );
 }
