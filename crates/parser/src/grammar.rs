@@ -34,8 +34,8 @@
 //! place it starts from (written out, 2,000 optional parameters made 100 MB of GBNF). Even so a
 //! schema can be absurd for guidance (a generated API with every field a parameter): a tool of
 //! more than [`MAX_TOOL_PARAMS`] parameters, or tools whose grammar together would be over
-//! [`MAX_GRAMMAR_BYTES`] (half of what the app's runtime takes in one request), get no grammar
-//! but a [`GrammarTooLarge`] naming the tool and what to do. The engine then sends the agent's
+//! [`MAX_GRAMMAR_BYTES`] (the most the app's runtime takes), get no grammar but a
+//! [`GrammarTooLarge`] naming the tool and what to do. The engine then sends the agent's
 //! requests unguided and says why in its log; `artifactflow-cli tools grammar` prints it.
 
 use std::collections::HashSet;
@@ -61,8 +61,9 @@ const MAX_DIGITS: u32 = 18;
 /// runtime's sampler checks at every step).
 pub const MAX_TOOL_PARAMS: usize = 4096;
 
-/// The most bytes of GBNF in a grammar: half of the 2 MiB the app's runtime takes in one
-/// request, the other half left to the conversation and the tools' definitions.
+/// The most bytes of GBNF in a grammar: the most the app's runtime takes (its own
+/// `guide::MAX_GRAMMAR_BYTES`), half of the 2 MiB it takes in a whole request, the other half
+/// left to the conversation and the tools' definitions.
 pub const MAX_GRAMMAR_BYTES: usize = 1024 * 1024;
 
 /// Tools whose grammar would be too large to guide calls with: no grammar is built.

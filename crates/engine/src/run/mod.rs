@@ -332,7 +332,7 @@ impl Runner {
     /// call), and the log says once per tool set which tool, of which MCP server, and what to do.
     /// Guidance is an aid for small models, not a gate: leaving the tool out instead would take
     /// from the agent a tool the person gave it, and sending the grammar would fail every
-    /// request (the runtime refuses a request over 2 MiB).
+    /// request (the runtime refuses a grammar over 1 MiB).
     fn call_guide(
         &self,
         agent: &AgentDef,
