@@ -23,6 +23,9 @@ packages+=(cmake libclang-dev)
 [ $want_test -eq 1 ] && packages+=(xvfb xauth webkit2gtk-driver libsecret-tools imagemagick)
 # The install test: xwininfo finds the installed app's window.
 [ $want_test -eq 1 ] && packages+=(x11-utils)
+# The runtime for older processors is run on an emulated one without AVX2 (qemu-x86_64 -cpu
+# Westmere).
+[ $want_test -eq 1 ] && packages+=(qemu-user)
 python3 -m venv --help >/dev/null 2>&1 || packages+=(python3 python3-venv)
 command -v node >/dev/null 2>&1 || packages+=(nodejs npm)
 
