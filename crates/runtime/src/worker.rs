@@ -423,7 +423,8 @@ impl State<'_> {
     fn prompt(&self, messages: &[Message], tools: &[serde_json::Value]) -> Result<String, Failure> {
         // Tools offered: through the model's own template when it takes them.
         if !tools.is_empty() {
-            if let Some(source) = self.source.as_deref().filter(|s| template::takes_tools(s)) {
+            // `source` is kept only for a template that takes tools and passed its check.
+            if let Some(source) = self.source.as_deref() {
                 match template::render(source, messages, tools) {
                     Ok(prompt) => return Ok(prompt),
                     Err(e) => eprintln!("{e}; the tools go in the system message instead"),

@@ -259,17 +259,7 @@ pub fn read_regular(path: &Path, max: u64) -> Result<Vec<u8>, ReadRefusal> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Run `work` on its own thread; fail if it has not returned within 10 s (a regression
-    /// fails the test instead of hanging the suite).
-    fn within_10s<T: Send + 'static>(what: &str, work: impl FnOnce() -> T + Send + 'static) -> T {
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let _ = tx.send(work());
-        });
-        rx.recv_timeout(std::time::Duration::from_secs(10))
-            .unwrap_or_else(|_| panic!("{what} did not finish within 10 s"))
-    }
+    use crate::skills::testing::within_10s;
 
     #[cfg(unix)]
     #[test]

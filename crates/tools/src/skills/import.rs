@@ -408,6 +408,7 @@ fn common_skill_folder(names: &[PathBuf]) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::skills::testing::within_10s;
     use std::io::Write;
 
     fn zip_of(path: &Path, entries: &[(&str, &[u8])]) {
@@ -421,17 +422,6 @@ mod tests {
     }
 
     const SKILL: &[u8] = b"---\nname: tidy\ndescription: Tidy things.\n---\nDo it.\n";
-
-    /// Run `work` on its own thread; fail if it has not returned within 10 s (a regression
-    /// fails the test instead of hanging the suite).
-    fn within_10s<T: Send + 'static>(what: &str, work: impl FnOnce() -> T + Send + 'static) -> T {
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let _ = tx.send(work());
-        });
-        rx.recv_timeout(std::time::Duration::from_secs(10))
-            .unwrap_or_else(|_| panic!("{what} did not finish within 10 s"))
-    }
 
     /// Every path under `dir` with its content (folders end with `/`), sorted.
     fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {

@@ -29,6 +29,24 @@ pub mod script;
 pub mod tools;
 pub mod walk;
 
+/// What the skills modules' unit tests share.
+#[cfg(test)]
+pub(crate) mod testing {
+    /// Run `work` on its own thread; fail if it has not returned within 10 s (a regression
+    /// fails the test instead of hanging the suite).
+    pub(crate) fn within_10s<T: Send + 'static>(
+        what: &str,
+        work: impl FnOnce() -> T + Send + 'static,
+    ) -> T {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(work());
+        });
+        rx.recv_timeout(std::time::Duration::from_secs(10))
+            .unwrap_or_else(|_| panic!("{what} did not finish within 10 s"))
+    }
+}
+
 pub use load::{load_dir, parse_skill};
 pub use remote::McpSkill;
 pub use tools::{skill_tools, Found, SkillShelf, SKILL_TOOL_NAMES};
