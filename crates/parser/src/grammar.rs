@@ -385,6 +385,35 @@ pub fn call_grammar(tools: &[ToolSpec]) -> Result<Option<Grammar>, GrammarTooLar
 /// JSON value of its type or one of its allowed values; one call per answer, like
 /// [`call_grammar`], and the same limits. Lazy with the same trigger ([`TRIGGER_PATTERN`]).
 pub fn native_call_grammar(tools: &[ToolSpec]) -> Result<Option<Grammar>, GrammarTooLarge> {
+    let Some(JsonCalls {
+        mut rules, tools, ..
+    }) = json_calls(tools, lit("\"arguments\""))?
+    else {
+        return Ok(None);
+    };
+    let Expr::Seq(object) = std::mem::replace(&mut rules[0].1, Expr::Seq(Vec::new())) else {
+        unreachable!("a JSON call is a sequence");
+    };
+    let mut root = vec![lit("<tool_call>"), rule_ref("ws")];
+    root.extend(object);
+    root.extend([rule_ref("ws"), lit("</tool_call>")]);
+    rules[0] = ("root".into(), seq(root));
+    within_limit(rules, &tools).map(Some)
+}
+
+/// The rules of JSON call objects for `tools`, the first one (`json-call`) the object itself:
+/// `{"name": "…", ARGS_KEY: {…}}`, with `args_key` for the key of the arguments; the tools as
+/// described, for the size check.
+struct JsonCalls<'a> {
+    rules: Vec<(String, Expr)>,
+    tools: Vec<Described<'a>>,
+}
+
+/// See [`JsonCalls`]; `None` when there is no tool.
+fn json_calls(
+    tools: &[ToolSpec],
+    args_key: Expr,
+) -> Result<Option<JsonCalls<'_>>, GrammarTooLarge> {
     let mut tools = described_tools(tools)?;
     if tools.is_empty() {
         return Ok(None);
@@ -392,10 +421,8 @@ pub fn native_call_grammar(tools: &[ToolSpec]) -> Result<Option<Grammar>, Gramma
     let ws = || rule_ref("ws");
     let json_text = |text: &str| lit(&serde_json::Value::from(text).to_string());
     let mut rules: Vec<(String, Expr)> = vec![(
-        "root".into(),
+        "json-call".into(),
         seq(vec![
-            lit("<tool_call>"),
-            ws(),
             lit("{"),
             ws(),
             lit("\"name\""),
@@ -409,8 +436,6 @@ pub fn native_call_grammar(tools: &[ToolSpec]) -> Result<Option<Grammar>, Gramma
             ),
             ws(),
             lit("}"),
-            ws(),
-            lit("</tool_call>"),
         ]),
     )];
     let mut uses = Uses::default();
@@ -433,60 +458,14 @@ pub fn native_call_grammar(tools: &[ToolSpec]) -> Result<Option<Grammar>, Gramma
             };
             pairs.push(seq(vec![json_text(&p.name), ws(), lit(":"), ws(), value]));
         }
-        // The pairs in the documented order, a comma between two, optional ones optional: two
-        // rules per parameter, each referring to the next. So the grammar grows with the number
-        // of parameters (a rule that repeated each tail grew with its square: 100 MB of GBNF
-        // for 2,000 optional parameters), each pair is written once, and between two pairs
-        // llama.cpp follows one way on; only right after a comma is every later key open.
-        //   tool-i-from-j  the pairs from `j` on, at least one: pair `j` then `tool-i-rest-(j+1)`,
-        //                  or (`j` optional and not the last) `tool-i-from-(j+1)`
-        //   tool-i-rest-k  after a pair: a comma and `tool-i-from-k`, optional unless a
-        //                  required parameter is still to come
-        let count = pairs.len();
-        let mut required_from = vec![false; count + 1];
-        for k in (0..count).rev() {
-            required_from[k] = required_from[k + 1] || params[k].required;
-        }
-        for (j, pair) in pairs.into_iter().enumerate() {
-            let rest = format!("tool-{i}-rest-{}", j + 1);
-            let written = if j + 1 < count {
-                seq(vec![pair, rule_ref(&rest)])
-            } else {
-                pair
-            };
-            let from = if params[j].required || j + 1 == count {
-                written
-            } else {
-                Expr::Alt(vec![written, rule_ref(&format!("tool-{i}-from-{}", j + 1))])
-            };
-            rules.push((format!("tool-{i}-from-{j}"), from));
-            if j + 1 < count {
-                let more = seq(vec![
-                    ws(),
-                    lit(","),
-                    ws(),
-                    rule_ref(&format!("tool-{i}-from-{}", j + 1)),
-                ]);
-                let more = if required_from[j + 1] {
-                    more
-                } else {
-                    optional(more)
-                };
-                rules.push((rest, more));
-            }
-        }
-        let mut arguments = vec![lit("{"), ws()];
-        if count > 0 {
-            let all = seq(vec![rule_ref(&format!("tool-{i}-from-0")), ws()]);
-            arguments.push(if required_from[0] { all } else { optional(all) });
-        }
-        arguments.push(lit("}"));
+        // The pairs in the documented order (see `pair_chain`).
+        let arguments = object(pair_chain(&format!("tool-{i}"), pairs, params, &mut rules));
         let mut body = vec![
             json_text(&tool.name),
             ws(),
             lit(","),
             ws(),
-            lit("\"arguments\""),
+            args_key.clone(),
             ws(),
             lit(":"),
             ws(),
@@ -512,7 +491,75 @@ pub fn native_call_grammar(tools: &[ToolSpec]) -> Result<Option<Grammar>, Gramma
             max: Some(MAX_SPACE),
         },
     ));
-    within_limit(rules, &tools).map(Some)
+    Ok(Some(JsonCalls { rules, tools }))
+}
+
+/// The rules of a tool's key-value pairs in the documented order, a comma between two,
+/// optional ones optional (`pairs[j]` is parameter `params[j]` written out), named after
+/// `prefix`; the expression of the whole list with the whitespace after it (optional when
+/// none is required). Two rules per parameter, each referring
+/// to the next. So the grammar grows with the number of parameters (a rule that repeated each
+/// tail grew with its square: 100 MB of GBNF for 2,000 optional parameters), each pair is
+/// written once, and between two pairs llama.cpp follows one way on; only right after a comma
+/// is every later key open. `None` when there is no parameter.
+///
+/// - `PREFIX-from-j`: the pairs from `j` on, at least one: pair `j` then `PREFIX-rest-(j+1)`,
+///   or (`j` optional and not the last) `PREFIX-from-(j+1)`
+/// - `PREFIX-rest-k`: after a pair, a comma and `PREFIX-from-k`, optional unless a required
+///   parameter is still to come
+fn pair_chain(
+    prefix: &str,
+    pairs: Vec<Expr>,
+    params: &[&ParamSpec],
+    rules: &mut Vec<(String, Expr)>,
+) -> Option<Expr> {
+    let ws = || rule_ref("ws");
+    let count = pairs.len();
+    let mut required_from = vec![false; count + 1];
+    for k in (0..count).rev() {
+        required_from[k] = required_from[k + 1] || params[k].required;
+    }
+    for (j, pair) in pairs.into_iter().enumerate() {
+        let rest = format!("{prefix}-rest-{}", j + 1);
+        let written = if j + 1 < count {
+            seq(vec![pair, rule_ref(&rest)])
+        } else {
+            pair
+        };
+        let from = if params[j].required || j + 1 == count {
+            written
+        } else {
+            Expr::Alt(vec![written, rule_ref(&format!("{prefix}-from-{}", j + 1))])
+        };
+        rules.push((format!("{prefix}-from-{j}"), from));
+        if j + 1 < count {
+            let more = seq(vec![
+                ws(),
+                lit(","),
+                ws(),
+                rule_ref(&format!("{prefix}-from-{}", j + 1)),
+            ]);
+            let more = if required_from[j + 1] {
+                more
+            } else {
+                optional(more)
+            };
+            rules.push((rest, more));
+        }
+    }
+    if count == 0 {
+        return None;
+    }
+    let all = seq(vec![rule_ref(&format!("{prefix}-from-0")), ws()]);
+    Some(if required_from[0] { all } else { optional(all) })
+}
+
+/// The parts of a JSON object of the pairs `chain` (see [`pair_chain`]).
+fn object(chain: Option<Expr>) -> Vec<Expr> {
+    let mut parts = vec![lit("{"), rule_ref("ws")];
+    parts.extend(chain);
+    parts.push(lit("}"));
+    parts
 }
 
 /// Is `param` an object, an array or a composition (`anyOf`, …) in the tool's own JSON Schema

@@ -39,6 +39,7 @@
 pub mod args;
 mod blocks;
 mod call;
+pub mod family;
 mod format;
 pub mod grammar;
 mod instructions;
@@ -53,6 +54,7 @@ use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
 pub use args::read_arguments;
+pub use family::{Opening, ToolFamily};
 pub use format::{format_call, format_result, neutralise, parse_results, restore, ResultFrame};
 pub use instructions::{tool_instructions, xml_example};
 pub use stream::{StreamEvent, StreamParser};
