@@ -18,18 +18,18 @@ pub(crate) enum Value<'a> {
     Bool(bool),
     Null,
     Obj(Vec<(String, Value<'a>)>),
-    Arr,
+    Arr(Vec<Value<'a>>),
 }
 
 impl Value<'_> {
-    fn kind(&self) -> &'static str {
+    pub(crate) fn kind(&self) -> &'static str {
         match self {
             Value::Str(_) => "a string",
             Value::Num(_) => "a number",
             Value::Bool(_) => "a boolean",
             Value::Null => "null",
             Value::Obj(_) => "an object",
-            Value::Arr => "an array",
+            Value::Arr(_) => "an array",
         }
     }
 }
@@ -51,6 +51,35 @@ pub(crate) fn parse(text: &str) -> Result<Value<'_>, String> {
         ));
     }
     Ok(v)
+}
+
+/// One JSON value at the start of `text` (leading whitespace allowed), and the byte offset just
+/// after it; what follows is not looked at. On failure, the reason and the offset where reading
+/// stopped (for callers that resume after it).
+pub(crate) fn parse_prefix(text: &str) -> Result<(Value<'_>, usize), (String, usize)> {
+    let mut p = P {
+        s: text.as_bytes(),
+        text,
+        i: 0,
+    };
+    p.ws();
+    match p.value(0) {
+        Ok(v) => Ok((v, p.i)),
+        Err(e) => Err((e, p.i)),
+    }
+}
+
+/// The JSON string starting at `text[0]` (a `"`), decoded, and the offset after it.
+pub(crate) fn string_prefix(text: &str) -> Option<(String, usize)> {
+    let mut p = P {
+        s: text.as_bytes(),
+        text,
+        i: 0,
+    };
+    if p.s.first() != Some(&b'"') {
+        return None;
+    }
+    p.string().ok().map(|s| (s, p.i))
 }
 
 /// Rule 14: a flat object's members as parameters, merged into `out`.
@@ -91,7 +120,12 @@ pub(crate) fn container_params(text: &str, out: &mut Params) -> Result<(), Strin
 
 /// Rule 15: a JSON call `{"name": .., "arguments": ..}` → (name, params).
 pub(crate) fn call(text: &str) -> Result<(String, Params), String> {
-    let Value::Obj(members) = parse(text)? else {
+    call_value(parse(text)?)
+}
+
+/// Rule 15 on a value already read: the call object → (name, params).
+pub(crate) fn call_value(v: Value<'_>) -> Result<(String, Params), String> {
+    let Value::Obj(members) = v else {
         return Err("a JSON tool call must be one object".into());
     };
     let mut name = None;
@@ -153,12 +187,13 @@ impl<'a> P<'a> {
             Some(b'[') => {
                 self.i += 1;
                 self.ws();
+                let mut items = Vec::new();
                 if self.s.get(self.i) == Some(&b']') {
                     self.i += 1;
-                    return Ok(Value::Arr);
+                    return Ok(Value::Arr(items));
                 }
                 loop {
-                    self.value(depth + 1)?;
+                    items.push(self.value(depth + 1)?);
                     self.ws();
                     match self.s.get(self.i) {
                         Some(b',') => {
@@ -167,7 +202,7 @@ impl<'a> P<'a> {
                         }
                         Some(b']') => {
                             self.i += 1;
-                            return Ok(Value::Arr);
+                            return Ok(Value::Arr(items));
                         }
                         _ => return self.err("expected `,` or `]`"),
                     }

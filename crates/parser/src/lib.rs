@@ -41,6 +41,7 @@ mod blocks;
 mod call;
 pub mod family;
 mod format;
+mod forms;
 pub mod grammar;
 mod instructions;
 mod json;
@@ -56,6 +57,7 @@ use serde::{Serialize, Serializer};
 pub use args::read_arguments;
 pub use family::{Opening, ToolFamily};
 pub use format::{format_call, format_result, neutralise, parse_results, restore, ResultFrame};
+pub use forms::{read_written, read_written_calls, WrittenCall};
 pub use instructions::{tool_instructions, xml_example};
 pub use stream::{StreamEvent, StreamParser};
 
