@@ -88,7 +88,7 @@ impl Opening {
     pub fn trigger(self) -> String {
         // After `"name"`: the token that completes it may carry the colon and the opening
         // quote of the name too.
-        let name_key = "\"name\"(?:[ \\t]{0,16}:(?:[ \\t]{0,16}\")?)?$";
+        let name_key = "\"name\"(?:[ \\t]{0,16}:[ \\t]{0,16}\"?)?$";
         match self {
             Opening::ToolCallTag => format!("<tool_call>{WS}$"),
             Opening::JsonFence => {

@@ -44,6 +44,8 @@ use std::ops::Range;
 
 use artifactflow_ground::tool_spec::{ParamSpec, ParamType, ToolSpec};
 
+use crate::family::{Opening, ToolFamily};
+
 /// The regular expression (ECMAScript, as llama.cpp's lazy grammars read it) that turns the
 /// grammar on: the answer so far ends in `<tool_call>` and at most the whitespace the grammar
 /// allows after it. Anchored at the end so that the token completing the trigger carries
@@ -492,6 +494,284 @@ fn json_calls(
         },
     ));
     Ok(Some(JsonCalls { rules, tools }))
+}
+
+/// The format a profile's calls are asked for in: the app's XML text format, or the model's
+/// own (native) form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CallFormat {
+    /// The XML format of the `<tool_instructions>` block.
+    Xml,
+    /// The model's own form, the tools offered through its chat template.
+    Native,
+}
+
+/// A lazy grammar of guided calls with the trigger patterns that turn it on, one per opening
+/// of the model's family (see [`ToolFamily::openings`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct GuidedCalls {
+    /// The grammar: its root accepts a call starting with each opening.
+    pub grammar: Grammar,
+    /// The trigger patterns, in the order the runtime tries them.
+    pub triggers: Vec<String>,
+}
+
+/// The grammar of the calls an agent with `tools` may make in a model of `family`, with the
+/// triggers of every opening the family uses, or `None` when it has no tool. Each trigger's
+/// match is what the grammar is first fed, so the grammar's root accepts, from each opening,
+/// a call written the way the opening starts it:
+///
+/// | opening | the call |
+/// |---|---|
+/// | `<tool_call>` | `<tool_call>{json call}</tool_call>`; for [`CallFormat::Xml`] also the XML call |
+/// | a code fence and `{"name"` | ```` ```json\n{json call}\n``` ```` |
+/// | `{"name"` at the start of a line | `{json call}` |
+/// | `<\|python_tag\|>` (Llama 3) | `<\|python_tag\|>{json call}` |
+/// | `[TOOL_CALLS]` (Mistral) | `[TOOL_CALLS][{json call}]` |
+/// | `<\|tool_call_start\|>` (LFM2) | `<\|tool_call_start\|>[name(key="text", n=2, on=True)]<\|tool_call_end\|>`, or a JSON call in the brackets |
+/// | `<\|tool_call\|>` (Granite) | `<\|tool_call\|>[{json call}]` |
+/// | `functools[` (Phi-4-mini) | `functools[{json call}]` |
+///
+/// A JSON call is `{"name": "tool", "arguments": {…}}` (`"parameters"` also, as Llama 3's
+/// template asks), its arguments as [`native_call_grammar`] has them; natively the tools are
+/// named as `tools` name them (pass them under the names they are offered by). One call per
+/// answer, and the same limits as the other grammars: the whole grammar stays within
+/// [`MAX_GRAMMAR_BYTES`], or the error names the tool that takes the most of it.
+pub fn guided_calls(
+    tools: &[ToolSpec],
+    family: ToolFamily,
+    format: CallFormat,
+) -> Result<Option<GuidedCalls>, GrammarTooLarge> {
+    let Some(JsonCalls {
+        rules: json_rules,
+        tools: described,
+    }) = json_calls(tools, rule_ref("args-key"))?
+    else {
+        return Ok(None);
+    };
+    let ws = || rule_ref("ws");
+    let openings = family.openings();
+    let mut rules: Vec<(String, Expr)> = vec![("root".into(), Expr::Alt(Vec::new()))];
+    let mut forms = Vec::new();
+    let json = || rule_ref("json-call");
+    let json_list = |head: &str| {
+        seq(vec![
+            lit(head),
+            ws(),
+            lit("["),
+            ws(),
+            json(),
+            ws(),
+            lit("]"),
+        ])
+    };
+    for opening in &openings {
+        forms.push(match opening {
+            Opening::ToolCallTag => {
+                let body = match format {
+                    CallFormat::Native => json(),
+                    CallFormat::Xml => Expr::Alt(vec![rule_ref("xml-call"), json()]),
+                };
+                seq(vec![
+                    lit("<tool_call>"),
+                    ws(),
+                    body,
+                    ws(),
+                    lit("</tool_call>"),
+                ])
+            }
+            Opening::JsonFence => seq(vec![
+                lit("```"),
+                Expr::Repeat {
+                    expr: Box::new(Expr::Class {
+                        negated: false,
+                        ranges: vec![('A', 'Z'), ('a', 'z'), ('_', '_')],
+                    }),
+                    min: 0,
+                    max: Some(MAX_SPACE),
+                },
+                Expr::Repeat {
+                    expr: Box::new(class(false, " \t")),
+                    min: 0,
+                    max: Some(MAX_SPACE),
+                },
+                optional(lit("\r")),
+                lit("\n"),
+                ws(),
+                json(),
+                ws(),
+                lit("```"),
+            ]),
+            Opening::JsonLine => json(),
+            Opening::PythonTag => seq(vec![lit("<|python_tag|>"), ws(), json()]),
+            Opening::MistralToolCalls => json_list("[TOOL_CALLS]"),
+            Opening::GraniteToolCall => json_list("<|tool_call|>"),
+            Opening::Functools => seq(vec![
+                lit("functools"),
+                ws(),
+                lit("["),
+                ws(),
+                json(),
+                ws(),
+                lit("]"),
+            ]),
+            Opening::Lfm2ToolCallStart => seq(vec![
+                lit("<|tool_call_start|>"),
+                ws(),
+                lit("["),
+                ws(),
+                Expr::Alt(vec![rule_ref("python-call"), json()]),
+                ws(),
+                lit("]"),
+                ws(),
+                lit("<|tool_call_end|>"),
+            ]),
+        });
+    }
+    rules[0].1 = Expr::Alt(forms);
+    rules.push((
+        "args-key".into(),
+        Expr::Alt(vec![lit("\"arguments\""), lit("\"parameters\"")]),
+    ));
+    rules.extend(json_rules);
+    if openings.contains(&Opening::Lfm2ToolCallStart) {
+        add_python_calls(&described, &mut rules);
+    }
+    if format == CallFormat::Xml && openings.contains(&Opening::ToolCallTag) {
+        let xml = call_grammar(tools)?.expect("tools to call");
+        for (name, expr) in xml.rules {
+            match name.as_str() {
+                "root" => {}
+                // The XML call without its `<tool_call>` tags, which the root writes.
+                "call" => {
+                    let Expr::Seq(parts) = expr else {
+                        unreachable!("the XML call is a sequence");
+                    };
+                    rules.push(("xml-call".into(), prefixed(&parts[2], "xml-")));
+                }
+                "ws" => {}
+                _ => rules.push((format!("xml-{name}"), prefixed(&expr, "xml-"))),
+            }
+        }
+    }
+    // `ws` once, last (the JSON rules brought one).
+    rules.retain(|(name, _)| name != "ws");
+    rules.push((
+        "ws".into(),
+        Expr::Repeat {
+            expr: Box::new(class(false, " \t\r\n")),
+            min: 0,
+            max: Some(MAX_SPACE),
+        },
+    ));
+    let grammar = within_limit_by_name(rules, &described)?;
+    Ok(Some(GuidedCalls {
+        grammar,
+        triggers: openings.into_iter().map(Opening::trigger).collect(),
+    }))
+}
+
+/// `expr` with every rule it refers to renamed `PREFIX` + name, but `ws`.
+fn prefixed(expr: &Expr, prefix: &str) -> Expr {
+    match expr {
+        Expr::Ref(name) if name == "ws" => expr.clone(),
+        Expr::Ref(name) => Expr::Ref(format!("{prefix}{name}")),
+        Expr::Seq(parts) => Expr::Seq(parts.iter().map(|p| prefixed(p, prefix)).collect()),
+        Expr::Alt(options) => Expr::Alt(options.iter().map(|p| prefixed(p, prefix)).collect()),
+        Expr::Repeat { expr, min, max } => Expr::Repeat {
+            expr: Box::new(prefixed(expr, prefix)),
+            min: *min,
+            max: *max,
+        },
+        Expr::Lit(_) | Expr::Class { .. } => expr.clone(),
+    }
+}
+
+/// `rules` as a grammar, unless its GBNF is over [`MAX_GRAMMAR_BYTES`]: then the error names
+/// the tool whose rules take the most of it (tool `i`'s rules are named `tool-i`, `tool-i-…`,
+/// or those with a prefix, `xml-tool-i…`).
+fn within_limit_by_name(
+    rules: Vec<(String, Expr)>,
+    tools: &[Described<'_>],
+) -> Result<Grammar, GrammarTooLarge> {
+    let sizes: Vec<usize> = rules.iter().map(|(n, e)| line(n, e).len()).collect();
+    let bytes: usize = sizes.iter().sum();
+    if bytes <= MAX_GRAMMAR_BYTES {
+        return Ok(Grammar { rules });
+    }
+    let tool_of = |name: &str| -> Option<usize> {
+        let rest = name.strip_prefix("xml-").unwrap_or(name);
+        let rest = rest.strip_prefix("tool-")?;
+        rest.split('-').next()?.parse().ok()
+    };
+    let mut per_tool = vec![0usize; tools.len()];
+    for ((name, _), size) in rules.iter().zip(&sizes) {
+        if let Some(i) = tool_of(name).filter(|i| *i < tools.len()) {
+            per_tool[i] += size;
+        }
+    }
+    let (largest, tool_bytes) = per_tool
+        .iter()
+        .enumerate()
+        .max_by_key(|(_, b)| **b)
+        .map(|(i, b)| (i, *b))
+        .expect("a grammar has a tool");
+    Err(GrammarTooLarge {
+        tool: tools[largest].tool.name.clone(),
+        server: None,
+        excess: Excess::Bytes { bytes, tool_bytes },
+    })
+}
+
+/// The rules of Python-style calls (`python-call`), LFM2's form: `name(key="text", n=2,
+/// on=True)`, the keyword arguments in the documented order, required ones present. Values as
+/// in JSON calls (a JSON string is a Python string literal too), but booleans `True` and
+/// `False`; allowed values and the shared value rules are the JSON calls' (already there).
+fn add_python_calls(tools: &[Described<'_>], rules: &mut Vec<(String, Expr)>) {
+    let ws = || rule_ref("ws");
+    let mut calls = Vec::new();
+    let mut booleans = false;
+    for (i, described) in tools.iter().enumerate() {
+        let (tool, params) = (described.tool, &described.params);
+        let prefix = format!("tool-{i}-py");
+        let pairs = params
+            .iter()
+            .enumerate()
+            .map(|(j, p)| {
+                let has_values = p.enum_values.iter().flatten().any(|v| !v.is_empty());
+                let value = if is_structured(tool, &p.name) {
+                    rule_ref("json-value")
+                } else if has_values {
+                    rule_ref(&format!("tool-{i}-param-{j}"))
+                } else {
+                    rule_ref(match p.kind {
+                        ParamType::String => "json-string",
+                        ParamType::Integer => "json-integer",
+                        ParamType::Number => "json-number",
+                        ParamType::Boolean => {
+                            booleans = true;
+                            "python-boolean"
+                        }
+                    })
+                };
+                seq(vec![lit(&p.name), ws(), lit("="), ws(), value])
+            })
+            .collect();
+        let at = rules.len();
+        rules.push((prefix.clone(), Expr::Seq(Vec::new())));
+        let mut call = vec![lit(&tool.name), lit("("), ws()];
+        call.extend(pair_chain(&prefix, pairs, params, rules));
+        call.push(lit(")"));
+        rules[at].1 = seq(call);
+        calls.push(rule_ref(&prefix));
+    }
+    rules.insert(1, ("python-call".into(), Expr::Alt(calls)));
+    if booleans {
+        rules.push((
+            "python-boolean".into(),
+            Expr::Alt(vec![lit("True"), lit("False")]),
+        ));
+    }
 }
 
 /// The rules of a tool's key-value pairs in the documented order, a comma between two,
@@ -1330,16 +1610,33 @@ mod tests {
             .strip_prefix("<tool_call>")
             .and_then(|t| t.strip_suffix("</tool_call>"))
             .ok_or("not framed by <tool_call>")?;
+        check_json_call(inner, tools)
+    }
+
+    /// Is `text` one JSON call object of one of `tools`, its arguments (under `arguments` or
+    /// `parameters`) valid?
+    fn check_json_call(text: &str, tools: &[ToolSpec]) -> Result<(), String> {
         let call: serde_json::Value =
-            serde_json::from_str(inner).map_err(|e| format!("not JSON: {e}"))?;
+            serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
         let name = call["name"].as_str().ok_or("no name")?;
+        let args = call
+            .get("arguments")
+            .or_else(|| call.get("parameters"))
+            .and_then(|a| a.as_object())
+            .ok_or("arguments not an object")?;
+        check_arguments(name, args, tools)
+    }
+
+    /// Are `args` valid arguments of the tool `name` of `tools`?
+    fn check_arguments(
+        name: &str,
+        args: &serde_json::Map<String, serde_json::Value>,
+        tools: &[ToolSpec],
+    ) -> Result<(), String> {
         let tool = tools
             .iter()
             .find(|t| t.name == name)
             .ok_or_else(|| format!("no tool {name:?}"))?;
-        let args = call["arguments"]
-            .as_object()
-            .ok_or("arguments not an object")?;
         for (key, value) in args {
             let p = tool
                 .params
@@ -1703,6 +2000,408 @@ mod tests {
                 let text = accepted(&g, seed ^ k.wrapping_mul(0x2545_F491_4F6C_DD1D));
                 if let Err(e) = check_native(&text, &first) {
                     prop_assert!(false, "{}\nin {:?}", e, text);
+                }
+            }
+        }
+    }
+
+    // ---- guided calls in each family's forms ------------------------------------------------
+
+    /// Does `g` accept `text` as the start of something it accepts (or all of it)? A plain
+    /// recursive matcher over the grammar's data, for the short texts of the tests.
+    fn accepts_prefix(g: &Grammar, text: &str) -> bool {
+        let rules: HashMap<&str, &Expr> = g.rules.iter().map(|(n, e)| (n.as_str(), e)).collect();
+        let mut prefix = false;
+        let ends = match_ends(&rules, g.rule("root").unwrap(), text, 0, &mut prefix);
+        prefix || ends.contains(&text.len())
+    }
+
+    /// Where a match of `expr` from `pos` in `text` may end; `prefix` is set when the text ends
+    /// inside one.
+    fn match_ends(
+        rules: &HashMap<&str, &Expr>,
+        expr: &Expr,
+        text: &str,
+        pos: usize,
+        prefix: &mut bool,
+    ) -> std::collections::BTreeSet<usize> {
+        let mut out = std::collections::BTreeSet::new();
+        let rest = &text[pos..];
+        match expr {
+            Expr::Lit(l) => {
+                if rest.starts_with(l.as_str()) {
+                    out.insert(pos + l.len());
+                } else if l.starts_with(rest) {
+                    *prefix = true;
+                }
+            }
+            Expr::Class { negated, ranges } => match rest.chars().next() {
+                None => *prefix = true,
+                Some(c) if in_class(c, *negated, ranges) => {
+                    out.insert(pos + c.len_utf8());
+                }
+                Some(_) => {}
+            },
+            Expr::Ref(name) => return match_ends(rules, rules[name.as_str()], text, pos, prefix),
+            Expr::Seq(parts) => {
+                let mut at = std::collections::BTreeSet::from([pos]);
+                for part in parts {
+                    at = at
+                        .into_iter()
+                        .flat_map(|p| match_ends(rules, part, text, p, prefix))
+                        .collect();
+                }
+                return at;
+            }
+            Expr::Alt(options) => {
+                for o in options {
+                    out.extend(match_ends(rules, o, text, pos, prefix));
+                }
+            }
+            Expr::Repeat { expr, min, max } => {
+                let mut at = std::collections::BTreeSet::from([pos]);
+                let mut count = 0;
+                if *min == 0 {
+                    out.insert(pos);
+                }
+                while !at.is_empty() && max.is_none_or(|m| count < m) {
+                    at = at
+                        .into_iter()
+                        .flat_map(|p| {
+                            match_ends(rules, expr, text, p, prefix)
+                                .into_iter()
+                                .filter(move |e| *e > p)
+                        })
+                        .collect();
+                    count += 1;
+                    if count >= *min {
+                        out.extend(at.iter().copied());
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Where the runtime would start the grammar in `written` (the answer so far), as its
+    /// `guide::Triggers::start_in` does: the first trigger that matches, from the start of its
+    /// first non-empty group or of the match.
+    fn trigger_start(triggers: &[regex::Regex], written: &str) -> Option<usize> {
+        triggers.iter().find_map(|regex| {
+            let captures = regex.captures(written)?;
+            let whole = captures.get(0)?;
+            Some(
+                captures
+                    .iter()
+                    .skip(1)
+                    .flatten()
+                    .find(|g| !g.is_empty())
+                    .map_or(whole.start(), |g| g.start()),
+            )
+        })
+    }
+
+    fn compiled(guided: &GuidedCalls) -> Vec<regex::Regex> {
+        guided
+            .triggers
+            .iter()
+            .map(|t| regex::Regex::new(t).unwrap())
+            .collect()
+    }
+
+    /// Reads a Python-style call (`name(key="x", n=2, on=True)`) into its name and arguments.
+    fn python_call(
+        text: &str,
+    ) -> Result<(String, serde_json::Map<String, serde_json::Value>), String> {
+        let open = text.find('(').ok_or("no (")?;
+        let name = text[..open].to_string();
+        let mut rest = text[open + 1..]
+            .strip_suffix(')')
+            .ok_or("no )")?
+            .trim_start();
+        let mut args = serde_json::Map::new();
+        while !rest.is_empty() {
+            let eq = rest.find('=').ok_or("no =")?;
+            let key = rest[..eq].trim().to_string();
+            rest = rest[eq + 1..].trim_start();
+            let value = if let Some(after) = rest.strip_prefix("True") {
+                rest = after;
+                serde_json::Value::Bool(true)
+            } else if let Some(after) = rest.strip_prefix("False") {
+                rest = after;
+                serde_json::Value::Bool(false)
+            } else {
+                let mut values =
+                    serde_json::Deserializer::from_str(rest).into_iter::<serde_json::Value>();
+                let value = values
+                    .next()
+                    .ok_or("no value")?
+                    .map_err(|e| format!("{key}: {e}"))?;
+                rest = &rest[values.byte_offset()..];
+                value
+            };
+            args.insert(key, value);
+            rest = rest.trim_start();
+            rest = rest.strip_prefix(',').unwrap_or(rest).trim_start();
+        }
+        Ok((name, args))
+    }
+
+    /// Is `text` one valid call of `tools` in one of the forms of [`guided_calls`]? Returns
+    /// the opening it starts with.
+    fn check_form(text: &str, tools: &[ToolSpec]) -> Result<&'static str, String> {
+        let list_of_one = |inner: &str| -> Result<(), String> {
+            let inner = inner.trim();
+            let inner = inner
+                .strip_prefix('[')
+                .and_then(|i| i.strip_suffix(']'))
+                .ok_or("not a list")?;
+            check_json_call(inner.trim(), tools)
+        };
+        if let Some(inner) = text
+            .strip_prefix("<tool_call>")
+            .and_then(|t| t.strip_suffix("</tool_call>"))
+        {
+            if inner.trim_start().starts_with('{') {
+                return check_json_call(inner.trim(), tools).map(|()| "<tool_call>{");
+            }
+            let calls = parse(text);
+            if calls.len() != 1 {
+                return Err(format!("{} calls", calls.len()));
+            }
+            return check_call(&calls[0], tools).map(|()| "<tool_call><name>");
+        }
+        if let Some(fenced) = text.strip_prefix("```") {
+            let (_, body) = fenced.split_once('\n').ok_or("no fence line")?;
+            let body = body.strip_suffix("```").ok_or("fence not closed")?;
+            return check_json_call(body.trim(), tools).map(|()| "```");
+        }
+        if text.starts_with('{') {
+            return check_json_call(text, tools).map(|()| "{");
+        }
+        if let Some(rest) = text.strip_prefix("<|python_tag|>") {
+            return check_json_call(rest.trim(), tools).map(|()| "<|python_tag|>");
+        }
+        if let Some(rest) = text.strip_prefix("[TOOL_CALLS]") {
+            return list_of_one(rest).map(|()| "[TOOL_CALLS]");
+        }
+        if let Some(rest) = text.strip_prefix("<|tool_call|>") {
+            return list_of_one(rest).map(|()| "<|tool_call|>");
+        }
+        if let Some(rest) = text.strip_prefix("functools") {
+            return list_of_one(rest).map(|()| "functools");
+        }
+        if let Some(rest) = text.strip_prefix("<|tool_call_start|>") {
+            let inner = rest
+                .strip_suffix("<|tool_call_end|>")
+                .ok_or("not closed")?
+                .trim();
+            let inner = inner
+                .strip_prefix('[')
+                .and_then(|i| i.strip_suffix(']'))
+                .ok_or("not a list")?
+                .trim();
+            if inner.starts_with('{') {
+                return check_json_call(inner, tools).map(|()| "<|tool_call_start|>{");
+            }
+            let (name, args) = python_call(inner)?;
+            return check_arguments(&name, &args, tools).map(|()| "<|tool_call_start|>f(");
+        }
+        Err("no opening".into())
+    }
+
+    /// The forms each family's grammar must have produced among its strings.
+    fn expected_forms(family: ToolFamily, format: CallFormat) -> Vec<&'static str> {
+        let mut forms = vec!["<tool_call>{", "```", "{"];
+        if format == CallFormat::Xml {
+            forms.push("<tool_call><name>");
+        }
+        forms.extend(match family {
+            ToolFamily::Llama3 => vec!["<|python_tag|>"],
+            ToolFamily::Mistral => vec!["[TOOL_CALLS]"],
+            ToolFamily::Lfm2 => vec!["<|tool_call_start|>{", "<|tool_call_start|>f("],
+            ToolFamily::Granite => vec!["<|tool_call|>"],
+            ToolFamily::Phi4Mini => vec!["functools"],
+            _ => vec![],
+        });
+        forms
+    }
+
+    /// Every family, both formats: every string the grammar accepts is one valid call in one of
+    /// the family's forms, every form comes up, and written after some prose, each string turns
+    /// its grammar on where the call starts, with text the grammar accepts.
+    #[test]
+    fn every_family_guides_a_valid_call_from_each_of_its_openings() {
+        let tools = shapes();
+        for family in ToolFamily::ALL {
+            for format in [CallFormat::Native, CallFormat::Xml] {
+                let guided = guided_calls(&tools, family, format).unwrap().unwrap();
+                let triggers = compiled(&guided);
+                let mut seen = HashSet::new();
+                for seed in 0..400u64 {
+                    let text = accepted(&guided.grammar, seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+                    let form = check_form(&text, &tools)
+                        .unwrap_or_else(|e| panic!("{family} {format:?}: {e}\nin {text:?}"));
+                    seen.insert(form);
+                    // Written a character at a time after a line of prose.
+                    let prose = "I will save it now.\n";
+                    let answer = format!("{prose}{text}");
+                    let start = answer
+                        .char_indices()
+                        .map(|(i, c)| i + c.len_utf8())
+                        .find_map(|end| trigger_start(&triggers, &answer[..end]).map(|s| (s, end)))
+                        .unwrap_or_else(|| panic!("{family}: no trigger in {text:?}"));
+                    assert_eq!(
+                        start.0,
+                        prose.len(),
+                        "{family}: started at {start:?} in {answer:?}"
+                    );
+                    let matched = &answer[start.0..start.1];
+                    assert!(
+                        accepts_prefix(&guided.grammar, matched),
+                        "{family}: the grammar refuses its trigger's {matched:?}"
+                    );
+                }
+                let expected = expected_forms(family, format);
+                for form in &expected {
+                    assert!(
+                        seen.contains(form),
+                        "{family} {format:?}: no {form} in {seen:?}"
+                    );
+                }
+                assert_eq!(seen.len(), expected.len(), "{family} {format:?}: {seen:?}");
+            }
+        }
+    }
+
+    /// What a trigger matches when the token that completes it carries a little more (the
+    /// colon, the name's opening quote, a `JSON` fence, CRLF line ends): each is text the
+    /// grammar accepts.
+    #[test]
+    fn the_grammar_accepts_whatever_its_triggers_match() {
+        let tools = shapes();
+        let answers = [
+            "```json\n{\"name\"",
+            "```JSON\r\n{ \"name\":",
+            "Here it is:\n```\n  {\n  \"name\": \"",
+            "```tool_call\n{\"name\":\"",
+            "{\"name\"",
+            "Sure.\n  {\"name\" : ",
+            "<tool_call>",
+            "<tool_call>\n",
+            "[TOOL_CALLS] ",
+            "<|tool_call_start|>",
+            "<|tool_call|>",
+            "<|python_tag|>",
+            "functools [",
+        ];
+        for family in ToolFamily::ALL {
+            let guided = guided_calls(&tools, family, CallFormat::Native)
+                .unwrap()
+                .unwrap();
+            let triggers = compiled(&guided);
+            for answer in answers {
+                if let Some(start) = trigger_start(&triggers, answer) {
+                    let matched = &answer[start..];
+                    assert!(
+                        accepts_prefix(&guided.grammar, matched),
+                        "{family}: the grammar refuses {matched:?}"
+                    );
+                }
+            }
+            // The JSON openings are every family's.
+            for answer in &answers[..6] {
+                assert!(
+                    trigger_start(&triggers, answer).is_some(),
+                    "{family}: {answer:?}"
+                );
+            }
+        }
+    }
+
+    /// Ordinary prose and code never turn guidance on: not a Python fence, not a JSON document
+    /// without `"name"` first, not a tool named in a sentence; at no point while they are
+    /// written.
+    #[test]
+    fn triggers_do_not_fire_on_prose_or_ordinary_code() {
+        let answers = [
+            "I can call create_artifact to save a note named \"groceries\".",
+            "Here is the code:\n```python\ndef f(x):\n    return {\"name\": x}\n```\nDone.",
+            "```json\n{\"type\": \"object\", \"properties\": {\"name\": {\"type\": \"string\"}}}\n```",
+            "The record is {\"id\": 3, \"name\": \"Ada\"}.",
+            "Use functools.partial([1, 2]) for that.",
+            "```\nname = \"x\"\n```",
+            "In JSON, the key \"name\" holds the tool's name: {name: …}.",
+        ];
+        for family in ToolFamily::ALL {
+            let guided = guided_calls(&shapes(), family, CallFormat::Native)
+                .unwrap()
+                .unwrap();
+            let triggers = compiled(&guided);
+            for answer in answers {
+                for (i, c) in answer.char_indices() {
+                    let written = &answer[..i + c.len_utf8()];
+                    assert_eq!(
+                        trigger_start(&triggers, written),
+                        None,
+                        "{family}: {written:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// The family grammars grow linearly too, and one over the byte limit names its tool.
+    #[test]
+    fn family_grammars_grow_linearly_and_keep_the_limit() {
+        for format in [CallFormat::Native, CallFormat::Xml] {
+            let size = |n: usize| {
+                guided_calls(&[wide_tool(n)], ToolFamily::Lfm2, format)
+                    .unwrap()
+                    .unwrap()
+                    .grammar
+                    .gbnf()
+                    .len()
+            };
+            let (b100, b1000, b2000) = (size(100), size(1000), size(2000));
+            assert!(b2000 * 2 < b1000 * 5, "{format:?}: {b100} {b1000} {b2000}");
+            assert!(b1000 < b100 * 12, "{format:?}: {b100} {b1000} {b2000}");
+            assert!(b2000 <= MAX_GRAMMAR_BYTES, "{format:?}: {b2000}");
+        }
+        let values: Vec<String> = (0..12_000).map(|v| format!("dish {v:0>40}")).collect();
+        let menu = tool(
+            "menu.pick",
+            vec![ParamSpec::new("dish", ParamType::String, "").with_values(values)],
+        );
+        let Err(error) = guided_calls(
+            &[shapes().remove(0), menu],
+            ToolFamily::Hermes,
+            CallFormat::Xml,
+        ) else {
+            panic!("a grammar over the limit");
+        };
+        assert_eq!(error.tool, "menu.pick");
+        assert!(matches!(error.excess, Excess::Bytes { bytes, .. } if bytes > MAX_GRAMMAR_BYTES));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Any tool set, any family: every string its guided grammar accepts is one valid call.
+        #[test]
+        fn any_tools_any_family_every_guided_string_is_a_valid_call(
+            tools in proptest::collection::vec(tool_strategy(), 1..5),
+            family in proptest::sample::select(ToolFamily::ALL.to_vec()),
+            native in any::<bool>(),
+            seed in any::<u64>(),
+        ) {
+            let format = if native { CallFormat::Native } else { CallFormat::Xml };
+            let guided = guided_calls(&tools, family, format).unwrap().unwrap();
+            let first = described(&tools);
+            for k in 0..8u64 {
+                let text = accepted(&guided.grammar, seed ^ k.wrapping_mul(0x2545_F491_4F6C_DD1D));
+                if let Err(e) = check_form(&text, &first) {
+                    prop_assert!(false, "{} {:?}: {}\nin {:?}", family, format, e, text);
                 }
             }
         }
