@@ -4,6 +4,7 @@
 mod arguments; // native-call arguments: fixtures/native_arguments.jsonl, read or refused
 mod corpus; // every case of fixtures/parser_cases.jsonl (the public corpus) passes
 mod format; // hostile tool output cannot close the result frame or forge a call
+mod forms; // the call forms of local model families: fixtures/forms_cases.jsonl (FORMS.md)
 mod instructions; // the <tool_instructions> block, pinned by insta snapshots
 mod regressions; // inputs kept from robustness work: fixtures/regressions.jsonl
 mod robustness; // arbitrary input never panics; pathological inputs parse correctly

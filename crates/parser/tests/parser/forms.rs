@@ -1,0 +1,123 @@
+//! The forms reader (`read_written_calls`, FORMS.md) on `fixtures/forms_cases.jsonl`: each
+//! family's call turn as its own chat template renders it, the issue's fenced answer, broken
+//! calls and look-alikes that are not calls.
+
+use artifactflow_parser::{read_written, read_written_calls, MALFORMED};
+use serde_json::Value;
+
+use crate::support::{normalise_calls, normalise_expected};
+
+struct FormsCase {
+    id: String,
+    input: String,
+    tools: Vec<String>,
+    expected: Value,
+}
+
+fn cases() -> Vec<FormsCase> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/forms_cases.jsonl"
+    );
+    std::fs::read_to_string(path)
+        .expect("fixture readable")
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).expect("fixture line is JSON");
+            FormsCase {
+                id: v["id"].as_str().expect("id").to_string(),
+                input: v["input"].as_str().expect("input").to_string(),
+                tools: v["tools"]
+                    .as_array()
+                    .expect("tools")
+                    .iter()
+                    .map(|t| t.as_str().expect("tool name").to_string())
+                    .collect(),
+                expected: v["expected"].clone(),
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn every_forms_case_reads_as_expected() {
+    let cases = cases();
+    assert!(cases.len() >= 30, "forms fixture looks truncated");
+    let mut failures = Vec::new();
+    for case in &cases {
+        let is_tool = |name: &str| case.tools.iter().any(|t| t == name);
+        let got = read_written_calls(&case.input, &is_tool);
+        if normalise_calls(&got) != normalise_expected(&case.expected) {
+            failures.push(format!(
+                "{}:\n  expected {}\n  got      {:?}",
+                case.id, case.expected, got
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failing case(s):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn a_broken_call_says_what_was_wrong_and_how_to_write_it() {
+    for case in cases() {
+        let is_tool = |name: &str| case.tools.iter().any(|t| t == name);
+        for written in read_written(&case.input, &is_tool) {
+            let call = written.call;
+            if call.name != MALFORMED {
+                assert!(call.error.is_none(), "{}", case.id);
+                assert_eq!(written.tool.as_deref(), Some(call.name.as_str()));
+                continue;
+            }
+            let error = call.error.as_deref().unwrap_or_default();
+            assert!(call.params.is_empty(), "{}", case.id);
+            assert!(error.contains("could not be read"), "{}: {error}", case.id);
+            assert!(
+                error.contains("Write it like this:"),
+                "{}: {error}",
+                case.id
+            );
+            if let Some(tool) = &written.tool {
+                assert!(error.contains(&format!("`{tool}`")), "{}: {error}", case.id);
+            }
+        }
+    }
+}
+
+#[test]
+fn the_broken_call_names_its_tool_and_its_form() {
+    let is_tool = |name: &str| name == "create_artifact";
+    let fenced = "```json\n{\"name\": \"create_artifact\", \"arguments\": {\"id\": \"a\",}}\n```";
+    let written = read_written(fenced, &is_tool);
+    assert_eq!(written.len(), 1);
+    assert_eq!(written[0].tool.as_deref(), Some("create_artifact"));
+    let error = written[0].call.error.clone().unwrap();
+    assert!(error.contains("not valid"), "{error}");
+    assert!(
+        error.contains(r#"{"name": "create_artifact", "arguments": {"#),
+        "{error}"
+    );
+    let lfm2 = "<|tool_call_start|>[create_artifact(\"a\")]<|tool_call_end|>";
+    let error = read_written_calls(lfm2, &is_tool)[0].error.clone().unwrap();
+    assert!(error.contains("param=value"), "{error}");
+    assert!(
+        error.contains("<|tool_call_start|>[create_artifact("),
+        "{error}"
+    );
+}
+
+#[test]
+fn calls_keep_their_order_across_forms() {
+    let is_tool = |name: &str| matches!(name, "a" | "b" | "c");
+    let text = "First:\n{\"name\": \"a\", \"arguments\": {}}\nthen <|tool_call_start|>[b(x=1)]<|tool_call_end|>\n[c(y='z')]";
+    let names: Vec<_> = read_written_calls(text, &is_tool)
+        .into_iter()
+        .map(|c| c.name)
+        .collect();
+    assert_eq!(names, ["a", "b", "c"]);
+}
