@@ -215,6 +215,8 @@ struct Answered {
     native: Vec<crate::models::NativeCall>,
     /// Its last XML call was written under the call grammar (guided calls).
     guided: bool,
+    /// Its calls were written in a family's own form (`FORMS.md`), not as `<tool_call>`.
+    in_forms: bool,
 }
 
 /// The id of the call at `position` of the answer whose calls' ids start with `prefix`: the
@@ -827,9 +829,11 @@ impl Runner {
                     self.persist(scope, "tool", agent_name, &blocks.join("\n\n"), depth, None);
                     return Err(Stop::Cancelled);
                 }
-                if calls
-                    .iter()
-                    .any(|p| p.call.is_malformed() && p.provider_id.is_none())
+                // (A call written in a family's own form was told its own form instead.)
+                if !answer.in_forms
+                    && calls
+                        .iter()
+                        .any(|p| p.call.is_malformed() && p.provider_id.is_none())
                 {
                     // The engine's own text, outside the result frames so it is not escaped.
                     notes.push(FORMAT_REMINDER.to_string());
@@ -1120,6 +1124,24 @@ impl Runner {
             tracing::warn!("the streamed text differs from the answer's; reading the answer");
             crate::parser::parse(&response.text)
         };
+        // No call in the `<tool_call>` form and none native: the calls the model wrote in its
+        // family's own form, if any (see `written_in_forms`). The stream parser did not see
+        // them, so their cards start here, before they run.
+        let in_forms = written.is_empty() && response.tool_calls.is_empty();
+        let written = if in_forms {
+            let calls = self.written_in_forms(scope, agent, &response.text);
+            for (index, call) in calls.iter().enumerate() {
+                let name = (!call.is_malformed()).then(|| call.name.clone());
+                started(call_id(&prefix, index), index, name);
+                if !call.is_malformed() {
+                    completed.push(index);
+                }
+            }
+            calls
+        } else {
+            written
+        };
+        let in_forms = in_forms && !written.is_empty();
         Ok(Answered {
             text: response.text,
             finish: response.finish_reason,
@@ -1130,7 +1152,40 @@ impl Runner {
             prompt_tokens: usage.map(|u| u.0),
             native: response.tool_calls,
             guided: response.guided,
+            in_forms,
         })
+    }
+
+    /// The calls of an answer written in one of the forms of the parser's `FORMS.md` (a
+    /// fenced JSON call, `[TOOL_CALLS]`, a pythonic list…), read against the agent's tools
+    /// under the names they were configured and offered by (see
+    /// [`wire_tool_name`](crate::models::wire_tool_name)); each call takes the tool's
+    /// configured name, and a broken call to a known tool is told that tool's schema.
+    fn written_in_forms(&self, scope: &Scope<'_>, agent: &AgentDef, text: &str) -> Vec<ToolCall> {
+        let specs = self.agent_specs(agent, scope.conversation);
+        let find = |name: &str| {
+            specs
+                .iter()
+                .find(|s| s.name == name || crate::models::wire_tool_name(&s.name) == name)
+        };
+        crate::parser::read_written(text, &|name| find(name).is_some())
+            .into_iter()
+            .map(|written| {
+                let mut call = written.call;
+                if let Some(spec) = written.tool.as_deref().and_then(find) {
+                    match call.error.take() {
+                        None => call.name = spec.name.clone(),
+                        Some(error) => {
+                            call.error = Some(format!(
+                                "{error} Its arguments must match this schema: {}",
+                                spec.json_schema()
+                            ))
+                        }
+                    }
+                }
+                call
+            })
+            .collect()
     }
 
     /// Run one parsed call through the gate (see [`crate::gate`]).

@@ -5,6 +5,7 @@ mod api; // the conversation API the front ends call
 mod calls; // one gate: typed statuses, call ids, call records
 mod context; // context management: budgets, references, notes, refusals
 mod deletion; // deleting a conversation while it runs
+mod forms; // calls written in a model family's own form (fenced JSON…) run, in both modes
 mod guided; // guided calls: the grammar sent, guided calls marked in events and records
 mod harness; // a test home: scripted model, local tool server, runner, recording sink
 mod limits; // runaway model streams end the run at a limit, partial answer kept
