@@ -34,7 +34,9 @@ pub use anthropic::{
 };
 pub use discover::{list_models, ModelList};
 pub use http::RetryPolicy;
-pub use profiles::{load_profiles, parse_profiles, Api, ModelProfile, Switch, ToolCallMode};
+pub use profiles::{
+    load_profiles, parse_profiles, Api, ModelProfile, Switch, ToolCallMode, ToolFamily,
+};
 
 use crate::secrets::SecretResolver;
 

@@ -11,8 +11,16 @@
 //!     max_tokens: 4096                   # optional, at least 1
 //!     context_window: 32768              # optional, tokens the model reads at once (at least 512)
 //!     timeout: 60                        # optional, seconds of silence before giving up
-//!     tool_calls: native                 # optional: text (default; the XML format, any model)
-//!                                        #   | native (the API's own tool calling)
+//!     tool_calls: native                 # optional: text (the XML format, any model; the
+//!                                        #   default but for `api: local`) | native (the API's
+//!                                        #   own tool calling) | auto (`api: local`'s default:
+//!                                        #   what the model's tool-use check found best, else
+//!                                        #   its family's own form when its template takes
+//!                                        #   tools, else text)
+//!     tool_family: hermes                # optional, `api: local`: the form the model writes
+//!                                        #   calls in (hermes | llama3 | mistral | lfm2 |
+//!                                        #   function-gemma | granite | phi4-mini | unknown);
+//!                                        #   read from the model file's template when absent
 //!     guided_calls: on                   # optional: on | off. The model's sampler follows a
 //!                                        #   grammar of the agent's calls, in either mode (on
 //!                                        #   by default for `api: local`; a llama.cpp server
@@ -32,6 +40,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+
+pub use artifactflow_parser::ToolFamily;
 
 use crate::config_error::{yaml_error, ConfigError};
 use crate::limits::StreamLimits;
@@ -70,6 +80,10 @@ pub enum ToolCallMode {
     /// The API's own tool calling (OpenAI `tools`/`tool_calls`, Anthropic `tool_use`): the
     /// tools are sent as JSON Schemas. XML calls the model writes in its text still run.
     Native,
+    /// Chosen per model (the default of `api: local`): the mode and guidance the model's
+    /// tool-use check found best, else the native form when the model's template takes tools
+    /// and its family is known, else text. The engine resolves it before each request.
+    Auto,
 }
 
 impl ToolCallMode {
@@ -78,6 +92,7 @@ impl ToolCallMode {
         match self {
             ToolCallMode::Text => "text",
             ToolCallMode::Native => "native",
+            ToolCallMode::Auto => "auto",
         }
     }
 }
@@ -126,10 +141,15 @@ pub struct ModelProfile {
     /// Bounds on what the server may send; [`StreamLimits::default`] when unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limits: Option<StreamLimits>,
-    /// How the model calls tools: `text` (the XML format, any model) or `native` (the API's
-    /// tool calling). `None` is `text`.
+    /// How the model calls tools: `text` (the XML format, any model), `native` (the API's
+    /// tool calling) or `auto` (chosen per model). `None` is `auto` for `api: local`, `text`
+    /// for the others (see [`ModelProfile::tool_call_mode`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_calls: Option<ToolCallMode>,
+    /// The form a local model writes its calls in; `None`: read from the model file's chat
+    /// template and architecture.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_family: Option<ToolFamily>,
     /// Guided tool calls: the request carries a grammar of the agent's calls that the sampler
     /// follows once the model opens a call. `None`: on for `api: local`, off for the others
     /// (see [`ModelProfile::guided_calls`]).
@@ -157,6 +177,7 @@ impl ModelProfile {
             timeout: None,
             limits: None,
             tool_calls: None,
+            tool_family: None,
             guided_calls: None,
         }
     }
@@ -173,9 +194,13 @@ impl ModelProfile {
         }
     }
 
-    /// How its model calls tools.
+    /// How its model calls tools, as configured: `tool_calls:`, else `auto` for `api: local`
+    /// and `text` for the others. `auto` is resolved per model by the engine.
     pub fn tool_call_mode(&self) -> ToolCallMode {
-        self.tool_calls.unwrap_or_default()
+        self.tool_calls.unwrap_or(match self.api {
+            Api::Local => ToolCallMode::Auto,
+            Api::Openai | Api::Anthropic => ToolCallMode::Text,
+        })
     }
 
     /// The stream limits in force.
@@ -312,7 +337,7 @@ struct RawFile {
     profiles: Vec<Value>,
 }
 
-const FIELDS: [&str; 12] = [
+const FIELDS: [&str; 13] = [
     "name",
     "api",
     "base_url",
@@ -324,6 +349,7 @@ const FIELDS: [&str; 12] = [
     "timeout",
     "limits",
     "tool_calls",
+    "tool_family",
     "guided_calls",
 ];
 
@@ -498,12 +524,13 @@ fn check_profile(entry: &Value) -> Result<ModelProfile, FieldError> {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) if s.trim() == "text" => Some(ToolCallMode::Text),
         Some(Value::String(s)) if s.trim() == "native" => Some(ToolCallMode::Native),
+        Some(Value::String(s)) if s.trim() == "auto" => Some(ToolCallMode::Auto),
         Some(other) => {
             return Err((
                 Some("tool_calls".into()),
                 format!(
-                    "`tool_calls` must be `text` (the XML format, any model) or `native` (the \
-                     API's tool calling); found {}",
+                    "`tool_calls` must be `text` (the XML format, any model), `native` (the \
+                     API's tool calling) or `auto` (chosen per model); found {}",
                     match other {
                         Value::String(s) => format!("`{s}`"),
                         other => kind(other).to_string(),
@@ -511,6 +538,25 @@ fn check_profile(entry: &Value) -> Result<ModelProfile, FieldError> {
                 ),
             ))
         }
+    };
+    let tool_family = match map.get("tool_family") {
+        None | Some(Value::Null) => None,
+        Some(value) => Some(
+            serde_json::from_value::<ToolFamily>(value.clone()).map_err(|_| {
+                let names: Vec<&str> = ToolFamily::ALL.iter().map(|f| f.as_str()).collect();
+                (
+                    Some("tool_family".into()),
+                    format!(
+                        "`tool_family` must be one of {}; found {}",
+                        names.join(", "),
+                        match value {
+                            Value::String(s) => format!("`{s}`"),
+                            other => kind(other).to_string(),
+                        }
+                    ),
+                )
+            })?,
+        ),
     };
     let guided_calls = match map.get("guided_calls") {
         None | Some(Value::Null) => None,
@@ -542,6 +588,7 @@ fn check_profile(entry: &Value) -> Result<ModelProfile, FieldError> {
         timeout,
         limits,
         tool_calls,
+        tool_family,
         guided_calls,
     })
 }
@@ -696,7 +743,9 @@ mod tests {
         assert_eq!(profiles[0].api, Api::Local);
         assert_eq!(profiles[0].base_url, "");
         assert_eq!(profiles[0].model, "smollm2-135m");
-        assert_eq!(profiles[0].tool_call_mode(), ToolCallMode::Text);
+        // Chosen per model unless the profile says.
+        assert_eq!(profiles[0].tool_call_mode(), ToolCallMode::Auto);
+        assert_eq!(profiles[0].tool_family, None);
         let native = format!("{text}    tool_calls: native\n");
         let (profiles, errors) = parse_profiles(Path::new("models.yaml"), &native);
         assert!(errors.is_empty(), "{errors:?}");
@@ -706,6 +755,28 @@ mod tests {
             "profiles:\n  - name: x\n    api: lokal\n    model: m\n",
         );
         assert!(errors[0].message.contains("`local`"), "{errors:?}");
+        let auto = format!("{text}    tool_calls: auto\n    tool_family: phi4-mini\n");
+        let (profiles, errors) = parse_profiles(Path::new("models.yaml"), &auto);
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(profiles[0].tool_call_mode(), ToolCallMode::Auto);
+        assert_eq!(profiles[0].tool_family, Some(ToolFamily::Phi4Mini));
+        let (_, errors) = parse_profiles(
+            Path::new("models.yaml"),
+            &format!("{text}    tool_family: qwen\n"),
+        );
+        assert_eq!(
+            errors[0].field.as_deref(),
+            Some("profiles[0].tool_family"),
+            "{errors:?}"
+        );
+        for says in ["`qwen`", "hermes", "phi4-mini"] {
+            assert!(errors[0].message.contains(says), "{says}: {errors:?}");
+        }
+        // Profiles of servers stay in the text format unless they say.
+        let server = "profiles:\n  - name: s\n    api: openai\n    base_url: http://127.0.0.1:1/v1\n    model: m\n";
+        let (profiles, errors) = parse_profiles(Path::new("models.yaml"), server);
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(profiles[0].tool_call_mode(), ToolCallMode::Text);
     }
 
     #[test]

@@ -185,6 +185,45 @@ impl ToolFamily {
     }
 }
 
+/// Does a chat template render a request's tools itself? It does when one of its Jinja tags
+/// (`{{ … }}`, `{% … %}`) uses the variable `tools` (the name Hugging Face's tokenizers give
+/// them); a template that mentions tools only in its text (or not at all, like SmolLM2's)
+/// does not. The family does not matter: any template that takes tools is given them.
+pub fn template_takes_tools(template: &str) -> bool {
+    let mut rest = template;
+    while let Some(open) = rest.find(['{']) {
+        let after = &rest[open + 1..];
+        let close = match after.chars().next() {
+            Some('{') => "}}",
+            Some('%') => "%}",
+            _ => {
+                rest = after;
+                continue;
+            }
+        };
+        let inside = &after[1..];
+        let end = inside.find(close).unwrap_or(inside.len());
+        let tag = &inside[..end];
+        let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+        let mut from = 0;
+        while let Some(at) = tag[from..].find("tools") {
+            let start = from + at;
+            let end_word = start + "tools".len();
+            let before = tag[..start].chars().next_back();
+            let after = tag[end_word..].chars().next();
+            // `tools` itself, not `builtin_tools`, and not a string ('tools') or attribute.
+            if !before.is_some_and(|c| is_word(c) || c == '.' || c == '\'' || c == '"')
+                && !after.is_some_and(|c| is_word(c) || c == '\'' || c == '"')
+            {
+                return true;
+            }
+            from = end_word;
+        }
+        rest = &inside[end.min(inside.len())..];
+    }
+    false
+}
+
 impl std::fmt::Display for ToolFamily {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
@@ -258,6 +297,25 @@ mod tests {
         }
         assert_eq!(ToolFamily::Mistral.openings()[0], Opening::MistralToolCalls);
         assert_eq!(ToolFamily::Lfm2.openings()[0], Opening::Lfm2ToolCallStart);
+    }
+
+    #[test]
+    fn a_template_takes_tools_when_a_jinja_tag_uses_them() {
+        assert!(template_takes_tools(QWEN25));
+        assert!(template_takes_tools(
+            "{%- for tool in tools %}{{ tool | tojson }}{% endfor %}"
+        ));
+        assert!(template_takes_tools(
+            "{{- '[AVAILABLE_TOOLS]' + tools|tojson }}"
+        ));
+        // SmolLM2's: no tools at all.
+        assert!(!template_takes_tools(
+            "{% for message in messages %}<|im_start|>{{ message['role'] }}\n{{ message['content'] }}<|im_end|>{% endfor %}"
+        ));
+        // Mentioned in text, a string, or another variable only.
+        assert!(!template_takes_tools(
+            "You have no tools. {{ 'tools' }} {% if builtin_tools %}{% endif %}{{ message.tools_used }}"
+        ));
     }
 
     #[test]

@@ -4,6 +4,16 @@
 /// A GGUF file of `architecture` with a trained context of `context`, quantisation
 /// `file_type` (llama.cpp's `general.file_type`: 15 is Q4_K_M) and a chat template.
 pub fn tiny(architecture: &str, context: u32, file_type: u32) -> Vec<u8> {
+    with_template(
+        architecture,
+        context,
+        file_type,
+        "{% for m in messages %}<|{{ m.role }}|>{{ m.content }}{% endfor %}",
+    )
+}
+
+/// [`tiny`] with the chat template `template`.
+pub fn with_template(architecture: &str, context: u32, file_type: u32, template: &str) -> Vec<u8> {
     let mut out = Vec::new();
     let string = |out: &mut Vec<u8>, s: &str| {
         out.extend_from_slice(&(s.len() as u64).to_le_bytes());
@@ -49,10 +59,7 @@ pub fn tiny(architecture: &str, context: u32, file_type: u32) -> Vec<u8> {
     // tokenizer.chat_template: string
     string(&mut out, "tokenizer.chat_template");
     out.extend_from_slice(&8u32.to_le_bytes());
-    string(
-        &mut out,
-        "{% for m in messages %}<|{{ m.role }}|>{{ m.content }}{% endfor %}",
-    );
+    string(&mut out, template);
     // The tensor: name, 2 dimensions (8 x 4), F32, offset 0.
     string(&mut out, "token_embd.weight");
     out.extend_from_slice(&2u32.to_le_bytes());

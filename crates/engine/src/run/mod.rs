@@ -45,6 +45,7 @@ pub mod budget;
 mod manager;
 pub mod skills;
 mod tokens;
+pub mod tool_mode;
 mod view;
 
 pub use manager::{AlreadyRunning, RunManager};
@@ -341,6 +342,24 @@ impl Runner {
         specs: &[ToolSpec],
         mode: crate::models::ToolCallMode,
     ) -> Option<Arc<Guide>> {
+        let family = self
+            .models
+            .profile_for(agent)
+            .map_or(crate::models::ToolFamily::Hermes, |p| {
+                self.tool_choice(&p).family
+            });
+        self.call_guide_in(agent, specs, mode, family)
+    }
+
+    /// The guide of `agent`'s calls in the forms of `family` (see [`Self::call_guide`]).
+    fn call_guide_in(
+        &self,
+        agent: &AgentDef,
+        specs: &[ToolSpec],
+        mode: crate::models::ToolCallMode,
+        family: crate::models::ToolFamily,
+    ) -> Option<Arc<Guide>> {
+        use crate::parser::grammar::{guided_calls, CallFormat};
         use std::hash::{Hash, Hasher};
         let native = mode == crate::models::ToolCallMode::Native;
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
@@ -348,6 +367,7 @@ impl Runner {
             .unwrap_or_default()
             .hash(&mut hasher);
         native.hash(&mut hasher);
+        family.hash(&mut hasher);
         let key = hasher.finish();
         let mut guides = self.guides.lock().unwrap_or_else(|p| p.into_inner());
         if let Some((k, guide)) = guides.get(&agent.name) {
@@ -364,9 +384,9 @@ impl Runner {
                     ..s.clone()
                 })
                 .collect();
-            crate::parser::grammar::native_call_grammar(&offered)
+            guided_calls(&offered, family, CallFormat::Native)
         } else {
-            crate::parser::grammar::call_grammar(specs)
+            guided_calls(specs, family, CallFormat::Xml)
         };
         let grammar = grammar.unwrap_or_else(|mut too_large| {
             // Named as the person configured it (not as offered natively), with its server.
@@ -384,14 +404,29 @@ impl Runner {
             );
             None
         });
+        // The grammar starts at every opening the model's family uses.
         let guide = grammar.map(|g| {
             Arc::new(Guide {
-                grammar: g.gbnf(),
-                triggers: vec![crate::parser::grammar::TRIGGER_PATTERN.to_string()],
+                grammar: g.grammar.gbnf(),
+                triggers: g.triggers,
             })
         });
         guides.insert(agent.name.clone(), (key, guide.clone()));
         guide
+    }
+
+    /// How the model of `profile` (a client's profile) calls tools: `tool_calls: auto`
+    /// resolved for its model file (see [`tool_mode`]).
+    fn tool_choice(&self, profile: &crate::models::ModelProfile) -> tool_mode::AutoChoice {
+        let tools = (profile.api == crate::models::Api::Local)
+            .then(|| {
+                tool_mode::template_tools(
+                    std::path::Path::new(&profile.model),
+                    &self.ctx.paths().models_dir(),
+                )
+            })
+            .flatten();
+        tool_mode::resolve(profile, tools, &*tool_mode::checked_modes(&self.ctx))
     }
 
     /// The model `agent` talks to, as calibrations are kept: profile, server and model name.

@@ -258,23 +258,23 @@ impl Runner {
         reason: &str,
     ) -> Result<Prepared, Stop> {
         let profile = self.models.profile_for(agent);
-        let mode = profile
-            .as_ref()
-            .map(|p| p.tool_call_mode())
-            .unwrap_or_default();
+        let choice = profile.as_ref().map(|p| self.tool_choice(p));
+        let mode = choice.map_or(ToolCallMode::Text, |c| c.mode);
         let specs = self.agent_specs(agent, scope.conversation);
         let role = super::skills::with_listing(
             &agent.role_prompt,
             &self.ctx.skills().of_agent(&agent.name),
         );
         let (system, tools) = match mode {
-            ToolCallMode::Text => (super::system_prompt(&role, &specs), Vec::new()),
             ToolCallMode::Native => (role, tool_definitions(&specs)),
+            // `auto` is resolved above; text is the fallback.
+            ToolCallMode::Text | ToolCallMode::Auto => {
+                (super::system_prompt(&role, &specs), Vec::new())
+            }
         };
-        let guide = profile
-            .as_ref()
-            .filter(|p| p.guided_calls())
-            .and_then(|_| self.call_guide(agent, &specs, mode))
+        let guide = choice
+            .filter(|c| c.guided)
+            .and_then(|c| self.call_guide_in(agent, &specs, c.mode, c.family))
             .map(|g| Guide::clone(&g));
         // The tools' definitions are part of the prompt the server counts.
         let tools_tokens: u32 = tools

@@ -30,6 +30,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
+use crate::profiles::ToolFamily;
+
 pub mod catalog;
 pub mod download;
 pub mod gguf;
@@ -180,6 +182,32 @@ struct Meta {
     /// size and modification time it was made at.
     #[serde(default)]
     template: Option<(u64, u64, Option<String>)>,
+    /// The tool-call family of its chat template and whether the template takes tools, with
+    /// the size and modification time they were read at.
+    #[serde(default)]
+    family: Option<(u64, u64, TemplateTools)>,
+}
+
+/// What a model file's chat template says about tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct TemplateTools {
+    /// The form the model was trained to write calls in (see [`ToolFamily::from_template`]);
+    /// `unknown` without a template.
+    pub family: ToolFamily,
+    /// Whether the template renders a request's tools itself (it uses the `tools` variable):
+    /// the runtime then offers them in the model's own form.
+    pub takes_tools: bool,
+}
+
+impl TemplateTools {
+    /// What `template` (a GGUF's `tokenizer.chat_template`) of a model of `architecture` says.
+    pub fn of(template: &str, architecture: &str) -> TemplateTools {
+        TemplateTools {
+            family: ToolFamily::from_template(template, architecture),
+            takes_tools: artifactflow_parser::template_takes_tools(template),
+        }
+    }
 }
 
 /// An installed model.
@@ -203,6 +231,8 @@ pub struct InstalledModel {
     /// runtime's bounds in steps, output, memory or time): native calls then offer the tools in
     /// the system message. `None` when it is used, or the file has none.
     pub template_refused: Option<String>,
+    /// What its chat template says about tools (`None` when the header cannot be read).
+    pub tools: Option<TemplateTools>,
     /// Where it came from, when the library downloaded it.
     pub source: Option<ModelSource>,
     /// Its sha256, when verified on download or import.
@@ -352,6 +382,7 @@ impl Library {
             last_used: None,
             header: Some((fs_meta.len(), mtime(&fs_meta), info.clone())),
             template: None,
+            family: None,
         };
         self.write_meta(file, &meta)
     }
@@ -443,6 +474,20 @@ impl Library {
             Some((s, m, refused)) if *s == size && *m == modified => refused.clone(),
             _ => self.check_template(file, &path, info.as_ref(), &mut meta, (size, modified)),
         };
+        let tools = match &meta.family {
+            Some((s, m, tools)) if *s == size && *m == modified => Some(*tools),
+            _ => info.as_ref().and_then(|info| {
+                let (_, template) = gguf::read_with_template(&path).ok()?;
+                let tools = TemplateTools::of(
+                    template.as_deref().unwrap_or(""),
+                    info.architecture.as_deref().unwrap_or(""),
+                );
+                meta.family = Some((size, modified, tools));
+                // A cache only, as the header.
+                let _ = self.write_meta(file, &meta);
+                Some(tools)
+            }),
+        };
         InstalledModel {
             name: file
                 .strip_suffix(".gguf")
@@ -455,6 +500,7 @@ impl Library {
             info,
             error,
             template_refused,
+            tools,
             source: meta.source,
             sha256: meta.sha256,
             installed_at: meta.installed_at,
