@@ -28,6 +28,17 @@
 //!
 //! [`StreamParser`] does the same on a token stream and reports calls as they start and finish.
 //!
+//! # Calls in the forms of local model families
+//!
+//! [`read_written_calls`] reads the calls models write in their own families' forms instead of
+//! `<tool_call>`: a JSON call object or list on its own lines (alone, after prose, in a Markdown
+//! code fence), Llama 3.x's `<|python_tag|>` and pythonic `[f(a=1)]` list, Mistral's
+//! `[TOOL_CALLS]`, LFM2's `<|tool_call_start|>`, FunctionGemma's and Gemma 4's call blocks and
+//! the `<|tool_call|>` of Granite 3.x and Phi-4-mini. It follows `FORMS.md` (rules F1-F10, each
+//! form with its source): a call is read only for one of the agent's tools (a predicate the
+//! caller gives), a broken one comes back as a malformed call that shows the form to use, and
+//! the reading is one linear pass. [`read_written`] also says which tool a broken call named.
+//!
 //! # Results and instructions
 //!
 //! [`format_result`] frames a tool's output for the model so that nothing in it can end the frame
