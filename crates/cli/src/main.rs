@@ -10,6 +10,7 @@ mod artifacts_cmd;
 mod check_cmd;
 mod conversations_cmd;
 mod mcp_cmd;
+mod models_check_cmd;
 mod models_cmd;
 mod parse_cmd;
 mod permissions_cmd;
@@ -123,7 +124,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Mcp(cmd) => mcp_cmd::run(prepare(cli.home)?, cmd),
         Command::Models(cmd) => {
             let ctx = open(cli.home)?;
-            models_cmd::run(&ctx, cmd)
+            models_cmd::run(ctx, cmd)
         }
         Command::Skills(cmd) => {
             let ctx = open(cli.home)?;

@@ -1,4 +1,4 @@
-//! `artifactflow-cli models list|catalog|search|files|pull|import|rm`: the model library (the
+//! `artifactflow-cli models list|catalog|search|files|pull|import|rm|check`: the model library (the
 //! GGUF files `api: local` profiles run), over `engine::api::models`.
 //!
 //! `pull` shows progress on stderr (one line redrawn at a terminal, a line every few seconds
@@ -84,10 +84,17 @@ pub enum ModelsCommand {
         #[arg(long)]
         json: bool,
     },
+    /// How well a model calls tools: about 200 built-in items asked in a mode and scored by
+    /// rules (a score and a breakdown by kind); the result is kept per model file, mode and
+    /// guidance.
+    Check(crate::models_check_cmd::CheckArgs),
 }
 
-pub fn run(ctx: &AppContext, cmd: ModelsCommand) -> anyhow::Result<ExitCode> {
+pub fn run(ctx: AppContext, cmd: ModelsCommand) -> anyhow::Result<ExitCode> {
+    let ctx = Arc::new(ctx);
+    let ctx = &ctx;
     match cmd {
+        ModelsCommand::Check(args) => crate::models_check_cmd::run(Arc::clone(ctx), args),
         ModelsCommand::List { json } => list(ctx, json),
         ModelsCommand::Catalog { json } => catalog(ctx, json),
         ModelsCommand::Search { query, json } => {

@@ -14,6 +14,8 @@
 //!   [`events`] are what the engine tells its front end; [`config`] reads the config folder
 //!   into a snapshot, collecting located errors instead of failing; [`status`] gathers what
 //!   the status area shows.
+//! - [`check`]: the built-in tool-use check (`models check`): items, the runner that asks them
+//!   as the run loop would, scoring by rules, results kept per model file, mode and guidance.
 //! - [`interrupts`]: a run that needs a yes waits here for the UI's (or the terminal's) answer.
 //!
 //! Below the engine, in their own crates and re-exported here under the paths the code names
@@ -29,6 +31,7 @@
 #![warn(missing_docs)]
 
 pub mod api;
+pub mod check;
 pub mod config;
 pub mod context;
 pub mod elicitation;

@@ -244,6 +244,29 @@ pub const MIGRATIONS_SQL: &[&str] = &[
         DELETE FROM call_views WHERE call_id = OLD.call_id;
     END;
     ALTER TABLE tool_calls ADD COLUMN view_of TEXT;",
+    // 14: the tool-use check's results (`artifactflow-cli models check`, the Models screen's
+    // badge): one row per completed check, kept by the model's content identity (`sha256:…` of
+    // a model file, so a result survives removing, renaming and importing the file again;
+    // `server:…` for a profile's model on a server), the mode and guidance it ran in, and the
+    // item set it used. `report` is the whole report as JSON (every item's verdict and calls).
+    "CREATE TABLE tool_checks (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        model_key TEXT NOT NULL,
+        model_name TEXT NOT NULL,
+        mode TEXT NOT NULL CHECK (mode IN ('text','native')),
+        guided INTEGER NOT NULL CHECK (guided IN (0, 1)),
+        item_set TEXT NOT NULL,
+        items INTEGER NOT NULL,
+        as_asked INTEGER NOT NULL,
+        right_tool INTEGER NOT NULL,
+        valid_calls INTEGER NOT NULL,
+        calls_expected INTEGER NOT NULL,
+        failed INTEGER NOT NULL,
+        seconds REAL NOT NULL,
+        report TEXT NOT NULL,
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
+    ) STRICT;
+    CREATE INDEX tool_checks_by_model ON tool_checks(model_key, mode, guided, id);",
 ];
 
 /// The `messages.role` CHECK before and after migration 8.

@@ -9,6 +9,7 @@
 //!   the UI and exports read it back, call records attached.
 //! - [`calls`]: a tool call as data ([`calls::CallRecord`], a typed [`calls::CallStatus`]) and
 //!   its rows; [`calls_backfill`]: migration 5's one-time reading of older text into records.
+//! - [`checks`]: the tool-use check's results, by model identity, mode and guidance.
 //! - [`grants`]: conversation "always allow" grants as rows, with what each is bound to.
 //! - [`artifacts`]: the artifact library (versions, chunks, search) and the text work of the
 //!   artifact tools (matching, grep, slices).
@@ -17,6 +18,7 @@
 pub mod artifacts;
 pub mod calls;
 pub mod calls_backfill;
+pub mod checks;
 pub mod conversations;
 pub mod db;
 pub mod grants;

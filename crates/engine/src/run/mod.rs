@@ -46,7 +46,7 @@ mod manager;
 pub mod skills;
 mod tokens;
 pub mod tool_mode;
-mod view;
+pub(crate) mod view;
 
 pub use manager::{AlreadyRunning, RunManager};
 
@@ -336,7 +336,7 @@ impl Runner {
     /// Guidance is an aid for small models, not a gate: leaving the tool out instead would take
     /// from the agent a tool the person gave it, and sending the grammar would fail every
     /// request (the runtime refuses a grammar over 1 MiB).
-    fn call_guide(
+    pub(crate) fn call_guide(
         &self,
         agent: &AgentDef,
         specs: &[ToolSpec],
@@ -1329,7 +1329,7 @@ impl Runner {
 
 /// The system prompt in text mode: the role (prompt and skills) + the instructions for
 /// exactly `specs`.
-fn system_prompt(role: &str, specs: &[ToolSpec]) -> String {
+pub(crate) fn system_prompt(role: &str, specs: &[ToolSpec]) -> String {
     if specs.is_empty() {
         role.to_string()
     } else {

@@ -20,7 +20,7 @@ use crate::models::{
 use crate::tools::ToolSpec;
 
 /// The definitions native tool calling sends for `specs`.
-pub(super) fn tool_definitions(specs: &[ToolSpec]) -> Vec<ToolDefinition> {
+pub(crate) fn tool_definitions(specs: &[ToolSpec]) -> Vec<ToolDefinition> {
     specs
         .iter()
         .map(|spec| ToolDefinition {

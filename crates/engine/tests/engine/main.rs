@@ -16,4 +16,5 @@ mod reload; // the config watcher: new, broken and fixed files while running
 mod rules; // permission rules through the gate: precedence, $host, sub-agents, located errors
 mod runs; // full runs: tools, permissions, cancel, sub-agents, limits, dialects
 mod skills; // Agent Skills: listing, loading, reading, scripts (approval, environment, limits)
+mod tool_check; // the tool-use check: items asked as the run loop asks, scored by rules, kept
 mod truncate; // edit-and-resend: history cut at a task, busy errors without raw ids
