@@ -7,13 +7,14 @@
 //! `<tool_call>{"name": …, "arguments": {…}}</tool_call>` in the answer, each result inside
 //! `<tool_response>` in a user turn.
 //!
-//! - When the model file's template is of that family (it takes `tools` and writes
-//!   `<tool_call>`), it renders the prompt itself, with the tools, as Hugging Face's tokenizers
-//!   render it (Jinja with `trim_blocks` and `lstrip_blocks`; llama.cpp's own template engine
-//!   takes no tools).
-//! - Otherwise (a template without tools, like SmolLM2's, or one of another family) the runtime
-//!   adds that block to the system message and writes earlier calls and results in that form,
-//!   and the model's template renders the turns.
+//! - When the model file's template takes tools (it uses the `tools` variable: Qwen's, Llama
+//!   3's, Mistral's, LFM2's, Granite's, Phi-4-mini's…), it renders the prompt itself, with the
+//!   tools, as Hugging Face's tokenizers render it (Jinja with `trim_blocks` and
+//!   `lstrip_blocks`; llama.cpp's own template engine takes no tools): the model is offered the
+//!   tools in its own form, whatever its family.
+//! - Otherwise (a template without tools, like SmolLM2's) the runtime adds that block to the
+//!   system message and writes earlier calls and results in that form, and the model's
+//!   template renders the turns.
 //!
 //! [`Calls`] then takes the answer's `<tool_call>` blocks out of its text as they stream.
 //!
@@ -36,9 +37,13 @@ pub const OPEN: &str = "<tool_call>";
 /// Its end.
 pub const CLOSE: &str = "</tool_call>";
 
-/// Does the model file's template render tools itself, in the family the runtime reads?
+/// Does the model file's template render tools itself? Any template that uses the `tools`
+/// variable in a Jinja tag does, whatever family it writes calls in: the model is then offered
+/// the tools in its own form (see `artifactflow_parser::template_takes_tools`). Its calls in
+/// the `<tool_call>` form come back as native calls (see [`Calls`]); calls in other forms come
+/// back as text, which the engine reads with its forms reader.
 pub fn takes_tools(source: &str) -> bool {
-    source.contains("tools") && source.contains(OPEN)
+    artifactflow_parser::template_takes_tools(source)
 }
 
 /// Steps one render may take: a long conversation with many tools takes a few ten thousand in
@@ -505,6 +510,10 @@ Write calls as <tool_call>{"name": ..., "arguments": ...}</tool_call><|im_end|>
         assert!(takes_tools(FAMILY));
         assert!(!takes_tools(
             "{% for m in messages %}{{ m.content }}{% endfor %}"
+        ));
+        // A template of another family that takes tools is given them too (LFM2's).
+        assert!(takes_tools(
+            "{%- if tools -%}List of tools: <|tool_list_start|>{{ tools | tojson }}<|tool_list_end|>{%- endif -%}{% for m in messages %}{{ m.content }}{% endfor %}"
         ));
         let prompt = render(FAMILY, &history(), &tools()).unwrap();
         insta::assert_snapshot!(prompt, @r###"
