@@ -3,7 +3,7 @@
 //! One row per completed check: which model (its content identity, see the engine's
 //! `check::identity`), the mode and guidance it ran in, the item set, the counts and the whole
 //! report as JSON. Nothing is ever updated: a new check adds a row, and [`latest`] reads the
-//! newest row of each mode and guidance of a model, which is what the Models screen's badge and
+//! newest row of each mode, guidance and item set of a model, which is what the Models screen's badge and
 //! `tool_calls: auto` go by.
 
 use rusqlite::{params, Connection, OptionalExtension};
@@ -96,12 +96,11 @@ fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredCheck> {
     })
 }
 
-/// The newest check of `model_key` in each mode and guidance (at most four rows), newest
-/// first.
+/// The newest check of `model_key` in each mode, guidance and item set, newest first.
 pub fn latest(conn: &Connection, model_key: &str) -> rusqlite::Result<Vec<StoredCheck>> {
     let sql = format!(
         "SELECT {COLUMNS} FROM tool_checks WHERE id IN (
-             SELECT max(id) FROM tool_checks WHERE model_key = ?1 GROUP BY mode, guided)
+             SELECT max(id) FROM tool_checks WHERE model_key = ?1 GROUP BY mode, guided, item_set)
          ORDER BY id DESC"
     );
     let mut stmt = conn.prepare(&sql)?;

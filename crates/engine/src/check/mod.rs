@@ -253,12 +253,17 @@ pub fn identity(ctx: &AppContext, profile: &ModelProfile) -> Result<ModelIdentit
             name: profile.name.clone(),
         });
     }
-    let path = Path::new(&profile.model);
+    file_identity(ctx, Path::new(&profile.model))
+}
+
+/// The identity of the model file at `path`: the sha256 the library verified on download or
+/// import when the file is in the models folder, else computed (see [`file_sha256`]).
+pub fn file_identity(ctx: &AppContext, path: &Path) -> Result<ModelIdentity, String> {
     let library = crate::api::models::library(ctx);
     let name = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| profile.model.clone());
+        .unwrap_or_else(|| path.display().to_string());
     let verified = (path.parent() == Some(library.dir()))
         .then(|| path.file_name().and_then(|f| f.to_str()))
         .flatten()
@@ -316,36 +321,70 @@ fn file_sha256(path: &Path) -> Result<String, String> {
     Ok(hex)
 }
 
-/// The mode a check runs in when asked for `auto`: the best mode an earlier check of this
-/// model found, else native (the model's own form; the runtime offers the tools in its
-/// template's way).
-pub fn resolve_auto(ctx: &AppContext, identity: &ModelIdentity) -> (ToolCallMode, Option<bool>) {
-    match best_of(&latest_of(ctx, &identity.key)) {
-        Some((mode, guided)) => (mode, Some(guided)),
-        None => (ToolCallMode::Native, None),
-    }
-}
-
 /// How a check of `target` asks: `mode` (`text`, `native` or `auto`; `None`: the profile's
-/// `tool_calls`) and `guided` (`None`: what `auto` found best, else the profile's
-/// `guided_calls`). `auto` is the best mode an earlier check of this model found, else native.
+/// `tool_calls`) and `guided` (`None`: the profile's `guided_calls`, or what `auto` chose).
+/// `auto` is resolved as the run loop resolves `tool_calls: auto` (see
+/// [`crate::run::tool_mode`]): the best mode an earlier check of this model file found, else
+/// the family's own form when the model's template takes tools, else text.
 pub fn resolve_options(
     ctx: &AppContext,
     target: &CheckTarget,
     mode: Option<&str>,
     guided: Option<bool>,
 ) -> CheckOptions {
-    let mode = mode.unwrap_or_else(|| target.profile.tool_call_mode().as_str());
-    let (mode, auto_guided) = match mode {
-        "text" => (ToolCallMode::Text, None),
-        "native" => (ToolCallMode::Native, None),
-        _ => resolve_auto(ctx, &target.identity),
-    };
-    CheckOptions {
-        mode,
-        guided: guided
-            .or(auto_guided)
-            .unwrap_or_else(|| target.profile.guided_calls()),
+    let profile = &target.profile;
+    let configured_guided = guided.unwrap_or_else(|| profile.guided_calls());
+    let mode = mode.unwrap_or_else(|| profile.tool_call_mode().as_str());
+    match mode {
+        "text" => CheckOptions {
+            mode: ToolCallMode::Text,
+            guided: configured_guided,
+        },
+        "native" => CheckOptions {
+            mode: ToolCallMode::Native,
+            guided: configured_guided,
+        },
+        _ => {
+            let mut auto = profile.clone();
+            auto.tool_calls = Some(ToolCallMode::Auto);
+            let tools = (profile.api == Api::Local)
+                .then(|| {
+                    crate::run::tool_mode::template_tools(
+                        Path::new(&profile.model),
+                        &ctx.paths().models_dir(),
+                    )
+                })
+                .flatten();
+            let choice = crate::run::tool_mode::resolve(
+                &auto,
+                tools,
+                &*crate::run::tool_mode::checked_modes(ctx),
+            );
+            CheckOptions {
+                mode: choice.mode,
+                guided: guided.unwrap_or(choice.guided),
+            }
+        }
+    }
+}
+
+/// The stored checks, as `tool_calls: auto` asks them (see
+/// [`crate::run::tool_mode::CheckedModes`]): the best mode of a model file, by its identity.
+pub struct StoredChecks<'a> {
+    ctx: &'a AppContext,
+}
+
+impl<'a> StoredChecks<'a> {
+    /// The checks kept in `ctx`'s database.
+    pub fn new(ctx: &'a AppContext) -> Self {
+        StoredChecks { ctx }
+    }
+}
+
+impl crate::run::tool_mode::CheckedModes for StoredChecks<'_> {
+    fn best_checked_mode(&self, path: &Path) -> Option<(ToolCallMode, bool)> {
+        let identity = file_identity(self.ctx, path).ok()?;
+        best_of(&latest_of(self.ctx, &identity.key))
     }
 }
 
@@ -378,7 +417,7 @@ pub fn store_report(ctx: &AppContext, report: &CheckReport) -> Result<Option<i64
 }
 
 /// The newest stored check of `model` (a profile or an installed model, as [`target`] reads
-/// it) in each mode and guidance, newest first. Empty when it was never checked.
+/// it) in each mode, guidance and item set, newest first. Empty when it was never checked.
 pub fn latest_checks(ctx: &AppContext, model: &str) -> Result<Vec<CheckResult>, String> {
     let target = target(ctx, model)?;
     Ok(latest_of(ctx, &target.identity.key))
@@ -417,10 +456,13 @@ pub fn latest_of(ctx: &AppContext, key: &str) -> Vec<CheckResult> {
         .collect()
 }
 
-/// The best of `checks` (see [`best_checked_mode`]).
+/// The best of `checks` (see [`best_checked_mode`]): of the checks with the built-in items
+/// when there are any (a check with a reduced set says less), else of all.
 pub fn best_of(checks: &[CheckResult]) -> Option<(ToolCallMode, bool)> {
+    let builtin = checks.iter().any(|c| c.item_set == BUILTIN_SET);
     checks
         .iter()
+        .filter(|c| !builtin || c.item_set == BUILTIN_SET)
         .max_by(|a, b| {
             let rank = |c: &CheckResult| {
                 (

@@ -73,10 +73,11 @@ impl CheckedModes for NoChecks {
     }
 }
 
-/// The tool-use check results of `ctx`'s models. Until the check's store answers here, none:
-/// `auto` then goes by the model's template.
-pub fn checked_modes(_ctx: &crate::context::AppContext) -> Box<dyn CheckedModes> {
-    Box::new(NoChecks)
+/// The tool-use check results of `ctx`'s models, as kept in its database (see
+/// [`crate::check::StoredChecks`]); a model file never checked has none, and `auto` then goes
+/// by its template.
+pub fn checked_modes(ctx: &crate::context::AppContext) -> Box<dyn CheckedModes + '_> {
+    Box::new(crate::check::StoredChecks::new(ctx))
 }
 
 /// What the template of the local model file at `path` says about tools: from the library's

@@ -303,3 +303,106 @@ fn an_unknown_model_is_named_with_what_there_is() {
     assert!(err.contains("`nope` is neither a model profile"), "{err}");
     assert!(err.contains("models pull"), "{err}");
 }
+
+/// A report of `as_asked` items of 10 answered as asked, the rest with no call.
+fn report_of(
+    target: &check::CheckTarget,
+    mode: ToolCallMode,
+    guided: bool,
+    item_set: &str,
+    as_asked: usize,
+) -> check::CheckReport {
+    let items = (0..10)
+        .map(|i| check::ItemScore {
+            id: format!("i{i}"),
+            kind: ItemKind::OneCall,
+            verdict: if i < as_asked {
+                Verdict::AsAsked
+            } else {
+                Verdict::NoCall
+            },
+            valid_call: i < as_asked,
+            right_tool: i < as_asked,
+            as_asked: i < as_asked,
+            why: None,
+            calls: Vec::new(),
+            requests: 1,
+            seconds: 1.0,
+        })
+        .collect();
+    check::CheckReport::new(
+        target,
+        CheckOptions { mode, guided },
+        item_set,
+        items,
+        10.0,
+        false,
+    )
+}
+
+#[test]
+fn tool_calls_auto_goes_by_the_best_check_of_the_model_file_kept_by_its_sha256() {
+    use sha2::Digest;
+    let home = tempfile::tempdir().unwrap();
+    let ctx = engine::context::AppContext::open(Some(home.path())).unwrap();
+    let models = ctx.paths().models_dir();
+    std::fs::create_dir_all(&models).unwrap();
+    let bytes = test_support::gguf::tiny("llama", 2048, 15);
+    std::fs::write(models.join("tiny.gguf"), &bytes).unwrap();
+    let target = check::target(&ctx, "tiny").unwrap();
+    let sha256: String = sha2::Sha256::digest(&bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(target.identity.key, format!("sha256:{sha256}"));
+    assert_eq!(target.identity.name, "tiny");
+
+    // Never checked, and its file has no template that takes tools: text, guided (local).
+    let auto = check::resolve_options(&ctx, &target, Some("auto"), None);
+    assert_eq!((auto.mode, auto.guided), (ToolCallMode::Text, true));
+    assert_eq!(check::best_checked_mode(&ctx, "tiny"), None);
+
+    for (mode, guided, set, score) in [
+        (ToolCallMode::Text, true, check::BUILTIN_SET, 5),
+        (ToolCallMode::Native, false, check::BUILTIN_SET, 8),
+        // A reduced set scores higher, but says less: the built-in set's result decides.
+        (ToolCallMode::Native, true, "small.jsonl (abc)", 10),
+    ] {
+        let report = report_of(&target, mode, guided, set, score);
+        check::store_report(&ctx, &report).unwrap().unwrap();
+    }
+    assert_eq!(check::latest_checks(&ctx, "tiny").unwrap().len(), 3);
+    assert_eq!(
+        check::best_checked_mode(&ctx, "tiny"),
+        Some((ToolCallMode::Native, false))
+    );
+    let auto = check::resolve_options(&ctx, &target, Some("auto"), None);
+    assert_eq!((auto.mode, auto.guided), (ToolCallMode::Native, false));
+
+    // The run loop's `auto` asks the same store, by the file's path.
+    let mut profile = target.profile.clone();
+    profile.tool_calls = Some(ToolCallMode::Auto);
+    let choice = engine::run::tool_mode::resolve(
+        &profile,
+        None,
+        &*engine::run::tool_mode::checked_modes(&ctx),
+    );
+    assert_eq!(
+        (choice.mode, choice.guided, choice.reason),
+        (
+            ToolCallMode::Native,
+            false,
+            engine::run::tool_mode::AutoReason::Checked
+        )
+    );
+
+    // Removed and imported again under another name: the same file, the same results.
+    let copy = home.path().join("renamed.gguf");
+    std::fs::write(&copy, &bytes).unwrap();
+    std::fs::remove_file(models.join("tiny.gguf")).unwrap();
+    engine::api::models::import(&ctx, &copy).unwrap();
+    assert_eq!(
+        check::best_checked_mode(&ctx, "renamed"),
+        Some((ToolCallMode::Native, false))
+    );
+}
