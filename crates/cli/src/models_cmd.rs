@@ -1,5 +1,6 @@
-//! `artifactflow-cli models list|catalog|search|files|pull|import|rm|check`: the model library (the
-//! GGUF files `api: local` profiles run), over `engine::api::models`.
+//! `artifactflow-cli models list|catalog|search|files|pull|import|rm|check`: the model library
+//! (the GGUF files `api: local` profiles run), over `engine::api::models`; `check` is in
+//! `models_check_cmd`.
 //!
 //! `pull` shows progress on stderr (one line redrawn at a terminal, a line every few seconds
 //! otherwise). Ctrl+C pauses it: the part is kept and the same command resumes it.
