@@ -2349,6 +2349,10 @@ error: string | null;
  */
 template_refused: string | null; 
 /**
+ * What its chat template says about tools (`None` when the header cannot be read).
+ */
+tools: TemplateTools | null; 
+/**
  * Where it came from, when the library downloaded it.
  */
 source: ModelSource | null; 
@@ -2590,10 +2594,16 @@ timeout?: number | null;
  */
 limits?: StreamLimits | null; 
 /**
- * How the model calls tools: `text` (the XML format, any model) or `native` (the API's
- * tool calling). `None` is `text`.
+ * How the model calls tools: `text` (the XML format, any model), `native` (the API's
+ * tool calling) or `auto` (chosen per model). `None` is `auto` for `api: local`, `text`
+ * for the others (see [`ModelProfile::tool_call_mode`]).
  */
 tool_calls?: ToolCallMode | null; 
+/**
+ * The form a local model writes its calls in; `None`: read from the model file's chat
+ * template and architecture.
+ */
+tool_family?: ToolFamily | null; 
 /**
  * Guided tool calls: the request carries a grammar of the agent's calls that the sampler
  * follows once the model opens a call. `None`: on for `api: local`, off for the others
@@ -3436,6 +3446,20 @@ export type Switch =
  */
 "off"
 /**
+ * What a model file's chat template says about tools.
+ */
+export type TemplateTools = { 
+/**
+ * The form the model was trained to write calls in (see [`ToolFamily::from_template`]);
+ * `unknown` without a template.
+ */
+family: ToolFamily; 
+/**
+ * Whether the template renders a request's tools itself (it uses the `tools` variable):
+ * the runtime then offers them in the model's own form.
+ */
+takes_tools: boolean }
+/**
  * A string format the spec allows.
  */
 export type TextFormat = 
@@ -3468,7 +3492,13 @@ export type ToolCallMode =
  * The API's own tool calling (OpenAI `tools`/`tool_calls`, Anthropic `tool_use`): the
  * tools are sent as JSON Schemas. XML calls the model writes in its text still run.
  */
-"native"
+"native" | 
+/**
+ * Chosen per model (the default of `api: local`): the mode and guidance the model's
+ * tool-use check found best, else the native form when the model's template takes tools
+ * and its family is known, else text. The engine resolves it before each request.
+ */
+"auto"
 /**
  * What the editor shows about a draft.
  */
@@ -3493,6 +3523,44 @@ secrets: SecretRef[];
  * The default permission, when the draft parses.
  */
 permission: Permission | null }
+/**
+ * How a model was trained to write tool calls (see the module docs for each family's form).
+ */
+export type ToolFamily = 
+/**
+ * `<tool_call>{json}</tool_call>`: Qwen 2.5 and 3, Hermes, SmolLM3 and many others.
+ */
+"hermes" | 
+/**
+ * Llama 3.1 to 3.3: a JSON object with `parameters`, or `<|python_tag|>` and one.
+ */
+"llama3" | 
+/**
+ * Mistral: `[TOOL_CALLS]` and a JSON list, or (newer tokenizers) `name[ARGS]{…}`.
+ */
+"mistral" | 
+/**
+ * LiquidAI LFM2: a Python-style list between `<|tool_call_start|>` and
+ * `<|tool_call_end|>`.
+ */
+"lfm2" | 
+/**
+ * Google FunctionGemma: `<start_function_call>call:name{…}<end_function_call>`.
+ */
+"function-gemma" | 
+/**
+ * IBM Granite 3: `<|tool_call|>` and a JSON list.
+ */
+"granite" | 
+/**
+ * Microsoft Phi-4-mini: `functools` and a JSON list.
+ */
+"phi4-mini" | 
+/**
+ * A template with none of the markers above (or none at all): only the JSON openings
+ * every small model may use, and `<tool_call>`.
+ */
+"unknown"
 /**
  * One tool as the Tools page shows it.
  */

@@ -35,11 +35,14 @@ pub enum ToolFamily {
     /// `<tool_call>{json}</tool_call>`: Qwen 2.5 and 3, Hermes, SmolLM3 and many others.
     Hermes,
     /// Llama 3.1 to 3.3: a JSON object with `parameters`, or `<|python_tag|>` and one.
+    // Named explicitly: serde and the TypeScript bindings split digits differently.
+    #[serde(rename = "llama3")]
     Llama3,
     /// Mistral: `[TOOL_CALLS]` and a JSON list, or (newer tokenizers) `name[ARGS]{…}`.
     Mistral,
     /// LiquidAI LFM2: a Python-style list between `<|tool_call_start|>` and
     /// `<|tool_call_end|>`.
+    #[serde(rename = "lfm2")]
     Lfm2,
     /// Google FunctionGemma: `<start_function_call>call:name{…}<end_function_call>`.
     #[serde(alias = "functiongemma")]
@@ -47,7 +50,7 @@ pub enum ToolFamily {
     /// IBM Granite 3: `<|tool_call|>` and a JSON list.
     Granite,
     /// Microsoft Phi-4-mini: `functools` and a JSON list.
-    #[serde(alias = "phi4mini", alias = "phi-4-mini")]
+    #[serde(rename = "phi4-mini", alias = "phi4mini", alias = "phi-4-mini")]
     Phi4Mini,
     /// A template with none of the markers above (or none at all): only the JSON openings
     /// every small model may use, and `<tool_call>`.
