@@ -37,6 +37,7 @@ const SMOL: InstalledModel = {
   },
   error: null,
   template_refused: null,
+  tools: { family: "unknown", takes_tools: false },
   source: { repo: "HuggingFaceTB/SmolLM2", revision: "main", file: "s.gguf" },
   sha256: "ab".repeat(32),
   installed_at: 1_700_000_000,

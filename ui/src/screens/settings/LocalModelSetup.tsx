@@ -38,7 +38,8 @@ export function LocalModelSetup(props: {
         base_url: "",
         model: model.name,
         api_key: null,
-        tool_calls: "text",
+        // Chosen per model: its tool-use check's best mode, else its family's own form.
+        tool_calls: "auto",
       };
       const at = props.profiles.findIndex((p) => p.name === props.profileName);
       const list =

@@ -3,6 +3,12 @@ import type { ToolCallMode } from "../../bindings";
 
 const CHOICES: readonly { mode: ToolCallMode; label: string; detail: string }[] = [
   {
+    mode: "auto",
+    label: "Auto",
+    detail:
+      "chosen per local model: what its tool-use check found best, else its own call form when its template takes tools, else text",
+  },
+  {
     mode: "text",
     label: "Text (XML)",
     detail: "works with any model; best for small local models",
@@ -15,8 +21,8 @@ const CHOICES: readonly { mode: ToolCallMode; label: string; detail: string }[] 
 ];
 
 /**
- * How the profile's model calls tools: the XML text format (any model) or the API's native tool
- * calling. A group of radio buttons (arrow keys move between them), with a hint and an error.
+ * How the profile's model calls tools: chosen per model (auto), the XML text format (any model)
+ * or the API's native tool calling. A group of radio buttons (arrow keys move between them), with a hint and an error.
  */
 export function ToolCallsField(props: {
   value: ToolCallMode;
