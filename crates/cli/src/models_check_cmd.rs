@@ -55,7 +55,7 @@ pub struct CheckArgs {
     /// Ask the items of this JSONL file instead of the built-in ones.
     #[arg(long)]
     pub items: Option<PathBuf>,
-    /// Ask only the first N items.
+    /// Ask only N items, spread over the kinds (the first of each kind, then the second…).
     #[arg(long)]
     pub limit: Option<usize>,
 }
@@ -77,8 +77,8 @@ pub fn run(ctx: Arc<AppContext>, args: CheckArgs) -> anyhow::Result<ExitCode> {
             anyhow::bail!("--limit must be at least 1");
         }
         if limit < items.len() {
-            items.truncate(limit);
-            item_set = format!("{item_set}, first {limit}");
+            items = check::spread(items, limit);
+            item_set = format!("{item_set}, {limit} spread over the kinds");
         }
     }
     let target = check::target(&ctx, &args.model).map_err(anyhow::Error::msg)?;

@@ -232,6 +232,30 @@ pub fn builtin() -> Vec<CheckItem> {
     })
 }
 
+/// `count` of `items` spread over the kinds: the first of each kind (in [`ItemKind::ALL`]'s
+/// order), then the second of each, and so on, so a short check still asks every kind.
+pub fn spread(items: Vec<CheckItem>, count: usize) -> Vec<CheckItem> {
+    let mut seen = std::collections::HashMap::new();
+    let mut ranked: Vec<(usize, usize, CheckItem)> = items
+        .into_iter()
+        .map(|item| {
+            let n = seen.entry(item.kind).or_insert(0usize);
+            *n += 1;
+            let kind = ItemKind::ALL
+                .iter()
+                .position(|k| *k == item.kind)
+                .unwrap_or(0);
+            (*n, kind, item)
+        })
+        .collect();
+    ranked.sort_by_key(|(n, kind, _)| (*n, *kind));
+    ranked
+        .into_iter()
+        .take(count)
+        .map(|(_, _, item)| item)
+        .collect()
+}
+
 fn check_item(item: &CheckItem) -> Result<(), String> {
     if item.id.trim().is_empty() {
         return Err("the id is empty".into());
@@ -312,6 +336,17 @@ mod tests {
         ] {
             assert!(text.contains(needle), "{needle}");
         }
+    }
+
+    #[test]
+    fn a_short_check_asks_every_kind() {
+        let items = parse_items(BUILTIN_ITEMS, "items.jsonl").unwrap();
+        let some = spread(items, 12);
+        let kinds: Vec<ItemKind> = some.iter().map(|i| i.kind).collect();
+        assert_eq!(kinds[..6], ItemKind::ALL);
+        assert_eq!(kinds[6..], ItemKind::ALL);
+        assert_eq!(some[0].id, "one_call-001");
+        assert_eq!(some[6].id, "one_call-002");
     }
 
     #[test]

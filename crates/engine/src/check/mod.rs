@@ -33,7 +33,7 @@ pub mod score;
 
 /// The stored rows of checks (the store crate's `checks`).
 pub use artifactflow_store::checks as rows;
-pub use items::{builtin, parse_items, CheckItem, ItemKind, BUILTIN_SET};
+pub use items::{builtin, parse_items, spread, CheckItem, ItemKind, BUILTIN_SET};
 pub use runner::{run_check, CheckOptions, CheckProgress, CheckTarget};
 pub use score::{ItemScore, MadeCall, Verdict};
 
