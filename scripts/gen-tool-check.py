@@ -5,8 +5,8 @@
 its calls by rules (see crates/engine/src/check/score.rs). Every item is written here by us,
 from a handful of realistic tools (notes, files, weather, calendar, web search, unit
 conversion, email) and varied phrasing; nothing comes from another data set. The output is
-deterministic: run it again and the file is the same (the engine's test checks the shipped
-file is what this script writes).
+deterministic: run it again and the file is the same; `--check` says whether the shipped
+file is what this script writes.
 
 Kinds (`kind`):
   one_call       one call with typed arguments (string, integer, number, boolean, enum, array)
