@@ -114,7 +114,7 @@ async fn models_check_with_a_reduced_set_prints_the_score_as_json_and_keeps_it()
 
     // Kept in the database file.
     let db = engine::db::open(&home.path().join("data/artifactflow.db")).unwrap();
-    let key = format!("server:{} scripted", model.openai_base_url());
+    let key = engine::check::server_key(&model.openai_base_url(), "scripted");
     let rows = engine::check::rows::latest(&db, &key).unwrap();
     assert_eq!(rows.len(), 1);
     assert_eq!(

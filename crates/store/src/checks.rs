@@ -16,8 +16,8 @@ pub struct StoredCheck {
     /// The row's id (newer checks have larger ids).
     #[cfg_attr(feature = "specta", specta(type = f64))]
     pub id: i64,
-    /// The model's content identity: `sha256:HEX` of a model file, `server:URL MODEL` for a
-    /// profile's model on a server.
+    /// The model's content identity: `sha256:HEX` of a model file, `server:HEX` (a digest of the
+    /// server's address and model name) for a profile's model on a server.
     pub model_key: String,
     /// The name the check was run under (a model file's name or a profile's).
     pub model_name: String,

@@ -15,7 +15,8 @@
 //! sha256 of a model file (the one the model library verified on download or import, else
 //! computed once per file and process), so a result survives removing the file and importing
 //! it again, a rename, and the same file under another name; a profile's model on a server is
-//! kept by its server and model name. The database rather than the library's metadata beside
+//! kept by a digest of its server's address and model name (never the address, which may
+//! carry a token). The database rather than the library's metadata beside
 //! the file: that metadata goes with `models rm` and is written afresh on import.
 //! [`latest_checks`] reads the newest result of each mode and guidance, [`best_checked_mode`]
 //! the best of them (what `tool_calls: auto` goes by).
@@ -41,7 +42,8 @@ pub use score::{ItemScore, MadeCall, Verdict};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct ModelIdentity {
-    /// `sha256:HEX` of a model file; `server:BASE_URL MODEL` of a profile's model on a server.
+    /// `sha256:HEX` of a model file; `server:HEX` (a digest of the server's address and the model
+    /// name, see [`server_key`]) of a profile's model on a server.
     pub key: String,
     /// The name people know it by (the file's name, or the profile's).
     pub name: String,
@@ -249,11 +251,21 @@ pub fn target(ctx: &AppContext, model: &str) -> Result<CheckTarget, String> {
 pub fn identity(ctx: &AppContext, profile: &ModelProfile) -> Result<ModelIdentity, String> {
     if profile.api != Api::Local {
         return Ok(ModelIdentity {
-            key: format!("server:{} {}", profile.base_url, profile.model),
+            key: server_key(&profile.base_url, &profile.model),
             name: profile.name.clone(),
         });
     }
     file_identity(ctx, Path::new(&profile.model))
+}
+
+/// The identity of model `model` on the server at `base_url`: `server:` and a digest of both,
+/// never the address itself (a base URL may carry a token in its query or user part, and the
+/// database must not hold it).
+pub fn server_key(base_url: &str, model: &str) -> String {
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(format!("{base_url}\n{model}").as_bytes());
+    let hex: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+    format!("server:{hex}")
 }
 
 /// The identity of the model file at `path`: the sha256 the library verified on download or

@@ -42,8 +42,9 @@ async fn a_check_in_text_mode_scores_each_answer_by_its_rules_and_keeps_the_resu
     let target = check::target(&h.ctx, "default").unwrap();
     assert_eq!(
         target.identity.key,
-        format!("server:{} scripted", h.model.openai_base_url())
+        check::server_key(&h.model.openai_base_url(), "scripted")
     );
+    assert!(!target.identity.key.contains("127.0.0.1"));
     let options = CheckOptions {
         mode: ToolCallMode::Text,
         guided: false,
