@@ -17,6 +17,10 @@
 //!   one of the agent's tools, so JSON data or a Python list that merely looks like one is left
 //!   alone.
 //!
+//! The reader notes each stretch of text it read calls from, so [`strip_written_calls`] can
+//! give an answer's text without them (and without a code fence that held only a call) when
+//! its calls are sent as native tool calls.
+//!
 //! Every reader is a forward scan that never goes back further than where it started, and the
 //! search for each closing marker only moves forward, so the whole reading is linear in the
 //! text. JSON is read by the strict reader of rules 14-15 ([`super::json`]), and values become
@@ -61,15 +65,79 @@ pub fn read_written_calls(text: &str, is_tool: &dyn Fn(&str) -> bool) -> Vec<Too
 /// [`read_written_calls`] with the tool each call names kept beside it.
 pub fn read_written(text: &str, is_tool: &dyn Fn(&str) -> bool) -> Vec<WrittenCall> {
     let text = think::strip(text);
-    let mut reader = Reader {
-        text: &text,
-        is_tool,
-        out: Vec::new(),
-        finders: MARKERS.iter().map(|m| Next::new(m.open)).collect(),
-        ends: Vec::new(),
-    };
+    let mut reader = Reader::new(&text, is_tool);
     reader.run();
     reader.out
+}
+
+/// `text` without the calls [`read_written`] reads in it: what an answer says besides its
+/// calls, for a native rendering of the answer that sends its calls as data (the forms'
+/// counterpart of [`strip_calls`](crate::strip_calls)). Like the reader, it works on the text
+/// without its reasoning, so reasoning is left out too.
+///
+/// Each stretch of text the reader read calls from (a marker's region, a JSON call or list, a
+/// pythonic list) is taken out when it holds at least one call that was read, together with a
+/// Markdown code fence that holds nothing else; a stretch that only gave malformed calls stays,
+/// as a broken `<tool_call>` does, so the model sees what it wrote beside the error.
+///
+/// ```
+/// use artifactflow_parser::strip_written_calls;
+/// let answer = "Saving it.\n```json\n{\"name\": \"create_artifact\", \"arguments\": {}}\n```\nDone.";
+/// assert_eq!(
+///     strip_written_calls(answer, &|name| name == "create_artifact"),
+///     "Saving it.\nDone."
+/// );
+/// ```
+pub fn strip_written_calls(text: &str, is_tool: &dyn Fn(&str) -> bool) -> String {
+    let text = think::strip(text);
+    let mut reader = Reader::new(&text, is_tool);
+    reader.run();
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for (span, calls) in &reader.stretches {
+        if reader.out[calls.clone()]
+            .iter()
+            .all(|w| w.call.is_malformed())
+        {
+            continue;
+        }
+        let span = in_fence(&text, span.clone());
+        out.push_str(&text[at..span.start.max(at)]);
+        at = span.end.max(at);
+    }
+    out.push_str(&text[at..]);
+    out.trim().to_string()
+}
+
+/// `span` widened to the code fence around it when the fence holds nothing else: from the
+/// start of the opening fence's line (three or more backticks and an optional language) to
+/// the end of the closing fence's line.
+fn in_fence(text: &str, span: std::ops::Range<usize>) -> std::ops::Range<usize> {
+    let before = &text[..span.start];
+    let before = before.trim_end_matches([' ', '\t', '\r', '\n']);
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let opening = before[line_start..].trim_start_matches([' ', '\t']);
+    let ticks = opening.len() - opening.trim_start_matches('`').len();
+    let language = &opening[ticks..];
+    if ticks < 3
+        || !language
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
+        return span;
+    }
+    let after = &text[span.end..];
+    let rest = after.trim_start_matches([' ', '\t', '\r', '\n']);
+    if !rest.starts_with(&"`".repeat(ticks)) {
+        return span;
+    }
+    let closing = &rest[ticks..];
+    let line_end = closing.find('\n').map_or(closing.len(), |i| i + 1);
+    if !closing[..line_end].trim().is_empty() {
+        return span;
+    }
+    let end = text.len() - closing.len() + line_end;
+    line_start..end
 }
 
 /// A special-token form: its opening marker and what ends its region.
@@ -191,13 +259,40 @@ struct Reader<'a> {
     text: &'a str,
     is_tool: &'a dyn Fn(&str) -> bool,
     out: Vec<WrittenCall>,
+    /// Each stretch of text calls were read from, with the indices in `out` of its calls.
+    stretches: Vec<(std::ops::Range<usize>, std::ops::Range<usize>)>,
     /// Where each marker of [`MARKERS`] next opens.
     finders: Vec<Next>,
     /// Where each end of each marker next occurs (made on first use).
     ends: Vec<Vec<Next>>,
 }
 
-impl Reader<'_> {
+impl<'a> Reader<'a> {
+    fn new(text: &'a str, is_tool: &'a dyn Fn(&str) -> bool) -> Self {
+        Reader {
+            text,
+            is_tool,
+            out: Vec::new(),
+            stretches: Vec::new(),
+            finders: MARKERS.iter().map(|m| Next::new(m.open)).collect(),
+            ends: Vec::new(),
+        }
+    }
+
+    /// Note that `text[span]` gave the calls `out[found..]` (when it gave any).
+    fn stretch(&mut self, span: std::ops::Range<usize>, found: usize) {
+        if self.out.len() > found {
+            // A stretch ends where its last call does, not at the space after it.
+            let mut end = span.end.min(self.text.len());
+            while !self.text.is_char_boundary(end) {
+                end += 1;
+            }
+            let end = span.start + self.text[span.start..end].trim_end().len();
+            self.stretches
+                .push((span.start..end.max(span.start), found..self.out.len()));
+        }
+    }
+
     fn run(&mut self) {
         let len = self.text.len();
         let mut at = 0;
@@ -235,10 +330,12 @@ impl Reader<'_> {
             }
             if i < upto {
                 if let Some(form) = candidate(&bytes[i..upto]) {
+                    let found = self.out.len();
                     let stop = match form {
                         Form::Json => self.json_calls(i, upto, Form::Json),
                         _ => self.pythonic(i, upto, Form::Pythonic),
                     };
+                    self.stretch(i..stop, found);
                     return stop.max(i + 1);
                 }
             }
@@ -292,6 +389,7 @@ impl Reader<'_> {
             }
             Form::Json | Form::Pythonic => unreachable!("not a marker form"),
         }
+        self.stretch(p..after, found);
         if self.out.len() == found {
             // F2: a marker with nothing readable after it is a call that could not be read.
             self.malformed(

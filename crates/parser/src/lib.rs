@@ -68,7 +68,7 @@ use serde::{Serialize, Serializer};
 pub use args::read_arguments;
 pub use family::{template_takes_tools, Opening, ToolFamily};
 pub use format::{format_call, format_result, neutralise, parse_results, restore, ResultFrame};
-pub use forms::{read_written, read_written_calls, WrittenCall};
+pub use forms::{read_written, read_written_calls, strip_written_calls, WrittenCall};
 pub use instructions::{tool_instructions, xml_example};
 pub use stream::{StreamEvent, StreamParser};
 

@@ -53,7 +53,10 @@ use serde_json::{Map, Value};
 
 use crate::artifacts::lines::count_lines;
 use crate::models::{ChatMessage, NativeCall, Role, ToolCallMode};
-use crate::parser::{format_call, format_result, neutralise, strip_calls, Params, MALFORMED};
+use crate::parser::{
+    format_call, format_result, neutralise, parse, strip_calls, strip_written_calls, Params,
+    MALFORMED,
+};
 
 /// Bytes per token of the estimate (see the module's "Estimate").
 pub const BYTES_PER_TOKEN: usize = 3;
@@ -438,14 +441,30 @@ impl Entry {
         ChatMessage::new(role, text)
     }
 
+    /// An answer's text without the calls written in it: its `<tool_call>` blocks, or, when
+    /// it has none, the calls it wrote in its family's own form (a fenced JSON call,
+    /// `[TOOL_CALLS]`…), read as the run loop read them: by the forms reader, against the
+    /// tools the answer called (under their configured and offered names).
+    fn text_without_calls(&self) -> String {
+        if !parse(&self.content).is_empty() {
+            return strip_calls(&self.content);
+        }
+        let called = |name: &str| {
+            self.calls
+                .iter()
+                .any(|c| c.name == name || crate::models::wire_tool_name(&c.name) == name)
+        };
+        strip_written_calls(&self.content, &called)
+    }
+
     /// The messages the model is sent with native tool calling: an answer's calls as data
-    /// (their XML taken out of its text), a results message as one `tool` message per result
+    /// (taken out of its text, whether written as XML or in the family's form), a results message as one `tool` message per result
     /// and its notes as a user message.
     fn native_messages(&self) -> Vec<ChatMessage> {
         match &self.kind {
             Kind::Answer if !self.calls.is_empty() => {
                 let text = if self.calls.iter().any(|c| c.in_text) {
-                    strip_calls(&self.content)
+                    self.text_without_calls()
                 } else {
                     self.content.clone()
                 };

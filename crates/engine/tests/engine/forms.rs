@@ -132,3 +132,80 @@ async fn prose_that_mentions_a_tool_runs_nothing() {
         );
     }
 }
+
+/// The text of each assistant message of a request.
+fn answers(request: &test_support::RecordedRequest) -> Vec<String> {
+    request
+        .messages()
+        .into_iter()
+        .filter(|(role, _)| role == "assistant")
+        .map(|(_, text)| text)
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_written_call_is_sent_back_once_in_native_mode_and_as_written_in_text_mode() {
+    let answer = format!("I will save it.\n\n{FENCED}");
+    for mode in ["native", "text"] {
+        let h = harness(
+            vec![
+                Turn::text(&answer),
+                Turn::text("Saved."),
+                Turn::text("It is saved."),
+            ],
+            mode,
+        )
+        .await;
+        let outcome = h.run("tester", TASK).await;
+        assert_eq!(outcome.status, RunStatus::Completed, "{mode}: {outcome:?}");
+        // The next round (history held in memory) and the next run (history read back from
+        // the database) send the call the same way.
+        let outcome = h.run("tester", "Is it saved?").await;
+        assert_eq!(outcome.status, RunStatus::Completed, "{mode}: {outcome:?}");
+        let requests = h.model.requests();
+        for (which, request) in [("next round", &requests[1]), ("next run", &requests[2])] {
+            let texts = answers(request);
+            let written: String = texts.concat();
+            let calls = request.assistant_tool_calls();
+            let results = request.tool_results();
+            match mode {
+                "native" => {
+                    // Once, as data: not in the answer's text, which keeps its prose.
+                    assert!(texts[0].contains("I will save it."), "{which}: {texts:?}");
+                    assert!(
+                        !written.contains("create_artifact") && !written.contains("```"),
+                        "{which}: the call is in the text too: {texts:?}"
+                    );
+                    assert_eq!(calls.len(), 1, "{which}: {calls:?}");
+                    assert_eq!(calls[0].1, "create_artifact", "{which}");
+                    assert!(calls[0].2.contains("\"groceries\""), "{which}: {calls:?}");
+                    assert_eq!(results.len(), 1, "{which}: {results:?}");
+                    assert_eq!(results[0].0, calls[0].0, "{which}: the result answers it");
+                    assert!(results[0].1.contains("groceries"), "{which}: {results:?}");
+                }
+                _ => {
+                    // As the model wrote it, once, with no XML call added.
+                    assert_eq!(
+                        written.matches("\"name\": \"create_artifact\"").count(),
+                        1,
+                        "{which}: {texts:?}"
+                    );
+                    assert!(!written.contains("<tool_call>"), "{which}: {texts:?}");
+                    assert!(calls.is_empty(), "{which}: {calls:?}");
+                    let told: String = request
+                        .messages()
+                        .into_iter()
+                        .filter(|(role, _)| role == "user")
+                        .map(|(_, text)| text)
+                        .collect();
+                    assert_eq!(
+                        told.matches("<tool_result name=\"create_artifact\" success=\"true\">")
+                            .count(),
+                        1,
+                        "{which}: the result: {told}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -2,7 +2,7 @@
 //! family's call turn as its own chat template renders it, the issue's fenced answer, broken
 //! calls and look-alikes that are not calls.
 
-use artifactflow_parser::{read_written, read_written_calls, MALFORMED};
+use artifactflow_parser::{read_written, read_written_calls, strip_written_calls, MALFORMED};
 use serde_json::Value;
 
 use crate::support::{normalise_calls, normalise_expected};
@@ -120,4 +120,80 @@ fn calls_keep_their_order_across_forms() {
         .map(|c| c.name)
         .collect();
     assert_eq!(names, ["a", "b", "c"]);
+}
+
+#[test]
+fn stripping_the_calls_of_every_case_leaves_no_call_and_keeps_text_without_calls() {
+    for case in cases() {
+        let is_tool = |name: &str| case.tools.iter().any(|t| t == name);
+        let written = read_written(&case.input, &is_tool);
+        let stripped = strip_written_calls(&case.input, &is_tool);
+        let left = read_written_calls(&stripped, &is_tool);
+        if written.iter().all(|w| w.call.name != MALFORMED) {
+            // Every call read is taken out, and nothing else is found in what is left.
+            assert!(
+                left.is_empty(),
+                "{}: {stripped:?} still reads {left:?}",
+                case.id
+            );
+        } else {
+            // A broken call stays in the text, as the model wrote it.
+            assert!(
+                left.iter().any(|c| c.name == MALFORMED),
+                "{}: {stripped:?}",
+                case.id
+            );
+        }
+        if written.is_empty() && !case.input.contains("<think") {
+            assert_eq!(stripped, case.input.trim(), "{}", case.id);
+        }
+    }
+}
+
+#[test]
+fn a_stripped_answer_keeps_its_prose_and_loses_the_fence_of_its_call() {
+    let is_tool = |name: &str| matches!(name, "create_artifact" | "get_time");
+    let call = r#"{"name": "create_artifact", "arguments": {"id": "g"}}"#;
+    let cases = [
+        (
+            format!("I'll save it.\n\n```json\n{call}\n```\nDone."),
+            "I'll save it.\n\nDone.",
+        ),
+        (format!("```\n{call}\n```"), ""),
+        (format!("Saving:\n{call}"), "Saving:"),
+        (
+            format!("Two:\n[{call}, {{\"name\": \"get_time\", \"arguments\": {{}}}}]\nok"),
+            "Two:\n\nok",
+        ),
+        (
+            "Now <|tool_call_start|>[get_time()]<|tool_call_end|> then".to_string(),
+            "Now  then",
+        ),
+        (
+            "[TOOL_CALLS][{\"name\": \"get_time\", \"arguments\": {}}]</s>".to_string(),
+            "",
+        ),
+        // Data in a fence that is not a call stays, and so does the fence of a call with
+        // other lines beside it.
+        (
+            "```json\n{\"name\": \"Ada\", \"age\": 3}\n```".to_string(),
+            "```json\n{\"name\": \"Ada\", \"age\": 3}\n```",
+        ),
+        (
+            format!("```python\nx = 1\n{call}\n```"),
+            "```python\nx = 1\n\n```",
+        ),
+        // A broken call stays, as a broken <tool_call> does.
+        (
+            "```json\n{\"name\": \"get_time\", \"arguments\": {,}}\n```".to_string(),
+            "```json\n{\"name\": \"get_time\", \"arguments\": {,}}\n```",
+        ),
+    ];
+    for (answer, expected) in cases {
+        assert_eq!(
+            strip_written_calls(&answer, &is_tool),
+            expected,
+            "{answer:?}"
+        );
+    }
 }

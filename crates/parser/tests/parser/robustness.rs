@@ -2,7 +2,7 @@
 //!
 //! (Speed on these inputs is measured by `benches/parser.rs`, not asserted here.)
 
-use artifactflow_parser::{parse, read_written_calls, MALFORMED};
+use artifactflow_parser::{parse, read_written_calls, strip_written_calls, MALFORMED};
 use proptest::prelude::*;
 
 use crate::stream::{check_stream, split_at_fractions};
@@ -111,9 +111,11 @@ fn forms_soup() -> impl Strategy<Value = String> {
     proptest::collection::vec(piece, 0..60).prop_map(|v| v.concat())
 }
 
-/// The forms reader's invariants: a call names a known tool; a malformed call has a reason.
+/// The forms reader's invariants: a call names a known tool; a malformed call has a reason;
+/// taking the calls out of a text only makes it shorter.
 fn check_forms(text: &str) {
     let is_tool = |name: &str| name == "t";
+    assert!(strip_written_calls(text, &is_tool).len() <= text.len());
     for call in read_written_calls(text, &is_tool) {
         if call.name == MALFORMED {
             assert!(call.error.as_deref().is_some_and(|e| !e.is_empty()));
@@ -246,9 +248,10 @@ fn the_forms_reader_on_pathological_inputs() {
     assert_eq!(read(&deep)[0].name, MALFORMED);
     let deep = format!("[t(a={})]", "[".repeat(MB));
     assert_eq!(read(&deep)[0].name, MALFORMED);
-    // Thousands of real calls, one per line: all read.
+    // Thousands of real calls, one per line: all read, and all taken out.
     let text = repeat_to("{\"name\": \"t\", \"arguments\": {\"q\": 1}}\n", MB);
     assert_eq!(read(&text).len(), text.matches("\"t\"").count());
+    assert_eq!(strip_written_calls(&text, &is_tool), "");
     // FunctionGemma escapes never closed.
     let text = format!(
         "<start_function_call>call:t{{a:{}",
