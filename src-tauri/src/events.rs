@@ -42,6 +42,8 @@ pub enum Pushed {
     StatusChanged(StatusChanged),
     /// A model download's progress (the Models screen, the first-run setup).
     ModelDownload(engine::models::library::PullProgress),
+    /// A tool-use check's progress (the Models screen; see `commands::model_check`).
+    ModelCheck(crate::commands::model_check::ModelCheckProgress),
     /// The user asked to close the window while the web view holds closing (see
     /// [`Outbox::hold_close`]); the window stays open until the web view closes it.
     CloseRequested,
@@ -105,6 +107,10 @@ fn progress_key(event: &Pushed) -> Option<(String, String)> {
         // A download's reports coalesce like a call's, but its phase changes are each kept.
         Pushed::ModelDownload(p) if p.phase == engine::models::library::PullPhase::Downloading => {
             Some((String::new(), p.file.clone()))
+        }
+        // So do a tool-use check's, by model (the first part is no conversation id).
+        Pushed::ModelCheck(p) if p.phase == crate::commands::model_check::CheckPhase::Asking => {
+            Some(("model check".into(), p.model.clone()))
         }
         _ => None,
     }

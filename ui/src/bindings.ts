@@ -850,6 +850,42 @@ async openModelsFolder() : Promise<Result<null, AppError>> {
 }
 },
 /**
+ * The stored checks of every installed model, and the one running.
+ */
+async modelsChecks() : Promise<Result<ModelChecksView, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("models_checks") };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Ask installed model `model` the built-in items, in `mode` (`text`, `native` or `auto`, the
+ * default) with guided calls `guided` (default: the profile's, or what `auto` chose).
+ * Progress comes as `model_check` events; returns the kept result, or null when the check was
+ * cancelled. One check runs at a time.
+ */
+async modelsCheckStart(model: string, mode: string | null, guided: boolean | null) : Promise<Result<CheckResult | null, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("models_check_start", { model, mode, guided }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Stop the running check of `model` after the request in flight (nothing is kept).
+ */
+async modelsCheckCancel(model: string) : Promise<Result<null, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("models_check_cancel", { model }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
  * Every skill, with where it comes from, whether it is on, its agents, and the problems.
  */
 async skillsList() : Promise<Result<SkillsView, AppError>> {
@@ -1519,6 +1555,66 @@ machine: Machine;
  * The entries, in order of preference.
  */
 items: CatalogItem[] }
+/**
+ * Where a check is.
+ */
+export type CheckPhase = 
+/**
+ * Loading the model and asking the first item.
+ */
+"starting" | 
+/**
+ * Asking the items (`done` of `total` scored).
+ */
+"asking" | 
+/**
+ * Every item asked; the result is kept.
+ */
+"done" | 
+/**
+ * Stopped before the end; nothing is kept.
+ */
+"cancelled" | 
+/**
+ * The model could not be asked (`error` says why).
+ */
+"failed"
+/**
+ * A stored check, as `latest_checks` gives it.
+ */
+export type CheckResult = { 
+/**
+ * The stored row's id.
+ */
+id: number; 
+/**
+ * The mode it ran in.
+ */
+mode: ToolCallMode; 
+/**
+ * Guided calls.
+ */
+guided: boolean; 
+/**
+ * The item set.
+ */
+item_set: string; 
+/**
+ * Its counts.
+ */
+totals: Tally; 
+/**
+ * By kind.
+ */
+by_kind: KindTally[]; 
+/**
+ * Wall time.
+ */
+seconds: number; 
+/**
+ * When it finished (UTC, ISO 8601).
+ */
+finished_at: string }
 /**
  * One option of a choice: the value sent and its label.
  */
@@ -2315,6 +2411,26 @@ secrets: string[];
  */
 exists: boolean }
 /**
+ * An installed model's stored checks, and the check running on it.
+ */
+export type InstalledChecks = { 
+/**
+ * The installed model (its name).
+ */
+model: string; 
+/**
+ * The newest check of each mode, guidance and item set, newest first.
+ */
+checks: CheckResult[]; 
+/**
+ * The check `tool_calls: auto` goes by: the best of them (see `check::best_of`).
+ */
+best: CheckResult | null; 
+/**
+ * The check running on it now.
+ */
+running: ModelCheckProgress | null }
+/**
  * An installed model.
  */
 export type InstalledModel = { 
@@ -2368,7 +2484,71 @@ installed_at: number | null;
  * When a run last loaded it (seconds since 1970).
  */
 last_used: number | null }
+/**
+ * What an item tests.
+ */
+export type ItemKind = 
+/**
+ * One call with typed arguments (string, integer, number, boolean, enum, array).
+ */
+"one_call" | 
+/**
+ * The right tool among several.
+ */
+"choose_tool" | 
+/**
+ * Two calls (in one answer or over two rounds).
+ */
+"two_calls" | 
+/**
+ * A value taken from earlier in the conversation.
+ */
+"from_context" | 
+/**
+ * A question that needs no tool.
+ */
+"no_tool" | 
+/**
+ * A request missing a required value: the model should ask, not call.
+ */
+"missing_value"
 export type JsonValue = null | boolean | number | string | JsonValue[] | Partial<{ [key in string]: JsonValue }>
+/**
+ * The counts of one kind of item.
+ */
+export type KindTally = 
+/**
+ * Its counts.
+ */
+({ 
+/**
+ * Items asked.
+ */
+items: number; 
+/**
+ * Answered as asked.
+ */
+as_asked: number; 
+/**
+ * Whose calls named the right tools (no call where none was needed).
+ */
+right_tool: number; 
+/**
+ * Of the items that needed a call, those whose calls were all valid.
+ */
+valid_calls: number; 
+/**
+ * Items that needed a call.
+ */
+calls_expected: number; 
+/**
+ * Whose request failed.
+ */
+failed: number }) & { 
+/**
+ * The kind.
+ */
+kind: ItemKind }
 /**
  * What the library lists.
  */
@@ -2535,6 +2715,62 @@ view: string | null;
  * Only the server's views may call it: the model does not get it.
  */
 app_only: boolean }
+/**
+ * A tool-use check's progress, pushed as a `model_check` event.
+ */
+export type ModelCheckProgress = { 
+/**
+ * The installed model (its name).
+ */
+model: string; 
+/**
+ * The mode it is asked in (`auto` already resolved).
+ */
+mode: ToolCallMode; 
+/**
+ * Guided calls.
+ */
+guided: boolean; 
+/**
+ * Where it is.
+ */
+phase: CheckPhase; 
+/**
+ * Items scored.
+ */
+done: number; 
+/**
+ * Items in all.
+ */
+total: number; 
+/**
+ * The verdict of the item just scored.
+ */
+verdict: Verdict | null; 
+/**
+ * Seconds since the check started.
+ */
+elapsed_secs: number; 
+/**
+ * Seconds still to go at the pace so far (none before the first item is scored).
+ */
+eta_secs: number | null; 
+/**
+ * Why it failed.
+ */
+error: string | null }
+/**
+ * Every installed model's checks, for the Models screen.
+ */
+export type ModelChecksView = { 
+/**
+ * Items in the built-in set (what a check from the screen asks).
+ */
+item_count: number; 
+/**
+ * By installed model, in the library's order.
+ */
+models: InstalledChecks[] }
 /**
  * The models a server offers, or why there is no list.
  */
@@ -2938,6 +3174,10 @@ export type Pushed =
  * A model download's progress (the Models screen, the first-run setup).
  */
 { kind: "model_download"; event: PullProgress } | 
+/**
+ * A tool-use check's progress (the Models screen; see `commands::model_check`).
+ */
+{ kind: "model_check"; event: ModelCheckProgress } | 
 /**
  * The user asked to close the window while the web view holds closing (see
  * [`Outbox::hold_close`]); the window stays open until the web view closes it.
@@ -3446,6 +3686,34 @@ export type Switch =
  */
 "off"
 /**
+ * Counts over a set of items.
+ */
+export type Tally = { 
+/**
+ * Items asked.
+ */
+items: number; 
+/**
+ * Answered as asked.
+ */
+as_asked: number; 
+/**
+ * Whose calls named the right tools (no call where none was needed).
+ */
+right_tool: number; 
+/**
+ * Of the items that needed a call, those whose calls were all valid.
+ */
+valid_calls: number; 
+/**
+ * Items that needed a call.
+ */
+calls_expected: number; 
+/**
+ * Whose request failed.
+ */
+failed: number }
+/**
  * What a model file's chat template says about tools.
  */
 export type TemplateTools = { 
@@ -3653,6 +3921,38 @@ current_version: string;
  * The newer version the feed offers, if any.
  */
 available: AvailableUpdate | null }
+/**
+ * What an answer to an item came to.
+ */
+export type Verdict = 
+/**
+ * As the item asks.
+ */
+"as_asked" | 
+/**
+ * The right tools, an argument off.
+ */
+"wrong_arguments" | 
+/**
+ * Valid calls of other tools (or not as many as asked).
+ */
+"wrong_tool" | 
+/**
+ * A call that is not valid.
+ */
+"invalid_call" | 
+/**
+ * No call where one was needed.
+ */
+"no_call" | 
+/**
+ * A call where none was needed.
+ */
+"unwanted_call" | 
+/**
+ * The request failed.
+ */
+"failed"
 /**
  * One version in an artifact's history.
  */

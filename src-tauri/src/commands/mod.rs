@@ -11,6 +11,7 @@ pub mod chat;
 pub mod editor;
 pub mod export;
 pub mod mcp;
+pub mod model_check;
 pub mod models;
 pub mod settings;
 pub mod skills;
