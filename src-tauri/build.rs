@@ -40,6 +40,7 @@ fn artifactflow_commands() -> &'static [&'static str] {
         "test_profile",
         "list_models",
         "discover_context_window",
+        "profile_tool_mode",
         "set_secret",
         "delete_secret",
         "save_permission_timeout",

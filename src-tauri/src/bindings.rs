@@ -52,6 +52,7 @@ pub fn builder() -> Builder<tauri::Wry> {
             commands::settings::test_profile,
             commands::settings::list_models,
             commands::settings::discover_context_window,
+            commands::settings::profile_tool_mode,
             commands::settings::set_secret,
             commands::settings::delete_secret,
             commands::settings::save_permission_timeout,

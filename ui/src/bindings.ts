@@ -515,6 +515,19 @@ async discoverContextWindow(profile: ModelProfile, key: string | null) : Promise
 }
 },
 /**
+ * How `profile` (the profile form's draft) calls tools and why: `tool_calls: auto` resolved for
+ * its model as a run would resolve it, for the line under the form's Tool calls field. (Async:
+ * it may read a model file's header and the database.)
+ */
+async profileToolMode(profile: ModelProfile) : Promise<Result<AutoChoice, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("profile_tool_mode", { profile }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
  * Store a secret in the OS keyring (the value is never returned by any command).
  */
 async setSecret(name: string, value: string) : Promise<Result<null, AppError>> {
@@ -1367,6 +1380,56 @@ version: number;
  * The content.
  */
 content: string }
+/**
+ * The resolved way a profile's model calls tools.
+ */
+export type AutoChoice = { 
+/**
+ * `text` or `native` (never `auto`).
+ */
+mode: ToolCallMode; 
+/**
+ * Whether the calls are guided by a grammar.
+ */
+guided: boolean; 
+/**
+ * The family the calls are guided in.
+ */
+family: ToolFamily; 
+/**
+ * Why.
+ */
+reason: AutoReason }
+/**
+ * Why a profile's calls are made the way they are.
+ */
+export type AutoReason = 
+/**
+ * The profile says `tool_calls: text` or `native`.
+ */
+"configured" | 
+/**
+ * The model's tool-use check found this mode and guidance best.
+ */
+"checked" | 
+/**
+ * No check yet: the model's template takes tools and its family is known, so its own
+ * form.
+ */
+"native_family" | 
+/**
+ * No check yet: the model's template takes no tools (or has none), so the text format.
+ */
+"template_takes_no_tools" | 
+/**
+ * No check yet: the template takes tools but its family is not one the app knows, so the
+ * text format.
+ */
+"unknown_family" | 
+/**
+ * The model file could not be read (or the profile is not local): the text format.
+ */
+"no_model_file"
 /**
  * A newer version announced by the update feed.
  */

@@ -70,6 +70,18 @@ pub async fn discover_context_window(
     Ok(settings::discover_context_window(&state.engine()?.ctx, &profile, key).await)
 }
 
+/// How `profile` (the profile form's draft) calls tools and why: `tool_calls: auto` resolved for
+/// its model as a run would resolve it, for the line under the form's Tool calls field. (Async:
+/// it may read a model file's header and the database.)
+#[tauri::command]
+#[specta::specta]
+pub async fn profile_tool_mode(
+    state: State<'_, AppState>,
+    profile: ModelProfile,
+) -> Result<engine::run::tool_mode::AutoChoice, AppError> {
+    Ok(settings::profile_tool_mode(&state.engine()?.ctx, &profile))
+}
+
 /// Store a secret in the OS keyring (the value is never returned by any command).
 #[tauri::command]
 #[specta::specta]

@@ -2,7 +2,8 @@
 //! the names of the secrets in the OS keyring, never their values, and the secrets the config
 //! refers to that are set nowhere), the permission rules as compiled, saving profiles, the
 //! permission timeout and the global rules (each write reloads the config), a profile's
-//! connection test and model list, and secrets set or deleted.
+//! connection test and model list, how its model calls tools (`tool_calls: auto` resolved), and
+//! secrets set or deleted.
 
 use std::collections::BTreeSet;
 
@@ -13,9 +14,10 @@ use crate::config_error::ConfigError;
 use crate::context::AppContext;
 use crate::engine::Engine;
 use crate::models::window::WindowHint;
-use crate::models::{ModelList, ModelProfile};
+use crate::models::{Api, ModelList, ModelProfile};
 use crate::permissions::load::{RuleEntry, RuleView};
 use crate::rule_spec::RuleSpec;
+use crate::run::tool_mode::{self, AutoChoice};
 use crate::secrets::{template_names, SecretError};
 use crate::settings::Settings;
 
@@ -178,6 +180,24 @@ pub async fn discover_context_window(
         .client_profile(profile)
         .unwrap_or_else(|_| profile.clone());
     crate::models::window::discover(&profile, key, ctx.secret_resolver()).await
+}
+
+/// How `profile` (as the profile form holds it, a local model named as in models.yaml) calls
+/// tools, and why: `tool_calls: auto` resolved as the run loop resolves it before each request
+/// (see [`crate::run::tool_mode`]), for the line under the form's Tool calls field. Reads the
+/// models folder's library and the tool-use check results; changes nothing (a local model is
+/// not marked as used).
+pub fn profile_tool_mode(ctx: &AppContext, profile: &ModelProfile) -> AutoChoice {
+    let mut profile = profile.clone();
+    let mut tools = None;
+    if profile.api == Api::Local {
+        let dir = ctx.paths().models_dir();
+        if let Some(file) = crate::models::local::resolve_model(&profile.model, &dir) {
+            tools = tool_mode::template_tools(&file, &dir);
+            profile.model = file.display().to_string();
+        }
+    }
+    tool_mode::resolve(&profile, tools, &*tool_mode::checked_modes(ctx))
 }
 
 /// Store a secret in the OS keyring (no command ever returns its value). Blocks on the

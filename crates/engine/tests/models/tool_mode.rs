@@ -114,3 +114,86 @@ fn a_profile_that_says_is_taken_as_it_says() {
     let copy = install(elsewhere.path(), "qwen", "qwen2", QWEN25);
     assert_eq!(template_tools(&copy, dir.path()), tools);
 }
+
+/// The profile form's line: a profile as models.yaml holds it (its local model named by file
+/// name) resolved through the Settings API, as the run loop would before a request.
+#[test]
+fn the_profile_form_is_told_what_auto_chose_and_why() {
+    use engine::api::settings::profile_tool_mode;
+    use engine::check::{self, CheckOptions, ItemKind, ItemScore, Verdict};
+
+    let home = tempfile::tempdir().unwrap();
+    let ctx = engine::context::AppContext::open(Some(home.path())).unwrap();
+    let models = ctx.paths().models_dir();
+    std::fs::create_dir_all(&models).unwrap();
+    install(&models, "qwen", "qwen2", QWEN25);
+    install(&models, "smollm2", "llama", SMOLLM2);
+    let profile = |model: &str, mode: ToolCallMode| {
+        let mut p = ModelProfile::new("here", Api::Local, "", model);
+        p.tool_calls = Some(mode);
+        p
+    };
+    let said = |p: &ModelProfile| {
+        let c = profile_tool_mode(&ctx, p);
+        (c.mode, c.guided, c.family, c.reason)
+    };
+
+    assert_eq!(
+        said(&profile("qwen", ToolCallMode::Auto)),
+        (
+            ToolCallMode::Native,
+            true,
+            ToolFamily::Hermes,
+            AutoReason::NativeFamily
+        )
+    );
+    assert_eq!(
+        said(&profile("smollm2.gguf", ToolCallMode::Auto)).3,
+        AutoReason::TemplateTakesNoTools
+    );
+    assert_eq!(
+        said(&profile("not-downloaded", ToolCallMode::Auto)).3,
+        AutoReason::NoModelFile
+    );
+    assert_eq!(
+        said(&profile("qwen", ToolCallMode::Text)),
+        (
+            ToolCallMode::Text,
+            true,
+            ToolFamily::Hermes,
+            AutoReason::Configured
+        )
+    );
+
+    // Once the model's check has run, its best mode and guidance, whatever the template says.
+    let target = check::target(&ctx, "qwen").unwrap();
+    let items = (0..4)
+        .map(|i| ItemScore {
+            id: format!("i{i}"),
+            kind: ItemKind::OneCall,
+            verdict: Verdict::AsAsked,
+            valid_call: true,
+            right_tool: true,
+            as_asked: true,
+            why: None,
+            calls: Vec::new(),
+            requests: 1,
+            seconds: 1.0,
+        })
+        .collect();
+    let options = CheckOptions {
+        mode: ToolCallMode::Text,
+        guided: false,
+    };
+    let report = check::CheckReport::new(&target, options, check::BUILTIN_SET, items, 4.0, false);
+    check::store_report(&ctx, &report).unwrap().unwrap();
+    assert_eq!(
+        said(&profile("qwen", ToolCallMode::Auto)),
+        (
+            ToolCallMode::Text,
+            false,
+            ToolFamily::Hermes,
+            AutoReason::Checked
+        )
+    );
+}
