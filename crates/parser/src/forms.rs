@@ -24,13 +24,16 @@
 //! Every reader is a forward scan that never goes back further than where it started, and the
 //! search for each closing marker only moves forward, so the whole reading is linear in the
 //! text. JSON is read by the strict reader of rules 14-15 ([`super::json`]), and values become
-//! parameters exactly as they do there: strings their text, numbers as written, booleans
-//! `"true"`/`"false"`, `null` (`None`) leaves the parameter out, and an object or a list among
-//! the values makes the call malformed.
+//! parameters as they do there: strings their text, numbers as written, booleans
+//! `"true"`/`"false"`, `null` (`None`) leaves the parameter out. An object or a list among the
+//! values is its JSON text as `serde_json` writes it, as a native call's arguments give it
+//! ([`crate::read_arguments`]): a pythonic list, tuple or dict and a Gemma list or object are
+//! built as a `serde_json` value while they are read, a JSON one is converted
+//! ([`json::to_serde`]).
 
 use memchr::memmem;
 
-use super::json::{self, Value};
+use super::json::{self, Nested, Value};
 use super::scan::is_valid_tool_name;
 use super::{think, Params, ToolCall};
 
@@ -555,7 +558,8 @@ impl<'a> Reader<'a> {
             self.malformed(None, "the call's \"name\" is not a string".into(), form);
             return;
         };
-        let args = json::call_value(Value::Obj(members)).map(|(_, params)| params);
+        let args = json::call_value_with(Value::Obj(members), Nested::AsJsonText)
+            .map(|(_, params)| params);
         self.named(&name, args, form);
     }
 
@@ -666,10 +670,13 @@ impl<'a> Reader<'a> {
         let name = head.split("[CALL_ID]").next().unwrap_or("").trim();
         let body = &region[args_at + "[ARGS]".len()..];
         let args = match json::parse_prefix(body) {
-            Ok((value @ (Value::Obj(_) | Value::Str(_)), _)) => json::call_value(Value::Obj(vec![
-                ("name".into(), Value::Str(name.to_string())),
-                ("arguments".into(), value),
-            ]))
+            Ok((value @ (Value::Obj(_) | Value::Str(_)), _)) => json::call_value_with(
+                Value::Obj(vec![
+                    ("name".into(), Value::Str(name.to_string())),
+                    ("arguments".into(), value),
+                ]),
+                Nested::AsJsonText,
+            )
             .map(|(_, params)| params),
             Ok((other, _)) => Err(format!("the arguments are {}, not an object", other.kind())),
             Err((why, _)) => Err(format!("the JSON is not valid ({why})")),
@@ -729,14 +736,10 @@ fn gemma_arguments(body: &str, quote: &str) -> Result<Params, String> {
             rest = &after[close + quote.len()..];
             Some(after[..close].to_string())
         } else if rest.starts_with(['{', '[']) {
-            let kind = if rest.starts_with('{') {
-                "an object"
-            } else {
-                "a list"
-            };
-            return Err(format!(
-                "parameter `{key}` is {kind}; parameter values must be strings, numbers or booleans"
-            ));
+            let (value, after) = gemma_nested(rest, quote, 1)
+                .map_err(|why| format!("the value of `{key}` cannot be read: {why}"))?;
+            rest = after;
+            Some(value.to_string())
         } else {
             let stop = rest.find([',', '}']).unwrap_or(rest.len());
             let raw = rest[..stop].trim();
@@ -765,6 +768,88 @@ fn gemma_arguments(body: &str, quote: &str) -> Result<Params, String> {
             } else {
                 format!("expected `,` or `}}` after the value of `{key}`")
             });
+        }
+    }
+}
+
+/// A Gemma list `[v,…]` or object `{key:v,…}` (or a value inside one) at the start of `rest`
+/// (F6-F7, the templates' `format_argument`), as JSON, and the text after it. Strings are
+/// enclosed in `quote`; keys are bare or enclosed in `quote`; a bare value is `true`, `false`,
+/// `null` (`True`, `False`, `None`), a JSON number, or else its own text.
+fn gemma_nested<'t>(
+    rest: &'t str,
+    quote: &str,
+    depth: usize,
+) -> Result<(serde_json::Value, &'t str), String> {
+    if depth > MAX_DEPTH {
+        return Err(format!("the arguments nest deeper than {MAX_DEPTH} levels"));
+    }
+    const CUT: &str = "the arguments are cut off (a list or object is not closed)";
+    if let Some(after) = rest.strip_prefix(quote) {
+        let close = after
+            .find(quote)
+            .ok_or_else(|| format!("a text is not closed with {quote}"))?;
+        let text = serde_json::Value::String(after[..close].to_string());
+        return Ok((text, &after[close + quote.len()..]));
+    }
+    let (close, object) = match rest.as_bytes().first() {
+        Some(b'[') => (']', false),
+        Some(b'{') => ('}', true),
+        _ => {
+            let stop = rest.find([',', '}', ']']).unwrap_or(rest.len());
+            let value = match rest[..stop].trim() {
+                "" => return Err("expected a value".into()),
+                "true" | "True" => serde_json::Value::Bool(true),
+                "false" | "False" => serde_json::Value::Bool(false),
+                "null" | "None" => serde_json::Value::Null,
+                raw => serde_json::from_str::<serde_json::Number>(raw)
+                    .map(serde_json::Value::Number)
+                    .unwrap_or_else(|_| serde_json::Value::String(raw.to_string())),
+            };
+            return Ok((value, &rest[stop..]));
+        }
+    };
+    let mut rest = &rest[1..];
+    let mut items = Vec::new();
+    let mut members = serde_json::Map::new();
+    loop {
+        rest = rest.trim_start();
+        if let Some(after) = rest.strip_prefix(close) {
+            let value = if object {
+                serde_json::Value::Object(members)
+            } else {
+                serde_json::Value::Array(items)
+            };
+            return Ok((value, after));
+        }
+        if rest.is_empty() {
+            return Err(CUT.into());
+        }
+        if object {
+            let colon = rest.find(':').ok_or(CUT)?;
+            let key = rest[..colon].trim();
+            let key = key
+                .strip_prefix(quote)
+                .and_then(|k| k.strip_suffix(quote))
+                .unwrap_or(key);
+            if key.is_empty() || key.contains(['{', '}', '[', ']', ',', '<', '>']) {
+                return Err(format!("`{key}` is not a key"));
+            }
+            let (value, after) = gemma_nested(rest[colon + 1..].trim_start(), quote, depth + 1)?;
+            members.insert(key.to_string(), value);
+            rest = after;
+        } else {
+            let (value, after) = gemma_nested(rest, quote, depth + 1)?;
+            items.push(value);
+            rest = after;
+        }
+        rest = rest.trim_start();
+        if let Some(after) = rest.strip_prefix(',') {
+            rest = after;
+        } else if rest.is_empty() {
+            return Err(CUT.into());
+        } else if !rest.starts_with(close) {
+            return Err(format!("expected `,` or `{close}`"));
         }
     }
 }
@@ -871,11 +956,62 @@ const MAX_DEPTH: usize = 64;
 
 /// A Python value as far as a call's argument needs it.
 enum PyValue {
-    /// Text, or a number's or boolean's JSON spelling.
-    Text(String),
+    /// A string's text.
+    Str(String),
+    /// A number, as written.
+    Num(String),
+    Bool(bool),
     None,
-    /// A list, tuple or dict (what it is, in words).
-    Nested(&'static str),
+    /// A list, tuple or dict, as JSON (True/False/None inside as true/false/null).
+    Nested(serde_json::Value),
+    /// A value JSON cannot hold (a tuple as a dict key, `-inf`), and why.
+    Invalid(String),
+}
+
+impl PyValue {
+    /// The value inside a list, tuple or dict, as JSON.
+    fn into_json(self) -> Result<serde_json::Value, String> {
+        Ok(match self {
+            PyValue::Str(s) => serde_json::Value::String(s),
+            PyValue::Num(n) => serde_json::Value::Number(json_number(&n)?),
+            PyValue::Bool(b) => serde_json::Value::Bool(b),
+            PyValue::None => serde_json::Value::Null,
+            PyValue::Nested(v) => v,
+            PyValue::Invalid(why) => return Err(why),
+        })
+    }
+
+    /// The value as a dict key, as Python's `json.dumps` writes it (text, a number as
+    /// written, `true`, `false`, `null`); a list, tuple or dict cannot be one.
+    fn into_key(self) -> Result<String, String> {
+        match self {
+            PyValue::Str(s) | PyValue::Num(s) => Ok(s),
+            PyValue::Bool(b) => Ok(b.to_string()),
+            PyValue::None => Ok("null".into()),
+            PyValue::Nested(_) => {
+                Err("a dict key is a list, tuple or dict, which JSON cannot hold".into())
+            }
+            PyValue::Invalid(why) => Err(why),
+        }
+    }
+}
+
+/// A Python number literal as a JSON number, in `serde_json`'s spelling (as a native call's
+/// arguments give it): `+1`, `.5` and `5.` are read as Python reads them; `inf` and `nan`
+/// have no JSON spelling.
+fn json_number(literal: &str) -> Result<serde_json::Number, String> {
+    if let Ok(number) = serde_json::from_str::<serde_json::Number>(literal) {
+        return Ok(number);
+    }
+    let unsigned = literal.strip_prefix('+').unwrap_or(literal);
+    if let Ok(n) = unsigned.parse::<i64>() {
+        return Ok(n.into());
+    }
+    unsigned
+        .parse::<f64>()
+        .ok()
+        .and_then(serde_json::Number::from_f64)
+        .ok_or_else(|| format!("the number `{literal}` has no JSON spelling"))
 }
 
 /// A reader of pythonic calls' arguments over `s[i..end]`.
@@ -943,17 +1079,22 @@ impl<'a> Py<'a> {
             }
             self.i += 1;
             self.ws();
-            match self.value(0)? {
-                PyValue::Text(v) => {
-                    params.insert(key.to_string(), v);
+            let text = match self.value(0)? {
+                PyValue::Str(s) | PyValue::Num(s) => Some(s),
+                PyValue::Bool(b) => Some(b.to_string()),
+                PyValue::None => None,
+                PyValue::Nested(v) => Some(v.to_string()),
+                PyValue::Invalid(why) => {
+                    problem.get_or_insert(format!("parameter `{key}` cannot be read: {why}"));
+                    None
                 }
-                PyValue::None => {
+            };
+            match text {
+                Some(text) => {
+                    params.insert(key.to_string(), text);
+                }
+                None => {
                     params.shift_remove(key);
-                }
-                PyValue::Nested(kind) => {
-                    problem.get_or_insert(format!(
-                        "parameter `{key}` is {kind}; parameter values must be strings, numbers or booleans"
-                    ));
                 }
             }
             self.ws();
@@ -971,21 +1112,31 @@ impl<'a> Py<'a> {
         }
         match self.peek() {
             None => Err(self.error("expected a value")),
-            Some(q @ (b'"' | b'\'')) => self.string(q).map(PyValue::Text),
+            Some(q @ (b'"' | b'\'')) => self.string(q).map(PyValue::Str),
             Some(open @ (b'[' | b'(' | b'{')) => {
-                let (close, kind) = match open {
-                    b'[' => (b']', "a list"),
-                    b'(' => (b')', "a tuple"),
-                    _ => (b'}', "a dict"),
+                let close = match open {
+                    b'[' => b']',
+                    b'(' => b')',
+                    _ => b'}',
                 };
                 self.i += 1;
+                // The first value JSON cannot hold; reading goes on to the closing bracket.
+                let mut invalid: Option<String> = None;
+                let mut items = Vec::new();
+                let mut members = serde_json::Map::new();
                 loop {
                     self.ws();
                     if self.peek() == Some(close) {
                         self.i += 1;
-                        return Ok(PyValue::Nested(kind));
+                        return Ok(match invalid {
+                            Some(why) => PyValue::Invalid(why),
+                            None if open == b'{' => {
+                                PyValue::Nested(serde_json::Value::Object(members))
+                            }
+                            None => PyValue::Nested(serde_json::Value::Array(items)),
+                        });
                     }
-                    self.value(depth + 1)?;
+                    let item = self.value(depth + 1)?;
                     self.ws();
                     if open == b'{' {
                         if self.peek() != Some(b':') {
@@ -993,8 +1144,23 @@ impl<'a> Py<'a> {
                         }
                         self.i += 1;
                         self.ws();
-                        self.value(depth + 1)?;
+                        let value = self.value(depth + 1)?;
                         self.ws();
+                        match (item.into_key(), value.into_json()) {
+                            (Ok(key), Ok(value)) => {
+                                members.insert(key, value);
+                            }
+                            (Err(why), _) | (_, Err(why)) => {
+                                invalid.get_or_insert(why);
+                            }
+                        }
+                    } else {
+                        match item.into_json() {
+                            Ok(value) => items.push(value),
+                            Err(why) => {
+                                invalid.get_or_insert(why);
+                            }
+                        }
                     }
                     match self.peek() {
                         Some(b',') => self.i += 1,
@@ -1013,7 +1179,7 @@ impl<'a> Py<'a> {
                 }
                 let literal = &self.text[start..self.i];
                 if literal.parse::<f64>().is_ok() || literal.parse::<i128>().is_ok() {
-                    Ok(PyValue::Text(literal.to_string()))
+                    Ok(PyValue::Num(literal.to_string()))
                 } else {
                     self.i = start;
                     Err(self.error("expected a number"))
@@ -1027,8 +1193,8 @@ impl<'a> Py<'a> {
                     self.i += 1;
                 }
                 match &self.text[start..self.i] {
-                    "True" | "true" => Ok(PyValue::Text("true".into())),
-                    "False" | "false" => Ok(PyValue::Text("false".into())),
+                    "True" | "true" => Ok(PyValue::Bool(true)),
+                    "False" | "false" => Ok(PyValue::Bool(false)),
                     "None" | "null" => Ok(PyValue::None),
                     _ => {
                         self.i = start;
@@ -1139,8 +1305,25 @@ mod tests {
                 ])
             )]
         );
-        let got = read(r#"[web_search(query=["a", "b"])]"#);
-        assert!(got[0].0.contains("is a list"), "{got:?}");
+        let got = read(r#"[web_search(query=["a", ('b', 1.50)], f={1: None, 'x': +.5})]"#);
+        assert_eq!(
+            got,
+            [(
+                "web_search".to_string(),
+                p(&[
+                    ("query", r#"["a",["b",1.5]]"#),
+                    ("f", r#"{"1":null,"x":0.5}"#)
+                ])
+            )]
+        );
+        let got = read(r#"[web_search(query=[-inf], n=1), get_time()]"#);
+        assert!(
+            got[0]
+                .0
+                .contains("`query` cannot be read: the number `-inf` has no JSON spelling"),
+            "{got:?}"
+        );
+        assert_eq!(got[1].0, "get_time");
         assert!(read("[print(x=1)]").is_empty());
     }
 
@@ -1154,6 +1337,27 @@ mod tests {
                 p(&[("n", "3"), ("query", "a, {b}")])
             )]
         );
+    }
+
+    #[test]
+    fn gemma_nested_values() {
+        let got = read("<start_function_call>call:web_search{q:[1,<escape>a]b<escape>,{k:x y}],n:3}<end_function_call>");
+        assert_eq!(
+            got,
+            [(
+                "web_search".to_string(),
+                p(&[("q", r#"[1,"a]b",{"k":"x y"}]"#), ("n", "3")])
+            )]
+        );
+        for (broken, why) in [
+            ("{q:[1,2}", "expected `,` or `]`"),
+            ("{q:[[1]x]}", "expected `,` or `]`"),
+            ("{q:{[a]:1}}", "is not a key"),
+            ("{q:[<escape>a<escape>", "cut off"),
+        ] {
+            let got = read(&format!("<start_function_call>call:web_search{broken}"));
+            assert!(got[0].0.contains(why), "{broken}: {got:?}");
+        }
     }
 
     #[test]

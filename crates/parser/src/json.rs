@@ -2,7 +2,9 @@
 //!
 //! A small recursive-descent reader: values nested deeper than [`MAX_DEPTH`] are rejected rather
 //! than risking the stack. Parameter maps are flat: strings give their decoded text, numbers their
-//! literal characters, booleans `"true"`/`"false"`, `null` removes the member.
+//! literal characters, booleans `"true"`/`"false"`, `null` removes the member. An object or array
+//! member is refused by rule 14; the forms of `FORMS.md` take it as its JSON text instead
+//! ([`Nested::AsJsonText`], written by `serde_json` as a native call's arguments are).
 
 use super::Params;
 
@@ -82,11 +84,26 @@ pub(crate) fn string_prefix(text: &str) -> Option<(String, usize)> {
     p.string().ok().map(|s| (s, p.i))
 }
 
+/// How a parameter whose value is an object or an array is taken.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Nested {
+    /// Refused: the call is malformed (rule 14, the `<tool_call>` form).
+    Refused,
+    /// Given as its JSON text, as a native call's arguments give it (the forms of FORMS.md).
+    AsJsonText,
+}
+
 /// Rule 14: a flat object's members as parameters, merged into `out`.
 ///
 /// The object is read on its own first (duplicate keys: last wins, then a `null` member is
 /// omitted), so a `null` never removes a parameter that came from elsewhere in the block.
 pub(crate) fn flat_params(v: Value<'_>, out: &mut Params) -> Result<(), String> {
+    object_params(v, out, Nested::Refused)
+}
+
+/// An object's members as parameters, merged into `out`, an object or array member taken as
+/// `nested` says (see [`flat_params`] for the rest).
+pub(crate) fn object_params(v: Value<'_>, out: &mut Params, nested: Nested) -> Result<(), String> {
     let Value::Obj(members) = v else {
         return Err(format!("expected a JSON object, found {}", v.kind()));
     };
@@ -100,6 +117,9 @@ pub(crate) fn flat_params(v: Value<'_>, out: &mut Params) -> Result<(), String> 
                 own.shift_remove(&k);
                 continue;
             }
+            other if nested == Nested::AsJsonText => to_serde(other)
+                .map_err(|why| format!("parameter `{k}` cannot be read: {why}"))?
+                .to_string(),
             other => {
                 return Err(format!(
                     "parameter `{k}` is {}; parameter values must be strings, numbers or booleans",
@@ -111,6 +131,31 @@ pub(crate) fn flat_params(v: Value<'_>, out: &mut Params) -> Result<(), String> 
     }
     out.extend(own);
     Ok(())
+}
+
+/// `v` as a [`serde_json::Value`], so its JSON text is the one `serde_json` writes for a
+/// native call's arguments ([`crate::read_arguments`]): compact, numbers in `serde_json`'s
+/// spelling, a repeated member's last value in its first place. A number `serde_json` cannot
+/// hold (`1e400`) is refused, as a native call's is.
+pub(crate) fn to_serde(v: Value<'_>) -> Result<serde_json::Value, String> {
+    Ok(match v {
+        Value::Str(s) => serde_json::Value::String(s),
+        Value::Num(n) => match serde_json::from_str::<serde_json::Number>(n) {
+            Ok(number) => serde_json::Value::Number(number),
+            Err(_) => return Err(format!("the number `{n}` is too large")),
+        },
+        Value::Bool(b) => serde_json::Value::Bool(b),
+        Value::Null => serde_json::Value::Null,
+        Value::Arr(items) => {
+            serde_json::Value::Array(items.into_iter().map(to_serde).collect::<Result<_, _>>()?)
+        }
+        Value::Obj(members) => serde_json::Value::Object(
+            members
+                .into_iter()
+                .map(|(k, v)| Ok((k, to_serde(v)?)))
+                .collect::<Result<_, String>>()?,
+        ),
+    })
 }
 
 /// Rule 14: the text of a JSON container.
@@ -125,6 +170,11 @@ pub(crate) fn call(text: &str) -> Result<(String, Params), String> {
 
 /// Rule 15 on a value already read: the call object → (name, params).
 pub(crate) fn call_value(v: Value<'_>) -> Result<(String, Params), String> {
+    call_value_with(v, Nested::Refused)
+}
+
+/// [`call_value`] with object and array parameters taken as `nested` says.
+pub(crate) fn call_value_with(v: Value<'_>, nested: Nested) -> Result<(String, Params), String> {
     let Value::Obj(members) = v else {
         return Err("a JSON tool call must be one object".into());
     };
@@ -152,9 +202,16 @@ pub(crate) fn call_value(v: Value<'_>) -> Result<(String, Params), String> {
     let mut params = Params::new();
     match arguments.or(parameters) {
         None | Some(Value::Null) => {}
-        Some(v @ Value::Obj(_)) => flat_params(v, &mut params)?,
-        Some(Value::Str(s)) => container_params(&s, &mut params)
-            .map_err(|e| format!("the arguments string does not hold a flat JSON object: {e}"))?,
+        Some(v @ Value::Obj(_)) => object_params(v, &mut params, nested)?,
+        Some(Value::Str(s)) => parse(&s)
+            .and_then(|v| object_params(v, &mut params, nested))
+            .map_err(|e| {
+                let object = match nested {
+                    Nested::Refused => "a flat JSON object",
+                    Nested::AsJsonText => "a JSON object",
+                };
+                format!("the arguments string does not hold {object}: {e}")
+            })?,
         Some(v) => return Err(format!("the arguments are {}, not an object", v.kind())),
     }
     Ok((name, params))

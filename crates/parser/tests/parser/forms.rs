@@ -2,7 +2,9 @@
 //! family's call turn as its own chat template renders it, the issue's fenced answer, broken
 //! calls and look-alikes that are not calls.
 
-use artifactflow_parser::{read_written, read_written_calls, strip_written_calls, MALFORMED};
+use artifactflow_parser::{
+    read_arguments, read_written, read_written_calls, strip_written_calls, MALFORMED,
+};
 use serde_json::Value;
 
 use crate::support::{normalise_calls, normalise_expected};
@@ -109,6 +111,51 @@ fn the_broken_call_names_its_tool_and_its_form() {
         error.contains("<|tool_call_start|>[create_artifact("),
         "{error}"
     );
+}
+
+/// F2: an object or a list among a written call's values is the JSON text the same arguments
+/// give as a native call (`read_arguments`), so the engine's schema check sees the same values
+/// whichever way the model called. (A number that is a value itself keeps the characters
+/// written, as rule 14 says; the cases here hold none that serde_json would spell otherwise.)
+#[test]
+fn written_values_are_the_native_values() {
+    let is_tool = |name: &str| name == "t";
+    for arguments in [
+        r#"{"to": "a@b.c", "cc": ["x@y.z"], "tags": {"k": 1}}"#,
+        r#"{"f": {"a": null, "b": [1.50, -2e3, 0.1e1, true, "\u00e9\n"]}, "g": []}"#,
+        r#"{"k": {"x": 1, "y": 2, "x": 3}, "k": [{}], "n": [10000000000000000000000]}"#,
+        r#"{"big": [1e400]}"#,
+    ] {
+        let native = read_arguments(arguments, None);
+        for written in [
+            format!(r#"{{"name": "t", "arguments": {arguments}}}"#),
+            format!(r#"[TOOL_CALLS]t[ARGS]{arguments}</s>"#),
+            format!(
+                r#"<|tool_call|>[{{"name": "t", "arguments": {}}}]"#,
+                serde_json::to_string(arguments).unwrap()
+            ),
+        ] {
+            let calls = read_written_calls(&written, &is_tool);
+            assert_eq!(calls.len(), 1, "{written}");
+            match &native {
+                Ok((params, _)) => assert_eq!(&calls[0].params, params, "{written}"),
+                Err(_) => assert_eq!(calls[0].name, MALFORMED, "{written}"),
+            }
+        }
+    }
+    // Python literals inside a pythonic call's list or dict are their JSON counterparts.
+    let (native, _) = read_arguments(
+        r#"{"a": [1, true, false, null, "x", [2.5]], "b": {"k": {"n": null}}}"#,
+        None,
+    )
+    .unwrap();
+    for written in [
+        r#"[t(a=[1, True, False, None, 'x', (2.50,)], b={'k': {"n": None}})]"#,
+        r#"<|tool_call_start|>[t(a=(1, True, False, None, "x", [2.5]), b={"k": {'n': None}})]<|tool_call_end|>"#,
+    ] {
+        let calls = read_written_calls(written, &is_tool);
+        assert_eq!(calls[0].params, native, "{written}");
+    }
 }
 
 #[test]

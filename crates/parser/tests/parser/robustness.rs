@@ -248,6 +248,14 @@ fn the_forms_reader_on_pathological_inputs() {
     assert_eq!(read(&deep)[0].name, MALFORMED);
     let deep = format!("[t(a={})]", "[".repeat(MB));
     assert_eq!(read(&deep)[0].name, MALFORMED);
+    let deep = format!("<start_function_call>call:t{{a:{}", "[".repeat(MB));
+    assert_eq!(read(&deep)[0].name, MALFORMED);
+    // Gemma lists opened and never closed: one malformed call per opener.
+    let text = repeat_to("<start_function_call>call:t{a:[{b:[", MB / 8);
+    assert_eq!(
+        read(&text).len(),
+        text.matches("<start_function_call>").count()
+    );
     // Thousands of real calls, one per line: all read, and all taken out.
     let text = repeat_to("{\"name\": \"t\", \"arguments\": {\"q\": 1}}\n", MB);
     assert_eq!(read(&text).len(), text.matches("\"t\"").count());
