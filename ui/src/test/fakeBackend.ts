@@ -97,6 +97,12 @@ export function fakeBackend(
     },
     test_profile: () => ({ ok: true, latency_ms: 42, message: "OK" }),
     discover_context_window: () => ({ tokens: 4096, source: "default", detail: null, note: null }),
+    profile_tool_mode: (a) => {
+      const p = a.profile as ModelProfile;
+      return p.api === "local"
+        ? { mode: "native", guided: true, family: "hermes", reason: "native_family" }
+        : { mode: "text", guided: false, family: "hermes", reason: "no_model_file" };
+    },
     open_config_folder: () => null,
     list_conversations: (_a, s) => s.conversations,
     list_permission_rules: () => ({ global: [], agents: [] }),

@@ -6,6 +6,7 @@ import { ConnectionTestResult } from "./ConnectionTestResult";
 import { ContextWindowField } from "./ContextWindowField";
 import { ModelField } from "./ModelField";
 import { ToolCallsField } from "./ToolCallsField";
+import { toolModeText, useToolMode } from "./toolMode";
 import { CUSTOM, PRESETS } from "./presets";
 import type { ProfileEditor } from "./useProfileEditor";
 
@@ -45,6 +46,15 @@ export function ProfileForm(props: {
   // A local model is a file run by the app itself: no server address, no key.
   const local = draft.api === "local";
   const keyIsSet = props.secretNames.includes(secret);
+  const toolMode = useToolMode(draft);
+  const chosenText =
+    toolMode.state === "done"
+      ? toolModeText(toolMode.value, draft.api)
+      : toolMode.state === "loading"
+        ? "Auto: looking at this model…"
+        : toolMode.state === "failed"
+          ? `Could not tell what auto chooses: ${toolMode.message}`
+          : null;
 
   return (
     <form
@@ -220,6 +230,7 @@ export function ProfileForm(props: {
         value={draft.tool_calls}
         error={fe.tool_calls}
         disabled={disabled}
+        chosen={chosenText}
         onChange={(tool_calls) => editor.update({ tool_calls })}
       />
 

@@ -28,12 +28,17 @@ export function ToolCallsField(props: {
   value: ToolCallMode;
   error?: string | undefined;
   disabled?: boolean;
+  /** What `auto` chose for the profile's model and why (see `toolModeText`), when it says auto. */
+  chosen?: string | null;
   onChange: (value: ToolCallMode) => void;
 }) {
   const id = useId();
   const hintId = `${id}-hint`;
+  const chosenId = `${id}-chosen`;
   const errorId = `${id}-error`;
-  const describedBy = props.error ? `${hintId} ${errorId}` : hintId;
+  const describedBy = [hintId, props.chosen ? chosenId : "", props.error ? errorId : ""]
+    .filter((i) => i !== "")
+    .join(" ");
   return (
     <fieldset
       className={`choice-field${props.error ? " field-invalid" : ""}`}
@@ -60,6 +65,11 @@ export function ToolCallsField(props: {
       <p className="field-hint" id={hintId}>
         In native mode, calls the model writes as XML in its text still run.
       </p>
+      {props.chosen && (
+        <p className="field-hint" id={chosenId} aria-live="polite" data-testid="tool-mode-line">
+          {props.chosen}
+        </p>
+      )}
       {props.error && (
         <p className="field-error" id={errorId} role="alert">
           {props.error}

@@ -146,6 +146,16 @@ describe("profile drafts", () => {
     expect(unset.ok && "guided_calls" in unset.profile).toBe(false);
   });
 
+  it("keeps tool_family of models.yaml when a profile is edited, and adds none by itself", () => {
+    const local = { name: "l", api: "local" as const, base_url: "", model: "m" };
+    const set = buildProfile(
+      updateDraft(draftFromProfile({ ...local, tool_family: "lfm2" }), { model: "m2" }),
+    );
+    expect(set.ok && set.profile).toMatchObject({ model: "m2", tool_family: "lfm2" });
+    const unset = buildProfile(draftFromProfile(local));
+    expect(unset.ok && "tool_family" in unset.profile).toBe(false);
+  });
+
   it("reports unparseable numbers and bad secret names", () => {
     const d = updateDraft(emptyDraft("x"), { timeout: "soon", secretName: "1X" });
     const built = buildProfile(d);

@@ -1,4 +1,11 @@
-import type { Api, ModelProfile, StreamLimits, Switch, ToolCallMode } from "../../bindings";
+import type {
+  Api,
+  ModelProfile,
+  StreamLimits,
+  Switch,
+  ToolCallMode,
+  ToolFamily,
+} from "../../bindings";
 import {
   CUSTOM,
   DEFAULT_TOOL_CALLS,
@@ -48,6 +55,8 @@ export interface ProfileDraft {
   limits?: StreamLimits | null;
   /** Guided calls as written in models.yaml (`null`: the default for the API); saving keeps it. */
   guided_calls?: Switch | null;
+  /** The tool-call family as written in models.yaml (`null`: from the model file); saving keeps it. */
+  tool_family?: ToolFamily | null;
 }
 
 /** The form's fields; `api_key` errors from the backend land on `secretName`. */
@@ -113,6 +122,7 @@ export function draftFromProfile(p: ModelProfile): ProfileDraft {
       p.tool_calls !== suggestedToolCalls(preset?.id ?? CUSTOM),
     limits: p.limits ?? null,
     guided_calls: p.guided_calls ?? null,
+    tool_family: p.tool_family ?? null,
   });
 }
 
@@ -195,6 +205,7 @@ export function buildProfile(d: ProfileDraft): Built {
       timeout,
       ...(d.limits ? { limits: d.limits } : {}),
       ...(d.guided_calls ? { guided_calls: d.guided_calls } : {}),
+      ...(d.tool_family ? { tool_family: d.tool_family } : {}),
     },
   };
 }
