@@ -1,5 +1,5 @@
 import { useEffect, useState, type ReactNode } from "react";
-import type { EngineEvent, PullProgress, StatusChanged } from "../bindings";
+import type { EngineEvent, ModelCheckProgress, PullProgress, StatusChanged } from "../bindings";
 import { onPushed } from "./pushed";
 import { EngineEventsContext, type EngineEventSources, type EventFanOut } from "./useEngineEvents";
 
@@ -34,6 +34,7 @@ export function EngineEventsProvider({ children }: { children: ReactNode }) {
     engine: new FanOut<EngineEvent>(),
     statusChanged: new FanOut<StatusChanged>(),
     modelDownload: new FanOut<PullProgress>(),
+    modelCheck: new FanOut<ModelCheckProgress>(),
   }));
   useEffect(
     () =>
@@ -41,6 +42,7 @@ export function EngineEventsProvider({ children }: { children: ReactNode }) {
         if (pushed.kind === "engine") sources.engine.emit(pushed.event);
         else if (pushed.kind === "status_changed") sources.statusChanged.emit(pushed.event);
         else if (pushed.kind === "model_download") sources.modelDownload.emit(pushed.event);
+        else if (pushed.kind === "model_check") sources.modelCheck.emit(pushed.event);
       }),
     [sources],
   );

@@ -1,5 +1,5 @@
 import { createContext, useContext, useEffect, useRef } from "react";
-import type { EngineEvent, PullProgress, StatusChanged } from "../bindings";
+import type { EngineEvent, ModelCheckProgress, PullProgress, StatusChanged } from "../bindings";
 
 /** Handlers of one kind of backend event, fed by a single listener (see EngineEventsProvider). */
 export interface EventFanOut<T> {
@@ -12,6 +12,7 @@ export interface EngineEventSources {
   engine: EventFanOut<EngineEvent>;
   statusChanged: EventFanOut<StatusChanged>;
   modelDownload: EventFanOut<PullProgress>;
+  modelCheck: EventFanOut<ModelCheckProgress>;
 }
 
 export const EngineEventsContext = createContext<EngineEventSources | null>(null);
@@ -43,6 +44,11 @@ export function useStatusChanged(handler: (event: StatusChanged) => void): void 
 /** Call `handler` for every model download progress report while mounted. */
 export function useModelDownloads(handler: (event: PullProgress) => void): void {
   useFanOut(useSources().modelDownload, handler);
+}
+
+/** Call `handler` for every tool-use check progress report while mounted. */
+export function useModelCheckEvents(handler: (event: ModelCheckProgress) => void): void {
+  useFanOut(useSources().modelCheck, handler);
 }
 
 /** The app's one source of status changes, for effects that subscribe with their own

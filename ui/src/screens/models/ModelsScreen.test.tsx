@@ -3,8 +3,12 @@ import userEvent from "@testing-library/user-event";
 import { mockIPC } from "@tauri-apps/api/mocks";
 import type {
   CatalogView,
+  CheckResult,
+  InstalledChecks,
   InstalledModel,
   Machine,
+  ModelCheckProgress,
+  ModelChecksView,
   ModelsView,
   PullProgress,
 } from "../../bindings";
@@ -101,16 +105,79 @@ function progress(over: Partial<PullProgress>): PullProgress {
   };
 }
 
+/** A stored check of SMOL: 71 % of 14 items in native mode, guided, 42 s (3 s an item). */
+const NATIVE_GUIDED: CheckResult = {
+  id: 7,
+  mode: "native",
+  guided: true,
+  item_set: "built-in",
+  totals: {
+    items: 14,
+    as_asked: 10,
+    right_tool: 11,
+    valid_calls: 9,
+    calls_expected: 10,
+    failed: 0,
+  },
+  by_kind: [
+    {
+      kind: "one_call",
+      items: 8,
+      as_asked: 6,
+      right_tool: 7,
+      valid_calls: 7,
+      calls_expected: 8,
+      failed: 0,
+    },
+    {
+      kind: "missing_value",
+      items: 6,
+      as_asked: 4,
+      right_tool: 4,
+      valid_calls: 0,
+      calls_expected: 0,
+      failed: 0,
+    },
+  ],
+  seconds: 42,
+  finished_at: "2025-06-01T10:00:00Z",
+};
+
+function checkProgress(over: Partial<ModelCheckProgress>): ModelCheckProgress {
+  return {
+    model: SMOL.name,
+    mode: "native",
+    guided: true,
+    phase: "asking",
+    done: 0,
+    total: 200,
+    verdict: null,
+    elapsed_secs: 0,
+    eta_secs: null,
+    error: null,
+    ...over,
+  };
+}
+
 interface Backend {
   calls: { cmd: string; args: Record<string, unknown> }[];
   installed: InstalledModel[];
+  /** The stored checks `models_checks` answers, by model. */
+  checks: Record<string, Partial<InstalledChecks>>;
   finishPull: (
     result: { ok: InstalledModel } | { error: { code: string; message: string } },
   ) => void;
+  finishCheck: (result: CheckResult | null) => void;
 }
 
 function backend(): Backend {
-  const state: Backend = { calls: [], installed: [SMOL], finishPull: () => {} };
+  const state: Backend = {
+    calls: [],
+    installed: [SMOL],
+    checks: {},
+    finishPull: () => {},
+    finishCheck: () => {},
+  };
   mockIPC((cmd, args) => {
     state.calls.push({ cmd, args: (args ?? {}) as Record<string, unknown> });
     switch (cmd) {
@@ -132,7 +199,23 @@ function backend(): Backend {
         });
       case "models_pause":
       case "models_remove":
+      case "models_check_cancel":
         return null;
+      case "models_checks":
+        return {
+          item_count: 200,
+          models: state.installed.map((m) => ({
+            model: m.name,
+            checks: [],
+            best: null,
+            running: null,
+            ...state.checks[m.name],
+          })),
+        } satisfies ModelChecksView;
+      case "models_check_start":
+        return new Promise((resolve) => {
+          state.finishCheck = resolve;
+        });
       case "models_search":
         return [{ id: "bartowski/Qwen3-GGUF", downloads: 1200, likes: 3, gated: false }];
       case "models_files":
@@ -310,5 +393,148 @@ describe("Models screen", () => {
     expect(progressText(progress({ phase: "retrying", note: "the server closed it" }))).toBe(
       "the server closed it; trying again…",
     );
+  });
+
+  describe("tool-use check", () => {
+    const smolRow = async () => within(await screen.findByTestId(`tool-check-${SMOL.name}`));
+
+    it("offers the check of a model never checked, saying the time is measured on the first item", async () => {
+      const be = backend();
+      render(<ModelsScreen />);
+      const row = await smolRow();
+      expect(row.getByText("Tool use not checked yet")).toBeVisible();
+      expect(row.queryByText(/^Tools /)).not.toBeInTheDocument();
+      const button = await row.findByRole("button", { name: `Check tool use of ${SMOL.name}` });
+      expect(button).toBeEnabled();
+      expect(button).toHaveAccessibleDescription(
+        "200 items. The time it takes on this computer is measured on the first item.",
+      );
+      expect(be.calls.some((c) => c.cmd === "models_check_start")).toBe(false);
+    });
+
+    it("starts a check in the mode picked and shows its progress from pushed events", async () => {
+      const be = backend();
+      const user = userEvent.setup();
+      render(<ModelsScreen />);
+      const row = await smolRow();
+      await user.selectOptions(
+        row.getByRole("combobox", { name: `How to ask ${SMOL.name}` }),
+        "Native, guided",
+      );
+      await user.click(await row.findByRole("button", { name: `Check tool use of ${SMOL.name}` }));
+      await waitFor(() =>
+        expect(be.calls.find((c) => c.cmd === "models_check_start")?.args).toEqual({
+          model: SMOL.name,
+          mode: "native",
+          guided: true,
+        }),
+      );
+      await push({ kind: "model_check", event: checkProgress({ phase: "starting" }) });
+      await waitFor(() =>
+        expect(row.getByRole("status")).toHaveTextContent(
+          "Loading the model and asking the first of 200 items (native, guided)…",
+        ),
+      );
+      await push({
+        kind: "model_check",
+        event: checkProgress({ done: 12, verdict: "as_asked", elapsed_secs: 36, eta_secs: 564 }),
+      });
+      await waitFor(() =>
+        expect(row.getByRole("status")).toHaveTextContent(
+          "Item 12 of 200: as asked · about 9 min left",
+        ),
+      );
+      expect(
+        row.getByRole("progressbar", { name: `Tool-use check of ${SMOL.name}` }),
+      ).toHaveAttribute("value", "12");
+      expect(row.queryByRole("button", { name: /Check tool use/ })).not.toBeInTheDocument();
+      expect(row.getByRole("button", { name: `Cancel the check of ${SMOL.name}` })).toBeVisible();
+    });
+
+    it("shows the stored score as a badge with the breakdown by kind, and the time from its pace", async () => {
+      const be = backend();
+      const user = userEvent.setup();
+      render(<ModelsScreen />);
+      await user.click(
+        await (await smolRow()).findByRole("button", { name: `Check tool use of ${SMOL.name}` }),
+      );
+      await waitFor(() => expect(be.calls.some((c) => c.cmd === "models_check_start")).toBe(true));
+      await push({ kind: "model_check", event: checkProgress({ done: 13, total: 14 }) });
+      be.checks[SMOL.name] = { checks: [NATIVE_GUIDED], best: NATIVE_GUIDED };
+      be.finishCheck(NATIVE_GUIDED);
+      const row = await smolRow();
+      const badge = await row.findByText("Tools 71 % · native, guided", { selector: ".badge" });
+      expect(badge).toHaveAttribute(
+        "title",
+        "One call: 6 of 8 (75 %)\nA value missing (should ask): 4 of 6 (67 %)",
+      );
+      expect(row.queryByRole("progressbar")).not.toBeInTheDocument();
+      // 42 s for 14 items: 3 s an item, so 10 minutes for the 200 built-in items.
+      expect(
+        row.getByRole("button", { name: `Check tool use of ${SMOL.name}` }),
+      ).toHaveAccessibleDescription("200 items. About 10 minutes on this computer.");
+      await user.click(row.getByText("By kind"));
+      expect(row.getByText("One call: 6 of 8 (75 %)", { selector: "li" })).toBeVisible();
+    });
+
+    it("cancels a running check: nothing is kept and the check is offered again", async () => {
+      const be = backend();
+      const user = userEvent.setup();
+      render(<ModelsScreen />);
+      await user.click(
+        await (await smolRow()).findByRole("button", { name: `Check tool use of ${SMOL.name}` }),
+      );
+      await push({ kind: "model_check", event: checkProgress({ done: 12, eta_secs: 564 }) });
+      const row = await smolRow();
+      await user.click(row.getByRole("button", { name: `Cancel the check of ${SMOL.name}` }));
+      expect(be.calls.find((c) => c.cmd === "models_check_cancel")?.args).toEqual({
+        model: SMOL.name,
+      });
+      be.finishCheck(null);
+      await push({ kind: "model_check", event: checkProgress({ phase: "cancelled", done: 12 }) });
+      await waitFor(() =>
+        expect(row.getByRole("status")).toHaveTextContent(
+          "Stopped after 12 of 200 items; nothing was kept.",
+        ),
+      );
+      expect(row.getByRole("button", { name: `Check tool use of ${SMOL.name}` })).toBeEnabled();
+      expect(row.getByText("Tool use not checked yet")).toBeVisible();
+      expect(row.queryByRole("progressbar")).not.toBeInTheDocument();
+    });
+
+    it("picks up a check that was running when the screen opened, and says why one failed", async () => {
+      const be = backend();
+      be.checks[SMOL.name] = { running: checkProgress({ done: 40, eta_secs: 30 }) };
+      render(<ModelsScreen />);
+      const row = await smolRow();
+      await waitFor(() =>
+        expect(row.getByRole("status")).toHaveTextContent("Item 40 of 200 · about 30 s left"),
+      );
+      await push({
+        kind: "model_check",
+        event: checkProgress({
+          phase: "failed",
+          done: 40,
+          error: "cannot ask the model of profile `smol`: the runtime did not start",
+        }),
+      });
+      expect(await row.findByRole("alert")).toHaveTextContent("the runtime did not start");
+      expect(row.getByRole("button", { name: `Check tool use of ${SMOL.name}` })).toBeVisible();
+    });
+
+    it("offers the check on the row of a model just downloaded", async () => {
+      const be = backend();
+      const user = userEvent.setup();
+      render(<ModelsScreen />);
+      await user.click(await screen.findByRole("button", { name: "Download Qwen3 1.7B" }));
+      await waitFor(() => expect(be.calls.some((c) => c.cmd === "models_pull")).toBe(true));
+      const qwen = { ...SMOL, name: "Qwen3-1.7B-Q8_0", file: "Qwen3-1.7B-Q8_0.gguf" };
+      be.installed = [SMOL, qwen];
+      be.finishPull({ ok: qwen });
+      const row = within(await screen.findByTestId("tool-check-Qwen3-1.7B-Q8_0"));
+      expect(await row.findByText(/^Downloaded: check how well it calls tools/)).toBeVisible();
+      expect(row.getByRole("button", { name: "Check tool use of Qwen3-1.7B-Q8_0" })).toBeEnabled();
+      expect((await smolRow()).queryByText(/^Downloaded:/)).not.toBeInTheDocument();
+    });
   });
 });

@@ -11,6 +11,8 @@ import {
 } from "../../bindings";
 import { ConfirmButton } from "../../components/ConfirmButton";
 import { call, errorMessage } from "../../ipc/call";
+import { ToolCheck } from "./ToolCheck";
+import { useModelChecks, type CheckHow, type ModelCheckState } from "./useModelChecks";
 import { useModels, type Download } from "./useModels";
 
 /** Bytes for people, in powers of 1000 as disks and downloads count them. */
@@ -140,8 +142,28 @@ function ago(secs: number | null): string {
   return `${Math.floor(d / 86400)} days ago`;
 }
 
-function InstalledRow({ model, onRemove }: { model: InstalledModel; onRemove: () => void }) {
+/** What an installed model's row shows of its tool-use check, and does with it. */
+interface RowCheck {
+  state: ModelCheckState;
+  itemCount: number | null;
+  busy: boolean;
+  justInstalled: boolean;
+  onStart: (how: CheckHow) => void;
+  onCancel: () => void;
+}
+
+function InstalledRow({
+  model,
+  check,
+  onRemove,
+}: {
+  model: InstalledModel;
+  check: RowCheck;
+  onRemove: () => void;
+}) {
   const info = model.info;
+  // A chat model: one whose header reads (the runtime refuses the others).
+  const chat = info !== null && model.error === null;
   return (
     <tr data-testid={`model-${model.name}`}>
       <th scope="row">
@@ -170,6 +192,21 @@ function InstalledRow({ model, onRemove }: { model: InstalledModel; onRemove: ()
       <td>{info?.context_length != null ? info.context_length.toLocaleString() : "?"}</td>
       <td>{info?.architecture ?? "?"}</td>
       <td>{ago(model.last_used)}</td>
+      <td>
+        {chat ? (
+          <ToolCheck
+            model={model.name}
+            check={check.state}
+            itemCount={check.itemCount}
+            busy={check.busy}
+            justInstalled={check.justInstalled}
+            onStart={check.onStart}
+            onCancel={check.onCancel}
+          />
+        ) : (
+          <span className="muted small">—</span>
+        )}
+      </td>
       <td className="row-actions">
         <ConfirmButton
           label={`Delete ${model.name}`}
@@ -336,11 +373,23 @@ function HubSearch({ onDownload }: { onDownload: (target: string) => void }) {
   );
 }
 
+function running(check: ModelCheckState): boolean {
+  return check.progress?.phase === "starting" || check.progress?.phase === "asking";
+}
+
 /** Models that run on this computer: installed ones, downloads, the catalogue, Hub search. */
 export function ModelsScreen() {
   const models = useModels();
   const [actionError, setActionError] = useState<string | null>(null);
+  const [justInstalled, setJustInstalled] = useState<string[]>([]);
   const { view, catalog } = models;
+  const checks = useModelChecks(view?.installed.map((m) => m.name) ?? []);
+
+  /** Download `target`; once installed, its row offers the tool-use check. */
+  const pull = async (target: string) => {
+    const model = await models.pull(target);
+    if (model) setJustInstalled((names) => [...names, model.name]);
+  };
 
   const partials = view?.downloads ?? [];
   const downloadFiles = [
@@ -396,6 +445,11 @@ export function ModelsScreen() {
           {actionError}
         </p>
       )}
+      {checks.loadError && (
+        <p className="form-errors" role="alert">
+          Cannot read the tool-use checks: {checks.loadError}
+        </p>
+      )}
 
       <h2>Installed</h2>
       {view === null && !models.loadError && <p role="status">Loading…</p>}
@@ -414,6 +468,7 @@ export function ModelsScreen() {
               <th scope="col">Context</th>
               <th scope="col">Architecture</th>
               <th scope="col">Last used</th>
+              <th scope="col">Tool use</th>
               <th scope="col">
                 <span className="visually-hidden">Actions</span>
               </th>
@@ -424,6 +479,14 @@ export function ModelsScreen() {
               <InstalledRow
                 key={m.file}
                 model={m}
+                check={{
+                  state: checks.stateOf(m.name),
+                  itemCount: checks.itemCount,
+                  busy: checks.running && !running(checks.stateOf(m.name)),
+                  justInstalled: justInstalled.includes(m.name),
+                  onStart: (how) => void checks.start(m.name, how),
+                  onCancel: () => void checks.cancel(m.name),
+                }}
                 onRemove={() => void act(() => models.remove(m.name))}
               />
             ))}
@@ -448,7 +511,7 @@ export function ModelsScreen() {
                   download={download}
                   partial={partial}
                   onPause={() => void act(() => models.pause(file))}
-                  onResume={() => void models.pull(target)}
+                  onResume={() => void pull(target)}
                   onDiscard={() => void act(() => models.remove(file))}
                 />
               );
@@ -468,14 +531,14 @@ export function ModelsScreen() {
               key={item.id}
               item={item}
               busy={models.downloads[item.file]?.running ?? false}
-              onDownload={() => void models.pull(item.id)}
+              onDownload={() => void pull(item.id)}
             />
           ))}
         </ul>
       )}
 
       <h2>Hugging Face</h2>
-      <HubSearch onDownload={(target) => void models.pull(target)} />
+      <HubSearch onDownload={(target) => void pull(target)} />
     </section>
   );
 }
