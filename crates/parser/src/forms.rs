@@ -2,7 +2,8 @@
 //! `<tool_call>` form [`parse`](crate::parse) reads: a JSON call object or list (alone, after
 //! prose, or in a Markdown code fence), Llama 3.x's `<|python_tag|>` and pythonic list,
 //! Mistral's `[TOOL_CALLS]`, LFM2's `<|tool_call_start|>`, FunctionGemma's (and Gemma 4's)
-//! call blocks, and the `<|tool_call|>` token of Granite 3.x and Phi-4-mini.
+//! call blocks, the `<|tool_call|>` token of Granite 3.x and Phi-4-mini, and Phi-4-mini's
+//! `functools[…]` list.
 //!
 //! The behaviour contract is `crates/parser/FORMS.md`; rule numbers (F1, F2, …) in the code
 //! refer to it, and each form there cites the chat template or documentation it comes from.
@@ -11,7 +12,9 @@
 //! - the special-token forms (F3-F8) are found by their opening marker; each one's region runs
 //!   to its closing marker, the next opening marker of its kind, an end-of-turn token or the
 //!   end of the text, and is read by the form's own reader. A marker says a call was meant, so
-//!   whatever the region holds comes back as calls or as malformed calls (F2);
+//!   whatever the region holds comes back as calls or as malformed calls (F2). Phi-4-mini's
+//!   `functools[` (F11) is a marker too, but only as a word followed by `[` (not
+//!   `functools.partial`), and its region ends where its JSON list does;
 //! - between markers, a line that starts with `{"name"`, `[{"name"` or `[name(` may open a
 //!   JSON call or a pythonic list (F9, F10): without a marker, it is a call only when it names
 //!   one of the agent's tools, so JSON data or a Python list that merely looks like one is left
@@ -148,6 +151,10 @@ struct Marker {
     open: &'static str,
     ends: &'static [&'static str],
     form: Form,
+    /// For a marker that is an ordinary word (`functools`): the byte that must follow it
+    /// (after whitespace), and it must not continue a word. `None`: the marker is a special
+    /// token, an opening wherever it is.
+    then: Option<u8>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -164,42 +171,56 @@ enum Form {
     Gemma4,
     /// F8: Granite 3.x and Phi-4-mini `<|tool_call|>`.
     ToolCallToken,
+    /// F11: Phi-4-mini `functools[…]`.
+    Functools,
     /// F9: a JSON call without a marker.
     Json,
     /// F10: a pythonic list without a marker.
     Pythonic,
 }
 
-const MARKERS: [Marker; 6] = [
+const MARKERS: [Marker; 7] = [
     Marker {
         open: "<|python_tag|>",
         ends: &["<|eom_id|>", "<|eot_id|>"],
         form: Form::PythonTag,
+        then: None,
     },
     Marker {
         open: "[TOOL_CALLS]",
         ends: &["</s>"],
         form: Form::Mistral,
+        then: None,
     },
     Marker {
         open: "<|tool_call_start|>",
         ends: &["<|tool_call_end|>", "<|im_end|>"],
         form: Form::Lfm2,
+        then: None,
     },
     Marker {
         open: "<start_function_call>",
         ends: &["<end_function_call>", "<end_of_turn>"],
         form: Form::FunctionGemma,
+        then: None,
     },
     Marker {
         open: "<|tool_call>",
         ends: &["<tool_call|>", "<turn|>"],
         form: Form::Gemma4,
+        then: None,
     },
     Marker {
         open: "<|tool_call|>",
         ends: &["<|/tool_call|>", "<|end_of_text|>", "<|end|>"],
         form: Form::ToolCallToken,
+        then: None,
+    },
+    Marker {
+        open: "functools",
+        ends: &["<|end|>", "<|endoftext|>"],
+        form: Form::Functools,
+        then: Some(b'['),
     },
 ];
 
@@ -224,6 +245,9 @@ impl Form {
             Form::ToolCallToken => {
                 format!(r#"<|tool_call|>[{{"name": "{tool}", "arguments": {{"param": "value"}}}}]"#)
             }
+            Form::Functools => {
+                format!(r#"functools[{{"name": "{tool}", "arguments": {{"param": "value"}}}}]"#)
+            }
             Form::Json => format!(r#"{{"name": "{tool}", "arguments": {{"param": "value"}}}}"#),
             Form::Pythonic => format!(r#"[{tool}(param="value")]"#),
         }
@@ -234,6 +258,9 @@ impl Form {
 /// searched at most once, however often it is asked.
 struct Next {
     needle: &'static str,
+    /// A word marker's byte that must follow it (see [`Marker::then`]): occurrences without it
+    /// are passed over.
+    then: Option<u8>,
     /// The last answer: an occurrence at or after every position asked so far, or none.
     found: Option<Option<usize>>,
 }
@@ -242,7 +269,15 @@ impl Next {
     fn new(needle: &'static str) -> Next {
         Next {
             needle,
+            then: None,
             found: None,
+        }
+    }
+
+    fn marker(marker: &Marker) -> Next {
+        Next {
+            then: marker.then,
+            ..Next::new(marker.open)
         }
     }
 
@@ -252,7 +287,24 @@ impl Next {
             Some(Some(at)) if at >= from => return Some(at),
             _ => {}
         }
-        let at = memmem::find(&text.as_bytes()[from..], self.needle.as_bytes()).map(|i| from + i);
+        let bytes = text.as_bytes();
+        let mut from = from;
+        let at = loop {
+            let Some(at) = memmem::find(&bytes[from..], self.needle.as_bytes()).map(|i| from + i)
+            else {
+                break None;
+            };
+            let Some(then) = self.then else {
+                break Some(at);
+            };
+            let after = skip_ws(bytes, at + self.needle.len(), bytes.len());
+            let in_word =
+                at > 0 && (bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_');
+            if !in_word && bytes.get(after) == Some(&then) {
+                break Some(at);
+            }
+            from = at + self.needle.len();
+        };
         self.found = Some(at);
         at
     }
@@ -277,7 +329,7 @@ impl<'a> Reader<'a> {
             is_tool,
             out: Vec::new(),
             stretches: Vec::new(),
-            finders: MARKERS.iter().map(|m| Next::new(m.open)).collect(),
+            finders: MARKERS.iter().map(Next::marker).collect(),
             ends: Vec::new(),
         }
     }
@@ -390,6 +442,22 @@ impl<'a> Reader<'a> {
             Form::ToolCallToken => {
                 self.json_calls(start, end, marker.form);
             }
+            Form::Functools => {
+                // The region ends with the list (and an end-of-turn token right after it):
+                // no closing marker is written, and text after the list is prose.
+                let list = skip_ws(self.text.as_bytes(), start, end);
+                if let Some(stop) = self.functools(list, end) {
+                    let next = skip_ws(self.text.as_bytes(), stop, end);
+                    after = match marker
+                        .ends
+                        .iter()
+                        .find(|e| self.text[next..].starts_with(*e))
+                    {
+                        Some(e) => next + e.len(),
+                        None => stop,
+                    };
+                }
+            }
             Form::Json | Form::Pythonic => unreachable!("not a marker form"),
         }
         self.stretch(p..after, found);
@@ -491,6 +559,28 @@ impl<'a> Reader<'a> {
                     }
                     return at + stopped.max(1);
                 }
+            }
+        }
+    }
+
+    /// F11: Phi-4-mini's JSON list of calls from `from` (its `[`) to at most `end`. Returns
+    /// where the list ends when it could be read as JSON (its calls are read or reported as
+    /// [`Self::json_value`] does); a list that is not valid JSON is a malformed call.
+    fn functools(&mut self, from: usize, end: usize) -> Option<usize> {
+        match json::parse_prefix(&self.text[from..end]) {
+            Ok((value, used)) => {
+                self.json_value(value, Form::Functools);
+                Some(from + used)
+            }
+            Err((why, _)) => {
+                let name = broken_call_name(&self.text[from..end]);
+                let known = name.as_deref().filter(|n| (self.is_tool)(n));
+                self.malformed(
+                    known,
+                    format!("the JSON is not valid ({why})"),
+                    Form::Functools,
+                );
+                None
             }
         }
     }
