@@ -380,7 +380,8 @@ impl<'a> Reader<'a> {
         // marker region (a call right after a region's end counts as starting a line).
         while line < upto {
             let mut i = line;
-            while i < upto && matches!(bytes[i], b' ' | b'\t') {
+            // Blanks: spaces, tabs, and a carriage return (of a CRLF line end, or alone).
+            while i < upto && matches!(bytes[i], b' ' | b'\t' | b'\r') {
                 i += 1;
             }
             if i < upto {
@@ -1317,11 +1318,32 @@ impl<'a> Py<'a> {
                         b'n' => out.push('\n'),
                         b't' => out.push('\t'),
                         b'r' => out.push('\r'),
-                        b'0' => out.push('\0'),
+                        b'a' => out.push('\u{7}'),
+                        b'b' => out.push('\u{8}'),
+                        b'f' => out.push('\u{c}'),
+                        b'v' => out.push('\u{b}'),
+                        b'0'..=b'7' => {
+                            // An octal escape: one to three digits.
+                            let mut code = u32::from(e - b'0');
+                            for _ in 0..2 {
+                                match self.peek() {
+                                    Some(d @ b'0'..=b'7') => {
+                                        code = code * 8 + u32::from(d - b'0');
+                                        self.i += 1;
+                                    }
+                                    _ => break,
+                                }
+                            }
+                            out.push(char::from_u32(code).unwrap_or('\u{fffd}'));
+                        }
                         b'\\' | b'\'' | b'"' => out.push(e as char),
                         b'\n' => {}
-                        b'u' | b'x' => {
-                            let n = if e == b'u' { 4 } else { 2 };
+                        b'u' | b'U' | b'x' => {
+                            let n = match e {
+                                b'u' => 4,
+                                b'U' => 8,
+                                _ => 2,
+                            };
                             let digits = self.text.get(self.i..self.i + n).unwrap_or("");
                             let code = u32::from_str_radix(digits, 16)
                                 .ok()

@@ -1030,9 +1030,10 @@ impl Uses {
 }
 
 impl Uses {
-    /// The shared rules of JSON values: strings with JSON's escapes (a `\u` escape never names
-    /// a lone surrogate, which JSON readers refuse), whole numbers without leading zeros,
-    /// decimals, booleans.
+    /// The shared rules of JSON values: strings with JSON's escapes but `\/` (a JSON string is
+    /// then a Python string of the same text, as LFM2's pythonic calls read it; Python keeps
+    /// `\/` as two characters) and a `\u` escape never naming a lone surrogate, which JSON
+    /// readers refuse; whole numbers without leading zeros, decimals, booleans.
     fn add_json(&self, rules: &mut Vec<(String, Expr)>) {
         let uses = |kind| self.0.contains(&kind);
         // 1 to 18 digits, the first not 0.
@@ -1079,7 +1080,7 @@ impl Uses {
                     seq(vec![
                         lit("\\"),
                         Expr::Alt(vec![
-                            class(false, "\"\\/bfnrt"),
+                            class(false, "\"\\bfnrt"),
                             seq(vec![
                                 lit("u"),
                                 Expr::Class {
@@ -1563,7 +1564,7 @@ mod tests {
         tool-0-rest-2 ::= (ws "," ws tool-0-from-2)?
         tool-0-from-2 ::= "\"freshness\"" ws ":" ws tool-0-param-2
         json-string ::= "\"" json-char* "\""
-        json-char ::= [^"\\\x00-\x1F] | "\\" (["\\/bfnrt] | "u" [0-9a-cA-Ce-fE-F] [0-9a-fA-F]{3,3})
+        json-char ::= [^"\\\x00-\x1F] | "\\" (["\\bfnrt] | "u" [0-9a-cA-Ce-fE-F] [0-9a-fA-F]{3,3})
         json-integer ::= "0" | "-"? [1-9] [0-9]{0,17}
         ws ::= [ \t\r\n]{0,16}
         "###);
@@ -1595,7 +1596,7 @@ mod tests {
         tool-0-rest-3 ::= (ws "," ws tool-0-from-3)?
         tool-0-from-3 ::= "\"archived\"" ws ":" ws json-boolean
         json-string ::= "\"" json-char* "\""
-        json-char ::= [^"\\\x00-\x1F] | "\\" (["\\/bfnrt] | "u" [0-9a-cA-Ce-fE-F] [0-9a-fA-F]{3,3})
+        json-char ::= [^"\\\x00-\x1F] | "\\" (["\\bfnrt] | "u" [0-9a-cA-Ce-fE-F] [0-9a-fA-F]{3,3})
         json-integer ::= "0" | "-"? [1-9] [0-9]{0,17}
         json-boolean ::= "true" | "false"
         ws ::= [ \t\r\n]{0,16}
@@ -2382,6 +2383,235 @@ mod tests {
         };
         assert_eq!(error.tool, "menu.pick");
         assert!(matches!(error.excess, Excess::Bytes { bytes, .. } if bytes > MAX_GRAMMAR_BYTES));
+    }
+
+    // ---- the reader agrees with the grammar ------------------------------------------------
+
+    /// A call as the reader gives it: the tool and its parameters as texts (RULES.md rule 14,
+    /// FORMS.md F2), in any order.
+    type Meant = (String, std::collections::BTreeMap<String, String>);
+
+    /// A JSON value as a parameter's text (F2): a string its text, a number the characters
+    /// written, a boolean `true`/`false`, an object or a list its JSON text as `serde_json`
+    /// writes it; `None` for `null` (the parameter is left out).
+    fn param_text(raw: &serde_json::value::RawValue) -> Option<String> {
+        let value: serde_json::Value = serde_json::from_str(raw.get()).unwrap();
+        match value {
+            serde_json::Value::Null => None,
+            serde_json::Value::String(s) => Some(s),
+            serde_json::Value::Number(_) => Some(raw.get().to_string()),
+            serde_json::Value::Bool(b) => Some(b.to_string()),
+            nested => Some(nested.to_string()),
+        }
+    }
+
+    /// The call a JSON call object means, read with `serde_json` (numbers as written).
+    fn meant_json(text: &str) -> Meant {
+        #[derive(serde::Deserialize)]
+        struct Call {
+            name: String,
+            #[serde(alias = "parameters")]
+            arguments: indexmap::IndexMap<String, Box<serde_json::value::RawValue>>,
+        }
+        let call: Call =
+            serde_json::from_str(text.trim()).unwrap_or_else(|e| panic!("{e}: {text}"));
+        let params = call
+            .arguments
+            .iter()
+            .filter_map(|(k, v)| Some((k.clone(), param_text(v)?)))
+            .collect();
+        (call.name, params)
+    }
+
+    /// The call a Python call `name(key=value, …)` means, as Python reads it; the grammar's
+    /// values are JSON literals but `True`/`False`.
+    fn meant_python(text: &str) -> Meant {
+        let open = text.find('(').unwrap();
+        let name = text[..open].to_string();
+        let mut rest = text[open + 1..].strip_suffix(')').unwrap().trim_start();
+        let mut params = std::collections::BTreeMap::new();
+        while !rest.is_empty() {
+            let eq = rest.find('=').unwrap();
+            let key = rest[..eq].trim().to_string();
+            rest = rest[eq + 1..].trim_start();
+            let value = if let Some(after) = rest.strip_prefix("True") {
+                rest = after;
+                Some("true".to_string())
+            } else if let Some(after) = rest.strip_prefix("False") {
+                rest = after;
+                Some("false".to_string())
+            } else {
+                let mut values = serde_json::Deserializer::from_str(rest)
+                    .into_iter::<Box<serde_json::value::RawValue>>();
+                let raw = values.next().unwrap().unwrap();
+                rest = &rest[values.byte_offset()..];
+                param_text(&raw)
+            };
+            params.extend(value.map(|v| (key, v)));
+            rest = rest.trim_start();
+            rest = rest.strip_prefix(',').unwrap_or(rest).trim_start();
+        }
+        (name, params)
+    }
+
+    /// The call the XML form means: the name, and each parameter's CDATA text.
+    fn meant_xml(text: &str) -> Meant {
+        let inner = text.trim();
+        let name_at = inner.find("<name>").unwrap() + "<name>".len();
+        let name_end = inner.find("</name>").unwrap();
+        let mut params = std::collections::BTreeMap::new();
+        let mut rest = &inner[name_end..];
+        while let Some(open) = rest.find("<![CDATA[") {
+            let tag_start = rest[..open].rfind('<').unwrap();
+            let key = rest[tag_start + 1..open].trim_end_matches('>').to_string();
+            let value_at = open + "<![CDATA[".len();
+            let close = rest[value_at..].find("]]>").unwrap() + value_at;
+            params.insert(key, rest[value_at..close].to_string());
+            rest = &rest[close + 3..];
+        }
+        (inner[name_at..name_end].to_string(), params)
+    }
+
+    /// The call a string of [`guided_calls`] means, by its form (see [`check_form`]), and
+    /// whether it is a `<tool_call>` form (read by [`parse`]).
+    fn meant(text: &str) -> (Meant, bool) {
+        let list_item = |inner: &str| -> String {
+            let inner = inner.trim();
+            inner[1..inner.len() - 1].to_string()
+        };
+        if let Some(inner) = text
+            .strip_prefix("<tool_call>")
+            .and_then(|t| t.strip_suffix("</tool_call>"))
+        {
+            return if inner.trim_start().starts_with('{') {
+                (meant_json(inner), true)
+            } else {
+                (meant_xml(inner), true)
+            };
+        }
+        let json = if let Some(fenced) = text.strip_prefix("```") {
+            let body = fenced.split_once('\n').unwrap().1;
+            body.strip_suffix("```").unwrap().to_string()
+        } else if text.starts_with('{') {
+            text.to_string()
+        } else if let Some(rest) = text.strip_prefix("<|python_tag|>") {
+            rest.to_string()
+        } else if let Some(rest) = text.strip_prefix("[TOOL_CALLS]") {
+            list_item(rest)
+        } else if let Some(rest) = text.strip_prefix("<|tool_call|>") {
+            list_item(rest)
+        } else if let Some(rest) = text.strip_prefix("functools") {
+            list_item(rest)
+        } else if let Some(rest) = text.strip_prefix("<|tool_call_start|>") {
+            let inner = list_item(rest.strip_suffix("<|tool_call_end|>").unwrap());
+            if inner.trim_start().starts_with('{') {
+                inner
+            } else {
+                return (meant_python(inner.trim()), false);
+            }
+        } else {
+            panic!("no form: {text}")
+        };
+        (meant_json(&json), false)
+    }
+
+    /// Every string a family's guided grammar generates, written after some prose, is read
+    /// back (by [`parse`] in a `<tool_call>` form, else by [`read_written_calls`]) as exactly
+    /// the call it means: one call, the same tool, the same parameters with the same texts.
+    fn check_read_back(
+        tools: &[ToolSpec],
+        family: ToolFamily,
+        format: CallFormat,
+        seed: u64,
+    ) -> Result<(), String> {
+        let guided = guided_calls(tools, family, format).unwrap().unwrap();
+        let names: HashSet<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+        let is_tool = |name: &str| names.contains(name);
+        for k in 0..8u64 {
+            let text = accepted(
+                &guided.grammar,
+                seed ^ k.wrapping_mul(0x2545_F491_4F6C_DD1D),
+            );
+            let answer = format!("I will save it now.\n{text}");
+            let (expected, tagged) = meant(&text);
+            let calls = if tagged {
+                parse(&answer)
+            } else {
+                crate::read_written_calls(&answer, &is_tool)
+            };
+            let got: Vec<Meant> = calls
+                .iter()
+                .map(|c| {
+                    let name = c
+                        .error
+                        .clone()
+                        .map_or(c.name.clone(), |e| format!("{}: {e}", c.name));
+                    (name, c.params.clone().into_iter().collect())
+                })
+                .collect();
+            if got != [expected.clone()] {
+                return Err(format!(
+                    "{family} {format:?}: {answer:?}\n  means {expected:?}\n  read  {got:?}"
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The shapes with an MCP tool whose parameters are a list and an object in its schema.
+    fn shapes_and_structured() -> Vec<ToolSpec> {
+        let mut mcp = tool(
+            "files__search",
+            vec![
+                ParamSpec::new("tags", ParamType::String, ""),
+                ParamSpec::new("filter", ParamType::String, "").optional(),
+            ],
+        );
+        mcp.input_schema = Some(json!({"type": "object", "properties": {
+            "tags": {"type": "array", "items": {"type": "string"}},
+            "filter": {"type": ["object", "null"]},
+        }, "required": ["tags"]}));
+        let mut tools = shapes();
+        tools.push(mcp);
+        tools
+    }
+
+    #[test]
+    fn every_family_s_guided_calls_of_the_shapes_are_read_back_as_generated() {
+        let tools = shapes_and_structured();
+        for family in ToolFamily::ALL {
+            for format in [CallFormat::Native, CallFormat::Xml] {
+                for seed in 0..60u64 {
+                    if let Err(e) = check_read_back(
+                        &tools,
+                        family,
+                        format,
+                        seed.wrapping_mul(0x9E37_79B9_7F4A_7C15),
+                    ) {
+                        panic!("{e}");
+                    }
+                }
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Any tool set, any family, either format: every call the guided grammar generates is
+        /// read back as exactly that call.
+        #[test]
+        fn any_tools_any_family_every_guided_call_is_read_back_as_generated(
+            tools in proptest::collection::vec(tool_strategy(), 1..5),
+            family in proptest::sample::select(ToolFamily::ALL.to_vec()),
+            native in any::<bool>(),
+            seed in any::<u64>(),
+        ) {
+            let format = if native { CallFormat::Native } else { CallFormat::Xml };
+            if let Err(e) = check_read_back(&described(&tools), family, format, seed) {
+                prop_assert!(false, "{}", e);
+            }
+        }
     }
 
     proptest! {

@@ -87,7 +87,7 @@ pub(crate) fn string_prefix(text: &str) -> Option<(String, usize)> {
 /// How a parameter whose value is an object or an array is taken.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum Nested {
-    /// Refused: the call is malformed (rule 14, the `<tool_call>` form).
+    /// Refused: the call is malformed (rule 14, a JSON container in the XML form).
     Refused,
     /// Given as its JSON text, as a native call's arguments give it (the forms of FORMS.md).
     AsJsonText,
@@ -163,17 +163,16 @@ pub(crate) fn container_params(text: &str, out: &mut Params) -> Result<(), Strin
     flat_params(parse(text)?, out)
 }
 
-/// Rule 15: a JSON call `{"name": .., "arguments": ..}` → (name, params).
+/// Rule 15: a JSON call `{"name": .., "arguments": ..}` → (name, params). An object or a list
+/// among the values is its JSON text, as a native call's arguments and the written forms
+/// (FORMS.md F2) give it: the guided grammar lets a `<tool_call>` JSON call carry one for a
+/// parameter whose schema is an array or an object, and the engine's schema check parses it.
 pub(crate) fn call(text: &str) -> Result<(String, Params), String> {
-    call_value(parse(text)?)
+    call_value_with(parse(text)?, Nested::AsJsonText)
 }
 
-/// Rule 15 on a value already read: the call object → (name, params).
-pub(crate) fn call_value(v: Value<'_>) -> Result<(String, Params), String> {
-    call_value_with(v, Nested::Refused)
-}
-
-/// [`call_value`] with object and array parameters taken as `nested` says.
+/// Rule 15 on a value already read: the call object → (name, params), with object and array
+/// parameters taken as `nested` says.
 pub(crate) fn call_value_with(v: Value<'_>, nested: Nested) -> Result<(String, Params), String> {
     let Value::Obj(members) = v else {
         return Err("a JSON tool call must be one object".into());
