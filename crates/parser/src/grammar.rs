@@ -523,7 +523,7 @@ pub struct GuidedCalls {
 ///
 /// | opening | the call |
 /// |---|---|
-/// | `<tool_call>` | `<tool_call>{json call}</tool_call>`; for [`CallFormat::Xml`] also the XML call |
+/// | `<tool_call>` | `<tool_call>{json call}</tool_call>`; for [`CallFormat::Xml`] the XML call instead |
 /// | a code fence and `{"name"` | ```` ```json\n{json call}\n``` ```` |
 /// | `{"name"` at the start of a line | `{json call}` |
 /// | `<\|python_tag\|>` (Llama 3) | `<\|python_tag\|>{json call}` |
@@ -568,9 +568,13 @@ pub fn guided_calls(
     for opening in &openings {
         forms.push(match opening {
             Opening::ToolCallTag => {
+                // In the XML format a `<tool_call>` block holds the XML call the system prompt
+                // teaches (a JSON call there is read by the contract's rule 15, which refuses
+                // list and object values that a JSON call may carry; JSON calls are guided from
+                // the fence and line openings instead, read by the forms reader).
                 let body = match format {
                     CallFormat::Native => json(),
-                    CallFormat::Xml => Expr::Alt(vec![rule_ref("xml-call"), json()]),
+                    CallFormat::Xml => rule_ref("xml-call"),
                 };
                 seq(vec![
                     lit("<tool_call>"),
@@ -2213,10 +2217,11 @@ mod tests {
 
     /// The forms each family's grammar must have produced among its strings.
     fn expected_forms(family: ToolFamily, format: CallFormat) -> Vec<&'static str> {
-        let mut forms = vec!["<tool_call>{", "```", "{"];
-        if format == CallFormat::Xml {
-            forms.push("<tool_call><name>");
-        }
+        let mut forms = vec!["```", "{"];
+        forms.push(match format {
+            CallFormat::Native => "<tool_call>{",
+            CallFormat::Xml => "<tool_call><name>",
+        });
         forms.extend(match family {
             ToolFamily::Llama3 => vec!["<|python_tag|>"],
             ToolFamily::Mistral => vec!["[TOOL_CALLS]"],
@@ -2534,7 +2539,15 @@ mod tests {
             );
             let answer = format!("I will save it now.\n{text}");
             let (expected, tagged) = meant(&text);
-            let calls = if tagged {
+            let calls = if tagged && format == CallFormat::Native {
+                // In native mode the runtime takes the JSON call out of its `<tool_call>` tags
+                // and the engine reads its arguments as a native call's (a list or an object
+                // as its JSON text): read as the same JSON call written on its own line.
+                let inner = answer
+                    .replace("<tool_call>", "\n")
+                    .replace("</tool_call>", "\n");
+                crate::read_written_calls(&inner, &is_tool)
+            } else if tagged {
                 parse(&answer)
             } else {
                 crate::read_written_calls(&answer, &is_tool)

@@ -164,11 +164,11 @@ pub(crate) fn container_params(text: &str, out: &mut Params) -> Result<(), Strin
 }
 
 /// Rule 15: a JSON call `{"name": .., "arguments": ..}` → (name, params). An object or a list
-/// among the values is its JSON text, as a native call's arguments and the written forms
-/// (FORMS.md F2) give it: the guided grammar lets a `<tool_call>` JSON call carry one for a
-/// parameter whose schema is an array or an object, and the engine's schema check parses it.
+/// among the values makes the call malformed, as the behaviour contract says (its example 3);
+/// native calls and the written forms (FORMS.md F2) take them as JSON text instead. In native
+/// mode the runtime, not this rule, reads the `<tool_call>` JSON calls the guided grammar writes.
 pub(crate) fn call(text: &str) -> Result<(String, Params), String> {
-    call_value_with(parse(text)?, Nested::AsJsonText)
+    call_value_with(parse(text)?, Nested::Refused)
 }
 
 /// Rule 15 on a value already read: the call object → (name, params), with object and array
