@@ -443,6 +443,14 @@ fn json_calls(
     let mut uses = Uses::default();
     let mut any_json = false;
     for (i, described) in tools.iter_mut().enumerate() {
+        // Required parameters first, then the optional ones, each in the documented order.
+        // A JSON call's last value is then one after which more may come whenever the tool has
+        // optional parameters, so a model's `",` token there is allowed: with an optional
+        // parameter between two required ones (create_artifact's content_type before title and
+        // content), a model that writes them in another order was held inside its last string
+        // (it could not write `",`) and ran on to the token limit.
+        // (Stable: the rules of Python-style calls and the size check see the same order.)
+        described.params.sort_by_key(|p| !p.required);
         let (tool, params) = (described.tool, &described.params);
         let at = rules.len();
         rules.push((format!("tool-{i}"), Expr::Seq(Vec::new())));
@@ -460,7 +468,7 @@ fn json_calls(
             };
             pairs.push(seq(vec![json_text(&p.name), ws(), lit(":"), ws(), value]));
         }
-        // The pairs in the documented order (see `pair_chain`).
+        // The pairs in that order (see `pair_chain`).
         let arguments = object(pair_chain(&format!("tool-{i}"), pairs, params, &mut rules));
         let mut body = vec![
             json_text(&tool.name),
@@ -1574,9 +1582,10 @@ mod tests {
         "###);
     }
 
-    /// Optional parameters before and after a required one: a call begins with any pair up to
-    /// the required one (`from`), and after a pair a comma is needed while the required one is
-    /// still to come (`rest`).
+    /// Optional parameters before and after a required one: a JSON call begins with the
+    /// required one, and the optional ones follow in their order, each optional (`from`), a
+    /// comma after any pair optional (`rest`): a model that wants to go on after the required
+    /// value (its `",` token) may, and one that wants to stop may.
     #[test]
     fn the_native_grammar_of_leading_optional_parameters_is_stable() {
         let page = tool(
@@ -1592,11 +1601,11 @@ mod tests {
         insta::assert_snapshot!(grammar, @r###"
         root ::= "<tool_call>" ws "{" ws "\"name\"" ws ":" ws tool-0 ws "}" ws "</tool_call>"
         tool-0 ::= "\"list_pages\"" ws "," ws "\"arguments\"" ws ":" ws "{" ws tool-0-from-0 ws "}"
-        tool-0-from-0 ::= "\"limit\"" ws ":" ws json-integer tool-0-rest-1 | tool-0-from-1
-        tool-0-rest-1 ::= ws "," ws tool-0-from-1
-        tool-0-from-1 ::= "\"cursor\"" ws ":" ws json-string tool-0-rest-2 | tool-0-from-2
-        tool-0-rest-2 ::= ws "," ws tool-0-from-2
-        tool-0-from-2 ::= "\"space\"" ws ":" ws json-string tool-0-rest-3
+        tool-0-from-0 ::= "\"space\"" ws ":" ws json-string tool-0-rest-1
+        tool-0-rest-1 ::= (ws "," ws tool-0-from-1)?
+        tool-0-from-1 ::= "\"limit\"" ws ":" ws json-integer tool-0-rest-2 | tool-0-from-2
+        tool-0-rest-2 ::= (ws "," ws tool-0-from-2)?
+        tool-0-from-2 ::= "\"cursor\"" ws ":" ws json-string tool-0-rest-3 | tool-0-from-3
         tool-0-rest-3 ::= (ws "," ws tool-0-from-3)?
         tool-0-from-3 ::= "\"archived\"" ws ":" ws json-boolean
         json-string ::= "\"" json-char* "\""
@@ -1904,7 +1913,7 @@ mod tests {
             wide.params[1999].required = true;
             let tools = vec![wide, tool("list_artifacts", vec![])];
             let g = native_call_grammar(&tools).unwrap().unwrap();
-            let (mut most, mut firsts) = (0, HashSet::new());
+            let (mut most, mut thirds) = (0, HashSet::new());
             for seed in 0..40u64 {
                 let text = accepted(&g, seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
                 if let Err(e) = check_native(&text, &tools) {
@@ -1912,13 +1921,19 @@ mod tests {
                 }
                 let inner = &text["<tool_call>".len()..text.len() - "</tool_call>".len()];
                 let call: serde_json::Value = serde_json::from_str(inner).unwrap();
-                if let Some(args) = call["arguments"].as_object() {
+                if let Some(args) = call["arguments"].as_object().filter(|a| !a.is_empty()) {
+                    // The required parameters first, in their order; any optional one after.
+                    let keys: Vec<&String> = args.keys().collect();
+                    assert_eq!(keys[..2], ["option_700", "option_1999"], "in {text:?}");
                     most = most.max(args.len());
-                    firsts.extend(args.keys().next().cloned());
+                    thirds.extend(keys.get(2).map(|k| k.to_string()));
                 }
             }
-            assert!(most > 500, "calls of at most {most} parameters");
-            assert!(firsts.len() > 2, "calls begin with {firsts:?}");
+            assert!(most > 3, "calls of at most {most} parameters");
+            assert!(
+                thirds.len() > 2,
+                "optional parameters begin with {thirds:?}"
+            );
         });
     }
 
