@@ -58,6 +58,40 @@ pub enum ToolFamily {
     Unknown,
 }
 
+/// Every call marker the families write, as the text of the marker: the openings, closings and
+/// separators of their calls (see the module docs and `forms.rs`), Hermes's tags, and Gemma 4's.
+///
+/// In many vocabularies these are control tokens (Llama 3's `<|python_tag|>`, Mistral's
+/// `[TOOL_CALLS]`, LFM2's `<|tool_call_start|>`…), which llama.cpp renders as nothing unless
+/// asked for their text. The runtime renders a token with its text when the token is exactly one
+/// of these markers, so that they reach the answer where the triggers and the forms reader look
+/// for them; every other control token stays hidden.
+pub const CALL_MARKERS: &[&str] = &[
+    // Hermes (in Qwen's vocabulary ordinary added tokens, rendered anyway).
+    "<tool_call>",
+    "</tool_call>",
+    // Llama 3.
+    "<|python_tag|>",
+    // Mistral.
+    "[TOOL_CALLS]",
+    "[ARGS]",
+    "[CALL_ID]",
+    // LFM2.
+    "<|tool_call_start|>",
+    "<|tool_call_end|>",
+    // Granite 3 and Phi-4-mini.
+    "<|tool_call|>",
+    "<|/tool_call|>",
+    // FunctionGemma.
+    "<start_function_call>",
+    "<end_function_call>",
+    "<escape>",
+    // Gemma 4.
+    "<|tool_call>",
+    "<tool_call|>",
+    "<|\"|>",
+];
+
 /// A way a tool call may start, with the trigger that turns guidance on there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Opening {
@@ -239,6 +273,22 @@ mod tests {
 
     /// The Qwen2.5-Coder-0.5B-Instruct template's tool part, as its GGUF has it.
     const QWEN25: &str = "{%- if tools %}{{- \"\\n</tools>\\n\\nFor each function call, return a json object with function name and arguments within <tool_call></tool_call> XML tags:\\n<tool_call>\\n{\\\"name\\\": <function-name>, \\\"arguments\\\": <args-json-object>}\\n</tool_call><|im_end|>\\n\" }}{%- endif %}";
+
+    #[test]
+    fn every_marker_a_trigger_waits_for_is_a_call_marker() {
+        // A trigger written as a marker the runtime hides would never fire.
+        for family in ToolFamily::ALL {
+            for opening in family.openings() {
+                let trigger = regex::Regex::new(&opening.trigger()).unwrap();
+                let markers = CALL_MARKERS.iter().filter(|m| trigger.is_match(m)).count();
+                let spelled = matches!(
+                    opening,
+                    Opening::JsonFence | Opening::JsonLine | Opening::Functools
+                );
+                assert_eq!(markers, usize::from(!spelled), "{opening:?}");
+            }
+        }
+    }
 
     #[test]
     fn families_are_told_apart_by_their_templates_and_architecture() {

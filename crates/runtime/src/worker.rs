@@ -6,7 +6,15 @@
 //! agent re-sends its system prompt, tools and history every round). Text goes back through
 //! the job's channel as it is generated; when the receiver is gone (the client went away) the
 //! job stops at the next token, or between prompt batches.
+//!
+//! Each token becomes text as llama.cpp renders it without its special tokens: a control token
+//! (`<|im_end|>`, `<|eot_id|>`…) is nothing. Except the call markers: several families write
+//! theirs as control tokens (Llama 3's `<|python_tag|>`, Mistral's `[TOOL_CALLS]`, LFM2's
+//! `<|tool_call_start|>`…), so the tokens that are exactly one of
+//! [`CALL_MARKERS`](artifactflow_parser::family::CALL_MARKERS) (found once, when the model is
+//! loaded) are rendered with their text, where the triggers and the engine's reader look for them.
 
+use std::collections::HashSet;
 use std::num::NonZeroU32;
 use std::path::PathBuf;
 use std::sync::mpsc;
@@ -286,6 +294,7 @@ fn run(settings: Settings, jobs: mpsc::Receiver<Job>, info_tx: mpsc::Sender<Resu
     }
     let mut state = State {
         model: &model,
+        markers: marker_tokens(&model),
         template,
         source: source.filter(|_| tools_in_template),
         cached: Vec::new(),
@@ -393,6 +402,24 @@ fn physical_cores() -> u32 {
         .map_or_else(all_cores, |n| n.min(all_cores()))
 }
 
+/// The model's tokens whose text is exactly one of the families' call markers
+/// ([`CALL_MARKERS`](artifactflow_parser::family::CALL_MARKERS)): each marker is tokenized as
+/// the prompt is (special tokens recognised), and a marker that comes out as one token is one.
+/// A model without a marker in its vocabulary spells it in several ordinary tokens, which are
+/// rendered as they are anyway.
+fn marker_tokens(model: &LlamaModel) -> HashSet<LlamaToken> {
+    let vocab = model.vocab();
+    artifactflow_parser::family::CALL_MARKERS
+        .iter()
+        .filter_map(
+            |marker| match vocab.tokenize(marker.as_bytes(), false, true)[..] {
+                [token] => Some(token),
+                _ => None,
+            },
+        )
+        .collect()
+}
+
 fn chatml() -> LlamaChatTemplate {
     LlamaChatTemplate::new("chatml").expect("a template name has no NUL")
 }
@@ -409,6 +436,9 @@ enum Failure {
 /// The model, its template and what the context's KV cache holds.
 struct State<'m> {
     model: &'m LlamaModel,
+    /// The model's tokens that are exactly a call marker (see [`marker_tokens`]): rendered with
+    /// their text even when they are control tokens.
+    markers: HashSet<LlamaToken>,
     template: LlamaChatTemplate,
     /// The template's text, when it renders tools itself (it takes them, and passed its check).
     source: Option<String>,
@@ -543,7 +573,8 @@ impl State<'_> {
             if vocab.is_eog(token) {
                 break Finish::Stop;
             }
-            pending.extend(vocab.token_to_piece(token, false, None));
+            let with_text = self.markers.contains(&token);
+            pending.extend(vocab.token_to_piece(token, with_text, None));
             let text = take_utf8(&mut pending);
             if let Some(g) = guide.as_mut().filter(|g| !g.on && !text.is_empty()) {
                 g.written.push_str(&text);
