@@ -194,9 +194,10 @@ ARTIFACTFLOW_RUNTIME="${ARTIFACTFLOW_RUNTIME:-$(dirname "$CLI")/artifactflow-run
   nice -n 10 cargo test --quiet -p artifactflow-models --features local-model-tests --test local_runtime
 
 say "benchmark: the local runtime beside llama-cpp-python (same model file and threads), and guidance's cost"
+# Three runs of each server here (medians; BENCH_RUNS=5 as in the README's figures).
 SMALL_MODEL_BASE_URL="http://127.0.0.1:$PORT/v1" SMALL_MODEL_GGUF="$GGUF" ARTIFACTFLOW_CLI="$CLI" \
   ARTIFACTFLOW_RUNTIME="${ARTIFACTFLOW_RUNTIME:-$(dirname "$CLI")/artifactflow-runtime}" \
-  "$PY" tests/small_model/bench_local_runtime.py
+  BENCH_RUNS="${BENCH_RUNS:-3}" "$PY" tests/small_model/bench_local_runtime.py
 
 say "benchmark: model downloads from a stand-in Hub (rate, unlimited, resume after kill -9)"
 SMALL_MODEL_GGUF="$GGUF" ARTIFACTFLOW_CLI="$CLI" "$PY" tests/small_model/bench_download.py
