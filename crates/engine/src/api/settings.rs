@@ -197,7 +197,7 @@ pub fn profile_tool_mode(ctx: &AppContext, profile: &ModelProfile) -> AutoChoice
             profile.model = file.display().to_string();
         }
     }
-    tool_mode::resolve(&profile, tools, &*tool_mode::checked_modes(ctx))
+    tool_mode::resolve(&profile, tools, &crate::check::StoredChecks::new(ctx))
 }
 
 /// Store a secret in the OS keyring (no command ever returns its value). Blocks on the

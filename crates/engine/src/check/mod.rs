@@ -367,11 +367,7 @@ pub fn resolve_options(
                     )
                 })
                 .flatten();
-            let choice = crate::run::tool_mode::resolve(
-                &auto,
-                tools,
-                &*crate::run::tool_mode::checked_modes(ctx),
-            );
+            let choice = crate::run::tool_mode::resolve(&auto, tools, &StoredChecks::new(ctx));
             CheckOptions {
                 mode: choice.mode,
                 guided: guided.unwrap_or(choice.guided),

@@ -426,7 +426,7 @@ impl Runner {
                 )
             })
             .flatten();
-        tool_mode::resolve(profile, tools, &*tool_mode::checked_modes(&self.ctx))
+        tool_mode::resolve(profile, tools, &crate::check::StoredChecks::new(&self.ctx))
     }
 
     /// The model `agent` talks to, as calibrations are kept: profile, server and model name.

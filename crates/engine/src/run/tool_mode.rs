@@ -73,13 +73,6 @@ impl CheckedModes for NoChecks {
     }
 }
 
-/// The tool-use check results of `ctx`'s models, as kept in its database (see
-/// [`crate::check::StoredChecks`]); a model file never checked has none, and `auto` then goes
-/// by its template.
-pub fn checked_modes(ctx: &crate::context::AppContext) -> Box<dyn CheckedModes + '_> {
-    Box::new(crate::check::StoredChecks::new(ctx))
-}
-
 /// What the template of the local model file at `path` says about tools: from the library's
 /// metadata when the file is in `models_dir` (read once per file), else read from the file.
 pub fn template_tools(path: &Path, models_dir: &Path) -> Option<TemplateTools> {

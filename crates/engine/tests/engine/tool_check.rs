@@ -383,11 +383,8 @@ fn tool_calls_auto_goes_by_the_best_check_of_the_model_file_kept_by_its_sha256()
     // The run loop's `auto` asks the same store, by the file's path.
     let mut profile = target.profile.clone();
     profile.tool_calls = Some(ToolCallMode::Auto);
-    let choice = engine::run::tool_mode::resolve(
-        &profile,
-        None,
-        &*engine::run::tool_mode::checked_modes(&ctx),
-    );
+    let choice =
+        engine::run::tool_mode::resolve(&profile, None, &engine::check::StoredChecks::new(&ctx));
     assert_eq!(
         (choice.mode, choice.guided, choice.reason),
         (
