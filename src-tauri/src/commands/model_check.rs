@@ -9,11 +9,14 @@
 //! each asks the model hundreds of requests, and two would share the same cores.
 //! [`models_check_cancel`] stops it after the request in flight; a stopped check is not kept.
 //! A finished one is kept by the model file's sha256, mode and guidance ([`check::store_report`]).
+//! The end-to-end tests' build may ask a reduced item set instead ([`screen_items`]).
 
 use std::path::Path;
 use std::sync::Mutex;
 
-use engine::check::{self, CheckProgress, CheckResult, CheckTarget, Verdict, BUILTIN_SET};
+use engine::check::{
+    self, CheckItem, CheckProgress, CheckResult, CheckTarget, Verdict, BUILTIN_SET,
+};
 use engine::context::AppContext;
 use engine::models::{Api, ModelProfile, ToolCallMode};
 use serde::Serialize;
@@ -81,7 +84,7 @@ pub struct InstalledChecks {
 /// Every installed model's checks, for the Models screen.
 #[derive(Debug, Clone, Serialize, specta::Type)]
 pub struct ModelChecksView {
-    /// Items in the built-in set (what a check from the screen asks).
+    /// Items a check from the screen asks (the built-in set's, see [`screen_items`]).
     pub item_count: u32,
     /// By installed model, in the library's order.
     pub models: Vec<InstalledChecks>,
@@ -129,7 +132,7 @@ pub async fn models_checks(
         })
         .collect();
     Ok(ModelChecksView {
-        item_count: check::builtin().len() as u32,
+        item_count: screen_items()?.0.len() as u32,
         models,
     })
 }
@@ -163,8 +166,9 @@ fn best_check(checks: &[CheckResult]) -> Option<CheckResult> {
         .cloned()
 }
 
-/// Ask installed model `model` the built-in items, in `mode` (`text`, `native` or `auto`, the
-/// default) with guided calls `guided` (default: the profile's, or what `auto` chose).
+/// Ask installed model `model` the built-in items ([`screen_items`]), in `mode` (`text`,
+/// `native` or `auto`, the default) with guided calls `guided` (default: the profile's, or what
+/// `auto` chose).
 /// Progress comes as `model_check` events; returns the kept result, or null when the check was
 /// cancelled. One check runs at a time.
 #[tauri::command]
@@ -193,7 +197,7 @@ pub async fn models_check_start(
             .map_err(|e| AppError::new(ErrorCode::Io, format!("the check stopped: {e}")))??
     };
     let options = check::resolve_options(&ctx, &target, Some(&mode), guided);
-    let items = check::builtin();
+    let (items, item_set) = screen_items()?;
     let mut progress = ModelCheckProgress {
         model: model.clone(),
         mode: options.mode,
@@ -246,7 +250,7 @@ pub async fn models_check_start(
             &ctx,
             &target,
             &items,
-            BUILTIN_SET,
+            &item_set,
             options,
             &mut on_item,
             &cancel,
@@ -300,6 +304,25 @@ pub fn models_check_cancel(
         }
     }
     Ok(())
+}
+
+/// The items a check from the Models screen asks, and the name its result is kept under: the
+/// built-in set; in the end-to-end tests' build, the reduced set `seams::check_items` names
+/// (kept under its file's name and digest, as `models check --items` keeps one, so
+/// `tool_calls: auto` goes by it only while the model has no check with the built-in items).
+fn screen_items() -> Result<(Vec<CheckItem>, String), AppError> {
+    let Some(path) = crate::seams::check_items() else {
+        return Ok((check::builtin(), BUILTIN_SET.to_string()));
+    };
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        AppError::new(
+            ErrorCode::Io,
+            format!("cannot read the check items {}: {e}", path.display()),
+        )
+    })?;
+    let items = check::parse_items(&text, &path.display().to_string())
+        .map_err(|e| AppError::new(ErrorCode::InvalidConfig, e))?;
+    Ok((items, check::item_set_name(&path, &text)))
 }
 
 /// The check's model for installed model `name`: asked through the app's runtime as an
