@@ -18,7 +18,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
+use engine::check::Verdict;
 use engine::events::EngineEvent;
+use engine::models::ToolCallMode;
 use serde::Serialize;
 use tokio::sync::Notify;
 
@@ -43,10 +45,51 @@ pub enum Pushed {
     /// A model download's progress (the Models screen, the first-run setup).
     ModelDownload(engine::models::library::PullProgress),
     /// A tool-use check's progress (the Models screen; see `commands::model_check`).
-    ModelCheck(crate::commands::model_check::ModelCheckProgress),
+    ModelCheck(ModelCheckProgress),
     /// The user asked to close the window while the web view holds closing (see
     /// [`Outbox::hold_close`]); the window stays open until the web view closes it.
     CloseRequested,
+}
+
+/// Where a check is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckPhase {
+    /// Loading the model and asking the first item.
+    Starting,
+    /// Asking the items (`done` of `total` scored).
+    Asking,
+    /// Every item asked; the result is kept.
+    Done,
+    /// Stopped before the end; nothing is kept.
+    Cancelled,
+    /// The model could not be asked (`error` says why).
+    Failed,
+}
+
+/// A tool-use check's progress, pushed as a `model_check` event (see `commands::model_check`).
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct ModelCheckProgress {
+    /// The installed model (its name).
+    pub model: String,
+    /// The mode it is asked in (`auto` already resolved).
+    pub mode: ToolCallMode,
+    /// Guided calls.
+    pub guided: bool,
+    /// Where it is.
+    pub phase: CheckPhase,
+    /// Items scored.
+    pub done: u32,
+    /// Items in all.
+    pub total: u32,
+    /// The verdict of the item just scored.
+    pub verdict: Option<Verdict>,
+    /// Seconds since the check started.
+    pub elapsed_secs: f64,
+    /// Seconds still to go at the pace so far (none before the first item is scored).
+    pub eta_secs: Option<f64>,
+    /// Why it failed.
+    pub error: Option<String>,
 }
 
 /// Events wait here, in order, until the web view fetches them.
@@ -109,7 +152,7 @@ fn progress_key(event: &Pushed) -> Option<(String, String)> {
             Some((String::new(), p.file.clone()))
         }
         // So do a tool-use check's, by model (the first part is no conversation id).
-        Pushed::ModelCheck(p) if p.phase == crate::commands::model_check::CheckPhase::Asking => {
+        Pushed::ModelCheck(p) if p.phase == CheckPhase::Asking => {
             Some(("model check".into(), p.model.clone()))
         }
         _ => None,

@@ -874,8 +874,9 @@ async modelsChecks() : Promise<Result<ModelChecksView, AppError>> {
 }
 },
 /**
- * Ask installed model `model` the built-in items, in `mode` (`text`, `native` or `auto`, the
- * default) with guided calls `guided` (default: the profile's, or what `auto` chose).
+ * Ask installed model `model` the built-in items ([`screen_items`]), in `mode` (`text`,
+ * `native` or `auto`, the default) with guided calls `guided` (default: the profile's, or what
+ * `auto` chose).
  * Progress comes as `model_check` events; returns the kept result, or null when the check was
  * cancelled. One check runs at a time.
  */
@@ -2779,7 +2780,7 @@ view: string | null;
  */
 app_only: boolean }
 /**
- * A tool-use check's progress, pushed as a `model_check` event.
+ * A tool-use check's progress, pushed as a `model_check` event (see `commands::model_check`).
  */
 export type ModelCheckProgress = { 
 /**
@@ -2827,7 +2828,7 @@ error: string | null }
  */
 export type ModelChecksView = { 
 /**
- * Items in the built-in set (what a check from the screen asks).
+ * Items a check from the screen asks (the built-in set's, see [`screen_items`]).
  */
 item_count: number; 
 /**

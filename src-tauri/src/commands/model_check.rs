@@ -14,59 +14,16 @@
 use std::path::Path;
 use std::sync::Mutex;
 
-use engine::check::{
-    self, CheckItem, CheckProgress, CheckResult, CheckTarget, Verdict, BUILTIN_SET,
-};
+use engine::check::{self, CheckItem, CheckProgress, CheckResult, CheckTarget, BUILTIN_SET};
 use engine::context::AppContext;
-use engine::models::{Api, ModelProfile, ToolCallMode};
+use engine::models::{Api, ModelProfile};
 use serde::Serialize;
 use tauri::State;
 use tokio_util::sync::CancellationToken;
 
 use crate::error::{AppError, ErrorCode};
-use crate::events::{Outbox, Pushed};
+use crate::events::{CheckPhase, ModelCheckProgress, Outbox, Pushed};
 use crate::state::AppState;
-
-/// Where a check is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, specta::Type)]
-#[serde(rename_all = "snake_case")]
-pub enum CheckPhase {
-    /// Loading the model and asking the first item.
-    Starting,
-    /// Asking the items (`done` of `total` scored).
-    Asking,
-    /// Every item asked; the result is kept.
-    Done,
-    /// Stopped before the end; nothing is kept.
-    Cancelled,
-    /// The model could not be asked (`error` says why).
-    Failed,
-}
-
-/// A tool-use check's progress, pushed as a `model_check` event.
-#[derive(Debug, Clone, Serialize, specta::Type)]
-pub struct ModelCheckProgress {
-    /// The installed model (its name).
-    pub model: String,
-    /// The mode it is asked in (`auto` already resolved).
-    pub mode: ToolCallMode,
-    /// Guided calls.
-    pub guided: bool,
-    /// Where it is.
-    pub phase: CheckPhase,
-    /// Items scored.
-    pub done: u32,
-    /// Items in all.
-    pub total: u32,
-    /// The verdict of the item just scored.
-    pub verdict: Option<Verdict>,
-    /// Seconds since the check started.
-    pub elapsed_secs: f64,
-    /// Seconds still to go at the pace so far (none before the first item is scored).
-    pub eta_secs: Option<f64>,
-    /// Why it failed.
-    pub error: Option<String>,
-}
 
 /// An installed model's stored checks, and the check running on it.
 #[derive(Debug, Clone, Serialize, specta::Type)]
@@ -345,6 +302,7 @@ fn installed_target(ctx: &AppContext, name: &str) -> Result<CheckTarget, AppErro
 #[cfg(test)]
 mod tests {
     use super::*;
+    use engine::models::ToolCallMode;
 
     fn result(id: i64, mode: ToolCallMode, guided: bool, as_asked: u32, set: &str) -> CheckResult {
         CheckResult {
