@@ -8,6 +8,6 @@ mod openai; // OpenAI-compatible: streaming, finish reasons, usage, auth, JSON a
 mod profiles; // models.yaml loading: bundled file, located errors
 mod redirects; // a call carrying a key never follows a redirect to another origin
 mod resilience; // retries (429 Retry-After, 5xx, connection), idle timeout, cancellation
-mod tool_mode; // `tool_calls: auto` resolved from model files' templates
 mod secrets; // API keys: missing key names the secret, keys never appear in errors
+mod tool_mode; // `tool_calls: auto` resolved from model files' templates
 mod window; // context windows discovered from llama.cpp, Ollama and /models stand-ins, the cache
