@@ -2,27 +2,16 @@
 
 use artifactflow_parser::{parse, MALFORMED};
 
-use crate::support::{all_cases, corpus, normalise_calls, normalise_expected};
+use crate::support::{all_cases, assert_every_case, corpus};
 
 #[test]
 fn every_public_case_passes() {
     let cases = corpus();
     assert!(cases.len() >= 100, "corpus fixture looks truncated");
-    let mut failures = Vec::new();
-    for case in &cases {
-        let got = parse(&case.input);
-        if normalise_calls(&got) != normalise_expected(&case.expected) {
-            failures.push(format!(
-                "{}:\n  expected {}\n  got      {:?}",
-                case.id, case.expected, got
-            ));
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "{} failing case(s):\n{}",
-        failures.len(),
-        failures.join("\n")
+    assert_every_case(
+        cases
+            .iter()
+            .map(|c| (c.id.as_str(), &c.expected, parse(&c.input))),
     );
 }
 

@@ -7,7 +7,7 @@ use artifactflow_parser::{
 };
 use serde_json::Value;
 
-use crate::support::{normalise_calls, normalise_expected};
+use crate::support::assert_every_case;
 
 struct FormsCase {
     id: String,
@@ -46,23 +46,11 @@ fn cases() -> Vec<FormsCase> {
 fn every_forms_case_reads_as_expected() {
     let cases = cases();
     assert!(cases.len() >= 30, "forms fixture looks truncated");
-    let mut failures = Vec::new();
-    for case in &cases {
+    assert_every_case(cases.iter().map(|case| {
         let is_tool = |name: &str| case.tools.iter().any(|t| t == name);
         let got = read_written_calls(&case.input, &is_tool);
-        if normalise_calls(&got) != normalise_expected(&case.expected) {
-            failures.push(format!(
-                "{}:\n  expected {}\n  got      {:?}",
-                case.id, case.expected, got
-            ));
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "{} failing case(s):\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+        (case.id.as_str(), &case.expected, got)
+    }));
 }
 
 #[test]

@@ -96,3 +96,22 @@ pub fn normalise_expected(expected: &Value) -> Vec<(String, BTreeMap<String, Str
         })
         .collect()
 }
+
+/// Fails listing every case whose calls as read (`got`) are not its `expected` calls, all at
+/// once; `results` are (case id, expected, got).
+pub fn assert_every_case<'a>(
+    results: impl IntoIterator<Item = (&'a str, &'a Value, Vec<ToolCall>)>,
+) {
+    let mut failures = Vec::new();
+    for (id, expected, got) in results {
+        if normalise_calls(&got) != normalise_expected(expected) {
+            failures.push(format!("{id}:\n  expected {expected}\n  got      {got:?}"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failing case(s):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
