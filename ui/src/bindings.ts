@@ -1536,6 +1536,38 @@ export type CallStatus =
  */
 "stopped"
 /**
+ * A catalogue entry's tool-use check, and where it comes from.
+ */
+export type CatalogCheck = 
+/**
+ * The result.
+ */
+({ 
+/**
+ * Items answered as asked.
+ */
+as_asked: number; 
+/**
+ * Items asked.
+ */
+items: number; 
+/**
+ * `text` or `native`.
+ */
+mode: string; 
+/**
+ * Guided calls.
+ */
+guided: boolean; 
+/**
+ * Where and when it was measured, for people (empty for a check of this computer).
+ */
+measured?: string }) & { 
+/**
+ * Run on this computer (else published with the catalogue).
+ */
+here: boolean }
+/**
  * A catalogue entry for this machine.
  */
 export type CatalogItem = 
@@ -1594,7 +1626,12 @@ rank: number;
 /**
  * One line about it.
  */
-about: string }) & { 
+about: string; 
+/**
+ * The built-in tool-use check's result on this file, when its makers of the catalogue ran
+ * it (`artifactflow-cli models check ID`); a check run on this computer counts over it.
+ */
+published_check?: CheckScore | null }) & { 
 /**
  * How it fits.
  */
@@ -1606,7 +1643,12 @@ installed: boolean;
 /**
  * The one to pick on this machine.
  */
-recommended: boolean }
+recommended: boolean; 
+/**
+ * Its tool-use check: this computer's newest of its installed file (the best mode), else
+ * the one the catalogue publishes.
+ */
+check: CatalogCheck | null }
 /**
  * The catalogue with this machine.
  */
@@ -1618,7 +1660,11 @@ machine: Machine;
 /**
  * The entries, in order of preference.
  */
-items: CatalogItem[] }
+items: CatalogItem[]; 
+/**
+ * Why the recommended entry is (none when nothing fits).
+ */
+recommendation: string | null }
 /**
  * Where a check is.
  */
@@ -1679,6 +1725,31 @@ seconds: number;
  * When it finished (UTC, ISO 8601).
  */
 finished_at: string }
+/**
+ * A tool-use check's result in short: how many of its items a model answered as asked, in
+ * the mode and guidance that did best.
+ */
+export type CheckScore = { 
+/**
+ * Items answered as asked.
+ */
+as_asked: number; 
+/**
+ * Items asked.
+ */
+items: number; 
+/**
+ * `text` or `native`.
+ */
+mode: string; 
+/**
+ * Guided calls.
+ */
+guided: boolean; 
+/**
+ * Where and when it was measured, for people (empty for a check of this computer).
+ */
+measured?: string }
 /**
  * One option of a choice: the value sent and its label.
  */

@@ -326,16 +326,25 @@ fn catalog(ctx: &AppContext, json: bool) -> anyhow::Result<ExitCode> {
         } else {
             ""
         };
+        let check = match &item.check {
+            Some(c) if c.here => format!("check {} here", c.score.percent()),
+            Some(c) => format!("check {}", c.score.percent()),
+            None => "not checked".into(),
+        };
         println!(
-            "{:<14} {:<24} {:>9} {:>7} ctx  {:<8} {:<12} {}",
+            "{:<18} {:<24} {:>9} {:>7} ctx  {:<8} {:<12} {:<16} {}",
             item.entry.id,
             item.entry.name,
             size(item.entry.size),
             item.entry.context,
             fit_label(item.fit.fit),
             mark,
+            check,
             item.fit.reason
         );
+    }
+    if let Some(why) = &view.recommendation {
+        eprintln!("recommended: {why}");
     }
     eprintln!("download one: artifactflow-cli models pull ID");
     Ok(ExitCode::SUCCESS)

@@ -141,6 +141,30 @@ async fn search_files_catalog_import_and_errors() {
         .iter()
         .all(|i| i["repo"].is_string() && i["fit"]["fit"].is_string()));
     assert!(catalog["machine"]["total_memory"].as_u64().unwrap() > 0);
+    // The published tool-use check is listed with its entry, and the recommendation says why.
+    let published = items
+        .iter()
+        .find(|i| i["check"].is_object())
+        .expect("an entry with a published check");
+    assert_eq!(published["check"]["here"], false);
+    let out = cli(home.path(), &hub)
+        .args(["models", "catalog"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with(published["id"].as_str().unwrap()))
+        .unwrap();
+    let asked = published["check"]["as_asked"].as_u64().unwrap() * 100
+        / published["check"]["items"].as_u64().unwrap();
+    assert!(line.contains(&format!("check {asked} %")), "{line}");
+    assert!(text.contains("not checked"), "{text}");
+    if catalog["recommendation"].is_string() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("recommended: "), "{err}");
+    }
 
     // A file the Hub lacks: exit 1 with the reason, nothing installed.
     let out = cli(home.path(), &hub)

@@ -13,8 +13,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::context::AppContext;
 use crate::models::library::{
-    self, catalog, CatalogEntry, FitCheck, Hub, HubFile, HubRepo, InstalledModel, Library,
-    LibraryError, Machine, PartialDownload, ProgressSink, PullOptions, PullRequest,
+    self, catalog, CatalogEntry, CheckScore, FitCheck, Hub, HubFile, HubRepo, InstalledModel,
+    Library, LibraryError, Machine, PartialDownload, ProgressSink, PullOptions, PullRequest,
 };
 
 /// The secret holding a Hub token, for gated repositories.
@@ -47,6 +47,20 @@ pub struct CatalogItem {
     pub installed: bool,
     /// The one to pick on this machine.
     pub recommended: bool,
+    /// Its tool-use check: this computer's newest of its installed file (the best mode), else
+    /// the one the catalogue publishes.
+    pub check: Option<CatalogCheck>,
+}
+
+/// A catalogue entry's tool-use check, and where it comes from.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct CatalogCheck {
+    /// The result.
+    #[serde(flatten)]
+    pub score: CheckScore,
+    /// Run on this computer (else published with the catalogue).
+    pub here: bool,
 }
 
 /// The catalogue with this machine.
@@ -57,6 +71,8 @@ pub struct CatalogView {
     pub machine: Machine,
     /// The entries, in order of preference.
     pub items: Vec<CatalogItem>,
+    /// Why the recommended entry is (none when nothing fits).
+    pub recommendation: Option<String>,
 }
 
 /// A GGUF file of a Hub repository, with its fit.
@@ -95,26 +111,69 @@ pub fn list(ctx: &AppContext) -> Result<ModelsView, LibraryError> {
     })
 }
 
-/// The catalogue, each entry with its fit here.
+/// The catalogue, each entry with its fit here and its tool-use check.
 pub fn catalog_view(ctx: &AppContext) -> CatalogView {
-    let lib = library(ctx);
-    let machine = Machine::read(lib.dir());
-    catalog_for(&lib, machine)
+    catalog_for(ctx, Machine::read(&ctx.paths().models_dir()))
 }
 
-/// [`catalog_view`] for a given machine (tests).
-pub fn catalog_for(lib: &Library, machine: Machine) -> CatalogView {
-    let recommended = catalog::recommend(&machine).map(|e| e.id.clone());
+/// The best of this computer's newest checks of the installed model `file` (with the built-in
+/// items), when it was checked.
+fn checked_here(ctx: &AppContext, lib: &Library, file: &str) -> Option<CheckScore> {
+    let identity = crate::check::file_identity(ctx, &lib.dir().join(file)).ok()?;
+    let checks = crate::check::latest_of(ctx, &identity.key);
+    let best = crate::check::best_result(&checks)?;
+    (best.item_set == crate::check::BUILTIN_SET).then(|| CheckScore {
+        as_asked: best.totals.as_asked,
+        items: best.totals.items,
+        mode: best.mode.as_str().to_string(),
+        guided: best.guided,
+        measured: String::new(),
+    })
+}
+
+/// [`catalog_view`] on a given machine (tests).
+pub fn catalog_for(ctx: &AppContext, machine: Machine) -> CatalogView {
+    let lib = library(ctx);
+    let checks: Vec<Option<CatalogCheck>> = catalog::catalog()
+        .iter()
+        .map(|entry| {
+            let installed = lib.dir().join(&entry.file).is_file();
+            installed
+                .then(|| checked_here(ctx, &lib, &entry.file))
+                .flatten()
+                .map(|score| CatalogCheck { score, here: true })
+                .or_else(|| {
+                    entry
+                        .published_check
+                        .clone()
+                        .map(|score| CatalogCheck { score, here: false })
+                })
+        })
+        .collect();
+    let check_of = |e: &CatalogEntry| {
+        catalog::catalog()
+            .iter()
+            .position(|c| c.id == e.id)
+            .and_then(|i| checks[i].as_ref().map(|c| c.score.clone()))
+    };
+    let recommendation = catalog::recommend_by(&machine, check_of);
+    let recommended = recommendation.as_ref().map(|r| r.entry.id.clone());
     let items = catalog::catalog()
         .iter()
-        .map(|entry| CatalogItem {
+        .zip(checks)
+        .map(|(entry, check)| CatalogItem {
             fit: catalog::fit(entry.size, entry.min_memory, &machine),
             installed: lib.dir().join(&entry.file).is_file(),
             recommended: recommended.as_deref() == Some(entry.id.as_str()),
+            check,
             entry: entry.clone(),
         })
         .collect();
-    CatalogView { machine, items }
+    CatalogView {
+        machine,
+        items,
+        recommendation: recommendation.map(|r| r.reason),
+    }
 }
 
 /// GGUF repositories of the Hub matching `query`.

@@ -464,9 +464,14 @@ pub fn latest_of(ctx: &AppContext, key: &str) -> Vec<CheckResult> {
         .collect()
 }
 
+/// The mode and guidance of [`best_result`].
+pub fn best_of(checks: &[CheckResult]) -> Option<(ToolCallMode, bool)> {
+    best_result(checks).map(|c| (c.mode, c.guided))
+}
+
 /// The best of `checks` (see [`best_checked_mode`]): of the checks with the built-in items
 /// when there are any (a check with a reduced set says less), else of all.
-pub fn best_of(checks: &[CheckResult]) -> Option<(ToolCallMode, bool)> {
+pub fn best_result(checks: &[CheckResult]) -> Option<&CheckResult> {
     let builtin = checks.iter().any(|c| c.item_set == BUILTIN_SET);
     checks
         .iter()
@@ -490,7 +495,6 @@ pub fn best_of(checks: &[CheckResult]) -> Option<(ToolCallMode, bool)> {
                 .then(a.2.cmp(&b.2))
                 .then(a.3.cmp(&b.3))
         })
-        .map(|c| (c.mode, c.guided))
 }
 
 /// `--items FILE` as the item set's name: the file's name and the sha256 of its text.

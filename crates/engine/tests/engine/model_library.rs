@@ -708,26 +708,28 @@ fn import_reads_the_header_first_and_refuses_damaged_files_without_writing() {
 
 #[test]
 fn the_catalogue_marks_what_fits_and_what_is_installed() {
-    use engine::models::library::{catalog, Fit, Library, Machine};
-    let folder = tempfile::tempdir().unwrap();
-    let lib = Library::new(folder.path());
+    use engine::models::library::{catalog, Fit, Machine};
+    let home = tempfile::tempdir().unwrap();
+    let ctx = AppContext::open(Some(home.path())).unwrap();
+    let folder = ctx.paths().models_dir();
+    std::fs::create_dir_all(&folder).unwrap();
     let first = &catalog()[0];
-    std::fs::write(folder.path().join(&first.file), b"x").unwrap();
+    std::fs::write(folder.join(&first.file), b"x").unwrap();
     let big = Machine {
         total_memory: 32 << 30,
         available_memory: 16 << 30,
         free_disk: 500 << 30,
         cores: 8,
     };
-    let view = models::catalog_for(&lib, big);
+    let view = models::catalog_for(&ctx, big);
     assert!(view.items.iter().all(|i| i.fit.fit == Fit::Good));
     assert_eq!(view.items.iter().filter(|i| i.recommended).count(), 1);
-    assert!(view.items[0].installed && view.items[0].recommended);
+    assert!(view.items[0].installed && !view.items[1].installed);
     let small = Machine {
         total_memory: 3 << 30,
         ..big
     };
-    let view = models::catalog_for(&lib, small);
+    let view = models::catalog_for(&ctx, small);
     let recommended: Vec<_> = view.items.iter().filter(|i| i.recommended).collect();
     assert_eq!(recommended.len(), 1);
     assert_eq!(recommended[0].fit.fit, Fit::Good);

@@ -404,3 +404,96 @@ fn tool_calls_auto_goes_by_the_best_check_of_the_model_file_kept_by_its_sha256()
         Some((ToolCallMode::Native, false))
     );
 }
+
+#[test]
+fn the_catalogue_recommends_the_model_that_fits_with_the_best_check() {
+    use engine::api::models;
+    use engine::models::library::{catalog, Machine};
+    let home = tempfile::tempdir().unwrap();
+    let ctx = engine::context::AppContext::open(Some(home.path())).unwrap();
+    let dir = ctx.paths().models_dir();
+    std::fs::create_dir_all(&dir).unwrap();
+    let big = Machine {
+        total_memory: 64 << 30,
+        available_memory: 32 << 30,
+        free_disk: 500 << 30,
+        cores: 8,
+    };
+    // Before any check here: the catalogue's published check decides, and says where it was
+    // measured.
+    let view = models::catalog_for(&ctx, big);
+    let published = view
+        .items
+        .iter()
+        .find(|i| i.recommended)
+        .expect("a recommendation");
+    let check = published.check.as_ref().expect("the published check");
+    assert!(!check.here);
+    let reason = view.recommendation.clone().unwrap();
+    assert!(reason.contains(&check.score.measured), "{reason}");
+    assert!(reason.contains(&check.score.percent()), "{reason}");
+
+    // An installed entry without a published check, checked on this computer in two modes:
+    // its best mode is its score, and when that beats the published one it is recommended.
+    let entry = catalog()
+        .iter()
+        .find(|e| e.published_check.is_none() && e.id != published.entry.id)
+        .unwrap();
+    let bytes = test_support::gguf::tiny("llama", 2048, 15);
+    std::fs::write(dir.join(&entry.file), &bytes).unwrap();
+    let name = entry.file.trim_end_matches(".gguf");
+    let target = check::target(&ctx, name).unwrap();
+    for (mode, guided, as_asked) in [
+        (ToolCallMode::Text, true, 6),
+        (ToolCallMode::Native, true, 10),
+    ] {
+        let report = report_of(&target, mode, guided, check::BUILTIN_SET, as_asked);
+        check::store_report(&ctx, &report).unwrap().unwrap();
+    }
+    let view = models::catalog_for(&ctx, big);
+    let item = view.items.iter().find(|i| i.entry.id == entry.id).unwrap();
+    let here = item.check.as_ref().expect("this computer's check");
+    assert!(here.here);
+    assert_eq!(
+        (
+            here.score.as_asked,
+            here.score.items,
+            here.score.mode.as_str(),
+            here.score.guided
+        ),
+        (10, 10, "native", true)
+    );
+    assert!(item.recommended, "{:?}", view.recommendation);
+    let reason = view.recommendation.unwrap();
+    assert!(reason.contains("100 % of 10 items as asked"), "{reason}");
+    assert!(reason.contains("on this computer"), "{reason}");
+
+    // Checked again, worse than the published one: the published one is recommended again.
+    let report = report_of(&target, ToolCallMode::Native, true, check::BUILTIN_SET, 0);
+    check::store_report(&ctx, &report).unwrap().unwrap();
+    let report = report_of(&target, ToolCallMode::Text, true, check::BUILTIN_SET, 0);
+    check::store_report(&ctx, &report).unwrap().unwrap();
+    let view = models::catalog_for(&ctx, big);
+    let recommended = view.items.iter().find(|i| i.recommended).unwrap();
+    assert_eq!(recommended.entry.id, published.entry.id);
+    let item = view.items.iter().find(|i| i.entry.id == entry.id).unwrap();
+    assert_eq!(item.check.as_ref().unwrap().score.as_asked, 0);
+
+    // A check on a reduced item set says less: it is not shown as the model's check.
+    let other = catalog()
+        .iter()
+        .find(|e| e.published_check.is_none() && e.id != published.entry.id && e.id != entry.id)
+        .unwrap();
+    std::fs::write(
+        dir.join(&other.file),
+        test_support::gguf::tiny("llama", 2048, 16),
+    )
+    .unwrap();
+    let target = check::target(&ctx, other.file.trim_end_matches(".gguf")).unwrap();
+    let report = report_of(&target, ToolCallMode::Native, true, "small.jsonl (abc)", 10);
+    check::store_report(&ctx, &report).unwrap().unwrap();
+    let view = models::catalog_for(&ctx, big);
+    let item = view.items.iter().find(|i| i.entry.id == other.id).unwrap();
+    assert!(item.check.is_none());
+    assert!(!item.recommended);
+}

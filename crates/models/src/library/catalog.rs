@@ -44,6 +44,44 @@ pub struct CatalogEntry {
     pub rank: u32,
     /// One line about it.
     pub about: String,
+    /// The built-in tool-use check's result on this file, when its makers of the catalogue ran
+    /// it (`artifactflow-cli models check ID`); a check run on this computer counts over it.
+    #[serde(default)]
+    pub published_check: Option<CheckScore>,
+}
+
+/// A tool-use check's result in short: how many of its items a model answered as asked, in
+/// the mode and guidance that did best.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct CheckScore {
+    /// Items answered as asked.
+    pub as_asked: u32,
+    /// Items asked.
+    pub items: u32,
+    /// `text` or `native`.
+    pub mode: String,
+    /// Guided calls.
+    pub guided: bool,
+    /// Where and when it was measured, for people (empty for a check of this computer).
+    #[serde(default)]
+    pub measured: String,
+}
+
+impl CheckScore {
+    /// The share answered as asked (0 with no items).
+    pub fn score(&self) -> f64 {
+        if self.items == 0 {
+            0.0
+        } else {
+            f64::from(self.as_asked) / f64::from(self.items)
+        }
+    }
+
+    /// `87 %`, rounded down (a score never looks better than it was).
+    pub fn percent(&self) -> String {
+        format!("{} %", (self.score() * 100.0).floor() as u32)
+    }
 }
 
 static CATALOG: LazyLock<Vec<CatalogEntry>> = LazyLock::new(|| {
@@ -182,19 +220,81 @@ pub fn memory_for_file(size: u64) -> u64 {
     size.saturating_add(size / 5).saturating_add(512 << 20)
 }
 
-/// The entry to recommend on `machine`: the most preferred that fits comfortably, else the
-/// smallest that fits at all.
+/// The entry to recommend on `machine`, by the checks the catalogue publishes (see
+/// [`recommend_by`]).
 pub fn recommend(machine: &Machine) -> Option<&'static CatalogEntry> {
+    recommend_by(machine, |e| e.published_check.clone()).map(|r| r.entry)
+}
+
+/// A recommendation and the reason for it, in a sentence.
+#[derive(Debug, Clone)]
+pub struct Recommendation {
+    /// The entry.
+    pub entry: &'static CatalogEntry,
+    /// Why this one, for people.
+    pub reason: String,
+}
+
+/// The entry to recommend on `machine`. Among the entries that fit comfortably (else, when none
+/// does, those that fit at all), the one whose tool-use check (`check`: this computer's or the
+/// published one) answered the most items as asked, the more preferred on a tie. When none of
+/// them was checked: the most preferred that fits comfortably, else the smallest that fits.
+pub fn recommend_by(
+    machine: &Machine,
+    check: impl Fn(&CatalogEntry) -> Option<CheckScore>,
+) -> Option<Recommendation> {
     let entries = catalog();
-    entries
-        .iter()
-        .find(|e| fit(e.size, e.min_memory, machine).fit == Fit::Good)
-        .or_else(|| {
-            entries
-                .iter()
-                .filter(|e| fit(e.size, e.min_memory, machine).fit == Fit::Tight)
-                .min_by_key(|e| e.min_memory)
-        })
+    let fitting = |want: Fit| -> Vec<&'static CatalogEntry> {
+        entries
+            .iter()
+            .filter(|e| fit(e.size, e.min_memory, machine).fit == want)
+            .collect()
+    };
+    let mut candidates = fitting(Fit::Good);
+    let comfortable = !candidates.is_empty();
+    if !comfortable {
+        candidates = fitting(Fit::Tight);
+    }
+    // `entries` is in rank order, so the first of the best scores is the more preferred.
+    let mut best: Option<(&'static CatalogEntry, CheckScore)> = None;
+    for entry in &candidates {
+        if let Some(score) = check(entry) {
+            if best.as_ref().is_none_or(|(_, b)| score.score() > b.score()) {
+                best = Some((entry, score));
+            }
+        }
+    }
+    if let Some((entry, score)) = best {
+        let where_ = if score.measured.is_empty() {
+            "on this computer".to_string()
+        } else {
+            score.measured.clone()
+        };
+        return Some(Recommendation {
+            entry,
+            reason: format!(
+                "the best tool-use check of the models that fit{}: {} of {} items as asked ({} calls{}, measured {where_})",
+                if comfortable { "" } else { " (none fits comfortably)" },
+                score.percent(),
+                score.items,
+                score.mode,
+                if score.guided { ", guided" } else { "" },
+            ),
+        });
+    }
+    let entry = if comfortable {
+        candidates.first().copied()
+    } else {
+        candidates.iter().copied().min_by_key(|e| e.min_memory)
+    }?;
+    Some(Recommendation {
+        entry,
+        reason: if comfortable {
+            "no model that fits has a tool-use check yet: the catalogue's first choice of those that fit comfortably".into()
+        } else {
+            "no model that fits has a tool-use check yet, and none fits comfortably: the smallest that fits".into()
+        },
+    })
 }
 
 /// A catalogue entry by id (case-insensitive).
@@ -252,18 +352,84 @@ mod tests {
 
     #[test]
     fn the_recommendation_fits_the_machine() {
-        // A big machine gets the first choice, a small one something smaller that still fits,
-        // a tiny one nothing.
-        let big = recommend(&machine(32, 500)).unwrap();
+        // Before any check: a big machine gets the first choice, a small one something smaller
+        // that still fits, a tiny one nothing.
+        let unchecked = |m: &Machine| recommend_by(m, |_| None).map(|r| r.entry);
+        let big = unchecked(&machine(32, 500)).unwrap();
         assert_eq!(big.rank, 1);
-        let small = recommend(&machine(4, 500)).unwrap();
+        let small = unchecked(&machine(4, 500)).unwrap();
         assert!(
             small.min_memory as f64 <= (4u64 << 30) as f64 * 0.6,
             "{}",
             small.id
         );
-        assert!(recommend(&machine(1, 500)).is_none());
+        assert!(unchecked(&machine(1, 500)).is_none());
         // No disk: nothing.
+        assert!(unchecked(&machine(32, 0)).is_none());
         assert!(recommend(&machine(32, 0)).is_none());
+    }
+
+    fn score(as_asked: u32) -> CheckScore {
+        CheckScore {
+            as_asked,
+            items: 200,
+            mode: "native".into(),
+            guided: true,
+            measured: String::new(),
+        }
+    }
+
+    #[test]
+    fn the_recommendation_is_the_best_checked_model_that_fits() {
+        let m = machine(32, 500);
+        let last = catalog().last().unwrap();
+        let first = &catalog()[0];
+        // One checked model: it wins over the unchecked first choice, and says why.
+        let r = recommend_by(&m, |e| (e.id == last.id).then(|| score(120))).unwrap();
+        assert_eq!(r.entry.id, last.id);
+        assert!(
+            r.reason.contains("60 % of 200 items as asked"),
+            "{}",
+            r.reason
+        );
+        assert!(r.reason.contains("on this computer"), "{}", r.reason);
+        // Two: the better score wins; on a tie, the more preferred.
+        let r = recommend_by(&m, |e| {
+            (e.id == last.id)
+                .then(|| score(120))
+                .or_else(|| (e.id == first.id).then(|| score(150)))
+        })
+        .unwrap();
+        assert_eq!(r.entry.id, first.id);
+        let r = recommend_by(&m, |e| {
+            (e.id == last.id || e.id == first.id).then(|| score(150))
+        })
+        .unwrap();
+        assert_eq!(r.entry.id, first.id);
+        // A checked model that does not fit comfortably loses to the ones that do.
+        let small = machine(4, 500);
+        let biggest = catalog().iter().max_by_key(|e| e.min_memory).unwrap();
+        let r = recommend_by(&small, |e| (e.id == biggest.id).then(|| score(200))).unwrap();
+        assert_ne!(r.entry.id, biggest.id);
+        assert!(r.reason.contains("no model that fits"), "{}", r.reason);
+    }
+
+    #[test]
+    fn published_checks_are_whole_and_recommend() {
+        let published: Vec<_> = catalog()
+            .iter()
+            .filter_map(|e| e.published_check.as_ref().map(|c| (e, c)))
+            .collect();
+        assert!(!published.is_empty(), "the catalogue publishes a check");
+        for (e, c) in &published {
+            assert!(c.items > 0 && c.as_asked <= c.items, "{}", e.id);
+            assert!(matches!(c.mode.as_str(), "text" | "native"), "{}", e.id);
+            assert!(!c.measured.is_empty(), "{}: where it was measured", e.id);
+        }
+        let r = recommend_by(&machine(32, 500), |e| e.published_check.clone()).unwrap();
+        assert!(r.entry.published_check.is_some(), "{}", r.entry.id);
+        assert!(r
+            .reason
+            .contains(&r.entry.published_check.as_ref().unwrap().measured));
     }
 }

@@ -38,7 +38,7 @@ pub mod gguf;
 pub mod hub;
 pub mod names;
 
-pub use catalog::{catalog, CatalogEntry, Fit, FitCheck, Machine};
+pub use catalog::{catalog, CatalogEntry, CheckScore, Fit, FitCheck, Machine};
 pub use download::{pull, ProgressSink, PullOptions, PullPhase, PullProgress, PullRequest};
 pub use gguf::{GgufError, GgufInfo};
 pub use hub::{Hub, HubFile, HubRepo};

@@ -64,10 +64,19 @@ const CATALOG: CatalogView = {
       context: 32768,
       min_memory: 3e9,
       rank: 1,
+      published_check: null,
       about: "Good tool calls.",
       fit: { fit: "good", reason: "needs 3.0 GB of 16.0 GB memory" },
       installed: false,
       recommended: true,
+      check: {
+        as_asked: 180,
+        items: 203,
+        mode: "native",
+        guided: true,
+        measured: "on 2 cores",
+        here: false,
+      },
     },
     {
       id: "qwen3-4b",
@@ -82,12 +91,15 @@ const CATALOG: CatalogView = {
       context: 32768,
       min_memory: 20e9,
       rank: 2,
+      published_check: null,
       about: "Strong.",
       fit: { fit: "too_big", reason: "needs 20.0 GB of memory, this computer has 16.0 GB" },
       installed: false,
       recommended: false,
+      check: null,
     },
   ],
+  recommendation: "the best tool-use check of the models that fit",
 };
 
 function progress(over: Partial<PullProgress>): PullProgress {
@@ -253,6 +265,14 @@ describe("Models screen", () => {
     const big = within(screen.getByTestId("catalog-qwen3-4b"));
     expect(big.getByText("Too big")).toBeInTheDocument();
     expect(big.queryByText("Recommended")).not.toBeInTheDocument();
+    expect(screen.getByTestId("catalog-check-qwen3-1.7b")).toHaveTextContent(
+      "Tool-use check: 88 % of 203 items as asked (native calls, guided), measured on 2 cores",
+    );
+    expect(screen.getByTestId("catalog-check-qwen3-4b")).toHaveTextContent("not run yet");
+    expect(first.getByTestId("catalog-recommendation")).toHaveTextContent(
+      "Recommended: the best tool-use check of the models that fit",
+    );
+    expect(big.queryByTestId("catalog-recommendation")).not.toBeInTheDocument();
     expect(screen.getByText(/16\.0 GB memory, 100\.0 GB free disk, 4 cores/)).toBeInTheDocument();
   });
 

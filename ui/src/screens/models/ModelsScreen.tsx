@@ -221,7 +221,22 @@ function InstalledRow({
   );
 }
 
-function CatalogCard(props: { item: CatalogItem; busy: boolean; onDownload: () => void }) {
+/** A catalogue entry's tool-use check in a line: where it was run, and its best mode. */
+export function catalogCheckLine(item: CatalogItem): string {
+  const check = item.check;
+  if (!check) return "Tool-use check: not run yet (install it, then check it)";
+  const percent = check.items === 0 ? 0 : Math.floor((check.as_asked * 100) / check.items);
+  const mode = `${check.mode} calls${check.guided ? ", guided" : ""}`;
+  const where = check.here ? "on this computer" : `measured ${check.measured ?? "elsewhere"}`;
+  return `Tool-use check: ${percent} % of ${check.items} items as asked (${mode}), ${where}`;
+}
+
+function CatalogCard(props: {
+  item: CatalogItem;
+  recommendation: string | null;
+  busy: boolean;
+  onDownload: () => void;
+}) {
   const { item } = props;
   return (
     <li className="model-card" data-testid={`catalog-${item.id}`}>
@@ -236,6 +251,14 @@ function CatalogCard(props: { item: CatalogItem; busy: boolean; onDownload: () =
       </p>
       <p className="small">{item.about}</p>
       <p className="muted small">{item.fit.reason}</p>
+      <p className="muted small" data-testid={`catalog-check-${item.id}`}>
+        {catalogCheckLine(item)}
+      </p>
+      {item.recommended && props.recommendation && (
+        <p className="small" data-testid="catalog-recommendation">
+          Recommended: {props.recommendation}
+        </p>
+      )}
       {item.installed ? (
         <span className="badge badge-succeeded">Installed</span>
       ) : (
@@ -522,7 +545,8 @@ export function ModelsScreen() {
 
       <h2>Catalogue</h2>
       <p className="muted small">
-        Small instruct models that call tools. The badge says whether each fits this computer.
+        Small instruct models that call tools. The badge says whether each fits this computer; the
+        recommendation is the one that fits with the best tool-use check.
       </p>
       {catalog && (
         <ul className="model-cards">
@@ -530,6 +554,7 @@ export function ModelsScreen() {
             <CatalogCard
               key={item.id}
               item={item}
+              recommendation={catalog.recommendation}
               busy={models.downloads[item.file]?.running ?? false}
               onDownload={() => void pull(item.id)}
             />

@@ -24,10 +24,12 @@ const CATALOG: CatalogView = {
       context: 32768,
       min_memory: 5.4e9,
       rank: 2,
+      published_check: null,
       about: "Strong.",
       fit: { fit: "tight", reason: "needs 5.4 GB of 8.0 GB memory" },
       installed: false,
       recommended: false,
+      check: null,
     },
     {
       id: "qwen3-0.6b",
@@ -42,12 +44,15 @@ const CATALOG: CatalogView = {
       context: 32768,
       min_memory: 1.6e9,
       rank: 7,
+      published_check: null,
       about: "Smallest.",
       fit: { fit: "good", reason: "needs 1.6 GB of 8.0 GB memory" },
       installed: false,
       recommended: true,
+      check: null,
     },
   ],
+  recommendation: "no model that fits has a tool-use check yet",
 };
 
 function installed(name: string): InstalledModel {

@@ -2,7 +2,7 @@ import { useState } from "react";
 import { commands, type InstalledModel, type ModelProfile } from "../../bindings";
 import { Spinner } from "../../components/Spinner";
 import { call, errorMessage } from "../../ipc/call";
-import { FitBadge, formatBytes, progressText } from "../models/ModelsScreen";
+import { catalogCheckLine, FitBadge, formatBytes, progressText } from "../models/ModelsScreen";
 import { useModels } from "../models/useModels";
 
 /**
@@ -111,6 +111,10 @@ export function LocalModelSetup(props: {
               {formatBytes(item.size)} download · {item.context.toLocaleString()} tokens of context
               · {item.license} · {item.fit.reason}
             </p>
+            <p className="muted small">{catalogCheckLine(item)}</p>
+            {item.recommended && catalog.recommendation && (
+              <p className="muted small">Recommended: {catalog.recommendation}</p>
+            )}
             <label className="inline-field">
               Model{" "}
               <select value={target} onChange={(e) => setOther(e.target.value)} disabled={running}>
