@@ -22,8 +22,8 @@ pub enum ToolsCommand {
         name: String,
     },
     /// The grammar of guided calls (GBNF, as the local runtime gets it) for an agent with
-    /// exactly these tools, in this order; its first line (a comment) gives the pattern that
-    /// turns it on.
+    /// exactly these tools, in this order, in the forms of a model family; its first lines
+    /// (comments) give the patterns that turn it on, one per opening the family uses.
     Grammar {
         /// Tool names.
         #[arg(required = true)]
@@ -31,6 +31,10 @@ pub enum ToolsCommand {
         /// The grammar of native calls (`tool_calls: native`) instead of the XML format's.
         #[arg(long)]
         native: bool,
+        /// The model's call family (as `tool_family:` names it: hermes, llama3, mistral, lfm2,
+        /// function-gemma, granite, phi4-mini, unknown).
+        #[arg(long, default_value = "hermes")]
+        family: String,
     },
     /// Call a tool through the whole pipeline and the permission decision; prints the
     /// `<tool_result>` exactly as the model would see it. Exit 0 on success, 1 on failure.
@@ -76,7 +80,11 @@ pub fn run(ctx: &AppContext, cmd: ToolsCommand) -> anyhow::Result<ExitCode> {
     match cmd {
         ToolsCommand::List { json } => list(ctx, json),
         ToolsCommand::Show { name } => show(ctx, &name),
-        ToolsCommand::Grammar { names, native } => grammar(ctx, &names, native),
+        ToolsCommand::Grammar {
+            names,
+            native,
+            family,
+        } => grammar(ctx, &names, native, &family),
         ToolsCommand::Call {
             name,
             params,
@@ -264,7 +272,24 @@ fn show(ctx: &AppContext, name: &str) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn grammar(ctx: &AppContext, names: &[String], native: bool) -> anyhow::Result<ExitCode> {
+fn grammar(
+    ctx: &AppContext,
+    names: &[String],
+    native: bool,
+    family: &str,
+) -> anyhow::Result<ExitCode> {
+    use engine::models::ToolFamily;
+    use engine::parser::grammar::{guided_calls, CallFormat};
+    let Some(family) = ToolFamily::ALL
+        .into_iter()
+        .find(|f| f.as_str().eq_ignore_ascii_case(family.trim()))
+    else {
+        let known: Vec<&str> = ToolFamily::ALL.iter().map(|f| f.as_str()).collect();
+        bail!(
+            "`{family}` is not a call family; name one of {}",
+            known.join(", ")
+        );
+    };
     // The artifact tools too (every conversation has them).
     let registry = ctx.conversation_registry("");
     let specs = names
@@ -274,7 +299,7 @@ fn grammar(ctx: &AppContext, names: &[String], native: bool) -> anyhow::Result<E
             None => bail!("there is no tool `{name}` (see `artifactflow-cli tools list`)"),
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let grammar = if native {
+    let guided = if native {
         // Under the names native calls use (see `wire_tool_name`).
         let offered: Vec<_> = specs
             .into_iter()
@@ -283,11 +308,11 @@ fn grammar(ctx: &AppContext, names: &[String], native: bool) -> anyhow::Result<E
                 s
             })
             .collect();
-        engine::parser::grammar::native_call_grammar(&offered)
+        guided_calls(&offered, family, CallFormat::Native)
     } else {
-        engine::parser::grammar::call_grammar(&specs)
+        guided_calls(&specs, family, CallFormat::Xml)
     };
-    let Some(grammar) = grammar.map_err(|mut too_large| {
+    let Some(guided) = guided.map_err(|mut too_large| {
         // Named as given (not as offered natively), with its MCP server.
         if let Some(name) = names
             .iter()
@@ -303,10 +328,13 @@ fn grammar(ctx: &AppContext, names: &[String], native: bool) -> anyhow::Result<E
         bail!("no grammar: none of these tools has a name");
     };
     println!(
-        "# on once the answer matches: {}",
-        engine::parser::grammar::TRIGGER_PATTERN
+        "# {} calls in the forms of the {family} family; on once the answer matches one of:",
+        if native { "native" } else { "XML" }
     );
-    print!("{}", grammar.gbnf());
+    for trigger in &guided.triggers {
+        println!("#   {trigger}");
+    }
+    print!("{}", guided.grammar.gbnf());
     Ok(ExitCode::SUCCESS)
 }
 

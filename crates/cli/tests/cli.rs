@@ -339,6 +339,51 @@ fn tools_grammar_of_a_wide_tool_and_of_one_too_large_to_guide() {
         }
         assert!(refused.stdout.is_empty(), "native {native}");
     }
+
+    // In a family's forms: a trigger line per opening the family uses, and the grammar from
+    // each; an unknown family is named with the known ones.
+    let mistral = ok(home_cli(home)
+        .args([
+            "tools",
+            "grammar",
+            "create_artifact",
+            "--native",
+            "--family",
+            "mistral",
+        ])
+        .output()
+        .unwrap());
+    let triggers: Vec<&str> = mistral
+        .lines()
+        .take_while(|l| l.starts_with('#'))
+        .skip(1)
+        .collect();
+    assert_eq!(
+        triggers.len(),
+        engine::models::ToolFamily::Mistral.openings().len(),
+        "{mistral}"
+    );
+    assert!(triggers[0].contains("TOOL_CALLS"), "{mistral}");
+    assert!(mistral.contains("\"[TOOL_CALLS]\""), "{mistral}");
+    let hermes = ok(home_cli(home)
+        .args(["tools", "grammar", "create_artifact"])
+        .output()
+        .unwrap());
+    assert!(
+        hermes.starts_with("# XML calls in the forms of the hermes family"),
+        "{hermes}"
+    );
+    assert!(!hermes.contains("TOOL_CALLS"), "{hermes}");
+    let refused = home_cli(home)
+        .args(["tools", "grammar", "create_artifact", "--family", "gpt"])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(1));
+    let says = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        says.contains("`gpt` is not a call family") && says.contains("phi4-mini"),
+        "{says}"
+    );
 }
 
 #[test]
