@@ -470,7 +470,10 @@ fn json_calls(
         }
         // The pairs in that order (see `pair_chain`).
         let arguments = object(pair_chain(&format!("tool-{i}"), pairs, params, &mut rules));
-        let mut body = vec![
+        // The arguments object as a rule of its own: Mistral's `name[ARGS]{…}` writes it
+        // after the bare name.
+        rules.push((format!("tool-{i}-args"), seq(arguments)));
+        rules[at].1 = seq(vec![
             json_text(&tool.name),
             ws(),
             lit(","),
@@ -479,9 +482,8 @@ fn json_calls(
             ws(),
             lit(":"),
             ws(),
-        ];
-        body.extend(arguments);
-        rules[at].1 = seq(body);
+            rule_ref(&format!("tool-{i}-args")),
+        ]);
         described.rules = at..rules.len();
     }
     if any_json {
@@ -535,7 +537,7 @@ pub struct GuidedCalls {
 /// | a code fence and `{"name"` | ```` ```json\n{json call}\n``` ```` |
 /// | `{"name"` at the start of a line | `{json call}` |
 /// | `<\|python_tag\|>` (Llama 3) | `<\|python_tag\|>{json call}` |
-/// | `[TOOL_CALLS]` (Mistral) | `[TOOL_CALLS][{json call}]` |
+/// | `[TOOL_CALLS]` (Mistral) | `[TOOL_CALLS][{json call}]`, or `[TOOL_CALLS]name[ARGS]{arguments}` |
 /// | `<\|tool_call_start\|>` (LFM2) | `<\|tool_call_start\|>[name(key="text", n=2, on=True)]<\|tool_call_end\|>`, or a JSON call in the brackets |
 /// | `<\|tool_call\|>` (Granite) | `<\|tool_call\|>[{json call}]` |
 /// | `functools[` (Phi-4-mini) | `functools[{json call}]` |
@@ -616,7 +618,16 @@ pub fn guided_calls(
             ]),
             Opening::JsonLine => json(),
             Opening::PythonTag => seq(vec![lit("<|python_tag|>"), ws(), json()]),
-            Opening::MistralToolCalls => json_list("[TOOL_CALLS]"),
+            // The JSON list (v3 tokenizers), or the bare name, `[ARGS]` and the arguments
+            // object (v11 and later).
+            Opening::MistralToolCalls => seq(vec![
+                lit("[TOOL_CALLS]"),
+                ws(),
+                Expr::Alt(vec![
+                    seq(vec![lit("["), ws(), json(), ws(), lit("]")]),
+                    rule_ref("mistral-call"),
+                ]),
+            ]),
             Opening::GraniteToolCall => json_list("<|tool_call|>"),
             Opening::Functools => seq(vec![
                 lit("functools"),
@@ -648,6 +659,20 @@ pub fn guided_calls(
     rules.extend(json_rules);
     if openings.contains(&Opening::Lfm2ToolCallStart) {
         add_python_calls(&described, &mut rules);
+    }
+    if openings.contains(&Opening::MistralToolCalls) {
+        let calls = described
+            .iter()
+            .enumerate()
+            .map(|(i, d)| {
+                seq(vec![
+                    lit(&d.tool.name),
+                    lit("[ARGS]"),
+                    rule_ref(&format!("tool-{i}-args")),
+                ])
+            })
+            .collect();
+        rules.push(("mistral-call".into(), Expr::Alt(calls)));
     }
     if format == CallFormat::Xml && openings.contains(&Opening::ToolCallTag) {
         let xml = call_grammar(tools)?.expect("tools to call");
@@ -1568,13 +1593,14 @@ mod tests {
         let grammar = native_call_grammar(&shapes()[..1]).unwrap().unwrap().gbnf();
         insta::assert_snapshot!(grammar, @r###"
         root ::= "<tool_call>" ws "{" ws "\"name\"" ws ":" ws tool-0 ws "}" ws "</tool_call>"
-        tool-0 ::= "\"web_search\"" ws "," ws "\"arguments\"" ws ":" ws "{" ws tool-0-from-0 ws "}"
+        tool-0 ::= "\"web_search\"" ws "," ws "\"arguments\"" ws ":" ws tool-0-args
         tool-0-param-2 ::= "\"oneDay\"" | "\"oneWeek\"" | "\"noLimit\""
         tool-0-from-0 ::= "\"query\"" ws ":" ws json-string tool-0-rest-1
         tool-0-rest-1 ::= (ws "," ws tool-0-from-1)?
         tool-0-from-1 ::= "\"count\"" ws ":" ws json-integer tool-0-rest-2 | tool-0-from-2
         tool-0-rest-2 ::= (ws "," ws tool-0-from-2)?
         tool-0-from-2 ::= "\"freshness\"" ws ":" ws tool-0-param-2
+        tool-0-args ::= "{" ws tool-0-from-0 ws "}"
         json-string ::= "\"" json-char* "\""
         json-char ::= [^"\\\x00-\x1F] | "\\" (["\\bfnrt] | "u" [0-9a-cA-Ce-fE-F] [0-9a-fA-F]{3,3})
         json-integer ::= "0" | "-"? [1-9] [0-9]{0,17}
@@ -1600,7 +1626,7 @@ mod tests {
         let grammar = native_call_grammar(&[page]).unwrap().unwrap().gbnf();
         insta::assert_snapshot!(grammar, @r###"
         root ::= "<tool_call>" ws "{" ws "\"name\"" ws ":" ws tool-0 ws "}" ws "</tool_call>"
-        tool-0 ::= "\"list_pages\"" ws "," ws "\"arguments\"" ws ":" ws "{" ws tool-0-from-0 ws "}"
+        tool-0 ::= "\"list_pages\"" ws "," ws "\"arguments\"" ws ":" ws tool-0-args
         tool-0-from-0 ::= "\"space\"" ws ":" ws json-string tool-0-rest-1
         tool-0-rest-1 ::= (ws "," ws tool-0-from-1)?
         tool-0-from-1 ::= "\"limit\"" ws ":" ws json-integer tool-0-rest-2 | tool-0-from-2
@@ -1608,6 +1634,7 @@ mod tests {
         tool-0-from-2 ::= "\"cursor\"" ws ":" ws json-string tool-0-rest-3 | tool-0-from-3
         tool-0-rest-3 ::= (ws "," ws tool-0-from-3)?
         tool-0-from-3 ::= "\"archived\"" ws ":" ws json-boolean
+        tool-0-args ::= "{" ws tool-0-from-0 ws "}"
         json-string ::= "\"" json-char* "\""
         json-char ::= [^"\\\x00-\x1F] | "\\" (["\\bfnrt] | "u" [0-9a-cA-Ce-fE-F] [0-9a-fA-F]{3,3})
         json-integer ::= "0" | "-"? [1-9] [0-9]{0,17}
@@ -2203,6 +2230,15 @@ mod tests {
             return check_json_call(rest.trim(), tools).map(|()| "<|python_tag|>");
         }
         if let Some(rest) = text.strip_prefix("[TOOL_CALLS]") {
+            if let Some((name, args)) = rest.trim_start().split_once("[ARGS]") {
+                if !name.starts_with('[') {
+                    let call = format!(
+                        "{{\"name\": {}, \"arguments\": {args}}}",
+                        serde_json::Value::from(name)
+                    );
+                    return check_json_call(&call, tools).map(|()| "[TOOL_CALLS]name[ARGS]");
+                }
+            }
             return list_of_one(rest).map(|()| "[TOOL_CALLS]");
         }
         if let Some(rest) = text.strip_prefix("<|tool_call|>") {
@@ -2239,7 +2275,7 @@ mod tests {
         });
         forms.extend(match family {
             ToolFamily::Llama3 => vec!["<|python_tag|>"],
-            ToolFamily::Mistral => vec!["[TOOL_CALLS]"],
+            ToolFamily::Mistral => vec!["[TOOL_CALLS]", "[TOOL_CALLS]name[ARGS]"],
             ToolFamily::Lfm2 => vec!["<|tool_call_start|>{", "<|tool_call_start|>f("],
             ToolFamily::Granite => vec!["<|tool_call|>"],
             ToolFamily::Phi4Mini => vec!["functools"],
@@ -2517,7 +2553,14 @@ mod tests {
         } else if let Some(rest) = text.strip_prefix("<|python_tag|>") {
             rest.to_string()
         } else if let Some(rest) = text.strip_prefix("[TOOL_CALLS]") {
-            list_item(rest)
+            match rest.trim_start().split_once("[ARGS]") {
+                // `name[ARGS]{…}`: the bare name and the arguments object.
+                Some((name, args)) if !name.starts_with('[') => format!(
+                    "{{\"name\": {}, \"arguments\": {args}}}",
+                    serde_json::Value::from(name)
+                ),
+                _ => list_item(rest),
+            }
         } else if let Some(rest) = text.strip_prefix("<|tool_call|>") {
             list_item(rest)
         } else if let Some(rest) = text.strip_prefix("functools") {
