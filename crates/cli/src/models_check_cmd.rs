@@ -58,9 +58,56 @@ pub struct CheckArgs {
     /// Ask only N items, spread over the kinds (the first of each kind, then the second…).
     #[arg(long)]
     pub limit: Option<usize>,
+    /// Ask nothing: list the checks kept for MODEL (the newest in each mode, guidance and item
+    /// set), the one `tool_calls: auto` goes by marked.
+    #[arg(long, conflicts_with_all = ["mode", "guided", "items", "limit"])]
+    pub kept: bool,
+}
+
+/// `models check MODEL --kept`.
+fn kept(ctx: &AppContext, model: &str, json: bool) -> anyhow::Result<ExitCode> {
+    let checks = check::latest_checks(ctx, model).map_err(anyhow::Error::msg)?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&checks)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    if checks.is_empty() {
+        eprintln!(
+            "`{}` has not been checked yet: artifactflow-cli models check {} runs the check",
+            clean(model),
+            clean(model)
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let best = check::best_result(&checks).map(|c| c.id);
+    println!(
+        "{:<8} {:<9} {:<16} {:<16} {:<16} {:>9}  finished",
+        "mode", "guidance", "items", "as asked", "valid calls", "took"
+    );
+    for c in &checks {
+        println!(
+            "{:<8} {:<9} {:<16} {:<16} {:<16} {:>9}  {}{}",
+            c.mode.as_str(),
+            if c.guided { "guided" } else { "unguided" },
+            clean(&c.item_set),
+            share(c.totals.as_asked, c.totals.items),
+            share(c.totals.valid_calls, c.totals.calls_expected),
+            duration(c.seconds),
+            clean(&c.finished_at),
+            if best == Some(c.id) {
+                "  ← tool_calls: auto"
+            } else {
+                ""
+            }
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 pub fn run(ctx: Arc<AppContext>, args: CheckArgs) -> anyhow::Result<ExitCode> {
+    if args.kept {
+        return kept(&ctx, &args.model, args.json);
+    }
     let (mut items, item_set) = match &args.items {
         None => (check::builtin(), check::BUILTIN_SET.to_string()),
         Some(path) => {

@@ -126,6 +126,27 @@ async fn models_check_with_a_reduced_set_prints_the_score_as_json_and_keeps_it()
         "{}",
         rows[0].item_set
     );
+
+    // Listed without asking anything, the one `auto` goes by marked.
+    let out = check(home.path(), &["default", "--kept"]).await;
+    assert!(out.status.success());
+    let listed = String::from_utf8_lossy(&out.stdout);
+    let line = listed
+        .lines()
+        .find(|l| l.starts_with("text"))
+        .unwrap_or_else(|| panic!("{listed}"));
+    assert!(
+        line.contains("unguided") && line.contains("4/9 (44 %)"),
+        "{line}"
+    );
+    assert!(line.contains("← tool_calls: auto"), "{line}");
+    let out = check(home.path(), &["default", "--kept", "--json"]).await;
+    let kept: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(kept.as_array().unwrap().len(), 1);
+    assert_eq!(kept[0]["totals"]["as_asked"], 4);
+    // --kept asks nothing: with --mode it is refused.
+    let out = check(home.path(), &["default", "--kept", "--mode", "text"]).await;
+    assert_eq!(out.status.code(), Some(2));
 }
 
 #[tokio::test(flavor = "multi_thread")]
