@@ -6,6 +6,7 @@ per view is printed (run pytest with -s to see it; failures list every violation
 from __future__ import annotations
 
 import json
+import shutil
 
 from selenium.webdriver.common.by import By
 
@@ -81,6 +82,22 @@ def audit_screens(app: App, audit: Audit, theme: str) -> None:
     app.by_testid("artifact-count")
     audit.check(f"{theme} library")
 
+    # The Skills page with a skill open (its instructions and files), and the Models page with
+    # the catalogue's fit and recommendation badges.
+    app.by_testid("nav-skills").click()
+    app.wait(lambda d: app.heading() == "Skills", "the Skills page")
+    row = app.by_testid("skill-csv-report")
+    if not app.js("return !!document.querySelector('[data-testid=skill-details]')"):
+        row.find_element(By.XPATH, ".//button[text()='csv-report']").click()
+    app.wait(lambda d: "CSV sales report" in app.text_of("skill-details"), "the skill's details")
+    audit.check(f"{theme} skills")
+
+    app.by_testid("nav-models").click()
+    app.wait(lambda d: app.heading() == "Models", "the Models page")
+    app.wait(lambda d: app.js("return document.querySelectorAll('.badge-recommended').length > 0"),
+             "the catalogue with its recommendation")
+    audit.check(f"{theme} models")
+
     app.by_testid("nav-settings").click()
     app.by_testid("profile-default")
     app.by_testid("no-always-allowed")
@@ -142,6 +159,7 @@ def test_no_axe_violations_in_light_and_dark(home, scripted_model):
         {"text": "Probed again."},
     ])
     prepare_home(home, model, AGENT)
+    shutil.copytree(ROOT / "tests" / "fixtures" / "skills" / "csv-report", home / "config" / "skills" / "csv-report")
     app = App(home, "a11y")
     audit = Audit(app)
     try:
@@ -155,7 +173,7 @@ def test_no_axe_violations_in_light_and_dark(home, scripted_model):
         app.set_theme("dark")
         audit_screens(app, audit, "dark")
         audit_run(app, audit, "dark", "Probe again", "Probed again.")
-        assert len(audit.found) == 16
+        assert len(audit.found) == 20
         audit.assert_clean()
     finally:
         app.stop()

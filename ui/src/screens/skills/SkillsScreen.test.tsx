@@ -89,6 +89,8 @@ test("lists skills with source, agents and problems, and opens one with its file
   );
   await user.click(within(row).getByRole("button", { name: "csv-report" }));
   expect(await screen.findByRole("heading", { name: "CSV sales report" })).toBeInTheDocument();
+  // The next heading level under the page's (axe heading-order: an h3 under the h1 was not).
+  expect(screen.getByRole("heading", { level: 2, name: "Files" })).toBeInTheDocument();
   await user.click(screen.getByRole("button", { name: "references/format.md" }));
   expect(await screen.findByTestId("skill-file")).toHaveTextContent("# Report layout");
 });

@@ -212,7 +212,7 @@ function SkillDetails({ name }: { name: string }) {
   return (
     <div className="skill-details" data-testid="skill-details">
       <Markdown text={detail.instructions} className="skill-instructions" />
-      <h3>Files</h3>
+      <h2 className="skill-files-heading">Files</h2>
       {detail.files.length === 0 ? (
         <p className="muted small">Only its SKILL.md.</p>
       ) : (
