@@ -188,3 +188,124 @@ async fn run_prints_a_line_when_it_condenses() {
         }
     }
 }
+
+/// A model key from the process environment: a variable fills `{{NAME}}` when
+/// `ARTIFACTFLOW_SECRETS_FROM_ENV` or `secrets_from_env` in settings.yaml lists it (the two
+/// lists together), and never otherwise; the error for a variable neither lists says how to list
+/// it, both ways. No value reaches the output, the logs or the database.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_key_is_read_from_the_environment_when_the_variable_or_the_settings_list_it() {
+    const KEYS: [(&str, &str, &str); 3] = [
+        ("by_variable", "AF_KEY_BY_VARIABLE", "key-by-variable-51c2"),
+        ("by_settings", "AF_KEY_BY_SETTINGS", "key-by-settings-9e07"),
+        ("unlisted", "AF_KEY_UNLISTED", "key-unlisted-3b8d"),
+    ];
+    let model = ScriptedModel::start(vec![
+        Turn::text("Answered with the variable's key."),
+        Turn::text("Answered with the settings' key."),
+    ])
+    .await;
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().to_path_buf();
+    setup(&home, &model);
+    let mut models = String::from("profiles:\n");
+    for (profile, variable, _) in KEYS {
+        models.push_str(&format!(
+            "  - name: {profile}\n    api: openai\n    base_url: \"{}\"\n    model: scripted\n    \
+             api_key: \"{{{{{variable}}}}}\"\n",
+            model.openai_base_url()
+        ));
+        std::fs::write(
+            home.join(format!("config/agents/{profile}.md")),
+            format!("---\nname: {profile}\nmodel: {profile}\n---\nAnswer briefly.\n"),
+        )
+        .unwrap();
+    }
+    std::fs::write(home.join("config/models.yaml"), models).unwrap();
+    let settings = home.join("config/settings.yaml");
+    let mut text = std::fs::read_to_string(&settings).unwrap();
+    text.push_str("\nsecrets_from_env: [AF_KEY_BY_SETTINGS]\n");
+    std::fs::write(&settings, text).unwrap();
+
+    let run_agent = |agent: &'static str| {
+        let home = home.clone();
+        tokio::task::spawn_blocking(move || {
+            let mut command = Command::new(env!("CARGO_BIN_EXE_artifactflow-cli"));
+            command
+                .args(["run", "--agent", agent, "--yes", "--home"])
+                .arg(&home)
+                .arg("Say hello.")
+                .env("ARTIFACTFLOW_SECRETS_FROM_ENV", "AF_KEY_BY_VARIABLE")
+                .env(
+                    "ARTIFACTFLOW_KEYRING_SERVICE",
+                    format!("artifactflow-run-cli-test-{}", std::process::id()),
+                )
+                .stdin(std::process::Stdio::null());
+            for (_, variable, value) in KEYS {
+                command.env(variable, value);
+            }
+            command.output().unwrap()
+        })
+    };
+    let mut printed = String::new();
+    for (agent, answer) in [
+        ("by_variable", "Answered with the variable's key."),
+        ("by_settings", "Answered with the settings' key."),
+    ] {
+        let out = run_agent(agent).await.unwrap();
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        assert!(out.status.success(), "{agent}: {stdout}\n{stderr}");
+        assert!(stdout.contains(answer), "{agent}: {stdout}");
+        printed.push_str(&format!("{stdout}{stderr}"));
+    }
+    let keys_sent: Vec<String> = model
+        .requests()
+        .iter()
+        .filter_map(|r| r.header("authorization").map(str::to_string))
+        .collect();
+    for expected in ["Bearer key-by-variable-51c2", "Bearer key-by-settings-9e07"] {
+        assert!(
+            keys_sent.iter().any(|k| k == expected),
+            "{expected}: {keys_sent:?}"
+        );
+    }
+
+    // Set in the environment but listed nowhere: not read, and the error says how to list it.
+    let out = run_agent("unlisted").await.unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    for expected in [
+        "model profile `unlisted` needs the secret AF_KEY_UNLISTED",
+        "Settings → Secrets",
+        "`artifactflow-cli secrets set AF_KEY_UNLISTED`",
+        "config/.env",
+        "the environment variable AF_KEY_UNLISTED is read only when \
+         ARTIFACTFLOW_SECRETS_FROM_ENV or `secrets_from_env` in settings.yaml lists it",
+    ] {
+        assert!(stderr.contains(expected), "{expected}: {stderr}");
+    }
+    printed.push_str(&stderr);
+    printed.push_str(&String::from_utf8_lossy(&out.stdout));
+    assert!(
+        keys_sent.iter().all(|k| !k.contains("key-unlisted-3b8d")),
+        "{keys_sent:?}"
+    );
+
+    let mut stored = String::new();
+    for entry in std::fs::read_dir(home.join("logs")).unwrap() {
+        stored.push_str(&std::fs::read_to_string(entry.unwrap().path()).unwrap());
+    }
+    for entry in std::fs::read_dir(home.join("data")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_file() {
+            stored.push_str(&String::from_utf8_lossy(&std::fs::read(&path).unwrap()));
+        }
+    }
+    for (_, _, value) in KEYS {
+        assert!(!printed.contains(value), "{value} was printed: {printed}");
+        assert!(!stored.contains(value), "{value} was logged or stored");
+    }
+}

@@ -11,7 +11,7 @@ use crate::db::{self, DbError};
 use crate::owner::ProcessOwner;
 use crate::paths::{AppPaths, PathsError};
 pub use crate::permissions::set::PermissionRules;
-use crate::secrets::{SecretResolver, SecretStore};
+use crate::secrets::{EnvAllowList, SecretResolver, SecretStore};
 use crate::status::Status;
 use crate::tools::builtin::{builtin_tools, AgentRoute};
 use crate::tools::registry::{Registry, RESERVED_ARTIFACT_TOOLS};
@@ -60,6 +60,9 @@ pub struct AppContext {
     skills: crate::skills::SkillShelf,
     /// The skill tools over `skills`, in the registry while a skill is enabled.
     skill_tools: Vec<crate::tools::ToolRef>,
+    /// settings.yaml's `secrets_from_env`, shared with every resolver this context makes and
+    /// replaced on each reload (so a resolver made earlier follows an edit).
+    env_allowed: EnvAllowList,
 }
 
 impl AppContext {
@@ -88,6 +91,8 @@ impl AppContext {
             tracing::warn!(error = %e, "config file not loaded");
         }
         let skills = crate::skills::SkillShelf::default();
+        let env_allowed = EnvAllowList::default();
+        env_allowed.replace(config.settings.secrets_from_env.iter().cloned());
         let ctx = AppContext {
             paths,
             owner,
@@ -99,6 +104,7 @@ impl AppContext {
             reloading: Mutex::new(()),
             skill_tools: crate::skills::skill_tools(&skills),
             skills,
+            env_allowed,
         };
         ctx.shelve_skills();
         ctx.compile_rules();
@@ -221,6 +227,8 @@ impl AppContext {
         snap.tools.sort_by(|a, b| a.spec.name.cmp(&b.spec.name));
         snap.agents.sort_by(|a, b| a.name.cmp(&b.name));
         let registry = build_registry(&snap);
+        self.env_allowed
+            .replace(snap.settings.secrets_from_env.iter().cloned());
         *current = snap;
         *self.registry.write().unwrap_or_else(|p| p.into_inner()) = registry;
         drop(current);
@@ -251,12 +259,17 @@ impl AppContext {
         SecretStore::for_data_dir(&self.paths.data_dir)
     }
 
-    /// Resolves `{{VAR}}` templates: keyring, then environment, then `config/.env`.
+    /// Resolves `{{VAR}}` templates: keyring, then the environment variables
+    /// `ARTIFACTFLOW_SECRETS_FROM_ENV` or settings.yaml's `secrets_from_env` lists (the
+    /// settings' as they are when it resolves), then `config/.env`.
     pub fn secret_resolver(&self) -> Arc<SecretResolver> {
-        Arc::new(SecretResolver::new(
-            Some(self.secret_store()),
-            Some(self.paths.config_dir.join(".env")),
-        ))
+        Arc::new(
+            SecretResolver::new(
+                Some(self.secret_store()),
+                Some(self.paths.config_dir.join(".env")),
+            )
+            .allow_env_listed(&self.env_allowed),
+        )
     }
 
     /// The context a tool runs with in `conversation_id`.

@@ -2,8 +2,9 @@
 //! server-sent events, and redaction of every error.
 //!
 //! How one call goes:
-//! 1. The profile's `api_key` template is resolved (keyring → environment → `.env`); an
-//!    unresolved one is a [`ModelError::Config`] naming the secret to set.
+//! 1. The profile's `api_key` template is resolved (keyring → the listed environment variables
+//!    → `.env`); an unresolved one is a [`ModelError::Config`] naming the secret and every way
+//!    to set it ([`crate::secrets::how_to_set`]).
 //! 2. The request is sent. Waiting for the answer's headers, and then for each chunk of the
 //!    body, is bounded by the profile's idle timeout; the cancellation token is watched the
 //!    whole time (also while waiting between retries).
@@ -189,9 +190,9 @@ impl<D: Dialect> HttpChatModel<D> {
                 .api_key_name()
                 .unwrap_or_else(|| filled.unresolved.join(", "));
             return Err(ModelError::Config(format!(
-                "model profile `{}` needs the secret {name}: set it in Settings → Secrets (or \
-                 `artifactflow-cli secrets set {name}`, the environment, or config/.env)",
-                self.profile.name
+                "model profile `{}` needs the secret {name}: {}",
+                self.profile.name,
+                crate::secrets::how_to_set(&name)
             )));
         }
         Ok((Some(filled.text), Redactor::new(filled.values)))

@@ -2,10 +2,15 @@
 //! environment, then the config folder's `.env` file — and the redaction every outward path uses.
 //!
 //! Only the environment variables named in [`ENV_ALLOW_ENV`] (`ARTIFACTFLOW_SECRETS_FROM_ENV`,
-//! names separated by commas or spaces) may fill a template: a tool file, possibly generated
-//! from someone else's OpenAPI description, must not be a way to read the app's environment
-//! (`{{AWS_SECRET_ACCESS_KEY}}`, `{{HOME}}`). The keyring and `config/.env` hold what the user
-//! put there for the app, so they fill any name.
+//! names separated by commas or spaces) or in settings.yaml's [`SETTINGS_ALLOW_KEY`]
+//! (`secrets_from_env`, for an app started from its menu, with no shell to set a variable in)
+//! may fill a template: a tool file, possibly generated from someone else's OpenAPI
+//! description, must not be a way to read the app's environment (`{{AWS_SECRET_ACCESS_KEY}}`,
+//! `{{HOME}}`). The two lists are merged. The settings' list lives in an [`EnvAllowList`] the
+//! app shares with every resolver it makes, replaced when the settings reload, so a resolver
+//! that lives long (the MCP servers') follows an edit. The keyring and `config/.env` hold what
+//! the user put there for the app, so they fill any name. [`how_to_set`] says all of this to
+//! the person whose secret is missing.
 //!
 //! Values live only in the keyring (service [`KEYRING_SERVICE`], one entry per name). Names are
 //! not secret: a small index file lists them, because keyrings cannot enumerate entries.
@@ -17,7 +22,7 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, OnceLock, RwLock};
 
 use regex::Regex;
 
@@ -41,6 +46,42 @@ pub fn env_allow_list() -> BTreeSet<String> {
         .filter(|n| is_valid_name(n))
         .map(str::to_string)
         .collect()
+}
+
+/// The `settings.yaml` key listing more environment variables that may fill templates.
+pub const SETTINGS_ALLOW_KEY: &str = "secrets_from_env";
+
+/// Names of environment variables that may fill templates, shared by the resolvers given it
+/// ([`SecretResolver::allow_env_listed`]) and replaceable while they live: the app keeps
+/// settings.yaml's [`SETTINGS_ALLOW_KEY`] in one.
+#[derive(Debug, Clone, Default)]
+pub struct EnvAllowList(Arc<RwLock<BTreeSet<String>>>);
+
+impl EnvAllowList {
+    /// From now on, allow exactly `names` (for every resolver holding this list).
+    pub fn replace<S: Into<String>>(&self, names: impl IntoIterator<Item = S>) {
+        let names = names.into_iter().map(Into::into).collect();
+        *self.0.write().unwrap_or_else(|p| p.into_inner()) = names;
+    }
+
+    /// Does the list name `name`?
+    pub fn contains(&self, name: &str) -> bool {
+        self.0
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .contains(name)
+    }
+}
+
+/// Where the secret `name` can be given a value, for an error saying it is missing: the
+/// keyring (Settings or the CLI), `config/.env`, or an environment variable once a list names
+/// it. Names only: no value is ever part of it.
+pub fn how_to_set(name: &str) -> String {
+    format!(
+        "set it in Settings → Secrets, with `artifactflow-cli secrets set {name}`, or as a line \
+         `{name}=…` in config/.env; the environment variable {name} is read only when \
+         {ENV_ALLOW_ENV} or `{SETTINGS_ALLOW_KEY}` in settings.yaml lists it"
+    )
 }
 
 /// What replaces a secret value in any text that leaves the engine.
@@ -164,7 +205,7 @@ impl SecretStore {
             Err(e) => {
                 static WARNED: OnceLock<()> = OnceLock::new();
                 if WARNED.set(()).is_ok() {
-                    tracing::warn!("the system keyring is not available ({e}); secrets come from the environment and .env only");
+                    tracing::warn!("the system keyring is not available ({e}); secrets come from the listed environment variables and .env only");
                 }
                 None
             }
@@ -263,6 +304,8 @@ pub struct SecretResolver {
     dotenv: Option<PathBuf>,
     /// Environment variables that may fill a template.
     env_allowed: BTreeSet<String>,
+    /// More of them, from a list that may change while this resolver lives (the settings').
+    env_allowed_listed: Option<EnvAllowList>,
 }
 
 /// A template with its variables filled in.
@@ -284,6 +327,7 @@ impl SecretResolver {
             store,
             dotenv,
             env_allowed: env_allow_list(),
+            env_allowed_listed: None,
         }
     }
 
@@ -291,6 +335,22 @@ impl SecretResolver {
     pub fn allow_env<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
         self.env_allowed.extend(names.into_iter().map(Into::into));
         self
+    }
+
+    /// This resolver, also allowed to read the environment variables `list` names whenever it
+    /// resolves (the list may change afterwards).
+    pub fn allow_env_listed(mut self, list: &EnvAllowList) -> Self {
+        self.env_allowed_listed = Some(list.clone());
+        self
+    }
+
+    /// May the environment variable `name` fill a template?
+    fn env_allows(&self, name: &str) -> bool {
+        self.env_allowed.contains(name)
+            || self
+                .env_allowed_listed
+                .as_ref()
+                .is_some_and(|list| list.contains(name))
     }
 
     /// The keyring store, if this resolver has one.
@@ -303,7 +363,7 @@ impl SecretResolver {
         if let Some(v) = self.store.as_ref().and_then(|s| s.get(name)) {
             return Some((v, SecretSource::Keyring));
         }
-        if self.env_allowed.contains(name) {
+        if self.env_allows(name) {
             if let Some(v) = std::env::var(name).ok().filter(|v| !v.is_empty()) {
                 return Some((v, SecretSource::Environment));
             }
@@ -671,6 +731,41 @@ mod tests {
         assert_eq!(f.text, "a=from-dotenv b=env-wins c={{AF_TEST_MISSING}}");
         assert_eq!(f.unresolved, ["AF_TEST_MISSING"]);
         assert_eq!(f.values, ["from-dotenv", "env-wins"]);
+    }
+
+    /// A resolver reads the variables a shared list names when it resolves, not when it was
+    /// made: the app's settings change the list while the MCP servers' resolver lives.
+    #[test]
+    fn a_shared_list_allows_variables_from_the_moment_it_names_them() {
+        std::env::set_var("AF_TEST_SHARED_LISTED", "shared-8d1e");
+        let list = EnvAllowList::default();
+        let resolver = SecretResolver::new(None, None).allow_env_listed(&list);
+        assert_eq!(resolver.resolve("AF_TEST_SHARED_LISTED"), None);
+        list.replace(["AF_TEST_SHARED_LISTED"]);
+        assert_eq!(
+            resolver.resolve("AF_TEST_SHARED_LISTED"),
+            Some(("shared-8d1e".into(), SecretSource::Environment))
+        );
+        assert_eq!(
+            resolver.fill("k={{AF_TEST_SHARED_LISTED}}").text,
+            "k=shared-8d1e"
+        );
+        list.replace(Vec::<String>::new());
+        assert_eq!(resolver.resolve("AF_TEST_SHARED_LISTED"), None);
+    }
+
+    #[test]
+    fn how_to_set_names_every_place_and_both_lists() {
+        let how = how_to_set("GITHUB_TOKEN");
+        for expected in [
+            "Settings → Secrets",
+            "`artifactflow-cli secrets set GITHUB_TOKEN`",
+            "`GITHUB_TOKEN=…` in config/.env",
+            "the environment variable GITHUB_TOKEN is read only when \
+             ARTIFACTFLOW_SECRETS_FROM_ENV or `secrets_from_env` in settings.yaml lists it",
+        ] {
+            assert!(how.contains(expected), "{expected}: {how}");
+        }
     }
 
     #[test]

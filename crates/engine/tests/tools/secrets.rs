@@ -97,6 +97,49 @@ fn only_listed_environment_variables_fill_templates() {
     assert_eq!(resolver.resolve("AF_TEST_AMBIENT_TOKEN"), None);
 }
 
+/// settings.yaml's `secrets_from_env` lets the variables it names fill templates (an app
+/// started from its menu has no shell to set `ARTIFACTFLOW_SECRETS_FROM_ENV` in). A reload
+/// reaches the resolvers made before it too (the MCP servers' lives as long as the app), and a
+/// name taken out of the list is no longer read.
+#[test]
+fn the_settings_list_environment_variables_and_a_reload_reaches_every_resolver() {
+    std::env::set_var("AF_TEST_SETTINGS_TOKEN", "settings-41be");
+    std::env::set_var("AF_TEST_SETTINGS_OTHER", "other-77f0");
+    let home = tempfile::tempdir().unwrap();
+    let ctx = AppContext::open(Some(home.path())).unwrap();
+    let made_before = ctx.secret_resolver();
+    assert_eq!(made_before.resolve("AF_TEST_SETTINGS_TOKEN"), None);
+
+    let settings = ctx.paths().config_dir.join("settings.yaml");
+    let original = std::fs::read_to_string(&settings).unwrap();
+    std::fs::write(
+        &settings,
+        format!("{original}\nsecrets_from_env: [AF_TEST_SETTINGS_TOKEN]\n"),
+    )
+    .unwrap();
+    ctx.reload_config();
+    assert!(
+        ctx.config_problems().is_empty(),
+        "{:?}",
+        ctx.config_problems()
+    );
+    for resolver in [&made_before, &ctx.secret_resolver()] {
+        assert_eq!(
+            resolver.resolve("AF_TEST_SETTINGS_TOKEN"),
+            Some(("settings-41be".into(), SecretSource::Environment))
+        );
+        assert_eq!(resolver.resolve("AF_TEST_SETTINGS_OTHER"), None);
+    }
+
+    std::fs::write(&settings, original).unwrap();
+    ctx.reload_config();
+    assert_eq!(made_before.resolve("AF_TEST_SETTINGS_TOKEN"), None);
+    assert_eq!(
+        ctx.secret_resolver().resolve("AF_TEST_SETTINGS_TOKEN"),
+        None
+    );
+}
+
 fn file_contains(path: &Path, needle: &str) -> bool {
     std::fs::read(path)
         .map(|bytes| bytes.windows(needle.len()).any(|w| w == needle.as_bytes()))
