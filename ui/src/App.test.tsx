@@ -266,6 +266,40 @@ describe("App shell", () => {
     expect(localStorage.getItem("artifactflow.theme")).toBe("dark");
   });
 
+  it("opens the Models screen from a local profile's “Get a model…”, asking first about unsaved changes", async () => {
+    const local = { ...DEFAULT_PROFILE, api: "local", base_url: "", model: "gone-model" };
+    backend({ get_settings: () => settingsView([local]) });
+    const user = userEvent.setup();
+    render(<App />);
+    await user.click(screen.getByTestId("nav-settings"));
+    await expectScreen("Settings");
+    await user.click(await screen.findByRole("button", { name: "Edit default" }));
+    const form = within(screen.getByRole("form", { name: "Edit default" }));
+    expect(await form.findByRole("combobox", { name: "Model" })).toHaveDisplayValue(
+      "gone-model (not installed)",
+    );
+
+    // A change not saved: leaving asks first, and staying keeps it.
+    await user.clear(form.getByLabelText("Profile name"));
+    await user.type(form.getByLabelText("Profile name"), "mine");
+    await user.click(form.getByRole("button", { name: "Get a model…" }));
+    const ask = await screen.findByTestId("leave-dialog");
+    expect(ask).toHaveTextContent("The profile “default” has changes that are not saved.");
+    await user.click(within(ask).getByRole("button", { name: "Keep editing" }));
+    expect(screen.getByRole("heading", { level: 1 })).toHaveTextContent("Settings");
+    expect(form.getByLabelText("Profile name")).toHaveValue("mine");
+
+    await user.click(form.getByRole("button", { name: "Get a model…" }));
+    await user.click(
+      within(await screen.findByTestId("leave-dialog")).getByRole("button", {
+        name: "Discard changes",
+      }),
+    );
+    await expectScreen("Models");
+    expect(screen.getByTestId("nav-models")).toHaveAttribute("aria-current", "page");
+    await waitFor(() => expect(screen.getByRole("heading", { level: 1 })).toHaveFocus());
+  });
+
   it("guides a first run without a usable model, and skipping it sticks", async () => {
     backend({ get_settings: () => settingsView([]) });
     const user = userEvent.setup();

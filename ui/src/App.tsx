@@ -169,7 +169,7 @@ function Shell() {
     [confirmLeave, openChat, goToScreen],
   );
 
-  // Ctrl/Cmd + 1..6 switches screens, + N starts a conversation, + K opens the palette,
+  // Ctrl/Cmd + 1..7 switches screens, + N starts a conversation, + K opens the palette,
   // + / (or "?" outside a text field) lists the shortcuts. Not while a dialog is open.
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -258,6 +258,7 @@ function Shell() {
               theme={theme}
               onThemeChange={setTheme}
               state={status}
+              onOpenModels={() => goToScreen("models")}
               onOpenAgentFile={(path) =>
                 confirmLeave(() => {
                   setAgentFile((a) => ({ path, n: a.n + 1 }));

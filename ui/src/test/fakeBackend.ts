@@ -1,5 +1,13 @@
 import { mockIPC } from "@tauri-apps/api/mocks";
-import type { ConversationSummary, Grant, ModelProfile, SettingsView, Status } from "../bindings";
+import type {
+  ConversationSummary,
+  Grant,
+  InstalledModel,
+  ModelProfile,
+  ModelsView,
+  SettingsView,
+  Status,
+} from "../bindings";
 
 /** A call the UI made, with its arguments. */
 export interface Call {
@@ -14,6 +22,8 @@ export interface FakeState {
   permission_timeout_secs: number;
   conversations: ConversationSummary[];
   grants: Grant[];
+  /** The models folder's models, as `models_list` lists them. */
+  installed: InstalledModel[];
 }
 
 export const STATUS: Status = {
@@ -59,6 +69,7 @@ export function fakeBackend(
     permission_timeout_secs: 120,
     conversations: [],
     grants: [],
+    installed: [],
     ...initial,
   };
   const calls: Call[] = [];
@@ -104,6 +115,12 @@ export function fakeBackend(
         : { mode: "text", guided: false, family: "hermes", reason: "no_model_file" };
     },
     open_config_folder: () => null,
+    models_list: (_a, s): ModelsView => ({
+      dir: "/home/u/.local/share/artifactflow/models",
+      installed: s.installed,
+      downloads: [],
+      machine: { total_memory: 16e9, available_memory: 8e9, free_disk: 100e9, cores: 4 },
+    }),
     list_conversations: (_a, s) => s.conversations,
     list_permission_rules: () => ({ global: [], agents: [] }),
     list_permission_grants: (_a, s) => s.grants,
@@ -125,5 +142,35 @@ export function fakeBackend(
     calls,
     /** Arguments of every call of `cmd`, in order. */
     argsOf: (cmd: string) => calls.filter((c) => c.cmd === cmd).map((c) => c.args),
+  };
+}
+
+/** A model of the models folder named `name` (its file `name.gguf`), a readable Llama file of
+ * 98.4 MB unless `over` says otherwise. */
+export function installedModel(name: string, over: Partial<InstalledModel> = {}): InstalledModel {
+  return {
+    name,
+    file: `${name}.gguf`,
+    path: `/home/u/.local/share/artifactflow/models/${name}.gguf`,
+    size: 98_362_432,
+    info: {
+      version: 3,
+      architecture: "llama",
+      name,
+      size_label: "135M",
+      quantization: "Q4_1",
+      context_length: 8192,
+      has_chat_template: true,
+      license: "apache-2.0",
+      tensor_count: 272,
+    },
+    error: null,
+    template_refused: null,
+    tools: { family: "unknown", takes_tools: false },
+    source: null,
+    sha256: null,
+    installed_at: 1_700_000_000,
+    last_used: null,
+    ...over,
   };
 }

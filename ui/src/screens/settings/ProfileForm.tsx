@@ -2,12 +2,14 @@ import { useEffect, useRef, useState, type FormEvent } from "react";
 import type { Switch } from "../../bindings";
 import { Field } from "../../components/Field";
 import { Spinner } from "../../components/Spinner";
+import { useLeaveGuard } from "../../shell/leaveGuard";
 import { ConnectionTestResult } from "./ConnectionTestResult";
 import { ContextWindowField } from "./ContextWindowField";
+import { LocalModelField } from "./LocalModelField";
 import { ModelField } from "./ModelField";
 import { ToolCallsField } from "./ToolCallsField";
 import { toolModeText, useToolMode } from "./toolMode";
-import { CUSTOM, PRESETS } from "./presets";
+import { CUSTOM, FORM_PRESETS } from "./presets";
 import type { ProfileEditor } from "./useProfileEditor";
 
 /** Add or edit one model profile: preset, server, model, API key (to the keyring), options. */
@@ -18,6 +20,8 @@ export function ProfileForm(props: {
   secretNames: readonly string[];
   onCancel: () => void;
   submitLabel: string;
+  /** Open the Models screen (a local profile's "Get a model…"); absent, there is no link. */
+  onOpenModels?: (() => void) | undefined;
 }) {
   const { editor } = props;
   const { draft, errors, busy } = editor;
@@ -32,6 +36,11 @@ export function ProfileForm(props: {
   );
   const advancedError = fe.temperature ?? fe.max_tokens ?? fe.context_window ?? fe.timeout;
   const advancedOpen = advanced || advancedError !== undefined;
+  // Leaving the screen (the sidebar, or "Get a model…") asks first when something is unsaved.
+  useLeaveGuard(
+    editor.dirty,
+    editor.openedName === "" ? "The new profile" : `The profile “${editor.openedName}”`,
+  );
 
   useEffect(() => {
     headingRef.current?.focus();
@@ -95,7 +104,7 @@ export function ProfileForm(props: {
               onChange={(e) => editor.choosePreset(e.target.value)}
             >
               <option value={CUSTOM}>Custom server</option>
-              {PRESETS.map((p) => (
+              {FORM_PRESETS.map((p) => (
                 <option key={p.id} value={p.id}>
                   {p.label}
                 </option>
@@ -123,11 +132,7 @@ export function ProfileForm(props: {
               disabled={disabled}
               onChange={(e) => {
                 const api = e.target.value;
-                editor.update(
-                  api === "local"
-                    ? { api: "local", base_url: "", useKey: false }
-                    : { api: api === "anthropic" ? "anthropic" : "openai" },
-                );
+                editor.setApi(api === "local" || api === "anthropic" ? api : "openai");
               }}
             >
               <option value="openai">OpenAI-compatible</option>
@@ -151,13 +156,23 @@ export function ProfileForm(props: {
             )}
           </Field>
         )}
-        <ModelField
-          draft={draft}
-          value={draft.model}
-          disabled={disabled}
-          error={fe.model}
-          onChange={(model) => editor.update({ model })}
-        />
+        {local ? (
+          <LocalModelField
+            value={draft.model}
+            onGetModel={props.onOpenModels}
+            disabled={disabled}
+            error={fe.model}
+            onChange={(model) => editor.update({ model })}
+          />
+        ) : (
+          <ModelField
+            draft={draft}
+            value={draft.model}
+            disabled={disabled}
+            error={fe.model}
+            onChange={(model) => editor.update({ model })}
+          />
+        )}
       </div>
 
       {!local && (

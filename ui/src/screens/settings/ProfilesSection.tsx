@@ -14,6 +14,8 @@ export function ProfilesSection(props: {
   secretNames: readonly string[];
   missingSecrets: readonly string[];
   reload: () => Promise<void>;
+  /** Open the Models screen (a local profile's "Get a model…"); absent, the form has no link. */
+  onOpenModels?: (() => void) | undefined;
 }) {
   /** null: not editing; "new": adding; a number: editing that profile. */
   const [editing, setEditing] = useState<number | "new" | null>(null);
@@ -52,6 +54,7 @@ export function ProfilesSection(props: {
                   secretNames={props.secretNames}
                   onDone={close}
                   reload={props.reload}
+                  onOpenModels={props.onOpenModels}
                 />
               ) : (
                 <ProfileSummary
@@ -74,6 +77,7 @@ export function ProfilesSection(props: {
             secretNames={props.secretNames}
             onDone={close}
             reload={props.reload}
+            onOpenModels={props.onOpenModels}
           />
         </div>
       ) : (
@@ -164,6 +168,7 @@ function ProfileEditorPanel(props: {
   secretNames: readonly string[];
   onDone: () => void;
   reload: () => Promise<void>;
+  onOpenModels?: (() => void) | undefined;
 }) {
   const existing = props.index === null ? undefined : props.profiles[props.index];
   const editor = useProfileEditor({
@@ -182,6 +187,7 @@ function ProfileEditorPanel(props: {
       secretNames={props.secretNames}
       onCancel={props.onDone}
       submitLabel={existing ? "Save changes" : "Add profile"}
+      onOpenModels={props.onOpenModels}
     />
   );
 }

@@ -21,6 +21,8 @@ export function SettingsScreen(props: {
   state: StatusState;
   /** Open an agent's file in the Agents editor (its rules' "Open in editor"). */
   onOpenAgentFile?: (path: string) => void;
+  /** Open the Models screen (a local profile's "Get a model…"). */
+  onOpenModels?: () => void;
 }) {
   const { status } = props.state;
   const { settings, error, loading, reload } = useSettings();
@@ -52,6 +54,7 @@ export function SettingsScreen(props: {
             secretNames={settings.secret_names}
             missingSecrets={settings.missing_secrets}
             reload={reload}
+            onOpenModels={props.onOpenModels}
           />
           <SecretsSection
             secretNames={settings.secret_names}

@@ -94,6 +94,7 @@ describe("the line that says what tool_calls: auto chose", () => {
     });
 
     // Another model: asked again once typing pauses.
+    await user.click(form.getByRole("button", { name: "Type a name or path instead" }));
     const model = form.getByLabelText("Model");
     await user.clear(model);
     await user.type(model, "smollm2-135m");

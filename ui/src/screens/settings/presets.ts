@@ -10,7 +10,7 @@ export interface Preset {
   model: string;
   /** The secret holding the key, or null for local servers that need none. */
   secret: string | null;
-  /** True for servers on this machine. */
+  /** True for models run on this machine (by a local server, or by the app itself). */
   local: boolean;
   /**
    * How its models call tools: `native` (the API's tool calling) for strong hosted models,
@@ -92,6 +92,25 @@ export const PRESETS: readonly Preset[] = [
   },
 ];
 
+/**
+ * A model file run by the app itself (`api: local`): no server, no key, and the tool-call mode
+ * chosen per model. Not among [`PRESETS`] (the first-run setup has its own way to it); every
+ * local profile is of this preset, whatever its `base_url` says.
+ */
+export const LOCAL_PRESET: Preset = {
+  id: "local",
+  label: "On this computer",
+  api: "local",
+  base_url: "",
+  model: "",
+  secret: null,
+  local: true,
+  tool_calls: "auto",
+};
+
+/** Every preset the profile form offers: the servers, then a model file on this computer. */
+export const FORM_PRESETS: readonly Preset[] = [...PRESETS, LOCAL_PRESET];
+
 /** The preset id of a server no preset describes (its tool calls default to `text`). */
 export const CUSTOM = "custom";
 
@@ -104,11 +123,12 @@ export function suggestedToolCalls(presetId: string): ToolCallMode {
 }
 
 export function presetById(id: string): Preset | undefined {
-  return PRESETS.find((p) => p.id === id);
+  return FORM_PRESETS.find((p) => p.id === id);
 }
 
-/** The preset whose server a profile talks to, if any. */
+/** The preset whose server a profile talks to, if any; [`LOCAL_PRESET`] for every local one. */
 export function presetFor(api: Api, baseUrl: string): Preset | undefined {
+  if (api === "local") return LOCAL_PRESET;
   const url = baseUrl.trim().replace(/\/+$/, "");
   return PRESETS.find((p) => p.api === api && p.base_url === url);
 }

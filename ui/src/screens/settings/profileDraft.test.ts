@@ -1,6 +1,7 @@
 import {
   applyPreset,
   buildProfile,
+  chooseApi,
   draftFromProfile,
   emptyDraft,
   placeSaveErrors,
@@ -62,6 +63,32 @@ describe("profile drafts", () => {
         tool_calls: "text",
       },
     });
+  });
+
+  it("gives a model file on this computer its own preset, and leaves it for a server's", () => {
+    const local = draftFromProfile({
+      name: "mine",
+      api: "local",
+      base_url: "http://ignored.example",
+      model: "smol",
+      tool_calls: "auto",
+    });
+    expect(local).toMatchObject({ preset: "local", toolCallsEdited: false });
+    // Away from it by the API type, or by the custom preset: a server no preset names.
+    expect(chooseApi(local, "openai")).toMatchObject({ preset: "custom", api: "openai" });
+    expect(applyPreset(local, "custom")).toMatchObject({ preset: "custom", api: "openai" });
+    // Back to it: no server address, no key, auto tool calls, the typed model kept.
+    const server = updateDraft(applyPreset(emptyDraft(), "openrouter"), { model: "mine.gguf" });
+    for (const back of [chooseApi(server, "local"), applyPreset(server, "local")]) {
+      expect(back).toMatchObject({
+        preset: "local",
+        api: "local",
+        base_url: "",
+        useKey: false,
+        model: "mine.gguf",
+        tool_calls: "auto",
+      });
+    }
   });
 
   it("gives every preset a tool-call mode: native for OpenAI and Anthropic, text for the rest", () => {

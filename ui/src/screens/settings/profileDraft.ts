@@ -9,6 +9,7 @@ import type {
 import {
   CUSTOM,
   DEFAULT_TOOL_CALLS,
+  LOCAL_PRESET,
   PRESETS,
   presetById,
   presetFor,
@@ -140,12 +141,15 @@ export function updateDraft(d: ProfileDraft, patch: Partial<ProfileDraft>): Prof
 /**
  * Choose a preset: fills api, base_url and whether a key is needed; the model and profile name
  * only when they are empty or still another preset's suggestion; the tool-call mode unless the
- * user chose it by hand. `custom` keeps the server fields and suggests the `text` mode.
+ * user chose it by hand. `custom` keeps the server fields (a model file's profile becomes an
+ * OpenAI-compatible server's) and suggests the `text` mode.
  */
 export function applyPreset(d: ProfileDraft, id: string): ProfileDraft {
   const preset = presetById(id);
   const tool_calls = d.toolCallsEdited ? d.tool_calls : suggestedToolCalls(id);
-  if (!preset) return { ...d, preset: CUSTOM, tool_calls };
+  if (!preset) {
+    return { ...d, preset: CUSTOM, tool_calls, api: d.api === "local" ? "openai" : d.api };
+  }
   const suggestedModels = new Set(PRESETS.map((p) => p.model));
   const suggestedNames = new Set(PRESETS.map((p) => p.id));
   return withDerivedSecret({
@@ -158,6 +162,27 @@ export function applyPreset(d: ProfileDraft, id: string): ProfileDraft {
     useKey: preset.secret !== null,
     tool_calls,
   });
+}
+
+/**
+ * Change the API type. `local` (a model file the app runs) has no server address and no key,
+ * and is the preset “On this computer”; leaving it, the preset is a custom server. Other
+ * changes keep the preset. The tool-call mode follows the preset until chosen by hand.
+ */
+export function chooseApi(d: ProfileDraft, api: Api): ProfileDraft {
+  const preset =
+    api === "local" ? LOCAL_PRESET.id : d.preset === LOCAL_PRESET.id ? CUSTOM : d.preset;
+  const next: ProfileDraft = {
+    ...d,
+    api,
+    preset,
+    tool_calls: d.toolCallsEdited ? d.tool_calls : suggestedToolCalls(preset),
+  };
+  if (api === "local") {
+    next.base_url = "";
+    next.useKey = false;
+  }
+  return withDerivedSecret(next);
 }
 
 /** The secret name the draft would use if the user had not typed one. */

@@ -1,8 +1,9 @@
-import { useCallback, useState } from "react";
-import { commands, type ModelProfile } from "../../bindings";
+import { useCallback, useMemo, useState } from "react";
+import { commands, type Api, type ModelProfile } from "../../bindings";
 import {
   applyPreset,
   buildProfile,
+  chooseApi,
   placeSaveErrors,
   replaceAt,
   updateDraft,
@@ -30,6 +31,9 @@ export interface ProfileEditorOptions {
  */
 export function useProfileEditor({ profiles, index, initial, onSaved }: ProfileEditorOptions) {
   const [draft, setDraft] = useState<ProfileDraft>(initial);
+  // The draft as the form opened, to tell whether anything was changed since.
+  const [opened] = useState<ProfileDraft>(initial);
+  const dirty = useMemo(() => JSON.stringify(draft) !== JSON.stringify(opened), [draft, opened]);
   const [errors, setErrors] = useState<SaveErrors>(NO_ERRORS);
   const [busy, setBusy] = useState<"saving" | "testing" | null>(null);
   /** The name under which a key from this form was stored, to say so. */
@@ -42,6 +46,10 @@ export function useProfileEditor({ profiles, index, initial, onSaved }: ProfileE
 
   const choosePreset = useCallback((id: string) => {
     setDraft((d) => applyPreset(d, id));
+  }, []);
+
+  const setApi = useCallback((api: Api) => {
+    setDraft((d) => chooseApi(d, api));
   }, []);
 
   /** Store a typed key (if any); returns false when the keyring refused. */
@@ -113,7 +121,22 @@ export function useProfileEditor({ profiles, index, initial, onSaved }: ProfileE
     }
   };
 
-  return { draft, update, choosePreset, errors, busy, storedAs, save, runTest, test: test.state };
+  return {
+    draft,
+    /** The profile's name as the form opened (empty for a new one). */
+    openedName: opened.name,
+    /** Whether the form holds changes not saved (switching screens asks first). */
+    dirty,
+    update,
+    choosePreset,
+    setApi,
+    errors,
+    busy,
+    storedAs,
+    save,
+    runTest,
+    test: test.state,
+  };
 }
 
 export type ProfileEditor = ReturnType<typeof useProfileEditor>;
