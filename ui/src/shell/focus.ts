@@ -45,3 +45,16 @@ export function focusWhenShown(selector: string, timeoutMs = 5000): void {
     observer.observe(document.body, { childList: true, subtree: true });
   }, 0);
 }
+
+/**
+ * Give the focus back to `el` (a button disabled while its action ran) once React has enabled it
+ * again, when the focus was lost meanwhile: a browser drops the focus of an element being
+ * disabled to the page's body, where a keyboard user would have to start over. A focus moved
+ * elsewhere stays where it is.
+ */
+export function refocusIfLost(el: HTMLElement | null): void {
+  window.setTimeout(() => {
+    const active = document.activeElement;
+    if (active === null || active === document.body) el?.focus();
+  }, 0);
+}

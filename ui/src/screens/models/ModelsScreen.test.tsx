@@ -12,6 +12,7 @@ import type {
   ModelsView,
   PullProgress,
 } from "../../bindings";
+import { dropFocus } from "../../test/focus";
 import { push } from "../../test/pushed";
 import { render } from "../../test/render";
 import { ModelsScreen, progressText } from "./ModelsScreen";
@@ -180,6 +181,9 @@ interface Backend {
     result: { ok: InstalledModel } | { error: { code: string; message: string } },
   ) => void;
   finishCheck: (result: CheckResult | null) => void;
+  finishImport: (
+    result: { ok: InstalledModel | null } | { error: { code: string; message: string } },
+  ) => void;
 }
 
 function backend(): Backend {
@@ -189,6 +193,7 @@ function backend(): Backend {
     checks: {},
     finishPull: () => {},
     finishCheck: () => {},
+    finishImport: () => {},
   };
   mockIPC((cmd, args) => {
     state.calls.push({ cmd, args: (args ?? {}) as Record<string, unknown> });
@@ -227,6 +232,13 @@ function backend(): Backend {
       case "models_check_start":
         return new Promise((resolve) => {
           state.finishCheck = resolve;
+        });
+      case "models_import":
+        return new Promise((resolve, reject) => {
+          state.finishImport = (r) => {
+            if ("ok" in r) resolve(r.ok);
+            else reject(r.error);
+          };
         });
       case "models_search":
         return [{ id: "bartowski/Qwen3-GGUF", downloads: 1200, likes: 3, gated: false }];
@@ -358,6 +370,78 @@ describe("Models screen", () => {
       }),
     );
     expect(be.calls.find((c) => c.cmd === "models_search")?.args).toEqual({ query: "qwen3" });
+
+    // While that file downloads, its Download button waits; it comes back once paused.
+    const download = screen.getByRole("button", { name: "Download Qwen3-Q4_K_M.gguf" });
+    expect(download).toBeDisabled();
+    expect(download).toHaveTextContent("Downloading…");
+    await push({
+      kind: "model_download",
+      event: progress({ file: "Qwen3-Q4_K_M.gguf", downloaded: 1e9, total: 2.5e9 }),
+    });
+    expect(download).toBeDisabled();
+    be.finishPull({ error: { code: "paused", message: "download paused at 1000000000" } });
+    await waitFor(() => expect(download).toBeEnabled());
+    expect(download).toHaveTextContent(/^Download$/);
+  });
+
+  it("shows an import running until it ends, then what came of it", async () => {
+    const be = backend();
+    const user = userEvent.setup();
+    render(<ModelsScreen />);
+    await screen.findByTestId("model-SmolLM2-135M-Instruct.Q4_1");
+    await user.click(screen.getByRole("button", { name: "Import a .gguf file…" }));
+    await waitFor(() =>
+      expect(be.calls.find((c) => c.cmd === "models_import")?.args).toEqual({ path: null }),
+    );
+    // Copying and checking gigabytes takes a while: the button waits, and says why.
+    const busy = screen.getByRole("button", { name: "Importing…" });
+    expect(busy).toBeDisabled();
+    // A browser drops the focus of a button being disabled to the body (jsdom does not).
+    dropFocus();
+    expect(screen.getByTestId("models-import-status")).toHaveTextContent(
+      "Importing the model file: copying it into the models folder and checking it…",
+    );
+    const qwen = {
+      ...SMOL,
+      name: "Qwen3-1.7B-Q8_0",
+      file: "Qwen3-1.7B-Q8_0.gguf",
+      size: 1.8e9,
+      info: SMOL.info && { ...SMOL.info, architecture: "qwen3" },
+    };
+    be.installed = [SMOL, qwen];
+    be.finishImport({ ok: qwen });
+    expect(await screen.findByTestId("model-Qwen3-1.7B-Q8_0")).toBeVisible();
+    expect(screen.getByTestId("models-import-status")).toHaveTextContent(
+      "Imported Qwen3-1.7B-Q8_0 (1.8 GB, qwen3).",
+    );
+    expect(screen.getByRole("button", { name: "Import a .gguf file…" })).toBeEnabled();
+    // The keyboard's place is given back.
+    await waitFor(() =>
+      expect(screen.getByRole("button", { name: "Import a .gguf file…" })).toHaveFocus(),
+    );
+
+    // Refused: the reason, and the button back.
+    await user.click(screen.getByRole("button", { name: "Import a .gguf file…" }));
+    await waitFor(() => expect(screen.getByRole("button", { name: "Importing…" })).toBeDisabled());
+    be.finishImport({
+      error: {
+        code: "invalid_config",
+        message: "notes.gguf is not a GGUF file: it starts with PK",
+      },
+    });
+    expect(await screen.findByRole("alert")).toHaveTextContent("notes.gguf is not a GGUF file");
+    expect(screen.queryByTestId("models-import-status")).not.toBeInTheDocument();
+    expect(screen.getByRole("button", { name: "Import a .gguf file…" })).toBeEnabled();
+
+    // The file dialog cancelled: nothing to say.
+    await user.click(screen.getByRole("button", { name: "Import a .gguf file…" }));
+    be.finishImport({ ok: null });
+    await waitFor(() =>
+      expect(screen.getByRole("button", { name: "Import a .gguf file…" })).toBeEnabled(),
+    );
+    expect(screen.queryByTestId("models-import-status")).not.toBeInTheDocument();
+    expect(screen.queryByRole("alert")).not.toBeInTheDocument();
   });
 
   it("notes a model without a chat template, and one whose header does not read", async () => {

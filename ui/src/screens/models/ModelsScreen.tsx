@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from "react";
+import { useRef, useState, type FormEvent } from "react";
 import {
   commands,
   type CatalogItem,
@@ -10,10 +10,12 @@ import {
   type RepoFile,
 } from "../../bindings";
 import { ConfirmButton } from "../../components/ConfirmButton";
+import { Spinner } from "../../components/Spinner";
 import { call, errorMessage } from "../../ipc/call";
+import { refocusIfLost } from "../../shell/focus";
 import { ToolCheck } from "./ToolCheck";
 import { useModelChecks, type CheckHow, type ModelCheckState } from "./useModelChecks";
-import { useModels, type Download } from "./useModels";
+import { fileOfTarget, useModels, type Download } from "./useModels";
 
 /** Bytes for people, in powers of 1000 as disks and downloads count them. */
 export function formatBytes(bytes: number): string {
@@ -275,7 +277,17 @@ function CatalogCard(props: {
   );
 }
 
-function HubSearch({ onDownload }: { onDownload: (target: string) => void }) {
+/**
+ * The Hub search: repositories with GGUF files, an opened one's files, and a Download for each
+ * (waiting while `downloading` says that target's file is being downloaded).
+ */
+function HubSearch({
+  onDownload,
+  downloading,
+}: {
+  onDownload: (target: string) => void;
+  downloading: (target: string) => boolean;
+}) {
   const [query, setQuery] = useState("");
   const [repos, setRepos] = useState<HubRepo[] | null>(null);
   const [open, setOpen] = useState<{ repo: string; files: RepoFile[] | null } | null>(null);
@@ -363,26 +375,30 @@ function HubSearch({ onDownload }: { onDownload: (target: string) => void }) {
                         </tr>
                       </thead>
                       <tbody>
-                        {open.files.map((f) => (
-                          <tr key={f.path}>
-                            <td>{f.path}</td>
-                            <td>{f.quantization ?? "?"}</td>
-                            <td>{formatBytes(f.size)}</td>
-                            <td>
-                              <FitBadge fit={f.fit.fit} reason={f.fit.reason} />
-                            </td>
-                            <td>
-                              <button
-                                type="button"
-                                aria-label={`Download ${f.path}`}
-                                disabled={f.fit.fit === "no_disk"}
-                                onClick={() => onDownload(`${r.id}/${f.path}`)}
-                              >
-                                Download
-                              </button>
-                            </td>
-                          </tr>
-                        ))}
+                        {open.files.map((f) => {
+                          const target = `${r.id}/${f.path}`;
+                          const busy = downloading(target);
+                          return (
+                            <tr key={f.path}>
+                              <td>{f.path}</td>
+                              <td>{f.quantization ?? "?"}</td>
+                              <td>{formatBytes(f.size)}</td>
+                              <td>
+                                <FitBadge fit={f.fit.fit} reason={f.fit.reason} />
+                              </td>
+                              <td>
+                                <button
+                                  type="button"
+                                  aria-label={`Download ${f.path}`}
+                                  disabled={busy || f.fit.fit === "no_disk"}
+                                  onClick={() => onDownload(target)}
+                                >
+                                  {busy ? "Downloading…" : "Download"}
+                                </button>
+                              </td>
+                            </tr>
+                          );
+                        })}
                       </tbody>
                     </table>
                   )}
@@ -428,11 +444,30 @@ export function ModelsScreen() {
     }
   };
 
-  const importFile = () =>
-    act(async () => {
+  const importButton = useRef<HTMLButtonElement>(null);
+  /** What the import says: running (the file dialog, then the copy and its checks), or done. */
+  const [imported, setImported] = useState<
+    { state: "running" } | { state: "done"; model: InstalledModel } | null
+  >(null);
+
+  /** Import a .gguf file the user picks: copying gigabytes and reading their checksum takes a
+   * while, so the button waits and a status line says so; then what came in, or why not. */
+  const importFile = async () => {
+    setActionError(null);
+    setImported({ state: "running" });
+    try {
       const model = await call(commands.modelsImport(null));
+      // Its row first, then the line saying it came in (null: the file dialog was cancelled).
       if (model) await models.reload();
-    });
+      setImported(model ? { state: "done", model } : null);
+    } catch (e) {
+      setImported(null);
+      setActionError(errorMessage(e));
+    } finally {
+      // The button lost the focus while disabled: give it back to the keyboard.
+      refocusIfLost(importButton.current);
+    }
+  };
 
   return (
     <section className="screen models-screen" aria-labelledby="screen-title">
@@ -451,13 +486,33 @@ export function ModelsScreen() {
         )}
       </p>
       <div className="toolbar">
-        <button type="button" onClick={() => void importFile()}>
-          Import a .gguf file…
+        <button
+          type="button"
+          ref={importButton}
+          disabled={imported?.state === "running"}
+          onClick={() => void importFile()}
+        >
+          {imported?.state === "running" ? (
+            <>
+              <Spinner /> Importing…
+            </>
+          ) : (
+            "Import a .gguf file…"
+          )}
         </button>
         <button type="button" onClick={() => void act(() => call(commands.openModelsFolder()))}>
           Open the models folder
         </button>
       </div>
+      {imported && (
+        <p className="muted" role="status" data-testid="models-import-status">
+          {imported.state === "running"
+            ? "Importing the model file: copying it into the models folder and checking it…"
+            : `Imported ${imported.model.name} (${formatBytes(imported.model.size)}, ${
+                imported.model.info?.architecture ?? "architecture unknown"
+              }).`}
+        </p>
+      )}
       {models.loadError && (
         <p className="form-errors" role="alert">
           {models.loadError}
@@ -563,7 +618,10 @@ export function ModelsScreen() {
       )}
 
       <h2>Hugging Face</h2>
-      <HubSearch onDownload={(target) => void pull(target)} />
+      <HubSearch
+        onDownload={(target) => void pull(target)}
+        downloading={(target) => models.downloads[fileOfTarget(target, catalog)]?.running ?? false}
+      />
     </section>
   );
 }

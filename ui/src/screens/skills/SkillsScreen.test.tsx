@@ -2,6 +2,7 @@ import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { mockIPC } from "@tauri-apps/api/mocks";
 import type { SkillDetail, SkillView, SkillsView } from "../../bindings";
+import { dropFocus } from "../../test/focus";
 import { render } from "../../test/render";
 import { SkillsScreen } from "./SkillsScreen";
 
@@ -26,6 +27,9 @@ function backend() {
     skills: [CSV],
     userFolders: false,
     importResult: "ok" as "ok" | "bad",
+    /** Set: the import waits until this is called with the skill's name (null: cancelled). */
+    holdImport: false,
+    finishImport: (() => {}) as (name: string | null) => void,
   };
   mockIPC((cmd, args) => {
     const a = (args ?? {}) as Record<string, unknown>;
@@ -63,6 +67,10 @@ function backend() {
         state.userFolders = a.on as boolean;
         return null;
       case "skills_import":
+        if (state.holdImport)
+          return new Promise((resolve) => {
+            state.finishImport = resolve;
+          });
         if (state.importResult === "bad")
           throw {
             code: "invalid_config",
@@ -124,4 +132,44 @@ test("an import says what came in, or why it was refused", async () => {
   state.importResult = "bad";
   await user.click(screen.getByRole("button", { name: "Import a folder…" }));
   expect(await screen.findByRole("alert")).toHaveTextContent("would be written outside");
+});
+
+test("an import shows it is running, and no second one starts meanwhile", async () => {
+  const state = backend();
+  state.holdImport = true;
+  const user = userEvent.setup();
+  render(<SkillsScreen />);
+  await screen.findByTestId("skill-csv-report");
+  await user.click(screen.getByRole("button", { name: "Import a folder…" }));
+  await waitFor(() =>
+    expect(state.calls).toContainEqual({
+      cmd: "skills_import",
+      args: { path: null, archive: false },
+    }),
+  );
+  const busy = screen.getByRole("button", { name: "Importing…" });
+  expect(busy).toBeDisabled();
+  expect(screen.getByRole("button", { name: "Import a .zip or .skill file…" })).toBeDisabled();
+  expect(screen.getByTestId("skills-import-status")).toHaveTextContent(
+    "Importing the skill: copying it into the skills folder and checking it…",
+  );
+  dropFocus();
+
+  state.skills = [CSV, { ...CSV, name: "tidy", dir: "/config/skills/tidy" }];
+  state.finishImport("tidy");
+  expect(await screen.findByTestId("skill-tidy")).toBeInTheDocument();
+  expect(screen.getByTestId("skills-import-status")).toHaveTextContent(
+    "Imported the skill “tidy”.",
+  );
+  const again = screen.getByRole("button", { name: "Import a folder…" });
+  expect(again).toBeEnabled();
+  expect(screen.getByRole("button", { name: "Import a .zip or .skill file…" })).toBeEnabled();
+  await waitFor(() => expect(again).toHaveFocus());
+  expect(state.calls.filter((c) => c.cmd === "skills_import")).toHaveLength(1);
+
+  // The dialog cancelled: the status goes, nothing else is said.
+  await user.click(again);
+  state.finishImport(null);
+  await waitFor(() => expect(screen.queryByTestId("skills-import-status")).not.toBeInTheDocument());
+  expect(screen.queryByRole("alert")).not.toBeInTheDocument();
 });

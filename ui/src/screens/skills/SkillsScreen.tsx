@@ -1,8 +1,10 @@
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import { commands, type SkillDetail, type SkillView, type SkillsView } from "../../bindings";
 import { Markdown } from "../../components/Markdown";
+import { Spinner } from "../../components/Spinner";
 import { call, errorMessage } from "../../ipc/call";
 import { useStatusChanged } from "../../ipc/useEngineEvents";
+import { refocusIfLost } from "../../shell/focus";
 
 /** Where a problem is, as `file:line: field`, shortened to the part under a skills folder. */
 function where(p: { file: string; line: number | null; field: string | null }): string {
@@ -55,14 +57,26 @@ export function SkillsScreen() {
     }
   };
 
-  const importSkill = (archive: boolean) =>
-    act(async () => {
+  /** The import running (what it imports), while the dialog is open and the copy runs. */
+  const [importing, setImporting] = useState<"folder" | "archive" | null>(null);
+  const folderButton = useRef<HTMLButtonElement>(null);
+  const archiveButton = useRef<HTMLButtonElement>(null);
+
+  /** Import a skill the user picks: both import buttons wait (a status line says why) until it
+   * is in the list, or refused with the reason. */
+  const importSkill = async (archive: boolean) => {
+    setImporting(archive ? "archive" : "folder");
+    await act(async () => {
       const name = await call(commands.skillsImport(null, archive));
       if (name) {
         setNotice(`Imported the skill “${name}”.`);
         setOpen(name);
       }
     });
+    setImporting(null);
+    // The button lost the focus while disabled: give it back to the keyboard.
+    refocusIfLost((archive ? archiveButton : folderButton).current);
+  };
 
   return (
     <section className="screen skills-screen" aria-labelledby="screen-title">
@@ -75,11 +89,33 @@ export function SkillsScreen() {
         only when a task needs it. A skill’s scripts run only after you approve them.
       </p>
       <div className="toolbar">
-        <button type="button" onClick={() => void importSkill(false)}>
-          Import a folder…
+        <button
+          type="button"
+          ref={folderButton}
+          disabled={importing !== null}
+          onClick={() => void importSkill(false)}
+        >
+          {importing === "folder" ? (
+            <>
+              <Spinner /> Importing…
+            </>
+          ) : (
+            "Import a folder…"
+          )}
         </button>
-        <button type="button" onClick={() => void importSkill(true)}>
-          Import a .zip or .skill file…
+        <button
+          type="button"
+          ref={archiveButton}
+          disabled={importing !== null}
+          onClick={() => void importSkill(true)}
+        >
+          {importing === "archive" ? (
+            <>
+              <Spinner /> Importing…
+            </>
+          ) : (
+            "Import a .zip or .skill file…"
+          )}
         </button>
         <button type="button" onClick={() => void act(() => call(commands.openSkillsFolder()))}>
           Open the skills folder
@@ -104,9 +140,11 @@ export function SkillsScreen() {
           {error ?? actionError}
         </p>
       )}
-      {notice && (
-        <p className="muted" role="status">
-          {notice}
+      {(importing ?? notice) && (
+        <p className="muted" role="status" data-testid="skills-import-status">
+          {importing
+            ? "Importing the skill: copying it into the skills folder and checking it…"
+            : notice}
         </p>
       )}
       {view === null && !error && <p role="status">Loading…</p>}
