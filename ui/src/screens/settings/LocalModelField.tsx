@@ -109,12 +109,11 @@ export function LocalModelField(props: {
               {props.value.trim() === "" && <option value="">Choose a model…</option>}
               {notInstalled && (
                 <option value={props.value}>
-                  {props.value}{" "}
                   {installed.state === "loading"
-                    ? ""
+                    ? props.value
                     : isPath(props.value)
-                      ? "(a file outside the models folder)"
-                      : "(not installed)"}
+                      ? `${props.value} (a file outside the models folder)`
+                      : `${props.value} (not installed)`}
                 </option>
               )}
               {models.map((m) => (
