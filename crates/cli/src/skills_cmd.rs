@@ -49,8 +49,14 @@ pub fn run(ctx: &AppContext, cmd: SkillsCommand) -> anyhow::Result<ExitCode> {
                         skill.name,
                         skill.dir.display()
                     );
+                    // What does not stop it from loading, `skills check` reports too.
+                    for warning in &skill.warnings {
+                        eprintln!("{}", clean(&warning.to_string()));
+                    }
                     Ok(ExitCode::SUCCESS)
                 }
+                // Most refusals name the file already (the SKILL.md at fault, with its line).
+                Err(e) if e.starts_with(&path.display().to_string()) => bail!("{e}"),
                 Err(e) => bail!("{}: {e}", path.display()),
             }
         }

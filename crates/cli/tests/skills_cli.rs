@@ -136,12 +136,12 @@ fn check_locates_each_problem_and_the_other_skills_still_load() {
         std::fs::create_dir_all(skills.join(folder)).unwrap();
         std::fs::write(skills.join(folder).join("SKILL.md"), text).unwrap();
     }
-    // An agent naming a skill that does not exist.
+    // An agent naming a skill that does not exist (twice: one problem).
     std::fs::create_dir_all(home.path().join("config/agents")).unwrap();
     cli(home.path(), user.path(), &["status"]);
     std::fs::write(
         home.path().join("config/agents/picky.md"),
-        "---\nname: picky\nskills: [good, missing]\n---\nHi\n",
+        "---\nname: picky\nskills: [good, missing, missing]\n---\nHi\n",
     )
     .unwrap();
     let out = cli(home.path(), user.path(), &["skills", "check"]);
@@ -150,7 +150,7 @@ fn check_locates_each_problem_and_the_other_skills_still_load() {
     assert!(err.contains("Bad/SKILL.md:2: field `name`"), "{err}");
     assert!(err.contains("plain/SKILL.md:1:"), "{err}");
     assert!(err.contains("picky.md:3: field `skills`"), "{err}");
-    assert!(err.contains("lists skill `missing`"), "{err}");
+    assert_eq!(err.matches("lists skill `missing`").count(), 1, "{err}");
     assert!(err.contains("3 problems; 1 skill loaded"), "{err}");
     let list = json(cli(home.path(), user.path(), &["skills", "list", "--json"]));
     assert_eq!(names(&list), ["good"]);
@@ -270,4 +270,159 @@ fn a_link_loop_or_a_named_pipe_never_holds_show_or_import() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("pipe.md is a named pipe"), "{err}");
     assert!(!home.path().join("config/skills/piped").exists());
+}
+
+/// The skill fixtures that load with a warning (written for other clients, past a limit of the
+/// format that those clients do not enforce).
+fn fixtures_with_warnings() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/skills-with-warnings")
+}
+
+/// The problems of `skills list --json`, each as `skills check` prints it.
+fn problem_lines(list: &serde_json::Value) -> Vec<String> {
+    list["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            let problem: engine::config_error::ConfigError =
+                serde_json::from_value(p.clone()).unwrap();
+            problem.to_string()
+        })
+        .collect()
+}
+
+/// `skills check`'s problem lines (its last line is the count), after checking that every line
+/// it prints ends with a newline.
+fn check_lines(out: &Output) -> Vec<String> {
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(err.ends_with('\n'), "the last line ends: {err:?}");
+    let mut lines: Vec<String> = err.lines().map(str::to_string).collect();
+    assert!(
+        lines.pop().is_some_and(|count| count.contains(" problem")),
+        "{err}"
+    );
+    lines
+}
+
+/// A skill whose description is longer than the format's 1,024 characters (as Anthropic's
+/// `claude-api` is, at 1,068) loads, as other clients load it, with a located warning; the
+/// import says so, `skills list --json` carries the warning, and `skills check` prints it once,
+/// on its own line.
+#[test]
+fn a_skill_with_a_long_description_loads_with_a_warning_that_list_and_check_both_carry() {
+    let home = tempfile::tempdir().unwrap();
+    let user = tempfile::tempdir().unwrap();
+    let fixture = fixtures_with_warnings().join("api-reference");
+    let out = cli(
+        home.path(),
+        user.path(),
+        &["skills", "import", fixture.to_str().unwrap()],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("imported skill `api-reference`"));
+    let installed = home.path().join("config/skills/api-reference/SKILL.md");
+    let warning = format!(
+        "{}:3: field `description`: the description is 1068 characters, more than the 1024 \
+         the Agent Skills format allows",
+        installed.display()
+    );
+    assert!(err.contains(&warning), "the import warns: {err}");
+
+    let list = json(cli(home.path(), user.path(), &["skills", "list", "--json"]));
+    assert_eq!(names(&list), ["api-reference"]);
+    let description = list["skills"][0]["description"].as_str().unwrap();
+    assert_eq!(
+        description.chars().count(),
+        1068,
+        "kept whole: {description}"
+    );
+    let listed = problem_lines(&list);
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    assert!(listed[0].starts_with(&warning), "{listed:?}");
+    assert!(
+        listed[0].contains("the prompt's list of skills shows the start of it"),
+        "{listed:?}"
+    );
+
+    let out = cli(home.path(), user.path(), &["skills", "check"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        check_lines(&out),
+        listed,
+        "check prints what list carries, once"
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).ends_with("1 problem; 1 skill loaded\n"));
+}
+
+/// A skills installer keeps one copy in `~/.agents/skills` and links it from
+/// `~/.claude/skills`: with the user folders on, that is one skill, loaded once, and its
+/// warning is listed and printed once (not once per folder, and no "already loaded" clash).
+#[cfg(unix)]
+#[test]
+fn one_skill_linked_from_two_user_folders_is_one_skill_with_one_warning() {
+    let home = tempfile::tempdir().unwrap();
+    let user = tempfile::tempdir().unwrap();
+    let agents = user.path().join(".agents/skills");
+    let claude = user.path().join(".claude/skills");
+    std::fs::create_dir_all(agents.join("api-reference/references")).unwrap();
+    std::fs::create_dir_all(&claude).unwrap();
+    let fixture = fixtures_with_warnings().join("api-reference");
+    for file in ["SKILL.md", "references/endpoints.md"] {
+        std::fs::copy(fixture.join(file), agents.join("api-reference").join(file)).unwrap();
+    }
+    std::os::unix::fs::symlink(agents.join("api-reference"), claude.join("api-reference")).unwrap();
+    cli(home.path(), user.path(), &["status"]);
+    let settings = home.path().join("config/settings.yaml");
+    let mut text = std::fs::read_to_string(&settings).unwrap();
+    text.push_str("\nskills:\n  user_folders: true\n");
+    std::fs::write(&settings, text).unwrap();
+
+    let list = json(cli(home.path(), user.path(), &["skills", "list", "--json"]));
+    assert_eq!(names(&list), ["api-reference"]);
+    let listed = problem_lines(&list);
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    assert!(
+        listed[0].starts_with(&format!(
+            "{}:3: field `description`: the description is 1068 characters",
+            agents.join("api-reference/SKILL.md").display()
+        )),
+        "{listed:?}"
+    );
+    let out = cli(home.path(), user.path(), &["skills", "check"]);
+    assert_eq!(check_lines(&out), listed);
+}
+
+/// A refused import names the file at fault once, with its line (not the folder, then the
+/// same path again).
+#[test]
+fn a_refused_import_names_the_file_at_fault_once() {
+    let home = tempfile::tempdir().unwrap();
+    let user = tempfile::tempdir().unwrap();
+    let source = home.path().join("Upper");
+    std::fs::create_dir_all(&source).unwrap();
+    std::fs::write(
+        source.join("SKILL.md"),
+        "---\ndescription: Upper case.\nname: Upper\n---\n",
+    )
+    .unwrap();
+    let out = cli(
+        home.path(),
+        user.path(),
+        &["skills", "import", source.to_str().unwrap()],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let expected = format!(
+        "error: {}:3: field `name`: ",
+        source.join("SKILL.md").display()
+    );
+    assert!(err.starts_with(&expected), "{err}");
+    assert_eq!(
+        err.matches(&*source.display().to_string()).count(),
+        1,
+        "{err}"
+    );
+    assert!(err.ends_with('\n') && err.lines().count() == 1, "{err:?}");
 }

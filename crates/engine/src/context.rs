@@ -383,7 +383,13 @@ impl AppContext {
         }
         for agent in &config.agents {
             if let crate::config::SkillChoice::Named(names) = &agent.skills {
+                let mut seen: Vec<&String> = Vec::new();
                 for name in names {
+                    // A name listed twice is one problem.
+                    if seen.contains(&name) {
+                        continue;
+                    }
+                    seen.push(name);
                     let of_a_server = name
                         .split_once('.')
                         .is_some_and(|(server, _)| config.mcp.servers.contains_key(server));

@@ -168,6 +168,7 @@ fn as_skill(m: &crate::skills::McpSkill) -> Skill {
             server: m.server.clone(),
         },
         ignored_fields: Vec::new(),
+        warnings: Vec::new(),
     }
 }
 

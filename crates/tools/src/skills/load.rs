@@ -2,7 +2,10 @@
 //! the Agent Skills format specifies:
 //! - `name`: 1–64 lowercase letters, digits and hyphens, no hyphen first, last or twice in a
 //!   row, and the same as the skill's folder;
-//! - `description`: 1–1,024 characters;
+//! - `description`: 1–1,024 characters. A longer one (skills written for other clients have
+//!   them: Anthropic's `claude-api` has 1,068, and those clients load it) loads with a located
+//!   warning in [`Skill::warnings`]: the prompt's list of skills shows the start of any long
+//!   description anyway. Nothing else is relaxed;
 //! - optional `license`, `compatibility` (at most 500 characters), `allowed-tools` (a
 //!   space-separated string, or a list) and `metadata` (keys to text).
 //!
@@ -27,7 +30,7 @@ use crate::{frontmatter, yaml};
 pub const MAX_SKILL_MD_BYTES: u64 = 256 * 1024;
 /// The longest name.
 pub const MAX_NAME_CHARS: usize = 64;
-/// The longest description.
+/// The longest description the format allows (a longer one loads with a warning).
 pub const MAX_DESCRIPTION_CHARS: usize = 1024;
 /// The longest `compatibility`.
 pub const MAX_COMPATIBILITY_CHARS: usize = 500;
@@ -68,6 +71,7 @@ pub fn load_dir(dir: &Path, origin: &SkillOrigin) -> (Vec<Skill>, Vec<ConfigErro
     for folder in folders {
         match load_skill_folder(&folder, origin) {
             Ok(skill) => {
+                errors.extend(skill.warnings.iter().cloned());
                 // What its listing leaves out (a link out, a named pipe, a cap hit) is a
                 // problem to fix, located; the skill still loads.
                 errors.extend(super::files::listing(&folder).left_out.iter().map(|note| {
@@ -224,14 +228,18 @@ pub fn parse_skill(path: &Path, text: &str) -> Result<Skill, ConfigError> {
                 .into(),
         ));
     }
+    let mut warnings = Vec::new();
     let chars = description.chars().count();
     if chars > MAX_DESCRIPTION_CHARS {
-        return Err(located(
+        warnings.push(located(
             line("description"),
             Some("description"),
             format!(
-                "the description is {chars} characters; the most is {MAX_DESCRIPTION_CHARS}. \
-                 Say what the skill does and when to use it; put the rest in the instructions"
+                "the description is {chars} characters, more than the {MAX_DESCRIPTION_CHARS} \
+                 the Agent Skills format allows; the skill loads (as other clients load it), \
+                 and the prompt's list of skills shows the start of it. To keep within the \
+                 format, say what the skill does and when to use it in at most \
+                 {MAX_DESCRIPTION_CHARS} characters and move the rest into the instructions"
             ),
         ));
     }
@@ -309,6 +317,7 @@ pub fn parse_skill(path: &Path, text: &str) -> Result<Skill, ConfigError> {
         source: path.to_path_buf(),
         origin: SkillOrigin::Config,
         ignored_fields: fm.other.into_keys().collect(),
+        warnings,
     })
 }
 
@@ -432,14 +441,6 @@ mod tests {
             "---\nname: not-the-folder\ndescription: x\n---\n",
         );
         let no_desc = skill(d, "no-desc", "---\nname: no-desc\n---\n");
-        let long_desc = skill(
-            d,
-            "long-desc",
-            &format!(
-                "---\nname: long-desc\ndescription: {}\n---\n",
-                "a".repeat(1025)
-            ),
-        );
         let bad_yaml = skill(
             d,
             "bad-yaml",
@@ -472,12 +473,72 @@ mod tests {
         assert_eq!(of(&bad_name).field.as_deref(), Some("name"));
         assert!(of(&other).message.contains("folder is `other-folder`"));
         assert_eq!(of(&no_desc).field.as_deref(), Some("description"));
-        assert!(of(&long_desc).message.contains("1025 characters"));
         // The YAML reader notices the unclosed list where the frontmatter ends.
         assert_eq!(of(&bad_yaml).line, Some(4), "{:?}", of(&bad_yaml));
         assert!(of(&huge).message.contains("KiB"));
         assert!(of(&d.join("empty")).message.contains("no SKILL.md"));
-        assert_eq!(errors.len(), 8, "{errors:?}");
+        assert_eq!(errors.len(), 7, "{errors:?}");
+    }
+
+    /// Skills written for other clients may have a longer description than the format allows
+    /// (Anthropic's `claude-api` has 1,068 characters) and those clients load them: so does
+    /// this one, whole, with a warning located at the description. Nothing else is relaxed.
+    #[test]
+    fn a_description_longer_than_the_format_allows_loads_with_a_located_warning() {
+        let fixtures =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/skills-with-warnings");
+        let (skills, errors) = load_dir(&fixtures, &SkillOrigin::Config);
+        assert_eq!(
+            skills.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(),
+            ["api-reference"]
+        );
+        let s = &skills[0];
+        assert_eq!(s.description.chars().count(), 1068);
+        assert!(s
+            .description
+            .ends_with("never from a file that is committed, ever."));
+        assert_eq!(s.license.as_deref(), Some("Apache-2.0"));
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        let warning = &errors[0];
+        assert_eq!(warning.file, fixtures.join("api-reference/SKILL.md"));
+        assert_eq!(warning.line, Some(3));
+        assert_eq!(warning.field.as_deref(), Some("description"));
+        assert!(
+            warning.message.starts_with(
+                "the description is 1068 characters, more than the 1024 the Agent Skills \
+                 format allows; the skill loads (as other clients load it), and the prompt's \
+                 list of skills shows the start of it."
+            ),
+            "{warning}"
+        );
+        assert_eq!(s.warnings, errors);
+
+        // Strict otherwise: the same description with a name that breaks the format is refused
+        // for the name, and a skill with neither problem has no warning.
+        let tmp = tempfile::tempdir().unwrap();
+        let text = std::fs::read_to_string(fixtures.join("api-reference/SKILL.md")).unwrap();
+        skill(
+            tmp.path(),
+            "API_Reference",
+            &text.replace("name: api-reference", "name: API_Reference"),
+        );
+        skill(
+            tmp.path(),
+            "short",
+            "---\nname: short\ndescription: Short.\n---\n",
+        );
+        let (skills, errors) = load_dir(tmp.path(), &SkillOrigin::Config);
+        assert_eq!(
+            skills.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(),
+            ["short"]
+        );
+        assert!(skills[0].warnings.is_empty());
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert_eq!(errors[0].field.as_deref(), Some("name"));
+        assert!(
+            errors[0].message.contains("`API_Reference` has `A`"),
+            "{errors:?}"
+        );
     }
 
     #[cfg(unix)]

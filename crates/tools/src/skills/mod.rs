@@ -163,6 +163,9 @@ pub struct Skill {
     /// Frontmatter fields this app does not use (other clients' extensions), kept as notes:
     /// they never stop a skill from loading.
     pub ignored_fields: Vec<String>,
+    /// What is wrong with it that does not stop it from loading (a description longer than
+    /// the format allows), located; [`load::load_dir`] reports them with the problems.
+    pub warnings: Vec<ConfigError>,
 }
 
 impl Skill {
@@ -176,7 +179,9 @@ impl Skill {
 }
 
 /// Every skill found and every problem, sorted by name; a name used twice keeps the first
-/// (config folder first, then the user folders in order) and reports the others.
+/// (config folder first, then the user folders in order) and reports the others. One folder
+/// reached again through a link (skill installers keep one copy in `~/.agents/skills` and link
+/// it from `~/.claude/skills`) is the same skill: it counts once, and so does each problem.
 #[derive(Debug, Clone, Default)]
 pub struct SkillSet {
     /// The skills that loaded.
@@ -191,12 +196,20 @@ impl SkillSet {
         self.skills.iter().find(|s| s.name == name)
     }
 
-    /// Add the skills of one more folder; a name already taken is reported, not loaded.
+    /// Add the skills of one more folder; a name already taken is reported, not loaded, unless
+    /// it is the same folder (see [`SkillSet`]). A problem already reported is not added again.
     pub fn add(&mut self, loaded: (Vec<Skill>, Vec<ConfigError>)) {
         let (skills, errors) = loaded;
-        self.errors.extend(errors);
+        for error in errors {
+            if !self.errors.iter().any(|known| same_problem(known, &error)) {
+                self.errors.push(error);
+            }
+        }
         for skill in skills {
             if let Some(first) = self.get(&skill.name) {
+                if same_path(&first.dir, &skill.dir) {
+                    continue;
+                }
                 self.errors.push(ConfigError {
                     file: skill.source.clone(),
                     line: None,
@@ -213,4 +226,19 @@ impl SkillSet {
         }
         self.skills.sort_by(|a, b| a.name.cmp(&b.name));
     }
+}
+
+/// Is `b` the problem `a` is, perhaps found through another path to the same file?
+fn same_problem(a: &ConfigError, b: &ConfigError) -> bool {
+    a.line == b.line && a.field == b.field && a.message == b.message && same_path(&a.file, &b.file)
+}
+
+/// Do `a` and `b` name the same file or folder (the same path, or the same once links are
+/// followed)?
+fn same_path(a: &std::path::Path, b: &std::path::Path) -> bool {
+    a == b
+        || matches!(
+            (std::fs::canonicalize(a), std::fs::canonicalize(b)),
+            (Ok(a), Ok(b)) if a == b
+        )
 }
