@@ -273,7 +273,7 @@ fn list(ctx: &AppContext, json: bool) -> anyhow::Result<ExitCode> {
                 if info.has_chat_template {
                     ""
                 } else {
-                    "  (no chat template: ChatML is used)"
+                    "  (no chat template: its architecture's known one is used, else ChatML)"
                 }
             ),
             (None, Some(e)) => println!(

@@ -19,11 +19,16 @@
 //!
 //! Once the model is loaded it prints one JSON line on stdout, then serves:
 //! `{"ready": true, "port": 41234, "n_ctx": 8192, "n_ctx_train": 8192, "tools": "template",
-//! "template": "…", "memory": "…"}` (`tools`: how native calls' tools reach the model, through
-//! the chat template (`template`) or added to the system message (`system message`); `--chat-template`
-//! replaces the model file's template. `template` and `memory` are notes, null when there is nothing to say: the
-//! model file had no usable chat template, or the context is smaller than asked because that is
-//! what fits in the memory free). The context is the smallest of the model's trained context,
+//! "template": "…", "chat_template": {"source": "architecture", "format": "gemma",
+//! "architecture": "gemma3", "stops": ["<end_of_turn>", "<start_of_turn>"]}, "memory": "…"}`
+//! (`tools`: how native calls' tools reach the model, through the chat template (`template`) or
+//! added to the system message (`system message`); `--chat-template` replaces the model file's
+//! template. `chat_template`: which template renders the turns (`source`: `--chat-template`,
+//! `model file`, `architecture` or `ChatML fallback`, see `formats`), its format when known, the
+//! file's architecture and the texts that end an answer. `template` and `memory` are notes, null
+//! when there is nothing to say: the turns are not rendered by the model file's own template
+//! (it has none, or llama.cpp does not know it; also on stderr), or the context is smaller than
+//! asked because that is what fits in the memory free). The context is the smallest of the model's trained context,
 //! `--ctx` and what fits in half the free memory. Generation uses the physical cores (`--threads`
 //! overrides), reading a prompt every core.
 //! A model that does not load prints `{"error": "…"}` instead and exits with status 2. The
@@ -34,6 +39,8 @@
 //! the last chunk). With `tools` in a request, the model is offered them in the Hermes form
 //! (through the model's own chat template when it takes tools, else in the system message) and
 //! the `<tool_call>` blocks it writes come back as OpenAI-style `tool_calls` (see `template`).
+//! An answer that writes one span of tokens again and again is stopped with `finish_reason`
+//! `length` and `"repeated": {"span": TOKENS, "times": N}` beside it (see `ending`).
 //! A `grammar` (GBNF, with `grammar_lazy` and `grammar_triggers` as llama.cpp's server reads
 //! them) constrains the sampler. Requests are served one at a time, in order. Between requests the KV cache
 //! keeps the longest prefix the next prompt shares with the last one, so an agent's next round
@@ -44,6 +51,8 @@
 
 mod access;
 mod chat;
+mod ending;
+mod formats;
 mod guide;
 mod probe;
 mod server;
@@ -228,8 +237,12 @@ fn main() -> ExitCode {
             "n_ctx_train": info.n_ctx_train,
             "tools": if info.tools_in_template { "template" } else { "system message" },
             "template": info.template_note,
+            "chat_template": info.chat_template,
             "memory": info.memory_note,
         }));
+        if let Some(note) = &info.template_note {
+            eprintln!("chat template: {note}");
+        }
         let access = access::Access::new(key, port);
         axum::serve(listener, server::router(jobs, info, access)).await
     });

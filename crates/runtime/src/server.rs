@@ -1,7 +1,9 @@
 //! The OpenAI-compatible routes the engine's client speaks: `GET /v1/models` and
 //! `POST /v1/chat/completions` (server-sent events when `stream` is true, usage in the last
 //! event). A job that fails before its first text is an HTTP error with an OpenAI-style body; one
-//! that fails later ends its stream with an `error` event.
+//! that fails later ends its stream with an `error` event. An answer stopped in a loop ends with
+//! `finish_reason` `length` and `repeated` (the span in tokens and how many times) in its last
+//! event.
 //!
 //! Every route is behind `access::guard` (the per-launch key and the runtime's own `Host`).
 //! A request is bounded whatever it asks: `max_tokens` by the context, its time on the model
@@ -17,7 +19,7 @@ use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use tokio::sync::mpsc as tmpsc;
 
 use crate::access::{self, Access};
@@ -238,10 +240,20 @@ fn grammar(body: &Value) -> Result<Option<Grammar>, String> {
     }))
 }
 
+/// OpenAI's `finish_reason`: an answer stopped in a loop was cut short, as one at its limit.
 fn finish_name(finish: Finish) -> &'static str {
     match finish {
         Finish::Stop => "stop",
-        Finish::Length => "length",
+        Finish::Length | Finish::Repeated(_) => "length",
+    }
+}
+
+/// `{"span": tokens, "times": n}` when the answer was stopped in a loop (see `ending`): the
+/// last chunk, or the whole answer, carries it as `repeated`.
+fn repeated(finish: Finish) -> Option<Value> {
+    match finish {
+        Finish::Repeated(r) => Some(json!({"span": r.span, "times": r.times})),
+        _ => None,
     }
 }
 
@@ -309,33 +321,24 @@ async fn chat(State(shared): State<Shared>, Json(body): Json<Value>) -> Response
     if !stream {
         return whole(model, first, rx, calls).await;
     }
-    // The last chunk says `"guided": true` when the answer's end was written under its
-    // grammar (the engine marks that call as guided).
-    let chunk = move |delta: Value, finish: Option<&str>, usage: Option<Value>, guided: bool| {
+    // The last chunk carries the usage, `"guided": true` when the answer's end was written
+    // under its grammar (the engine marks that call as guided) and `repeated` when it was
+    // stopped in a loop.
+    let chunk = move |delta: Value, finish: Option<&str>, last: Option<Map<String, Value>>| {
         let mut event = json!({
             "id": "chatcmpl-local",
             "object": "chat.completion.chunk",
             "model": model,
             "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
         });
-        if let Some(usage) = usage {
-            event["usage"] = usage;
-        }
-        if guided {
-            event["guided"] = json!(true);
+        if let (Some(fields), Some(event)) = (last, event.as_object_mut()) {
+            event.extend(fields);
         }
         format!("data: {event}\n\n")
     };
     let text_chunk = {
         let chunk = chunk.clone();
-        move |text: String| {
-            chunk(
-                json!({"role": "assistant", "content": text}),
-                None,
-                None,
-                false,
-            )
-        }
+        move |text: String| chunk(json!({"role": "assistant", "content": text}), None, None)
     };
     let frames = futures::stream::unfold(
         (Some(first), rx, false, calls),
@@ -363,35 +366,36 @@ async fn chat(State(shared): State<Shared>, Json(body): Json<Value>) -> Response
                             (text_chunk(shown), false)
                         }
                         Some(Event::Done {
-                            finish,
+                            finish: reason,
                             prompt_tokens,
                             cached_tokens,
                             completion_tokens,
                             guided,
                         }) => {
                             let mut out = String::new();
-                            let mut finish = finish_name(finish);
+                            let mut finish = finish_name(reason);
                             if let Some((rest, read)) = calls.take().map(Calls::finish) {
                                 if !rest.is_empty() {
                                     out.push_str(&text_chunk(rest));
                                 }
                                 if !read.is_empty() {
                                     let list = wire_calls(&read, true);
-                                    out.push_str(&chunk(
-                                        json!({"tool_calls": list}),
-                                        None,
-                                        None,
-                                        false,
-                                    ));
+                                    out.push_str(&chunk(json!({"tool_calls": list}), None, None));
                                     finish = "tool_calls";
                                 }
                             }
-                            out.push_str(&chunk(
-                                json!({}),
-                                Some(finish),
-                                Some(usage(prompt_tokens, cached_tokens, completion_tokens)),
-                                guided,
-                            ));
+                            let mut last = Map::new();
+                            last.insert(
+                                "usage".into(),
+                                usage(prompt_tokens, cached_tokens, completion_tokens),
+                            );
+                            if guided {
+                                last.insert("guided".into(), json!(true));
+                            }
+                            if let Some(repeated) = repeated(reason) {
+                                last.insert("repeated".into(), repeated);
+                            }
+                            out.push_str(&chunk(json!({}), Some(finish), Some(last)));
                             out.push_str("data: [DONE]\n\n");
                             (out, true)
                         }
@@ -461,14 +465,14 @@ async fn whole(
         match event {
             Some(Event::Text(piece)) => text.push_str(&piece),
             Some(Event::Done {
-                finish,
+                finish: reason,
                 prompt_tokens,
                 cached_tokens,
                 completion_tokens,
                 guided,
             }) => {
                 let mut message = json!({"role": "assistant", "content": text});
-                let mut finish = finish_name(finish);
+                let mut finish = finish_name(reason);
                 if let Some(mut calls) = calls {
                     let mut shown = calls.push(&text);
                     let (rest, read) = calls.finish();
@@ -479,7 +483,7 @@ async fn whole(
                         finish = "tool_calls";
                     }
                 }
-                return Json(json!({
+                let mut answer = json!({
                     "guided": guided,
                     "id": "chatcmpl-local",
                     "object": "chat.completion",
@@ -490,8 +494,11 @@ async fn whole(
                         "finish_reason": finish,
                     }],
                     "usage": usage(prompt_tokens, cached_tokens, completion_tokens),
-                }))
-                .into_response();
+                });
+                if let Some(repeated) = repeated(reason) {
+                    answer["repeated"] = repeated;
+                }
+                return Json(answer).into_response();
             }
             Some(Event::Error(failed)) => return job_error(&failed),
             None => {

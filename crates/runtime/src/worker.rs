@@ -13,6 +13,12 @@
 //! `<|tool_call_start|>`…), so the tokens that are exactly one of
 //! [`CALL_MARKERS`](artifactflow_parser::family::CALL_MARKERS) (found once, when the model is
 //! loaded) are rendered with their text, where the triggers and the engine's reader look for them.
+//!
+//! An answer ends at an end-of-generation token of the model file (llama.cpp's set: its `eos`,
+//! `eot`, `eom` and the tokens it knows by their text, `<|im_end|>`, `<end_of_turn>`…), at an
+//! end marker of the chat format in use (see `formats`), whether the model writes it as its token
+//! or as plain text (the text before it is the answer; see `ending`), when it has written one
+//! span of tokens again and again (`ending::Repeats`), or at its limits.
 
 use std::collections::HashSet;
 use std::num::NonZeroU32;
@@ -32,7 +38,7 @@ use llama_cpp_2::token::LlamaToken;
 use tokio::sync::mpsc as tmpsc;
 
 use crate::chat::Message;
-use crate::{guide, template};
+use crate::{ending, formats, guide, template};
 
 /// Tokens decoded per batch while reading a prompt (the client is checked between batches).
 const BATCH: usize = 512;
@@ -62,8 +68,13 @@ pub struct Info {
     pub n_ctx: u32,
     /// The context the model was trained with.
     pub n_ctx_train: u32,
-    /// A note when the model file's chat template could not be used (ChatML is used instead).
+    /// A note when the chat template in use is not the model file's (it has none, or llama.cpp
+    /// cannot render it: its architecture's or ChatML is used, see `formats`), or the file's
+    /// was refused for tools.
     pub template_note: Option<String>,
+    /// Which chat template renders the turns, where it came from and the texts that end an
+    /// answer ([`formats::Choice::to_json`]), for the ready line.
+    pub chat_template: serde_json::Value,
     /// A note when the context is smaller than asked because the memory free for it is short.
     pub memory_note: Option<String>,
     /// Native calls' tools go through the chat template (it takes tools, see `template`).
@@ -138,10 +149,13 @@ pub struct Grammar {
 /// Why generation stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Finish {
-    /// The model ended its answer.
+    /// The model ended its answer: an end-of-generation token, or an end marker of the chat
+    /// format (as its token or as text).
     Stop,
     /// `max_tokens`, the context is full, or the job's time limit has passed.
     Length,
+    /// The answer was writing one span of tokens again and again (see `ending::Repeats`).
+    Repeated(ending::Repeat),
 }
 
 /// What a job sends back.
@@ -249,23 +263,34 @@ fn run(settings: Settings, jobs: mpsc::Receiver<Job>, info_tx: mpsc::Sender<Resu
             ))
         }
     };
-    let given = settings
-        .chat_template
-        .as_deref()
-        .and_then(|text| LlamaChatTemplate::new(text).ok());
-    let (template, template_note) = match given.map(Ok).unwrap_or_else(|| model.chat_template(None))
-    {
-        Ok(template) => (template, None),
-        Err(_) => (
-            chatml(),
-            Some("the model file has no chat template; ChatML is used".to_string()),
-        ),
+    // The template that renders the turns (see `formats`): the one given, else the file's,
+    // when llama.cpp's engine renders it; else the known one of the file's architecture; else
+    // ChatML.
+    let has_token = |text: &str| single_token(&model, text).is_some();
+    let file_template = model
+        .chat_template(None)
+        .ok()
+        .and_then(|t| t.to_str().ok().map(str::to_string));
+    let jinja = match (settings.chat_template.as_deref(), file_template.as_deref()) {
+        (Some(text), _) => Some((text, formats::Source::Given)),
+        (None, Some(text)) => Some((text, formats::Source::ModelFile)),
+        (None, None) => None,
+    }
+    .map(|(text, source)| formats::Jinja {
+        text,
+        source,
+        renders: renders(&model, text),
+    });
+    let architecture = model.meta_val_str("general.architecture").ok();
+    let choice = formats::choose(jinja, architecture.as_deref(), has_token);
+    let template = match LlamaChatTemplate::new(&choice.template) {
+        Ok(template) => template,
+        Err(_) => return fail("the chat template holds a NUL character".to_string()),
     };
-    // Its Jinja text, for native calls (see `template`), when it takes tools and stays within
+    let mut template_note = choice.note.clone();
+    // The Jinja text, for native calls (see `template`), when it takes tools and stays within
     // the bounds in a process of its own (see `probe`).
-    let source = template.to_str().ok().map(str::to_string);
-    let mut template_note = template_note;
-    let tools_in_template = match source.as_deref().filter(|s| template::takes_tools(s)) {
+    let tools_in_template = match jinja.map(|j| j.text).filter(|s| template::takes_tools(s)) {
         None => false,
         Some(text) => match crate::probe::check(text) {
             Ok(()) => true,
@@ -277,6 +302,18 @@ fn run(settings: Settings, jobs: mpsc::Receiver<Job>, info_tx: mpsc::Sender<Resu
             }
         },
     };
+    let source = jinja
+        .map(|j| j.text.to_string())
+        .filter(|_| tools_in_template);
+    // The end markers that are one token of this vocabulary end an answer as that token; the
+    // call markers (rendered with their text) are never among them.
+    let markers = marker_tokens(&model);
+    let stops = choice.stops();
+    let stop_tokens = stops
+        .iter()
+        .filter_map(|stop| single_token(&model, stop))
+        .filter(|token| !markers.contains(token))
+        .collect();
     let name = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -288,15 +325,18 @@ fn run(settings: Settings, jobs: mpsc::Receiver<Job>, info_tx: mpsc::Sender<Resu
         template_note,
         memory_note,
         tools_in_template,
+        chat_template: choice.to_json(),
     };
     if info_tx.send(Ok(info)).is_err() {
         return;
     }
     let mut state = State {
         model: &model,
-        markers: marker_tokens(&model),
+        markers,
+        stops: stops.iter().map(|s| s.to_string()).collect(),
+        stop_tokens,
         template,
-        source: source.filter(|_| tools_in_template),
+        source,
         cached: Vec::new(),
         bytes: None,
     };
@@ -408,20 +448,31 @@ fn physical_cores() -> u32 {
 /// A model without a marker in its vocabulary spells it in several ordinary tokens, which are
 /// rendered as they are anyway.
 fn marker_tokens(model: &LlamaModel) -> HashSet<LlamaToken> {
-    let vocab = model.vocab();
     artifactflow_parser::family::CALL_MARKERS
         .iter()
-        .filter_map(
-            |marker| match vocab.tokenize(marker.as_bytes(), false, true)[..] {
-                [token] => Some(token),
-                _ => None,
-            },
-        )
+        .filter_map(|marker| single_token(model, marker))
         .collect()
 }
 
-fn chatml() -> LlamaChatTemplate {
-    LlamaChatTemplate::new("chatml").expect("a template name has no NUL")
+/// The token whose text is exactly `text`, when the vocabulary has one: `text` tokenized as a
+/// prompt is (special tokens recognised) comes out as one token.
+fn single_token(model: &LlamaModel, text: &str) -> Option<LlamaToken> {
+    match model.vocab().tokenize(text.as_bytes(), false, true)[..] {
+        [token] => Some(token),
+        _ => None,
+    }
+}
+
+/// Whether llama.cpp's template engine renders `template` (it knows its format: a template it
+/// does not know fails every request).
+fn renders(model: &LlamaModel, template: &str) -> bool {
+    let Ok(template) = LlamaChatTemplate::new(template) else {
+        return false;
+    };
+    let Ok(probe) = LlamaChatMessage::new("user".into(), "Hello".into()) else {
+        return false;
+    };
+    model.apply_chat_template(&template, &[probe], true).is_ok()
 }
 
 enum Failure {
@@ -439,6 +490,13 @@ struct State<'m> {
     /// The model's tokens that are exactly a call marker (see [`marker_tokens`]): rendered with
     /// their text even when they are control tokens.
     markers: HashSet<LlamaToken>,
+    /// The texts that end an answer (the end markers of the chat format, see `formats`), even
+    /// when written as ordinary tokens.
+    stops: Vec<String>,
+    /// The tokens that are exactly one of `stops`: they end an answer too (`<start_of_turn>` is
+    /// a control token of Gemma's that llama.cpp does not count as an end of generation).
+    stop_tokens: HashSet<LlamaToken>,
+    /// What renders the turns (see `formats::choose`).
     template: LlamaChatTemplate,
     /// The template's text, when it renders tools itself (it takes them, and passed its check).
     source: Option<String>,
@@ -467,14 +525,10 @@ impl State<'_> {
             .map(|m| LlamaChatMessage::new(m.role.clone(), m.content.clone()))
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| Failure::Message(format!("a message cannot be sent to the model: {e}")))?;
-        match self.model.apply_chat_template(&self.template, &chat, true) {
-            Ok(prompt) => Ok(prompt),
-            // A template llama.cpp's engine does not know: ChatML, which most models follow.
-            Err(_) => self
-                .model
-                .apply_chat_template(&chatml(), &chat, true)
-                .map_err(|e| Failure::Message(format!("the chat template failed: {e}"))),
-        }
+        // The template was tried when the model was loaded (see `renders`).
+        self.model
+            .apply_chat_template(&self.template, &chat, true)
+            .map_err(|e| Failure::Message(format!("the chat template failed: {e}")))
     }
 
     fn answer(&mut self, ctx: &mut LlamaContext<'_>, job: Job) -> Result<Event, Failure> {
@@ -567,15 +621,20 @@ impl State<'_> {
         let limit = job.max_tokens.map_or(room, |m| (m as usize).min(room));
         let mut produced = 0usize;
         let mut pending: Vec<u8> = Vec::new();
+        // The end markers written as text (see `ending`), and loops.
+        let mut stops = ending::StopTexts::new(&self.stops);
+        let mut repeats = ending::Repeats::default();
         let finish = loop {
             let active = guide.as_mut().filter(|g| g.on).map(|g| &mut g.grammar);
             let token = pick(ctx, batch.n_tokens() - 1, &mut sampler, active)?;
-            if vocab.is_eog(token) {
+            if vocab.is_eog(token) || self.stop_tokens.contains(&token) {
                 break Finish::Stop;
             }
             let with_text = self.markers.contains(&token);
             pending.extend(vocab.token_to_piece(token, with_text, None));
             let text = take_utf8(&mut pending);
+            // The triggers read the text as it comes (a marker held back below ends the answer
+            // anyway); the client gets it once it cannot be the start of an end marker.
             if let Some(g) = guide.as_mut().filter(|g| !g.on && !text.is_empty()) {
                 g.written.push_str(&text);
                 if let Some(start) = g.triggers.start_in(&g.written) {
@@ -585,10 +644,24 @@ impl State<'_> {
                     g.written = String::new();
                 }
             }
+            let (text, at_marker) = stops.push(&text);
             if !text.is_empty() && job.events.blocking_send(Event::Text(text)).is_err() {
                 return Err(Failure::Gone);
             }
             produced += 1;
+            if at_marker {
+                // What the model wrote after the marker is not part of the answer.
+                pending.clear();
+                stops = ending::StopTexts::default();
+                break Finish::Stop;
+            }
+            if let Some(repeat) = repeats.push(token) {
+                eprintln!(
+                    "an answer was stopped: it wrote the same {} tokens {} times in a row",
+                    repeat.span, repeat.times
+                );
+                break Finish::Repeated(repeat);
+            }
             if produced >= limit || self.cached.len() + 1 >= n_ctx {
                 break Finish::Length;
             }
@@ -611,11 +684,11 @@ impl State<'_> {
             }
             self.cached.push(token);
         };
-        if !pending.is_empty() {
-            let rest = String::from_utf8_lossy(&pending).into_owned();
-            if job.events.blocking_send(Event::Text(rest)).is_err() {
-                return Err(Failure::Gone);
-            }
+        // What was held back as a possible marker, then a character cut short.
+        let mut rest = stops.finish();
+        rest.push_str(&String::from_utf8_lossy(&pending));
+        if !rest.is_empty() && job.events.blocking_send(Event::Text(rest)).is_err() {
+            return Err(Failure::Gone);
         }
         Ok(Event::Done {
             finish,
