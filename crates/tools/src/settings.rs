@@ -39,11 +39,13 @@ pub struct Settings {
     /// Environment variables that may fill `{{NAME}}` secret templates, besides the ones
     /// `ARTIFACTFLOW_SECRETS_FROM_ENV` lists (the two lists are merged): an app started from
     /// its menu has no shell to set that variable in. Each is a valid secret name (checked
-    /// when the file loads).
+    /// when the file loads). Edited in the file only, so the web view's settings type leaves
+    /// it out.
     #[serde(
         skip_serializing_if = "Vec::is_empty",
         deserialize_with = "secret_names"
     )]
+    #[cfg_attr(feature = "specta", specta(skip))]
     pub secrets_from_env: Vec<String>,
 }
 
