@@ -6,8 +6,9 @@ stopped (minutes on a 32,768-token context). Now:
 
 - a file without template gets the known format of its architecture (`gemma3` → Gemma's turns),
   from one table in the runtime (crates/runtime/src/formats.rs), and the ready line says which
-  and why; a `llama` file is Llama 3 only when its vocabulary has `<|eot_id|>` (SmolLM2 is
-  `llama` with ChatML tokens, and falls back to ChatML);
+  and why; so does a template llama.cpp's engine does not know (it used to fall back to ChatML
+  request by request); a `llama` file is Llama 3 only when its vocabulary has `<|eot_id|>`
+  (SmolLM2 is `llama` with ChatML tokens, and falls back to ChatML);
 - the end markers of the format in use end the answer even when the model writes them as plain
   text, and never reach the answer (Gemma 3 given ChatML with `--chat-template`: the issue's
   case, made on purpose);
@@ -207,3 +208,17 @@ def test_a_llama_file_without_template_is_told_apart_by_its_vocabulary(cli, smol
         assert_no_marker(answer)
     assert ready.get("chat_template", {}).get("source") == "architecture", ready
     assert ready["chat_template"]["format"] == "llama3", ready
+
+
+def test_a_template_llama_cpp_does_not_know_gives_way_to_the_architectures(cli, gemma, tmp_path):
+    # llama.cpp's template engine recognises a template by its markers; one it does not know
+    # used to fail every request over to ChatML, whatever the model.
+    template = tmp_path / "plain.jinja"
+    template.write_text("{% for message in messages %}{{ message['content'] }}\n{% endfor %}")
+    with runtime(cli, gemma, "--chat-template", str(template)) as (ready, port, key):
+        answer = ask(port, key, max_tokens=512, stream=False)
+    assert_no_marker(answer)
+    assert answer["usage"]["completion_tokens"] < 400, answer
+    assert ready.get("chat_template", {}).get("source") == "architecture", ready
+    assert ready["chat_template"]["format"] == "gemma", ready
+    assert "does not know the --chat-template given" in ready["template"], ready

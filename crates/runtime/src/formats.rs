@@ -236,7 +236,7 @@ pub fn choose(
     let why = match jinja {
         None => "the model file has no chat template".to_string(),
         Some(j) => format!(
-            "llama.cpp's template engine does not know {} (it is used as it is only to offer tools)",
+            "llama.cpp's template engine does not know {} (a request's tools still go through it when it takes them)",
             match j.source {
                 Source::Given => "the --chat-template given",
                 _ => "the model file's chat template",
