@@ -178,8 +178,9 @@ function InstalledRow({
         )}
         {info && !info.has_chat_template && (
           <div className="muted small" role="note">
-            No chat template in the file: the runtime uses ChatML, which may not be how this model
-            was trained to chat.
+            No chat template in the file: the runtime uses the known format of its architecture
+            (Gemma, Llama 3, Phi…), else ChatML, which may not be how this model was trained to
+            chat.
           </div>
         )}
         {model.template_refused && (
