@@ -221,7 +221,7 @@ pub fn target(ctx: &AppContext, model: &str) -> Result<CheckTarget, String> {
     let profile = match config.models.iter().find(|p| p.name == model) {
         Some(p) => p.clone(),
         None => {
-            let library = crate::api::models::library(ctx);
+            let library = crate::models::library::Library::new(ctx.paths().models_dir());
             let installed = library.get(model).map_err(|_| {
                 let profiles: Vec<_> = config.models.iter().map(|p| p.name.as_str()).collect();
                 let names: Vec<_> = library
@@ -271,7 +271,7 @@ pub fn server_key(base_url: &str, model: &str) -> String {
 /// The identity of the model file at `path`: the sha256 the library verified on download or
 /// import when the file is in the models folder, else computed (see [`file_sha256`]).
 pub fn file_identity(ctx: &AppContext, path: &Path) -> Result<ModelIdentity, String> {
-    let library = crate::api::models::library(ctx);
+    let library = crate::models::library::Library::new(ctx.paths().models_dir());
     let name = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
