@@ -12,6 +12,7 @@ import type {
   ModelsView,
   PullProgress,
 } from "../../bindings";
+import { installedModel } from "../../test/fakeBackend";
 import { dropFocus } from "../../test/focus";
 import { push } from "../../test/pushed";
 import { render } from "../../test/render";
@@ -24,30 +25,11 @@ const MACHINE: Machine = {
   cores: 4,
 };
 
-const SMOL: InstalledModel = {
-  name: "SmolLM2-135M-Instruct.Q4_1",
-  file: "SmolLM2-135M-Instruct.Q4_1.gguf",
+const SMOL: InstalledModel = installedModel("SmolLM2-135M-Instruct.Q4_1", {
   path: "/data/models/SmolLM2-135M-Instruct.Q4_1.gguf",
-  size: 98_362_432,
-  info: {
-    version: 3,
-    architecture: "llama",
-    name: "SmolLM2 135M",
-    size_label: "135M",
-    quantization: "Q4_1",
-    context_length: 8192,
-    has_chat_template: true,
-    license: "apache-2.0",
-    tensor_count: 272,
-  },
-  error: null,
-  template_refused: null,
-  tools: { family: "unknown", takes_tools: false },
   source: { repo: "HuggingFaceTB/SmolLM2", revision: "main", file: "s.gguf" },
   sha256: "ab".repeat(32),
-  installed_at: 1_700_000_000,
-  last_used: null,
-};
+});
 
 const CATALOG: CatalogView = {
   machine: MACHINE,
