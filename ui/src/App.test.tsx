@@ -253,7 +253,8 @@ describe("App shell", () => {
     await waitFor(() =>
       expect(screen.getByRole("heading", { level: 1 })).toHaveTextContent("Penguin research"),
     );
-    expect(calls.filter((c) => c === "get_conversation")).toHaveLength(2);
+    // The chat was kept meanwhile (out of sight), not loaded again.
+    expect(calls.filter((c) => c === "get_conversation")).toHaveLength(1);
   });
 
   it("switches to dark theme from Settings and remembers it", async () => {

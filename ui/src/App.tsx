@@ -225,18 +225,22 @@ function Shell() {
         />
       </Sidebar>
       <main className="content" aria-labelledby="screen-title">
+        {/* The chat stays mounted while another screen shows, out of sight: the live views of
+            its tool cards (MCP Apps frames) keep their state, its scroll and its draft stay.
+            The other screens mount when shown. */}
+        {!firstRun.show && (
+          <ChatScreen
+            key={chatTarget.opened}
+            shown={screen === "chat"}
+            conversation={chatTarget.id}
+            agent={chatTarget.agent}
+            onCurrentChange={onChatChange}
+          />
+        )}
         <Suspense fallback={<p role="status">Loading…</p>}>
           {/* The setup stands in for the chat only: the other screens (Tools, Settings, …) show
               alone, and Chat shows the setup again until it is finished or skipped. */}
           {firstRun.show && screen === "chat" && <FirstRunSetup onDone={firstRun.done} />}
-          {!firstRun.show && screen === "chat" && (
-            <ChatScreen
-              key={chatTarget.opened}
-              conversation={chatTarget.id}
-              agent={chatTarget.agent}
-              onCurrentChange={onChatChange}
-            />
-          )}
           {screen === "agents" && <AgentsScreen key={agentFile.n} openPath={agentFile.path} />}
           {screen === "tools" && <ToolsScreen state={status} />}
           {screen === "skills" && <SkillsScreen />}

@@ -71,4 +71,19 @@ describe("the shared style sheet", () => {
     expect(columns(".app:not(.collapsed)")).toBe("180px minmax(0, 1fr)");
     expect(columns(".app:not(.collapsed) .chat")).toBe("200px minmax(0, 1fr)");
   });
+
+  it("hides the chat kept behind another screen, and lets that screen scroll", () => {
+    styled(
+      '<main class="content" id="m"><section class="chat" id="c" hidden></section>' +
+        '<div class="screen">Tools</div></main>',
+    );
+    const chat = document.getElementById("c") as HTMLElement;
+    const main = document.getElementById("m") as HTMLElement;
+    expect(getComputedStyle(chat).display).toBe("none");
+    expect(getComputedStyle(main).overflow).toBe("auto");
+    // The chat shown: laid out as its grid, the page's scrolling left to its own panes.
+    chat.hidden = false;
+    expect(getComputedStyle(chat).display).toBe("grid");
+    expect(getComputedStyle(main).overflow).toBe("hidden");
+  });
 });

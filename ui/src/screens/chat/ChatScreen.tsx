@@ -8,12 +8,18 @@ import { useChat } from "./useChat";
 import { ViewActionsContext, type ViewActions } from "./viewActions";
 
 /** The chat. It opens `conversation` when it mounts, and reports the conversation it shows
- * through `onCurrentChange`, so coming back to the chat returns to it. */
+ * through `onCurrentChange`. The app keeps it mounted while another screen shows (`shown`
+ * false): it is then out of sight, without its heading (the screen shown has the page's one)
+ * and without its keys, while its tool cards' live views (MCP Apps frames) keep running, so
+ * coming back finds them as they were. */
 export function ChatScreen({
+  shown = true,
   conversation = null,
   agent,
   onCurrentChange,
 }: {
+  /** Is the chat the screen shown? */
+  shown?: boolean;
   conversation?: string | null;
   /** The agent a new conversation starts with (the command palette's "Run agent"). */
   agent?: string | undefined;
@@ -30,18 +36,19 @@ export function ChatScreen({
     onCurrentChange?.(currentId);
   }, [currentId, onCurrentChange]);
   const [viewing, setViewing] = useState<string | null>(null);
-  useEscapeStopsRun(chat);
+  useEscapeStopsRun(chat, shown);
   const agentName = useMemo(() => namer(chat.agents), [chat.agents]);
   const send = chat.send;
   const viewActions = useMemo<ViewActions>(() => ({ send }), [send]);
   return (
-    <section className="chat" aria-labelledby="screen-title">
+    <section className="chat" aria-labelledby="screen-title" hidden={!shown}>
       <ConversationList chat={chat} />
       <div className="chat-main">
-        <ChatHeader chat={chat} />
+        {shown && <ChatHeader chat={chat} />}
         <AgentNames.Provider value={agentName}>
           <ViewActionsContext.Provider value={viewActions}>
             <Timeline
+              shown={shown}
               items={chat.chat.items}
               conversationId={chat.currentId}
               onOpenArtifact={setViewing}
@@ -86,13 +93,14 @@ type Chat = ReturnType<typeof useChat>;
 /**
  * Esc stops the run, as Cancel does (Cancel asks nothing: a stopped run keeps what it wrote and
  * Retry starts it again, so Esc asks nothing either). Not while a dialog is open or a control
- * used the key itself (a confirmation, an edit being dropped, a menu).
+ * used the key itself (a confirmation, an edit being dropped, a menu), nor while the chat is out
+ * of sight (`shown` false: the key is the screen shown's).
  */
-function useEscapeStopsRun(chat: Chat) {
+function useEscapeStopsRun(chat: Chat, shown: boolean) {
   const { running } = chat.chat;
   const { cancel } = chat;
   useEffect(() => {
-    if (!running) return;
+    if (!running || !shown) return;
     const onKey = (e: KeyboardEvent) => {
       if (e.key !== "Escape" || e.defaultPrevented || e.isComposing) return;
       if (document.querySelector("dialog[open], [role=dialog], [aria-modal=true]")) return;
@@ -101,7 +109,7 @@ function useEscapeStopsRun(chat: Chat) {
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [running, cancel]);
+  }, [running, shown, cancel]);
 }
 
 /** The conversation's title and whether it runs (the agent picker is in the composer). */

@@ -52,13 +52,18 @@ function places(items: TimelineItem[]): Map<string, Place> {
 /** Conversations longer than this are virtualised (only visible rows are in the DOM). */
 const VIRTUALIZE_FROM = 150;
 
-/** The conversation's messages, tool cards and hand-overs, kept scrolled to the end while it grows. */
+/** The conversation's messages, tool cards and hand-overs, kept scrolled to the end while it
+ * grows. Out of sight (`shown` false: another screen shows) it is left as it is, and scrolled to
+ * the end when shown again if it was there. */
 export function Timeline({
+  shown = true,
   items,
   conversationId,
   onOpenArtifact,
   actions = null,
 }: {
+  /** Is it in sight? */
+  shown?: boolean;
   items: TimelineItem[];
   conversationId: string | null;
   onOpenArtifact: (id: string) => void;
@@ -80,10 +85,11 @@ export function Timeline({
     initialRect: { width: 800, height: 600 },
   });
   useEffect(() => {
-    if (!stick.current || items.length === 0) return;
+    // A hidden element has no height to scroll by: the end is reached once it shows.
+    if (!shown || !stick.current || items.length === 0) return;
     if (virtualize) virtual.scrollToIndex(items.length - 1, { align: "end" });
     else scroller.current?.scrollTo?.({ top: scroller.current.scrollHeight });
-  }, [items, virtual, virtualize]);
+  }, [items, virtual, virtualize, shown]);
   return (
     <div
       className={items.length === 0 ? "timeline empty" : "timeline"}
