@@ -67,6 +67,7 @@ const OPENED: OpenedView = {
   prefers_border: true,
   tool_input: {},
   tool_result: { content: [{ type: "text", text: "The counter is at 0." }] },
+  latest: null,
   unavailable: null,
   calls_muted: false,
 };

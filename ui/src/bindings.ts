@@ -2685,6 +2685,18 @@ failed: number }) & {
  */
 kind: ItemKind }
 /**
+ * The latest result a view drew from a call it made: of a tool that declares the same view.
+ */
+export type LatestViewResult = { 
+/**
+ * The tool called (its name on the view's own server).
+ */
+tool: string; 
+/**
+ * The server's `CallToolResult`, as the view got it.
+ */
+result: JsonValue }
+/**
  * What the library lists.
  */
 export type LibraryQuery = { 
@@ -3065,6 +3077,11 @@ tool_input: JsonValue;
  * The call's result as the server sent it (sent to the view once it is ready).
  */
 tool_result: JsonValue | null; 
+/**
+ * The latest result the view drew from its own calls since the app started (sent after
+ * the call's result, so a view drawn again shows what it showed); none when it made none.
+ */
+latest: LatestViewResult | null; 
 /**
  * Why the view cannot be shown, for the card (its server was removed from `mcp.json`).
  */

@@ -18,7 +18,10 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use engine::api::direct::Asker;
-use engine::api::mcp::{call_from_view, unmute_view, view_muted, ViewCallAnswer, ViewCallError};
+use engine::api::mcp::{
+    call_from_view, latest_view_result, unmute_view, view_muted, LatestViewResult, ViewCallAnswer,
+    ViewCallError,
+};
 use serde::Serialize;
 use tauri::http::{header, Response, StatusCode};
 use tauri::State;
@@ -126,6 +129,9 @@ pub struct OpenedView {
     pub tool_input: serde_json::Value,
     /// The call's result as the server sent it (sent to the view once it is ready).
     pub tool_result: Option<serde_json::Value>,
+    /// The latest result the view drew from its own calls since the app started (sent after
+    /// the call's result, so a view drawn again shows what it showed); none when it made none.
+    pub latest: Option<LatestViewResult>,
     /// Why the view cannot be shown, for the card (its server was removed from `mcp.json`).
     pub unavailable: Option<String>,
     /// The view's tool calls are refused without asking (the person refused three in a row);
@@ -184,6 +190,7 @@ pub async fn mcp_view_open(
     Ok(OpenedView {
         url,
         calls_muted: view_muted(engine, &call_id),
+        latest: latest_view_result(engine, &call_id),
         prefers_border: view.meta.get("prefersBorder") == Some(&serde_json::Value::Bool(true)),
         server: view.server,
         resource_uri: view.resource_uri,

@@ -14,6 +14,8 @@ use crate::events::EventSink;
 use crate::mcp::config::{self as mcp_config, EditError};
 use crate::tools::ToolSource;
 
+pub use crate::gate::LatestViewResult;
+
 fn mcp_file(engine: &Engine) -> PathBuf {
     engine.ctx.paths().config_dir.join(mcp_config::FILE)
 }
@@ -109,7 +111,8 @@ pub struct ViewCallAnswer {
 /// not deny, even of an `auto` tool, one question of the view at a time, limits, the result
 /// stored as any call's, and a record in the conversation's calls (`view_of` set). After three
 /// refusals in a row the view is muted: its calls are refused without asking (see
-/// [`unmute_view`]). A view calls its own server's tools only, those only views may call
+/// [`unmute_view`]). A result the server gave of a tool declaring the same view is the one the
+/// view draws now ([`latest_view_result`]). A view calls its own server's tools only, those only views may call
 /// included. Returns what the view gets back (a denial, no such tool, a stopped server are
 /// results with `isError`) and whether the view is muted.
 pub async fn call_from_view(
@@ -132,6 +135,13 @@ pub async fn call_from_view(
 /// Is the view of the call `view_call` muted (its calls refused without asking)?
 pub fn view_muted(engine: &Engine, view_call: &str) -> bool {
     engine.view_standings().is_muted(view_call)
+}
+
+/// The latest result the view of the call `view_call` drew from its own calls while the engine
+/// runs (a call that succeeded, of a tool declaring the same view), for the view drawn again:
+/// none when it made no such call.
+pub fn latest_view_result(engine: &Engine, view_call: &str) -> Option<LatestViewResult> {
+    engine.view_standings().latest(view_call)
 }
 
 /// Let the view of the call `view_call` ask again after it was muted (the person's choice in
@@ -225,8 +235,14 @@ async fn view_call_result(
     outcome.keep(&engine.ctx, &conversation, made_by);
     // The server's own answer when it gave one (an `isError` result included); otherwise why
     // the call did not reach it.
-    Ok(match outcome.result.raw.clone() {
-        Some(raw) => raw,
-        None => error(outcome.result_text().to_string()),
-    })
+    let Some(raw) = outcome.result.raw.clone() else {
+        return Ok(error(outcome.result_text().to_string()));
+    };
+    let failed =
+        !outcome.result.success || raw.get("isError") == Some(&serde_json::Value::Bool(true));
+    // What the view shows now, when the tool's results are this view's to draw.
+    if !failed && mcp_tool.view_uri() == Some(view.resource_uri.as_str()) {
+        standing.drew(tool, raw.clone());
+    }
+    Ok(raw)
 }

@@ -36,7 +36,7 @@ mod view_standing;
 
 pub use attachments::{store_attachments, INLINE_RESOURCE_CHARS};
 use permit::{permit, Asking};
-pub use view_standing::{ViewStanding, ViewStandings, REFUSALS_TO_MUTE};
+pub use view_standing::{LatestViewResult, ViewStanding, ViewStandings, REFUSALS_TO_MUTE};
 
 /// Why a call the user's stop came before did not run.
 pub const STOPPED_BEFORE: &str = "the user stopped the run";

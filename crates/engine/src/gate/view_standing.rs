@@ -12,6 +12,13 @@
 //!
 //! The standing is kept here, by the call whose view it is, for as long as the engine runs: it
 //! holds whoever asks for the call (the card, or anything else that reaches the engine).
+//!
+//! Beside it is kept the latest result the view drew from its own calls
+//! ([`ViewStanding::drew`]): a view's frame is its only memory (it runs without storage), so a
+//! view drawn again (its conversation shown again, the window reloaded) gets its call's result
+//! and then that one, and shows what it showed before, not what it showed first. Only results of
+//! tools that declare the same view are kept (those are the results it draws), and only for as
+//! long as the engine runs: a server started again with the app may not remember what it said.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -56,6 +63,16 @@ impl ViewStandings {
             .is_some_and(|s| s.is_muted())
     }
 
+    /// The latest result the view of the call `view_call` drew from its own calls, if it made
+    /// one that succeeded while the engine runs.
+    pub fn latest(&self, view_call: &str) -> Option<LatestViewResult> {
+        self.0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(view_call)
+            .and_then(|s| s.latest())
+    }
+
     /// Let the view of the call `view_call` ask again (its count of refusals starts again).
     /// Returns whether it was muted.
     pub fn unmute(&self, view_call: &str) -> bool {
@@ -67,12 +84,23 @@ impl ViewStandings {
     }
 }
 
-/// One view's standing: its refusals in a row, and its turn to ask.
+/// The latest result a view drew from a call it made: of a tool that declares the same view.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct LatestViewResult {
+    /// The tool called (its name on the view's own server).
+    pub tool: String,
+    /// The server's `CallToolResult`, as the view got it.
+    pub result: serde_json::Value,
+}
+
+/// One view's standing: its refusals in a row, its turn to ask, and the latest result it drew.
 #[derive(Default)]
 pub struct ViewStanding {
     refusals: AtomicU32,
     /// Held while one of the view's calls is asked for: the next one waits its turn.
     turn: tokio::sync::Mutex<()>,
+    latest: Mutex<Option<LatestViewResult>>,
 }
 
 impl ViewStanding {
@@ -94,6 +122,22 @@ impl ViewStanding {
     /// The person approved a call of this view: the count starts again.
     pub(crate) fn approved(&self) {
         self.refusals.store(0, Ordering::SeqCst);
+    }
+
+    /// The view drew `result`, its call of `tool` (a tool declaring the same view): the latest.
+    pub(crate) fn drew(&self, tool: &str, result: serde_json::Value) {
+        *self.latest.lock().unwrap_or_else(|p| p.into_inner()) = Some(LatestViewResult {
+            tool: tool.to_string(),
+            result,
+        });
+    }
+
+    /// The latest result the view drew from its own calls.
+    pub fn latest(&self) -> Option<LatestViewResult> {
+        self.latest
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 }
 
@@ -122,5 +166,24 @@ mod tests {
         assert!(!view.is_muted());
         assert!(!standings.unmute("call_a"), "it was not muted any more");
         assert!(!standings.unmute("call_b"));
+    }
+
+    #[test]
+    fn the_latest_result_drawn_replaces_the_one_before_for_that_view_only() {
+        let standings = ViewStandings::default();
+        assert_eq!(standings.latest("call_a"), None);
+        let view = standings.of("call_a");
+        view.drew(
+            "increment",
+            serde_json::json!({"structuredContent": {"count": 1}}),
+        );
+        view.drew(
+            "increment",
+            serde_json::json!({"structuredContent": {"count": 2}}),
+        );
+        let latest = standings.latest("call_a").unwrap();
+        assert_eq!(latest.tool, "increment");
+        assert_eq!(latest.result["structuredContent"]["count"], 2);
+        assert_eq!(standings.latest("call_b"), None, "another view has none");
     }
 }

@@ -3,14 +3,17 @@
 //! declares a view for its tools; the client says it renders views; the call the model makes
 //! keeps its view (HTML stored once, declared needs, the call's input and result); the tool only
 //! views may call never reaches the model; and the view's own calls go through the gate, named
-//! as the view of their server, recorded, a denial reaching the view as an error.
+//! as the view of their server, recorded, a denial reaching the view as an error; the latest
+//! result a view drew from its own calls is kept, for the view drawn again.
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use engine::api::direct::Asker;
-use engine::api::mcp::{call_from_view, unmute_view, view_muted, ViewCallAnswer, ViewCallError};
+use engine::api::mcp::{
+    call_from_view, latest_view_result, unmute_view, view_muted, ViewCallAnswer, ViewCallError,
+};
 use engine::calls::CallStatus;
 use engine::conversations::RunStatus;
 use engine::engine::EngineOptions;
@@ -658,4 +661,68 @@ async fn a_views_questions_come_one_at_a_time() {
     }
     assert_eq!(blocked, 5);
     assert_eq!(increments(&log), 0, "no call reached the server");
+}
+
+/// The latest result a view got from a call of a tool whose results it draws (one declaring the
+/// same view) is kept while the engine runs, for the view drawn again (another conversation
+/// shown and back, the window reloaded): a refusal, an error, another view's tool or another
+/// view's calls leave it as it was.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_latest_result_a_view_drew_is_kept_for_the_view_drawn_again() {
+    let log = tempfile::NamedTempFile::new().unwrap().into_temp_path();
+    let (engine, _model, _home) = show_counter(|_| stdio_server(&log)).await;
+    let shown = recorded(&engine, "apps.show_counter");
+    let view = shown.call_id.as_str();
+    let person = Person::default();
+    assert!(
+        latest_view_result(&engine, view).is_none(),
+        "no call of the view yet: it is drawn from its call's result"
+    );
+
+    for expected in [1, 2] {
+        let answer = from_view(&engine, view, "increment", person.answers(Answer::Approve))
+            .await
+            .unwrap();
+        assert_eq!(answer["structuredContent"], json!({"count": expected}));
+        let latest = latest_view_result(&engine, view).expect("the view's latest result");
+        assert_eq!(latest.tool, "increment");
+        assert_eq!(latest.result, answer, "the server's whole answer");
+    }
+
+    // Refused, a tool its server does not have, another view's tool: still the count of 2.
+    from_view(&engine, view, "increment", person.answers(Answer::Deny))
+        .await
+        .unwrap();
+    from_view(
+        &engine,
+        view,
+        "format_disk",
+        person.answers(Answer::Approve),
+    )
+    .await
+    .unwrap();
+    let probe = from_view(&engine, view, "show_probe", person.answers(Answer::Approve))
+        .await
+        .unwrap();
+    assert_ne!(probe["isError"], json!(true), "{probe}");
+    let latest = latest_view_result(&engine, view).unwrap();
+    assert_eq!(
+        (latest.tool.as_str(), &latest.result["structuredContent"]),
+        ("increment", &json!({"count": 2}))
+    );
+
+    // The view's own tool of the model's kind, called from it: its result is the counter's too.
+    from_view(
+        &engine,
+        view,
+        "show_counter",
+        person.answers(Answer::Approve),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        latest_view_result(&engine, view).unwrap().tool,
+        "show_counter"
+    );
+    assert!(latest_view_result(&engine, "call_other").is_none());
 }

@@ -10,6 +10,7 @@ const OPENED: OpenedView = {
   prefers_border: true,
   tool_input: {},
   tool_result: { content: [{ type: "text", text: "The counter is at 0." }] },
+  latest: null,
   unavailable: null,
   calls_muted: false,
 };
@@ -118,6 +119,60 @@ describe("McpView", () => {
         "The view of this call could not be opened: the call call_1 has no view kept",
       ),
     );
+  });
+});
+
+/** The view introduces itself to the card (the extension's handshake), as its library does. */
+async function introduce(send: (message: unknown) => Promise<void> | void) {
+  await send({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "ui/initialize",
+    params: {
+      appInfo: { name: "counter-view", version: "1.0.0" },
+      appCapabilities: {},
+      protocolVersion: "2026-01-26",
+    },
+  });
+  await send({ jsonrpc: "2.0", method: "ui/notifications/initialized" });
+}
+
+/** The tool results the card sent the view, in order. */
+function toolResults(received: unknown[]): unknown[] {
+  return received
+    .filter((m) => (m as { method?: string }).method === "ui/notifications/tool-result")
+    .map((m) => (m as { params: unknown }).params);
+}
+
+describe("McpView drawn again", () => {
+  it("gives a view opened again its call's result, then the latest it drew, and says so", async () => {
+    const latest = {
+      content: [{ type: "text", text: "The counter is at 1." }],
+      structuredContent: { count: 1 },
+    };
+    backend({ ...OPENED, latest: { tool: "increment", result: latest } });
+    render(<McpView callId="call_1" tool="apps.show_counter" />);
+    const { received, send } = await viewWindow();
+    await introduce(send);
+    await waitFor(() =>
+      expect(screen.getByTestId("mcp-view")).toHaveAttribute("data-state", "ready"),
+    );
+    expect(toolResults(received)).toEqual([OPENED.tool_result, latest]);
+    expect(screen.getByTestId("mcp-view-redrawn")).toHaveTextContent(
+      "Redrawn with its latest data: the result of its last call (increment).",
+    );
+  });
+
+  it("draws a view from its call's result alone when it drew nothing since, saying nothing", async () => {
+    backend(OPENED);
+    render(<McpView callId="call_1" tool="apps.show_counter" />);
+    const { received, send } = await viewWindow();
+    await introduce(send);
+    await waitFor(() =>
+      expect(screen.getByTestId("mcp-view")).toHaveAttribute("data-state", "ready"),
+    );
+    expect(toolResults(received)).toEqual([OPENED.tool_result]);
+    expect(screen.queryByTestId("mcp-view-redrawn")).not.toBeInTheDocument();
   });
 });
 

@@ -43,10 +43,11 @@ export function visibleText(text: string): string {
  * navigation, under the policy its resource declares (served once by the `mcp-view` scheme:
  * a second load of the frame is a page the view went to, and is replaced by a notice). The
  * extension's own host bridge speaks to it over postMessage: the call's input and result go to
- * it once it is ready, its size sizes the frame, the theme follows the app, and its tool calls
- * go through the app's gate (the permission dialog names the view; every call is asked for,
- * and after three refusals in a row the engine refuses the view's calls without asking: the
- * card says so, with a button that lets the view ask again). A message it wants to send to the
+ * it once it is ready (for a view drawn again, then the latest result it drew from its own
+ * calls, which the card says), its size sizes the frame, the theme follows the app, and its
+ * tool calls go through the app's gate (the permission dialog names the view; every call is
+ * asked for, and after three refusals in a row the engine refuses the view's calls without
+ * asking: the card says so, with a button that lets the view ask again). A message it wants to send to the
  * agent, or a link it wants opened, is shown in the card and happens only if the person agrees
  * (the message then marked as the view's). Nothing else it asks is granted.
  */
@@ -195,10 +196,16 @@ export function McpView({ callId, tool }: { callId: string; tool: string }) {
       const input = bridge.sendToolInput({
         arguments: (view.tool_input ?? {}) as Record<string, unknown>,
       });
-      const result = view.tool_result
-        ? bridge.sendToolResult(view.tool_result as Parameters<AppBridge["sendToolResult"]>[0])
-        : Promise.resolve();
-      void Promise.all([input, result]).then(() => {
+      // A view drawn again (its conversation shown again, the window reloaded) has no memory
+      // of its own: after its call's result it gets the latest it drew from its own calls, so
+      // it shows what it showed before.
+      const results = [view.tool_result, view.latest?.result].filter((r) => r != null);
+      const sent = results.reduce<Promise<void>>(
+        (before, r) =>
+          before.then(() => bridge.sendToolResult(r as Parameters<AppBridge["sendToolResult"]>[0])),
+        Promise.resolve(),
+      );
+      void Promise.all([input, sent]).then(() => {
         performance.mark(`mcp-view:${callId}:ready`);
         setReady(true);
       });
@@ -322,6 +329,11 @@ export function McpView({ callId, tool }: { callId: string; tool: string }) {
             Let it ask again
           </button>
         </div>
+      )}
+      {ready && view.latest && (
+        <p className="mcp-view-note muted small" data-testid="mcp-view-redrawn">
+          Redrawn with its latest data: the result of its last call ({view.latest.tool}).
+        </p>
       )}
       {notice && (
         <p className="mcp-view-note muted small" role="status" data-testid="mcp-view-notice">
