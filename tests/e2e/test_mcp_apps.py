@@ -6,7 +6,9 @@ conversation is opened again. And a hostile view (the same server's probe) leave
 none of the ways it tries: the parent's document, top navigation, a popup, the app's IPC, a
 fetch to a stand-in server, resource hints to it (not even a connection), forged bridge
 messages. A view refused three times in a row is muted: its calls are refused without a
-dialog until the card lets it ask again."""
+dialog until the card lets it ask again. A view keeps what it shows while another screen is
+shown, and is drawn again with the latest result it drew when its conversation is shown again
+or the window reloads."""
 
 from __future__ import annotations
 
@@ -14,7 +16,9 @@ import json
 import shutil
 import urllib.request
 
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 
 from harness import ROOT, App, JsonServer, prepare_home
 
@@ -109,6 +113,13 @@ def count_connections(server: JsonServer) -> list:
 
     server.server.get_request = get_request
     return accepted
+
+
+def shortcut(app: App, key: str) -> None:
+    """Press Ctrl+``key`` in the app's page (the focus put on the screen's heading first: keys
+    pressed in a view's frame are the view's)."""
+    app.js("document.getElementById('screen-title')?.focus()")
+    ActionChains(app.driver).key_down(Keys.CONTROL).send_keys(key).key_up(Keys.CONTROL).perform()
 
 
 def dialog_open(app: App) -> bool:
@@ -316,3 +327,60 @@ def test_a_hostile_view_stays_in_its_frame(home, scripted_model):
         app.stop()
         hits.stop()
         declared.stop()
+
+
+def test_a_view_keeps_what_it_shows_across_screens_conversations_and_a_reload(home, scripted_model):
+    """The counter clicked to 1, another screen shown (Ctrl+2) and the chat again (Ctrl+1): the
+    view still reads 1, in the same frame, its own page as it was. Another conversation shown
+    and this one again, or the window reloaded: the view is drawn again, with the latest result
+    it drew (1, what the server is at), and the card says so."""
+    model = scripted_model([
+        {"text": "<tool_call><name>apps.show_counter</name><params></params></tool_call>"},
+        {"text": "There is the counter."},
+    ])
+    prepare_home(home, model, AGENT)
+    log = home / "apps.log"
+    configure(home, log)
+    app = App(home, "mcp_apps_kept")
+    try:
+        app.wait(lambda d: 'server="apps" status=Ready' in app.log_text(), "the apps server ready")
+        app.pick_agent("tester")
+        app.send("Show me the counter")
+        app.wait(lambda d: in_view(app, "#count") == "0", "the view shows the call's result")
+        click_in_view(app, "#increment")
+        app.wait(lambda d: dialog_open(app), "the permission dialog")
+        app.answer_permission("approve")
+        app.wait(lambda d: in_view(app, "#count") == "1", "the view shows the new count")
+        assert server_calls(log)[-1] == {"tool": "increment", "count": 1}
+        frame = app.by_testid("mcp-view")
+
+        # Another screen, then the chat again, with their shortcuts.
+        shortcut(app, "2")
+        app.wait(lambda d: app.heading() == "Agents", "the Agents screen")
+        shortcut(app, "1")
+        app.wait(lambda d: app.by_testid("composer-input").is_displayed(), "the chat again")
+        count = in_view(app, "#count")
+        assert count == "1", f"the view reads {count!r} while the server is at 1"
+        assert app.by_testid("mcp-view") == frame, "the same frame"
+        assert in_view(app, "#status") == "done", "the view's own page as it was"
+        assert not app.driver.find_elements(By.CSS_SELECTOR, "[data-testid=mcp-view-redrawn]")
+
+        # Another conversation, then this one again: drawn again, with its latest result.
+        app.by_testid("new-conversation").click()
+        app.wait(lambda d: not d.find_elements(By.CSS_SELECTOR, "[data-testid=mcp-view]"), "the new conversation")
+        app.by_testid("conversation-item").click()
+        app.wait(lambda d: in_view(app, "#count") == "1", "the view drawn again with the count it showed")
+        assert in_view(app, "#status") == "", "a new page"
+        assert "Redrawn with its latest data" in app.text_of("mcp-view-redrawn")
+        assert "(increment)" in app.text_of("mcp-view-redrawn")
+        app.screenshot("mcp-app-redrawn")
+
+        # The window reloaded: the same.
+        app.driver.refresh()
+        app.wait(lambda d: not app.splash_shown(), "the reloaded window started")
+        app.by_testid("conversation-item").click()
+        app.wait(lambda d: in_view(app, "#count") == "1", "the view drawn again after the reload")
+        assert "Redrawn with its latest data" in app.text_of("mcp-view-redrawn")
+        assert [c["tool"] for c in server_calls(log)] == ["show_counter", "increment"]
+    finally:
+        app.stop()

@@ -7,7 +7,10 @@
 //!
 //! The commands that ask the Hub (`search`, `files`, `pull`) first print a warning on stderr
 //! when the Hub's token is kept back (`HF_TOKEN` set, `HF_ENDPOINT` plain http to another
-//! computer), saying why and never the token.
+//! computer), saying why and never the token. A Hub that cannot be reached is one line, the
+//! library's sentence: what failed at which address, and what to check. A pulled file that is
+//! not what its catalogue entry describes (another architecture or size) is installed with a
+//! warning saying what it is, which `list` repeats.
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -287,6 +290,9 @@ fn list(ctx: &AppContext, json: bool) -> anyhow::Result<ExitCode> {
         if let Some(why) = &m.template_refused {
             println!("{:<44} {}", "", clean(&template_refused_note(why)));
         }
+        if let Some(mismatch) = &m.catalog_mismatch {
+            println!("{:<44} warning: {}", "", clean(&mismatch.message));
+        }
     }
     for d in &view.downloads {
         let pct = if d.total > 0 {
@@ -393,6 +399,10 @@ fn pull(ctx: &AppContext, target: &str, revision: &str, json: bool) -> anyhow::R
                     clean(&model.file),
                     clean(&model.name)
                 );
+            }
+            // Said with --json too: a file other than its catalogue entry is news either way.
+            if let Some(mismatch) = &model.catalog_mismatch {
+                eprintln!("warning: {}", clean(&mismatch.message));
             }
             Ok(ExitCode::SUCCESS)
         }

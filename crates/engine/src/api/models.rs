@@ -214,7 +214,9 @@ pub async fn files(
 }
 
 /// What a pull names: a catalogue id (`qwen3-1.7b`), `owner/name/file.gguf` (a path inside the
-/// repository may follow) or `owner/name:file.gguf`; with `revision` (`main` when empty).
+/// repository may follow) or `owner/name:file.gguf`; with `revision` (`main` when empty). A
+/// catalogue id, or the repository and file of a catalogue entry, is that entry's file: the
+/// installed model says when it is not (another architecture or size).
 pub fn pull_request(target: &str, revision: &str) -> Result<PullRequest, LibraryError> {
     let target = target.trim();
     let revision = if revision.trim().is_empty() {
@@ -228,6 +230,7 @@ pub fn pull_request(target: &str, revision: &str) -> Result<PullRequest, Library
             revision,
             file: entry.file.clone(),
             sha256: entry.sha256.clone(),
+            catalog_id: Some(entry.id.clone()),
         });
     }
     // `owner/name:file` only when a repository stands before the first `:` (a file path of the
@@ -250,11 +253,15 @@ pub fn pull_request(target: &str, revision: &str) -> Result<PullRequest, Library
             }
         }
     };
+    let entry = catalog::catalog()
+        .iter()
+        .find(|e| e.repo.eq_ignore_ascii_case(&repo) && e.file == file);
     Ok(PullRequest {
+        sha256: entry.and_then(|e| e.sha256.clone()),
+        catalog_id: entry.map(|e| e.id.clone()),
         repo,
         revision,
         file,
-        sha256: None,
     })
 }
 

@@ -11,8 +11,8 @@ use std::time::Duration;
 use engine::api::models;
 use engine::context::AppContext;
 use engine::models::library::{
-    gguf, Hub, InstalledModel, LibraryError, ProgressSink, PullOptions, PullPhase, PullProgress,
-    PullRequest,
+    gguf, Hub, HubFailure, InstalledModel, LibraryError, ProgressSink, PullOptions, PullPhase,
+    PullProgress, PullRequest,
 };
 use test_support::hub::{Behaviour, HubFile, StubHub};
 use tokio_util::sync::CancellationToken;
@@ -113,6 +113,7 @@ async fn a_pull_installs_a_verified_model_with_what_its_header_says() {
     assert_eq!(info.context_length, Some(4096));
     assert_eq!(info.quantization.as_deref(), Some("Q4_K_M"));
     assert!(info.has_chat_template);
+    assert_eq!(model.catalog_mismatch, None, "a file of no catalogue entry");
     let source = model.source.as_ref().unwrap();
     assert_eq!((source.repo.as_str(), source.file.as_str()), (REPO, FILE));
     // The file is the Hub's, byte for byte, and the folder holds no leftovers.
@@ -744,4 +745,180 @@ fn the_catalogue_marks_what_fits_and_what_is_installed() {
         .unwrap_err()
         .to_string()
         .contains(&first.id));
+}
+
+/// A port of 127.0.0.1 that nothing listens on: bound, then closed.
+fn closed_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().port()
+}
+
+/// `text`, an error for a person, holds none of the transport's own words, nor `secret`.
+fn says_no_raw_chain(text: &str, secret: &str) {
+    for raw in [
+        "os error",
+        "tcp connect error",
+        "error sending request",
+        "client error",
+        "Connection refused",
+        secret,
+    ] {
+        assert!(!text.contains(raw), "{raw:?} in: {text}");
+    }
+    assert!(!text.contains('\n'), "one line: {text}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_hub_nothing_answers_at_is_one_sentence_saying_what_to_check() {
+    let home = tempfile::tempdir().unwrap();
+    let ctx = AppContext::open(Some(home.path())).unwrap();
+    let endpoint = format!("http://127.0.0.1:{}", closed_port());
+    let secret = "hf_never_in_an_error";
+    let hub = Hub::new(&endpoint, Some(secret.into()));
+
+    let search = models::search(&hub, "qwen").await.unwrap_err();
+    let files = models::files(&ctx, &hub, REPO, "main").await.unwrap_err();
+    let pulled = models::pull_with(
+        &ctx,
+        &hub,
+        &request(),
+        &quick(),
+        recorder().1,
+        &CancellationToken::new(),
+    )
+    .await
+    .unwrap_err();
+    for err in [&search, &files, &pulled] {
+        assert_eq!(err.hub_failure(), Some(HubFailure::Refused), "{err:?}");
+        let text = err.to_string();
+        assert!(
+            text.starts_with(&format!(
+                "cannot reach the Hub that HF_ENDPOINT names ({endpoint}): the connection was \
+                 refused"
+            )),
+            "{text}"
+        );
+        assert!(
+            text.contains("check that HF_ENDPOINT is right")
+                && text.contains("internet connection")
+                && text.contains("proxy settings"),
+            "{text}"
+        );
+        says_no_raw_chain(&text, secret);
+    }
+    // Nothing was listed or kept.
+    let view = models::list(&ctx).unwrap();
+    assert!(view.installed.is_empty() && view.downloads.is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn hub_failures_are_told_apart_a_name_not_found_tls_and_a_hub_that_never_answers() {
+    // A name that never resolves (RFC 2606 keeps .invalid out of the DNS).
+    let hub = Hub::new("https://hub.invalid", None);
+    let err = models::search(&hub, "qwen").await.unwrap_err();
+    assert_eq!(err.hub_failure(), Some(HubFailure::NameNotFound), "{err:?}");
+    let text = err.to_string();
+    assert!(
+        text.contains("the name hub.invalid could not be looked up")
+            && text.contains("HF_ENDPOINT"),
+        "{text}"
+    );
+    says_no_raw_chain(&text, "-");
+
+    // https to a server that speaks plain http: the secure connection fails.
+    let s = setup(1_000).await;
+    let https = s.stub.url.replace("http://", "https://");
+    let err = models::search(&Hub::new(&https, None), "tiny")
+        .await
+        .unwrap_err();
+    assert_eq!(err.hub_failure(), Some(HubFailure::Tls), "{err:?}");
+    let text = err.to_string();
+    assert!(
+        text.contains(&https)
+            && text.contains("the secure connection failed")
+            && text.contains("https or http"),
+        "{text}"
+    );
+    says_no_raw_chain(&text, "-");
+
+    // A server that takes the connection and never answers: no answer in time.
+    let silent = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = format!("http://{}", silent.local_addr().unwrap());
+    let holding = tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((socket, _)) = silent.accept().await {
+            held.push(socket);
+        }
+    });
+    let hub = Hub::new(&address, None).with_answer_timeout(Duration::from_millis(300));
+    let err = models::search(&hub, "qwen").await.unwrap_err();
+    holding.abort();
+    assert_eq!(err.hub_failure(), Some(HubFailure::Timeout), "{err:?}");
+    let text = err.to_string();
+    assert!(
+        text.starts_with(&format!(
+            "the Hub that HF_ENDPOINT names ({address}) did not answer in time"
+        )),
+        "{text}"
+    );
+    says_no_raw_chain(&text, "-");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_file_other_than_its_catalogue_entry_is_installed_saying_what_it_really_is() {
+    use engine::models::library::catalog;
+    let gemma = catalog::find("gemma-3-1b").unwrap();
+    assert_eq!(gemma.architecture, "gemma3");
+    // A mirror serves a small llama file under the Gemma entry's name.
+    let home = tempfile::tempdir().unwrap();
+    let ctx = AppContext::open(Some(home.path())).unwrap();
+    let bytes = test_support::gguf::sized("llama", 30_000);
+    let stub = StubHub::start(vec![HubFile::new(&gemma.repo, &gemma.file, bytes.clone())]).await;
+    let hub = Hub::new(&stub.url, None);
+
+    let req = models::pull_request("gemma-3-1b", "").unwrap();
+    assert_eq!(req.catalog_id.as_deref(), Some("gemma-3-1b"));
+    let model = models::pull_with(
+        &ctx,
+        &hub,
+        &req,
+        &quick(),
+        recorder().1,
+        &CancellationToken::new(),
+    )
+    .await
+    .unwrap();
+    let mismatch = model
+        .catalog_mismatch
+        .as_ref()
+        .expect("the model says it is not the entry's file");
+    assert_eq!(mismatch.entry, "gemma-3-1b");
+    assert_eq!(mismatch.architecture.as_deref(), Some("llama"));
+    assert_eq!(mismatch.expected_architecture, "gemma3");
+    assert_eq!(mismatch.size, bytes.len() as u64);
+    assert_eq!(mismatch.expected_size, gemma.size);
+    assert!(
+        mismatch.message.starts_with(&format!(
+            "This file is a llama model of {:.1} KB, not the {} (gemma3, 806.1 MB) the catalogue \
+             lists",
+            bytes.len() as f64 / 1000.0,
+            gemma.name
+        )),
+        "{}",
+        mismatch.message
+    );
+    // The listing keeps saying so, and the file is what its header says.
+    let listed = models::list(&ctx).unwrap().installed;
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].catalog_mismatch.as_ref(), Some(mismatch));
+    assert_eq!(
+        listed[0].info.as_ref().unwrap().architecture.as_deref(),
+        Some("llama")
+    );
+
+    // The entry's repository and file named by path are the entry's file too.
+    let by_path = models::pull_request(&format!("{}/{}", gemma.repo, gemma.file), "").unwrap();
+    assert_eq!(by_path.catalog_id.as_deref(), Some("gemma-3-1b"));
+    // A file of no entry is compared with nothing.
+    assert_eq!(request().catalog_id, None);
 }

@@ -4,6 +4,13 @@
 //! The list is `catalog.json`, built into the binary. Sizes there are what the files weighed
 //! when the list was written, for the fit check before anything is asked of the Hub; a pull uses
 //! the Hub's own size and sha256 (and, where an entry pins a sha256, insists on it).
+//!
+//! **What a pulled file really is.** A pull of an entry records the entry's id beside the file;
+//! the listing then compares the file with the entry ([`mismatch`]): a header of another
+//! architecture, or a size more than [`SIZE_TOLERANCE`] away from the entry's, is a
+//! [`CatalogMismatch`] that says what the file is (a mirror serving another file under the
+//! entry's name, a repository whose file changed). The file stays installed under its name; the
+//! front ends show the sentence wherever they show the model.
 
 use std::path::Path;
 use std::sync::LazyLock;
@@ -26,6 +33,9 @@ pub struct CatalogEntry {
     pub params: String,
     /// The quantisation of that file.
     pub quantization: String,
+    /// The architecture its GGUF header names (`general.architecture`: `qwen3`, `llama`,
+    /// `gemma3`…).
+    pub architecture: String,
     /// The file's size in bytes when the list was written.
     #[cfg_attr(feature = "specta", specta(type = f64))]
     pub size: u64,
@@ -297,6 +307,96 @@ pub fn recommend_by(
     })
 }
 
+/// How far a pulled file's size may be from its entry's and still be that entry's file: 1 %. A
+/// repository that fixes a file's chat template changes its size by kilobytes; another
+/// quantisation or another model differs by far more.
+pub const SIZE_TOLERANCE: f64 = 0.01;
+
+/// A pulled file that is not what its catalogue entry describes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct CatalogMismatch {
+    /// The entry's id.
+    pub entry: String,
+    /// The entry's name for people.
+    pub entry_name: String,
+    /// The architecture the entry lists.
+    pub expected_architecture: String,
+    /// The size the entry lists, in bytes.
+    #[cfg_attr(feature = "specta", specta(type = f64))]
+    pub expected_size: u64,
+    /// The architecture the file's header names.
+    pub architecture: Option<String>,
+    /// The file's size, in bytes.
+    #[cfg_attr(feature = "specta", specta(type = f64))]
+    pub size: u64,
+    /// What the file really is, in a sentence for people.
+    pub message: String,
+}
+
+/// How a file of `size` bytes whose header names `architecture`, pulled for `entry`, differs
+/// from it: `None` when it is the entry's file (the same architecture, and a size within
+/// [`SIZE_TOLERANCE`]).
+pub fn mismatch(
+    entry: &CatalogEntry,
+    size: u64,
+    architecture: Option<&str>,
+) -> Option<CatalogMismatch> {
+    let other_architecture =
+        architecture.is_some_and(|a| !a.eq_ignore_ascii_case(&entry.architecture));
+    let other_size = (size as f64 - entry.size as f64).abs() > entry.size as f64 * SIZE_TOLERANCE;
+    if !other_architecture && !other_size {
+        return None;
+    }
+    let message = if other_architecture {
+        format!(
+            "This file is a {} model of {}, not the {} ({}, {}) the catalogue lists: the Hub, or \
+             the mirror HF_ENDPOINT names, serves another file under its name. It runs as a {} \
+             model; delete it if that is not the model you wanted",
+            architecture.unwrap_or("?"),
+            size_for_people(size),
+            entry.name,
+            entry.architecture,
+            size_for_people(entry.size),
+            architecture.unwrap_or("?"),
+        )
+    } else {
+        format!(
+            "This file is {}, not the {} the catalogue lists for {}: another build of the model \
+             than the catalogue's (another quantisation, or a file changed upstream), so its \
+             memory needs and tool-use check may differ",
+            size_for_people(size),
+            size_for_people(entry.size),
+            entry.name,
+        )
+    };
+    Some(CatalogMismatch {
+        entry: entry.id.clone(),
+        entry_name: entry.name.clone(),
+        expected_architecture: entry.architecture.clone(),
+        expected_size: entry.size,
+        architecture: architecture.map(str::to_string),
+        size,
+        message,
+    })
+}
+
+/// A size as the Models screen writes it: powers of 1000, one decimal (`806.1 MB`, `1.1 GB`).
+fn size_for_people(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KB", "MB", "GB", "TB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1000.0 && unit < UNITS.len() - 1 {
+        value /= 1000.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}
+
 /// A catalogue entry by id (case-insensitive).
 pub fn find(id: &str) -> Option<&'static CatalogEntry> {
     catalog()
@@ -335,9 +435,47 @@ mod tests {
             assert!(e.size > 100 << 20 && e.min_memory > e.size, "{}", e.id);
             assert!(e.context >= 8192, "{}", e.id);
             assert!(!e.license.is_empty(), "{}", e.id);
+            assert!(
+                !e.architecture.is_empty()
+                    && e.architecture.chars().all(|c| c.is_ascii_alphanumeric()),
+                "{}",
+                e.id
+            );
         }
         let ranks: std::collections::BTreeSet<u32> = catalog().iter().map(|e| e.rank).collect();
         assert_eq!(ranks.len(), catalog().len(), "ranks are distinct");
+    }
+
+    #[test]
+    fn a_file_other_than_its_entry_says_what_it_is() {
+        let gemma = find("gemma-3-1b").unwrap();
+        // Its own file, or one changed by a few kilobytes (a template fixed upstream): no warning.
+        assert_eq!(mismatch(gemma, gemma.size, Some("gemma3")), None);
+        assert_eq!(mismatch(gemma, gemma.size + 40_000, Some("GEMMA3")), None);
+        // Another architecture: what it is, and what the catalogue lists.
+        let other = mismatch(gemma, 1_100_000_000, Some("llama")).unwrap();
+        assert_eq!(other.architecture.as_deref(), Some("llama"));
+        assert_eq!(
+            (other.expected_size, other.size),
+            (gemma.size, 1_100_000_000)
+        );
+        assert!(
+            other.message.starts_with(&format!(
+                "This file is a llama model of 1.1 GB, not the {} (gemma3, 806.1 MB) the catalogue lists",
+                gemma.name
+            )),
+            "{}",
+            other.message
+        );
+        // The same architecture, another size: another build.
+        let bigger = mismatch(gemma, gemma.size * 2, Some("gemma3")).unwrap();
+        assert!(
+            bigger
+                .message
+                .starts_with("This file is 1.6 GB, not the 806.1 MB the catalogue lists"),
+            "{}",
+            bigger.message
+        );
     }
 
     #[test]

@@ -34,6 +34,10 @@ pub struct PullRequest {
     pub file: String,
     /// The sha256 the file must have (a catalogue entry that pins one); the Hub's must match.
     pub sha256: Option<String>,
+    /// The id of the catalogue entry this is the file of: the installed model is compared with
+    /// it (see [`super::catalog::mismatch`]).
+    #[serde(default)]
+    pub catalog_id: Option<String>,
 }
 
 /// How a pull behaves.
@@ -320,7 +324,13 @@ pub async fn pull(
     })?;
     drop(part);
     let _ = std::fs::remove_file(&state_path);
-    library.record_install(&name, Some(source), Some(sha256), &info)?;
+    library.record_install(
+        &name,
+        Some(source),
+        Some(sha256),
+        &info,
+        req.catalog_id.clone(),
+    )?;
     report.send(PullPhase::Done, size, size, attempt, None, true);
     library.get(&name)
 }
@@ -389,7 +399,7 @@ async fn resolve(hub: &Hub, source: &ModelSource) -> Result<(u64, String), Libra
         .head(&url)
         .send()
         .await
-        .map_err(|e| LibraryError::network(hub.endpoint(), e))?;
+        .map_err(|e| hub.unreachable(&e))?;
     let header = |name: &str| {
         resp.headers()
             .get(name)
@@ -449,11 +459,7 @@ async fn fetch(
     };
     let mut resp = match send {
         Ok(r) => r,
-        Err(e) => {
-            return Err(Fetch::Retry(
-                LibraryError::network(hub.endpoint(), e).to_string(),
-            ))
-        }
+        Err(e) => return Err(Fetch::Retry(hub.unreachable(&e).to_string())),
     };
     let status = resp.status().as_u16();
     let html = resp
@@ -476,7 +482,8 @@ async fn fetch(
         }
         200 if html => {
             return Err(Fetch::Fatal(LibraryError::Hub(format!(
-                "{url} answered with a web page (text/html), not the model file; the part downloaded so far is kept"
+                "{} answered with a web page (text/html), not the model file; the part downloaded so far is kept",
+                hub.shown_url(url)
             ))))
         }
         200 if *have > 0 => return Err(Fetch::Restart),
@@ -485,7 +492,7 @@ async fn fetch(
         408 | 429 | 500..=599 => return Err(Fetch::Retry(format!("the server answered HTTP {status}"))),
         s => {
             return Err(Fetch::Fatal(
-                hub.status_error(s, &format!("the file {url}")),
+                hub.status_error(s, &format!("the file {}", hub.shown_url(url))),
             ))
         }
     }
@@ -503,7 +510,8 @@ async fn fetch(
             Ok(Some(bytes)) => {
                 if *have + bytes.len() as u64 > size {
                     return Err(Fetch::Fatal(LibraryError::Hub(format!(
-                        "{url} sent more than the {size} bytes the Hub lists for it"
+                        "{} sent more than the {size} bytes the Hub lists for it",
+                        hub.shown_url(url)
                     ))));
                 }
                 part.write_all(&bytes).map_err(|e| {
@@ -516,11 +524,7 @@ async fn fetch(
                 report.send(PullPhase::Downloading, *have, size, attempt, None, false);
             }
             Ok(None) => return Ok(()),
-            Err(e) => {
-                return Err(Fetch::Retry(
-                    LibraryError::network(hub.endpoint(), e).to_string(),
-                ))
-            }
+            Err(e) => return Err(Fetch::Retry(hub.unreachable(&e).to_string())),
         }
     }
 }

@@ -24,12 +24,19 @@
 //! no compressed answers (reqwest is built without decompression), so what is counted is what is
 //! held. Error answers are not read at all (the status says enough), and a file's bytes are
 //! bounded by the size the Hub lists for it (`download`).
+//!
+//! **Errors are sentences.** A request that gets no answer is [`LibraryError::Network`]: its
+//! kind (refused, name not found, timeout, TLS, proxy, cut) and one sentence that names the
+//! Hub's address and what to check (see [`super::reach`]); an error status is
+//! [`LibraryError::HubStatus`], whose sentence says what was refused and what to do. Neither
+//! holds the token, the transport's chain or a user and password of the address.
 
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
 use super::gguf::quantization_from_name;
+use super::reach::{self, HubFailure, Unreachable};
 use super::LibraryError;
 
 /// The public Hub.
@@ -49,6 +56,14 @@ pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(120);
 #[derive(Clone)]
 pub struct Hub {
     endpoint: String,
+    /// The endpoint as errors show it (no user and password).
+    shown: String,
+    /// Whether the endpoint is not the public Hub's (`HF_ENDPOINT` named a mirror).
+    custom: bool,
+    /// The proxy requests to the endpoint go through, as shown.
+    proxy: Option<String>,
+    /// The longest a JSON answer may take.
+    answer_timeout: Duration,
     /// The token, when the endpoint may be sent one.
     token: Option<String>,
     /// Why a token that was given is not sent (a plain-http endpoint on another computer).
@@ -167,10 +182,21 @@ impl Hub {
         Hub {
             token: token.filter(|_| withheld.is_none()),
             withheld,
+            shown: reach::shown_address(&endpoint),
+            custom: endpoint != DEFAULT_ENDPOINT,
+            proxy: reach::proxy_for(&endpoint),
+            answer_timeout: ANSWER_TIMEOUT,
             endpoint,
             http,
             no_redirect,
         }
+    }
+
+    /// This Hub with `timeout` as the longest a JSON answer (a search, a listing) may take,
+    /// instead of [`ANSWER_TIMEOUT`].
+    pub fn with_answer_timeout(mut self, timeout: Duration) -> Hub {
+        self.answer_timeout = timeout;
+        self
     }
 
     /// The Hub `HF_ENDPOINT` names, else the public one.
@@ -185,6 +211,11 @@ impl Hub {
     /// The endpoint.
     pub fn endpoint(&self) -> &str {
         &self.endpoint
+    }
+
+    /// `url`, an address of this Hub, as an error may show it (no user and password).
+    pub(super) fn shown_url(&self, url: &str) -> String {
+        url.replacen(&self.endpoint, &self.shown, 1)
     }
 
     /// Why the token given is not sent to this endpoint, for the user (it never holds the
@@ -268,7 +299,12 @@ impl Hub {
                 ("limit", &limit.clamp(1, 100).to_string()),
             ],
         )
-        .map_err(|e| LibraryError::Hub(format!("bad Hub address {}: {e}", self.endpoint)))?;
+        .map_err(|e| {
+            LibraryError::Invalid(format!(
+                "{} is not a Hub address ({e}): check HF_ENDPOINT",
+                self.shown
+            ))
+        })?;
         let entries: Vec<SearchEntry> = self.json(url.as_str(), "the search", "the search").await?;
         Ok(entries
             .into_iter()
@@ -297,10 +333,10 @@ impl Hub {
     ) -> Result<T, LibraryError> {
         let mut resp = self
             .get(url)
-            .timeout(ANSWER_TIMEOUT)
+            .timeout(self.answer_timeout)
             .send()
             .await
-            .map_err(|e| self.transport_error(e))?;
+            .map_err(|e| self.unreachable(&e))?;
         let status = resp.status();
         if !status.is_success() {
             return Err(self.status_error(status.as_u16(), asked));
@@ -312,12 +348,13 @@ impl Hub {
             .is_some_and(|v| v.contains("html"));
         if html {
             return Err(LibraryError::Hub(format!(
-                "{url} answered with a web page, not the Hub's API: check HF_ENDPOINT"
+                "{} answered {what} with a web page, not the Hub's API: check HF_ENDPOINT",
+                self.shown
             )));
         }
         let too_large = || LibraryError::AnswerTooLarge {
-            endpoint: self.endpoint.clone(),
-            url: url.to_string(),
+            endpoint: self.shown.clone(),
+            url: url.replacen(&self.endpoint, &self.shown, 1),
             what: what.to_string(),
             cap: MAX_ANSWER_BYTES,
         };
@@ -329,37 +366,48 @@ impl Hub {
             return Err(too_large());
         }
         let mut body = Vec::new();
-        while let Some(chunk) = resp.chunk().await.map_err(|e| self.transport_error(e))? {
+        while let Some(chunk) = resp.chunk().await.map_err(|e| self.unreachable(&e))? {
             if body.len() + chunk.len() > MAX_ANSWER_BYTES {
                 return Err(too_large());
             }
             body.extend_from_slice(&chunk);
         }
         serde_json::from_slice(&body).map_err(|e| {
-            LibraryError::Hub(format!("{url} did not answer as the Hub's API does: {e}"))
+            LibraryError::Hub(format!(
+                "{} did not answer {what} as the Hub's API does ({e}): check HF_ENDPOINT",
+                self.shown
+            ))
         })
     }
 
-    /// A request that failed on its way (not with a status).
-    fn transport_error(&self, e: reqwest::Error) -> LibraryError {
-        if e.is_timeout() {
-            return LibraryError::Network {
-                endpoint: self.endpoint.clone(),
-                message: format!(
-                    "no whole answer within {} s (a Hub answers a search or a listing in a \
-                     second or two)",
-                    ANSWER_TIMEOUT.as_secs()
-                ),
-            };
+    /// A request that failed on its way (not with a status), said as one sentence (see
+    /// [`super::reach`]). A connection that failed while a proxy carries the requests failed to
+    /// the proxy.
+    pub(super) fn unreachable(&self, e: &reqwest::Error) -> LibraryError {
+        let (mut failure, tls) = HubFailure::of(e);
+        let mut through_proxy = None;
+        if self.proxy.is_some() && e.is_connect() && failure != HubFailure::Tls {
+            through_proxy = Some(failure);
+            failure = HubFailure::Proxy;
         }
-        LibraryError::network(&self.endpoint, e)
+        tracing::debug!("the Hub at {} did not answer: {failure:?}", self.shown);
+        LibraryError::Network(Unreachable {
+            failure,
+            endpoint: self.shown.clone(),
+            custom: self.custom,
+            proxy: self.proxy.clone(),
+            through_proxy,
+            tls,
+        })
     }
 
+    /// An error status for `what` (a person's words: "the search", "the repository a/b").
     pub(super) fn status_error(&self, status: u16, what: &str) -> LibraryError {
-        LibraryError::Hub(match status {
+        let endpoint = &self.shown;
+        let message = match status {
             401 | 403 if self.withheld.is_some() => format!(
                 "the Hub refused {what} (HTTP {status}): it may be gated or private, and the token HF_TOKEN was not sent, because {} is plain http to another computer, where anyone on the network could read it; set HF_ENDPOINT to an https address (or one on this computer)",
-                self.endpoint
+                self.shown
             ),
             401 | 403 if self.token.is_none() => format!(
                 "the Hub refused {what} (HTTP {status}): it may be gated or private; accept its terms on the Hub and save a Hub token as the secret HF_TOKEN"
@@ -367,10 +415,22 @@ impl Hub {
             401 | 403 => format!(
                 "the Hub refused {what} (HTTP {status}) with the token HF_TOKEN: check that the token is valid and that you accepted the repository's terms"
             ),
-            404 => format!("{what} was not found on {} (HTTP 404)", self.endpoint),
-            429 => "the Hub is limiting requests (HTTP 429); try again in a minute".to_string(),
-            s => format!("the Hub answered HTTP {s} for {what}"),
-        })
+            404 => format!("{what} was not found on {endpoint} (HTTP 404)"),
+            407 => format!(
+                "the proxy {} asks for a user and password (HTTP 407) before it carries requests to {endpoint}; put them in the proxy setting (http://USER:PASSWORD@HOST:PORT)",
+                self.proxy.as_deref().unwrap_or("between this computer and the Hub")
+            ),
+            429 => format!("the Hub at {endpoint} is limiting requests (HTTP 429); try again in a minute"),
+            500..=599 => format!(
+                "the Hub at {endpoint} failed to answer {what} (HTTP {status}), a fault on its side or a proxy's; try again in a few minutes{}",
+                if self.custom { ", and check that HF_ENDPOINT's server is working" } else { "" }
+            ),
+            s => format!(
+                "the Hub at {endpoint} answered HTTP {s} for {what}; check HF_ENDPOINT{}",
+                if self.custom { "" } else { " (unset, it is the public Hub)" }
+            ),
+        };
+        LibraryError::HubStatus { status, message }
     }
 }
 

@@ -17,6 +17,8 @@
 //!   errors for truncated or foreign files.
 //! - [`hub`]: the Hugging Face Hub's HTTP API (tree, resolve, search), `HF_ENDPOINT` aware,
 //!   with its answers read up to a cap and its token sent only where nobody on the way reads it.
+//! - [`reach`]: why a request to the Hub got no answer (refused, name not found, timeout, TLS,
+//!   proxy…), said in one sentence with what to check.
 //! - [`download`]: resumable, verified downloads.
 //! - [`catalog`]: the short list of small models that call tools, and which fit this machine.
 //! - [`names`]: the file names a model may have: ones that work on every system (no `:`, no
@@ -37,12 +39,14 @@ pub mod download;
 pub mod gguf;
 pub mod hub;
 pub mod names;
+pub mod reach;
 
-pub use catalog::{catalog, CatalogEntry, CheckScore, Fit, FitCheck, Machine};
+pub use catalog::{catalog, CatalogEntry, CatalogMismatch, CheckScore, Fit, FitCheck, Machine};
 pub use download::{pull, ProgressSink, PullOptions, PullPhase, PullProgress, PullRequest};
 pub use gguf::{GgufError, GgufInfo};
 pub use hub::{Hub, HubFile, HubRepo};
 pub use names::{check_portable_name, NameProblem};
+pub use reach::{HubFailure, Unreachable};
 
 const META_DIR: &str = ".library";
 pub(crate) const DOWNLOADS_DIR: &str = ".downloads";
@@ -77,12 +81,16 @@ pub enum LibraryError {
         /// The cap, in bytes.
         cap: usize,
     },
-    /// The Hub could not be reached.
-    #[error("cannot reach {endpoint}: {message}")]
-    Network {
-        /// The endpoint.
-        endpoint: String,
-        /// What failed.
+    /// The Hub could not be reached: one sentence naming its address, what failed and what to
+    /// check (see [`reach`]).
+    #[error("{}", .0.sentence())]
+    Network(Unreachable),
+    /// The Hub answered with an error status; the message says what was refused and what to do.
+    #[error("{message}")]
+    HubStatus {
+        /// The HTTP status.
+        status: u16,
+        /// One sentence for the user.
         message: String,
     },
     /// The request itself is wrong (a bad repository or file name, an unknown model).
@@ -138,16 +146,11 @@ impl LibraryError {
         }
     }
 
-    pub(crate) fn network(endpoint: &str, e: reqwest::Error) -> LibraryError {
-        let mut message = e.to_string();
-        let mut source = std::error::Error::source(&e);
-        while let Some(s) = source {
-            message = format!("{message}: {s}");
-            source = s.source();
-        }
-        LibraryError::Network {
-            endpoint: endpoint.to_string(),
-            message,
+    /// What kept the Hub's answer away, when the Hub could not be reached.
+    pub fn hub_failure(&self) -> Option<HubFailure> {
+        match self {
+            LibraryError::Network(unreachable) => Some(unreachable.failure),
+            _ => None,
         }
     }
 }
@@ -186,6 +189,9 @@ struct Meta {
     /// the size and modification time they were read at.
     #[serde(default)]
     family: Option<(u64, u64, TemplateTools)>,
+    /// The id of the catalogue entry it was pulled for.
+    #[serde(default)]
+    catalog_entry: Option<String>,
 }
 
 /// What a model file's chat template says about tools.
@@ -235,6 +241,10 @@ pub struct InstalledModel {
     pub tools: Option<TemplateTools>,
     /// Where it came from, when the library downloaded it.
     pub source: Option<ModelSource>,
+    /// How it differs from the catalogue entry it was pulled for (another architecture, another
+    /// size), with a sentence saying what it really is; `None` when it is that entry's file, or
+    /// was not pulled for one.
+    pub catalog_mismatch: Option<CatalogMismatch>,
     /// Its sha256, when verified on download or import.
     pub sha256: Option<String>,
     /// When it was installed (seconds since 1970).
@@ -365,12 +375,15 @@ impl Library {
             .map_err(|e| LibraryError::io(format!("cannot write {}", path.display()), e))
     }
 
+    /// Note a new model of the folder: where it came from, its hash, its header, and the
+    /// catalogue entry it was pulled for.
     pub(crate) fn record_install(
         &self,
         file: &str,
         source: Option<ModelSource>,
         sha256: Option<String>,
         info: &GgufInfo,
+        catalog_entry: Option<String>,
     ) -> Result<(), LibraryError> {
         let path = self.dir.join(file);
         let fs_meta = std::fs::metadata(&path)
@@ -383,6 +396,7 @@ impl Library {
             header: Some((fs_meta.len(), mtime(&fs_meta), info.clone())),
             template: None,
             family: None,
+            catalog_entry,
         };
         self.write_meta(file, &meta)
     }
@@ -488,6 +502,14 @@ impl Library {
                 Some(tools)
             }),
         };
+        let catalog_mismatch = meta
+            .catalog_entry
+            .as_deref()
+            .and_then(catalog::find)
+            .and_then(|entry| {
+                let architecture = info.as_ref().and_then(|i| i.architecture.as_deref());
+                catalog::mismatch(entry, size, architecture)
+            });
         InstalledModel {
             name: file
                 .strip_suffix(".gguf")
@@ -502,6 +524,7 @@ impl Library {
             template_refused,
             tools,
             source: meta.source,
+            catalog_mismatch,
             sha256: meta.sha256,
             installed_at: meta.installed_at,
             last_used: meta.last_used,
@@ -643,7 +666,7 @@ impl Library {
             let _ = std::fs::remove_file(&tmp);
             LibraryError::io(format!("cannot move the copy to {}", dest.display()), e)
         })?;
-        self.record_install(&file, None, Some(sha256), &info)?;
+        self.record_install(&file, None, Some(sha256), &info, None)?;
         self.get(&file)
     }
 }
