@@ -562,3 +562,135 @@ async fn removing_a_model_says_which_profiles_ran_it() {
     assert_eq!(removal["stopped_runs"], serde_json::json!([]));
     assert_eq!(removal["runtime_stopped"], false);
 }
+
+/// A port of 127.0.0.1 that nothing listens on: bound, then closed.
+fn closed_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().port()
+}
+
+/// The CLI with the Hub at `endpoint` and no proxy but `proxy`, when given (as `HTTP_PROXY`).
+fn cli_at(home: &Path, endpoint: &str, proxy: Option<&str>) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_artifactflow-cli"));
+    cmd.env_remove("ARTIFACTFLOW_HOME")
+        .env("HF_ENDPOINT", endpoint)
+        .env_remove("HF_TOKEN");
+    for var in [
+        "HTTP_PROXY",
+        "http_proxy",
+        "HTTPS_PROXY",
+        "https_proxy",
+        "ALL_PROXY",
+        "all_proxy",
+        "NO_PROXY",
+        "no_proxy",
+        "REQUEST_METHOD",
+    ] {
+        cmd.env_remove(var);
+    }
+    if let Some(proxy) = proxy {
+        cmd.env("HTTP_PROXY", proxy);
+    }
+    cmd.arg("--home").arg(home);
+    cmd
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_hub_or_proxy_that_cannot_be_reached_is_one_line_saying_what_to_check() {
+    let home = tempfile::tempdir().unwrap();
+
+    // Nothing listens at HF_ENDPOINT: the error is the one sentence (after a pull's first
+    // progress line).
+    let endpoint = format!("http://127.0.0.1:{}", closed_port());
+    let sentence = format!(
+        "error: cannot reach the Hub that HF_ENDPOINT names ({endpoint}): the connection was \
+         refused, nothing answers at that address; check that HF_ENDPOINT is right and its server \
+         is running, then the internet connection and the proxy settings"
+    );
+    for args in [
+        vec!["models", "search", "qwen"],
+        vec!["models", "files", REPO],
+        vec!["models", "pull", "qwen3-0.6b"],
+    ] {
+        let out = cli_at(home.path(), &endpoint, None)
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        let lines: Vec<&str> = err.lines().collect();
+        assert_eq!(lines.last(), Some(&sentence.as_str()), "{args:?}: {err}");
+        let progress = usize::from(args[1] == "pull");
+        assert_eq!(lines.len(), progress + 1, "{args:?}: {err}");
+    }
+
+    // The Hub is up, but the proxy named for it is not: the proxy is named (without its user
+    // and password), and its settings are what to check.
+    let hub = StubHub::start(vec![HubFile::new(
+        REPO,
+        FILE,
+        test_support::gguf::tiny("qwen3", 4096, 7),
+    )])
+    .await;
+    let proxy_port = closed_port();
+    let out = cli_at(
+        home.path(),
+        &hub.url,
+        Some(&format!("http://me:pr0xy-pass@127.0.0.1:{proxy_port}")),
+    )
+    .args(["models", "search", "tiny"])
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "error: cannot reach the Hub that HF_ENDPOINT names ({}) through the proxy \
+             http://127.0.0.1:{proxy_port}: it refused the connection; check the proxy settings \
+             (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY, NO_PROXY) and that the proxy is running\n",
+            hub.url
+        )
+    );
+    assert!(hub.requests().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pulled_file_other_than_its_catalogue_entry_is_installed_with_a_warning() {
+    // A mirror serves a small llama file under the name of the catalogue's Gemma 3 1B.
+    let (repo, file) = ("ggml-org/gemma-3-1b-it-GGUF", "gemma-3-1b-it-Q4_K_M.gguf");
+    let bytes = test_support::gguf::sized("llama", 30_000);
+    let hub = StubHub::start(vec![HubFile::new(repo, file, bytes.clone())]).await;
+    let home = tempfile::tempdir().unwrap();
+
+    let out = cli_at(home.path(), &hub.url, None)
+        .args(["models", "pull", "gemma-3-1b"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let warning = format!(
+        "warning: This file is a llama model of {:.1} KB, not the Gemma 3 1B Instruct (gemma3, \
+         806.1 MB) the catalogue lists",
+        bytes.len() as f64 / 1000.0
+    );
+    assert!(err.contains(&warning), "{err}");
+
+    // The listing keeps saying so, and its JSON carries what the file is.
+    let out = cli_at(home.path(), &hub.url, None)
+        .args(["models", "list"])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains(&warning),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let list = json(cli_at(home.path(), &hub.url, None).args(["models", "list", "--json"]));
+    let mismatch = &list["installed"][0]["catalog_mismatch"];
+    assert_eq!(mismatch["entry"], "gemma-3-1b");
+    assert_eq!(mismatch["architecture"], "llama");
+    assert_eq!(mismatch["expected_architecture"], "gemma3");
+}
+
+/// Removing a model that profiles run says which ones, in words and in the JSON: they have no
+/// model until another is picked. `remove` is `rm`.

@@ -1,7 +1,10 @@
-import { useState } from "react";
+import { lazy, Suspense, useState } from "react";
 import { BinaryContent } from "../../components/BinaryContent";
-import { McpView } from "./McpView";
 import type { TimelineItem } from "./timeline";
+
+/** An MCP App's view, with the MCP Apps SDK it talks through: loaded when a call has a view,
+ * not with the window (the SDK and its schema library are most of the chat's script). */
+const McpView = lazy(() => import("./McpView").then((m) => ({ default: m.McpView })));
 
 type ToolItem = Extract<TimelineItem, { kind: "tool" }>;
 
@@ -171,7 +174,11 @@ export function ToolCard({
           ))}
         </div>
       )}
-      {item.view && item.status !== "running" && <McpView callId={item.callId} tool={item.tool} />}
+      {item.view && item.status !== "running" && (
+        <Suspense fallback={null}>
+          <McpView callId={item.callId} tool={item.tool} />
+        </Suspense>
+      )}
       {item.artifactId && (
         <button
           type="button"
