@@ -47,6 +47,13 @@ whole numbers). "As asked": the task got what it asks for: the tool with the id 
 content type, version or end of the long text) it names, both notes, or no call at all when
 no tool is needed (a grammar can force the shape of a call, not its sense).
 
+"Placeholder-like": calls (of every judged answer, valid or not) with an argument value that
+looks like a placeholder: it matches /your_|_here|<.*>|placeholder|example_value/ (any case), or
+it is, verbatim, the value the tool instructions' example gives that parameter (read from
+`artifactflow-cli tools show`; a documented default does not count, the tool would use it
+anyway), and in either case the task itself does not contain it (`<h1>Home</h1>` is asked for).
+The report prints the count per row and the first few such values.
+
 Exits 0 whatever the model does; 2 when the harness breaks (a server does not start, the CLI
 panics or exits with an unexpected code, a run hangs past its timeout).
 
@@ -64,6 +71,7 @@ keep the homes and server logs.
 import http.server
 import json
 import os
+import re
 import shutil
 import socket
 import sqlite3
@@ -198,6 +206,11 @@ TOOLS = {  # name: (required, allowed)
     "create_artifact": ({"id", "title", "content"}, {"id", "title", "content", "content_type"}),
     "read_artifact": ({"id"}, {"id", "version", "offset", "limit"}),
 }
+
+# What a value copied from a template or an instruction example looks like.
+PLACEHOLDER = re.compile(r"your_|_here|<.*>|placeholder|example_value", re.IGNORECASE | re.DOTALL)
+EXAMPLE_VALUE = re.compile(r"<(\w+)><!\[CDATA\[(.*?)\]\]></\1>", re.DOTALL)
+PARAM_LINE = re.compile(r"^\s+- (\w+): \w+ \((?:required|optional)\)(.*)$", re.MULTILINE)
 
 RUN_TIMEOUT_S = 300  # a hang guard: at most 2 requests of at most BENCH_MAX_TOKENS tokens
 SERVER_START_S = 120
@@ -338,6 +351,36 @@ def cli_run(cli: str, args: list[str], timeout: float) -> subprocess.CompletedPr
     return out
 
 
+def instruction_examples(cli: str, home: Path) -> dict[tuple[str, str], str]:
+    """(tool, parameter) → the value the tool instructions' example gives it, for the agent's
+    tools, as `tools show` prints the block the model sees; a parameter whose example is its
+    documented default is left out (giving the default is not copying a made-up value)."""
+    examples = {}
+    for tool in TOOLS:
+        out = cli_run(cli, ["--home", str(home), "tools", "show", tool], 60)
+        if out.returncode != 0:
+            raise HarnessError(f"tools show {tool} failed:\n{out.stdout}{out.stderr}")
+        call = out.stdout[out.stdout.find("<tool_call>"):]
+        defaults = {name: notes.split("Default: ", 1)[1].strip()
+                    for name, notes in PARAM_LINE.findall(out.stdout) if "Default: " in notes}
+        for name, value in EXAMPLE_VALUE.findall(call):
+            if defaults.get(name) != value:
+                examples[(tool, name)] = value
+    return examples
+
+
+def placeholder_values(call: dict, task: str, examples: dict[tuple[str, str], str]) -> list[str]:
+    """The argument values of `call` that look like placeholders (see the module doc)."""
+    found = []
+    for name, value in call["params"].items():
+        text = value if isinstance(value, str) else json.dumps(value)
+        if not text.strip() or text.strip() in task:
+            continue
+        if PLACEHOLDER.search(text) or examples.get((call["tool"], name)) == text:
+            found.append(f"{name}={text[:40]!r}")
+    return found
+
+
 def make_home(cli: str, root: Path, name: str, base_url: str, mode: str, max_tokens: int,
               key: str | None = None) -> tuple[Path, str]:
     """A home whose `smol` profile reaches the model at `base_url` in `mode` (`text`,
@@ -420,7 +463,9 @@ def valid(tool: str, params_json: str) -> bool:
 def run_mode(cli: str, work: Path, name: str, base_url: str, mode: str, max_tokens: int,
              tasks: list[tuple[int, tuple]], key: str | None = None) -> dict:
     home, database = make_home(cli, work, name, base_url, mode, max_tokens, key)
+    examples = instruction_examples(cli, home)
     row = dict(name=name, valid=0, as_asked=0, no_call=0, invalid=0, failed=0, via_native=0, via_xml=0,
+               placeholder_calls=0, placeholder_values=[], calls=0,
                seconds=0.0, examples=[], kinds={k: [0, 0] for k in KINDS})
     started = time.monotonic()
     for n, (task, kind, asked) in tasks:
@@ -456,6 +501,12 @@ def run_mode(cli: str, work: Path, name: str, base_url: str, mode: str, max_toke
                 parsed = {}
             calls.append(dict(tool=tool, params=parsed if isinstance(parsed, dict) else {},
                               valid=valid(tool, params), native=provider_id is not None))
+        row["calls"] += len(calls)
+        for c in calls:
+            copied = placeholder_values(c, task, examples)
+            if copied:
+                row["placeholder_calls"] += 1
+                row["placeholder_values"].append(f"task {n} {c['tool']}: {', '.join(copied)}")
         good = [c for c in calls if c["valid"]]
         if good:
             row["valid"] += 1
@@ -529,7 +580,9 @@ def main() -> int:
             rows.append(run_mode(cli, work, name, url, mode, max_tokens, tasks, key))
             r = rows[-1]
             print(f"  {name}: valid {r['valid']}, as asked {r['as_asked']}, no call {r['no_call']}, "
-                  f"unreadable/invalid {r['invalid']}, failed {r['failed']}, {r['seconds']:.0f} s", flush=True)
+                  f"unreadable/invalid {r['invalid']}, failed {r['failed']}, "
+                  f"placeholder-like {r['placeholder_calls']} of {r['calls']} calls, {r['seconds']:.0f} s",
+                  flush=True)
     except HarnessError as e:
         print(f"benchmark harness error: {e}", file=sys.stderr)
         return 2
@@ -555,10 +608,11 @@ def main() -> int:
           f"own llama.cpp runtime, guided: with the call grammar), {total} tasks, "
           f"{os.environ.get('BENCH_PROMPT', 'plain')} role prompt, max_tokens {max_tokens}, temperature 0")
     print(f"{'mode':<15} {'valid call':>14} {'as asked':>8} {'no call':>9} {'unreadable/invalid':>19} "
-          f"{'run failed':>10} {'via native':>10} {'via XML':>8} {'seconds':>8}")
+          f"{'run failed':>10} {'via native':>10} {'via XML':>8} {'placeholder-like':>16} {'seconds':>8}")
     for r in rows:
         print(f"{r['name']:<15} {pct(r['valid']):>14} {r['as_asked']:>8} {r['no_call']:>9} {r['invalid']:>19} "
-              f"{r['failed']:>10} {r['via_native']:>10} {r['via_xml']:>8} {r['seconds']:>8.0f}")
+              f"{r['failed']:>10} {r['via_native']:>10} {r['via_xml']:>8} "
+              f"{str(r['placeholder_calls']) + '/' + str(r['calls']) + ' calls':>16} {r['seconds']:>8.0f}")
     print("valid call: a call of an agent tool with its required parameters, no others, typed ones of"
           " their type; as asked: what the task asks (the tool, id and value it names; no call when"
           " no tool is needed; both notes of a two-note task)")
@@ -570,6 +624,12 @@ def main() -> int:
         print("* through a proxy adding tool_choice \"auto\" and stream false: llama-cpp-python's "
               "chatml-function-calling ignores `tools` without a tool_choice and refuses "
               "tool_choice \"auto\" when streaming, and the engine streams with no tool_choice.")
+    print("placeholder-like: calls with a value matching /your_|_here|<.*>|placeholder|example_value/"
+          " or equal to the instructions' example value for that parameter (not a default), the"
+          " task not containing it")
+    for r in rows:
+        for what in r["placeholder_values"][:5]:
+            print(f"  {r['name']} placeholder-like: {what}")
     for r in rows:
         for n, what in r["examples"]:
             print(f"  {r['name']} task {n}: {what}")
