@@ -1600,6 +1600,11 @@ params: string;
  */
 quantization: string; 
 /**
+ * The architecture its GGUF header names (`general.architecture`: `qwen3`, `llama`,
+ * `gemma3`…).
+ */
+architecture: string; 
+/**
  * The file's size in bytes when the list was written.
  */
 size: number; 
@@ -1649,6 +1654,38 @@ recommended: boolean;
  * the one the catalogue publishes.
  */
 check: CatalogCheck | null }
+/**
+ * A pulled file that is not what its catalogue entry describes.
+ */
+export type CatalogMismatch = { 
+/**
+ * The entry's id.
+ */
+entry: string; 
+/**
+ * The entry's name for people.
+ */
+entry_name: string; 
+/**
+ * The architecture the entry lists.
+ */
+expected_architecture: string; 
+/**
+ * The size the entry lists, in bytes.
+ */
+expected_size: number; 
+/**
+ * The architecture the file's header names.
+ */
+architecture: string | null; 
+/**
+ * The file's size, in bytes.
+ */
+size: number; 
+/**
+ * What the file really is, in a sentence for people.
+ */
+message: string }
 /**
  * The catalogue with this machine.
  */
@@ -2607,6 +2644,12 @@ tools: TemplateTools | null;
  * Where it came from, when the library downloaded it.
  */
 source: ModelSource | null; 
+/**
+ * How it differs from the catalogue entry it was pulled for (another architecture, another
+ * size), with a sentence saying what it really is; `None` when it is that entry's file, or
+ * was not pulled for one.
+ */
+catalog_mismatch: CatalogMismatch | null; 
 /**
  * Its sha256, when verified on download or import.
  */
