@@ -75,6 +75,24 @@ impl AppError {
         Self::new(ErrorCode::Database, format!("the database failed: {e}"))
     }
 
+    /// No file manager opened the folder `dir`: open it by hand (the app shows its path), or
+    /// set a default application for folders.
+    pub fn folder_not_opened(dir: &std::path::Path) -> Self {
+        let how = if cfg!(target_os = "linux") {
+            " (for example `xdg-mime default org.gnome.Nautilus.desktop inode/directory`)"
+        } else {
+            ""
+        };
+        Self::new(
+            ErrorCode::OpenFailed,
+            format!(
+                "no file manager opened the folder {}: open it yourself, or set a default \
+                 application for folders{how}",
+                dir.display()
+            ),
+        )
+    }
+
     /// The system could not open `what` (a link or a folder) in its default application.
     pub fn open_failed(what: impl std::fmt::Display, e: impl std::fmt::Display) -> Self {
         Self::new(

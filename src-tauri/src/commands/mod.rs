@@ -22,12 +22,7 @@ pub mod app_info;
 
 /// Open `dir` in the system's file manager, creating it first when `create` (a folder the
 /// app fills on demand, like models/ or skills/).
-pub(crate) fn open_folder(
-    app: &tauri::AppHandle,
-    dir: &std::path::Path,
-    create: bool,
-) -> Result<(), AppError> {
-    use tauri_plugin_opener::OpenerExt;
+pub(crate) fn open_folder(dir: &std::path::Path, create: bool) -> Result<(), AppError> {
     if create {
         std::fs::create_dir_all(dir).map_err(|e| {
             AppError::new(
@@ -36,9 +31,19 @@ pub(crate) fn open_folder(
             )
         })?;
     }
-    app.opener()
-        .open_path(dir.display().to_string(), None::<&str>)
-        .map_err(|e| AppError::open_failed(dir.display(), e))
+    open_in_file_manager(dir)
+}
+
+/// Open the folder `dir` in the system's file manager, through the opener plugin (on Linux it
+/// tries `xdg-open`, then `gio` and the desktops' own launchers). When none opens it (none is
+/// installed, or none has a file manager to hand it to), the error is a sentence that names the
+/// folder and what to do ([`AppError::folder_not_opened`]), not the launcher's exit status; the
+/// launcher's own words go to the log.
+pub fn open_in_file_manager(dir: &std::path::Path) -> Result<(), AppError> {
+    tauri_plugin_opener::open_path(dir, None::<&str>).map_err(|e| {
+        tracing::warn!("no file manager opened {}: {e}", dir.display());
+        AppError::folder_not_opened(dir)
+    })
 }
 
 /// The events pushed since the last call (see [`crate::events`]), waiting up to 25 s for one.

@@ -156,11 +156,8 @@ pub fn models_remove(state: State<'_, AppState>, name: String) -> Result<(), App
 /// Open the models folder in the system's file manager.
 #[tauri::command]
 #[specta::specta]
-pub fn open_models_folder(
-    app: tauri::AppHandle,
-    state: State<'_, AppState>,
-) -> Result<(), AppError> {
-    super::open_folder(&app, &state.engine()?.ctx.paths().models_dir(), true)
+pub fn open_models_folder(state: State<'_, AppState>) -> Result<(), AppError> {
+    super::open_folder(&state.engine()?.ctx.paths().models_dir(), true)
 }
 
 async fn pick_model_file(app: &tauri::AppHandle) -> Option<std::path::PathBuf> {

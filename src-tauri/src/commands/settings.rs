@@ -111,11 +111,8 @@ pub fn save_permission_timeout(state: State<'_, AppState>, seconds: u32) -> Resu
 /// Open the config folder in the system's file manager.
 #[tauri::command]
 #[specta::specta]
-pub fn open_config_folder(
-    app: tauri::AppHandle,
-    state: State<'_, AppState>,
-) -> Result<(), AppError> {
-    super::open_folder(&app, &state.engine()?.ctx.paths().config_dir, false)
+pub fn open_config_folder(state: State<'_, AppState>) -> Result<(), AppError> {
+    super::open_folder(&state.engine()?.ctx.paths().config_dir, false)
 }
 
 /// The permission rules (Settings → Permission rules, and the Tools page).

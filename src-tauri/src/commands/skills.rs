@@ -108,9 +108,6 @@ pub fn skills_set_user_folders(state: State<'_, AppState>, on: bool) -> Result<(
 /// Open the config folder's skills/ in the file manager (created when missing).
 #[tauri::command]
 #[specta::specta]
-pub fn open_skills_folder(
-    app: tauri::AppHandle,
-    state: State<'_, AppState>,
-) -> Result<(), AppError> {
-    super::open_folder(&app, &skills::skills_dir(&state.engine()?.ctx), true)
+pub fn open_skills_folder(state: State<'_, AppState>) -> Result<(), AppError> {
+    super::open_folder(&skills::skills_dir(&state.engine()?.ctx), true)
 }
