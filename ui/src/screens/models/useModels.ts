@@ -129,5 +129,19 @@ export function useModels() {
     [reload],
   );
 
-  return { view, catalog, loadError, downloads, reload, pull, pause, remove };
+  /** Discard the download of `file`: its part on disk goes through the engine (when there is
+   * one: a download that failed before its first byte has none), and its row goes. */
+  const discard = useCallback(
+    async (file: string) => {
+      const onDisk =
+        (view?.downloads.some((p) => p.file === file) ?? false) ||
+        (downloads[file]?.progress?.downloaded ?? 0) > 0;
+      if (onDisk) await call(commands.modelsRemove(file));
+      setDownloads((all) => without(all, [file]));
+      await reload();
+    },
+    [view, downloads, reload],
+  );
+
+  return { view, catalog, loadError, downloads, reload, pull, pause, remove, discard };
 }

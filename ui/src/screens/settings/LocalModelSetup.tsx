@@ -2,7 +2,13 @@ import { useState } from "react";
 import { commands, type InstalledModel, type ModelProfile } from "../../bindings";
 import { Spinner } from "../../components/Spinner";
 import { call, errorMessage } from "../../ipc/call";
-import { catalogCheckLine, FitBadge, formatBytes, progressText } from "../models/ModelsScreen";
+import {
+  CatalogMismatchNote,
+  catalogCheckLine,
+  DownloadRow,
+  FitBadge,
+  formatBytes,
+} from "../models/ModelsScreen";
 import { useModels } from "../models/useModels";
 
 /**
@@ -10,6 +16,11 @@ import { useModels } from "../models/useModels";
  * and no server. It recommends the catalogue model that fits this machine and downloads it
  * with progress (or uses a model already installed, or a .gguf file the user picks), then saves
  * the `default` profile with `api: local` and hands over to the chat.
+ *
+ * A download that stops (paused, failed, or left from an earlier start of the app) is the
+ * Models screen's row: how far it got, Resume (which then starts the chat) and Discard. A file
+ * that is not what the catalogue lists for the entry (another architecture or size) is not
+ * used silently: the setup says what it is and asks before starting with it.
  */
 export function LocalModelSetup(props: {
   profiles: readonly ModelProfile[];
@@ -26,7 +37,10 @@ export function LocalModelSetup(props: {
   const target = other || recommended?.id || "";
   const item = catalog?.items.find((i) => i.id === target) ?? null;
   const download = item ? models.downloads[item.file] : undefined;
+  const partial = item ? view?.downloads.find((p) => p.file === item.file) : undefined;
   const installed = view?.installed.filter((m) => m.error === null) ?? [];
+  /** A downloaded model that is not what its catalogue entry lists, until the user decides. */
+  const [mismatched, setMismatched] = useState<InstalledModel | null>(null);
 
   const startWith = async (model: InstalledModel) => {
     setSaving(true);
@@ -59,7 +73,19 @@ export function LocalModelSetup(props: {
     if (!item) return;
     setError(null);
     const model = await models.pull(item.id);
-    if (model) await startWith(model);
+    if (model?.catalog_mismatch) setMismatched(model);
+    else if (model) await startWith(model);
+  };
+
+  /** Delete the model that is not the catalogue's, and go back to the choice. */
+  const deleteMismatched = async (model: InstalledModel) => {
+    setError(null);
+    try {
+      await models.remove(model.name);
+      setMismatched(null);
+    } catch (e) {
+      setError(errorMessage(e));
+    }
   };
 
   const importFile = async () => {
@@ -117,7 +143,14 @@ export function LocalModelSetup(props: {
             )}
             <label className="inline-field">
               Model{" "}
-              <select value={target} onChange={(e) => setOther(e.target.value)} disabled={running}>
+              <select
+                value={target}
+                onChange={(e) => {
+                  setOther(e.target.value);
+                  setMismatched(null);
+                }}
+                disabled={running}
+              >
                 {catalog.items.map((i) => (
                   <option key={i.id} value={i.id}>
                     {i.name} — {formatBytes(i.size)}
@@ -131,35 +164,41 @@ export function LocalModelSetup(props: {
                 ))}
               </select>
             </label>
-            {download && (
-              <div className="model-download">
-                <progress
-                  max={download.progress?.total || 1}
-                  value={download.progress?.downloaded ?? 0}
-                  aria-label={`Download of ${item.name}`}
+            {(download || partial) && (
+              <ul className="model-downloads">
+                <DownloadRow
+                  file={item.file}
+                  label={item.name}
+                  download={download}
+                  partial={partial}
+                  onPause={() => void models.pause(item.file)}
+                  onResume={() => void downloadAndUse()}
+                  onDiscard={() =>
+                    void models.discard(item.file).catch((e: unknown) => setError(errorMessage(e)))
+                  }
                 />
-                <p className="muted" role="status">
-                  {running
-                    ? download.progress
-                      ? progressText(download.progress)
-                      : "Starting…"
-                    : download.error
-                      ? ""
-                      : "Paused: download again to resume where it stopped."}
-                </p>
-                {download.error && (
-                  <p className="form-errors" role="alert">
-                    {download.error}
-                  </p>
-                )}
+              </ul>
+            )}
+            {mismatched && (
+              <div className="local-mismatch" data-testid="local-mismatch">
+                <CatalogMismatchNote model={mismatched} />
+                <div className="form-actions">
+                  <button
+                    type="button"
+                    className="primary"
+                    disabled={saving}
+                    onClick={() => void startWith(mismatched)}
+                  >
+                    Use it anyway and start
+                  </button>
+                  <button type="button" onClick={() => void deleteMismatched(mismatched)}>
+                    Delete it
+                  </button>
+                </div>
               </div>
             )}
-            <div className="form-actions">
-              {running ? (
-                <button type="button" onClick={() => void models.pause(item.file)}>
-                  Pause
-                </button>
-              ) : (
+            {!download && !partial && !mismatched && (
+              <div className="form-actions">
                 <button
                   type="button"
                   className="primary"
@@ -169,8 +208,8 @@ export function LocalModelSetup(props: {
                 >
                   {saving && <Spinner />} Download {item.name} and start
                 </button>
-              )}
-            </div>
+              </div>
+            )}
           </div>
         )}
         {installed.length > 0 && (
@@ -192,6 +231,7 @@ export function LocalModelSetup(props: {
                       {formatBytes(m.size)} · {m.info?.quantization ?? "?"}
                     </span>
                   </label>
+                  <CatalogMismatchNote model={m} />
                 </li>
               ))}
             </ul>
