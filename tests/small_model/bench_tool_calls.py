@@ -52,7 +52,11 @@ looks like a placeholder: it matches /your_|_here|<.*>|placeholder|example_value
 it is, verbatim, the value the tool instructions' example gives that parameter (read from
 `artifactflow-cli tools show`; a documented default does not count, the tool would use it
 anyway), and in either case the task itself does not contain it (`<h1>Home</h1>` is asked for).
-The report prints the count per row and the first few such values.
+The report prints the count per row, how many of those calls copied a placeholder or an
+example value (every match but `<…>` alone, which is mostly markup the model ran on into, such
+as `</title>` inside a value), and the first few such values. BENCH_DUMP=FILE writes every
+judged call of every row there (JSON lines: row, task, tool, params, valid, placeholder-like
+values).
 
 Exits 0 whatever the model does; 2 when the harness breaks (a server does not start, the CLI
 panics or exits with an unexpected code, a run hangs past its timeout).
@@ -209,6 +213,8 @@ TOOLS = {  # name: (required, allowed)
 
 # What a value copied from a template or an instruction example looks like.
 PLACEHOLDER = re.compile(r"your_|_here|<.*>|placeholder|example_value", re.IGNORECASE | re.DOTALL)
+# The same without markup: a placeholder word written out.
+PLACEHOLDER_WORD = re.compile(r"your_|_here|placeholder|example_value", re.IGNORECASE)
 EXAMPLE_VALUE = re.compile(r"<(\w+)><!\[CDATA\[(.*?)\]\]></\1>", re.DOTALL)
 PARAM_LINE = re.compile(r"^\s+- (\w+): \w+ \((?:required|optional)\)(.*)$", re.MULTILINE)
 
@@ -369,15 +375,19 @@ def instruction_examples(cli: str, home: Path) -> dict[tuple[str, str], str]:
     return examples
 
 
-def placeholder_values(call: dict, task: str, examples: dict[tuple[str, str], str]) -> list[str]:
-    """The argument values of `call` that look like placeholders (see the module doc)."""
+def placeholder_values(call: dict, task: str,
+                       examples: dict[tuple[str, str], str]) -> list[tuple[str, bool]]:
+    """The argument values of `call` that look like placeholders (see the module doc), each
+    shown as `name='value'` and whether it was copied (a placeholder word or the example's
+    value, not only markup)."""
     found = []
     for name, value in call["params"].items():
         text = value if isinstance(value, str) else json.dumps(value)
         if not text.strip() or text.strip() in task:
             continue
-        if PLACEHOLDER.search(text) or examples.get((call["tool"], name)) == text:
-            found.append(f"{name}={text[:40]!r}")
+        copied = bool(PLACEHOLDER_WORD.search(text)) or examples.get((call["tool"], name)) == text
+        if copied or PLACEHOLDER.search(text):
+            found.append((f"{name}={text[:40]!r}", copied))
     return found
 
 
@@ -465,7 +475,7 @@ def run_mode(cli: str, work: Path, name: str, base_url: str, mode: str, max_toke
     home, database = make_home(cli, work, name, base_url, mode, max_tokens, key)
     examples = instruction_examples(cli, home)
     row = dict(name=name, valid=0, as_asked=0, no_call=0, invalid=0, failed=0, via_native=0, via_xml=0,
-               placeholder_calls=0, placeholder_values=[], calls=0,
+               placeholder_calls=0, copied_calls=0, placeholder_values=[], calls=0, dump=[],
                seconds=0.0, examples=[], kinds={k: [0, 0] for k in KINDS})
     started = time.monotonic()
     for n, (task, kind, asked) in tasks:
@@ -503,10 +513,14 @@ def run_mode(cli: str, work: Path, name: str, base_url: str, mode: str, max_toke
                               valid=valid(tool, params), native=provider_id is not None))
         row["calls"] += len(calls)
         for c in calls:
-            copied = placeholder_values(c, task, examples)
-            if copied:
+            found = placeholder_values(c, task, examples)
+            row["dump"].append(dict(row=name, task=n, tool=c["tool"], params=c["params"],
+                                    valid=c["valid"], placeholder_like=[v for v, _ in found]))
+            if found:
                 row["placeholder_calls"] += 1
-                row["placeholder_values"].append(f"task {n} {c['tool']}: {', '.join(copied)}")
+                row["copied_calls"] += any(copied for _, copied in found)
+                row["placeholder_values"].append(
+                    f"task {n} {c['tool']}: {', '.join(v for v, _ in found)}")
         good = [c for c in calls if c["valid"]]
         if good:
             row["valid"] += 1
@@ -581,7 +595,8 @@ def main() -> int:
             r = rows[-1]
             print(f"  {name}: valid {r['valid']}, as asked {r['as_asked']}, no call {r['no_call']}, "
                   f"unreadable/invalid {r['invalid']}, failed {r['failed']}, "
-                  f"placeholder-like {r['placeholder_calls']} of {r['calls']} calls, {r['seconds']:.0f} s",
+                  f"placeholder-like {r['placeholder_calls']} of {r['calls']} calls "
+                  f"({r['copied_calls']} copied), {r['seconds']:.0f} s",
                   flush=True)
     except HarnessError as e:
         print(f"benchmark harness error: {e}", file=sys.stderr)
@@ -608,11 +623,13 @@ def main() -> int:
           f"own llama.cpp runtime, guided: with the call grammar), {total} tasks, "
           f"{os.environ.get('BENCH_PROMPT', 'plain')} role prompt, max_tokens {max_tokens}, temperature 0")
     print(f"{'mode':<15} {'valid call':>14} {'as asked':>8} {'no call':>9} {'unreadable/invalid':>19} "
-          f"{'run failed':>10} {'via native':>10} {'via XML':>8} {'placeholder-like':>16} {'seconds':>8}")
+          f"{'run failed':>10} {'via native':>10} {'via XML':>8} {'placeholder-like':>16} {'copied':>6} "
+          f"{'seconds':>8}")
     for r in rows:
         print(f"{r['name']:<15} {pct(r['valid']):>14} {r['as_asked']:>8} {r['no_call']:>9} {r['invalid']:>19} "
               f"{r['failed']:>10} {r['via_native']:>10} {r['via_xml']:>8} "
-              f"{str(r['placeholder_calls']) + '/' + str(r['calls']) + ' calls':>16} {r['seconds']:>8.0f}")
+              f"{str(r['placeholder_calls']) + '/' + str(r['calls']) + ' calls':>16} {r['copied_calls']:>6} "
+              f"{r['seconds']:>8.0f}")
     print("valid call: a call of an agent tool with its required parameters, no others, typed ones of"
           " their type; as asked: what the task asks (the tool, id and value it names; no call when"
           " no tool is needed; both notes of a two-note task)")
@@ -626,7 +643,13 @@ def main() -> int:
               "tool_choice \"auto\" when streaming, and the engine streams with no tool_choice.")
     print("placeholder-like: calls with a value matching /your_|_here|<.*>|placeholder|example_value/"
           " or equal to the instructions' example value for that parameter (not a default), the"
-          " task not containing it")
+          " task not containing it; copied: those with a placeholder word or the example's value"
+          " (not only markup)")
+    if os.environ.get("BENCH_DUMP"):
+        with open(os.environ["BENCH_DUMP"], "w") as dump:
+            for r in rows:
+                for call in r["dump"]:
+                    dump.write(json.dumps(call) + "\n")
     for r in rows:
         for what in r["placeholder_values"][:5]:
             print(f"  {r['name']} placeholder-like: {what}")
