@@ -1,5 +1,3 @@
-import { readFileSync, existsSync } from "node:fs";
-import { dirname, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 
 // The window's first script is every module `main.tsx` reaches through static imports: the
@@ -13,24 +11,43 @@ const LATER = [
   { name: "zod", why: "the MCP Apps SDK's schemas" },
 ];
 
-const SRC = resolve(__dirname, "..");
+/** Every module's source by its path from `src/` ("main.tsx", "shell/focus.ts"). */
+const SOURCES: Record<string, string> = Object.fromEntries(
+  Object.entries(
+    import.meta.glob<string>(["../**/*.ts", "../**/*.tsx"], {
+      query: "?raw",
+      import: "default",
+      eager: true,
+    }),
+  ).map(([path, text]) => [path.replace(/^\.\.\//, ""), text]),
+);
+
+/** `spec` imported by the module at `from`, as a path from `src/`. */
+function joinPath(from: string, spec: string): string {
+  const parts = from.split("/").slice(0, -1);
+  for (const part of spec.split("/")) {
+    if (part === "..") parts.pop();
+    else if (part !== ".") parts.push(part);
+  }
+  return parts.join("/");
+}
 
 /** `path`'s static imports: `import … from "x"`, `import "x"`, `export … from "x"`, not the
  * type-only ones (erased) and not `import("x")`. */
 function staticImports(path: string): string[] {
-  const text = readFileSync(path, "utf8");
+  const text = SOURCES[path] ?? "";
   const found: string[] = [];
   const pattern = /^\s*(import|export)\s+(type\s+)?(?:[^;"']*?\sfrom\s+)?["']([^"']+)["']/gm;
   for (const m of text.matchAll(pattern)) {
-    if (!m[2]) found.push(m[3]);
+    if (!m[2] && m[3]) found.push(m[3]);
   }
   return found;
 }
 
 function resolveLocal(from: string, spec: string): string | null {
-  const base = resolve(dirname(from), spec);
+  const base = joinPath(from, spec);
   for (const candidate of [base, `${base}.ts`, `${base}.tsx`, `${base}/index.ts`]) {
-    if (existsSync(candidate) && /\.tsx?$/.test(candidate)) return candidate;
+    if (candidate in SOURCES) return candidate;
   }
   return null;
 }
@@ -49,7 +66,7 @@ function packagesReachedFrom(entry: string): Map<string, string> {
         const local = resolveLocal(file, spec);
         if (local) queue.push(local);
       } else if (!packages.has(spec)) {
-        packages.set(spec, file.slice(SRC.length + 1));
+        packages.set(spec, file);
       }
     }
   }
@@ -57,7 +74,7 @@ function packagesReachedFrom(entry: string): Map<string, string> {
 }
 
 describe("the window's first script", () => {
-  const packages = packagesReachedFrom(resolve(SRC, "main.tsx"));
+  const packages = packagesReachedFrom("main.tsx");
 
   it("is found by following main.tsx's imports (React and the chat are in it)", () => {
     expect(packages.has("react")).toBe(true);
