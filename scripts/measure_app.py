@@ -8,7 +8,8 @@ creates the database); warm = second start on the same home.
 
 Run through scripts/measure_app.sh (it provides Xvfb and D-Bus):
     measure_app.py [BINARY] [--runs N] [--breakdown]   (default: target/debug/artifactflow, 3 runs)
---breakdown also prints, per run, the app process's resident memory by mapping (library or
+--breakdown also prints, per run, when each step of the app's start-up ended (setup, engine
+open, first page read, main window created; the UI is ready after those) and the app process's resident memory by mapping (library or
 anonymous memory, and permissions), largest first: compare two binaries' lists to see where a
 difference comes from.
 The bare Tauri 2 window (scripts/bare-window) logs `startup_ms` the same way, so the two are
@@ -104,6 +105,10 @@ def measure(home: Path, label: str) -> tuple[int | None, int, int]:
     print(f"{label:5} startup {startup if startup is not None else '?':>5} ms   idle RSS: app {app_mb} MB, "
           f"app + {len(pids) - 1} WebKit processes {total_mb} MB", flush=True)
     if BREAKDOWN:
+        # The app's start-up steps (src-tauri/src/lib.rs `startup_phase`), then its memory.
+        for log in (home / "logs").glob("app.*.log"):
+            phases = re.findall(r"start-up: (.+?) ms=(\d+)", log.read_text(errors="replace"))
+            print("        " + ", ".join(f"{name} {ms} ms" for name, ms in phases))
         breakdown(proc.pid)
     proc.terminate()
     proc.wait(10)

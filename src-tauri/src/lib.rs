@@ -121,15 +121,19 @@ pub fn run() {
         .invoke_handler(builder.invoke_handler())
         .manage(events::Outbox::default())
         .setup(move |app| {
+            startup_phase("setup");
             if let Ok(p) = &paths {
                 commands::app_info::seed_config_from_resources(app.handle(), &p.config_dir);
             }
             let sink = state::window_sink(app.handle().clone());
             let state = state::AppState::open(paths, std::sync::Arc::new(sink));
+            startup_phase("engine open");
             stop_on_signals(app.handle().clone());
             let first_page = first_page::script(&state);
             app.manage(state);
+            startup_phase("first page read");
             first_page::open_main_window(app, &first_page)?;
+            startup_phase("main window created");
             Ok(())
         })
         .build(tauri::generate_context!("tauri.conf.json"));
@@ -164,6 +168,17 @@ pub fn run() {
     });
     drop(log_guard);
     std::process::exit(code);
+}
+
+/// Log how long after the process start a step of start-up ended (the steps before the window
+/// shows; `UI ready` is the last, see `commands::get_status`).
+fn startup_phase(phase: &str) {
+    if let Some(started) = STARTED.get() {
+        tracing::info!(
+            ms = started.elapsed().as_millis() as u64,
+            "start-up: {phase}"
+        );
+    }
 }
 
 /// End every MCP server's process group: the process exits with `process::exit` right after
