@@ -202,8 +202,12 @@ class App:
 
     def heading(self) -> str:
         # WebKitWebDriver's "element text" comes back empty for the chat header (an overflow
-        # quirk of its visibility atom), so read the DOM's own text.
-        return self.js("const h = document.querySelector('h1'); return h ? h.textContent.trim() : ''")
+        # quirk of its visibility atom), so read the DOM's own text. The screen's title, not the
+        # first h1: the chat stays in the page out of sight, and an answer's `#` heading is one.
+        return self.js(
+            "const h = document.querySelector('#screen-title, #first-run-title') ?? document.querySelector('h1');"
+            " return h ? h.textContent.trim() : ''"
+        )
 
     def set_theme(self, theme: str) -> None:
         """Choose `theme` in Settings (once every section above the choice has loaded, so

@@ -1,6 +1,6 @@
 """The README's screenshots, made by the real app against the scripted model: chat (light, dark,
-a long answer, a tool run), the permission dialog, the artifact library, the HTTP tool editor
-and the agent editor's tool picker.
+a long answer, a tool run), the permission dialog, the artifact library, the HTTP tool editor,
+the agent editor's tool picker and the Models screen.
 
 Every run takes them and checks each is a PNG of the window's size. They are written to
 docs/screenshots/ only when UPDATE_SCREENSHOTS=1 is set (otherwise to a temporary folder):
@@ -307,12 +307,21 @@ def test_screenshots(scripted_model):
         app.by_testid("pick-tools").click()
         app.by_testid("pick-weather_now")
         shots.append(shoot(app, out_dir, "tool-picker"))
+
+        # The Models screen: the catalogue, each entry with its fit here and its tool-use check.
+        app.by_testid("tool-picker-done").click()
+        app.wait(lambda d: not app.js("return !!document.querySelector('dialog[open]')"), "the tool picker to close")
+        app.by_testid("nav-models").click()
+        app.wait(lambda d: app.heading() == "Models", "the Models screen")
+        app.wait(lambda d: app.js("return document.querySelectorAll('[data-testid^=catalog-]').length") > 3,
+                 "the catalogue")
+        shots.append(shoot(app, out_dir, "models"))
     finally:
         app.stop()
         station.stop()
         weather.stop()
     assert [p.name for p in shots] == [
         "permission-dialog.png", "chat-tool-run.png", "chat-light.png", "chat-dark.png", "chat-long-answer.png",
-        "library.png", "editor.png", "tool-picker.png",
+        "library.png", "editor.png", "tool-picker.png", "models.png",
     ]
     print(f"screenshots in {out_dir}")
