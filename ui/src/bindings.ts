@@ -841,9 +841,12 @@ async modelsImport(path: string | null) : Promise<Result<InstalledModel | null, 
 }
 },
 /**
- * Remove a model, or a download that has not finished, by name.
+ * Remove a model, or a download that has not finished, by name: the runs using the model end
+ * (as failed, saying why), its runtime stops, then its files go. Returns what it did (the
+ * profiles left without a model among it); the settings are announced as changed, so
+ * Settings and the composer mark those profiles.
  */
-async modelsRemove(name: string) : Promise<Result<null, AppError>> {
+async modelsRemove(name: string) : Promise<Result<Removal, AppError>> {
     try {
     return { status: "ok", data: await TAURI_INVOKE("models_remove", { name }) };
 } catch (e) {
@@ -2906,6 +2909,19 @@ view: string | null;
  */
 app_only: boolean }
 /**
+ * Why a profile run on this computer has no model to run (see [`profile_model`]).
+ */
+export type MissingModel = 
+/**
+ * Its `model` names no file of the models folder: the model was deleted, never installed,
+ * or the name is misspelt.
+ */
+"not_installed" | 
+/**
+ * Its `model` is the path of a `.gguf` file, and there is no file there.
+ */
+"file_not_found"
+/**
  * A tool-use check's progress, pushed as a `model_check` event (see `commands::model_check`).
  */
 export type ModelCheckProgress = { 
@@ -3274,6 +3290,23 @@ global: RuleView[];
  */
 agents: AgentRules[] }
 /**
+ * The model of a profile run on this computer (`api: local`), as the disk has it.
+ */
+export type ProfileModel = { 
+/**
+ * The profile's name.
+ */
+profile: string; 
+/**
+ * The file of the models folder it runs (`qwen3-1.7b-q8_0.gguf`), when it runs one of
+ * them (not a file elsewhere, not a missing one).
+ */
+file: string | null; 
+/**
+ * Why it has no model to run; `None` when its model is there.
+ */
+missing: MissingModel | null }
+/**
  * A page [`open_project_link`] may open. Only these: the window never opens arbitrary URLs.
  */
 export type ProjectLink = 
@@ -3378,6 +3411,28 @@ export type Pushed =
  * [`Outbox::hold_close`]); the window stays open until the web view closes it.
  */
 { kind: "close_requested" }
+/**
+ * What a removal did.
+ */
+export type Removal = { 
+/**
+ * The files removed: the model, what the library kept of it, a download's part.
+ */
+removed: string[]; 
+/**
+ * The profiles that ran the model, by name: they have no model until another is picked
+ * (Settings and the composer say so).
+ */
+profiles: string[]; 
+/**
+ * The conversations whose run used the model: stopped, each ending as failed with the
+ * reason.
+ */
+stopped_runs: string[]; 
+/**
+ * The runtime had the model loaded and was stopped (its memory returned).
+ */
+runtime_stopped: boolean }
 /**
  * A GGUF file of a Hub repository, with its fit.
  */
@@ -3612,6 +3667,12 @@ secret_names: string[];
  * Secret names referenced by profiles, tools or settings but not found anywhere.
  */
 missing_secrets: string[]; 
+/**
+ * The model of each profile run on this computer (`api: local`), in the profiles'
+ * order: the file of the models folder it runs, or why it has none (its model deleted
+ * or never installed, a path with no file).
+ */
+profile_models: ProfileModel[]; 
 /**
  * The config folder.
  */

@@ -1,6 +1,6 @@
 //! `artifactflow-cli models list|catalog|search|files|pull|import|rm|check`: the model library
 //! (the GGUF files `api: local` profiles run), over `engine::api::models`; `check` is in
-//! `models_check_cmd`.
+//! `models_check_cmd`. `rm` (or `remove`) says which profiles ran the model it removes.
 //!
 //! `pull` shows progress on stderr (one line redrawn at a terminal, a line every few seconds
 //! otherwise). Ctrl+C pauses it: the part is kept and the same command resumes it.
@@ -80,11 +80,14 @@ pub enum ModelsCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Remove a model, or a download that has not finished.
+    /// Remove a model, or a download that has not finished. Says which profiles ran the model:
+    /// they have no model until another is picked.
+    #[command(visible_alias = "remove")]
     Rm {
         /// The model's name (its file name, with or without .gguf).
         name: String,
-        /// Print the removed paths as JSON.
+        /// Print JSON (keys: removed, the paths; profiles, the profiles that ran it;
+        /// stopped_runs; runtime_stopped).
         #[arg(long)]
         json: bool,
     },
@@ -172,12 +175,15 @@ pub fn run(ctx: AppContext, cmd: ModelsCommand) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         ModelsCommand::Rm { name, json } => {
-            let removed = models::remove(ctx, &name)?;
+            let removal = models::remove(ctx, &name)?;
             if json {
-                println!("{}", serde_json::to_string_pretty(&removed)?);
+                println!("{}", serde_json::to_string_pretty(&removal)?);
             } else {
-                for p in &removed {
+                for p in &removal.removed {
                     eprintln!("removed {}", p.display());
+                }
+                if let Some(note) = models::profiles_left_note(&removal.profiles) {
+                    eprintln!("{}", clean(&note));
                 }
             }
             Ok(ExitCode::SUCCESS)

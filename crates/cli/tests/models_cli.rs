@@ -117,7 +117,7 @@ async fn a_pull_killed_midway_resumes_with_a_range_and_verifies() {
 
     // Removed: gone from the list.
     let removed = json(cli(home.path(), &hub).args(["models", "rm", "tiny-Q4_K_M", "--json"]));
-    assert!(!removed.as_array().unwrap().is_empty());
+    assert!(!removed["removed"].as_array().unwrap().is_empty());
     assert!(!installed.exists());
 }
 
@@ -501,4 +501,64 @@ async fn a_pulled_file_other_than_its_catalogue_entry_is_installed_with_a_warnin
     assert_eq!(mismatch["entry"], "gemma-3-1b");
     assert_eq!(mismatch["architecture"], "llama");
     assert_eq!(mismatch["expected_architecture"], "gemma3");
+}
+
+/// Removing a model that profiles run says which ones, in words and in the JSON: they have no
+/// model until another is picked. `remove` is `rm`.
+#[tokio::test(flavor = "multi_thread")]
+async fn removing_a_model_says_which_profiles_ran_it() {
+    let hub = StubHub::start(Vec::new()).await;
+    let home = tempfile::tempdir().unwrap();
+    let models_dir = home.path().join("data/models");
+    std::fs::create_dir_all(&models_dir).unwrap();
+    let bytes = test_support::gguf::tiny("qwen2", 4096, 15);
+    for file in ["qwen-tiny.gguf", "spare.gguf"] {
+        std::fs::write(models_dir.join(file), &bytes).unwrap();
+    }
+    let config = home.path().join("config");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(
+        config.join("models.yaml"),
+        "profiles:\n  - name: Local\n    api: local\n    model: qwen-tiny\n  \
+         - name: Coder\n    api: local\n    model: qwen-tiny.gguf\n  \
+         - name: cloud\n    api: openai\n    base_url: https://api.openai.com/v1\n    model: qwen-tiny\n",
+    )
+    .unwrap();
+
+    let out = cli(home.path(), &hub)
+        .args(["models", "remove", "qwen-tiny"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains(&format!(
+            "removed {}",
+            models_dir.join("qwen-tiny.gguf").display()
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains(
+            "The profiles “Local”, “Coder” used it; they have no model until you pick another \
+             (Settings, or `model:` in models.yaml)."
+        ),
+        "{err}"
+    );
+    assert!(!models_dir.join("qwen-tiny.gguf").exists());
+
+    // A model no profile runs: nothing to say about profiles.
+    let spare = json(cli(home.path(), &hub).args(["models", "rm", "spare", "--json"]));
+    assert_eq!(spare["profiles"], serde_json::json!([]));
+    assert_eq!(
+        spare["removed"],
+        serde_json::json!([models_dir.join("spare.gguf")])
+    );
+
+    // The JSON lists them.
+    std::fs::write(models_dir.join("qwen-tiny.gguf"), &bytes).unwrap();
+    let removal = json(cli(home.path(), &hub).args(["models", "rm", "qwen-tiny.gguf", "--json"]));
+    assert_eq!(removal["profiles"], serde_json::json!(["Local", "Coder"]));
+    assert_eq!(removal["stopped_runs"], serde_json::json!([]));
+    assert_eq!(removal["runtime_stopped"], false);
 }

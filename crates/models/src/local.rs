@@ -22,6 +22,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock};
 use std::time::{Duration, Instant};
 
+use serde::Serialize;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 use tokio::sync::Mutex;
@@ -74,6 +75,74 @@ pub fn resolve_model(model: &str, models_dir: &Path) -> Option<PathBuf> {
     ]
     .into_iter()
     .find(|p| p.is_file())
+}
+
+/// Why a profile run on this computer has no model to run (see [`profile_model`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum MissingModel {
+    /// Its `model` names no file of the models folder: the model was deleted, never installed,
+    /// or the name is misspelt.
+    NotInstalled,
+    /// Its `model` is the path of a `.gguf` file, and there is no file there.
+    FileNotFound,
+}
+
+/// The model of a profile run on this computer (`api: local`), as the disk has it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct ProfileModel {
+    /// The profile's name.
+    pub profile: String,
+    /// The file of the models folder it runs (`qwen3-1.7b-q8_0.gguf`), when it runs one of
+    /// them (not a file elsewhere, not a missing one).
+    pub file: Option<String>,
+    /// Why it has no model to run; `None` when its model is there.
+    pub missing: Option<MissingModel>,
+}
+
+/// `profile`'s model as the disk has it: the file of `models_dir` it runs, or why it has none.
+/// `None` for a profile that does not run on this computer.
+pub fn profile_model(profile: &ModelProfile, models_dir: &Path) -> Option<ProfileModel> {
+    if profile.api != Api::Local {
+        return None;
+    }
+    let found = resolve_model(&profile.model, models_dir);
+    let file = found
+        .as_deref()
+        .filter(|path| path.parent().is_some_and(|dir| same_file(dir, models_dir)))
+        .and_then(|path| path.file_name())
+        .and_then(|name| name.to_str())
+        .map(str::to_string);
+    let given = Path::new(profile.model.trim());
+    let missing = found.is_none().then(|| {
+        if given.is_absolute() || given.components().count() > 1 {
+            MissingModel::FileNotFound
+        } else {
+            MissingModel::NotInstalled
+        }
+    });
+    Some(ProfileModel {
+        profile: profile.name.clone(),
+        file,
+        missing,
+    })
+}
+
+/// Whether `profile` runs the model file `file` (by its name in `models_dir` or by a path).
+pub fn runs_file(profile: &ModelProfile, file: &Path, models_dir: &Path) -> bool {
+    profile.api == Api::Local
+        && resolve_model(&profile.model, models_dir).is_some_and(|path| same_file(&path, file))
+}
+
+/// Whether two paths name the same file or folder: the same once links and `..` are resolved,
+/// or the same as written when one of them cannot be resolved (it is gone).
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
 }
 
 /// The runtime built for x86-64 processors without AVX2 (`scripts/stage-runtime.sh release`
@@ -469,6 +538,22 @@ async fn exit_of(key: &Key) -> Option<String> {
     }
 }
 
+/// Stop the runtime if it serves the model file `model` (its model is being deleted): its
+/// process is killed and waited for, which returns all its memory. A request it was answering
+/// fails (the engine stops the runs using the model first). Returns the process id stopped;
+/// `None` when no runtime served that file.
+///
+/// A runtime still loading a model holds the slot until its load ends or its request is
+/// cancelled; this waits for that.
+pub async fn stop_serving(model: &Path) -> Option<u32> {
+    let mut slot = RUNTIME.lock().await;
+    let running = slot.as_mut().filter(|r| same_file(&r.key.model, model))?;
+    let pid = running.child.id();
+    let _ = running.child.kill().await;
+    *slot = None;
+    pid
+}
+
 /// The process id of the running runtime, if one is running (for tests and status).
 pub async fn runtime_pid() -> Option<u32> {
     RUNTIME.lock().await.as_ref().and_then(|r| r.child.id())
@@ -611,6 +696,71 @@ mod tests {
         std::fs::remove_file(app.path().join(RUNTIME_BIN)).unwrap();
         let missing = pick_runtime(&dirs, CpuLevel::Full).unwrap_err().to_string();
         assert!(missing.contains("reinstall"), "{missing}");
+    }
+
+    /// A local profile's model is a file of the models folder, a path, or missing with a typed
+    /// reason; a deleted file turns its profile's model into a missing one.
+    #[test]
+    fn a_profile_s_model_is_found_or_missing_with_its_reason() {
+        use super::{profile_model, runs_file, MissingModel, ProfileModel};
+        use crate::profiles::{Api, ModelProfile};
+        let dir = tempfile::tempdir().unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        let file = dir.path().join("qwen.gguf");
+        std::fs::write(&file, b"GGUF").unwrap();
+        let outside = elsewhere.path().join("mine.gguf");
+        std::fs::write(&outside, b"GGUF").unwrap();
+        let local = |name: &str, model: &str| ModelProfile::new(name, Api::Local, "", model);
+
+        let by_name = local("Local", "qwen");
+        let by_file = local("Coder", "qwen.gguf");
+        let by_path = local("Path", file.to_str().unwrap());
+        let other = local("Mine", outside.to_str().unwrap());
+        let cloud = ModelProfile::new("cloud", Api::Openai, "https://x/v1", "qwen");
+        for p in [&by_name, &by_file, &by_path] {
+            assert!(runs_file(p, &file, dir.path()), "{}", p.name);
+            assert_eq!(
+                profile_model(p, dir.path()),
+                Some(ProfileModel {
+                    profile: p.name.clone(),
+                    file: Some("qwen.gguf".into()),
+                    missing: None
+                })
+            );
+        }
+        assert!(!runs_file(&other, &file, dir.path()));
+        assert!(
+            !runs_file(&cloud, &file, dir.path()),
+            "a server's model is no file"
+        );
+        assert_eq!(profile_model(&cloud, dir.path()), None);
+        let mine = profile_model(&other, dir.path()).unwrap();
+        assert_eq!(
+            (mine.file, mine.missing),
+            (None, None),
+            "a file elsewhere runs"
+        );
+
+        std::fs::remove_file(&file).unwrap();
+        std::fs::remove_file(&outside).unwrap();
+        for p in [&by_name, &by_file] {
+            let state = profile_model(p, dir.path()).unwrap();
+            assert_eq!(
+                state.missing,
+                Some(MissingModel::NotInstalled),
+                "{}",
+                p.name
+            );
+            assert_eq!(state.file, None);
+        }
+        assert_eq!(
+            profile_model(&by_path, dir.path()).unwrap().missing,
+            Some(MissingModel::FileNotFound)
+        );
+        assert!(
+            !runs_file(&by_name, &file, dir.path()),
+            "nothing runs a gone file"
+        );
     }
 
     #[test]

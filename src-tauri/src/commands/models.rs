@@ -5,13 +5,13 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use engine::api::models::{self, CatalogView, ModelsView, RepoFile};
+use engine::api::models::{self, CatalogView, ModelsView, Removal, RepoFile};
 use engine::models::library::{HubRepo, InstalledModel, LibraryError, ProgressSink, PullProgress};
 use tauri::State;
 use tokio_util::sync::CancellationToken;
 
 use crate::error::{AppError, ErrorCode};
-use crate::events::{Outbox, Pushed};
+use crate::events::{Outbox, Pushed, StatusChanged};
 use crate::state::AppState;
 
 /// The downloads running, by file name, so that [`models_pause`] can stop one.
@@ -90,6 +90,7 @@ pub async fn models_pull(
         }
         running.insert(file.clone(), cancel.clone());
     }
+    let shell = app.clone();
     let sink: ProgressSink = Arc::new(move |p: &PullProgress| {
         if let Some(outbox) = tauri::Manager::try_state::<Outbox>(&app) {
             outbox.push(Pushed::ModelDownload(p.clone()));
@@ -101,6 +102,9 @@ pub async fn models_pull(
         .lock()
         .unwrap_or_else(|p| p.into_inner())
         .remove(&file);
+    if result.is_ok() {
+        announce_models_changed(&shell, state.engine()?);
+    }
     result.map_err(|e| match e {
         LibraryError::Paused { .. } => AppError::new(ErrorCode::Paused, e.to_string()),
         e => e.into(),
@@ -142,15 +146,34 @@ pub async fn models_import(
     let model = tokio::task::spawn_blocking(move || models::import(&ctx, &path))
         .await
         .map_err(|e| AppError::new(ErrorCode::Io, format!("the import stopped: {e}")))??;
+    announce_models_changed(&app, state.engine()?);
     Ok(Some(model))
 }
 
-/// Remove a model, or a download that has not finished, by name.
+/// Remove a model, or a download that has not finished, by name: the runs using the model end
+/// (as failed, saying why), its runtime stops, then its files go. Returns what it did (the
+/// profiles left without a model among it); the settings are announced as changed, so
+/// Settings and the composer mark those profiles.
 #[tauri::command]
 #[specta::specta]
-pub fn models_remove(state: State<'_, AppState>, name: String) -> Result<(), AppError> {
-    models::remove(&state.engine()?.ctx, &name)?;
-    Ok(())
+pub async fn models_remove(
+    app: tauri::AppHandle,
+    state: State<'_, AppState>,
+    name: String,
+) -> Result<Removal, AppError> {
+    let engine = state.engine()?;
+    let removal = models::stop_and_remove(engine, &name).await?;
+    announce_models_changed(&app, engine);
+    Ok(removal)
+}
+
+/// The models folder changed (a model came or went): announce the status as changed, so the
+/// web view fetches the settings again, whose profiles say whether their model is there.
+fn announce_models_changed(app: &tauri::AppHandle, engine: &engine::Engine) {
+    if let Some(outbox) = tauri::Manager::try_state::<Outbox>(app) {
+        let status = engine.ctx.status();
+        outbox.push(Pushed::StatusChanged(StatusChanged { status }));
+    }
 }
 
 /// Open the models folder in the system's file manager.

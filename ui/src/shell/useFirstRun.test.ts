@@ -11,6 +11,7 @@ const view = (profiles: SettingsView["profiles"], missing: string[]): SettingsVi
   },
   secret_names: [],
   missing_secrets: missing,
+  profile_models: [],
   config_dir: "/c",
 });
 

@@ -5,6 +5,7 @@ import type {
   InstalledModel,
   ModelProfile,
   ModelsView,
+  ProfileModel,
   SettingsView,
   Status,
 } from "../bindings";
@@ -24,6 +25,8 @@ export interface FakeState {
   grants: Grant[];
   /** The models folder's models, as `models_list` lists them. */
   installed: InstalledModel[];
+  /** The model of each profile run on this computer, as `get_settings` says it. */
+  profile_models: ProfileModel[];
 }
 
 export const STATUS: Status = {
@@ -70,6 +73,7 @@ export function fakeBackend(
     conversations: [],
     grants: [],
     installed: [],
+    profile_models: [],
     ...initial,
   };
   const calls: Call[] = [];
@@ -83,6 +87,7 @@ export function fakeBackend(
     },
     secret_names: state.secret_names,
     missing_secrets: state.missing_secrets,
+    profile_models: state.profile_models,
     config_dir: STATUS.config_dir,
   });
   const defaults: Record<string, Handler> = {

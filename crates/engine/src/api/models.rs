@@ -2,6 +2,12 @@
 //! models and unfinished downloads, the catalogue with a fit for this machine, Hub search and a
 //! repository's GGUF files, pulls with progress, import of a file, removal.
 //!
+//! Removing a model says which profiles ran it ([`profiles_using`], asked before, for the
+//! confirmation): they keep naming it and are marked as missing their model (the settings
+//! view's [`ProfileModel`](crate::models::local::ProfileModel)s) until another is picked. In
+//! the app ([`stop_and_remove`]) the runs using it end first, as failed with the reason, and
+//! the runtime that has it loaded stops.
+//!
 //! The Hub is `HF_ENDPOINT` when set, else huggingface.co; its token is the secret `HF_TOKEN`
 //! (keyring, `.env` or the environment), sent only to the Hub, and only over https or to this
 //! computer ([`Hub::warning`] says when it is kept back).
@@ -12,6 +18,7 @@ use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
 use crate::context::AppContext;
+use crate::engine::Engine;
 use crate::models::library::{
     self, catalog, CatalogEntry, CheckScore, FitCheck, Hub, HubFile, HubRepo, InstalledModel,
     Library, LibraryError, Machine, PartialDownload, ProgressSink, PullOptions, PullRequest,
@@ -294,7 +301,134 @@ pub fn import(ctx: &AppContext, path: &Path) -> Result<InstalledModel, LibraryEr
     library(ctx).import(path)
 }
 
-/// Remove a model, or an unfinished download, by name.
-pub fn remove(ctx: &AppContext, name: &str) -> Result<Vec<PathBuf>, LibraryError> {
-    library(ctx).remove(name)
+/// What a removal did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct Removal {
+    /// The files removed: the model, what the library kept of it, a download's part.
+    pub removed: Vec<PathBuf>,
+    /// The profiles that ran the model, by name: they have no model until another is picked
+    /// (Settings and the composer say so).
+    pub profiles: Vec<String>,
+    /// The conversations whose run used the model: stopped, each ending as failed with the
+    /// reason.
+    pub stopped_runs: Vec<String>,
+    /// The runtime had the model loaded and was stopped (its memory returned).
+    pub runtime_stopped: bool,
+}
+
+/// The profiles (by name, in `models.yaml`'s order) that run the installed model `name` (its
+/// file name, with or without `.gguf`): by its name, its file name or its path. None when it
+/// is not installed.
+pub fn profiles_using(ctx: &AppContext, name: &str) -> Result<Vec<String>, LibraryError> {
+    let lib = library(ctx);
+    let file = lib.path_of(name)?;
+    if !file.is_file() {
+        return Ok(Vec::new());
+    }
+    Ok(ctx
+        .config()
+        .models
+        .iter()
+        .filter(|p| crate::models::local::runs_file(p, &file, lib.dir()))
+        .map(|p| p.name.clone())
+        .collect())
+}
+
+/// `profiles` as people read a list: “Local”, or “Local”, “Coder”.
+fn quoted(profiles: &[String]) -> String {
+    profiles
+        .iter()
+        .map(|p| format!("“{p}”"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// What removing a model means for the `profiles` that run it, before it is removed (the
+/// confirmation's sentence); `None` when no profile runs it.
+pub fn profiles_note(profiles: &[String]) -> Option<String> {
+    match profiles {
+        [] => None,
+        [one] => Some(format!(
+            "The profile “{one}” uses it; it will have no model until you pick another."
+        )),
+        many => Some(format!(
+            "The profiles {} use it; they will have no model until you pick another.",
+            quoted(many)
+        )),
+    }
+}
+
+/// What removing a model did to the `profiles` that ran it (said after the removal, with where
+/// to pick another); `None` when no profile ran it.
+pub fn profiles_left_note(profiles: &[String]) -> Option<String> {
+    let who = match profiles {
+        [] => return None,
+        [one] => format!("The profile “{one}” used it; it has"),
+        many => format!("The profiles {} used it; they have", quoted(many)),
+    };
+    Some(format!(
+        "{who} no model until you pick another (Settings, or `model:` in models.yaml)."
+    ))
+}
+
+/// Why a run ended when its model `file` was deleted, and what to do: pick another model for
+/// `profiles` (the ones that ran it).
+fn deleted_while_running(file: &str, profiles: &[String]) -> String {
+    let pick = match profiles {
+        [] => "pick another model in Settings".to_string(),
+        [one] => format!("pick another model for the profile “{one}” in Settings"),
+        many => format!(
+            "pick another model for the profiles {} in Settings",
+            quoted(many)
+        ),
+    };
+    format!(
+        "the model {file} was deleted while this run used it: {pick} (or get one in Models), \
+         then send again"
+    )
+}
+
+/// Remove a model, or an unfinished download, by name (its file name, with or without
+/// `.gguf`). Says which profiles ran the model; what runs it in this process (a run, the
+/// runtime) is [`stop_and_remove`]'s, which the app uses. The CLI uses this one: its process
+/// runs nothing while it removes.
+pub fn remove(ctx: &AppContext, name: &str) -> Result<Removal, LibraryError> {
+    let profiles = profiles_using(ctx, name)?;
+    let removed = library(ctx).remove(name)?;
+    Ok(Removal {
+        removed,
+        profiles,
+        stopped_runs: Vec::new(),
+        runtime_stopped: false,
+    })
+}
+
+/// Remove a model as the app does: first the runs using it end (as failed, saying the model
+/// was deleted and what to do) through the engine's cancellation, and waited for; then the
+/// runtime that has it loaded stops, which returns its memory (and lets the file go on
+/// systems that keep an open file); then the files go, as [`remove`] does.
+pub async fn stop_and_remove(engine: &Engine, name: &str) -> Result<Removal, LibraryError> {
+    let ctx = &engine.ctx;
+    let profiles = profiles_using(ctx, name)?;
+    let file = library(ctx).path_of(name)?;
+    let (stopped_runs, runtime_stopped) = if file.is_file() {
+        let shown = file
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| name.trim().to_string());
+        let reason = deleted_while_running(&shown, &profiles);
+        let runs = engine.runs.stop_runs_using(&file, &reason).await;
+        let stopped = crate::models::local::stop_serving(&file).await.is_some();
+        (runs, stopped)
+    } else {
+        (Vec::new(), false)
+    };
+    let removed = library(ctx).remove(name)?;
+    Ok(Removal {
+        removed,
+        profiles,
+        stopped_runs,
+        runtime_stopped,
+    })
 }

@@ -1,6 +1,6 @@
-//! The Settings screen's reads and writes: what it shows (the model profiles, `settings.yaml`,
-//! the names of the secrets in the OS keyring, never their values, and the secrets the config
-//! refers to that are set nowhere), the permission rules as compiled, saving profiles, the
+//! The Settings screen's reads and writes: what it shows (the model profiles, with the model
+//! each local one runs or why it has none, `settings.yaml`, the names of the secrets in the OS
+//! keyring, never their values, and the secrets the config refers to that are set nowhere), the permission rules as compiled, saving profiles, the
 //! permission timeout and the global rules (each write reloads the config), a profile's
 //! connection test and model list, how its model calls tools (`tool_calls: auto` resolved), and
 //! secrets set or deleted.
@@ -13,6 +13,7 @@ use crate::config_edit::{self, ConnectionTest, SaveError};
 use crate::config_error::ConfigError;
 use crate::context::AppContext;
 use crate::engine::Engine;
+use crate::models::local::{profile_model, ProfileModel};
 use crate::models::window::WindowHint;
 use crate::models::{Api, ModelList, ModelProfile};
 use crate::permissions::load::{RuleEntry, RuleView};
@@ -33,6 +34,10 @@ pub struct SettingsView {
     pub secret_names: Vec<String>,
     /// Secret names referenced by profiles, tools or settings but not found anywhere.
     pub missing_secrets: Vec<String>,
+    /// The model of each profile run on this computer (`api: local`), in the profiles'
+    /// order: the file of the models folder it runs, or why it has none (its model deleted
+    /// or never installed, a path with no file).
+    pub profile_models: Vec<ProfileModel>,
     /// The config folder.
     pub config_dir: String,
 }
@@ -60,11 +65,18 @@ pub fn view(ctx: &AppContext) -> SettingsView {
         .into_iter()
         .filter(|name| resolver.resolve(name).is_none())
         .collect();
+    let models_dir = ctx.paths().models_dir();
+    let profile_models = config
+        .models
+        .iter()
+        .filter_map(|p| profile_model(p, &models_dir))
+        .collect();
     SettingsView {
         profiles: config.models.clone(),
         settings: config.settings.clone(),
         secret_names,
         missing_secrets,
+        profile_models,
         config_dir: ctx.paths().config_dir.display().to_string(),
     }
 }

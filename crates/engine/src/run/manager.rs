@@ -183,6 +183,28 @@ impl RunManager {
         }
     }
 
+    /// Stop the runs whose agents run the model file `model` now (it is being deleted): each
+    /// ends as failed with `reason` (see [`Runner`]'s stop reasons), through the same
+    /// cancellation as Cancel, so its tool calls stop and what it did is stored. Waits until
+    /// they have ended. Returns their conversations.
+    pub async fn stop_runs_using(&self, model: &std::path::Path, reason: &str) -> Vec<String> {
+        let conversations = self.runner.mark_runs_using(model, reason);
+        let stopping: Vec<Active> = {
+            let active = self.active.lock().unwrap_or_else(|p| p.into_inner());
+            conversations
+                .iter()
+                .filter_map(|c| active.get(c).cloned())
+                .collect()
+        };
+        for run in &stopping {
+            run.cancel.cancel();
+        }
+        for run in stopping {
+            run.ended.cancelled().await;
+        }
+        conversations
+    }
+
     /// Conversations with a run in progress.
     pub fn running(&self) -> Vec<String> {
         self.active

@@ -42,6 +42,7 @@ use crate::parser::{format_result, StreamEvent, StreamParser, ToolCall};
 use crate::tools::{ToolResult, ToolSpec};
 
 pub mod budget;
+mod live;
 mod manager;
 pub mod skills;
 mod tokens;
@@ -183,6 +184,8 @@ pub struct Runner {
     /// The guided-call grammar of each agent, with the hash of the tool set it was built from:
     /// rebuilt when the agent's tools change (a reload, an MCP server's new tool list).
     guides: std::sync::Mutex<std::collections::HashMap<String, CachedGuide>>,
+    /// The runs in progress and the model files their agents run (see [`live`]).
+    live: live::LiveRuns,
 }
 
 /// An agent's call grammar (`None`: no tools) and the hash of the tool set it was built from.
@@ -325,6 +328,7 @@ impl Runner {
             options,
             calibrations: Default::default(),
             guides: Default::default(),
+            live: Default::default(),
         }
     }
 
@@ -454,6 +458,23 @@ impl Runner {
         &self.broker
     }
 
+    /// Mark the runs whose agents run the model file `model` now (the conversation's agent or a
+    /// sub-agent it waits on) as stopped for `reason`: once stopped they end as failed with it.
+    /// Returns their conversations; stopping them is the caller's ([`RunManager`]).
+    pub(crate) fn mark_runs_using(&self, model: &std::path::Path, reason: &str) -> Vec<String> {
+        self.live.stop_using(model, reason)
+    }
+
+    /// Note the model file `agent` (at `depth` of the run) asks now, if it runs one here.
+    fn note_model_file(&self, scope: &Scope<'_>, agent: &AgentDef, depth: u32) {
+        let file = self
+            .models
+            .profile_for(agent)
+            .filter(|p| p.api == crate::models::Api::Local)
+            .map(|p| std::path::PathBuf::from(p.model));
+        self.live.note_model(scope.run_id, depth, file);
+    }
+
     /// Run `request` to its end. Never panics; every failure is in the outcome and in events.
     pub async fn run(&self, request: RunRequest, cancel: CancellationToken) -> RunOutcome {
         let run_id = new_id("run");
@@ -498,6 +519,7 @@ impl Runner {
             }
         };
         history.push(Entry::new(Kind::Task, request.task.clone(), Some(task_id)));
+        self.live.enter(&run_id, conversation);
         self.events.emit(EngineEvent::RunStarted {
             conversation_id: conversation.to_string(),
             run_id: run_id.clone(),
@@ -515,10 +537,14 @@ impl Runner {
     }
 
     fn end(&self, run_id: &str, conversation: &str, result: Result<String, Stop>) -> RunOutcome {
-        let (status, final_answer, error) = match result {
-            Ok(answer) => (RunStatus::Completed, Some(answer), None),
-            Err(Stop::Cancelled) => (RunStatus::Cancelled, None, None),
-            Err(Stop::Failed(e) | Stop::TooLong(e)) => (RunStatus::Failed, None, Some(e)),
+        // Stopped by the app (its model was deleted): failed, with the reason, whatever the
+        // stop looked like from inside (cancelled, or a request cut off).
+        let stopped_for = self.live.leave(run_id);
+        let (status, final_answer, error) = match (result, stopped_for) {
+            (Ok(answer), _) => (RunStatus::Completed, Some(answer), None),
+            (Err(_), Some(reason)) => (RunStatus::Failed, None, Some(reason)),
+            (Err(Stop::Cancelled), None) => (RunStatus::Cancelled, None, None),
+            (Err(Stop::Failed(e) | Stop::TooLong(e)), None) => (RunStatus::Failed, None, Some(e)),
         };
         if let Err(e) = self
             .ctx
@@ -725,6 +751,7 @@ impl Runner {
         depth: u32,
     ) -> futures::future::BoxFuture<'a, Result<String, Stop>> {
         Box::pin(async move {
+            let _at_work = live::AgentAtWork::new(&self.live, scope.run_id, depth);
             let mut view = ViewState::default();
             let mut rounds = 0u32;
             let mut final_round = false;
@@ -738,6 +765,7 @@ impl Runner {
                     )));
                 };
                 let model = self.models.model_for(&agent).map_err(Stop::Failed)?;
+                self.note_model_file(scope, &agent, depth);
                 let answer = self
                     .answer_within_window(
                         scope,

@@ -581,6 +581,12 @@ impl Library {
         out
     }
 
+    /// Where the model named `name` (its file name, with or without `.gguf`) is in the folder,
+    /// whether or not it is there; a name with a folder in it is refused.
+    pub fn path_of(&self, name: &str) -> Result<PathBuf, LibraryError> {
+        Ok(self.dir.join(existing_file_name(name)?))
+    }
+
     /// Remove a model (its file and what the library kept of it), or a download that has not
     /// finished of that name. Returns what was removed.
     pub fn remove(&self, name: &str) -> Result<Vec<PathBuf>, LibraryError> {

@@ -2,7 +2,7 @@ import { act, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { pushEngine } from "../../test/pushed";
 import { mockIPC } from "@tauri-apps/api/mocks";
-import type { HistoryMessage } from "../../bindings";
+import type { HistoryMessage, ProfileModel } from "../../bindings";
 import { render } from "../../test/render";
 import { ChatScreen } from "./ChatScreen";
 import { ChatStoreProvider } from "./ChatStoreProvider";
@@ -14,8 +14,9 @@ interface Backend {
   failNextStart: string | null;
 }
 
-/** The shell's commands as the chat uses them; `history` is what get_conversation returns. */
-function backend(history: HistoryMessage[] = []): Backend {
+/** The shell's commands as the chat uses them; `history` is what get_conversation returns,
+ * `profileModels` what the settings say of the local profiles' models. */
+function backend(history: HistoryMessage[] = [], profileModels: ProfileModel[] = []): Backend {
   const state: Backend = { calls: [], failNextStart: null };
   mockIPC((cmd, args) => {
     state.calls.push({ cmd, args: (args ?? {}) as Record<string, unknown> });
@@ -31,6 +32,7 @@ function backend(history: HistoryMessage[] = []): Backend {
           { name: "default", model: "gpt-4o-mini" },
           { name: "local", model: "smollm2-135m" },
         ],
+        profile_models: profileModels,
       };
     if (cmd === "get_conversation") return { summary: null, messages: history, running: false };
     if (cmd === "start_run") {
@@ -268,6 +270,31 @@ describe("Composer", () => {
       "placeholder",
       expect.stringContaining("Message writer"),
     );
+  });
+
+  it("marks a profile whose model was deleted, and sending says what to do instead", async () => {
+    const b = backend([], [{ profile: "local", file: null, missing: "not_installed" }]);
+    const user = userEvent.setup();
+    renderChat();
+    await screen.findByRole("option", { name: "writer" });
+    const composer = within(screen.getByTestId("composer-input").closest("form") as HTMLElement);
+    expect(await composer.findByTestId("composer-model-missing")).toHaveTextContent("no model");
+    expect(composer.getByTestId("composer-model")).toHaveTextContent("local · smollm2-135m");
+
+    await user.type(screen.getByTestId("composer-input"), "Hello");
+    await user.click(screen.getByTestId("send"));
+    expect(await screen.findByTestId("chat-error")).toHaveTextContent(
+      "The profile “local” has no model: its model “smollm2-135m” is not installed (deleted, or never downloaded). Pick another model for it in Settings, or get one in Models, then send again.",
+    );
+    expect(started(b)).toEqual([]);
+    expect(screen.getByTestId("composer-input")).toHaveValue("Hello");
+
+    // An agent whose profile has its model: no mark, and the message goes.
+    await user.selectOptions(composer.getByTestId("agent-picker"), "writer");
+    expect(composer.queryByTestId("composer-model-missing")).toBeNull();
+    await user.click(screen.getByTestId("send"));
+    await waitFor(() => expect(started(b)).toHaveLength(1));
+    expect(started(b)[0]).toMatchObject({ agent: "writer", task: "Hello" });
   });
 });
 

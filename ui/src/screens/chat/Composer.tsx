@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from "react";
+import { missingModelText } from "../settings/missingModel";
 import { ContextMeter } from "./ContextMeter";
 import type { QueuedMessage } from "./timeline";
 import type { useChat } from "./useChat";
@@ -118,12 +119,14 @@ function WaitingForModel({ since, loading }: { since: number | null; loading: st
   );
 }
 
-/** The agent the box talks to, its model profile and model id, the picker to switch, and how
- * much of the model's context window the conversation fills. */
+/** The agent the box talks to, its model profile and model id (marked when the profile has no
+ * model: deleted, never installed), the picker to switch, and how much of the model's context
+ * window the conversation fills. */
 function AgentLine({ chat }: { chat: Chat }) {
   const info = chat.agents.find((a) => a.name === chat.agent);
   const profile = info ? (info.model ?? "default") : null;
   const model = profile ? chat.models[profile] : undefined;
+  const missing = chat.missingModel;
   return (
     <div className="composer-agent">
       <label className="agent-picker">
@@ -150,6 +153,15 @@ function AgentLine({ chat }: { chat: Chat }) {
         >
           {profile}
           {model ? ` · ${model}` : ""}
+        </span>
+      )}
+      {profile && missing && (
+        <span
+          className="tag tag-missing"
+          title={`The profile “${profile}” has no model: ${missingModelText(missing, model ?? "")}. Pick another model for it in Settings.`}
+          data-testid="composer-model-missing"
+        >
+          no model
         </span>
       )}
       <ContextMeter usage={chat.chat.contextUsage} />

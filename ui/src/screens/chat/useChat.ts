@@ -7,6 +7,7 @@ import {
 } from "../../bindings";
 import { call, errorMessage } from "../../ipc/call";
 import { useAgents, useSharedSettings } from "../../ipc/shared";
+import { missingModelOf, noModelToSend } from "../settings/missingModel";
 import { useEngineEvents } from "../../ipc/useEngineEvents";
 import { useChatStore } from "./ChatStoreProvider";
 import { emptyChat, fromHistory } from "./timeline";
@@ -53,6 +54,13 @@ export function useChat(initial: string | null = null) {
     [settings.value],
   );
   const agent = chosen || (agents.find((a) => a.name === "lead_agent") ?? agents[0])?.name || "";
+  // The chosen agent's profile, when it runs on this computer and its model is missing
+  // (deleted, never installed): the composer marks it, and sending says what to do.
+  const agentProfile = agents.find((a) => a.name === agent)?.model ?? "default";
+  const missingModel = useMemo(
+    () => missingModelOf(settings.value?.profile_models, agentProfile),
+    [settings.value, agentProfile],
+  );
   const agentsError = sharedAgents.error ? errorMessage(sharedAgents.error) : null;
 
   // The store applies events to the conversations; here they only refresh the list.
@@ -120,6 +128,11 @@ export function useChat(initial: string | null = null) {
       const text = task.trim();
       if (!text || !agent) return false;
       setError(null);
+      if (missingModel) {
+        // Not a run that fails at once with the engine's error: what to do, the text kept.
+        setError(noModelToSend(missingModel, models[missingModel.profile] ?? ""));
+        return false;
+      }
       const id = currentId ?? newId();
       if (currentId === null) setCurrentId(id);
       if (store.get(id)?.running) {
@@ -135,7 +148,7 @@ export function useChat(initial: string | null = null) {
       // (The list refreshes on the run's run_started event, once: not here too.)
       return true;
     },
-    [agent, currentId, store],
+    [agent, currentId, store, missingModel, models],
   );
 
   /** Go on from the user's `turn`-th task (0-based) with `task` instead: that task and
@@ -145,6 +158,10 @@ export function useChat(initial: string | null = null) {
       const text = task.trim();
       if (!currentId || !text || !agent) return false;
       setError(null);
+      if (missingModel) {
+        setError(noModelToSend(missingModel, models[missingModel.profile] ?? ""));
+        return false;
+      }
       try {
         await call(commands.truncateConversation(currentId, turn));
       } catch (e) {
@@ -169,7 +186,7 @@ export function useChat(initial: string | null = null) {
       // (The list refreshes on the run's run_started event, once: not here too.)
       return true;
     },
-    [agent, currentId, store],
+    [agent, currentId, store, missingModel, models],
   );
 
   const queue = {
@@ -236,6 +253,7 @@ export function useChat(initial: string | null = null) {
     agent,
     setAgent,
     models,
+    missingModel,
     currentId,
     chat,
     error: error ?? agentsError,

@@ -11,6 +11,7 @@ import type {
   ModelChecksView,
   ModelsView,
   PullProgress,
+  Removal,
 } from "../../bindings";
 import { installedModel } from "../../test/fakeBackend";
 import { dropFocus } from "../../test/focus";
@@ -198,8 +199,14 @@ function backend(): Backend {
             else reject(r.error);
           };
         });
-      case "models_pause":
       case "models_remove":
+        return {
+          removed: ["/data/models/SmolLM2-135M-Instruct.Q4_1.gguf"],
+          profiles: [],
+          stopped_runs: [],
+          runtime_stopped: false,
+        } satisfies Removal;
+      case "models_pause":
       case "models_check_cancel":
         return null;
       case "models_checks":

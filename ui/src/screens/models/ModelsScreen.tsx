@@ -7,14 +7,17 @@ import {
   type InstalledModel,
   type PartialDownload,
   type PullProgress,
+  type Removal,
   type RepoFile,
 } from "../../bindings";
 import { ConfirmButton } from "../../components/ConfirmButton";
 import { Spinner } from "../../components/Spinner";
 import { call, errorMessage } from "../../ipc/call";
+import { useSharedSettings } from "../../ipc/shared";
 import { refocusIfLost } from "../../shell/focus";
 import { ToolCheck } from "./ToolCheck";
 import { useModelChecks, type CheckHow, type ModelCheckState } from "./useModelChecks";
+import { profilesLeftNote, profilesNote, profilesRunning } from "./profilesUsing";
 import { fileOfTarget, useModels, type Download } from "./useModels";
 
 /** Bytes for people, in powers of 1000 as disks and downloads count them. */
@@ -189,10 +192,13 @@ interface RowCheck {
 function InstalledRow({
   model,
   check,
+  usedBy,
   onRemove,
 }: {
   model: InstalledModel;
   check: RowCheck;
+  /** The profiles that run it (the confirmation names them). */
+  usedBy: readonly string[];
   onRemove: () => void;
 }) {
   const info = model.info;
@@ -246,7 +252,12 @@ function InstalledRow({
       <td className="row-actions">
         <ConfirmButton
           label={`Delete ${model.name}`}
-          question={`Delete ${model.file} (${formatBytes(model.size)}) from this computer?`}
+          question={[
+            `Delete ${model.file} (${formatBytes(model.size)}) from this computer?`,
+            profilesNote(usedBy),
+          ]
+            .filter(Boolean)
+            .join(" ")}
           confirmLabel="Delete"
           onConfirm={onRemove}
         >
@@ -254,6 +265,27 @@ function InstalledRow({
         </ConfirmButton>
       </td>
     </tr>
+  );
+}
+
+/** What deleting a model did: gone, the profiles that ran it left without a model, the runs
+ * that used it stopped. */
+function RemovedNote({ model, removal }: { model: InstalledModel; removal: Removal }) {
+  const runs = removal.stopped_runs.length;
+  return (
+    <p className="muted" role="status" data-testid="models-remove-status">
+      {[
+        `Deleted ${model.file} (${formatBytes(model.size)}).`,
+        profilesLeftNote(removal.profiles),
+        runs === 0
+          ? null
+          : runs === 1
+            ? "The run that used it was stopped."
+            : `The ${runs} runs that used it were stopped.`,
+      ]
+        .filter(Boolean)
+        .join(" ")}
+    </p>
   );
 }
 
@@ -466,6 +498,9 @@ function running(check: ModelCheckState): boolean {
 /** Models that run on this computer: installed ones, downloads, the catalogue, Hub search. */
 export function ModelsScreen() {
   const models = useModels();
+  const settings = useSharedSettings();
+  /** The model deleted last, and what its deletion did (the profiles left without a model…). */
+  const [removed, setRemoved] = useState<{ model: InstalledModel; removal: Removal } | null>(null);
   const [actionError, setActionError] = useState<string | null>(null);
   const [justInstalled, setJustInstalled] = useState<string[]>([]);
   const { view, catalog } = models;
@@ -602,6 +637,7 @@ export function ModelsScreen() {
           {actionError}
         </p>
       )}
+      {removed && <RemovedNote {...removed} />}
       {checks.loadError && (
         <p className="form-errors" role="alert">
           Cannot read the tool-use checks: {checks.loadError}
@@ -644,7 +680,13 @@ export function ModelsScreen() {
                   onStart: (how) => void checks.start(m.name, how),
                   onCancel: () => void checks.cancel(m.name),
                 }}
-                onRemove={() => void act(() => models.remove(m.name))}
+                usedBy={profilesRunning(settings.value?.profile_models, m.file)}
+                onRemove={() =>
+                  void act(async () => {
+                    setRemoved(null);
+                    setRemoved({ model: m, removal: await models.remove(m.name) });
+                  })
+                }
               />
             ))}
           </tbody>

@@ -120,11 +120,14 @@ export function useModels() {
     await call(commands.modelsPause(file));
   }, []);
 
+  /** Delete the model (or download) `name`: resolves with what the deletion did (the
+   * profiles left without a model, the runs stopped). */
   const remove = useCallback(
     async (name: string) => {
-      await call(commands.modelsRemove(name));
+      const removal = await call(commands.modelsRemove(name));
       setDownloads((all) => without(all, [name, `${name}.gguf`]));
       await reload();
+      return removal;
     },
     [reload],
   );

@@ -1,8 +1,9 @@
 import { useRef, useState } from "react";
-import type { ModelProfile } from "../../bindings";
+import type { ModelProfile, ProfileModel } from "../../bindings";
 import { ConfirmButton } from "../../components/ConfirmButton";
 import { draftFromProfile, emptyDraft } from "./profileDraft";
 import { ProfileForm } from "./ProfileForm";
+import { missingModelOf, missingModelText } from "./missingModel";
 import { presetFor } from "./presets";
 import { templateName } from "./secretNames";
 import { useProfileEditor } from "./useProfileEditor";
@@ -13,6 +14,8 @@ export function ProfilesSection(props: {
   profiles: readonly ModelProfile[];
   secretNames: readonly string[];
   missingSecrets: readonly string[];
+  /** The model of each profile run on this computer: the file it runs, or why it has none. */
+  profileModels?: readonly ProfileModel[] | undefined;
   reload: () => Promise<void>;
   /** Open the Models screen (a local profile's "Get a model…"); absent, the form has no link. */
   onOpenModels?: (() => void) | undefined;
@@ -59,6 +62,8 @@ export function ProfilesSection(props: {
               ) : (
                 <ProfileSummary
                   profile={p}
+                  missingModel={missingModelOf(props.profileModels, p.name)}
+                  onOpenModels={props.onOpenModels}
                   missingSecrets={props.missingSecrets}
                   busy={list.busy || editing !== null}
                   onEdit={() => setEditing(i)}
@@ -97,6 +102,9 @@ export function ProfilesSection(props: {
 
 function ProfileSummary(props: {
   profile: ModelProfile;
+  /** Its model, when it is missing (a local profile whose model was deleted…). */
+  missingModel: ProfileModel | null;
+  onOpenModels?: (() => void) | undefined;
   missingSecrets: readonly string[];
   busy: boolean;
   onEdit: () => void;
@@ -122,7 +130,31 @@ function ProfileSummary(props: {
             · {p.model}
             {p.tool_calls === "native" && " · native tool calls"}
           </span>
+          {props.missingModel && <span className="tag tag-missing">no model</span>}
         </div>
+        {props.missingModel && (
+          <p className="field-error small" role="note" data-testid="profile-model-missing">
+            No model to run: {missingModelText(props.missingModel, p.model)}. Chats with this
+            profile cannot start until you pick another.{" "}
+            <button
+              type="button"
+              className="link-button"
+              aria-label={`Pick another model for ${p.name}`}
+              onClick={props.onEdit}
+              disabled={props.busy}
+            >
+              Pick another model
+            </button>
+            {props.onOpenModels && (
+              <>
+                {" "}
+                <button type="button" className="link-button" onClick={props.onOpenModels}>
+                  Get a model…
+                </button>
+              </>
+            )}
+          </p>
+        )}
         <div className="profile-details">
           <code>{p.base_url}</code>
           {secret !== null ? (

@@ -3,9 +3,9 @@ import { render } from "../../test/render";
 import userEvent from "@testing-library/user-event";
 import axe from "axe-core";
 import type { StatusState } from "../../ipc/useStatus";
-import type { ConnectionTest, Grant } from "../../bindings";
+import type { ConnectionTest, Grant, ModelProfile } from "../../bindings";
 import { SettingsScreen } from "./SettingsScreen";
-import { LOCAL, OPENAI, STATUS, fakeBackend } from "../../test/fakeBackend";
+import { LOCAL, OPENAI, STATUS, fakeBackend, installedModel } from "../../test/fakeBackend";
 
 const STATE: StatusState = { status: STATUS, error: null, loading: false, reload: async () => {} };
 
@@ -370,6 +370,76 @@ describe("Settings: model profiles", () => {
     const form = within(screen.getByRole("form", { name: "Edit local" }));
     await user.click(form.getByRole("button", { name: "Test connection" }));
     expect(await form.findByRole("alert")).toHaveTextContent("the engine is not running");
+  });
+
+  it("marks a local profile whose model was deleted, with a way to pick another", async () => {
+    const coder: ModelProfile = {
+      name: "Coder",
+      api: "local",
+      base_url: "",
+      model: "qwen-tiny",
+      api_key: null,
+      tool_calls: "auto",
+    };
+    const here: ModelProfile = { ...coder, name: "Here", model: "smol" };
+    const backend = fakeBackend({
+      profiles: [OPENAI, coder, here],
+      installed: [installedModel("smol")],
+      profile_models: [
+        { profile: "Coder", file: null, missing: "not_installed" },
+        { profile: "Here", file: "smol.gguf", missing: null },
+      ],
+    });
+    const openModels = vi.fn();
+    const user = userEvent.setup();
+    render(
+      <SettingsScreen
+        theme="system"
+        onThemeChange={() => {}}
+        state={STATE}
+        onOpenModels={openModels}
+      />,
+    );
+    const row = await profileRow("Coder");
+    expect(row.getByText("no model")).toBeInTheDocument();
+    expect(row.getByTestId("profile-model-missing")).toHaveTextContent(
+      "No model to run: its model “qwen-tiny” is not installed (deleted, or never downloaded). Chats with this profile cannot start until you pick another.",
+    );
+    // A profile whose model is there, and a server's, say nothing of the kind.
+    expect((await profileRow("Here")).queryByTestId("profile-model-missing")).toBeNull();
+    expect((await profileRow("default")).queryByText("no model")).toBeNull();
+
+    await user.click(row.getByRole("button", { name: "Get a model…" }));
+    expect(openModels).toHaveBeenCalledTimes(1);
+
+    // Pick another: the profile's form, its model picker listing the installed models.
+    await user.click(row.getByRole("button", { name: "Pick another model for Coder" }));
+    const form = within(screen.getByRole("form", { name: "Edit Coder" }));
+    const picker = await form.findByTestId("local-model-picker");
+    await waitFor(() => expect(picker).toHaveDisplayValue("qwen-tiny (not installed)"));
+    await user.selectOptions(picker, "smol");
+    await user.click(form.getByRole("button", { name: "Save changes" }));
+    await waitFor(() => expect(backend.argsOf("save_profiles")).toHaveLength(1));
+    const saved = backend.argsOf("save_profiles")[0]?.profiles as ModelProfile[];
+    expect(saved[1]).toMatchObject({ name: "Coder", api: "local", model: "smol" });
+  });
+
+  it("says when a profile's model file, named by its path, is not there", async () => {
+    const mine: ModelProfile = {
+      name: "Mine",
+      api: "local",
+      base_url: "",
+      model: "/models/gone.gguf",
+      api_key: null,
+    };
+    fakeBackend({
+      profiles: [mine],
+      profile_models: [{ profile: "Mine", file: null, missing: "file_not_found" }],
+    });
+    renderSettings();
+    expect((await profileRow("Mine")).getByTestId("profile-model-missing")).toHaveTextContent(
+      "No model to run: its model file /models/gone.gguf is not there.",
+    );
   });
 });
 

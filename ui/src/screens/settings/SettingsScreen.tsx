@@ -53,6 +53,7 @@ export function SettingsScreen(props: {
             profiles={settings.profiles}
             secretNames={settings.secret_names}
             missingSecrets={settings.missing_secrets}
+            profileModels={settings.profile_models}
             reload={reload}
             onOpenModels={props.onOpenModels}
           />
