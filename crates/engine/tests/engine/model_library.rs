@@ -628,7 +628,10 @@ async fn a_model_file_name_must_work_on_every_system() {
             .iter()
             .any(|m| m.name == name));
         let removed = models::remove(&ctx, name).unwrap();
-        assert!(removed.iter().any(|p| p.ends_with(file)), "{removed:?}");
+        assert!(
+            removed.removed.iter().any(|p| p.ends_with(file)),
+            "{removed:?}"
+        );
         assert!(!models_dir.join(file).exists());
     }
 }
@@ -701,7 +704,10 @@ fn import_reads_the_header_first_and_refuses_damaged_files_without_writing() {
 
     // Removal takes the file and what the library kept of it.
     let removed = models::remove(&ctx, "Qwen3-Tiny-Q8_0").unwrap();
-    assert!(removed.iter().any(|p| p.ends_with("Qwen3-Tiny-Q8_0.gguf")));
+    assert!(removed
+        .removed
+        .iter()
+        .any(|p| p.ends_with("Qwen3-Tiny-Q8_0.gguf")));
     assert!(models::remove(&ctx, "Qwen3-Tiny-Q8_0").is_err());
     assert!(models::remove(&ctx, "../etc/passwd").is_err());
     assert_eq!(models::list(&ctx).unwrap().installed.len(), 1);
