@@ -160,6 +160,16 @@ fn state_of(view: &settings::SettingsView, profile: &str) -> Option<ProfileModel
         .cloned()
 }
 
+/// An answer that streams `text` in small pieces, then stays open and silent. The pieces come
+/// further apart than the engine's token batching waits (`TokenBatcher::MAX_AGE`), so the
+/// first words reach the window as tokens while the answer is still "running".
+fn streaming_then_silent(text: &str) -> Turn {
+    Turn::text(text)
+        .chunk_chars(6)
+        .chunk_delay(Duration::from_millis(60))
+        .stall()
+}
+
 fn port_of(model: &ScriptedModel) -> u16 {
     model
         .base_url
@@ -202,7 +212,8 @@ async fn start_streaming(
         }
         assert!(
             Instant::now() < deadline,
-            "timed out waiting for the answer"
+            "timed out waiting for the answer ({} requests)",
+            model.requests().len()
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
@@ -211,7 +222,10 @@ async fn start_streaming(
 #[tokio::test(flavor = "multi_thread")]
 async fn deleting_a_model_in_use_ends_its_run_stops_its_runtime_and_marks_its_profiles() {
     let _turn = RUNTIME_TURN.lock().await;
-    let model = ScriptedModel::start(vec![Turn::text("Once upon a time").stall()]).await;
+    let model = ScriptedModel::start(vec![streaming_then_silent(
+        "Once upon a time, there was a lighthouse by the sea.",
+    )])
+    .await;
     let home = home(&model.openai_base_url());
     stand_in_runtime(home._dir.path(), port_of(&model));
     let ctx = &home.engine.ctx;
@@ -349,7 +363,10 @@ async fn deleting_a_model_in_use_ends_its_run_stops_its_runtime_and_marks_its_pr
 #[tokio::test(flavor = "multi_thread")]
 async fn a_run_on_another_model_is_left_alone() {
     let _turn = RUNTIME_TURN.lock().await;
-    let model = ScriptedModel::start(vec![Turn::text("Elsewhere").stall()]).await;
+    let model = ScriptedModel::start(vec![streaming_then_silent(
+        "Elsewhere, a keeper lit the lamp.",
+    )])
+    .await;
     let home = home(&model.openai_base_url());
     stand_in_runtime(home._dir.path(), port_of(&model));
 
