@@ -50,7 +50,6 @@
 pub mod args;
 mod blocks;
 mod call;
-mod examples;
 pub mod family;
 mod format;
 mod forms;
