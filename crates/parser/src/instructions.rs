@@ -17,7 +17,7 @@
 //! <tool_call>
 //!   <name>web_search</name>
 //!   <params>
-//!     <query><![CDATA[your_query_here]]></query>
+//!     <query><![CDATA[quarterly sales figures]]></query>
 //!     <count><![CDATA[10]]></count>
 //!   </params>
 //! </tool_call>
@@ -27,10 +27,14 @@
 //! ```
 //!
 //! The example shows every required parameter (its default, else its first allowed value, else a
-//! placeholder) and every optional parameter that has a default and no list of allowed values
+//! plausible real value drawn from its schema, description, name and type: see
+//! [`examples`](crate::examples); never a placeholder such as `your_query_here`, which small
+//! models copy) and every optional parameter that has a default and no list of allowed values
 //! (the listed values already show those). Every value is wrapped in CDATA.
 
-use artifactflow_ground::tool_spec::{ParamSpec, ParamType, ToolSpec};
+use artifactflow_ground::tool_spec::{ParamSpec, ToolSpec};
+
+use crate::examples::{default_text, example_value};
 
 const FORMAT: &str = "You may make one or more tool calls per turn. They execute sequentially.\n\
 Wrap ALL parameter values in <![CDATA[...]]>.";
@@ -93,32 +97,9 @@ fn param_line(p: &ParamSpec, out: &mut String) {
     out.push('\n');
 }
 
-fn default_text(v: &serde_json::Value) -> Option<String> {
-    match v {
-        serde_json::Value::Null => None,
-        serde_json::Value::String(s) => Some(s.clone()),
-        other => Some(other.to_string()),
-    }
-}
-
 /// Wrap a value in CDATA, splitting any `]]>` inside it.
 fn cdata(value: &str) -> String {
     format!("<![CDATA[{}]]>", value.replace("]]>", "]]]]><![CDATA[>"))
-}
-
-/// The example value shown for a parameter, or `None` to leave it out of the example.
-fn example_value(p: &ParamSpec) -> Option<String> {
-    let default = p.default.as_ref().and_then(default_text);
-    let first_value = p.enum_values.as_ref().and_then(|v| v.first().cloned());
-    if !p.required {
-        return if first_value.is_none() { default } else { None };
-    }
-    Some(default.or(first_value).unwrap_or_else(|| match p.kind {
-        ParamType::String => format!("your_{}_here", p.name),
-        ParamType::Integer => "1".into(),
-        ParamType::Number => "1.0".into(),
-        ParamType::Boolean => "true".into(),
-    }))
 }
 
 /// An XML call example for one tool, every value in CDATA.
@@ -128,7 +109,7 @@ pub fn xml_example(tool: &ToolSpec) -> String {
         .params
         .iter()
         .filter_map(|p| {
-            example_value(p).map(|v| format!("    <{0}>{1}</{0}>\n", p.name, cdata(&v)))
+            example_value(tool, p).map(|v| format!("    <{0}>{1}</{0}>\n", p.name, cdata(&v)))
         })
         .collect();
     if !lines.is_empty() {

@@ -50,6 +50,7 @@
 pub mod args;
 mod blocks;
 mod call;
+mod examples;
 pub mod family;
 mod format;
 mod forms;
