@@ -349,6 +349,55 @@ mod tests {
         assert_eq!(some[6].id, "one_call-002");
     }
 
+    /// The instructions' example of every tool the items offer is a valid call of it, and no
+    /// value it shows is one an item asks for (unless the tool's own description shows it
+    /// too): a model that copies the example does not pass for one that understood.
+    #[test]
+    fn the_instructions_examples_are_valid_calls_that_answer_no_item() {
+        use crate::check::score::{read_call, rule_holds, CallSource};
+        let items = parse_items(BUILTIN_ITEMS, "items.jsonl").unwrap();
+        let mut examples_checked = 0;
+        for item in &items {
+            let tools: Vec<CompiledTool> = item.tools.iter().map(ItemTool::compile).collect();
+            for tool in &tools {
+                let example = crate::parser::xml_example(&tool.spec);
+                let calls = crate::parser::parse(&example);
+                assert_eq!(calls.len(), 1, "{example}");
+                let made = read_call(&tools, &tool.spec.name, &calls[0].params, CallSource::Xml);
+                let Some(arguments) = made.arguments else {
+                    panic!("{}: {:?}\n{example}", item.id, made.problem);
+                };
+                examples_checked += 1;
+                let expected = item
+                    .expected
+                    .calls
+                    .iter()
+                    .filter(|c| c.name == tool.spec.name);
+                for (name, rule) in expected.flat_map(|c| &c.arguments) {
+                    let (Some(value), false) =
+                        (arguments.get(name), matches!(rule, ArgRule::Any { .. }))
+                    else {
+                        continue;
+                    };
+                    let shown = crate::tools::pipeline::value_text(value);
+                    let described = tool.spec.description.contains(&shown)
+                        || tool
+                            .spec
+                            .params
+                            .iter()
+                            .any(|p| p.description.contains(&shown));
+                    assert!(
+                        described || !rule_holds(rule, value),
+                        "{}: the example's {name} = {value} is what the item asks for",
+                        item.id
+                    );
+                }
+            }
+        }
+        let offered: usize = items.iter().map(|i| i.tools.len()).sum();
+        assert!(offered > 600 && examples_checked == offered);
+    }
+
     #[test]
     fn a_broken_item_is_refused_at_its_line_saying_what_is_wrong() {
         let good = r#"{"id": "a", "kind": "no_tool", "messages": [{"role": "user", "content": "hi"}], "tools": [], "expected": {"calls": []}}"#;
