@@ -504,6 +504,7 @@ fn integer_value(about: &About<'_>) -> i64 {
     value as i64
 }
 
+/// A whole number by a word of the parameter's name, else one that counts something.
 fn named_integer(about: &About<'_>) -> i64 {
     let by_name: [(&[&str], i64); 12] = [
         (&["year"], 2026),
@@ -616,6 +617,7 @@ fn property_schema<'a>(tool: &'a ToolSpec, name: &str) -> Option<&'a Value> {
     tool.input_schema.as_ref()?.get("properties")?.get(name)
 }
 
+/// `tool`'s own JSON Schema, where its `$ref`s resolve (`null` when it has none).
 fn root_schema(tool: &ToolSpec) -> &Value {
     tool.input_schema.as_ref().unwrap_or(&Value::Null)
 }
@@ -759,6 +761,7 @@ fn object_value(schema: &Value, root: &Value, depth: usize) -> Map<String, Value
     object
 }
 
+/// Is `value` a text that looks like a placeholder?
 fn looks_like_text_placeholder(value: &Value) -> bool {
     value.as_str().is_some_and(looks_like_placeholder)
 }
