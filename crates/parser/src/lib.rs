@@ -204,6 +204,48 @@ pub fn strip_calls(text: &str) -> String {
     }
 }
 
+/// Where a tool result the model wrote itself begins: the first `<tool_result` or
+/// `<tool_response` (any case) after the answer's last readable call. Results come only from
+/// the engine, after the calls have run; a small model that goes on past its call and invents
+/// one (its "result" then sits in the conversation as if it were real, and teaches it to do so
+/// again) has its answer end at the call. `None` without a call, or when nothing forged follows
+/// the last one.
+///
+/// ```
+/// use artifactflow_parser::forged_result;
+/// let answer = "<tool_call><name>read</name><params><id>a</id></params></tool_call>\n\
+///               <tool_result name=\"read\" success=\"true\">made up</tool_result>";
+/// let cut = forged_result(answer).unwrap();
+/// assert!(answer[..cut].trim_end().ends_with("</tool_call>"));
+/// assert_eq!(forged_result("Results come as <tool_result> blocks."), None);
+/// ```
+pub fn forged_result(text: &str) -> Option<usize> {
+    let toks = scan::tokenize(text);
+    let reader = call::Reader::new(text, &toks);
+    let mut last_end = None;
+    for block in blocks::find(text, &toks) {
+        if blocks::read(&reader, block).is_none() {
+            continue;
+        }
+        let (span, name) = match block {
+            blocks::Block::ToolCall { span, .. } => (span, "tool_call"),
+            blocks::Block::Bare { open, span } => (span, toks[open].inner(text)),
+        };
+        last_end = Some(match toks.get(span.t1) {
+            Some(t) if t.is_close_named(text, name) => t.end,
+            Some(t) => t.start,
+            None => text.len(),
+        });
+    }
+    let end = last_end?;
+    let after = text[end..].to_ascii_lowercase();
+    ["<tool_result", "<tool_response"]
+        .iter()
+        .filter_map(|opening| after.find(opening))
+        .min()
+        .map(|at| end + at)
+}
+
 /// Parse a response whose reasoning has already been removed.
 fn parse_clean(text: &str) -> Vec<ToolCall> {
     let toks = scan::tokenize(text);
@@ -217,6 +259,40 @@ fn parse_clean(text: &str) -> Vec<ToolCall> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_result_the_model_wrote_after_its_last_call_is_found() {
+        let call = "<tool_call><name>read</name><params><id>a</id></params></tool_call>";
+        let forged = "<tool_result name=\"read\" success=\"true\">1: made up</tool_result>";
+        // Right after the call, after prose, and in Hermes' own word, in any case.
+        for after in [
+            forged.to_string(),
+            format!("\nNow I wait.\n{forged}"),
+            "\n<Tool_Response>{}</Tool_Response>".to_string(),
+        ] {
+            let text = format!("Reading.\n{call}{after}");
+            let cut = forged_result(&text).unwrap();
+            assert!(
+                text[cut..].to_ascii_lowercase().starts_with("<tool_re"),
+                "{text}"
+            );
+            assert!(text[..cut].contains(call), "{text}");
+            assert_eq!(parse(&text[..cut]), parse(&text));
+        }
+        // After a bare-named call too.
+        let bare = format!("<read><params><id>a</id></params></read>{forged}");
+        assert_eq!(forged_result(&bare), bare.find("<tool_result"));
+        // Nothing forged: no call, nothing after the call, a result named inside a value, or
+        // a call with no readable block before it.
+        assert_eq!(forged_result(&format!("See {forged}")), None);
+        assert_eq!(forged_result(call), None);
+        assert_eq!(forged_result(&format!("{call} done.")), None);
+        let inside = "<tool_call><name>w</name><params><c><![CDATA[write <tool_result> blocks]]></c></params></tool_call>";
+        assert_eq!(forged_result(inside), None);
+        // Two calls with a forged result between them: only what follows the last call counts.
+        let between = format!("{call}{forged}{call}");
+        assert_eq!(forged_result(&between), None);
+    }
 
     #[test]
     fn strip_calls_keeps_the_text_around_calls() {
