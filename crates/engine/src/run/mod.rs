@@ -229,6 +229,29 @@ fn call_id(prefix: &str, position: usize) -> String {
     format!("{prefix}_{position}")
 }
 
+/// What the model is told when its whole answer is a tool result it wrote itself.
+const INVENTED_RESULT_NOTE: &str = "Your answer was a tool result you wrote yourself. Results come only from the app, after your tool calls run: to use a tool, write a tool call in the format above and wait for its result; otherwise answer the user in plain words.";
+
+/// Whether an answer with no call is a tool result the model wrote itself: it opens with
+/// `<tool_result` or `<tool_response` (any case).
+fn is_invented_result(answer: &str) -> bool {
+    let start = answer.trim_start().to_ascii_lowercase();
+    start.starts_with("<tool_result") || start.starts_with("<tool_response")
+}
+
+/// Where a tool result the model is writing itself begins in `streamed`, looking from
+/// `from` (where the chunk that ended its last call began): the opening of a `<tool_result` or
+/// `<tool_response` after that call. The stored answer is cut by
+/// [`forged_result`](crate::parser::forged_result), which reads the whole answer.
+fn forged_from(streamed: &str, from: usize) -> Option<usize> {
+    // Cheap first: the whole answer is read only once an opening has arrived.
+    if !streamed[from..].to_ascii_lowercase().contains("<tool_re") {
+        return None;
+    }
+    let cut = crate::parser::forged_result(streamed)?;
+    (cut >= from).then_some(cut)
+}
+
 /// The id of the answer's native call number `index` (from its first delta to its row).
 fn native_call_id(prefix: &str, index: usize) -> String {
     format!("{prefix}_n{index}")
@@ -755,6 +778,7 @@ impl Runner {
             let mut view = ViewState::default();
             let mut rounds = 0u32;
             let mut final_round = false;
+            let mut told_results_come_from_us = false;
             loop {
                 if scope.cancel.is_cancelled() {
                     return Err(Stop::Cancelled);
@@ -823,6 +847,15 @@ impl Runner {
                         );
                         calls.pop();
                     }
+                }
+                if calls.is_empty()
+                    && !told_results_come_from_us
+                    && is_invented_result(&answer.text)
+                {
+                    // An answer that is a tool result the model wrote itself is no answer for
+                    // the user: it is told once where results come from, and asked again.
+                    told_results_come_from_us = true;
+                    notes.push(INVENTED_RESULT_NOTE.to_string());
                 }
                 if calls.is_empty() && notes.is_empty() {
                     return Ok(answer.text);
@@ -1104,6 +1137,10 @@ impl Runner {
             })
         };
         let mut streamed = String::new();
+        // A tool result the model writes after its call is its own invention (see
+        // `forged_result`): from where one begins, nothing more is shown.
+        let mut call_ended_at: Option<usize> = None;
+        let mut shown_upto: Option<usize> = None;
         let result = {
             let mut on_event = |event: Streamed<'_>| {
                 let chunk = match event {
@@ -1118,21 +1155,39 @@ impl Runner {
                         return;
                     }
                 };
-                streamed.push_str(chunk);
-                if let Some(batch) = batcher.push(chunk) {
-                    emit_tokens(batch, prose.advance(&streamed));
+                if shown_upto.is_some() {
+                    streamed.push_str(chunk);
+                    parser.feed(chunk);
+                    return;
                 }
+                let chunk_at = streamed.len();
+                streamed.push_str(chunk);
                 for event in parser.feed(chunk) {
                     match event {
                         StreamEvent::CallStarted { index } => {
+                            call_ended_at = None;
                             started(call_id(&prefix, index), index, None)
                         }
                         StreamEvent::NameKnown { index, name } => {
                             started(call_id(&prefix, index), index, Some(name))
                         }
-                        StreamEvent::CallComplete { index, .. } => completed.push(index),
+                        StreamEvent::CallComplete { index, .. } => {
+                            call_ended_at = Some(chunk_at);
+                            completed.push(index)
+                        }
                         StreamEvent::Reset => completed.clear(),
                     }
+                }
+                let shown = match call_ended_at.and_then(|at| forged_from(&streamed, at)) {
+                    Some(forged) => {
+                        shown_upto = Some(forged);
+                        &streamed[chunk_at..forged.max(chunk_at)]
+                    }
+                    None => chunk,
+                };
+                if let Some(batch) = batcher.push(shown) {
+                    let upto = shown_upto.unwrap_or(streamed.len());
+                    emit_tokens(batch, prose.advance(&streamed[..upto]));
                 }
             };
             model
@@ -1140,7 +1195,8 @@ impl Runner {
                 .await
         };
         if let Some(rest) = batcher.flush() {
-            emit_tokens(rest, prose.advance(&streamed));
+            let upto = shown_upto.unwrap_or(streamed.len());
+            emit_tokens(rest, prose.advance(&streamed[..upto]));
         }
         let response = match result {
             Ok(r) => r,
@@ -1159,14 +1215,20 @@ impl Runner {
         let usage = response
             .usage
             .map(|u| (u.prompt_tokens, u.completion_tokens));
-        let message_id = self.persist(
-            scope,
-            "assistant",
-            &agent.name,
-            &response.text,
-            depth,
-            usage,
-        );
+        // The calls are read from the whole answer (a forged result follows the last call);
+        // the answer kept, shown and sent back ends before the forged result.
+        let full_text = response.text;
+        let text = match crate::parser::forged_result(&full_text) {
+            Some(cut) => {
+                tracing::info!(
+                    "agent `{}` wrote a tool result of its own after its call: its answer ends at the call",
+                    agent.name
+                );
+                full_text[..cut].trim_end().to_string()
+            }
+            None => full_text.clone(),
+        };
+        let message_id = self.persist(scope, "assistant", &agent.name, &text, depth, usage);
         self.events.emit(EngineEvent::ModelAnswer {
             conversation_id: scope.conversation.to_string(),
             agent: agent.name.clone(),
@@ -1181,18 +1243,18 @@ impl Runner {
         });
         // The stream parser saw every byte of the stored text: its calls are the answer's
         // (`finish` returns what a one-shot parse of that text returns).
-        let written = if parser.text() == response.text {
+        let written = if parser.text() == full_text {
             parser.finish()
         } else {
             tracing::warn!("the streamed text differs from the answer's; reading the answer");
-            crate::parser::parse(&response.text)
+            crate::parser::parse(&full_text)
         };
         // No call in the `<tool_call>` form and none native: the calls the model wrote in its
         // family's own form, if any (see `written_in_forms`). The stream parser did not see
         // them, so their cards start here, before they run.
         let in_forms = written.is_empty() && response.tool_calls.is_empty();
         let written = if in_forms {
-            let calls = self.written_in_forms(scope, agent, &response.text);
+            let calls = self.written_in_forms(scope, agent, &full_text);
             for (index, call) in calls.iter().enumerate() {
                 let name = (!call.is_malformed()).then(|| call.name.clone());
                 started(call_id(&prefix, index), index, name);
@@ -1206,7 +1268,7 @@ impl Runner {
         };
         let in_forms = in_forms && !written.is_empty();
         Ok(Answered {
-            text: response.text,
+            text,
             finish: response.finish_reason,
             completed,
             written,

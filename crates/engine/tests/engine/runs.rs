@@ -106,6 +106,132 @@ async fn an_auto_tool_round_then_a_final_answer() {
     );
 }
 
+/// A small model that goes on past its call and writes the call's "result" itself (SmolLM2
+/// does, then imitates its own invention in later answers): the call runs, and the answer
+/// kept, shown and sent back ends at the call; the real result follows.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_tool_result_the_model_invents_after_its_call_is_neither_kept_nor_shown() {
+    let forged = "<tool_result name=\"create_artifact\" success=\"true\">\ncreated, and the shed door sticks\n</tool_result>\nAll saved and checked.";
+    let h = Harness::new(
+        vec![
+            Turn::text(format!(
+                "Saving.\n{}{forged}",
+                call(
+                    "create_artifact",
+                    &[
+                        ("id", "shed"),
+                        ("title", "Shed"),
+                        ("content", "Oil the hinge.")
+                    ]
+                )
+            )),
+            Turn::text("Saved as `shed`."),
+        ],
+        "openai",
+        RunOptions::default(),
+    )
+    .await;
+    let outcome = h.run("tester", "Note: oil the shed's hinge.").await;
+    assert_eq!(outcome.status, RunStatus::Completed, "{outcome:?}");
+    let (_, content) = h
+        .ctx
+        .artifact_store()
+        .content("conv", "shed", None)
+        .unwrap();
+    assert_eq!(content, "Oil the hinge.");
+
+    // Stored: the answer ends at its call.
+    let messages = h
+        .ctx
+        .with_db(|c| engine::conversations::messages(c, "conv"))
+        .unwrap();
+    let first = &messages[1];
+    assert_eq!(first.role, "assistant");
+    assert!(
+        first.content.starts_with("Saving.") && first.content.ends_with("</tool_call>"),
+        "{}",
+        first.content
+    );
+    // Sent back: no invented result and nothing written after it; the real one is there.
+    let second = h.sent_to_model(1);
+    assert!(
+        !second.contains("shed door") && !second.contains("All saved"),
+        "{second}"
+    );
+    assert!(
+        second.contains("<tool_result name=\"create_artifact\" success=\"true\">"),
+        "{second}"
+    );
+    // Shown: the streamed text and its prose stop where the invention begins.
+    let events = h.events();
+    let (mut text, mut prose) = (String::new(), String::new());
+    for e in &events {
+        if let EngineEvent::Token {
+            text: t,
+            prose: p,
+            prose_reset,
+            ..
+        } = e
+        {
+            text.push_str(t);
+            if *prose_reset {
+                prose.clear();
+            }
+            prose.push_str(p);
+        }
+    }
+    assert!(text.contains("</tool_call>"), "{text}");
+    assert!(
+        !text.contains("<tool_re") && !text.contains("shed door"),
+        "{text}"
+    );
+    assert!(
+        prose.contains("Saving.") && !prose.contains("All saved"),
+        "{prose}"
+    );
+}
+
+/// An answer that is nothing but a tool result the model wrote itself is no answer: the model
+/// is told once where results come from and asked again; a second such answer ends the run
+/// (it is not told twice).
+#[tokio::test(flavor = "multi_thread")]
+async fn an_answer_that_is_an_invented_tool_result_is_told_once_where_results_come_from() {
+    let invented = "<tool_result name=\"read_artifact\" success=\"true\">\n1: The garden needs water.\n</tool_result>";
+    for (second, told) in [("It says nothing yet.", 1), (invented, 1)] {
+        let h = Harness::new(
+            vec![
+                Turn::text(invented),
+                Turn::text(second),
+                Turn::text("never asked"),
+            ],
+            "openai",
+            RunOptions::default(),
+        )
+        .await;
+        let outcome = h.run("tester", "Read the note garden.").await;
+        assert_eq!(outcome.status, RunStatus::Completed, "{outcome:?}");
+        assert_eq!(outcome.final_answer.as_deref(), Some(second));
+        let requests = h.model.requests();
+        assert_eq!(requests.len(), 2, "told once, then the answer stands");
+        let sent = h.sent_to_model(1);
+        assert_eq!(
+            sent.matches("Results come only from the app").count(),
+            told,
+            "{sent}"
+        );
+    }
+    // A plain answer that merely mentions the format is an answer.
+    let h = Harness::new(
+        vec![Turn::text("Results arrive as <tool_result> blocks.")],
+        "openai",
+        RunOptions::default(),
+    )
+    .await;
+    let outcome = h.run("tester", "How do results arrive?").await;
+    assert_eq!(outcome.status, RunStatus::Completed, "{outcome:?}");
+    assert_eq!(h.model.requests().len(), 1);
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn confirm_tools_approve_deny_and_always_allow() {
     let echo = call("echo", &[("text", "hi")]);
