@@ -47,7 +47,21 @@ async fn the_artifact_tools_examples_run_one_after_another_on_a_real_store() {
     let tmp = tempfile::tempdir().unwrap();
     let store = ArtifactStore::open(&tmp.path().join("artifacts.db")).unwrap();
     let tools = artifact_tools(store, "conversation");
-    // The order a model would use them in: the examples tell one story.
+    // The artifact the later examples name exists, made by create_artifact's own example with
+    // that id (create_artifact's id is the one its description shows, `report`).
+    let create = tools
+        .iter()
+        .find(|t| t.spec().name == "create_artifact")
+        .unwrap();
+    let read = tools
+        .iter()
+        .find(|t| t.spec().name == "read_artifact")
+        .unwrap();
+    let mut params = example_call(create.spec());
+    params.insert("id".into(), example_call(read.spec())["id"].clone());
+    let made = pipeline::run(create.as_ref(), &params, &ToolContext::default()).await;
+    assert!(made.success, "{params:?}: {:?}", made.error);
+    // The order a model would use them in.
     for name in [
         "create_artifact",
         "read_artifact",

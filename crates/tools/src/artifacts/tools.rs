@@ -87,7 +87,7 @@ fn spec(kind: Kind) -> ToolSpec {
             "create_artifact",
             "Create a new artifact (a document you and the user work on). Fails if the id is already used in this conversation.",
             vec![
-                s("id", "A new id: letters, digits, '_', '-' or '.', e.g. 'quarterly-report' or 'plan_v1'"),
+                s("id", "A new id: letters, digits, '_', '-' or '.', e.g. 'report' or 'plan_v1'"),
                 s("content_type", "The content's type")
                     .with_default(json!("text/markdown"))
                     .with_values(CONTENT_TYPES),
