@@ -1,8 +1,9 @@
-"""A long run against a small window (issue 20): SmolLM2 served with a 2,048-token context, an
-agent reading ten large notes one per round. Every read adds ~600 tokens, so without a context
-budget the conversation outgrows the window within a few rounds and llama-cpp-python refuses the
+"""A long conversation against a small window (issue 20): SmolLM2 served with a 2,048-token
+context, an agent asked to read ten large notes one per round, then the user pasting notes until
+the conversation has outgrown the window. Every note adds ~600 tokens, so without a context
+budget the conversation outgrows the window within a few turns and llama-cpp-python refuses the
 request ("Requested tokens (…) exceed context window of 2048"). With the budget (older results
-replaced by artifact references, condensation) the run ends without a context error.
+replaced by artifact references, condensation) every run ends without a context error.
 
 The server is started here (not by scripts/small_model.sh, whose server runs 4,096 tokens).
 llama-cpp-python reports its n_ctx nowhere (no /props, nothing in /v1/models), so the profile
