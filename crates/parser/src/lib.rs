@@ -175,24 +175,10 @@ pub fn parse(text: &str) -> Vec<ToolCall> {
 /// `text` without its call blocks: what an answer says besides its calls (a native rendering
 /// of an answer sends its calls as data, not twice).
 pub fn strip_calls(text: &str) -> String {
-    let toks = scan::tokenize(text);
-    let reader = call::Reader::new(text, &toks);
     let mut out = String::with_capacity(text.len());
     let mut at = 0;
-    for block in blocks::find(text, &toks) {
-        if blocks::read(&reader, block).is_none() {
-            continue;
-        }
-        let (open, span, name) = match block {
-            blocks::Block::ToolCall { open, span } => (open, span, "tool_call"),
-            blocks::Block::Bare { open, span } => (open, span, toks[open].inner(text)),
-        };
-        let end = match toks.get(span.t1) {
-            Some(t) if t.is_close_named(text, name) => t.end,
-            Some(t) => t.start,
-            None => text.len(),
-        };
-        out.push_str(&text[at..toks[open].start]);
+    for (start, end) in call_spans(text) {
+        out.push_str(&text[at..start]);
         at = end;
     }
     out.push_str(&text[at..]);
@@ -204,12 +190,36 @@ pub fn strip_calls(text: &str) -> String {
     }
 }
 
+/// The byte ranges of `text`'s readable call blocks, in order: from the opening tag to the end
+/// of the closing one (or to where the next block begins, or the end of the text, for a call
+/// never closed).
+fn call_spans(text: &str) -> Vec<(usize, usize)> {
+    let toks = scan::tokenize(text);
+    let reader = call::Reader::new(text, &toks);
+    blocks::find(text, &toks)
+        .into_iter()
+        .filter(|&block| blocks::read(&reader, block).is_some())
+        .map(|block| {
+            let (open, span, name) = match block {
+                blocks::Block::ToolCall { open, span } => (open, span, "tool_call"),
+                blocks::Block::Bare { open, span } => (open, span, toks[open].inner(text)),
+            };
+            let end = match toks.get(span.t1) {
+                Some(t) if t.is_close_named(text, name) => t.end,
+                Some(t) => t.start,
+                None => text.len(),
+            };
+            (toks[open].start, end)
+        })
+        .collect()
+}
+
 /// Where a tool result the model wrote itself begins: the first `<tool_result` or
-/// `<tool_response` (any case) after the answer's last readable call. Results come only from
-/// the engine, after the calls have run; a small model that goes on past its call and invents
-/// one (its "result" then sits in the conversation as if it were real, and teaches it to do so
-/// again) has its answer end at the call. `None` without a call, or when nothing forged follows
-/// the last one.
+/// `<tool_response` (any case) outside a call, after the answer's first readable call. Results
+/// come only from the engine, after the calls have run; a small model that goes on past its
+/// call and invents one (its "result" then sits in the conversation as if it were real, and
+/// teaches it to do so again) has its answer end there, and calls it wrote after its invention
+/// are not part of the answer. `None` without a call, or when nothing forged follows one.
 ///
 /// ```
 /// use artifactflow_parser::forged_result;
@@ -220,30 +230,19 @@ pub fn strip_calls(text: &str) -> String {
 /// assert_eq!(forged_result("Results come as <tool_result> blocks."), None);
 /// ```
 pub fn forged_result(text: &str) -> Option<usize> {
-    let toks = scan::tokenize(text);
-    let reader = call::Reader::new(text, &toks);
-    let mut last_end = None;
-    for block in blocks::find(text, &toks) {
-        if blocks::read(&reader, block).is_none() {
-            continue;
-        }
-        let (span, name) = match block {
-            blocks::Block::ToolCall { span, .. } => (span, "tool_call"),
-            blocks::Block::Bare { open, span } => (span, toks[open].inner(text)),
-        };
-        last_end = Some(match toks.get(span.t1) {
-            Some(t) if t.is_close_named(text, name) => t.end,
-            Some(t) => t.start,
-            None => text.len(),
-        });
-    }
-    let end = last_end?;
-    let after = text[end..].to_ascii_lowercase();
-    ["<tool_result", "<tool_response"]
-        .iter()
-        .filter_map(|opening| after.find(opening))
-        .min()
-        .map(|at| end + at)
+    let spans = call_spans(text);
+    let gaps = spans.iter().enumerate().map(|(i, &(_, end))| {
+        let next = spans.get(i + 1).map_or(text.len(), |&(start, _)| start);
+        (end, next)
+    });
+    gaps.into_iter().find_map(|(from, to)| {
+        let gap = text[from..to].to_ascii_lowercase();
+        ["<tool_result", "<tool_response"]
+            .iter()
+            .filter_map(|opening| gap.find(opening))
+            .min()
+            .map(|at| from + at)
+    })
 }
 
 /// Parse a response whose reasoning has already been removed.
@@ -282,16 +281,21 @@ mod tests {
         // After a bare-named call too.
         let bare = format!("<read><params><id>a</id></params></read>{forged}");
         assert_eq!(forged_result(&bare), bare.find("<tool_result"));
-        // Nothing forged: no call, nothing after the call, a result named inside a value, or
-        // a call with no readable block before it.
+        // Nothing forged: no call, nothing after the call, prose after it, a result named inside
+        // a value.
         assert_eq!(forged_result(&format!("See {forged}")), None);
         assert_eq!(forged_result(call), None);
         assert_eq!(forged_result(&format!("{call} done.")), None);
+        assert_eq!(
+            forged_result(&format!("Results look like {forged}\n{call}")),
+            None
+        );
         let inside = "<tool_call><name>w</name><params><c><![CDATA[write <tool_result> blocks]]></c></params></tool_call>";
         assert_eq!(forged_result(inside), None);
-        // Two calls with a forged result between them: only what follows the last call counts.
+        // Two calls with a forged result between them: the answer ends after the first (the
+        // second was written on the strength of the invention).
         let between = format!("{call}{forged}{call}");
-        assert_eq!(forged_result(&between), None);
+        assert_eq!(forged_result(&between), Some(call.len()));
     }
 
     #[test]
