@@ -240,12 +240,16 @@ fn is_invented_result(answer: &str) -> bool {
 }
 
 /// Where a tool result the model is writing itself begins in `streamed`, looking from
-/// `from` (where the chunk that ended its last call began): the opening of a `<tool_result` or
-/// `<tool_response` after that call. The stored answer is cut by
-/// [`forged_result`](crate::parser::forged_result), which reads the whole answer.
+/// `from` (where the chunk that ended its latest call began), as
+/// [`forged_result`](crate::parser::forged_result) finds it; the stored answer is cut at the
+/// same place.
 fn forged_from(streamed: &str, from: usize) -> Option<usize> {
     // Cheap first: the whole answer is read only once an opening has arrived.
-    if !streamed[from..].to_ascii_lowercase().contains("<tool_re") {
+    let opening = b"<tool_re";
+    if !streamed.as_bytes()[from..]
+        .windows(opening.len())
+        .any(|w| w.eq_ignore_ascii_case(opening))
+    {
         return None;
     }
     let cut = crate::parser::forged_result(streamed)?;
@@ -1215,13 +1219,14 @@ impl Runner {
         let usage = response
             .usage
             .map(|u| (u.prompt_tokens, u.completion_tokens));
-        // The calls are read from the whole answer (a forged result follows the last call);
-        // the answer kept, shown and sent back ends before the forged result.
+        // The answer kept, shown, sent back and read for calls ends before a tool result the
+        // model wrote itself (calls after it were written on the strength of the invention).
         let full_text = response.text;
-        let text = match crate::parser::forged_result(&full_text) {
+        let cut = crate::parser::forged_result(&full_text);
+        let text = match cut {
             Some(cut) => {
                 tracing::info!(
-                    "agent `{}` wrote a tool result of its own after its call: its answer ends at the call",
+                    "agent `{}` wrote a tool result of its own after its call: its answer ends there",
                     agent.name
                 );
                 full_text[..cut].trim_end().to_string()
@@ -1243,7 +1248,9 @@ impl Runner {
         });
         // The stream parser saw every byte of the stored text: its calls are the answer's
         // (`finish` returns what a one-shot parse of that text returns).
-        let written = if parser.text() == full_text {
+        let written = if cut.is_some() {
+            crate::parser::parse(&text)
+        } else if parser.text() == full_text {
             parser.finish()
         } else {
             tracing::warn!("the streamed text differs from the answer's; reading the answer");
