@@ -70,6 +70,54 @@ if [ $want_test -eq 1 ]; then
   { cargo clippy --version && cargo fmt --version; } >/dev/null 2>&1 || rustup component add clippy rustfmt
 fi
 
+# libpdfium, the PDF engine the extraction worker (crates/extract, `artifactflow-extract`) binds
+# to at run time: the build inside PyPI's pypdfium2 wheel (nothing of Python is used), pinned with
+# its sha256 in scripts/pdfium.lock. The wheel is kept in the cache between runs and checked each
+# time; the library is unpacked to target/pdfium/, where the worker finds it beside target/debug.
+pdfium_platform=""
+case "$(uname -s)-$(uname -m)" in Linux-x86_64) pdfium_platform=manylinux_2_17_x86_64 ;; esac
+pdfium_pin=$(awk -v p="$pdfium_platform" '$1 == p { print $2, $3, $4 }' scripts/pdfium.lock)
+if [ -z "$pdfium_platform" ] || [ -z "$pdfium_pin" ]; then
+  say "No libpdfium pinned for $(uname -s) $(uname -m) in scripts/pdfium.lock: PDFs will not be read (point ARTIFACTFLOW_PDFIUM at a libpdfium to read them)"
+else
+  read -r pdfium_version pdfium_sha pdfium_member <<<"$pdfium_pin"
+  pdfium_out=target/pdfium/${pdfium_member##*/}
+  if [ ! -f "$pdfium_out" ] || [ "$(cat target/pdfium/.wheel-sha256 2>/dev/null)" != "$pdfium_sha" ]; then
+    pdfium_cache="${ARTIFACTFLOW_PDFIUM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/artifactflow/pdfium}"
+    pdfium_wheel="$pdfium_cache/pypdfium2-$pdfium_version-py3-none-$pdfium_platform.whl"
+    pdfium_wheel_ok() { [ -f "$pdfium_wheel" ] && [ "$(sha256sum "$pdfium_wheel" | cut -d' ' -f1)" = "$pdfium_sha" ]; }
+    if ! pdfium_wheel_ok; then
+      say "Downloading libpdfium (pypdfium2 $pdfium_version wheel, about 4 MB)"
+      mkdir -p "$pdfium_cache"
+      # pip as it is, or one in a throwaway virtual environment where the system Python has none.
+      pip=(python3 -m pip)
+      if ! python3 -m pip --version >/dev/null 2>&1; then
+        [ -x "$pdfium_cache/.pip/bin/pip" ] || python3 -m venv "$pdfium_cache/.pip"
+        pip=("$pdfium_cache/.pip/bin/pip")
+      fi
+      # Downloaded to a temporary folder and moved into place, so an interrupted download leaves
+      # nothing that looks complete.
+      pdfium_dl=$(mktemp -d "$pdfium_cache/.download.XXXXXX")
+      "${pip[@]}" download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
+        --platform "$pdfium_platform" --dest "$pdfium_dl" "pypdfium2==$pdfium_version" ||
+        { rm -rf "$pdfium_dl"; die "downloading the pypdfium2 $pdfium_version wheel from PyPI failed"; }
+      mv "$(find "$pdfium_dl" -maxdepth 1 -name "pypdfium2-$pdfium_version-*.whl" | head -n1)" "$pdfium_wheel"
+      rm -rf "$pdfium_dl"
+      pdfium_wheel_ok || { rm -f "$pdfium_wheel"; die "the pypdfium2 $pdfium_version wheel does not match the sha256 in scripts/pdfium.lock"; }
+    fi
+    mkdir -p target/pdfium
+    python3 - "$pdfium_wheel" "$pdfium_member" "$pdfium_out" <<'PY'
+import shutil, sys, zipfile
+wheel, member, out = sys.argv[1:]
+with zipfile.ZipFile(wheel) as z, z.open(member) as src, open(out + ".part", "wb") as dst:
+    shutil.copyfileobj(src, dst)
+PY
+    mv "$pdfium_out.part" "$pdfium_out"
+    echo "$pdfium_sha" > target/pdfium/.wheel-sha256
+    say "libpdfium unpacked to $pdfium_out"
+  fi
+fi
+
 # Front-end dependencies, exactly as locked.
 if [ ! -d ui/node_modules ] || [ ui/package-lock.json -nt ui/node_modules/.package-lock.json ]; then
   say "Installing UI dependencies (npm ci)"
