@@ -1,0 +1,232 @@
+//! What a file is, from its content before its name.
+//!
+//! [`detect`] reads the first 64 KB and decides in three steps: the magic bytes (through
+//! `infer`: `%PDF`, zip containers told apart by their entries, images…), then the file's
+//! extension, then a text sniff (valid UTF-8 with no NUL byte is text). So a PDF named
+//! `notes.md` is read as a PDF, and a README without an extension as text. Formats the library
+//! does not read yet come back as [`Kind::Unsupported`] with a description a person recognises
+//! ("a Word document (DOCX)").
+
+use std::fmt;
+use std::io::Read;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{ErrorKind, ExtractError};
+
+/// How much of the file detection reads.
+const SNIFF_BYTES: usize = 64 * 1024;
+
+/// The formats the library reads, and a description of any other.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// A PDF document (read through pdfium, page by page).
+    Pdf,
+    /// A Markdown file (kept as it is).
+    Markdown,
+    /// Plain text (UTF-8).
+    Text,
+    /// A JSON document.
+    Json,
+    /// Anything else, described as a person would name it ("a Word document (DOCX)").
+    Unsupported(String),
+}
+
+impl Kind {
+    /// The MIME type stored with the source.
+    pub fn mime(&self) -> &'static str {
+        match self {
+            Kind::Pdf => "application/pdf",
+            Kind::Markdown => "text/markdown",
+            Kind::Text => "text/plain",
+            Kind::Json => "application/json",
+            Kind::Unsupported(_) => "application/octet-stream",
+        }
+    }
+
+    /// The error for a file of this kind when it is not one the library reads.
+    pub fn unsupported_error(&self) -> Option<ExtractError> {
+        match self {
+            Kind::Unsupported(what) => Some(ExtractError::new(
+                ErrorKind::Unsupported,
+                format!(
+                    "unsupported format: {what}; the library reads PDF, Markdown, plain text \
+                     and JSON files"
+                ),
+            )),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Kind::Pdf => f.write_str("PDF"),
+            Kind::Markdown => f.write_str("Markdown"),
+            Kind::Text => f.write_str("text"),
+            Kind::Json => f.write_str("JSON"),
+            Kind::Unsupported(what) => f.write_str(what),
+        }
+    }
+}
+
+/// What the file at `path` is: magic bytes first, then the extension, then a text sniff.
+pub fn detect(path: &Path) -> Result<Kind, ExtractError> {
+    let mut head = Vec::with_capacity(SNIFF_BYTES);
+    std::fs::File::open(path)
+        .and_then(|file| file.take(SNIFF_BYTES as u64).read_to_end(&mut head))
+        .map_err(|e| ExtractError::io("open the file", &e))?;
+    let extension = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .unwrap_or_default();
+    Ok(detect_bytes(&head, &extension))
+}
+
+/// [`detect`] on the file's first bytes and its lower-case extension.
+pub fn detect_bytes(head: &[u8], extension: &str) -> Kind {
+    if let Some(found) = infer::get(head) {
+        if let Some(kind) = from_magic(found.mime_type(), found.extension()) {
+            return kind;
+        }
+    }
+    if let Some(kind) = from_extension(extension) {
+        return kind;
+    }
+    if looks_like_text(head) {
+        Kind::Text
+    } else {
+        Kind::Unsupported(if extension.is_empty() {
+            "binary data of an unknown kind".to_string()
+        } else {
+            format!("a .{extension} file of an unknown kind (not text)")
+        })
+    }
+}
+
+/// The kind for what `infer` recognised, or `None` to go on to the extension (XML is text).
+fn from_magic(mime: &str, extension: &str) -> Option<Kind> {
+    let described = |what: &str| Some(Kind::Unsupported(what.to_string()));
+    match mime {
+        "application/pdf" => Some(Kind::Pdf),
+        "text/xml" => None,
+        "text/html" => described("a web page (HTML)"),
+        "application/vnd.openxmlformats-officedocument.wordprocessingml.document" => {
+            described("a Word document (DOCX)")
+        }
+        "application/vnd.openxmlformats-officedocument.presentationml.presentation" => {
+            described("a PowerPoint presentation (PPTX)")
+        }
+        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" => {
+            described("an Excel workbook (XLSX)")
+        }
+        "application/msword" => described("a Word 97–2003 document (DOC)"),
+        "application/vnd.ms-excel" => described("an Excel 97–2003 workbook (XLS)"),
+        "application/vnd.ms-powerpoint" => described("a PowerPoint 97–2003 presentation (PPT)"),
+        "application/vnd.oasis.opendocument.text" => described("an OpenDocument text (ODT)"),
+        "application/vnd.oasis.opendocument.spreadsheet" => {
+            described("an OpenDocument spreadsheet (ODS)")
+        }
+        "application/vnd.oasis.opendocument.presentation" => {
+            described("an OpenDocument presentation (ODP)")
+        }
+        "application/epub+zip" => described("an EPUB book"),
+        _ if mime.starts_with("image/") => Some(Kind::Unsupported(format!(
+            "an image ({})",
+            extension.to_ascii_uppercase()
+        ))),
+        _ => Some(Kind::Unsupported(format!("a {mime} file (.{extension})"))),
+    }
+}
+
+/// The kind a file's extension names, or `None` when it names nothing known.
+fn from_extension(extension: &str) -> Option<Kind> {
+    let described = |what: &str| Some(Kind::Unsupported(what.to_string()));
+    match extension {
+        "pdf" => Some(Kind::Pdf),
+        "md" | "markdown" | "mdown" | "mkd" | "mkdn" => Some(Kind::Markdown),
+        "json" | "jsonl" | "ndjson" | "geojson" => Some(Kind::Json),
+        "txt" | "text" => Some(Kind::Text),
+        "html" | "htm" | "xhtml" => described("a web page (HTML)"),
+        "docx" => described("a Word document (DOCX)"),
+        "pptx" => described("a PowerPoint presentation (PPTX)"),
+        "xlsx" => described("an Excel workbook (XLSX)"),
+        "odt" => described("an OpenDocument text (ODT)"),
+        "ods" => described("an OpenDocument spreadsheet (ODS)"),
+        "epub" => described("an EPUB book"),
+        "csv" | "tsv" => described("a table (CSV)"),
+        _ => None,
+    }
+}
+
+/// Valid UTF-8 (a character cut by the end of the sample counts as valid) with no NUL byte.
+fn looks_like_text(head: &[u8]) -> bool {
+    if head.contains(&0) {
+        return false;
+    }
+    match std::str::from_utf8(head) {
+        Ok(_) => true,
+        Err(e) => e.error_len().is_none() && head.len() >= SNIFF_BYTES,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn magic_bytes_win_over_the_name() {
+        assert_eq!(detect_bytes(b"%PDF-1.7\n%\xe2\xe3", "md"), Kind::Pdf);
+        let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
+        assert_eq!(
+            detect_bytes(png, "txt"),
+            Kind::Unsupported("an image (PNG)".into())
+        );
+    }
+
+    #[test]
+    fn the_extension_decides_for_text_formats() {
+        assert_eq!(detect_bytes(b"# Title\n", "md"), Kind::Markdown);
+        assert_eq!(detect_bytes(b"{\"a\": 1}", "json"), Kind::Json);
+        assert_eq!(detect_bytes(b"plain", "txt"), Kind::Text);
+        assert_eq!(
+            detect_bytes(b"<p>hi</p>", "html"),
+            Kind::Unsupported("a web page (HTML)".into())
+        );
+    }
+
+    #[test]
+    fn unknown_names_are_sniffed() {
+        assert_eq!(
+            detect_bytes("fn main() {} // é".as_bytes(), "rs"),
+            Kind::Text
+        );
+        assert_eq!(detect_bytes(b"", ""), Kind::Text);
+        assert!(matches!(
+            detect_bytes(b"\x00\x01\x02binary", "bin"),
+            Kind::Unsupported(what) if what.contains(".bin")
+        ));
+        // Latin-1 bytes are not UTF-8: not read as text (yet).
+        assert!(matches!(
+            detect_bytes(b"caf\xe9 au lait", ""),
+            Kind::Unsupported(_)
+        ));
+    }
+
+    #[test]
+    fn unsupported_files_say_what_they_are_and_what_is_read() {
+        let err = Kind::Unsupported("a Word document (DOCX)".into())
+            .unsupported_error()
+            .expect("an error");
+        assert_eq!(err.kind, ErrorKind::Unsupported);
+        assert_eq!(
+            err.message,
+            "unsupported format: a Word document (DOCX); the library reads PDF, Markdown, \
+             plain text and JSON files"
+        );
+    }
+}
