@@ -86,6 +86,7 @@ else
     pdfium_cache="${ARTIFACTFLOW_PDFIUM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/artifactflow/pdfium}"
     pdfium_wheel="$pdfium_cache/pypdfium2-$pdfium_version-py3-none-$pdfium_platform.whl"
     pdfium_wheel_ok() { [ -f "$pdfium_wheel" ] && [ "$(sha256sum "$pdfium_wheel" | cut -d' ' -f1)" = "$pdfium_sha" ]; }
+    command -v python3 >/dev/null 2>&1 || die "python3 is needed to download and unpack libpdfium: install it, then run this again"
     if ! pdfium_wheel_ok; then
       say "Downloading libpdfium (pypdfium2 $pdfium_version wheel, about 4 MB)"
       mkdir -p "$pdfium_cache"

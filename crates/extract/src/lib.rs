@@ -6,7 +6,7 @@
 //!
 //! How a file is read:
 //!
-//! 1. [`detect`] decides what it is (magic bytes, then the extension, then a text sniff).
+//! 1. [`detect()`] decides what it is (magic bytes, then the extension, then a text sniff).
 //! 2. [`extract`] checks the size limit and hands it to the [`Extractor`] for its kind:
 //!    [`pdf::PdfExtractor`] (pdfium, page by page, with [`pdf::clean`]'s post-processing) or
 //!    [`text::TextExtractor`] (Markdown, text, JSON). Formats not read yet fail as

@@ -9,7 +9,7 @@ use crate::{assert_consistent, read, read_within};
 fn markdown_is_kept_as_it_is_in_parts_that_join_back() {
     let dir = tempfile::tempdir().unwrap();
     let mut source = String::from("---\ntitle: Field notes\n---\n\n");
-    for section in 0..150 {
+    for section in 0..60 {
         source.push_str(&format!("## Section {section}\n\n"));
         for para in 0..6 {
             source.push_str(&format!(
@@ -18,7 +18,11 @@ fn markdown_is_kept_as_it_is_in_parts_that_join_back() {
                  line.\n\n"
             ));
         }
-        source.push_str("```\ncode that stays together\n\nacross a blank line\n```\n\n");
+        source.push_str("```\n");
+        for line in 0..40 {
+            source.push_str(&format!("let code_{line} = \"stays in one part\";\n\n"));
+        }
+        source.push_str("```\n\n");
     }
     let path = write(dir.path(), "notes.md", source.as_bytes());
     let got = read(&path).unwrap();
