@@ -17,7 +17,9 @@
 //!    at least 3. Only the two lines at each edge are looked at: either when it repeats exactly,
 //!    the one at the very edge also when it repeats with its numbers changed (every run of
 //!    digits taken as the same, so "Page 3 of 40" repeats). A line at the very edge that is
-//!    just the page's number or label is one too (py-pdf strips those).
+//!    just the page's number or label is one too (py-pdf strips those), and so is a short one
+//!    that starts or ends with the page's label ("4.4. Debian changelog 21" on the page labelled
+//!    21) when the file gives labels.
 
 use std::collections::{HashMap, HashSet};
 
@@ -139,6 +141,28 @@ fn exact_key(line: &str) -> String {
     line.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// Whether an edge line is the page's number: the number or label alone, or a short running
+/// title that starts or ends with the page's label as a word ("4.4. Debian changelog 21", "xii
+/// Preface"), when the file gives page labels (a PDF's page index is too often a chapter's
+/// number to be trusted inside a line).
+fn is_page_number_line(line: &str, number: u32, label: Option<&str>) -> bool {
+    let line = line.trim();
+    let label = label.filter(|l| !l.trim().is_empty()).map(str::trim);
+    if line == number.to_string() || label == Some(line) {
+        return true;
+    }
+    let Some(label) = label else {
+        return false;
+    };
+    let words: Vec<&str> = line.split_whitespace().collect();
+    words.len() > 1
+        && words.len() <= MAX_TITLE_WORDS
+        && (words.first() == Some(&label) || words.last() == Some(&label))
+}
+
+/// A running title with its page label has at most this many words.
+const MAX_TITLE_WORDS: usize = 12;
+
 /// Counts, over all pages, the lines at the top and bottom of each page, to find the running
 /// headers and footers. Either of the two lines at an edge counts when it repeats exactly; the
 /// line at the very edge also counts when it repeats with its numbers changed ("Page 3 of 40"),
@@ -258,10 +282,7 @@ impl RunningSet {
     /// in `lines` (blank lines at the edges included). `number` and `label` are the page's, for
     /// an edge line that is only the page number.
     pub fn edges(&self, lines: &[String], number: u32, label: Option<&str>) -> (usize, usize) {
-        let is_page_number = |line: &str| {
-            let line = line.trim();
-            line == number.to_string() || label.is_some_and(|l| !l.is_empty() && line == l)
-        };
+        let is_page_number = |line: &str| is_page_number_line(line, number, label);
         let top = self
             .top
             .marked(lines.iter().enumerate(), is_page_number, lines.len(), true);
@@ -361,6 +382,23 @@ mod tests {
         // "Header" repeats exactly; "Item # costs # dollars" only with its numbers changed, as
         // the second line: content. The last line is at the very edge: a footer.
         assert_eq!(set.edges(&pages[3], 4, None), (1, 1));
+    }
+
+    #[test]
+    fn a_running_title_with_the_page_label_is_a_page_number_line() {
+        assert!(is_page_number_line(
+            "4.4. Debian changelog: debian/changelog 21",
+            31,
+            Some("21")
+        ));
+        assert!(is_page_number_line("xii Preface", 12, Some("xii")));
+        assert!(is_page_number_line(" 7 ", 7, None));
+        // Without labels the page index is not looked for inside a line: "Chapter 1" on page 1
+        // is a heading.
+        assert!(!is_page_number_line("Chapter 1", 1, None));
+        assert!(!is_page_number_line("Costs rose by 21", 31, Some("20")));
+        let sentence = "a long sentence that goes on and on and on and on and on and ends on 21";
+        assert!(!is_page_number_line(sentence, 31, Some("21")));
     }
 
     #[test]
