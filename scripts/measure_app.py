@@ -8,6 +8,7 @@ creates the database); warm = second start on the same home.
 
 Run through scripts/measure_app.sh (it provides Xvfb and D-Bus):
     measure_app.py [BINARY] [--runs N] [--breakdown]   (default: target/debug/artifactflow, 3 runs)
+IDLE_WAIT=SECONDS shortens the wait before memory is read (default 10), for startup-only A/B runs.
 --breakdown also prints, per run, when each step of the app's start-up ended (setup, engine
 open, first page read, main window created; the UI is ready after those) and the app process's resident memory by mapping (library or
 anonymous memory, and permissions), largest first: compare two binaries' lists to see where a
@@ -98,7 +99,7 @@ def measure(home: Path, label: str) -> tuple[int | None, int, int]:
             if m:
                 startup = int(m.group(1))
         time.sleep(0.05)
-    time.sleep(10)
+    time.sleep(float(os.environ.get("IDLE_WAIT", "10")))
     pids = tree(proc.pid)
     app_mb = rss_kb(proc.pid) // 1024
     total_mb = sum(rss_kb(p) for p in pids) // 1024
