@@ -267,6 +267,123 @@ pub const MIGRATIONS_SQL: &[&str] = &[
         created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
     ) STRICT;
     CREATE INDEX tool_checks_by_model ON tool_checks(model_key, mode, guided, id);",
+    // 15: users' own sources (see `crate::sources`). A source is an artifact with source
+    // `user` in the library scope (`conversation_id = ''`), its extracted Markdown an ordinary
+    // text version; `sources` and `source_versions` say what it came from and whether it is
+    // complete (`pending` rows are being written and are seen by nothing). Original bytes are
+    // content-addressed files `DATA/sources/ab/abcd…`, one per distinct sha256, named by
+    // `source_blobs`. Passages (located by page and line) are indexed by FTS5 for search.
+    // `ingest_jobs`/`ingest_items` record each add, so one cut short by a kill is rolled back
+    // and reported at the next open.
+    "CREATE TABLE source_blobs (
+        sha256 TEXT PRIMARY KEY NOT NULL,
+        size INTEGER NOT NULL,
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
+    ) STRICT;
+    CREATE TABLE sources (
+        artifact_pk INTEGER PRIMARY KEY REFERENCES artifacts(pk) ON DELETE CASCADE,
+        state TEXT NOT NULL CHECK (state IN ('pending','ready','missing')),
+        kind TEXT NOT NULL
+    ) STRICT;
+    CREATE TABLE source_versions (
+        artifact_pk INTEGER NOT NULL,
+        version INTEGER NOT NULL,
+        sha256 TEXT NOT NULL REFERENCES source_blobs(sha256),
+        file_name TEXT NOT NULL,
+        path TEXT,
+        size INTEGER NOT NULL,
+        mime TEXT NOT NULL,
+        page_count INTEGER,
+        title TEXT,
+        author TEXT,
+        extractor TEXT NOT NULL,
+        warnings TEXT NOT NULL DEFAULT '[]',
+        state TEXT NOT NULL CHECK (state IN ('pending','ready')),
+        job_id TEXT,
+        added_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
+        PRIMARY KEY (artifact_pk, version),
+        FOREIGN KEY (artifact_pk, version) REFERENCES artifact_versions(artifact_pk, version)
+            ON DELETE CASCADE
+    ) STRICT;
+    CREATE INDEX source_versions_by_sha ON source_versions(sha256);
+    CREATE INDEX source_versions_pending ON source_versions(state) WHERE state = 'pending';
+    CREATE TABLE source_pages (
+        artifact_pk INTEGER NOT NULL,
+        version INTEGER NOT NULL,
+        page INTEGER NOT NULL,
+        label TEXT,
+        first_line INTEGER NOT NULL,
+        line_count INTEGER NOT NULL,
+        has_text INTEGER NOT NULL CHECK (has_text IN (0, 1)),
+        PRIMARY KEY (artifact_pk, version, page),
+        FOREIGN KEY (artifact_pk, version) REFERENCES source_versions(artifact_pk, version)
+            ON DELETE CASCADE
+    ) STRICT;
+    CREATE TABLE source_passages (
+        id INTEGER PRIMARY KEY,
+        artifact_pk INTEGER NOT NULL,
+        version INTEGER NOT NULL,
+        page INTEGER,
+        line_first INTEGER NOT NULL,
+        line_last INTEGER NOT NULL,
+        text TEXT NOT NULL,
+        FOREIGN KEY (artifact_pk, version) REFERENCES source_versions(artifact_pk, version)
+            ON DELETE CASCADE
+    ) STRICT;
+    CREATE INDEX source_passages_by_version ON source_passages(artifact_pk, version, line_first);
+    CREATE VIRTUAL TABLE source_passages_fts USING fts5(
+        text, content='source_passages', content_rowid='id',
+        tokenize='unicode61 remove_diacritics 2'
+    );
+    CREATE TRIGGER source_passages_indexed AFTER INSERT ON source_passages BEGIN
+        INSERT INTO source_passages_fts (rowid, text) VALUES (NEW.id, NEW.text);
+    END;
+    CREATE TRIGGER source_passages_unindexed AFTER DELETE ON source_passages BEGIN
+        INSERT INTO source_passages_fts (source_passages_fts, rowid, text)
+            VALUES ('delete', OLD.id, OLD.text);
+    END;
+    CREATE TABLE source_paths (
+        path TEXT PRIMARY KEY NOT NULL,
+        artifact_pk INTEGER NOT NULL REFERENCES artifacts(pk) ON DELETE CASCADE,
+        size INTEGER,
+        mtime_ns INTEGER,
+        sha256 TEXT,
+        status TEXT NOT NULL CHECK (status IN ('present','missing')),
+        watch_id INTEGER,
+        seen_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
+    ) STRICT;
+    CREATE INDEX source_paths_by_artifact ON source_paths(artifact_pk);
+    CREATE TABLE ingest_jobs (
+        id TEXT PRIMARY KEY NOT NULL,
+        origin TEXT NOT NULL CHECK (origin IN ('cli','app','watch','composer')),
+        conversation_id TEXT,
+        status TEXT NOT NULL CHECK (status IN ('running','done','cancelled','interrupted')),
+        owner TEXT,
+        owner_pid INTEGER,
+        options TEXT NOT NULL DEFAULT '{}',
+        files_total INTEGER NOT NULL DEFAULT 0,
+        bytes_total INTEGER NOT NULL DEFAULT 0,
+        notice TEXT,
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
+        ended_at TEXT
+    ) STRICT;
+    CREATE TABLE ingest_items (
+        job_id TEXT NOT NULL REFERENCES ingest_jobs(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        path TEXT NOT NULL,
+        size INTEGER,
+        status TEXT NOT NULL CHECK (status IN ('queued','extracting','storing','added',
+            'new_version','duplicate','unchanged','failed','skipped','cancelled')),
+        error_kind TEXT,
+        error TEXT,
+        artifact_pk INTEGER,
+        version INTEGER,
+        pages INTEGER,
+        started_at TEXT,
+        ended_at TEXT,
+        PRIMARY KEY (job_id, seq)
+    ) STRICT;
+    CREATE INDEX ingest_items_by_status ON ingest_items(job_id, status);",
 ];
 
 /// The `messages.role` CHECK before and after migration 8.

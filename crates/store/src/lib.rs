@@ -13,6 +13,8 @@
 //! - [`grants`]: conversation "always allow" grants as rows, with what each is bound to.
 //! - [`artifacts`]: the artifact library (versions, chunks, search) and the text work of the
 //!   artifact tools (matching, grep, slices).
+//! - [`sources`]: users' own sources (their files' text by page, passages for search, the
+//!   original bytes as content-addressed files) and the jobs that add them.
 #![warn(missing_docs)]
 
 pub mod artifacts;
@@ -23,6 +25,7 @@ pub mod conversations;
 pub mod db;
 pub mod grants;
 pub mod history;
+pub mod sources;
 
 // The floors below, under the paths this crate's modules name them by.
 use artifactflow_ground::{ids, rule_spec};

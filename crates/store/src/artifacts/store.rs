@@ -618,6 +618,11 @@ impl ArtifactStore {
         let mut from = String::from(
             "artifacts a JOIN artifact_versions v ON v.artifact_pk = a.pk AND v.version = a.current_version",
         );
+        // A user's source being added (see `crate::sources`) is not listed until complete.
+        clauses.push(
+            "NOT EXISTS (SELECT 1 FROM sources s WHERE s.artifact_pk = a.pk AND s.state = 'pending')"
+                .to_string(),
+        );
         let mut order = "a.updated_at DESC, a.pk DESC";
         if let Some(q) = filter.query.as_deref().and_then(fts_query) {
             args.push(q);
