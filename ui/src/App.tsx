@@ -24,6 +24,7 @@ import { ShortcutsHelp } from "./shell/ShortcutsHelp";
 import { useCollapsed } from "./shell/useLayout";
 import { focusWhenShown, isTyping } from "./shell/focus";
 import { hideSplash } from "./shell/splash";
+import { loadMarkdown } from "./components/markdownBlocks";
 
 // Screens other than the chat load when first opened (their code, and libraries such as the
 // YAML parser, the diff and the editors, stay out of the startup bundle the window parses).
@@ -50,6 +51,10 @@ const FirstRunSetup = lazy(() =>
 );
 
 export function App() {
+  // The Markdown renderer comes right after the first frame, not in the first script.
+  useEffect(() => {
+    loadMarkdown().catch(() => {});
+  }, []);
   return (
     <EngineEventsProvider>
       <SharedDataProvider>

@@ -1,4 +1,4 @@
-import { renderMarkdown } from "./Markdown";
+import { renderMarkdown } from "./markdownRender";
 import { loadHighlighter } from "./markdownBlocks";
 
 describe("renderMarkdown", () => {

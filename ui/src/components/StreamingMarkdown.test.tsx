@@ -4,7 +4,8 @@ import { Lexer } from "marked";
 import DOMPurify from "dompurify";
 import hljs from "highlight.js/lib/common";
 import { StreamingMarkdown } from "./StreamingMarkdown";
-import { BlockSplitter, fenceClosed, loadHighlighter, renderMarkdown } from "./markdownBlocks";
+import { fenceClosed, loadHighlighter } from "./markdownBlocks";
+import { BlockSplitter, renderMarkdown } from "./markdownRender";
 
 /** Inputs where block boundaries are easy to get wrong. */
 const CORPUS: Record<string, string> = {

@@ -1,6 +1,7 @@
 import { render, waitFor } from "@testing-library/react";
 import { StreamingMarkdown } from "./StreamingMarkdown";
-import { highlighter, highlighterRequested, renderMarkdown } from "./markdownBlocks";
+import { highlighter, highlighterRequested } from "./markdownBlocks";
+import { renderMarkdown } from "./markdownRender";
 
 // Its own file: highlight.js starts unloaded here (each test file has its own modules).
 describe("highlight.js, loaded when the first closed code fence needs it", () => {

@@ -9,6 +9,8 @@ import { describe, expect, it } from "vitest";
 const LATER = [
   { name: "@modelcontextprotocol/", why: "an MCP App's view loads it (ToolCard's lazy McpView)" },
   { name: "zod", why: "the MCP Apps SDK's schemas" },
+  { name: "marked", why: "the Markdown renderer loads after the first frame (loadMarkdown)" },
+  { name: "dompurify", why: "the Markdown renderer's sanitiser, loaded with it" },
 ];
 
 /** Every module's source by its path from `src/` ("main.tsx", "shell/focus.ts"). */

@@ -1,5 +1,5 @@
 import "@testing-library/jest-dom/vitest";
-import { afterEach, vi } from "vitest";
+import { afterEach, beforeAll, expect, vi } from "vitest";
 import { cleanup, configure } from "@testing-library/react";
 import { clearMocks } from "@tauri-apps/api/mocks";
 
@@ -15,6 +15,15 @@ vi.mock("@tauri-apps/api/mocks", async (importOriginal) => {
       return handler(cmd, args);
     }, options);
   return { ...real, mockIPC };
+});
+
+// The Markdown renderer loads after the window's first frame (components show plain text until
+// then): tests get it loaded, as a window has it a moment after start, except the test of that
+// wait itself.
+beforeAll(async () => {
+  if (!expect.getState().testPath?.endsWith("lazyMarkdown.test.tsx")) {
+    await (await import("../components/markdownBlocks")).loadMarkdown();
+  }
 });
 
 // findBy*/waitFor wait for what renders, however long a loaded machine takes to get there
