@@ -40,6 +40,7 @@ pub mod events;
 pub mod gate;
 pub mod interrupts;
 pub mod run;
+pub mod sources;
 pub mod status;
 pub mod watcher;
 
@@ -49,6 +50,8 @@ pub use artifactflow_ground::{ids, limits, rule_spec, tool_spec, util};
 pub use artifactflow_models as models;
 pub use artifactflow_parser as parser;
 pub use artifactflow_platform::{logging, net, owner, paths, secrets};
+/// Users' sources as stored (the `library` API is in [`api::library`]).
+pub use artifactflow_store::sources as source_store;
 pub use artifactflow_store::{calls, calls_backfill, conversations, db, history};
 pub use artifactflow_tools::{artifacts, mcp, openapi, permissions, settings, skills, tools};
 

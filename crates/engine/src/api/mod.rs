@@ -11,6 +11,8 @@
 //! - [`direct`]: call one tool outside an agent run, through the same gate as a run's calls.
 //! - [`editor`]: the config files the HTTP tool and agent editors read and save, their checks
 //!   and test runs.
+//! - [`library`]: users' own sources: add files and folders (a job, progress, cancel), list,
+//!   show (metadata, Markdown, plain text), search by passage, export the original, remove.
 //! - [`mcp`]: the MCP servers of `mcp.json` edited, and a test call of one of their tools.
 //! - [`models`]: the model library: installed models, the catalogue, Hub search, downloads,
 //!   import and removal.
@@ -25,6 +27,7 @@ pub mod check;
 pub mod conversations;
 pub mod direct;
 pub mod editor;
+pub mod library;
 pub mod mcp;
 pub mod models;
 pub mod openapi;

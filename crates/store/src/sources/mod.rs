@@ -216,6 +216,15 @@ impl SourceStore {
         Ok((store, notices))
     }
 
+    /// Another connection to a store opened (and recovered) with [`SourceStore::open`]: for
+    /// a second thread of the same job, without running the recovery again.
+    pub fn connect(db_path: &Path, blob_root: &Path) -> Result<Self, SourceError> {
+        Ok(SourceStore {
+            conn: db::open(db_path)?,
+            blobs: BlobDir::new(blob_root),
+        })
+    }
+
     /// The folder of original files.
     pub fn blobs(&self) -> &BlobDir {
         &self.blobs
