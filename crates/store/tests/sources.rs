@@ -101,7 +101,8 @@ fn pages(word: &str) -> Vec<PageRecord> {
 
 /// Adds `path` as a whole file through the store's steps; returns the source's id.
 fn add(store: &mut SourceStore, job: &str, path: &Path, word: &str) -> String {
-    let staged = store.stage(path).unwrap();
+    let owner = ProcessOwner::acquire(path.parent().unwrap()).unwrap();
+    let staged = store.stage(path, &owner).unwrap();
     let f = facts(path, staged.size);
     let mut pending = store.begin(job, &f, staged).unwrap();
     store.add_pages(&mut pending, &pages(word)).unwrap();
@@ -164,7 +165,7 @@ fn the_same_bytes_are_kept_once_and_a_changed_file_is_a_new_version() {
 
     // The same bytes under another name: found as a duplicate before anything is written.
     let copy = home.file("copy.md", b"first bytes");
-    let staged = store.stage(&copy).unwrap();
+    let staged = store.stage(&copy, &owner).unwrap();
     let dup = store
         .find_by_sha(&staged.sha256)
         .unwrap()
@@ -178,7 +179,7 @@ fn the_same_bytes_are_kept_once_and_a_changed_file_is_a_new_version() {
 
     // The same path with new bytes: version 2 of the same source, searched instead of v1.
     std::fs::write(&path, b"second bytes").unwrap();
-    let staged = store.stage(&path).unwrap();
+    let staged = store.stage(&path, &owner).unwrap();
     assert!(store.find_by_sha(&staged.sha256).unwrap().is_none());
     let f = facts(&path, staged.size);
     let mut pending = store.begin(&job, &f, staged).unwrap();
@@ -264,7 +265,7 @@ fn a_source_being_written_is_seen_by_nothing() {
     let (mut store, _) = home.open(&owner);
     let job = new_job(&mut store, &owner);
     let path = home.file("big.md", b"big");
-    let staged = store.stage(&path).unwrap();
+    let staged = store.stage(&path, &owner).unwrap();
     let f = facts(&path, staged.size);
     let mut pending = store.begin(&job, &f, staged).unwrap();
     store.add_pages(&mut pending, &pages("zebra")).unwrap();
@@ -320,13 +321,18 @@ fn a_job_whose_process_died_is_rolled_back_at_the_next_open_with_a_notice() {
             .unwrap();
         // The second file is half written when the process dies.
         let path = home.file("half.md", b"half");
-        let staged = store.stage(&path).unwrap();
+        let staged = store.stage(&path, &dead).unwrap();
         let f = facts(&path, staged.size);
         let mut pending = store.begin(&job, &f, staged).unwrap();
         store.add_pages(&mut pending, &pages("yak")).unwrap();
+        // The third is being copied in: its staged copy is left as a kill leaves it.
+        let copying = store
+            .stage(&home.file("later.md", b"later"), &dead)
+            .unwrap();
+        std::mem::forget(copying);
         // `dead` is dropped here with the store: its lock is released, as at a kill.
     }
-    assert_eq!(home.blob_files(), 2);
+    assert_eq!(home.blob_files(), 3);
     let owner = home.owner();
     let (store, notices) = home.open(&owner);
     assert_eq!(notices.len(), 1, "{notices:?}");
@@ -360,7 +366,7 @@ fn a_job_whose_process_died_is_rolled_back_at_the_next_open_with_a_notice() {
     assert_eq!(
         home.blob_files(),
         1,
-        "the half-added file's original is swept"
+        "the half-added file's original and the staged copy are swept"
     );
     assert_eq!(store.list().unwrap()[0].id, kept_id);
     let integrity: String = Connection::open(&db)

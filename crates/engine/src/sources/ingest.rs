@@ -232,6 +232,7 @@ fn walk(paths: &[PathBuf], options: &AddOptions) -> Result<Vec<Found>, SourceErr
 /// What the threads share.
 struct Shared<'a> {
     job: &'a str,
+    owner: &'a ProcessOwner,
     files: &'a [Found],
     next: AtomicUsize,
     state: Mutex<(Progress, Vec<Option<FileOutcome>>)>,
@@ -305,6 +306,7 @@ pub fn add(
     let bytes_total = files.iter().map(|f| f.size).sum();
     let shared = Shared {
         job: &job,
+        owner,
         files: &files,
         next: AtomicUsize::new(0),
         state: Mutex::new((
@@ -448,7 +450,7 @@ fn add_file(
     if let Err(e) = shared.limits.check_file_size(file.size) {
         return Ok(failed(&path, e.kind.as_str(), e.message, None));
     }
-    let staged = match store.stage(&file.path) {
+    let staged = match store.stage(&file.path, shared.owner) {
         Ok(staged) => staged,
         Err(e) => {
             let e = ExtractError::io("read the file", &e);

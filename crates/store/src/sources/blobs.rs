@@ -6,23 +6,18 @@
 //! final name ([`BlobDir::keep`]), so a killed process never leaves a half-written file under a
 //! blob's name. A duplicate's staged copy is simply dropped (the temporary file goes with it).
 //! Which blobs exist is said by the `source_blobs` rows; [`BlobDir::sweep`] removes files that no
-//! row names (left by a process killed between the rename and its transaction, or by `rm`
-//! killed before it removed the file).
+//! row names (left by `rm` killed before it removed the file) and staged copies whose process
+//! is gone (a temporary file is named after its process's owner id, `.incoming-<owner>-…`).
 
 use std::collections::HashSet;
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
 
 use sha2::{Digest, Sha256};
 
-/// Temporary files of the blob folder start with this; [`BlobDir::sweep`] leaves young ones
-/// alone (another process may be writing them).
+/// Temporary files of the blob folder start with this, then their process's owner id and `-`.
 const STAGING_PREFIX: &str = ".incoming-";
-
-/// Staged files older than this are taken for leftovers of a killed process.
-const STAGING_LEFTOVER_AFTER: Duration = Duration::from_secs(24 * 3600);
 
 /// The folder of original files.
 #[derive(Debug, Clone)]
@@ -57,13 +52,14 @@ impl BlobDir {
         self.root.join(prefix).join(sha256)
     }
 
-    /// Copies `source` into the folder under a temporary name while hashing it; the copy is
-    /// fsynced. Dropping the result removes the copy.
-    pub fn stage(&self, source: &Path) -> io::Result<StagedBlob> {
+    /// Copies `source` into the folder under a temporary name (marked with `owner`, the
+    /// copying process's owner id) while hashing it; the copy is fsynced. Dropping the result
+    /// removes the copy.
+    pub fn stage(&self, source: &Path, owner: &str) -> io::Result<StagedBlob> {
         std::fs::create_dir_all(&self.root)?;
         let mut input = File::open(source)?;
         let mut temp = tempfile::Builder::new()
-            .prefix(STAGING_PREFIX)
+            .prefix(&format!("{STAGING_PREFIX}{owner}-"))
             .tempfile_in(&self.root)?;
         let mut hasher = Sha256::new();
         let mut buf = vec![0u8; 1 << 20];
@@ -111,8 +107,13 @@ impl BlobDir {
     }
 
     /// Removes the files that are not in `known` (hashes of `source_blobs` rows) and staged
-    /// leftovers older than a day; returns how many files were removed.
-    pub fn sweep(&self, known: &HashSet<String>) -> io::Result<usize> {
+    /// copies of processes that are gone (`owner_alive` says which owner ids live); returns
+    /// how many files were removed.
+    pub fn sweep(
+        &self,
+        known: &HashSet<String>,
+        owner_alive: &dyn Fn(&str) -> bool,
+    ) -> io::Result<usize> {
         let Ok(entries) = std::fs::read_dir(&self.root) else {
             return Ok(0);
         };
@@ -121,14 +122,9 @@ impl BlobDir {
             let entry = entry?;
             let name = entry.file_name().to_string_lossy().into_owned();
             let path = entry.path();
-            if name.starts_with(STAGING_PREFIX) {
-                let old = entry
-                    .metadata()
-                    .and_then(|m| m.modified())
-                    .ok()
-                    .and_then(|t| SystemTime::now().duration_since(t).ok())
-                    .is_some_and(|age| age > STAGING_LEFTOVER_AFTER);
-                if old && std::fs::remove_file(&path).is_ok() {
+            if let Some(rest) = name.strip_prefix(STAGING_PREFIX) {
+                let owner = rest.rsplit_once('-').map_or(rest, |(owner, _)| owner);
+                if !owner_alive(owner) && std::fs::remove_file(&path).is_ok() {
                     removed += 1;
                 }
                 continue;

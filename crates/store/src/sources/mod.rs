@@ -212,7 +212,7 @@ impl SourceStore {
             blobs: BlobDir::new(blob_root),
         };
         let notices = store.recover(owner)?;
-        store.sweep()?;
+        store.sweep(owner)?;
         Ok((store, notices))
     }
 
@@ -230,9 +230,9 @@ impl SourceStore {
         &self.blobs
     }
 
-    /// Removes `source_blobs` rows no version names, then files no row names; returns how
-    /// many files went.
-    pub fn sweep(&self) -> Result<usize, SourceError> {
+    /// Removes `source_blobs` rows no version names, then files no row names and staged copies
+    /// of processes that are gone (`owner` tells which live); returns how many files went.
+    pub fn sweep(&self, owner: &ProcessOwner) -> Result<usize, SourceError> {
         self.conn.execute(
             "DELETE FROM source_blobs WHERE sha256 NOT IN (SELECT sha256 FROM source_versions)",
             [],
@@ -242,8 +242,9 @@ impl SourceStore {
             .prepare("SELECT sha256 FROM source_blobs")?
             .query_map([], |r| r.get(0))?
             .collect::<Result<_, _>>()?;
+        let alive = |id: &str| id == owner.id() || owner.is_alive(id);
         self.blobs
-            .sweep(&known)
+            .sweep(&known, &alive)
             .map_err(|e| self.files_err("remove unused files", e))
     }
 
@@ -255,9 +256,10 @@ impl SourceStore {
         }
     }
 
-    /// Copies `path` into the blob folder under a temporary name, hashing it.
-    pub fn stage(&self, path: &Path) -> std::io::Result<StagedBlob> {
-        self.blobs.stage(path)
+    /// Copies `path` into the blob folder under a temporary name marked with `owner` (this
+    /// process), hashing it.
+    pub fn stage(&self, path: &Path, owner: &ProcessOwner) -> std::io::Result<StagedBlob> {
+        self.blobs.stage(path, owner.id())
     }
 
     /// The ready source that holds these bytes already, if one does.
