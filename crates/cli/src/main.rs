@@ -9,6 +9,7 @@ use engine::context::AppContext;
 mod artifacts_cmd;
 mod check_cmd;
 mod conversations_cmd;
+mod library_cmd;
 mod mcp_cmd;
 mod models_check_cmd;
 mod models_cmd;
@@ -57,6 +58,9 @@ enum Command {
     /// List, show, search and export artifacts.
     #[command(subcommand)]
     Artifacts(artifacts_cmd::ArtifactsCommand),
+    /// Your own sources: add files and folders, list, show, search, export, remove.
+    #[command(subcommand)]
+    Library(library_cmd::LibraryCommand),
     /// List, show and export conversations with their tool calls.
     #[command(subcommand)]
     Conversations(conversations_cmd::ConversationsCommand),
@@ -116,6 +120,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Artifacts(cmd) => {
             let ctx = open(cli.home)?;
             artifacts_cmd::run(&ctx, cmd)
+        }
+        Command::Library(cmd) => {
+            let ctx = open(cli.home)?;
+            library_cmd::run(&ctx, cmd)
         }
         Command::Conversations(cmd) => {
             let ctx = open(cli.home)?;
