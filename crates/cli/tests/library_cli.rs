@@ -249,16 +249,81 @@ fn add_list_show_search_export_and_remove() {
     assert!(out.stderr.contains("no source"), "{}", out.stderr);
 }
 
+/// A folder of `n` small Markdown notes.
+fn many_notes(root: &Path, n: usize) -> PathBuf {
+    let dir = root.join("many");
+    std::fs::create_dir_all(&dir).unwrap();
+    for i in 0..n {
+        let body = format!("# Note {i}\n\nNote number {i} mentions the word marsupial.\n");
+        std::fs::write(dir.join(format!("note-{i:03}.md")), body).unwrap();
+    }
+    dir
+}
+
+/// Waits until the add running in `child` has reported `files` finished files on stderr;
+/// returns the rest of its stderr.
+fn after_files(
+    child: &mut std::process::Child,
+    files: usize,
+) -> std::io::Lines<BufReader<std::process::ChildStderr>> {
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut done = 0;
+    while done < files {
+        let line = lines.next().expect("the add reports files").unwrap();
+        if line.starts_with('[') {
+            done += 1;
+        }
+    }
+    lines
+}
+
+#[test]
+fn ctrl_c_cancels_the_add_and_prints_the_summary() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    let dir = many_notes(tmp.path(), 200);
+    let mut child = cli(&home)
+        .args(["library", "add", dir.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let rest = after_files(&mut child, 10);
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let stderr: Vec<String> = rest.map_while(Result::ok).collect();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(130), "{stdout}");
+    assert!(
+        stderr.iter().any(|l| l.contains("[cancelling…]")),
+        "{stderr:?}"
+    );
+    assert!(
+        stdout.starts_with("Cancelled after 200 files") && stdout.contains("not added (cancelled)"),
+        "{stdout}"
+    );
+    let jobs = json(&home, &["library", "jobs", "--json"]);
+    assert_eq!(jobs["jobs"][0]["status"], "cancelled", "{jobs:#}");
+    assert_eq!(
+        jobs["notices"].as_array().map(Vec::len),
+        Some(0),
+        "nothing to roll back"
+    );
+    let added = jobs["jobs"][0]["counts"]["added"].as_u64().unwrap();
+    assert!((10..200).contains(&added), "{added} added");
+    let list = json(&home, &["library", "list", "--json"]);
+    assert_eq!(list.as_array().unwrap().len() as u64, added);
+}
+
 #[test]
 fn a_kill_mid_add_leaves_nothing_half_added() {
     let tmp = tempfile::tempdir().unwrap();
     let home = tmp.path().join("home");
-    let dir = tmp.path().join("many");
-    std::fs::create_dir_all(&dir).unwrap();
-    for i in 0..200 {
-        let body = format!("# Note {i}\n\nNote number {i} mentions the word marsupial.\n");
-        std::fs::write(dir.join(format!("note-{i:03}.md")), body).unwrap();
-    }
+    let dir = many_notes(tmp.path(), 200);
     let mut child = cli(&home)
         .args(["library", "add", dir.to_str().unwrap()])
         .stdout(Stdio::null())
@@ -266,14 +331,7 @@ fn a_kill_mid_add_leaves_nothing_half_added() {
         .spawn()
         .unwrap();
     // Killed once some files are in: a line per finished file comes on stderr.
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let mut done = 0;
-    while done < 20 {
-        let line = lines.next().expect("the add reports files").unwrap();
-        if line.starts_with('[') {
-            done += 1;
-        }
-    }
+    let _rest = after_files(&mut child, 20);
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
 
