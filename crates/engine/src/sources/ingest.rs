@@ -7,13 +7,17 @@
 //! connection to the database. For each file: hash it while copying it into the originals'
 //! folder; if the same bytes are in the library already, record the path and report a
 //! duplicate; otherwise stream the worker's pages into the store in batches (each its own short
-//! transaction) and make the version ready at the end. Every failure is recorded on its item
+//! transaction) and make the version ready at the end. Two files of one job with the same bytes
+//! are never read at once: the second waits for the first, then is its duplicate (or is read
+//! itself when the first failed). Every failure is recorded on its item
 //! with its kind and a located message, and the batch goes on. Cancelling stops the walk of the
 //! queue, kills the workers, and rolls back the files being read.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex};
+use std::time::Duration;
 use std::time::{Instant, UNIX_EPOCH};
 
 use artifactflow_extract::protocol::Request;
@@ -241,6 +245,50 @@ struct Shared<'a> {
     options: &'a AddOptions,
     program: PathBuf,
     limits: Limits,
+    /// Hashes of the files being added now, and a signal when one is done.
+    in_flight: Mutex<HashSet<String>>,
+    in_flight_done: Condvar,
+}
+
+/// A hash being added by this thread; released on drop.
+struct Claim<'s, 'a> {
+    shared: &'s Shared<'a>,
+    sha256: String,
+}
+
+impl Drop for Claim<'_, '_> {
+    fn drop(&mut self) {
+        let mut set = self
+            .shared
+            .in_flight
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        set.remove(&self.sha256);
+        self.shared.in_flight_done.notify_all();
+    }
+}
+
+impl<'a> Shared<'a> {
+    /// Claims `sha256` for this thread, waiting while another thread adds the same bytes;
+    /// `None` when the job is cancelled meanwhile.
+    fn claim<'s>(&'s self, sha256: &str) -> Option<Claim<'s, 'a>> {
+        let mut set = self.in_flight.lock().unwrap_or_else(|p| p.into_inner());
+        while set.contains(sha256) {
+            if self.cancel.is_cancelled() {
+                return None;
+            }
+            set = self
+                .in_flight_done
+                .wait_timeout(set, Duration::from_millis(100))
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
+        set.insert(sha256.to_string());
+        Some(Claim {
+            shared: self,
+            sha256: sha256.to_string(),
+        })
+    }
 }
 
 impl Shared<'_> {
@@ -325,6 +373,8 @@ pub fn add(
             max_file_bytes: options.max_file_mb.map(|mb| mb.saturating_mul(1_000_000)),
             ..Limits::default()
         },
+        in_flight: Mutex::default(),
+        in_flight_done: Condvar::new(),
     };
     let threads = options
         .workers
@@ -467,6 +517,16 @@ fn add_file(
         size: staged.size,
         mtime_ns: file.mtime_ns,
         ..FileFacts::default()
+    };
+    let Some(_claim) = shared.claim(&staged.sha256) else {
+        return Ok(FileOutcome {
+            path,
+            status: ItemStatus::Cancelled,
+            id: None,
+            pages: None,
+            error_kind: None,
+            message: Some("not added: the job was cancelled".into()),
+        });
     };
     if let Some(existing) = store.find_by_sha(&staged.sha256)? {
         store.record_path(&existing.id, &facts, &staged.sha256)?;

@@ -30,6 +30,9 @@ pub const EXTRACT_BIN: &str = if cfg!(windows) {
     "artifactflow-extract"
 };
 
+/// Output lines read ahead of the supervisor at most.
+const OUTPUT_LINES_BUFFERED: usize = 64;
+
 /// How often a wait for the worker looks at the cancellation token.
 const CANCEL_CHECK: Duration = Duration::from_millis(100);
 
@@ -134,7 +137,8 @@ impl Worker {
         let mut child = command.spawn()?;
         let stdin = child.stdin.take().expect("stdin is piped");
         let stdout = child.stdout.take().expect("stdout is piped");
-        let (sender, lines) = mpsc::channel();
+        // Bounded, so a worker that outpaces the database waits instead of filling memory.
+        let (sender, lines) = mpsc::sync_channel(OUTPUT_LINES_BUFFERED);
         std::thread::Builder::new()
             .name("extract-output".into())
             .spawn(move || {

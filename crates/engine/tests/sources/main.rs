@@ -177,6 +177,28 @@ fn every_failure_is_located_and_the_batch_goes_on() {
 }
 
 #[test]
+fn the_same_bytes_twice_in_one_add_are_read_once() {
+    let lib = Library::new();
+    let body: &[u8] = b"# Twins\n\nThe same words in two files.\n";
+    let root = lib.folder(&[
+        ("a.md", body),
+        ("b.md", body),
+        ("c.md", body),
+        ("d.md", body),
+    ]);
+    let opts = options(real_worker());
+    let summary = lib.add(&[root], &opts, &CancellationToken::new(), &|_| {});
+    assert_eq!(
+        (summary.added, summary.duplicates),
+        (1, 3),
+        "{:#?}",
+        summary.files
+    );
+    let store = lib.store();
+    assert_eq!(store.list().unwrap().len(), 1);
+}
+
+#[test]
 fn cancelling_kills_the_workers_and_rolls_back_what_was_being_read() {
     let lib = Library::new();
     let root = lib.folder(&[
