@@ -234,6 +234,48 @@ fn add_list_show_search_export_and_remove() {
         "version 1 is not searched"
     );
 
+    // A limit set for the add, and globs.
+    let notes = dir.join("notes.md");
+    let limited = run(
+        &home,
+        &[
+            "library",
+            "add",
+            notes.to_str().unwrap(),
+            "--max-file-mb",
+            "0",
+            "--json",
+        ],
+    );
+    assert_eq!(limited.code, 1);
+    let limited: serde_json::Value = serde_json::from_str(&limited.stdout).unwrap();
+    assert_eq!(by_path(&limited, "notes.md")["error_kind"], "too_large");
+    let globbed = json(
+        &home,
+        &["library", "add", dir_arg, "--include", "*.txt", "--json"],
+    );
+    assert_eq!(
+        (
+            globbed["files_total"].as_u64(),
+            globbed["duplicates"].as_u64()
+        ),
+        (Some(1), Some(1))
+    );
+    let globbed = run(
+        &home,
+        &[
+            "library",
+            "add",
+            dir_arg,
+            "--exclude",
+            "*.pdf",
+            "--exclude",
+            "*.bin",
+            "--json",
+        ],
+    );
+    assert_eq!(globbed.code, 0, "{}", globbed.stdout);
+
     // Removed: gone from the list and from search.
     let out = run(&home, &["library", "rm", &id]);
     assert_eq!(out.code, 0, "{}", out.stderr);

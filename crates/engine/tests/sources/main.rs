@@ -31,15 +31,15 @@ fn real_worker() -> PathBuf {
     path
 }
 
-/// A worker that hangs on files whose path has "hang", dies by SIGSEGV on "crash", and hands
-/// every other request to the real worker.
+/// A worker that hangs on files whose path has "hang", dies by SIGSEGV on "crash", reports
+/// page 1 of 9 for ever on "slow", and hands every other request to the real worker.
 fn wrapper(dir: &Path) -> PathBuf {
     use std::os::unix::fs::PermissionsExt;
     let path = dir.join("worker.sh");
     std::fs::write(
         &path,
         format!(
-            "#!/bin/sh\nwhile IFS= read -r line; do\n  case \"$line\" in\n    *hang*) exec sleep 600 ;;\n    *crash*) kill -SEGV $$ ;;\n    *) printf '%s\\n' \"$line\" | '{}' ;;\n  esac\ndone\n",
+            "#!/bin/sh\nwhile IFS= read -r line; do\n  case \"$line\" in\n    *hang*) exec sleep 600 ;;\n    *crash*) kill -SEGV $$ ;;\n    *slow*) while :; do echo '{{\"progress\":{{\"page\":1,\"pages\":9}}}}'; sleep 0.2; done ;;\n    *) printf '%s\\n' \"$line\" | '{}' ;;\n  esac\ndone\n",
             real_worker().display()
         ),
     )
@@ -174,6 +174,30 @@ fn every_failure_is_located_and_the_batch_goes_on() {
     let jobs = store.jobs(5).unwrap();
     assert_eq!(jobs[0].status, "done");
     assert_eq!(jobs[0].counts["failed"], 3);
+}
+
+#[test]
+fn a_file_that_keeps_going_past_its_allowance_is_stopped() {
+    let lib = Library::new();
+    let root = lib.folder(&[("slow.md", b"# slow\n"), ("fine.md", b"# fine\n")]);
+    let mut opts = options(wrapper(lib.dir.path()));
+    opts.watchdog = Watchdog {
+        silence: Duration::from_secs(600),
+        base: Duration::from_secs(1),
+        per_mb: Duration::ZERO,
+    };
+    let summary = lib.add(&[root], &opts, &CancellationToken::new(), &|_| {});
+    let slow = summary
+        .files
+        .iter()
+        .find(|f| f.path.ends_with("slow.md"))
+        .unwrap();
+    assert_eq!(slow.error_kind.as_deref(), Some("timeout"));
+    assert_eq!(
+        slow.message.as_deref(),
+        Some("stopped after page 1 of 9: it took longer than the 1 s allowed for a file of this size")
+    );
+    assert_eq!(summary.added, 1);
 }
 
 #[test]
