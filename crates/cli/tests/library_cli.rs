@@ -276,6 +276,14 @@ fn add_list_show_search_export_and_remove() {
     );
     assert_eq!(globbed.code, 0, "{}", globbed.stdout);
 
+    let bad = run(&home, &["library", "add", dir_arg, "--include", "a[b"]);
+    assert_eq!(bad.code, 1);
+    assert!(
+        bad.stderr.contains("the include glob 'a[b' is not valid"),
+        "{}",
+        bad.stderr
+    );
+
     // Removed: gone from the list and from search.
     let out = run(&home, &["library", "rm", &id]);
     assert_eq!(out.code, 0, "{}", out.stderr);

@@ -141,18 +141,17 @@ fn glob_set(globs: &[String], what: &str) -> Result<Option<GlobSet>, SourceError
     }
     let mut builder = GlobSetBuilder::new();
     for glob in globs {
-        let glob = Glob::new(glob).map_err(|e| SourceError::Files {
-            doing: format!("use the {what} glob '{glob}' ({e}); fix it"),
-            folder: PathBuf::new(),
-            source: std::io::Error::other("bad glob"),
+        let parsed = Glob::new(glob).map_err(|e| {
+            SourceError::Invalid(format!(
+                "the {what} glob '{glob}' is not valid ({e}); write it like '**/*.pdf'"
+            ))
         })?;
-        builder.add(glob);
+        builder.add(parsed);
     }
-    builder.build().map(Some).map_err(|e| SourceError::Files {
-        doing: format!("use the {what} globs ({e})"),
-        folder: PathBuf::new(),
-        source: std::io::Error::other("bad glob"),
-    })
+    builder
+        .build()
+        .map(Some)
+        .map_err(|e| SourceError::Invalid(format!("the {what} globs are not valid ({e})")))
 }
 
 fn found(path: PathBuf, meta: &std::fs::Metadata) -> Found {
@@ -329,11 +328,7 @@ pub fn add(
     let started = Instant::now();
     let program = match &options.worker_program {
         Some(program) => program.clone(),
-        None => worker_path().map_err(|message| SourceError::Files {
-            doing: message,
-            folder: PathBuf::new(),
-            source: std::io::Error::from(std::io::ErrorKind::NotFound),
-        })?,
+        None => worker_path().map_err(SourceError::Invalid)?,
     };
     let files = walk(paths, options)?;
     let mut store = SourceStore::connect(db_path, blob_root)?;

@@ -62,6 +62,10 @@ pub enum SourceError {
         #[source]
         source: std::io::Error,
     },
+    /// What was asked cannot be done as asked (a bad glob, the extraction worker missing):
+    /// the message says what to do.
+    #[error("{0}")]
+    Invalid(String),
     /// No ready source has this id.
     #[error("no source '{0}' in the library (see `artifactflow-cli library list`)")]
     NotFound(String),
