@@ -61,7 +61,7 @@ fn bench_update(c: &mut Criterion) {
     g.sample_size(10).measurement_time(Duration::from_secs(8));
     let state = Cell::new(0u32);
     let flip = |exact: &str, old: &dyn Fn(&str) -> String, new: &dyn Fn(&str) -> String| {
-        let (from, to) = if state.get() % 2 == 0 {
+        let (from, to) = if state.get().is_multiple_of(2) {
             ("one", "two")
         } else {
             ("two", "one")

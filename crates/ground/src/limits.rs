@@ -139,9 +139,9 @@ impl LimitExceeded {
 pub fn human_bytes(n: u32) -> String {
     const KIB: u32 = 1024;
     const MIB: u32 = 1024 * 1024;
-    if n >= MIB && n % MIB == 0 {
+    if n >= MIB && n.is_multiple_of(MIB) {
         format!("{} MiB", n / MIB)
-    } else if n >= KIB && n % KIB == 0 {
+    } else if n >= KIB && n.is_multiple_of(KIB) {
         format!("{} KiB", n / KIB)
     } else {
         format!("{n} bytes")

@@ -139,7 +139,7 @@ fn size(bytes: usize) -> String {
         format!("{bytes} bytes")
     } else if bytes < MIB {
         format!("{} KiB", bytes / KIB)
-    } else if bytes % MIB == 0 {
+    } else if bytes.is_multiple_of(MIB) {
         format!("{} MiB", bytes / MIB)
     } else {
         format!("{:.1} MiB", bytes as f64 / MIB as f64)

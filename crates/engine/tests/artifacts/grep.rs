@@ -161,7 +161,7 @@ async fn a_large_search_on_worker_threads_matches_the_sequential_one() {
     while total < PARALLEL_MIN_BYTES + 100_000 {
         let text: String = (0..3_000)
             .map(|i| {
-                if (i * 7 + a * 13) % 997 == 0 {
+                if (i * 7 + a * 13).is_multiple_of(997) {
                     format!("line {i} of {a}: TARGET-{} here\n", i % 5)
                 } else {
                     format!("line {i} of {a}: ordinary words to fill the artifact out\n")
