@@ -30,6 +30,8 @@ pub enum Kind {
     Text,
     /// A JSON document.
     Json,
+    /// A Word document (DOCX).
+    Docx,
     /// Anything else, described as a person would name it ("a Word document (DOCX)").
     Unsupported(String),
 }
@@ -42,6 +44,7 @@ impl Kind {
             Kind::Markdown => "text/markdown",
             Kind::Text => "text/plain",
             Kind::Json => "application/json",
+            Kind::Docx => "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
             Kind::Unsupported(_) => "application/octet-stream",
         }
     }
@@ -52,8 +55,8 @@ impl Kind {
             Kind::Unsupported(what) => Some(ExtractError::new(
                 ErrorKind::Unsupported,
                 format!(
-                    "unsupported format: {what}; the library reads PDF, Markdown, plain text \
-                     and JSON files"
+                    "unsupported format: {what}; the library reads PDF, Word (DOCX), \
+                     Markdown, plain text and JSON files"
                 ),
             )),
             _ => None,
@@ -68,6 +71,7 @@ impl fmt::Display for Kind {
             Kind::Markdown => f.write_str("Markdown"),
             Kind::Text => f.write_str("text"),
             Kind::Json => f.write_str("JSON"),
+            Kind::Docx => f.write_str("Word document (DOCX)"),
             Kind::Unsupported(what) => f.write_str(what),
         }
     }
@@ -89,6 +93,9 @@ pub fn detect(path: &Path) -> Result<Kind, ExtractError> {
 
 /// [`detect`] on the file's first bytes and its lower-case extension.
 pub fn detect_bytes(head: &[u8], extension: &str) -> Kind {
+    if let Some(kind) = zip_container(head) {
+        return kind;
+    }
     if let Some(found) = infer::get(head) {
         if let Some(kind) = from_magic(found.mime_type(), found.extension()) {
             return kind;
@@ -96,6 +103,9 @@ pub fn detect_bytes(head: &[u8], extension: &str) -> Kind {
     }
     if let Some(kind) = from_extension(extension) {
         return kind;
+    }
+    if head.starts_with(b"PK\x03\x04") {
+        return Kind::Unsupported("a zip archive".to_string());
     }
     if looks_like_text(head) {
         Kind::Text
@@ -114,9 +124,12 @@ fn from_magic(mime: &str, extension: &str) -> Option<Kind> {
     match mime {
         "application/pdf" => Some(Kind::Pdf),
         "text/xml" => None,
+        // A zip container whose first entries did not say what it holds: the extension
+        // decides (a DOCX whose `[Content_Types].xml` is not among its first entries).
+        "application/zip" => None,
         "text/html" => described("a web page (HTML)"),
         "application/vnd.openxmlformats-officedocument.wordprocessingml.document" => {
-            described("a Word document (DOCX)")
+            Some(Kind::Docx)
         }
         "application/vnd.openxmlformats-officedocument.presentationml.presentation" => {
             described("a PowerPoint presentation (PPTX)")
@@ -143,6 +156,17 @@ fn from_magic(mime: &str, extension: &str) -> Option<Kind> {
     }
 }
 
+/// The kind of a zip container whose first entries say what it is: an Office Open XML package
+/// (`[Content_Types].xml`) with `word/document.xml` is a Word document. Entry names are stored
+/// uncompressed in the local headers, so the first 64 KB show them.
+fn zip_container(head: &[u8]) -> Option<Kind> {
+    if !head.starts_with(b"PK\x03\x04") {
+        return None;
+    }
+    let holds = |name: &[u8]| head.windows(name.len()).any(|w| w == name);
+    (holds(b"[Content_Types].xml") && holds(b"word/document.xml")).then_some(Kind::Docx)
+}
+
 /// The kind a file's extension names, or `None` when it names nothing known.
 fn from_extension(extension: &str) -> Option<Kind> {
     let described = |what: &str| Some(Kind::Unsupported(what.to_string()));
@@ -152,7 +176,7 @@ fn from_extension(extension: &str) -> Option<Kind> {
         "json" | "jsonl" | "ndjson" | "geojson" => Some(Kind::Json),
         "txt" | "text" => Some(Kind::Text),
         "html" | "htm" | "xhtml" => described("a web page (HTML)"),
-        "docx" => described("a Word document (DOCX)"),
+        "docx" => Some(Kind::Docx),
         "pptx" => described("a PowerPoint presentation (PPTX)"),
         "xlsx" => described("an Excel workbook (XLSX)"),
         "odt" => described("an OpenDocument text (ODT)"),
@@ -200,6 +224,18 @@ mod tests {
     }
 
     #[test]
+    fn zip_containers_are_told_apart_by_their_entries_then_their_name() {
+        let docx = b"PK\x03\x04....[Content_Types].xml....PK\x03\x04..word/document.xml";
+        assert_eq!(detect_bytes(docx, "zip"), Kind::Docx);
+        let bare = b"PK\x03\x04....other.xml";
+        assert_eq!(detect_bytes(bare, "docx"), Kind::Docx);
+        assert_eq!(
+            detect_bytes(bare, ""),
+            Kind::Unsupported("a zip archive".into())
+        );
+    }
+
+    #[test]
     fn unknown_names_are_sniffed() {
         assert_eq!(
             detect_bytes("fn main() {} // é".as_bytes(), "rs"),
@@ -219,13 +255,13 @@ mod tests {
 
     #[test]
     fn unsupported_files_say_what_they_are_and_what_is_read() {
-        let err = Kind::Unsupported("a Word document (DOCX)".into())
+        let err = Kind::Unsupported("an EPUB book".into())
             .unsupported_error()
             .expect("an error");
         assert_eq!(err.kind, ErrorKind::Unsupported);
         assert_eq!(
             err.message,
-            "unsupported format: a Word document (DOCX); the library reads PDF, Markdown, \
+            "unsupported format: an EPUB book; the library reads PDF, Word (DOCX), Markdown, \
              plain text and JSON files"
         );
     }

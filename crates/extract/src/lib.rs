@@ -8,8 +8,9 @@
 //!
 //! 1. [`detect()`] decides what it is (magic bytes, then the extension, then a text sniff).
 //! 2. [`extract`] checks the size limit and hands it to the [`Extractor`] for its kind:
-//!    [`pdf::PdfExtractor`] (pdfium, page by page, with [`pdf::clean`]'s post-processing) or
-//!    [`text::TextExtractor`] (Markdown, text, JSON). Formats not read yet fail as
+//!    [`pdf::PdfExtractor`] (pdfium, page by page, with [`pdf::clean`]'s post-processing),
+//!    [`docx::DocxExtractor`] (Word documents, streamed from their XML through the zip guards
+//!    of [`archive`]) or [`text::TextExtractor`] (Markdown, text, JSON). Formats not read yet fail as
 //!    `unsupported`, saying what the file is.
 //! 3. The extractor streams to a [`PageSink`]: the [`SourceMeta`], progress, then each
 //!    [`Page`] with its part of the Markdown ([`markdown`]: page markers `<!-- page 7 (vii) -->`,
@@ -23,7 +24,9 @@
 //! are [`ExtractError`]s with a kind and a message for the person who added the file.
 #![warn(missing_docs)]
 
+pub mod archive;
 pub mod detect;
+pub mod docx;
 pub mod error;
 pub mod limits;
 pub mod markdown;
@@ -61,6 +64,7 @@ pub fn extract(
     }
     match kind {
         Kind::Pdf => pdf::PdfExtractor.extract(path, limits, out),
+        Kind::Docx => docx::DocxExtractor.extract(path, limits, out),
         kind => text::TextExtractor::new(kind).extract(path, limits, out),
     }
 }

@@ -24,6 +24,11 @@ pub struct Limits {
     pub max_line_bytes: usize,
     /// More Markdown than this, for the whole file, stops reading (`limit`).
     pub max_text_bytes: u64,
+    /// A zip container (DOCX…) with more entries than this is refused (`limit`).
+    pub max_archive_entries: usize,
+    /// A zip container may unpack to max(100 × its size, this many bytes); more is refused
+    /// (`limit`).
+    pub min_unpacked_budget: u64,
 }
 
 impl Default for Limits {
@@ -34,6 +39,8 @@ impl Default for Limits {
             max_page_chars: 2_000_000,
             max_line_bytes: 16 << 20,
             max_text_bytes: 1 << 30,
+            max_archive_entries: 10_000,
+            min_unpacked_budget: 256 << 20,
         }
     }
 }

@@ -3,7 +3,9 @@
 //! binary as a child process for the hostile files (encrypted, truncated, cyclic and deep page
 //! trees) so that a crash there could only end the worker, never this test process.
 
+mod docx;
 mod fixtures;
+mod ooxml;
 mod pdf;
 mod text;
 mod worker;

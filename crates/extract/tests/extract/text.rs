@@ -134,7 +134,7 @@ fn unsupported_files_say_what_they_are() {
     assert_eq!(err.kind, ErrorKind::Unsupported);
     assert_eq!(
         err.message,
-        "unsupported format: a web page (HTML); the library reads PDF, Markdown, plain text and JSON files"
+        "unsupported format: a web page (HTML); the library reads PDF, Word (DOCX), Markdown, plain text and JSON files"
     );
     let png = write(
         dir.path(),

@@ -12,6 +12,7 @@ use artifactflow_extract::protocol::{Reply, Request};
 use artifactflow_extract::{ErrorKind, ExtractError, Limits, Summary};
 
 use crate::fixtures::{self, Doc};
+use crate::ooxml;
 
 /// How long a worker may take before the test gives up on it as hung (a safety net that fails
 /// the test, not a measurement).
@@ -250,5 +251,116 @@ fn bad_requests_missing_files_and_a_missing_pdf_engine_are_reported_and_the_work
         answers[3].markdown(),
         "plain words\n",
         "text needs no PDF engine"
+    );
+}
+
+/// Runs one worker on `path` within `limits` and returns its answer and the worker's peak
+/// resident memory in KiB (read from `/proc` while it still runs, after it answered).
+fn answer_and_peak_memory(path: &Path, limits: Limits) -> (Answer, u64) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_artifactflow-extract"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("the worker starts");
+    let mut stdin = child.stdin.take().unwrap();
+    let line = serde_json::to_string(&Request {
+        path: path.display().to_string(),
+        limits,
+    })
+    .unwrap();
+    writeln!(stdin, "{line}").unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut answer = Answer {
+        replies: Vec::new(),
+    };
+    loop {
+        let mut line = String::new();
+        assert!(
+            stdout.read_line(&mut line).unwrap() > 0,
+            "the worker ended before answering"
+        );
+        let reply: Reply = serde_json::from_str(&line).unwrap();
+        let ends = matches!(reply, Reply::Done { .. } | Reply::Error { .. });
+        answer.replies.push(reply);
+        if ends {
+            break;
+        }
+    }
+    let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap();
+    let peak_kib = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmHWM in /proc/PID/status");
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    (answer, peak_kib)
+}
+
+/// Far below what unpacking the hostile entries would take (64 MiB).
+const BOUNDED_KIB: u64 = 40 * 1024;
+
+#[test]
+fn a_zip_bomb_docx_is_refused_before_it_is_unpacked() {
+    let dir = tempfile::tempdir().unwrap();
+    let bomb = ooxml::bomb(64 << 20);
+    assert!(bomb.len() < 256 << 10, "tiny on disk: {} bytes", bomb.len());
+    let path = fixtures::write(dir.path(), "bomb.docx", &bomb);
+    let limits = Limits {
+        min_unpacked_budget: 8 << 20,
+        ..Limits::default()
+    };
+    let (answer, peak_kib) = answer_and_peak_memory(&path, limits);
+    let error = answer.error().expect("an error");
+    assert_eq!(error.kind, ErrorKind::Limit, "{error:?}");
+    assert!(
+        error
+            .message
+            .starts_with("the Word document would unpack to 67.1 MB, over the 8.4 MB allowed"),
+        "{}",
+        error.message
+    );
+    assert!(
+        peak_kib < BOUNDED_KIB,
+        "the worker's peak memory: {peak_kib} KiB"
+    );
+}
+
+#[test]
+fn a_zip_entry_larger_than_its_header_declares_is_stopped_at_the_declared_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = fixtures::write(dir.path(), "forged.docx", &ooxml::lying_header(64 << 20));
+    let (answer, peak_kib) = answer_and_peak_memory(&path, Limits::default());
+    let error = answer.error().expect("an error");
+    assert_eq!(error.kind, ErrorKind::Limit, "{error:?}");
+    assert_eq!(
+        error.message,
+        "the Word document's part word/document.xml unpacks to more than the 1 KB its \
+         header declares (a forged zip); it is not read"
+    );
+    assert!(
+        peak_kib < BOUNDED_KIB,
+        "the worker's peak memory: {peak_kib} KiB"
+    );
+}
+
+#[test]
+fn a_zip_with_too_many_entries_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let names: Vec<String> = (0..20).map(|i| format!("word/part{i}.xml")).collect();
+    let mut entries: Vec<(&str, &[u8])> = vec![("word/document.xml", b"<w:document/>")];
+    entries.extend(names.iter().map(|n| (n.as_str(), &b"<x/>"[..])));
+    let path = fixtures::write(dir.path(), "many.docx", &ooxml::zip_of(&entries));
+    let limits = Limits {
+        max_archive_entries: 10,
+        ..Limits::default()
+    };
+    let (answer, _) = answer_and_peak_memory(&path, limits);
+    let error = answer.error().expect("an error");
+    assert_eq!(error.kind, ErrorKind::Limit);
+    assert_eq!(
+        error.message,
+        "the Word document holds 21 parts, over the limit of 10 for one file"
     );
 }

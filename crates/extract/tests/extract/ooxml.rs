@@ -1,0 +1,216 @@
+//! Word documents (DOCX) made by code for the tests (nothing binary is committed), written with
+//! the `zip` crate: the parts Word writes, with the XML Word uses for headings, lists, tables,
+//! page breaks and footnotes. [`bomb`] and [`lying_header`] are hostile on purpose.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use zip::write::SimpleFileOptions;
+
+const W: &str = "http://schemas.openxmlformats.org/wordprocessingml/2006/main";
+
+/// `text` escaped for XML.
+fn xml(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// A paragraph of plain text.
+pub fn p(text: &str) -> String {
+    format!(
+        "<w:p><w:r><w:t xml:space=\"preserve\">{}</w:t></w:r></w:p>",
+        xml(text)
+    )
+}
+
+/// A paragraph with the style `style` ("Title", "Heading2").
+pub fn styled(style: &str, text: &str) -> String {
+    format!(
+        "<w:p><w:pPr><w:pStyle w:val=\"{style}\"/></w:pPr><w:r><w:t>{}</w:t></w:r></w:p>",
+        xml(text)
+    )
+}
+
+/// A list item of list `num_id` at `level`.
+pub fn item(num_id: u32, level: u32, text: &str) -> String {
+    format!(
+        "<w:p><w:pPr><w:pStyle w:val=\"ListParagraph\"/><w:numPr><w:ilvl w:val=\"{level}\"/>\
+         <w:numId w:val=\"{num_id}\"/></w:numPr></w:pPr><w:r><w:t>{}</w:t></w:r></w:p>",
+        xml(text)
+    )
+}
+
+/// A table; the first row is its header.
+pub fn table(rows: &[&[&str]]) -> String {
+    let mut out = String::from("<w:tbl><w:tblPr/>");
+    for row in rows {
+        out.push_str("<w:tr>");
+        for cell in *row {
+            out.push_str(&format!("<w:tc><w:tcPr/>{}</w:tc>", p(cell)));
+        }
+        out.push_str("</w:tr>");
+    }
+    out.push_str("</w:tbl>");
+    out
+}
+
+/// A paragraph that is an explicit page break, as Word writes Ctrl+Enter.
+pub fn page_break() -> String {
+    "<w:p><w:r><w:br w:type=\"page\"/></w:r></w:p>".to_string()
+}
+
+/// A paragraph that starts where Word's last layout started a new page.
+pub fn after_rendered_break(text: &str) -> String {
+    format!(
+        "<w:p><w:r><w:lastRenderedPageBreak/><w:t>{}</w:t></w:r></w:p>",
+        xml(text)
+    )
+}
+
+/// A paragraph with runs separated by a tab and a line break, and a footnote reference.
+pub fn runs_with_tab_break_and_footnote(before: &str, after_tab: &str, next_line: &str) -> String {
+    format!(
+        "<w:p><w:r><w:t>{}</w:t><w:tab/><w:t>{}</w:t><w:br/><w:t>{}</w:t></w:r>\
+         <w:r><w:footnoteReference w:id=\"1\"/></w:r></w:p>",
+        xml(before),
+        xml(after_tab),
+        xml(next_line)
+    )
+}
+
+/// A DOCX to be written.
+#[derive(Default)]
+pub struct Docx {
+    body: Vec<String>,
+    title: Option<String>,
+    author: Option<String>,
+    footnotes: Vec<String>,
+}
+
+impl Docx {
+    /// An empty document.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds body XML (from [`p`], [`styled`], [`item`], [`table`]…).
+    pub fn body(mut self, xml: impl Into<String>) -> Self {
+        self.body.push(xml.into());
+        self
+    }
+
+    /// Sets `dc:title` and `dc:creator` in `docProps/core.xml`.
+    pub fn properties(mut self, title: &str, author: &str) -> Self {
+        self.title = Some(title.into());
+        self.author = Some(author.into());
+        self
+    }
+
+    /// Adds a footnote (ids from 1).
+    pub fn footnote(mut self, text: &str) -> Self {
+        self.footnotes.push(text.into());
+        self
+    }
+
+    /// The document's parts, in the order Word writes them.
+    fn parts(&self) -> Vec<(String, Vec<u8>)> {
+        let mut parts = vec![(
+            "[Content_Types].xml".to_string(),
+            b"<?xml version=\"1.0\" encoding=\"UTF-8\"?><Types xmlns=\"http://schemas.openxmlformats.org/package/2006/content-types\"><Override PartName=\"/word/document.xml\" ContentType=\"application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml\"/></Types>".to_vec(),
+        )];
+        let document = format!(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n<w:document \
+             xmlns:w=\"{W}\"><w:body>{}<w:sectPr/></w:body></w:document>",
+            self.body.concat()
+        );
+        parts.push(("word/document.xml".into(), document.into_bytes()));
+        // Item lists: numId 1 is bullets, numId 2 is numbered.
+        let numbering = format!(
+            "<w:numbering xmlns:w=\"{W}\">\
+             <w:abstractNum w:abstractNumId=\"0\"><w:lvl w:ilvl=\"0\"><w:numFmt w:val=\"bullet\"/></w:lvl><w:lvl w:ilvl=\"1\"><w:numFmt w:val=\"bullet\"/></w:lvl></w:abstractNum>\
+             <w:abstractNum w:abstractNumId=\"1\"><w:lvl w:ilvl=\"0\"><w:numFmt w:val=\"decimal\"/></w:lvl></w:abstractNum>\
+             <w:num w:numId=\"1\"><w:abstractNumId w:val=\"0\"/></w:num>\
+             <w:num w:numId=\"2\"><w:abstractNumId w:val=\"1\"/></w:num></w:numbering>"
+        );
+        parts.push(("word/numbering.xml".into(), numbering.into_bytes()));
+        if !self.footnotes.is_empty() {
+            let mut notes = format!(
+                "<w:footnotes xmlns:w=\"{W}\"><w:footnote w:type=\"separator\" w:id=\"-1\">\
+                 <w:p><w:r><w:separator/></w:r></w:p></w:footnote>"
+            );
+            for (i, text) in self.footnotes.iter().enumerate() {
+                notes.push_str(&format!(
+                    "<w:footnote w:id=\"{}\"><w:p><w:r><w:t>{}</w:t></w:r></w:p></w:footnote>",
+                    i + 1,
+                    xml(text)
+                ));
+            }
+            notes.push_str("</w:footnotes>");
+            parts.push(("word/footnotes.xml".into(), notes.into_bytes()));
+        }
+        if let (Some(title), Some(author)) = (&self.title, &self.author) {
+            let core = format!(
+                "<cp:coreProperties xmlns:cp=\"http://schemas.openxmlformats.org/package/2006/metadata/core-properties\" \
+                 xmlns:dc=\"http://purl.org/dc/elements/1.1/\"><dc:title>{}</dc:title>\
+                 <dc:creator>{}</dc:creator></cp:coreProperties>",
+                xml(title),
+                xml(author)
+            );
+            parts.push(("docProps/core.xml".into(), core.into_bytes()));
+        }
+        parts
+    }
+
+    /// Writes the document to `dir/name`.
+    pub fn write(&self, dir: &Path, name: &str) -> PathBuf {
+        let parts = self.parts();
+        let borrowed: Vec<(&str, &[u8])> = parts
+            .iter()
+            .map(|(name, bytes)| (name.as_str(), bytes.as_slice()))
+            .collect();
+        let path = dir.join(name);
+        std::fs::write(&path, zip_of(&borrowed)).unwrap();
+        path
+    }
+}
+
+/// A zip archive of these entries, deflated.
+pub fn zip_of(entries: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut writer = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for (name, bytes) in entries {
+        writer
+            .start_file(
+                *name,
+                SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated),
+            )
+            .unwrap();
+        writer.write_all(bytes).unwrap();
+    }
+    writer.finish().unwrap().into_inner()
+}
+
+/// A DOCX whose `word/document.xml` is `size` zero bytes: tiny on disk, huge unpacked.
+pub fn bomb(size: usize) -> Vec<u8> {
+    zip_of(&[
+        ("[Content_Types].xml", b"<Types/>"),
+        ("word/document.xml", &vec![0u8; size]),
+    ])
+}
+
+/// A DOCX whose `word/document.xml` is `size` bytes of text but whose headers (local and
+/// central) declare it to be 1,000 bytes.
+pub fn lying_header(size: usize) -> Vec<u8> {
+    let mut document = format!("<w:document xmlns:w=\"{W}\"><w:body><w:p><w:r><w:t>").into_bytes();
+    document.resize(size, b'a');
+    let mut bytes = zip_of(&[("word/document.xml", &document)]);
+    let declared = 1000u32.to_le_bytes();
+    assert_eq!(&bytes[..4], b"PK\x03\x04");
+    bytes[22..26].copy_from_slice(&declared);
+    let central = bytes
+        .windows(4)
+        .position(|w| w == b"PK\x01\x02")
+        .expect("a central directory");
+    bytes[central + 24..central + 28].copy_from_slice(&declared);
+    bytes
+}
