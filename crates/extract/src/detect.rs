@@ -32,6 +32,8 @@ pub enum Kind {
     Json,
     /// A Word document (DOCX).
     Docx,
+    /// A web page (HTML).
+    Html,
     /// Anything else, described as a person would name it ("a Word document (DOCX)").
     Unsupported(String),
 }
@@ -45,6 +47,7 @@ impl Kind {
             Kind::Text => "text/plain",
             Kind::Json => "application/json",
             Kind::Docx => "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+            Kind::Html => "text/html",
             Kind::Unsupported(_) => "application/octet-stream",
         }
     }
@@ -55,8 +58,8 @@ impl Kind {
             Kind::Unsupported(what) => Some(ExtractError::new(
                 ErrorKind::Unsupported,
                 format!(
-                    "unsupported format: {what}; the library reads PDF, Word (DOCX), \
-                     Markdown, plain text and JSON files"
+                    "unsupported format: {what}; the library reads PDF, Word (DOCX), web \
+                     pages (HTML), Markdown, plain text and JSON files"
                 ),
             )),
             _ => None,
@@ -72,6 +75,7 @@ impl fmt::Display for Kind {
             Kind::Text => f.write_str("text"),
             Kind::Json => f.write_str("JSON"),
             Kind::Docx => f.write_str("Word document (DOCX)"),
+            Kind::Html => f.write_str("web page (HTML)"),
             Kind::Unsupported(what) => f.write_str(what),
         }
     }
@@ -127,7 +131,7 @@ fn from_magic(mime: &str, extension: &str) -> Option<Kind> {
         // A zip container whose first entries did not say what it holds: the extension
         // decides (a DOCX whose `[Content_Types].xml` is not among its first entries).
         "application/zip" => None,
-        "text/html" => described("a web page (HTML)"),
+        "text/html" => Some(Kind::Html),
         "application/vnd.openxmlformats-officedocument.wordprocessingml.document" => {
             Some(Kind::Docx)
         }
@@ -175,7 +179,7 @@ fn from_extension(extension: &str) -> Option<Kind> {
         "md" | "markdown" | "mdown" | "mkd" | "mkdn" => Some(Kind::Markdown),
         "json" | "jsonl" | "ndjson" | "geojson" => Some(Kind::Json),
         "txt" | "text" => Some(Kind::Text),
-        "html" | "htm" | "xhtml" => described("a web page (HTML)"),
+        "html" | "htm" | "xhtml" => Some(Kind::Html),
         "docx" => Some(Kind::Docx),
         "pptx" => described("a PowerPoint presentation (PPTX)"),
         "xlsx" => described("an Excel workbook (XLSX)"),
@@ -217,10 +221,7 @@ mod tests {
         assert_eq!(detect_bytes(b"# Title\n", "md"), Kind::Markdown);
         assert_eq!(detect_bytes(b"{\"a\": 1}", "json"), Kind::Json);
         assert_eq!(detect_bytes(b"plain", "txt"), Kind::Text);
-        assert_eq!(
-            detect_bytes(b"<p>hi</p>", "html"),
-            Kind::Unsupported("a web page (HTML)".into())
-        );
+        assert_eq!(detect_bytes(b"<p>hi</p>", "html"), Kind::Html);
     }
 
     #[test]
@@ -261,8 +262,8 @@ mod tests {
         assert_eq!(err.kind, ErrorKind::Unsupported);
         assert_eq!(
             err.message,
-            "unsupported format: an EPUB book; the library reads PDF, Word (DOCX), Markdown, \
-             plain text and JSON files"
+            "unsupported format: an EPUB book; the library reads PDF, Word (DOCX), web pages \
+             (HTML), Markdown, plain text and JSON files"
         );
     }
 }

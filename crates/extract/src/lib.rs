@@ -10,7 +10,8 @@
 //! 2. [`extract`] checks the size limit and hands it to the [`Extractor`] for its kind:
 //!    [`pdf::PdfExtractor`] (pdfium, page by page, with [`pdf::clean`]'s post-processing),
 //!    [`docx::DocxExtractor`] (Word documents, streamed from their XML through the zip guards
-//!    of [`archive`]) or [`text::TextExtractor`] (Markdown, text, JSON). Formats not read yet fail as
+//!    of [`archive`]), [`html::HtmlExtractor`] (a web page's main content, through
+//!    readability and htmd) or [`text::TextExtractor`] (Markdown, text, JSON). Formats not read yet fail as
 //!    `unsupported`, saying what the file is.
 //! 3. The extractor streams to a [`PageSink`]: the [`SourceMeta`], progress, then each
 //!    [`Page`] with its part of the Markdown ([`markdown`]: page markers `<!-- page 7 (vii) -->`,
@@ -25,9 +26,11 @@
 #![warn(missing_docs)]
 
 pub mod archive;
+pub mod charset;
 pub mod detect;
 pub mod docx;
 pub mod error;
+pub mod html;
 pub mod limits;
 pub mod markdown;
 pub mod output;
@@ -65,6 +68,7 @@ pub fn extract(
     match kind {
         Kind::Pdf => pdf::PdfExtractor.extract(path, limits, out),
         Kind::Docx => docx::DocxExtractor.extract(path, limits, out),
+        Kind::Html => html::HtmlExtractor.extract(path, limits, out),
         kind => text::TextExtractor::new(kind).extract(path, limits, out),
     }
 }

@@ -99,7 +99,7 @@ impl Extractor for TextExtractor {
 }
 
 /// Reads `reader` line by line and sends it in parts (see the module docs).
-fn write_parts(
+pub(crate) fn write_parts(
     mut reader: Box<dyn BufRead>,
     kind: &Kind,
     limits: &Limits,

@@ -5,6 +5,7 @@
 
 mod docx;
 mod fixtures;
+mod html;
 mod ooxml;
 mod pdf;
 mod text;

@@ -127,14 +127,15 @@ fn unsupported_files_say_what_they_are() {
     let dir = tempfile::tempdir().unwrap();
     let path = write(
         dir.path(),
-        "page.html",
-        b"<!DOCTYPE html><html><body>hi</body></html>",
+        "book.epub",
+        &crate::ooxml::zip_of(&[("META-INF/container.xml", b"<container/>")]),
     );
     let err = read(&path).unwrap_err();
     assert_eq!(err.kind, ErrorKind::Unsupported);
     assert_eq!(
         err.message,
-        "unsupported format: a web page (HTML); the library reads PDF, Word (DOCX), Markdown, plain text and JSON files"
+        "unsupported format: an EPUB book; the library reads PDF, Word (DOCX), web pages (HTML), \
+         Markdown, plain text and JSON files"
     );
     let png = write(
         dir.path(),
