@@ -34,6 +34,8 @@ pub enum Kind {
     Docx,
     /// A web page (HTML).
     Html,
+    /// A PowerPoint presentation (PPTX).
+    Pptx,
     /// Anything else, described as a person would name it ("a Word document (DOCX)").
     Unsupported(String),
 }
@@ -48,6 +50,9 @@ impl Kind {
             Kind::Json => "application/json",
             Kind::Docx => "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
             Kind::Html => "text/html",
+            Kind::Pptx => {
+                "application/vnd.openxmlformats-officedocument.presentationml.presentation"
+            }
             Kind::Unsupported(_) => "application/octet-stream",
         }
     }
@@ -58,8 +63,8 @@ impl Kind {
             Kind::Unsupported(what) => Some(ExtractError::new(
                 ErrorKind::Unsupported,
                 format!(
-                    "unsupported format: {what}; the library reads PDF, Word (DOCX), web \
-                     pages (HTML), Markdown, plain text and JSON files"
+                    "unsupported format: {what}; the library reads PDF, Word (DOCX), \
+                     PowerPoint (PPTX), web pages (HTML), Markdown, plain text and JSON files"
                 ),
             )),
             _ => None,
@@ -76,6 +81,7 @@ impl fmt::Display for Kind {
             Kind::Json => f.write_str("JSON"),
             Kind::Docx => f.write_str("Word document (DOCX)"),
             Kind::Html => f.write_str("web page (HTML)"),
+            Kind::Pptx => f.write_str("PowerPoint presentation (PPTX)"),
             Kind::Unsupported(what) => f.write_str(what),
         }
     }
@@ -136,7 +142,7 @@ fn from_magic(mime: &str, extension: &str) -> Option<Kind> {
             Some(Kind::Docx)
         }
         "application/vnd.openxmlformats-officedocument.presentationml.presentation" => {
-            described("a PowerPoint presentation (PPTX)")
+            Some(Kind::Pptx)
         }
         "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" => {
             described("an Excel workbook (XLSX)")
@@ -161,14 +167,24 @@ fn from_magic(mime: &str, extension: &str) -> Option<Kind> {
 }
 
 /// The kind of a zip container whose first entries say what it is: an Office Open XML package
-/// (`[Content_Types].xml`) with `word/document.xml` is a Word document. Entry names are stored
+/// (`[Content_Types].xml`) with `word/document.xml` is a Word document, with
+/// `ppt/presentation.xml` a PowerPoint presentation. Entry names are stored
 /// uncompressed in the local headers, so the first 64 KB show them.
 fn zip_container(head: &[u8]) -> Option<Kind> {
     if !head.starts_with(b"PK\x03\x04") {
         return None;
     }
     let holds = |name: &[u8]| head.windows(name.len()).any(|w| w == name);
-    (holds(b"[Content_Types].xml") && holds(b"word/document.xml")).then_some(Kind::Docx)
+    if !holds(b"[Content_Types].xml") {
+        return None;
+    }
+    if holds(b"word/document.xml") {
+        Some(Kind::Docx)
+    } else if holds(b"ppt/presentation.xml") {
+        Some(Kind::Pptx)
+    } else {
+        None
+    }
 }
 
 /// The kind a file's extension names, or `None` when it names nothing known.
@@ -181,7 +197,7 @@ fn from_extension(extension: &str) -> Option<Kind> {
         "txt" | "text" => Some(Kind::Text),
         "html" | "htm" | "xhtml" => Some(Kind::Html),
         "docx" => Some(Kind::Docx),
-        "pptx" => described("a PowerPoint presentation (PPTX)"),
+        "pptx" => Some(Kind::Pptx),
         "xlsx" => described("an Excel workbook (XLSX)"),
         "odt" => described("an OpenDocument text (ODT)"),
         "ods" => described("an OpenDocument spreadsheet (ODS)"),
@@ -262,8 +278,8 @@ mod tests {
         assert_eq!(err.kind, ErrorKind::Unsupported);
         assert_eq!(
             err.message,
-            "unsupported format: an EPUB book; the library reads PDF, Word (DOCX), web pages \
-             (HTML), Markdown, plain text and JSON files"
+            "unsupported format: an EPUB book; the library reads PDF, Word (DOCX), PowerPoint \
+             (PPTX), web pages (HTML), Markdown, plain text and JSON files"
         );
     }
 }

@@ -23,8 +23,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::io::BufRead;
 use std::path::Path;
 
-use quick_xml::events::{BytesStart, Event};
-use quick_xml::XmlVersion;
+use quick_xml::events::Event;
 
 use crate::archive::Archive;
 use crate::detect::Kind;
@@ -32,6 +31,7 @@ use crate::error::{ErrorKind, ExtractError};
 use crate::limits::Limits;
 use crate::markdown::{escape_text_line, no_text_line, Assembler, PageBody};
 use crate::output::{Extractor, PageSink, SourceMeta, Summary};
+use crate::xml::{attribute, each_event, event_text};
 use crate::EXTRACTOR_VERSION;
 
 /// What the messages call this format.
@@ -61,7 +61,7 @@ impl Extractor for DocxExtractor {
         }
         let (title, author) = archive
             .with_entry("docProps/core.xml", |r| {
-                read_core_properties(r, "docProps/core.xml")
+                read_core_properties(r, WHAT, "docProps/core.xml")
             })?
             .unwrap_or_default();
         let numbering = archive
@@ -108,74 +108,16 @@ impl Numbering {
     }
 }
 
-/// An XML reader over an entry, with a message for its errors.
-fn xml_error(part: &str, e: impl std::fmt::Display) -> ExtractError {
-    ExtractError::new(
-        ErrorKind::Damaged,
-        format!("the {WHAT} is damaged: its part {part} is not valid XML ({e})"),
-    )
-}
-
-/// The value of attribute `name` (`w:val`) of `element`, if it has one.
-fn attribute(element: &BytesStart<'_>, name: &str) -> Option<String> {
-    element
-        .try_get_attribute(name)
-        .ok()
-        .flatten()
-        .and_then(|a| a.normalized_value(XmlVersion::Implicit1_0).ok())
-        .map(|v| v.into_owned())
-}
-
-/// Text of a `&name;` or `&#N;` reference.
-fn resolve_reference(name: &str) -> Option<String> {
-    quick_xml::escape::unescape(&format!("&{name};"))
-        .ok()
-        .map(|s| s.into_owned())
-}
-
-/// Reads every event of `reader`, calling `on` with each (and `true` for an empty element,
-/// which gets no end event).
-fn each_event(
-    reader: &mut dyn BufRead,
-    part: &str,
-    mut on: impl FnMut(&Event<'_>) -> Result<(), ExtractError>,
-) -> Result<(), ExtractError> {
-    let mut xml = quick_xml::Reader::from_reader(reader);
-    let mut buf = Vec::new();
-    loop {
-        buf.clear();
-        let event = xml
-            .read_event_into(&mut buf)
-            .map_err(|e| xml_error(part, e))?;
-        if matches!(event, Event::Eof) {
-            return Ok(());
-        }
-        on(&event)?;
-    }
-}
-
-/// The text of an event that carries text (`Text`, `CData`, a reference).
-fn event_text(event: &Event<'_>) -> Option<String> {
-    match event {
-        Event::Text(text) => Some(text.xml10_content().into_owned()),
-        Event::CData(data) => Some(data.xml10_content().into_owned()),
-        Event::GeneralRef(reference) => match reference.resolve_char_ref() {
-            Ok(Some(c)) => Some(c.to_string()),
-            _ => resolve_reference(&reference.xml10_content()),
-        },
-        _ => None,
-    }
-}
-
 /// `dc:title` and `dc:creator` of `docProps/core.xml`.
-fn read_core_properties(
+pub(crate) fn read_core_properties(
     reader: &mut dyn BufRead,
+    what: &str,
     part: &str,
 ) -> Result<(Option<String>, Option<String>), ExtractError> {
     let mut title = String::new();
     let mut author = String::new();
     let mut inside: Option<bool> = None; // Some(true) in the title, Some(false) in the creator
-    each_event(reader, part, |event| {
+    each_event(reader, what, part, |event| {
         match event {
             Event::Start(e) => {
                 inside = match e.local_name().as_ref() {
@@ -204,7 +146,7 @@ fn read_numbering(reader: &mut dyn BufRead, part: &str) -> Result<Numbering, Ext
     let mut abstract_id: Option<String> = None;
     let mut level: Option<u32> = None;
     let mut num_id: Option<String> = None;
-    each_event(reader, part, |event| {
+    each_event(reader, WHAT, part, |event| {
         match event {
             Event::Start(e) | Event::Empty(e) => match e.local_name().as_ref() {
                 "abstractNum" => abstract_id = attribute(e, "w:abstractNumId"),
@@ -253,7 +195,7 @@ fn read_footnotes(
     let mut footnotes = BTreeMap::new();
     let mut current: Option<(u32, String)> = None;
     let mut in_text = false;
-    each_event(reader, part, |event| {
+    each_event(reader, WHAT, part, |event| {
         match event {
             Event::Start(e) if e.local_name().as_ref() == "footnote" => {
                 let separator = attribute(e, "w:type").is_some_and(|t| t != "normal");
@@ -339,7 +281,7 @@ fn read_body(
     let mut skip_depth = 0usize;
     let mut table_depth = 0usize;
     let mut table = Table::default();
-    each_event(reader, part, |event| {
+    each_event(reader, WHAT, part, |event| {
         if skip_depth > 0 {
             match event {
                 Event::Start(_) => skip_depth += 1,

@@ -10,7 +10,8 @@
 //! 2. [`extract`] checks the size limit and hands it to the [`Extractor`] for its kind:
 //!    [`pdf::PdfExtractor`] (pdfium, page by page, with [`pdf::clean`]'s post-processing),
 //!    [`docx::DocxExtractor`] (Word documents, streamed from their XML through the zip guards
-//!    of [`archive`]), [`html::HtmlExtractor`] (a web page's main content, through
+//!    of [`archive`]), [`pptx::PptxExtractor`] (slides in the deck's order, with their notes),
+//!    [`html::HtmlExtractor`] (a web page's main content, through
 //!    readability and htmd) or [`text::TextExtractor`] (Markdown, text, JSON). Formats not read yet fail as
 //!    `unsupported`, saying what the file is.
 //! 3. The extractor streams to a [`PageSink`]: the [`SourceMeta`], progress, then each
@@ -36,8 +37,10 @@ pub mod markdown;
 pub mod output;
 pub mod pdf;
 pub mod plain;
+pub mod pptx;
 pub mod protocol;
 pub mod text;
+pub mod xml;
 
 use std::path::Path;
 
@@ -69,6 +72,7 @@ pub fn extract(
         Kind::Pdf => pdf::PdfExtractor.extract(path, limits, out),
         Kind::Docx => docx::DocxExtractor.extract(path, limits, out),
         Kind::Html => html::HtmlExtractor.extract(path, limits, out),
+        Kind::Pptx => pptx::PptxExtractor.extract(path, limits, out),
         kind => text::TextExtractor::new(kind).extract(path, limits, out),
     }
 }

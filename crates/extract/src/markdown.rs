@@ -13,7 +13,8 @@
 //! The marker names the 1-based page and, in parentheses, the page's label when the file gives
 //! one that is not its number. Lines that repeat on most pages are kept as comments, so the
 //! Markdown still shows them but search and plain text leave them out. Each block ends with a
-//! blank line. A file without pages has no markers.
+//! blank line. A presentation's markers name slides (`<!-- slide 3 -->`, [`Unit::Slide`]);
+//! slide 3 is page 3 for citations. A file without pages has no markers.
 //!
 //! Text that is not Markdown (a PDF's text, a `.txt` file) is escaped line by line
 //! ([`escape_text_line`]) so that a line starting "1." or "# " or holding `*stars*` reads back
@@ -29,22 +30,51 @@ use crate::output::{Page, Passage};
 /// The smallest and largest passage, in characters.
 pub const PASSAGE_CHARS: std::ops::Range<usize> = 600..1200;
 
-/// The marker line that starts page `number`: `<!-- page 7 -->`, or `<!-- page 7 (vii) -->`
-/// when the page's label is not its number.
-pub fn page_marker(number: u32, label: Option<&str>) -> String {
-    match label {
-        Some(label) if label != number.to_string() => {
-            format!("<!-- page {number} ({}) -->", comment_safe(label))
+/// What a file's pages are called in its markers: a presentation's pages are its slides.
+/// Either way slide 3 is page 3 for citations and [`Page::page`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Unit {
+    /// `<!-- page 7 -->`.
+    #[default]
+    Page,
+    /// `<!-- slide 7 -->`.
+    Slide,
+}
+
+impl Unit {
+    /// The marker's word for it.
+    pub fn word(self) -> &'static str {
+        match self {
+            Unit::Page => "page",
+            Unit::Slide => "slide",
         }
-        _ => format!("<!-- page {number} -->"),
     }
 }
 
-/// The page number and label of a [`page_marker`] line, or `None` for any other line.
+/// The marker line that starts page `number`: `<!-- page 7 -->`, or `<!-- page 7 (vii) -->`
+/// when the page's label is not its number.
+pub fn page_marker(number: u32, label: Option<&str>) -> String {
+    unit_marker(Unit::Page, number, label)
+}
+
+/// [`page_marker`] for a file whose pages are `unit`s: `<!-- slide 3 -->`.
+pub fn unit_marker(unit: Unit, number: u32, label: Option<&str>) -> String {
+    let word = unit.word();
+    match label {
+        Some(label) if label != number.to_string() => {
+            format!("<!-- {word} {number} ({}) -->", comment_safe(label))
+        }
+        _ => format!("<!-- {word} {number} -->"),
+    }
+}
+
+/// The page number and label of a [`page_marker`] or [`unit_marker`] line (slide N is page N),
+/// or `None` for any other line.
 pub fn parse_page_marker(line: &str) -> Option<(u32, Option<String>)> {
-    let inner = line
-        .trim_end()
-        .strip_prefix("<!-- page ")?
+    let after = line.trim_end().strip_prefix("<!-- ")?;
+    let inner = after
+        .strip_prefix("page ")
+        .or_else(|| after.strip_prefix("slide "))?
         .strip_suffix(" -->")?;
     let (number, label) = match inner.split_once(' ') {
         Some((number, rest)) => {
@@ -179,6 +209,7 @@ pub struct PageBody {
 /// Numbers the lines of the Markdown as pages are added, and cuts each page's content into
 /// passages that never cross a page.
 pub struct Assembler {
+    unit: Unit,
     next_line: u32,
     splitter: MarkdownSplitter<text_splitter::Characters>,
     written: u64,
@@ -193,7 +224,13 @@ impl Default for Assembler {
 impl Assembler {
     /// An assembler at line 1.
     pub fn new() -> Self {
+        Self::for_unit(Unit::Page)
+    }
+
+    /// An assembler at line 1 whose markers name `unit`s (`<!-- slide 3 -->`).
+    pub fn for_unit(unit: Unit) -> Self {
         Self {
+            unit,
             next_line: 1,
             splitter: MarkdownSplitter::new(ChunkConfig::new(PASSAGE_CHARS)),
             written: 0,
@@ -220,7 +257,7 @@ impl Assembler {
         body: PageBody,
     ) -> Page {
         let first_line = self.next_line;
-        let marker = number.map(|n| page_marker(n, label.as_deref()));
+        let marker = number.map(|n| unit_marker(self.unit, n, label.as_deref()));
         let content_first_line =
             first_line + u32::from(marker.is_some()) + body.before.len() as u32;
         let closing_blank = number.map(|_| String::new());
@@ -298,6 +335,8 @@ mod tests {
             Some((7, Some("vii".into())))
         );
         assert_eq!(parse_page_marker("<!-- page 12 -->"), Some((12, None)));
+        assert_eq!(unit_marker(Unit::Slide, 3, None), "<!-- slide 3 -->");
+        assert_eq!(parse_page_marker("<!-- slide 3 -->"), Some((3, None)));
         assert_eq!(parse_page_marker("<!-- running header: x -->"), None);
         assert_eq!(parse_page_marker("page 7"), None);
     }

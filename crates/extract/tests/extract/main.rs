@@ -8,6 +8,7 @@ mod fixtures;
 mod html;
 mod ooxml;
 mod pdf;
+mod pptx;
 mod text;
 mod worker;
 

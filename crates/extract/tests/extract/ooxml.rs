@@ -214,3 +214,128 @@ pub fn lying_header(size: usize) -> Vec<u8> {
     bytes[central + 24..central + 28].copy_from_slice(&declared);
     bytes
 }
+
+const P: &str = "http://schemas.openxmlformats.org/presentationml/2006/main";
+const A: &str = "http://schemas.openxmlformats.org/drawingml/2006/main";
+const R: &str = "http://schemas.openxmlformats.org/officeDocument/2006/relationships";
+
+/// A shape with a placeholder of `placeholder` type (`None` for a plain text box) and these
+/// paragraphs.
+fn shape(placeholder: Option<&str>, paragraphs: &[&str]) -> String {
+    let ph = match placeholder {
+        Some(kind) => format!("<p:ph type=\"{kind}\"/>"),
+        None => String::new(),
+    };
+    let body: String = paragraphs
+        .iter()
+        .map(|text| {
+            format!(
+                "<a:p><a:r><a:rPr lang=\"en-US\"/><a:t>{}</a:t></a:r></a:p>",
+                xml(text)
+            )
+        })
+        .collect();
+    format!(
+        "<p:sp><p:nvSpPr><p:cNvPr id=\"2\" name=\"Shape\"/><p:cNvSpPr/><p:nvPr>{ph}</p:nvPr>\
+         </p:nvSpPr><p:spPr/><p:txBody><a:bodyPr/>{body}</p:txBody></p:sp>"
+    )
+}
+
+/// One slide: a title, text boxes, speaker notes.
+pub struct SlideSpec {
+    /// The title placeholder's text.
+    pub title: &'static str,
+    /// The other shapes, each with its paragraphs.
+    pub shapes: Vec<Vec<&'static str>>,
+    /// The speaker notes, if any.
+    pub notes: Option<&'static str>,
+}
+
+/// A PPTX whose slides are `slides` in this order, stored in the package under file names
+/// numbered in the reverse order (as after slides were moved in PowerPoint).
+pub fn pptx(dir: &Path, name: &str, slides: &[SlideSpec], title: &str, author: &str) -> PathBuf {
+    let count = slides.len();
+    let mut parts: Vec<(String, Vec<u8>)> = vec![(
+        "[Content_Types].xml".into(),
+        b"<?xml version=\"1.0\"?><Types xmlns=\"http://schemas.openxmlformats.org/package/2006/content-types\"/>".to_vec(),
+    )];
+    let mut ids = String::new();
+    let mut rels = String::new();
+    for (index, slide) in slides.iter().enumerate() {
+        let file_number = count - index;
+        ids.push_str(&format!(
+            "<p:sldId id=\"{}\" r:id=\"rId{}\"/>",
+            256 + index,
+            10 + index
+        ));
+        rels.push_str(&format!(
+            "<Relationship Id=\"rId{}\" Type=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships/slide\" Target=\"slides/slide{file_number}.xml\"/>",
+            10 + index
+        ));
+        let mut tree = shape(Some("title"), &[slide.title]);
+        for paragraphs in &slide.shapes {
+            tree.push_str(&shape(None, paragraphs));
+        }
+        parts.push((
+            format!("ppt/slides/slide{file_number}.xml"),
+            format!(
+                "<p:sld xmlns:p=\"{P}\" xmlns:a=\"{A}\" xmlns:r=\"{R}\"><p:cSld><p:spTree>{tree}</p:spTree></p:cSld></p:sld>"
+            )
+            .into_bytes(),
+        ));
+        if let Some(notes) = slide.notes {
+            parts.push((
+                format!("ppt/slides/_rels/slide{file_number}.xml.rels"),
+                format!(
+                    "<Relationships xmlns=\"http://schemas.openxmlformats.org/package/2006/relationships\">\
+                     <Relationship Id=\"rId1\" Type=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships/notesSlide\" Target=\"../notesSlides/notesSlide{file_number}.xml\"/></Relationships>"
+                )
+                .into_bytes(),
+            ));
+            let notes_tree = format!(
+                "{}{}{}",
+                shape(Some("sldImg"), &[]),
+                shape(Some("body"), &[notes]),
+                shape(Some("sldNum"), &[&file_number.to_string()])
+            );
+            parts.push((
+                format!("ppt/notesSlides/notesSlide{file_number}.xml"),
+                format!(
+                    "<p:notes xmlns:p=\"{P}\" xmlns:a=\"{A}\"><p:cSld><p:spTree>{notes_tree}</p:spTree></p:cSld></p:notes>"
+                )
+                .into_bytes(),
+            ));
+        }
+    }
+    parts.push((
+        "ppt/presentation.xml".into(),
+        format!(
+            "<p:presentation xmlns:p=\"{P}\" xmlns:r=\"{R}\"><p:sldIdLst>{ids}</p:sldIdLst></p:presentation>"
+        )
+        .into_bytes(),
+    ));
+    parts.push((
+        "ppt/_rels/presentation.xml.rels".into(),
+        format!(
+            "<Relationships xmlns=\"http://schemas.openxmlformats.org/package/2006/relationships\">{rels}</Relationships>"
+        )
+        .into_bytes(),
+    ));
+    parts.push((
+        "docProps/core.xml".into(),
+        format!(
+            "<cp:coreProperties xmlns:cp=\"c\" xmlns:dc=\"http://purl.org/dc/elements/1.1/\">\
+             <dc:title>{}</dc:title><dc:creator>{}</dc:creator></cp:coreProperties>",
+            xml(title),
+            xml(author)
+        )
+        .into_bytes(),
+    ));
+    let borrowed: Vec<(&str, &[u8])> = parts
+        .iter()
+        .map(|(name, bytes)| (name.as_str(), bytes.as_slice()))
+        .collect();
+    let path = dir.join(name);
+    std::fs::write(&path, zip_of(&borrowed)).unwrap();
+    path
+}
