@@ -36,6 +36,12 @@ pub enum Kind {
     Html,
     /// A PowerPoint presentation (PPTX).
     Pptx,
+    /// An Excel workbook (XLSX).
+    Xlsx,
+    /// An OpenDocument spreadsheet (ODS).
+    Ods,
+    /// A table of comma- (or tab-, semicolon-) separated values.
+    Csv,
     /// Anything else, described as a person would name it ("a Word document (DOCX)").
     Unsupported(String),
 }
@@ -50,6 +56,9 @@ impl Kind {
             Kind::Json => "application/json",
             Kind::Docx => "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
             Kind::Html => "text/html",
+            Kind::Xlsx => "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+            Kind::Ods => "application/vnd.oasis.opendocument.spreadsheet",
+            Kind::Csv => "text/csv",
             Kind::Pptx => {
                 "application/vnd.openxmlformats-officedocument.presentationml.presentation"
             }
@@ -64,7 +73,8 @@ impl Kind {
                 ErrorKind::Unsupported,
                 format!(
                     "unsupported format: {what}; the library reads PDF, Word (DOCX), \
-                     PowerPoint (PPTX), web pages (HTML), Markdown, plain text and JSON files"
+                     PowerPoint (PPTX), Excel (XLSX), OpenDocument spreadsheets (ODS), CSV, web \
+                     pages (HTML), Markdown, plain text and JSON files"
                 ),
             )),
             _ => None,
@@ -82,6 +92,9 @@ impl fmt::Display for Kind {
             Kind::Docx => f.write_str("Word document (DOCX)"),
             Kind::Html => f.write_str("web page (HTML)"),
             Kind::Pptx => f.write_str("PowerPoint presentation (PPTX)"),
+            Kind::Xlsx => f.write_str("Excel workbook (XLSX)"),
+            Kind::Ods => f.write_str("OpenDocument spreadsheet (ODS)"),
+            Kind::Csv => f.write_str("table (CSV)"),
             Kind::Unsupported(what) => f.write_str(what),
         }
     }
@@ -144,16 +157,12 @@ fn from_magic(mime: &str, extension: &str) -> Option<Kind> {
         "application/vnd.openxmlformats-officedocument.presentationml.presentation" => {
             Some(Kind::Pptx)
         }
-        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" => {
-            described("an Excel workbook (XLSX)")
-        }
+        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" => Some(Kind::Xlsx),
         "application/msword" => described("a Word 97–2003 document (DOC)"),
         "application/vnd.ms-excel" => described("an Excel 97–2003 workbook (XLS)"),
         "application/vnd.ms-powerpoint" => described("a PowerPoint 97–2003 presentation (PPT)"),
         "application/vnd.oasis.opendocument.text" => described("an OpenDocument text (ODT)"),
-        "application/vnd.oasis.opendocument.spreadsheet" => {
-            described("an OpenDocument spreadsheet (ODS)")
-        }
+        "application/vnd.oasis.opendocument.spreadsheet" => Some(Kind::Ods),
         "application/vnd.oasis.opendocument.presentation" => {
             described("an OpenDocument presentation (ODP)")
         }
@@ -168,13 +177,17 @@ fn from_magic(mime: &str, extension: &str) -> Option<Kind> {
 
 /// The kind of a zip container whose first entries say what it is: an Office Open XML package
 /// (`[Content_Types].xml`) with `word/document.xml` is a Word document, with
-/// `ppt/presentation.xml` a PowerPoint presentation. Entry names are stored
+/// `ppt/presentation.xml` a PowerPoint presentation, with `xl/workbook.xml` an Excel
+/// workbook; an OpenDocument file starts with its `mimetype` entry, stored uncompressed. Entry names are stored
 /// uncompressed in the local headers, so the first 64 KB show them.
 fn zip_container(head: &[u8]) -> Option<Kind> {
     if !head.starts_with(b"PK\x03\x04") {
         return None;
     }
     let holds = |name: &[u8]| head.windows(name.len()).any(|w| w == name);
+    if holds(b"mimetypeapplication/vnd.oasis.opendocument.spreadsheet") {
+        return Some(Kind::Ods);
+    }
     if !holds(b"[Content_Types].xml") {
         return None;
     }
@@ -182,6 +195,8 @@ fn zip_container(head: &[u8]) -> Option<Kind> {
         Some(Kind::Docx)
     } else if holds(b"ppt/presentation.xml") {
         Some(Kind::Pptx)
+    } else if holds(b"xl/workbook.xml") {
+        Some(Kind::Xlsx)
     } else {
         None
     }
@@ -198,11 +213,11 @@ fn from_extension(extension: &str) -> Option<Kind> {
         "html" | "htm" | "xhtml" => Some(Kind::Html),
         "docx" => Some(Kind::Docx),
         "pptx" => Some(Kind::Pptx),
-        "xlsx" => described("an Excel workbook (XLSX)"),
+        "xlsx" => Some(Kind::Xlsx),
         "odt" => described("an OpenDocument text (ODT)"),
-        "ods" => described("an OpenDocument spreadsheet (ODS)"),
+        "ods" => Some(Kind::Ods),
         "epub" => described("an EPUB book"),
-        "csv" | "tsv" => described("a table (CSV)"),
+        "csv" | "tsv" => Some(Kind::Csv),
         _ => None,
     }
 }
@@ -279,7 +294,8 @@ mod tests {
         assert_eq!(
             err.message,
             "unsupported format: an EPUB book; the library reads PDF, Word (DOCX), PowerPoint \
-             (PPTX), web pages (HTML), Markdown, plain text and JSON files"
+             (PPTX), Excel (XLSX), OpenDocument spreadsheets (ODS), CSV, web pages (HTML), \
+             Markdown, plain text and JSON files"
         );
     }
 }

@@ -29,7 +29,7 @@ use crate::archive::Archive;
 use crate::detect::Kind;
 use crate::error::{ErrorKind, ExtractError};
 use crate::limits::Limits;
-use crate::markdown::{escape_text_line, no_text_line, Assembler, PageBody};
+use crate::markdown::{escape_text_line, no_text_line, table_cell, Assembler, PageBody};
 use crate::output::{Extractor, PageSink, SourceMeta, Summary};
 use crate::xml::{attribute, each_event, event_text};
 use crate::EXTRACTOR_VERSION;
@@ -587,21 +587,6 @@ impl<'a> Pages<'a> {
         self.send(notes)?;
         Ok(self.summary)
     }
-}
-
-/// A table cell's text as Markdown: escaped, with `|` escaped everywhere.
-fn table_cell(text: &str) -> String {
-    let escaped = escape_text_line(text.trim());
-    let mut cell = String::with_capacity(escaped.len());
-    let mut previous = '\0';
-    for c in escaped.chars() {
-        if c == '|' && previous != '\\' {
-            cell.push('\\');
-        }
-        cell.push(c);
-        previous = c;
-    }
-    cell
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@
 //!    [`pdf::PdfExtractor`] (pdfium, page by page, with [`pdf::clean`]'s post-processing),
 //!    [`docx::DocxExtractor`] (Word documents, streamed from their XML through the zip guards
 //!    of [`archive`]), [`pptx::PptxExtractor`] (slides in the deck's order, with their notes),
-//!    [`html::HtmlExtractor`] (a web page's main content, through
+//!    [`sheet`] (XLSX, ODS and CSV as Markdown tables), [`html::HtmlExtractor`] (a web page's main content, through
 //!    readability and htmd) or [`text::TextExtractor`] (Markdown, text, JSON). Formats not read yet fail as
 //!    `unsupported`, saying what the file is.
 //! 3. The extractor streams to a [`PageSink`]: the [`SourceMeta`], progress, then each
@@ -39,6 +39,7 @@ pub mod pdf;
 pub mod plain;
 pub mod pptx;
 pub mod protocol;
+pub mod sheet;
 pub mod text;
 pub mod xml;
 
@@ -73,6 +74,8 @@ pub fn extract(
         Kind::Docx => docx::DocxExtractor.extract(path, limits, out),
         Kind::Html => html::HtmlExtractor.extract(path, limits, out),
         Kind::Pptx => pptx::PptxExtractor.extract(path, limits, out),
+        Kind::Xlsx | Kind::Ods => sheet::WorkbookExtractor::new(kind).extract(path, limits, out),
+        Kind::Csv => sheet::CsvExtractor.extract(path, limits, out),
         kind => text::TextExtractor::new(kind).extract(path, limits, out),
     }
 }

@@ -39,6 +39,8 @@ pub enum Unit {
     Page,
     /// `<!-- slide 7 -->`.
     Slide,
+    /// `<!-- sheet 2 (Budget) -->`: a workbook's sheet, labelled with its name.
+    Sheet,
 }
 
 impl Unit {
@@ -47,6 +49,7 @@ impl Unit {
         match self {
             Unit::Page => "page",
             Unit::Slide => "slide",
+            Unit::Sheet => "sheet",
         }
     }
 }
@@ -74,7 +77,8 @@ pub fn parse_page_marker(line: &str) -> Option<(u32, Option<String>)> {
     let after = line.trim_end().strip_prefix("<!-- ")?;
     let inner = after
         .strip_prefix("page ")
-        .or_else(|| after.strip_prefix("slide "))?
+        .or_else(|| after.strip_prefix("slide "))
+        .or_else(|| after.strip_prefix("sheet "))?
         .strip_suffix(" -->")?;
     let (number, label) = match inner.split_once(' ') {
         Some((number, rest)) => {
@@ -192,6 +196,22 @@ pub fn escape_text_line(line: &str) -> Cow<'_, str> {
         out.push(c);
     }
     Cow::Owned(out)
+}
+
+/// A table cell's text as Markdown: on one line, escaped, with `|` escaped everywhere.
+pub fn table_cell(text: &str) -> String {
+    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let escaped = escape_text_line(&one_line);
+    let mut cell = String::with_capacity(escaped.len());
+    let mut previous = '\0';
+    for c in escaped.chars() {
+        if c == '|' && previous != '\\' {
+            cell.push('\\');
+        }
+        cell.push(c);
+        previous = c;
+    }
+    cell
 }
 
 /// A page's lines, split into what is marked (kept as comments, left out of passages) and its

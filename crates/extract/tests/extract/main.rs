@@ -9,6 +9,7 @@ mod html;
 mod ooxml;
 mod pdf;
 mod pptx;
+mod sheet;
 mod text;
 mod worker;
 

@@ -339,3 +339,63 @@ pub fn pptx(dir: &Path, name: &str, slides: &[SlideSpec], title: &str, author: &
     std::fs::write(&path, zip_of(&borrowed)).unwrap();
     path
 }
+
+/// An XLSX with these sheets (name, rows of cells; cells that parse as numbers are numbers,
+/// the others inline strings), written as Excel lays its parts out.
+pub fn xlsx(dir: &Path, name: &str, sheets: &[(&str, Vec<Vec<String>>)]) -> PathBuf {
+    const S: &str = "http://schemas.openxmlformats.org/spreadsheetml/2006/main";
+    let mut parts: Vec<(String, Vec<u8>)> = Vec::new();
+    let mut overrides = String::new();
+    let mut entries = String::new();
+    let mut rels = String::new();
+    for (index, (sheet_name, rows)) in sheets.iter().enumerate() {
+        let n = index + 1;
+        overrides.push_str(&format!("<Override PartName=\"/xl/worksheets/sheet{n}.xml\" ContentType=\"application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml\"/>"));
+        entries.push_str(&format!(
+            "<sheet name=\"{}\" sheetId=\"{n}\" r:id=\"rId{n}\"/>",
+            xml(sheet_name)
+        ));
+        rels.push_str(&format!("<Relationship Id=\"rId{n}\" Type=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet\" Target=\"worksheets/sheet{n}.xml\"/>"));
+        let mut data = String::new();
+        for (r, row) in rows.iter().enumerate() {
+            data.push_str(&format!("<row r=\"{}\">", r + 1));
+            for (c, cell) in row.iter().enumerate() {
+                let reference = format!("{}{}", (b'A' + c as u8) as char, r + 1);
+                if cell.parse::<f64>().is_ok() {
+                    data.push_str(&format!("<c r=\"{reference}\"><v>{cell}</v></c>"));
+                } else {
+                    data.push_str(&format!(
+                        "<c r=\"{reference}\" t=\"inlineStr\"><is><t>{}</t></is></c>",
+                        xml(cell)
+                    ));
+                }
+            }
+            data.push_str("</row>");
+        }
+        parts.push((
+            format!("xl/worksheets/sheet{n}.xml"),
+            format!("<worksheet xmlns=\"{S}\"><sheetData>{data}</sheetData></worksheet>")
+                .into_bytes(),
+        ));
+    }
+    parts.insert(0, ("[Content_Types].xml".into(), format!("<Types xmlns=\"http://schemas.openxmlformats.org/package/2006/content-types\"><Override PartName=\"/xl/workbook.xml\" ContentType=\"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml\"/>{overrides}</Types>").into_bytes()));
+    parts.insert(
+        1,
+        (
+            "xl/workbook.xml".into(),
+            format!(
+                "<workbook xmlns=\"{S}\" xmlns:r=\"{R}\"><sheets>{entries}</sheets></workbook>"
+            )
+            .into_bytes(),
+        ),
+    );
+    parts.insert(1, ("_rels/.rels".into(), b"<Relationships xmlns=\"http://schemas.openxmlformats.org/package/2006/relationships\"><Relationship Id=\"rId1\" Type=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument\" Target=\"xl/workbook.xml\"/></Relationships>".to_vec()));
+    parts.insert(3, ("xl/_rels/workbook.xml.rels".into(), format!("<Relationships xmlns=\"http://schemas.openxmlformats.org/package/2006/relationships\">{rels}</Relationships>").into_bytes()));
+    let borrowed: Vec<(&str, &[u8])> = parts
+        .iter()
+        .map(|(name, bytes)| (name.as_str(), bytes.as_slice()))
+        .collect();
+    let path = dir.join(name);
+    std::fs::write(&path, zip_of(&borrowed)).unwrap();
+    path
+}

@@ -134,8 +134,8 @@ fn unsupported_files_say_what_they_are() {
     assert_eq!(err.kind, ErrorKind::Unsupported);
     assert_eq!(
         err.message,
-        "unsupported format: an EPUB book; the library reads PDF, Word (DOCX), PowerPoint (PPTX), web \
-         pages (HTML), Markdown, plain text and JSON files"
+        "unsupported format: an EPUB book; the library reads PDF, Word (DOCX), PowerPoint (PPTX), Excel \
+         (XLSX), OpenDocument spreadsheets (ODS), CSV, web pages (HTML), Markdown, plain text and JSON files"
     );
     let png = write(
         dir.path(),
