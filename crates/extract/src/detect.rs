@@ -42,6 +42,8 @@ pub enum Kind {
     Ods,
     /// A table of comma- (or tab-, semicolon-) separated values.
     Csv,
+    /// An EPUB book.
+    Epub,
     /// Anything else, described as a person would name it ("a Word document (DOCX)").
     Unsupported(String),
 }
@@ -59,6 +61,7 @@ impl Kind {
             Kind::Xlsx => "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
             Kind::Ods => "application/vnd.oasis.opendocument.spreadsheet",
             Kind::Csv => "text/csv",
+            Kind::Epub => "application/epub+zip",
             Kind::Pptx => {
                 "application/vnd.openxmlformats-officedocument.presentationml.presentation"
             }
@@ -73,8 +76,8 @@ impl Kind {
                 ErrorKind::Unsupported,
                 format!(
                     "unsupported format: {what}; the library reads PDF, Word (DOCX), \
-                     PowerPoint (PPTX), Excel (XLSX), OpenDocument spreadsheets (ODS), CSV, web \
-                     pages (HTML), Markdown, plain text and JSON files"
+                     PowerPoint (PPTX), Excel (XLSX), OpenDocument spreadsheets (ODS), CSV, \
+                     EPUB, web pages (HTML), Markdown, plain text and JSON files"
                 ),
             )),
             _ => None,
@@ -95,6 +98,7 @@ impl fmt::Display for Kind {
             Kind::Xlsx => f.write_str("Excel workbook (XLSX)"),
             Kind::Ods => f.write_str("OpenDocument spreadsheet (ODS)"),
             Kind::Csv => f.write_str("table (CSV)"),
+            Kind::Epub => f.write_str("EPUB book"),
             Kind::Unsupported(what) => f.write_str(what),
         }
     }
@@ -166,7 +170,7 @@ fn from_magic(mime: &str, extension: &str) -> Option<Kind> {
         "application/vnd.oasis.opendocument.presentation" => {
             described("an OpenDocument presentation (ODP)")
         }
-        "application/epub+zip" => described("an EPUB book"),
+        "application/epub+zip" => Some(Kind::Epub),
         _ if mime.starts_with("image/") => Some(Kind::Unsupported(format!(
             "an image ({})",
             extension.to_ascii_uppercase()
@@ -187,6 +191,9 @@ fn zip_container(head: &[u8]) -> Option<Kind> {
     let holds = |name: &[u8]| head.windows(name.len()).any(|w| w == name);
     if holds(b"mimetypeapplication/vnd.oasis.opendocument.spreadsheet") {
         return Some(Kind::Ods);
+    }
+    if holds(b"mimetypeapplication/epub+zip") {
+        return Some(Kind::Epub);
     }
     if !holds(b"[Content_Types].xml") {
         return None;
@@ -216,7 +223,7 @@ fn from_extension(extension: &str) -> Option<Kind> {
         "xlsx" => Some(Kind::Xlsx),
         "odt" => described("an OpenDocument text (ODT)"),
         "ods" => Some(Kind::Ods),
-        "epub" => described("an EPUB book"),
+        "epub" => Some(Kind::Epub),
         "csv" | "tsv" => Some(Kind::Csv),
         _ => None,
     }
@@ -287,15 +294,15 @@ mod tests {
 
     #[test]
     fn unsupported_files_say_what_they_are_and_what_is_read() {
-        let err = Kind::Unsupported("an EPUB book".into())
+        let err = Kind::Unsupported("an OpenDocument text (ODT)".into())
             .unsupported_error()
             .expect("an error");
         assert_eq!(err.kind, ErrorKind::Unsupported);
         assert_eq!(
             err.message,
-            "unsupported format: an EPUB book; the library reads PDF, Word (DOCX), PowerPoint \
-             (PPTX), Excel (XLSX), OpenDocument spreadsheets (ODS), CSV, web pages (HTML), \
-             Markdown, plain text and JSON files"
+            "unsupported format: an OpenDocument text (ODT); the library reads PDF, Word (DOCX), \
+             PowerPoint (PPTX), Excel (XLSX), OpenDocument spreadsheets (ODS), CSV, EPUB, web \
+             pages (HTML), Markdown, plain text and JSON files"
         );
     }
 }

@@ -78,19 +78,23 @@ pub struct MainContent {
     pub author: Option<String>,
 }
 
-/// The page's main content (see the module docs).
-pub fn main_content(html: &str) -> Result<MainContent, ExtractError> {
-    let converter = htmd::HtmlToMarkdown::builder()
+/// `html` as Markdown, its boilerplate elements (navigation, scripts…) left out.
+pub fn to_markdown(html: &str) -> Result<String, ExtractError> {
+    htmd::HtmlToMarkdown::builder()
         .skip_tags(BOILERPLATE.to_vec())
-        .build();
-    let convert = |html: &str| {
-        converter.convert(html).map_err(|e| {
+        .build()
+        .convert(html)
+        .map_err(|e| {
             ExtractError::new(
                 ErrorKind::Damaged,
                 format!("the web page cannot be turned into text ({e})"),
             )
         })
-    };
+}
+
+/// The page's main content (see the module docs).
+pub fn main_content(html: &str) -> Result<MainContent, ExtractError> {
+    let convert = to_markdown;
     let clean = |s: &str| Some(s.trim().to_string()).filter(|s| !s.is_empty());
     let readability = dom_smoothie::Readability::new(html, None, None);
     if let Ok(mut readability) = readability {

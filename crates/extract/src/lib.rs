@@ -11,7 +11,8 @@
 //!    [`pdf::PdfExtractor`] (pdfium, page by page, with [`pdf::clean`]'s post-processing),
 //!    [`docx::DocxExtractor`] (Word documents, streamed from their XML through the zip guards
 //!    of [`archive`]), [`pptx::PptxExtractor`] (slides in the deck's order, with their notes),
-//!    [`sheet`] (XLSX, ODS and CSV as Markdown tables), [`html::HtmlExtractor`] (a web page's main content, through
+//!    [`sheet`] (XLSX, ODS and CSV as Markdown tables), [`epub::EpubExtractor`] (a book's
+//!    chapters in reading order), [`html::HtmlExtractor`] (a web page's main content, through
 //!    readability and htmd) or [`text::TextExtractor`] (Markdown, text, JSON). Formats not read yet fail as
 //!    `unsupported`, saying what the file is.
 //! 3. The extractor streams to a [`PageSink`]: the [`SourceMeta`], progress, then each
@@ -30,6 +31,7 @@ pub mod archive;
 pub mod charset;
 pub mod detect;
 pub mod docx;
+pub mod epub;
 pub mod error;
 pub mod html;
 pub mod limits;
@@ -76,6 +78,7 @@ pub fn extract(
         Kind::Pptx => pptx::PptxExtractor.extract(path, limits, out),
         Kind::Xlsx | Kind::Ods => sheet::WorkbookExtractor::new(kind).extract(path, limits, out),
         Kind::Csv => sheet::CsvExtractor.extract(path, limits, out),
+        Kind::Epub => epub::EpubExtractor.extract(path, limits, out),
         kind => text::TextExtractor::new(kind).extract(path, limits, out),
     }
 }

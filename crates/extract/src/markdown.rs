@@ -41,6 +41,8 @@ pub enum Unit {
     Slide,
     /// `<!-- sheet 2 (Budget) -->`: a workbook's sheet, labelled with its name.
     Sheet,
+    /// `<!-- chapter 3 -->`: an item of a book's reading order.
+    Chapter,
 }
 
 impl Unit {
@@ -50,6 +52,7 @@ impl Unit {
             Unit::Page => "page",
             Unit::Slide => "slide",
             Unit::Sheet => "sheet",
+            Unit::Chapter => "chapter",
         }
     }
 }
@@ -78,7 +81,8 @@ pub fn parse_page_marker(line: &str) -> Option<(u32, Option<String>)> {
     let inner = after
         .strip_prefix("page ")
         .or_else(|| after.strip_prefix("slide "))
-        .or_else(|| after.strip_prefix("sheet "))?
+        .or_else(|| after.strip_prefix("sheet "))
+        .or_else(|| after.strip_prefix("chapter "))?
         .strip_suffix(" -->")?;
     let (number, label) = match inner.split_once(' ') {
         Some((number, rest)) => {

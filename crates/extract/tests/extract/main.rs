@@ -4,6 +4,7 @@
 //! trees) so that a crash there could only end the worker, never this test process.
 
 mod docx;
+mod epub;
 mod fixtures;
 mod html;
 mod ooxml;

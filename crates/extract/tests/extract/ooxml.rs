@@ -399,3 +399,51 @@ pub fn xlsx(dir: &Path, name: &str, sheets: &[(&str, Vec<Vec<String>>)]) -> Path
     std::fs::write(&path, zip_of(&borrowed)).unwrap();
     path
 }
+
+/// An EPUB whose spine lists `chapters` (XHTML bodies) in this order; the manifest lists them
+/// in the reverse order, so only the spine gives the reading order.
+pub fn epub(dir: &Path, name: &str, title: &str, author: &str, chapters: &[&str]) -> PathBuf {
+    let mut parts: Vec<(String, Vec<u8>)> = vec![
+        ("mimetype".into(), b"application/epub+zip".to_vec()),
+        (
+            "META-INF/container.xml".into(),
+            b"<?xml version=\"1.0\"?><container version=\"1.0\" xmlns=\"urn:oasis:names:tc:opendocument:xmlns:container\"><rootfiles><rootfile full-path=\"OEBPS/content.opf\" media-type=\"application/oebps-package+xml\"/></rootfiles></container>".to_vec(),
+        ),
+    ];
+    let mut manifest = String::new();
+    let mut spine = String::new();
+    for index in (0..chapters.len()).rev() {
+        manifest.push_str(&format!(
+            "<item id=\"c{index}\" href=\"text/ch{index}.xhtml\" media-type=\"application/xhtml+xml\"/>"
+        ));
+    }
+    for (index, body) in chapters.iter().enumerate() {
+        spine.push_str(&format!("<itemref idref=\"c{index}\"/>"));
+        parts.push((
+            format!("OEBPS/text/ch{index}.xhtml"),
+            format!(
+                "<?xml version=\"1.0\" encoding=\"utf-8\"?><html xmlns=\"http://www.w3.org/1999/xhtml\"><head><title>ch</title></head><body>{body}</body></html>"
+            )
+            .into_bytes(),
+        ));
+    }
+    parts.push((
+        "OEBPS/content.opf".into(),
+        format!(
+            "<?xml version=\"1.0\"?><package xmlns=\"http://www.idpf.org/2007/opf\" version=\"3.0\">\
+             <metadata xmlns:dc=\"http://purl.org/dc/elements/1.1/\"><dc:title>{}</dc:title>\
+             <dc:creator>{}</dc:creator></metadata><manifest>{manifest}</manifest>\
+             <spine>{spine}</spine></package>",
+            xml(title),
+            xml(author)
+        )
+        .into_bytes(),
+    ));
+    let borrowed: Vec<(&str, &[u8])> = parts
+        .iter()
+        .map(|(name, bytes)| (name.as_str(), bytes.as_slice()))
+        .collect();
+    let path = dir.join(name);
+    std::fs::write(&path, zip_of(&borrowed)).unwrap();
+    path
+}

@@ -127,15 +127,16 @@ fn unsupported_files_say_what_they_are() {
     let dir = tempfile::tempdir().unwrap();
     let path = write(
         dir.path(),
-        "book.epub",
-        &crate::ooxml::zip_of(&[("META-INF/container.xml", b"<container/>")]),
+        "letter.odt",
+        &crate::ooxml::zip_of(&[("content.xml", b"<office:document-content/>")]),
     );
     let err = read(&path).unwrap_err();
     assert_eq!(err.kind, ErrorKind::Unsupported);
     assert_eq!(
         err.message,
-        "unsupported format: an EPUB book; the library reads PDF, Word (DOCX), PowerPoint (PPTX), Excel \
-         (XLSX), OpenDocument spreadsheets (ODS), CSV, web pages (HTML), Markdown, plain text and JSON files"
+        "unsupported format: an OpenDocument text (ODT); the library reads PDF, Word (DOCX), \
+         PowerPoint (PPTX), Excel (XLSX), OpenDocument spreadsheets (ODS), CSV, EPUB, web pages \
+         (HTML), Markdown, plain text and JSON files"
     );
     let png = write(
         dir.path(),
