@@ -24,7 +24,7 @@ import { ShortcutsHelp } from "./shell/ShortcutsHelp";
 import { useCollapsed } from "./shell/useLayout";
 import { focusWhenShown, isTyping } from "./shell/focus";
 import { hideSplash } from "./shell/splash";
-import { loadMarkdown } from "./components/markdownBlocks";
+import { loadMarkdown } from "./components/markdownLoader";
 
 // Screens other than the chat load when first opened (their code, and libraries such as the
 // YAML parser, the diff and the editors, stay out of the startup bundle the window parses).

@@ -1,6 +1,6 @@
 import { useMemo } from "react";
 import { copyCodeOnClick } from "./copyCode";
-import type { MarkdownRenderer } from "./markdownBlocks";
+import type { MarkdownRenderer } from "./markdownLoader";
 import { PlainText } from "./StreamingMarkdown";
 import { useHighlighter } from "./useHighlighter";
 import { useMarkdownRenderer } from "./useMarkdown";

@@ -1,6 +1,6 @@
 import { memo, useMemo, useState } from "react";
 import type { LinkRefs } from "./markdownBlocks";
-import type { MarkdownRenderer } from "./markdownBlocks";
+import type { MarkdownRenderer } from "./markdownLoader";
 import { useMarkdownRenderer } from "./useMarkdown";
 import { copyCodeOnClick } from "./copyCode";
 import { useHighlighter } from "./useHighlighter";

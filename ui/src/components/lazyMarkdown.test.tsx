@@ -1,7 +1,7 @@
 import { render, waitFor } from "@testing-library/react";
 import { Markdown } from "./Markdown";
 import { StreamingMarkdown } from "./StreamingMarkdown";
-import { markdownRenderer } from "./markdownBlocks";
+import { markdownRenderer } from "./markdownLoader";
 
 // Its own file, and the one test file whose setup does not load the renderer first
 // (src/test/setup.ts): here it starts unloaded, as in a window that has just opened.

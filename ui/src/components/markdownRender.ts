@@ -9,7 +9,7 @@
  * {@link renderBlock}, with the document's link reference definitions, and the result equals
  * {@link renderMarkdown} of the whole text (raw HTML spanning blocks aside: see `hasHtml`).
  *
- * Loaded after the window's first frame: see `loadMarkdown` in markdownBlocks.ts.
+ * Loaded after the window's first frame: see markdownLoader.ts.
  */
 import { Lexer, Marked, type Token, type Tokens } from "marked";
 import DOMPurify from "dompurify";

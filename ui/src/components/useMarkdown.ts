@@ -4,7 +4,7 @@ import {
   markdownRenderer,
   subscribeMarkdown,
   type MarkdownRenderer,
-} from "./markdownBlocks";
+} from "./markdownLoader";
 
 /** The Markdown renderer once it has loaded, null before (asking for it if nobody has). */
 export function useMarkdownRenderer(): MarkdownRenderer | null {

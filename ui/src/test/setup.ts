@@ -22,7 +22,7 @@ vi.mock("@tauri-apps/api/mocks", async (importOriginal) => {
 // wait itself.
 beforeAll(async () => {
   if (!expect.getState().testPath?.endsWith("lazyMarkdown.test.tsx")) {
-    await (await import("../components/markdownBlocks")).loadMarkdown();
+    await (await import("../components/markdownLoader")).loadMarkdown();
   }
 });
 
