@@ -249,10 +249,10 @@ pub fn run(ctx: &AppContext, cmd: LibraryCommand) -> anyhow::Result<ExitCode> {
                     let counts: Vec<String> =
                         job.counts.iter().map(|(k, v)| format!("{v} {k}")).collect();
                     println!(
-                        "{}  {}  {} files ({})  started {}",
+                        "{}  {}  {} ({})  started {}",
                         job.id,
                         job.status,
-                        job.files_total,
+                        count(job.files_total.max(0) as u64, "file"),
                         counts.join(", "),
                         job.created_at
                     );
@@ -314,24 +314,24 @@ fn add(
         let mut out = std::io::stdout().lock();
         writeln!(
             out,
-            "{} {} files in {:.1} s: {} added, {} new versions, {} duplicates, {} failed{}; {} pages.",
+            "{} {} in {:.1} s: {} added, {}, {}, {} failed{}; {}.",
             if summary.status == engine::source_store::JobStatus::Cancelled {
                 "Cancelled after"
             } else {
                 "Done:"
             },
-            summary.files_total,
+            count(summary.files_total as u64, "file"),
             summary.seconds,
             summary.added,
-            summary.new_versions,
-            summary.duplicates,
+            count(summary.new_versions as u64, "new version"),
+            count(summary.duplicates as u64, "duplicate"),
             summary.failed,
             if summary.cancelled > 0 {
                 format!(", {} not added (cancelled)", summary.cancelled)
             } else {
                 String::new()
             },
-            summary.pages
+            count(summary.pages, "page")
         )?;
         if any_failed {
             writeln!(out, "Failed:")?;
@@ -450,5 +450,26 @@ fn print_progress(p: &Progress, tty: bool) {
         let _ = writeln!(err, "{counter} {}: {what}", term::clean(&f.path));
     } else if let (Some(current), true) = (&p.current, tty) {
         let _ = write!(err, "\r\x1b[2K{counter} reading {}", term::clean(current));
+    }
+}
+
+/// "1 file", "3 files".
+fn count(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::count;
+
+    #[test]
+    fn counts_read_as_english() {
+        assert_eq!(count(1, "file"), "1 file");
+        assert_eq!(count(0, "page"), "0 pages");
+        assert_eq!(count(2, "new version"), "2 new versions");
     }
 }
