@@ -570,10 +570,8 @@ impl<'a> Pages<'a> {
             },
         );
         self.limits.check_text_size(self.assembler.written())?;
-        self.summary.pages += 1;
-        self.summary.pages_with_text += u32::from(has_text);
-        self.summary.passages += page.passages.len() as u32;
-        self.summary.lines = self.assembler.next_line() - 1;
+        self.summary
+            .count_page(&page, self.assembler.next_line() - 1);
         self.out.progress(self.number, None)?;
         self.out.page(page)
     }

@@ -101,6 +101,17 @@ pub struct Summary {
     pub warnings: Vec<Warning>,
 }
 
+impl Summary {
+    /// Count a page about to be sent: its text, its passages, and the Markdown's lines so far
+    /// (`last_line`, 1-based).
+    pub fn count_page(&mut self, page: &Page, last_line: u32) {
+        self.pages += 1;
+        self.pages_with_text += u32::from(page.has_text);
+        self.passages += page.passages.len() as u32;
+        self.lines = last_line;
+    }
+}
+
 /// Where an extractor sends what it reads, as it reads it.
 pub trait PageSink {
     /// The file's metadata, once, before anything else.

@@ -179,10 +179,7 @@ impl Extractor for WorkbookExtractor {
                 },
             );
             limits.check_text_size(assembler.written())?;
-            summary.pages += 1;
-            summary.pages_with_text += u32::from(has_text);
-            summary.passages += page.passages.len() as u32;
-            summary.lines = assembler.next_line() - 1;
+            summary.count_page(&page, assembler.next_line() - 1);
             out.page(page)?;
         }
         Ok(summary)
@@ -264,10 +261,7 @@ impl Extractor for CsvExtractor {
                 },
             );
             limits.check_text_size(assembler.written())?;
-            summary.pages += 1;
-            summary.pages_with_text += 1;
-            summary.passages += page.passages.len() as u32;
-            summary.lines = assembler.next_line() - 1;
+            summary.count_page(&page, assembler.next_line() - 1);
             out.page(page)
         };
         for (index, record) in reader.records().enumerate() {

@@ -134,10 +134,7 @@ pub(crate) fn write_parts(
         };
         let page = assembler.page(None, None, has_text, body);
         limits.check_text_size(assembler.written())?;
-        summary.pages += 1;
-        summary.pages_with_text += u32::from(has_text);
-        summary.passages += page.passages.len() as u32;
-        summary.lines = assembler.next_line() - 1;
+        summary.count_page(&page, assembler.next_line() - 1);
         out.page(page)
     };
     loop {

@@ -243,12 +243,9 @@ impl Extractor for PdfExtractor {
                 body,
             );
             limits.check_text_size(assembler.written())?;
-            summary.pages += 1;
-            summary.pages_with_text += u32::from(page.has_text);
-            summary.passages += page.passages.len() as u32;
+            summary.count_page(&page, assembler.next_line() - 1);
             out.page(page)?;
         }
-        summary.lines = assembler.next_line() - 1;
         if !scanned.is_empty() {
             summary.warnings.push(Warning {
                 kind: "scanned".into(),
