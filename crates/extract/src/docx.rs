@@ -48,9 +48,7 @@ impl Extractor for DocxExtractor {
         limits: &Limits,
         out: &mut dyn PageSink,
     ) -> Result<Summary, ExtractError> {
-        let size = std::fs::metadata(file)
-            .map_err(|e| ExtractError::io("read the file", &e))?
-            .len();
+        let size = crate::file_size(file)?;
         let mut archive = Archive::open(file, WHAT, limits)?;
         if !archive.has("word/document.xml") {
             return Err(ExtractError::new(

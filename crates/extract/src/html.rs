@@ -49,9 +49,7 @@ impl Extractor for HtmlExtractor {
         out.meta(&SourceMeta {
             mime: kind.mime().to_string(),
             kind: kind.clone(),
-            size: std::fs::metadata(file)
-                .map_err(|e| ExtractError::io("read the file", &e))?
-                .len(),
+            size: crate::file_size(file)?,
             pages: None,
             title: page.title,
             author: page.author,

@@ -57,16 +57,20 @@ pub use plain::plain_text;
 /// different Markdown or passages, so sources read by an older version can be read again.
 pub const EXTRACTOR_VERSION: u32 = 1;
 
+/// The size of the file at `path`, or the error that says it cannot be read.
+pub(crate) fn file_size(path: &Path) -> Result<u64, ExtractError> {
+    Ok(std::fs::metadata(path)
+        .map_err(|e| ExtractError::io("read the file", &e))?
+        .len())
+}
+
 /// Reads the file at `path` within `limits`, streaming to `out` (see the crate docs).
 pub fn extract(
     path: &Path,
     limits: &Limits,
     out: &mut dyn PageSink,
 ) -> Result<Summary, ExtractError> {
-    let size = std::fs::metadata(path)
-        .map_err(|e| ExtractError::io("read the file", &e))?
-        .len();
-    limits.check_file_size(size)?;
+    limits.check_file_size(file_size(path)?)?;
     let kind = detect(path)?;
     if let Some(err) = kind.unsupported_error() {
         return Err(err);

@@ -115,9 +115,7 @@ impl Extractor for WorkbookExtractor {
         } else {
             "Excel workbook"
         };
-        let size = std::fs::metadata(file)
-            .map_err(|e| ExtractError::io("read the file", &e))?
-            .len();
+        let size = crate::file_size(file)?;
         drop(Archive::open(file, what, limits)?);
         let damaged = |e: calamine::Error| {
             ExtractError::new(
@@ -206,9 +204,7 @@ impl Extractor for CsvExtractor {
         out: &mut dyn PageSink,
     ) -> Result<Summary, ExtractError> {
         let open = || File::open(file).map_err(|e| ExtractError::io("open the file", &e));
-        let size = std::fs::metadata(file)
-            .map_err(|e| ExtractError::io("read the file", &e))?
-            .len();
+        let size = crate::file_size(file)?;
         let mut head = Vec::new();
         open()?
             .take(64 * 1024)

@@ -56,9 +56,7 @@ impl Extractor for TextExtractor {
         out: &mut dyn PageSink,
     ) -> Result<Summary, ExtractError> {
         let open = || File::open(file).map_err(|e| ExtractError::io("open the file", &e));
-        let size = std::fs::metadata(file)
-            .map_err(|e| ExtractError::io("read the file", &e))?
-            .len();
+        let size = crate::file_size(file)?;
         let title = if self.kind == Kind::Markdown {
             let mut head = Vec::new();
             open()?

@@ -77,9 +77,7 @@ impl Extractor for PdfExtractor {
         limits: &Limits,
         out: &mut dyn PageSink,
     ) -> Result<Summary, ExtractError> {
-        let size = std::fs::metadata(file)
-            .map_err(|e| ExtractError::io("read the file", &e))?
-            .len();
+        let size = crate::file_size(file)?;
         let pdfium = library::pdfium()?;
         let document = pdfium.load_pdf_from_file(file, None).map_err(open_error)?;
         let pages = document.pages();
