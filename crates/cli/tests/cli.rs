@@ -49,7 +49,7 @@ fn status_json_with_home_flag_seeds_and_reports_folders() {
     );
     assert_eq!(s["log_dir"], home.join("logs").to_str().unwrap());
     assert_eq!(s["agents_loaded"], 3);
-    assert_eq!(s["tools_loaded"], 8, "3 built-in + 5 artifact tools");
+    assert_eq!(s["tools_loaded"], 9, "3 built-in + 6 artifact tools");
     assert_eq!(s["app_version"], engine::VERSION);
     for seeded in ["tools/_example.md", "agents/lead_agent.md", "models.yaml"] {
         assert!(
@@ -391,7 +391,7 @@ fn check_lists_every_problem_with_file_and_line() {
     let tmp = tempfile::tempdir().unwrap();
     let home = tmp.path();
     let clean = ok(home_cli(home).arg("check").output().unwrap());
-    assert!(clean.contains("OK (8 tools, 3 agents)"), "{clean}");
+    assert!(clean.contains("OK (9 tools, 3 agents)"), "{clean}");
     let tools = home.join("config/tools");
     std::fs::write(
         tools.join("clash.md"),

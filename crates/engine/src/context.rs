@@ -591,7 +591,7 @@ mod tests {
         assert_eq!(s.database, tmp.path().join("data/artifactflow.db"));
         assert!(s.database.is_file());
         assert_eq!(s.agents_loaded, 3);
-        assert_eq!(s.tools_loaded, 8, "3 built-in + 5 artifact tools");
+        assert_eq!(s.tools_loaded, 9, "3 built-in + 6 artifact tools");
         assert!(s.config_errors.is_empty(), "{:?}", s.config_errors);
         assert_eq!(s.schema_version as usize, db::latest_version());
 
@@ -601,7 +601,7 @@ mod tests {
         )
         .unwrap();
         ctx.reload_config();
-        assert_eq!(ctx.status().tools_loaded, 9);
+        assert_eq!(ctx.status().tools_loaded, 10);
 
         // An agent that lists a missing tool, and a custom tool that clashes with a built-in.
         std::fs::write(

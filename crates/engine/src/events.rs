@@ -164,6 +164,9 @@ pub enum EngineEvent {
         prompt_tokens: Option<u32>,
         /// Tokens in the answer, if reported.
         completion_tokens: Option<u32>,
+        /// The user's sources the answer cites, each checked against what the conversation's
+        /// calls retrieved before it (the chat shows a chip in place of each `marker`).
+        citations: Vec<crate::citations::Citation>,
     },
     /// A model on this computer (`api: local`) is being loaded for the next request: the first
     /// request after a start or an idle unload waits for it (seconds to a minute).

@@ -52,7 +52,7 @@ pub use artifactflow_parser as parser;
 pub use artifactflow_platform::{logging, net, owner, paths, secrets};
 /// Users' sources as stored (the `library` API is in [`api::library`]).
 pub use artifactflow_store::sources as source_store;
-pub use artifactflow_store::{calls, calls_backfill, conversations, db, history};
+pub use artifactflow_store::{calls, calls_backfill, citations, conversations, db, history};
 pub use artifactflow_tools::{artifacts, mcp, openapi, permissions, settings, skills, tools};
 
 // The config modules' old paths, kept so code written against them still builds.

@@ -190,6 +190,7 @@ fn pair(p: Pending, frames: Vec<ResultFrame>, ended_at: Option<&str>) -> Vec<Cal
                 tool: call.name.clone(),
                 artifact_ids: artifact_ids(&call.name, status, &params),
                 attachments: Vec::new(),
+                citations: Vec::new(),
                 params,
                 status,
                 reason,

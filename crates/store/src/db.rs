@@ -384,6 +384,9 @@ pub const MIGRATIONS_SQL: &[&str] = &[
         PRIMARY KEY (job_id, seq)
     ) STRICT;
     CREATE INDEX ingest_items_by_status ON ingest_items(job_id, status);",
+    // 16: the passages of the user's sources a call read or found (`crate::citations`), so an
+    // answer's citations are checked against what the agent really retrieved.
+    "ALTER TABLE tool_calls ADD COLUMN citations TEXT NOT NULL DEFAULT '[]';",
 ];
 
 /// The `messages.role` CHECK before and after migration 8.

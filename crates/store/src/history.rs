@@ -9,6 +9,7 @@ use rusqlite::Connection;
 use serde_json::{Map, Value};
 
 use crate::calls::{CallRecord, CallStatus, Handover, StoredAttachment};
+use crate::citations::{Citation, CitationHandle};
 use crate::conversations::{ConversationSummary, StoredMessage};
 
 /// A tool call of an assistant message, as the model asked for it.
@@ -76,6 +77,9 @@ pub struct HistoryMessage {
     /// In an assistant message: what it says besides its tool calls (the calls are shown as
     /// cards), as the parser reads it; `None` for the other roles.
     pub prose: Option<String>,
+    /// In an assistant message: the sources its prose cites, each checked against what the
+    /// conversation's calls before it retrieved (see [`crate::citations`]).
+    pub citations: Vec<Citation>,
 }
 
 /// Every message of a conversation with its calls.
@@ -85,6 +89,7 @@ pub fn history(conn: &Connection, conversation_id: &str) -> rusqlite::Result<Vec
     // The calls of the last assistant message at each depth, until the tool message answering
     // them (sub-agent messages one level down come in between).
     let mut waiting: HashMap<u32, Vec<CallRecord>> = HashMap::new();
+    let mut retrieved = Retrieved::new(conn);
     let mut out = Vec::with_capacity(messages.len());
     for message in messages {
         let mut view = HistoryMessage {
@@ -93,12 +98,16 @@ pub fn history(conn: &Connection, conversation_id: &str) -> rusqlite::Result<Vec
             results: Vec::new(),
             notes: None,
             prose: None,
+            citations: Vec::new(),
         };
         let depth = view.message.depth;
         match view.message.role.as_str() {
             "assistant" => {
-                view.prose = Some(crate::parser::strip_calls(&view.message.content));
+                let prose = crate::parser::strip_calls(&view.message.content);
+                view.citations = retrieved.check(&prose);
+                view.prose = Some(prose);
                 let records = by_message.remove(&view.message.id).unwrap_or_default();
+                retrieved.add(&records);
                 view.calls = records.iter().map(history_call).collect();
                 if records.is_empty() {
                     waiting.remove(&depth);
@@ -124,6 +133,42 @@ pub fn history(conn: &Connection, conversation_id: &str) -> rusqlite::Result<Vec
         out.push(view);
     }
     Ok(out)
+}
+
+/// The passages a conversation's calls retrieved so far, read in message order, against which
+/// each answer's citations are checked.
+struct Retrieved<'c> {
+    conn: &'c Connection,
+    handles: Vec<CitationHandle>,
+    titles: HashMap<String, Option<String>>,
+}
+
+impl<'c> Retrieved<'c> {
+    fn new(conn: &'c Connection) -> Self {
+        Retrieved {
+            conn,
+            handles: Vec::new(),
+            titles: HashMap::new(),
+        }
+    }
+
+    /// What the calls of one message retrieved.
+    fn add(&mut self, records: &[CallRecord]) {
+        for r in records {
+            self.handles.extend(r.citations.iter().cloned());
+        }
+    }
+
+    /// The citations in `text`, checked against what was retrieved before it.
+    fn check(&mut self, text: &str) -> Vec<Citation> {
+        let (conn, titles) = (self.conn, &mut self.titles);
+        crate::citations::cited(text, &self.handles, &mut |id| {
+            titles
+                .entry(id.to_string())
+                .or_insert_with(|| crate::sources::library_title(conn, id))
+                .clone()
+        })
+    }
 }
 
 /// The call rows of a conversation by assistant message. Every call has its row: the run loop
@@ -205,6 +250,9 @@ pub struct TranscriptMessage {
     pub content: String,
     /// The calls of an assistant message, in the order written.
     pub calls: Vec<TranscriptCall>,
+    /// The sources an assistant message cites, checked against what the calls before it
+    /// retrieved (see [`crate::citations`]).
+    pub citations: Vec<Citation>,
 }
 
 /// A call of a [`TranscriptMessage`].
@@ -244,34 +292,43 @@ pub fn transcript(conn: &Connection, id: &str) -> rusqlite::Result<Option<Transc
     };
     let messages = crate::conversations::messages(conn, id)?;
     let mut by_message = calls_by_message(conn, id)?;
+    let mut retrieved = Retrieved::new(conn);
     let messages = messages
         .into_iter()
         .filter(|m| matches!(m.role.as_str(), "user" | "assistant" | "context"))
-        .map(|m| TranscriptMessage {
-            calls: by_message
-                .remove(&m.id)
-                .unwrap_or_default()
-                .into_iter()
-                .map(|r| TranscriptCall {
-                    result_chars: r.result.chars().count() as u32,
-                    call_id: r.call_id,
-                    tool: r.tool,
-                    params: r.params,
-                    status: r.status,
-                    reason: r.reason,
-                    result: r.result,
-                    artifact_ids: r.artifact_ids,
-                    attachments: r.attachments,
-                    handover: r.handover,
-                    view: r.view,
-                })
-                .collect(),
-            id: m.id,
-            role: m.role,
-            agent: m.agent,
-            depth: m.depth,
-            run_id: m.run_id,
-            content: m.content,
+        .map(|m| {
+            let records = by_message.remove(&m.id).unwrap_or_default();
+            let citations = if m.role == "assistant" {
+                retrieved.check(&m.content)
+            } else {
+                Vec::new()
+            };
+            retrieved.add(&records);
+            TranscriptMessage {
+                citations,
+                calls: records
+                    .into_iter()
+                    .map(|r| TranscriptCall {
+                        result_chars: r.result.chars().count() as u32,
+                        call_id: r.call_id,
+                        tool: r.tool,
+                        params: r.params,
+                        status: r.status,
+                        reason: r.reason,
+                        result: r.result,
+                        artifact_ids: r.artifact_ids,
+                        attachments: r.attachments,
+                        handover: r.handover,
+                        view: r.view,
+                    })
+                    .collect(),
+                id: m.id,
+                role: m.role,
+                agent: m.agent,
+                depth: m.depth,
+                run_id: m.run_id,
+                content: m.content,
+            }
         })
         .collect();
     Ok(Some(Transcript {
@@ -320,6 +377,20 @@ impl Transcript {
                 (_, d) => format!("{} (sub-agent, depth {d})", m.agent),
             };
             let _ = write!(out, "\n## {who}\n\n{}\n", m.content.trim_end());
+            if !m.citations.is_empty() {
+                out.push_str("\nSources cited:\n");
+                for c in &m.citations {
+                    let title = c.title.as_deref().unwrap_or("an unknown source");
+                    let _ = write!(out, "\n- `{}` {title}", c.marker);
+                    if let Some(page) = c.page {
+                        let _ = write!(out, ", page {page}");
+                    }
+                    if !c.verified {
+                        out.push_str(" (not retrieved in this conversation)");
+                    }
+                }
+                out.push('\n');
+            }
             for call in &m.calls {
                 let _ = write!(
                     out,

@@ -21,6 +21,7 @@ pub mod artifacts;
 pub mod calls;
 pub mod calls_backfill;
 pub mod checks;
+pub mod citations;
 pub mod conversations;
 pub mod db;
 pub mod grants;

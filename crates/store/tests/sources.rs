@@ -142,7 +142,7 @@ fn migration_15_keeps_existing_artifacts_and_adds_the_sources_tables() {
     assert!(notices.is_empty());
     assert_eq!(
         db::schema_version(&Connection::open(home.db()).unwrap()).unwrap(),
-        15
+        db::latest_version()
     );
     let artifacts = ArtifactStore::open(&home.db()).unwrap();
     assert_eq!(artifacts.content("c1", "notes", None).unwrap().1, "hello");
@@ -150,6 +150,42 @@ fn migration_15_keeps_existing_artifacts_and_adds_the_sources_tables() {
     let id = add(&mut store, &job, &home.file("a.md", b"a"), "zebra");
     assert!(id.starts_with("src_") && id.len() == 16, "{id}");
     assert_eq!(store.list().unwrap().len(), 1);
+}
+
+#[test]
+fn migration_16_keeps_call_records_and_stores_what_a_call_retrieved() {
+    use artifactflow_store::calls::store as calls;
+    use artifactflow_store::citations::CitationHandle;
+    let home = Home::new();
+    let mut conn = Connection::open(home.db()).unwrap();
+    db::migrations().to_version(&mut conn, 15).unwrap();
+    conn.execute_batch(
+        "INSERT INTO conversations (id, title) VALUES ('c1', 'kept');
+         INSERT INTO tool_calls (call_id, conversation_id, tool, status, result)
+            VALUES ('k1', 'c1', 'web_search', 'succeeded', 'old result');",
+    )
+    .unwrap();
+    db::migrations().to_latest(&mut conn).unwrap();
+    let mut rows = calls::list(&conn, "c1").unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].result, "old result");
+    assert!(rows[0].citations.is_empty());
+
+    let handle = CitationHandle {
+        artifact_id: "src_0123456789ab".into(),
+        title: "Field report".into(),
+        page: Some(7),
+        line_first: 40,
+        line_last: 52,
+    };
+    let mut found = rows.remove(0);
+    found.call_id = "k2".into();
+    found.tool = "search_library".into();
+    found.citations = vec![handle.clone()];
+    calls::record(&conn, &found).unwrap();
+    let kept = calls::list(&conn, "c1").unwrap();
+    let kept = kept.iter().find(|r| r.call_id == "k2").unwrap();
+    assert_eq!(kept.citations, vec![handle]);
 }
 
 #[test]

@@ -208,6 +208,7 @@ impl CallOutcome {
             result: self.result_text().to_string(),
             artifact_ids: self.artifact_ids.clone(),
             attachments: self.attachments.clone(),
+            citations: citation_handles(&self.tool, &self.result),
             handover: self.handover.clone(),
             started_at: self.started_at.clone(),
             ended_at: Some(now_rfc3339()),
@@ -255,6 +256,20 @@ fn result_text(result: &ToolResult) -> &str {
     } else {
         result.error.as_deref().unwrap_or("")
     }
+}
+
+/// The passages of the user's sources a successful call retrieved, from its result's
+/// `citations` metadata. Only the library's own tools are believed: another tool's result is
+/// untrusted and cannot make an answer's citation look checked.
+fn citation_handles(tool: &str, result: &ToolResult) -> Vec<crate::citations::CitationHandle> {
+    if !result.success || !matches!(tool, "search_library" | "read_artifact") {
+        return Vec::new();
+    }
+    result
+        .metadata
+        .get(crate::artifacts::sources::CITATIONS_KEY)
+        .and_then(|v| serde_json::from_value(v.clone()).ok())
+        .unwrap_or_default()
 }
 
 /// Milliseconds since the Unix epoch, `after` from now.

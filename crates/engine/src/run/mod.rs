@@ -1234,6 +1234,13 @@ impl Runner {
             None => full_text.clone(),
         };
         let message_id = self.persist(scope, "assistant", &agent.name, &text, depth, usage);
+        let citations = self
+            .ctx
+            .with_db(|c| crate::citations::of_answer(c, scope.conversation, &text))
+            .unwrap_or_else(|e| {
+                tracing::warn!("cannot check the answer's citations: {e}");
+                Vec::new()
+            });
         self.events.emit(EngineEvent::ModelAnswer {
             conversation_id: scope.conversation.to_string(),
             agent: agent.name.clone(),
@@ -1245,6 +1252,7 @@ impl Runner {
             },
             prompt_tokens: usage.map(|u| u.0),
             completion_tokens: usage.map(|u| u.1),
+            citations,
         });
         // The stream parser saw every byte of the stored text: its calls are the answer's
         // (`finish` returns what a one-shot parse of that text returns).

@@ -3,6 +3,7 @@
 
 mod api; // the conversation API the front ends call
 mod calls; // one gate: typed statuses, call ids, call records
+mod citations; // the lead agent searches, reads and cites a real PDF; citations checked
 mod context; // context management: budgets, references, notes, refusals
 mod deletion; // deleting a conversation while it runs
 mod forms; // calls written in a model family's own form (fenced JSON…) run, in both modes

@@ -177,6 +177,7 @@ async fn attachments_become_artifacts_and_one_line_each_for_the_model() {
         result: out.result_text().into(),
         artifact_ids: out.artifact_ids.clone(),
         attachments: out.attachments.clone(),
+        citations: Vec::new(),
         handover: None,
         started_at: out.started_at.clone(),
         ended_at: None,

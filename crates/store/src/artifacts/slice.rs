@@ -59,8 +59,29 @@ pub fn envelope(h: &SliceHeader<'_>, body: &str) -> String {
     out
 }
 
+/// Where a read of one page of a source (`read_artifact` with `page`) stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PageAt {
+    /// The page read.
+    pub page: i64,
+    /// How many pages the source has.
+    pub pages: i64,
+    /// The page's last line.
+    pub last_line: usize,
+}
+
 /// read_artifact's output for one page, with the continue hint when there is more.
 pub fn render_page(page: &LinePage, explicit_version: bool) -> String {
+    render(page, explicit_version, None)
+}
+
+/// read_artifact's output for lines of one page of a source: the slice says which page of how
+/// many, and the hint reads on in the page, then the next page.
+pub fn render_source_page(page: &LinePage, explicit_version: bool, at: PageAt) -> String {
+    render(page, explicit_version, Some(at))
+}
+
+fn render(page: &LinePage, explicit_version: bool, at: Option<PageAt>) -> String {
     let a = &page.artifact;
     let shown = if page.lines_shown == 0 {
         "none".to_string()
@@ -83,17 +104,41 @@ pub fn render_page(page: &LinePage, explicit_version: bool) -> String {
         },
         &page.text,
     );
+    if let Some(at) = at {
+        // The opening tag ends at the first `">` (attribute values have `"` escaped).
+        if let Some(end) = out.find("\">") {
+            out.insert_str(
+                end + 1,
+                &format!(" page=\"{}\" pages=\"{}\"", at.page, at.pages),
+            );
+        }
+    }
     if let Some(line) = page.cut_line {
         out.push_str(&format!(
             "\nLine {line} alone is longer than the read cap and was cut; use grep_artifact to find text inside it."
         ));
     }
+    let version = if explicit_version {
+        format!(", version={}", a.version)
+    } else {
+        String::new()
+    };
+    let rest_of_page =
+        at.is_some_and(|at| page.lines_shown > 0 && page.next_offset() <= at.last_line);
+    match at {
+        Some(at) if !rest_of_page => {
+            if at.page < at.pages {
+                out.push_str(&format!(
+                    "\nNext page: read_artifact(id='{}'{version}, page={})",
+                    a.id,
+                    at.page + 1
+                ));
+            }
+            return out;
+        }
+        _ => {}
+    }
     if page.has_more() {
-        let version = if explicit_version {
-            format!(", version={}", a.version)
-        } else {
-            String::new()
-        };
         out.push_str(&format!(
             "\nTo continue: read_artifact(id='{}'{version}, offset={})",
             a.id,

@@ -282,6 +282,12 @@ pub enum StoreError {
         /// What was given.
         mime: String,
     },
+    /// A write to one of the user's sources, which agents only read.
+    #[error("'{id}' is one of the user's sources, which agents can read but not change; keep your notes in an artifact of your own (create_artifact)")]
+    ReadOnlySource {
+        /// The source's id.
+        id: String,
+    },
     /// The artifact exists but not at that version.
     #[error("artifact '{id}' has no version {version}; its versions are 1 to {latest}")]
     VersionNotFound {
@@ -493,10 +499,10 @@ impl ArtifactStore {
     ) -> Result<(Artifact, String, T), ModifyError<E>> {
         let mut conn = self.lock();
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let pk = find_pk(&tx, conversation_id, id)?.ok_or_else(|| StoreError::NotFound {
-            conversation_id: conversation_id.to_string(),
-            id: id.to_string(),
-        })?;
+        let pk = match find_pk(&tx, conversation_id, id)? {
+            Some(pk) => pk,
+            None => return Err(not_writable(&tx, conversation_id, id).into()),
+        };
         let current = load_meta(&tx, pk)?;
         require_text(&current)?;
         let content = load_content(&tx, pk, current.version)?;
@@ -535,7 +541,7 @@ impl ArtifactStore {
     /// The artifact's latest metadata, if it exists.
     pub fn get(&self, conversation_id: &str, id: &str) -> Result<Option<Artifact>, StoreError> {
         let conn = self.lock();
-        match find_pk(&conn, conversation_id, id)? {
+        match find_readable(&conn, conversation_id, id)? {
             Some(pk) => Ok(Some(load_meta(&conn, pk)?)),
             None => Ok(None),
         }
@@ -811,6 +817,60 @@ impl ArtifactStore {
             }
         }
         Ok(())
+    }
+
+    /// The `k` passages of the user's sources in `scope` that best match `words`, best first
+    /// (see [`crate::sources::search::passages`]).
+    pub fn search_sources(
+        &self,
+        words: &str,
+        how: crate::sources::search::Match,
+        scope: &crate::sources::SearchScope,
+        k: usize,
+    ) -> Result<Vec<crate::sources::SearchHit>, StoreError> {
+        Ok(crate::sources::search::passages(
+            &self.lock(),
+            words,
+            how,
+            scope,
+            k,
+        )?)
+    }
+
+    /// The pages of the artifact `id` as `conversation_id` reads it (version `None` = latest):
+    /// its artifact, the number of pages that version has and the page `page` (`None` when it
+    /// has no such page). An artifact that is not a source has no pages.
+    pub fn source_page(
+        &self,
+        conversation_id: &str,
+        id: &str,
+        version: Option<i64>,
+        page: i64,
+    ) -> Result<(Artifact, i64, Option<crate::sources::PageSpan>), StoreError> {
+        let conn = self.lock();
+        let (mut artifact, pk) = require(&conn, conversation_id, id)?;
+        artifact.version = check_version(&artifact, version)?;
+        let count = crate::sources::pages::page_count(&conn, pk, artifact.version)?;
+        let span = crate::sources::pages::page(&conn, pk, artifact.version, page)?;
+        Ok((artifact, count, span))
+    }
+
+    /// The pages of version `version` of the artifact `id` (as `conversation_id` reads it)
+    /// that hold any of lines `first..=last`, at most `max`; none for an artifact that is not
+    /// a paged source.
+    pub fn source_pages_in(
+        &self,
+        conversation_id: &str,
+        id: &str,
+        version: i64,
+        lines: (i64, i64),
+        max: usize,
+    ) -> Result<Vec<crate::sources::PageSpan>, StoreError> {
+        let conn = self.lock();
+        let (_, pk) = require(&conn, conversation_id, id)?;
+        Ok(crate::sources::pages::pages_in(
+            &conn, pk, version, lines.0, lines.1, max,
+        )?)
     }
 
     /// Read lines `offset..` (1-based) of one version (`None` = latest): at most `limit`
@@ -1102,6 +1162,30 @@ pub fn fts_query(user: &str) -> Option<String> {
     Some(format!("{}*", words.join(" ")))
 }
 
+/// The artifact `id` as a reader sees it from `conversation_id`: the conversation's own, else
+/// the user's library source of that id (`src_…`), which every conversation may read.
+fn find_readable(
+    conn: &Connection,
+    conversation_id: &str,
+    id: &str,
+) -> rusqlite::Result<Option<i64>> {
+    match find_pk(conn, conversation_id, id)? {
+        Some(pk) => Ok(Some(pk)),
+        None => crate::sources::library_pk(conn, id),
+    }
+}
+
+/// The error for writing `id` where it cannot be found: a library source is read-only.
+fn not_writable(conn: &Connection, conversation_id: &str, id: &str) -> StoreError {
+    match crate::sources::library_pk(conn, id) {
+        Ok(Some(_)) if !conversation_id.is_empty() => StoreError::ReadOnlySource { id: id.into() },
+        _ => StoreError::NotFound {
+            conversation_id: conversation_id.to_string(),
+            id: id.to_string(),
+        },
+    }
+}
+
 fn find_pk(conn: &Connection, conversation_id: &str, id: &str) -> rusqlite::Result<Option<i64>> {
     conn.query_row(
         "SELECT pk FROM artifacts WHERE conversation_id = ?1 AND id = ?2",
@@ -1124,7 +1208,7 @@ fn require(
     conversation_id: &str,
     id: &str,
 ) -> Result<(Artifact, i64), StoreError> {
-    let pk = find_pk(conn, conversation_id, id)?.ok_or_else(|| StoreError::NotFound {
+    let pk = find_readable(conn, conversation_id, id)?.ok_or_else(|| StoreError::NotFound {
         conversation_id: conversation_id.to_string(),
         id: id.to_string(),
     })?;

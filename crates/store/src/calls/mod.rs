@@ -132,6 +132,10 @@ pub struct CallRecord {
     /// The result's binary content, stored as artifacts (also listed in `artifact_ids`).
     #[serde(default)]
     pub attachments: Vec<StoredAttachment>,
+    /// The passages of the user's sources it read or found (`search_library`,
+    /// `read_artifact` of a source): what its conversation's answers may cite.
+    #[serde(default)]
+    pub citations: Vec<crate::citations::CitationHandle>,
     /// For a `call_subagent` that handed over: to whom and what.
     pub handover: Option<Handover>,
     /// When it started and ended (RFC 3339, UTC).

@@ -53,6 +53,14 @@ pub fn record(conn: &Connection, record: &CallRecord) -> rusqlite::Result<()> {
         conn.prepare_cached("UPDATE tool_calls SET view_of = ?1 WHERE call_id = ?2")?
             .execute(params![server, record.call_id])?;
     }
+    if !record.citations.is_empty() {
+        // Separate for the same reason (migration 16 adds the column).
+        conn.prepare_cached("UPDATE tool_calls SET citations = ?1 WHERE call_id = ?2")?
+            .execute(params![
+                serde_json::to_string(&record.citations).unwrap_or_else(|_| "[]".into()),
+                record.call_id
+            ])?;
+    }
     if !record.attachments.is_empty() {
         conn.prepare_cached("UPDATE tool_calls SET attachments = ?1 WHERE call_id = ?2")?
             .execute(params![
@@ -71,7 +79,7 @@ pub fn list(conn: &Connection, conversation_id: &str) -> rusqlite::Result<Vec<Ca
                 attachments, provider_call_id, guided,
                 (SELECT json_object('server', json_extract(v.view, '$.server'),
                                     'resource_uri', json_extract(v.view, '$.resource_uri'))
-                 FROM call_views v WHERE v.call_id = tool_calls.call_id), view_of
+                 FROM call_views v WHERE v.call_id = tool_calls.call_id), view_of, citations
          FROM tool_calls WHERE conversation_id = ?1
          ORDER BY message_id IS NULL, message_id, position, started_at, rowid",
     )?;
@@ -106,6 +114,7 @@ pub fn list(conn: &Connection, conversation_id: &str) -> rusqlite::Result<Vec<Ca
                 .get::<_, Option<String>>(19)?
                 .and_then(|v| serde_json::from_str(&v).ok()),
             view_of: r.get(20)?,
+            citations: serde_json::from_str(&r.get::<_, String>(21)?).unwrap_or_default(),
         })
     })?;
     rows.collect()

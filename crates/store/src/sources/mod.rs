@@ -20,6 +20,7 @@
 
 pub mod blobs;
 pub mod jobs;
+pub mod pages;
 pub mod search;
 
 use std::collections::HashSet;
@@ -33,7 +34,8 @@ use crate::db::{self, DbError};
 use crate::owner::ProcessOwner;
 pub use blobs::{BlobDir, StagedBlob};
 pub use jobs::{ItemStatus, ItemUpdate, JobStatus, JobSummary};
-pub use search::SearchHit;
+pub use pages::{library_pk, library_title, PageSpan};
+pub use search::{SearchHit, SearchScope};
 
 /// The folder (inside the data folder) that holds sources' original files.
 pub const SOURCES_DIR: &str = "sources";

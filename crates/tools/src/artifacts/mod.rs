@@ -1,6 +1,6 @@
 //! Artifacts: the documents agents and users work on, stored with every version in the app's
-//! SQLite database, and the five per-conversation tools that create, change, read and search
-//! them.
+//! SQLite database, and the per-conversation tools that create, change, read and search them
+//! (and search the user's own sources, which are artifacts of the library).
 //!
 //! # How it fits together
 //! - [`store`]: [`ArtifactStore`], a cloneable handle over the shared connection. Artifacts are
@@ -10,8 +10,10 @@
 //!   [`ArtifactStore::create_binary`]) hold one version of bytes, read with
 //!   [`ArtifactStore::bytes`]; only their title is indexed, and the text tools refuse them.
 //! - [`tools`]: [`artifact_tools`] builds `create_artifact`, `update_artifact`,
-//!   `rewrite_artifact`, `read_artifact` and `grep_artifact` bound to one conversation; add them
-//!   with [`Registry::with_tools`](crate::tools::registry::Registry::with_tools).
+//!   `rewrite_artifact`, `read_artifact`, `grep_artifact` and `search_library` bound to one
+//!   conversation; add them with
+//!   [`Registry::with_tools`](crate::tools::registry::Registry::with_tools). Every
+//!   conversation reads the user's sources (`src_…`, see [`sources`]) but cannot change them.
 //! - [`matching`] finds `update_artifact`'s `old_str` (exact → normalised → fuzzy), with
 //!   [`normalize`] mapping normalised positions back to the original text.
 //! - [`grep`] is `grep_artifact`'s search on ripgrep's crates (on worker threads with their
@@ -26,10 +28,11 @@
 //! let dir = tempfile::tempdir().unwrap();
 //! let store = ArtifactStore::open(&dir.path().join("app.db")).unwrap();
 //! let tools = artifact_tools(store, "conversation-1");
-//! assert_eq!(tools.len(), 5);
+//! assert_eq!(tools.len(), 6);
 //! ```
 
 pub mod persist;
+pub mod sources;
 pub mod tools;
 
 pub use artifactflow_store::artifacts::{grep, lines, matching, normalize, slice, store};

@@ -11,7 +11,6 @@ use serde_json::{json, Value};
 use super::grep::{Grep, GrepLimits, GrepOptions};
 use super::lines::{count_lines, line_of};
 use super::matching::{find_unique, MatchKind, DEFAULT_FUZZY_BUDGET};
-use super::slice::render_page;
 use super::store::{Artifact, ArtifactSource, ArtifactStore, ModifyError, NewArtifact, StoreError};
 use crate::tools::{
     ParamSpec, ParamType, Params, Permission, Tool, ToolContext, ToolRef, ToolResult, ToolSource,
@@ -46,6 +45,7 @@ enum Kind {
     Rewrite,
     Read,
     Grep,
+    Search,
 }
 
 /// One artifact tool bound to a store and a conversation.
@@ -57,7 +57,8 @@ struct ArtifactTool {
     fuzzy_budget: Duration,
 }
 
-/// The five artifact tools for `conversation_id`, bound to `store`.
+/// The artifact tools for `conversation_id`, bound to `store`: the five that write and read
+/// artifacts, and `search_library` over the user's sources.
 pub fn artifact_tools(store: ArtifactStore, conversation_id: &str) -> Vec<ToolRef> {
     [
         Kind::Create,
@@ -65,6 +66,7 @@ pub fn artifact_tools(store: ArtifactStore, conversation_id: &str) -> Vec<ToolRe
         Kind::Rewrite,
         Kind::Read,
         Kind::Grep,
+        Kind::Search,
     ]
     .into_iter()
     .map(|kind| {
@@ -117,6 +119,7 @@ fn spec(kind: Kind) -> ToolSpec {
                 ParamSpec::new("version", ParamType::Integer, "A past version to read (default: latest)").optional(),
                 ParamSpec::new("offset", ParamType::Integer, "First line to show, 1-based").with_default(json!(1)),
                 ParamSpec::new("limit", ParamType::Integer, "How many lines to show (default: as many as fit)").optional(),
+                ParamSpec::new("page", ParamType::Integer, "For a source: the page to read instead of offset").optional(),
             ],
         ),
         Kind::Grep => (
@@ -129,6 +132,15 @@ fn spec(kind: Kind) -> ToolSpec {
                 ParamSpec::new("ignore_case", ParamType::Boolean, "Case-insensitive").with_default(json!(false)),
                 ParamSpec::new("context", ParamType::Integer, "Lines of context around each match").with_default(json!(0)),
                 ParamSpec::new("max_count", ParamType::Integer, "Most matching lines per artifact").with_default(json!(20)),
+            ],
+        ),
+        Kind::Search => (
+            "search_library",
+            "Search the user's own sources (documents they added to the library) for passages. Each passage comes with its citation, e.g. [cite: src_3f2a9c1b7d4e, p. 7]; cite facts with it.",
+            vec![
+                s("query", "Words to look for"),
+                s("scope", "'library' (all sources) or a folder the sources came from").with_default(json!("library")),
+                ParamSpec::new("k", ParamType::Integer, "How many passages, 1 to 30").with_default(json!(super::sources::DEFAULT_HITS)),
             ],
         ),
     };
@@ -227,6 +239,7 @@ impl Tool for ArtifactTool {
             Kind::Rewrite => rewrite(&store, &conv, &params),
             Kind::Read => read(&store, &conv, &params),
             Kind::Grep => grep(&store, &conv, &params),
+            Kind::Search => super::sources::search(&store, &params),
         })
         .await
     }
@@ -375,6 +388,21 @@ fn read(store: &ArtifactStore, conv: &str, p: &Params) -> ToolResult {
         }
     }
     let version = int_param(p, "version");
+    if let Some(page) = int_param(p, "page") {
+        if page < 1 {
+            return ToolResult::fail(format!(
+                "page is 1-based; you sent {page}. Use page=1 for the first page."
+            ));
+        }
+        return super::sources::read_page(
+            store,
+            conv,
+            id,
+            version,
+            page,
+            limit.map(|l| l as usize),
+        );
+    }
     match store.read_lines(
         conv,
         id,
@@ -383,9 +411,7 @@ fn read(store: &ArtifactStore, conv: &str, p: &Params) -> ToolResult {
         limit.map(|l| l as usize),
         READ_ARTIFACT_MAX_CHARS,
     ) {
-        Ok(page) => ToolResult::ok(render_page(&page, version.is_some()))
-            .with_meta("total_lines", page.total_lines as u64)
-            .with_meta("has_more", page.has_more()),
+        Ok(page) => super::sources::read_lines_result(store, conv, page, version.is_some()),
         Err(e) => store_failure(e),
     }
 }
@@ -421,6 +447,8 @@ fn grep(store: &ArtifactStore, conv: &str, p: &Params) -> ToolResult {
         Ok(g) => g,
         Err(e) => return ToolResult::fail(e),
     };
+    // A library source is searched where it lives (any conversation may read it).
+    let mut scope = conv.to_string();
     if let Some(id) = id {
         match store.get(conv, id) {
             Ok(Some(a)) if a.binary => {
@@ -429,7 +457,7 @@ fn grep(store: &ArtifactStore, conv: &str, p: &Params) -> ToolResult {
                     mime: a.content_type,
                 })
             }
-            Ok(Some(_)) => {}
+            Ok(Some(a)) => scope = a.conversation_id,
             Ok(None) => {
                 return store_failure(StoreError::NotFound {
                     conversation_id: conv.into(),
@@ -439,7 +467,7 @@ fn grep(store: &ArtifactStore, conv: &str, p: &Params) -> ToolResult {
             Err(e) => return store_failure(e),
         }
     }
-    if let Err(e) = g.search_store(store, Some(conv), id, |a| a.id.clone()) {
+    if let Err(e) = g.search_store(store, Some(&scope), id, |a| a.id.clone()) {
         return store_failure(e);
     }
     let outcome = g.finish();

@@ -13,13 +13,15 @@ use super::http::{HttpTool, HttpToolDef};
 use super::{ToolRef, ToolSource};
 use crate::config_error::ConfigError;
 
-/// Names reserved for the per-conversation artifact tools.
-pub const RESERVED_ARTIFACT_TOOLS: [&str; 5] = [
+/// Names reserved for the per-conversation artifact tools (`search_library` searches the
+/// user's sources, which are artifacts of the library).
+pub const RESERVED_ARTIFACT_TOOLS: [&str; 6] = [
     "create_artifact",
     "update_artifact",
     "rewrite_artifact",
     "read_artifact",
     "grep_artifact",
+    "search_library",
 ];
 
 /// Tools by name, in registration order (built-ins first).
