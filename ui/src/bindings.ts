@@ -1803,6 +1803,38 @@ value: string;
  */
 title: string }
 /**
+ * A citation an answer makes.
+ */
+export type Citation = { 
+/**
+ * Its text exactly as written in the answer (the chat shows a chip in its place).
+ */
+marker: string; 
+/**
+ * The source it names.
+ */
+artifact_id: string; 
+/**
+ * The source's title, when the source is known (retrieved, or in the library).
+ */
+title: string | null; 
+/**
+ * The page it names.
+ */
+page: number | null; 
+/**
+ * The first line it names; with `page`, the retrieved passage's lines on that page.
+ */
+line_first: number | null; 
+/**
+ * The last line it names (inclusive).
+ */
+line_last: number | null; 
+/**
+ * A call of this conversation, made before the answer, retrieved that passage.
+ */
+verified: boolean }
+/**
  * A problem in one config file, located as precisely as known.
  */
 export type ConfigError = { 
@@ -2035,7 +2067,7 @@ export type EngineEvent =
 /**
  * A model answer finished.
  */
-{ type: "model_answer"; conversation_id: string; agent: string; depth: number; finish_reason: string; prompt_tokens: number | null; completion_tokens: number | null } | 
+{ type: "model_answer"; conversation_id: string; agent: string; depth: number; finish_reason: string; prompt_tokens: number | null; completion_tokens: number | null; citations: Citation[] } | 
 /**
  * A model on this computer (`api: local`) is being loaded for the next request: the first
  * request after a start or an idle unload waits for it (seconds to a minute).
@@ -2419,7 +2451,12 @@ notes: string | null;
  * In an assistant message: what it says besides its tool calls (the calls are shown as
  * cards), as the parser reads it; `None` for the other roles.
  */
-prose: string | null }
+prose: string | null; 
+/**
+ * In an assistant message: the sources its prose cites, each checked against what the
+ * conversation's calls before it retrieved (see [`crate::citations`]).
+ */
+citations: Citation[] }
 /**
  * How a call ended, listed in the tool message that answered it.
  */

@@ -47,5 +47,6 @@ export function storedMessage(
     results: [],
     notes: null,
     prose,
+    citations: [],
   };
 }

@@ -3,9 +3,17 @@ import { commands, type ArtifactView } from "../../bindings";
 import { Markdown } from "../../components/Markdown";
 import { Modal } from "../../components/Modal";
 import { call, errorMessage } from "../../ipc/call";
+import type { SourceAt } from "./citations";
+import { SourcePassage } from "./SourcePassage";
 
-/** A quick look at an artifact from a chat link: Markdown rendered safely, other types as text. */
-export function ArtifactViewer(props: { conversationId: string; id: string; onClose: () => void }) {
+/** A quick look at an artifact from a chat link: Markdown rendered safely, other types as text.
+ * Opened from a citation (`at`), a source shows its pages with the cited passage highlighted. */
+export function ArtifactViewer(props: {
+  conversationId: string;
+  id: string;
+  at?: SourceAt | null;
+  onClose: () => void;
+}) {
   const [artifact, setArtifact] = useState<ArtifactView | null>(null);
   const [error, setError] = useState<string | null>(null);
 
@@ -36,7 +44,11 @@ export function ArtifactViewer(props: { conversationId: string; id: string; onCl
       )}
       {error && <p role="alert">{error}</p>}
       {artifact &&
-        (artifact.content_type === "text/markdown" ? (
+        (props.at ? (
+          <div className="artifact-body">
+            <SourcePassage content={artifact.content} at={props.at} />
+          </div>
+        ) : artifact.content_type === "text/markdown" ? (
           <div className="artifact-body">
             <Markdown text={artifact.content} />
           </div>

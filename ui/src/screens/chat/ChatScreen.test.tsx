@@ -153,6 +153,7 @@ describe("ChatScreen", () => {
       finish_reason: "stop",
       prompt_tokens: 100,
       completion_tokens: 20,
+      citations: [],
     });
     expect(screen.getByTestId("usage")).toHaveTextContent("100 tokens in · 20 out");
     await engine({

@@ -1,6 +1,7 @@
-import { useEffect, useMemo, useState } from "react";
+import { useCallback, useEffect, useMemo, useState } from "react";
 import { AgentNames, namer } from "./agentNames";
 import { ArtifactViewer } from "./ArtifactViewer";
+import type { SourceAt } from "./citations";
 import { Composer } from "./Composer";
 import { ConversationList } from "./ConversationList";
 import { Timeline } from "./TimelineView";
@@ -35,7 +36,11 @@ export function ChatScreen({
   useEffect(() => {
     onCurrentChange?.(currentId);
   }, [currentId, onCurrentChange]);
-  const [viewing, setViewing] = useState<string | null>(null);
+  const [viewing, setViewing] = useState<{ id: string; at: SourceAt | null } | null>(null);
+  const openArtifact = useCallback(
+    (id: string, at?: SourceAt) => setViewing({ id, at: at ?? null }),
+    [],
+  );
   useEscapeStopsRun(chat, shown);
   const agentName = useMemo(() => namer(chat.agents), [chat.agents]);
   const send = chat.send;
@@ -51,7 +56,7 @@ export function ChatScreen({
               shown={shown}
               items={chat.chat.items}
               conversationId={chat.currentId}
-              onOpenArtifact={setViewing}
+              onOpenArtifact={openArtifact}
               actions={
                 chat.currentId && !chat.chat.running
                   ? { resendFrom: (turn, text) => chat.resendFrom(turn, text) }
@@ -79,7 +84,8 @@ export function ChatScreen({
         {viewing && chat.currentId && (
           <ArtifactViewer
             conversationId={chat.currentId}
-            id={viewing}
+            id={viewing.id}
+            at={viewing.at}
             onClose={() => setViewing(null)}
           />
         )}

@@ -245,6 +245,7 @@ describe("Composer", () => {
       finish_reason: "stop",
       prompt_tokens: null,
       completion_tokens: null,
+      citations: [],
     });
     expect(screen.getByTestId("usage")).toHaveTextContent("token usage unknown");
     expect(screen.getByTestId("usage")).not.toHaveTextContent("?");

@@ -4,6 +4,7 @@ import { useVirtualizer } from "@tanstack/react-virtual";
 import { Markdown } from "../../components/Markdown";
 import { StreamingMarkdown } from "../../components/StreamingMarkdown";
 import { useAgentName } from "./agentNames";
+import { citationAt, citationClicked, withCitationLinks, type SourceAt } from "./citations";
 import { ToolCard } from "./ToolCard";
 import { agentChains, answerSpeed, type TimelineItem } from "./timeline";
 
@@ -66,7 +67,7 @@ export function Timeline({
   shown?: boolean;
   items: TimelineItem[];
   conversationId: string | null;
-  onOpenArtifact: (id: string) => void;
+  onOpenArtifact: (id: string, at?: SourceAt) => void;
   actions?: MessageActions | null;
 }) {
   const placed = places(items);
@@ -169,7 +170,7 @@ function TimelineEntry({
 }: {
   item: TimelineItem;
   conversationId: string | null;
-  onOpenArtifact: (id: string) => void;
+  onOpenArtifact: (id: string, at?: SourceAt) => void;
   actions: MessageActions | null;
   place: Place | undefined;
   /** A sub-agent's tool call: who made it, then the tool. */
@@ -197,7 +198,24 @@ function TimelineEntry({
           data-streaming={item.streaming}
         >
           <span className="msg-agent muted small">{agentName(item.agent)}</span>
-          <StreamingMarkdown text={prose} streaming={item.streaming} />
+          {item.citations.length > 0 ? (
+            <div
+              className="cited"
+              onClick={(e) => {
+                const cited = citationClicked(e.target, item.citations);
+                if (!cited) return;
+                e.preventDefault();
+                onOpenArtifact(cited.artifact_id, citationAt(cited));
+              }}
+            >
+              <StreamingMarkdown
+                text={withCitationLinks(prose, item.citations)}
+                streaming={item.streaming}
+              />
+            </div>
+          ) : (
+            <StreamingMarkdown text={prose} streaming={item.streaming} />
+          )}
           <AnswerFooter item={item} prose={prose} actions={actions} place={place} />
         </div>
       );

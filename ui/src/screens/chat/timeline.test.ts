@@ -39,6 +39,7 @@ describe("timeline reducer", () => {
       finish_reason: "stop",
       prompt_tokens: 10,
       completion_tokens: 2,
+      citations: [],
     });
     expect(done.items[0]).toMatchObject({ streaming: false, usage: { prompt: 10, completion: 2 } });
   });
@@ -666,6 +667,7 @@ describe("run timing", () => {
     finish_reason: "stop",
     prompt_tokens: null,
     completion_tokens: completion,
+    citations: [],
   });
   const started: EngineEvent = {
     type: "run_started",

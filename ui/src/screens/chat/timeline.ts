@@ -1,5 +1,6 @@
 import type {
   CallStatus,
+  Citation,
   EngineEvent,
   HistoryCall,
   HistoryMessage,
@@ -35,6 +36,9 @@ export type TimelineItem =
       at: number | null;
       /** The live timing of its stream (null for an answer read from history). */
       timing: StreamTiming | null;
+      /** The user's sources it cites, checked by the engine against what the conversation's
+       * calls retrieved (empty while it streams). */
+      citations: Citation[];
     }
   | {
       kind: "tool";
@@ -244,7 +248,7 @@ export function fromHistory(
   };
   // The agent that last answered at each depth: the caller of a hand-over one level down.
   const answering = new Map<number, string>();
-  for (const { message: m, calls, results, notes, prose } of messages) {
+  for (const { message: m, calls, results, notes, prose, citations } of messages) {
     const key = `m${m.id}`;
     if (m.role === "user") {
       unanswered(m.depth);
@@ -278,6 +282,7 @@ export function fromHistory(
         depth: m.depth,
         text: m.content,
         prose: prose ?? m.content,
+        citations,
         streaming: false,
         usage:
           m.prompt_tokens !== null || m.completion_tokens !== null
@@ -416,6 +421,7 @@ function fold(state: ChatState, event: EngineEvent, now: number): ChatState {
         depth: event.depth,
         text: event.text,
         prose: event.prose,
+        citations: [],
         streaming: true,
         usage: null,
         at: now,
@@ -440,7 +446,7 @@ function fold(state: ChatState, event: EngineEvent, now: number): ChatState {
       if (item?.kind !== "assistant") return state;
       const next = [...items];
       const timing = item.timing && { ...item.timing, finishedAt: now };
-      next[index] = { ...item, streaming: false, usage, timing };
+      next[index] = { ...item, streaming: false, usage, timing, citations: event.citations };
       return { ...state, items: next, callingTool: null, seq, waitingSince: null };
     }
     case "tool_start":
