@@ -79,6 +79,8 @@ pub fn builder() -> Builder<tauri::Wry> {
             commands::models::models_files,
             commands::models::models_pull,
             commands::models::models_pause,
+            commands::library::library_add,
+            commands::library::library_cancel,
             commands::models::models_import,
             commands::models::models_remove,
             commands::models::open_models_folder,

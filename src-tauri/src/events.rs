@@ -44,6 +44,8 @@ pub enum Pushed {
     StatusChanged(StatusChanged),
     /// A model download's progress (the Models screen, the first-run setup).
     ModelDownload(engine::models::library::PullProgress),
+    /// Adding files to the library: each file started and finished (see `commands::library`).
+    LibraryIngest(engine::api::library::Progress),
     /// A tool-use check's progress (the Models screen; see `commands::model_check`).
     ModelCheck(ModelCheckProgress),
     /// The user asked to close the window while the web view holds closing (see
@@ -155,6 +157,9 @@ fn progress_key(event: &Pushed) -> Option<(String, String)> {
         Pushed::ModelCheck(p) if p.phase == CheckPhase::Asking => {
             Some(("model check".into(), p.model.clone()))
         }
+        // An add's reports all coalesce: each carries the totals so far, and the job's result
+        // lists every file's outcome.
+        Pushed::LibraryIngest(_) => Some(("library".into(), String::new())),
         _ => None,
     }
 }

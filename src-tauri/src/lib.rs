@@ -66,6 +66,7 @@ pub fn run() {
         .manage(commands::app_info::PendingUpdate::default())
         .manage(commands::editor::OpenApiReading::default())
         .manage(commands::models::Downloads::default())
+        .manage(commands::library::Ingest::default())
         .manage(commands::model_check::RunningCheck::default())
         .manage(commands::views::ViewDocuments::default())
         .manage(commands::views::ViewCalls::default())

@@ -27,6 +27,26 @@ const SETTINGS_GATE_ENV: &str = "ARTIFACTFLOW_TEST_SETTINGS_GATE";
 #[cfg(feature = "e2e-seams")]
 const CHECK_ITEMS_ENV: &str = "ARTIFACTFLOW_TEST_CHECK_ITEMS";
 
+/// Set to paths (one a line, in a file named by the variable), "Add files…" and "Add folder…"
+/// in the library take them instead of asking in the open dialog.
+#[cfg(feature = "e2e-seams")]
+const PICK_PATHS_ENV: &str = "ARTIFACTFLOW_TEST_PICK_PATHS";
+
+/// What the library's open dialog picks, in an end-to-end test.
+pub fn picked_paths() -> Option<Vec<PathBuf>> {
+    #[cfg(feature = "e2e-seams")]
+    return from_env(PICK_PATHS_ENV).map(|file| {
+        std::fs::read_to_string(file)
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(PathBuf::from)
+            .collect()
+    });
+    #[cfg(not(feature = "e2e-seams"))]
+    None
+}
+
 /// Where an export writes instead of asking, in an end-to-end test.
 pub fn save_path() -> Option<PathBuf> {
     #[cfg(feature = "e2e-seams")]

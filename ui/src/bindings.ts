@@ -829,6 +829,26 @@ async modelsPause(file: string) : Promise<Result<null, AppError>> {
 }
 },
 /**
+ * Add files or folders (recursively) to the library: `paths`, or what the user picks in the
+ * open dialog (files, or one folder when `folder`). Progress comes as `library_ingest` events.
+ * Returns the job's summary (every failure with its reason), or null when the dialog was
+ * cancelled.
+ */
+async libraryAdd(paths: string[] | null, folder: boolean) : Promise<Result<Added | null, AppError>> {
+    try {
+    return { status: "ok", data: await TAURI_INVOKE("library_add", { paths, folder }) };
+} catch (e) {
+    if(e instanceof Error) throw e;
+    else return { status: "error", error: e  as any };
+}
+},
+/**
+ * Stop the add that is running (nothing when none is).
+ */
+async libraryCancel() : Promise<void> {
+    await TAURI_INVOKE("library_cancel");
+},
+/**
  * Copy a `.gguf` file into the models folder after checking its header: `path`, or the file
  * the user picks in the open dialog. Returns null when the dialog was cancelled.
  */
@@ -1060,6 +1080,70 @@ async openExternal(url: string) : Promise<Result<null, AppError>> {
 
 /** user-defined types **/
 
+/**
+ * How a job ended.
+ */
+export type AddSummary = { 
+/**
+ * The job's id.
+ */
+job_id: string; 
+/**
+ * `done` or `cancelled`.
+ */
+status: JobStatus; 
+/**
+ * Files found.
+ */
+files_total: number; 
+/**
+ * New sources.
+ */
+added: number; 
+/**
+ * New versions of sources already there.
+ */
+new_versions: number; 
+/**
+ * Files whose bytes were in the library already.
+ */
+duplicates: number; 
+/**
+ * Files that failed.
+ */
+failed: number; 
+/**
+ * Files not reached because the job was cancelled.
+ */
+cancelled: number; 
+/**
+ * Pages read.
+ */
+pages: number; 
+/**
+ * Bytes of the files found.
+ */
+bytes_total: number; 
+/**
+ * Seconds the job took.
+ */
+seconds: number; 
+/**
+ * Every file, in the order found.
+ */
+files: FileOutcome[] }
+/**
+ * A job's outcome and what the store rolled back on opening.
+ */
+export type Added = { 
+/**
+ * The job.
+ */
+summary: AddSummary; 
+/**
+ * One notice per earlier job rolled back.
+ */
+notices: string[] }
 /**
  * An agent draft as the Agents page shows it.
  */
@@ -2268,6 +2352,34 @@ export type FileKind =
  */
 "agent"
 /**
+ * What became of one file.
+ */
+export type FileOutcome = { 
+/**
+ * The file's path.
+ */
+path: string; 
+/**
+ * `added`, `new_version`, `duplicate`, `failed` or `cancelled`.
+ */
+status: ItemStatus; 
+/**
+ * The source it became (or is a duplicate of).
+ */
+id?: string | null; 
+/**
+ * Pages read.
+ */
+pages?: number | null; 
+/**
+ * The failure's kind (`encrypted`, `unsupported`, `timeout`, `crashed`, …).
+ */
+error_kind?: string | null; 
+/**
+ * What happened, for a person: the failure, or what a duplicate duplicates.
+ */
+message?: string | null }
+/**
  * How well a model fits.
  */
 export type Fit = 
@@ -2730,6 +2842,62 @@ export type ItemKind =
  * A request missing a required value: the model should ask, not call.
  */
 "missing_value"
+/**
+ * What became of one file of a job.
+ */
+export type ItemStatus = 
+/**
+ * Not started.
+ */
+"queued" | 
+/**
+ * Being read.
+ */
+"extracting" | 
+/**
+ * Added as a new source.
+ */
+"added" | 
+/**
+ * Added as a new version of the source from the same path.
+ */
+"new_version" | 
+/**
+ * The same bytes are in the library already.
+ */
+"duplicate" | 
+/**
+ * Could not be added (see its error).
+ */
+"failed" | 
+/**
+ * Left out (over a limit set for the add, or not matching its globs).
+ */
+"skipped" | 
+/**
+ * Not finished: the job was cancelled or interrupted.
+ */
+"cancelled"
+/**
+ * A job's state.
+ */
+export type JobStatus = 
+/**
+ * Adding files.
+ */
+"running" | 
+/**
+ * Every file was handled.
+ */
+"done" | 
+/**
+ * Stopped by the user.
+ */
+"cancelled" | 
+/**
+ * Its process ended midway; rolled back at a later open.
+ */
+"interrupted"
 export type JsonValue = null | boolean | number | string | JsonValue[] | Partial<{ [key in string]: JsonValue }>
 /**
  * The counts of one kind of item.
@@ -3344,6 +3512,38 @@ file: string | null;
  */
 missing: MissingModel | null }
 /**
+ * Where a job is, reported after each file and as pages are read.
+ */
+export type Progress = { 
+/**
+ * Files handled.
+ */
+files_done: number; 
+/**
+ * Files found.
+ */
+files_total: number; 
+/**
+ * Pages read.
+ */
+pages: number; 
+/**
+ * Bytes of the files handled.
+ */
+bytes_done: number; 
+/**
+ * Bytes of all files.
+ */
+bytes_total: number; 
+/**
+ * The file just finished, when this report is about one.
+ */
+finished: FileOutcome | null; 
+/**
+ * A file being read, when this report is about one.
+ */
+current: string | null }
+/**
  * A page [`open_project_link`] may open. Only these: the window never opens arbitrary URLs.
  */
 export type ProjectLink = 
@@ -3439,6 +3639,10 @@ export type Pushed =
  * A model download's progress (the Models screen, the first-run setup).
  */
 { kind: "model_download"; event: PullProgress } | 
+/**
+ * Adding files to the library: each file started and finished (see `commands::library`).
+ */
+{ kind: "library_ingest"; event: Progress } | 
 /**
  * A tool-use check's progress (the Models screen; see `commands::model_check`).
  */

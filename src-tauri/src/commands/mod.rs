@@ -10,6 +10,7 @@ pub mod artifacts;
 pub mod chat;
 pub mod editor;
 pub mod export;
+pub mod library;
 pub mod mcp;
 pub mod model_check;
 pub mod models;

@@ -1,5 +1,11 @@
 import { useEffect, useState, type ReactNode } from "react";
-import type { EngineEvent, ModelCheckProgress, PullProgress, StatusChanged } from "../bindings";
+import type {
+  EngineEvent,
+  ModelCheckProgress,
+  Progress,
+  PullProgress,
+  StatusChanged,
+} from "../bindings";
 import { onPushed } from "./pushed";
 import { EngineEventsContext, type EngineEventSources, type EventFanOut } from "./useEngineEvents";
 
@@ -35,6 +41,7 @@ export function EngineEventsProvider({ children }: { children: ReactNode }) {
     statusChanged: new FanOut<StatusChanged>(),
     modelDownload: new FanOut<PullProgress>(),
     modelCheck: new FanOut<ModelCheckProgress>(),
+    libraryIngest: new FanOut<Progress>(),
   }));
   useEffect(
     () =>
@@ -43,6 +50,7 @@ export function EngineEventsProvider({ children }: { children: ReactNode }) {
         else if (pushed.kind === "status_changed") sources.statusChanged.emit(pushed.event);
         else if (pushed.kind === "model_download") sources.modelDownload.emit(pushed.event);
         else if (pushed.kind === "model_check") sources.modelCheck.emit(pushed.event);
+        else if (pushed.kind === "library_ingest") sources.libraryIngest.emit(pushed.event);
       }),
     [sources],
   );

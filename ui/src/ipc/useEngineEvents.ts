@@ -1,5 +1,11 @@
 import { createContext, useContext, useEffect, useRef } from "react";
-import type { EngineEvent, ModelCheckProgress, PullProgress, StatusChanged } from "../bindings";
+import type {
+  EngineEvent,
+  ModelCheckProgress,
+  Progress,
+  PullProgress,
+  StatusChanged,
+} from "../bindings";
 
 /** Handlers of one kind of backend event, fed by a single listener (see EngineEventsProvider). */
 export interface EventFanOut<T> {
@@ -13,6 +19,7 @@ export interface EngineEventSources {
   statusChanged: EventFanOut<StatusChanged>;
   modelDownload: EventFanOut<PullProgress>;
   modelCheck: EventFanOut<ModelCheckProgress>;
+  libraryIngest: EventFanOut<Progress>;
 }
 
 export const EngineEventsContext = createContext<EngineEventSources | null>(null);
@@ -49,6 +56,11 @@ export function useModelDownloads(handler: (event: PullProgress) => void): void 
 /** Call `handler` for every tool-use check progress report while mounted. */
 export function useModelCheckEvents(handler: (event: ModelCheckProgress) => void): void {
   useFanOut(useSources().modelCheck, handler);
+}
+
+/** Call `handler` for every report of files being added to the library while mounted. */
+export function useLibraryIngest(handler: (event: Progress) => void): void {
+  useFanOut(useSources().libraryIngest, handler);
 }
 
 /** The app's one source of status changes, for effects that subscribe with their own

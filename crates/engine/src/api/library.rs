@@ -40,6 +40,7 @@ pub struct Shown {
 
 /// A job's outcome and what the store rolled back on opening.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Added {
     /// The job.
     pub summary: AddSummary,

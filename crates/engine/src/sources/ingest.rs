@@ -59,6 +59,7 @@ pub struct AddOptions {
 
 /// What became of one file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct FileOutcome {
     /// The file's path.
     pub path: String,
@@ -69,6 +70,7 @@ pub struct FileOutcome {
     pub id: Option<String>,
     /// Pages read.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "specta", specta(type = Option<f64>))]
     pub pages: Option<u32>,
     /// The failure's kind (`encrypted`, `unsupported`, `timeout`, `crashed`, …).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -80,16 +82,22 @@ pub struct FileOutcome {
 
 /// Where a job is, reported after each file and as pages are read.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Progress {
     /// Files handled.
+    #[cfg_attr(feature = "specta", specta(type = f64))]
     pub files_done: usize,
     /// Files found.
+    #[cfg_attr(feature = "specta", specta(type = f64))]
     pub files_total: usize,
     /// Pages read.
+    #[cfg_attr(feature = "specta", specta(type = f64))]
     pub pages: u64,
     /// Bytes of the files handled.
+    #[cfg_attr(feature = "specta", specta(type = f64))]
     pub bytes_done: u64,
     /// Bytes of all files.
+    #[cfg_attr(feature = "specta", specta(type = f64))]
     pub bytes_total: u64,
     /// The file just finished, when this report is about one.
     pub finished: Option<FileOutcome>,
@@ -99,26 +107,35 @@ pub struct Progress {
 
 /// How a job ended.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct AddSummary {
     /// The job's id.
     pub job_id: String,
     /// `done` or `cancelled`.
     pub status: JobStatus,
     /// Files found.
+    #[cfg_attr(feature = "specta", specta(type = f64))]
     pub files_total: usize,
     /// New sources.
+    #[cfg_attr(feature = "specta", specta(type = f64))]
     pub added: usize,
     /// New versions of sources already there.
+    #[cfg_attr(feature = "specta", specta(type = f64))]
     pub new_versions: usize,
     /// Files whose bytes were in the library already.
+    #[cfg_attr(feature = "specta", specta(type = f64))]
     pub duplicates: usize,
     /// Files that failed.
+    #[cfg_attr(feature = "specta", specta(type = f64))]
     pub failed: usize,
     /// Files not reached because the job was cancelled.
+    #[cfg_attr(feature = "specta", specta(type = f64))]
     pub cancelled: usize,
     /// Pages read.
+    #[cfg_attr(feature = "specta", specta(type = f64))]
     pub pages: u64,
     /// Bytes of the files found.
+    #[cfg_attr(feature = "specta", specta(type = f64))]
     pub bytes_total: u64,
     /// Seconds the job took.
     pub seconds: f64,

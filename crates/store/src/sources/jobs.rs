@@ -17,6 +17,7 @@ use crate::owner::ProcessOwner;
 
 /// A job's state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
 pub enum JobStatus {
     /// Adding files.
@@ -43,6 +44,7 @@ impl JobStatus {
 
 /// What became of one file of a job.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
 pub enum ItemStatus {
     /// Not started.

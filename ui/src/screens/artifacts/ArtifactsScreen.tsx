@@ -12,6 +12,7 @@ import {
 import { BinaryContent, formatSize } from "../../components/BinaryContent";
 import { ConfirmButton } from "../../components/ConfirmButton";
 import { call, errorMessage } from "../../ipc/call";
+import { AddSources } from "./AddSources";
 import { ArtifactBody } from "./ArtifactBody";
 import { EMPTY_FILTER, useLibrary, type LibraryFilter } from "./useLibrary";
 
@@ -52,6 +53,7 @@ export function ArtifactsScreen({
         <h1 id="screen-title" tabIndex={-1}>
           Artifacts
         </h1>
+        <AddSources onAdded={lib.refresh} />
         <div className="library-filters">
           <input
             type="search"
