@@ -53,6 +53,8 @@ fn artifactflow_commands() -> &'static [&'static str] {
         "models_files",
         "models_pull",
         "models_pause",
+        "library_add",
+        "library_cancel",
         "models_import",
         "models_remove",
         "open_models_folder",
