@@ -119,7 +119,7 @@ fn spec(kind: Kind) -> ToolSpec {
                 ParamSpec::new("version", ParamType::Integer, "A past version to read (default: latest)").optional(),
                 ParamSpec::new("offset", ParamType::Integer, "First line to show, 1-based").with_default(json!(1)),
                 ParamSpec::new("limit", ParamType::Integer, "How many lines to show (default: as many as fit)").optional(),
-                ParamSpec::new("page", ParamType::Integer, "For a source: the page to read instead of offset").optional(),
+                ParamSpec::new("page", ParamType::Integer, "A page of a source to read").optional(),
             ],
         ),
         Kind::Grep => (
