@@ -73,6 +73,11 @@ static CITE: LazyLock<Regex> = LazyLock::new(|| {
     .expect("citation pattern")
 });
 
+/// Whether `text` holds anything in the citation form (a cheap test before reading calls).
+pub fn may_cite(text: &str) -> bool {
+    CITE.is_match(text)
+}
+
 /// The citations in `text`, each once (the first time it is written), checked against the
 /// handles `retrieved` before it. `title_of` names a source that was not retrieved.
 pub fn cited(
@@ -128,25 +133,6 @@ pub fn cited(
         });
     }
     out
-}
-
-/// The citations of a new answer in `conversation`, checked against every call stored there so
-/// far (the answer's own calls have not run yet). Nothing is read when `text` cites nothing.
-pub fn of_answer(
-    conn: &rusqlite::Connection,
-    conversation: &str,
-    text: &str,
-) -> rusqlite::Result<Vec<Citation>> {
-    if !CITE.is_match(text) {
-        return Ok(Vec::new());
-    }
-    let retrieved: Vec<CitationHandle> = crate::calls::store::list(conn, conversation)?
-        .into_iter()
-        .flat_map(|r| r.citations)
-        .collect();
-    Ok(cited(text, &retrieved, &mut |id| {
-        crate::sources::library_title(conn, id)
-    }))
 }
 
 #[cfg(test)]

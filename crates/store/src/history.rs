@@ -171,6 +171,25 @@ impl<'c> Retrieved<'c> {
     }
 }
 
+/// The citations of a new answer in `conversation`, checked against every call stored there so
+/// far (the answer's own calls have not run yet). Nothing is read when `text` cites nothing.
+pub fn citations_of_answer(
+    conn: &rusqlite::Connection,
+    conversation: &str,
+    text: &str,
+) -> rusqlite::Result<Vec<Citation>> {
+    if !crate::citations::may_cite(text) {
+        return Ok(Vec::new());
+    }
+    let retrieved: Vec<CitationHandle> = crate::calls::store::list(conn, conversation)?
+        .into_iter()
+        .flat_map(|r| r.citations)
+        .collect();
+    Ok(crate::citations::cited(text, &retrieved, &mut |id| {
+        crate::sources::library_title(conn, id)
+    }))
+}
+
 /// The call rows of a conversation by assistant message. Every call has its row: the run loop
 /// records each call, and databases from before call records were backfilled once when they
 /// were migrated (`crate::calls_backfill`).

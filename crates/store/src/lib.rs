@@ -24,6 +24,7 @@ pub mod checks;
 pub mod citations;
 pub mod conversations;
 pub mod db;
+pub mod fts;
 pub mod grants;
 pub mod history;
 pub mod sources;

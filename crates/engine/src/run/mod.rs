@@ -1236,7 +1236,7 @@ impl Runner {
         let message_id = self.persist(scope, "assistant", &agent.name, &text, depth, usage);
         let citations = self
             .ctx
-            .with_db(|c| crate::citations::of_answer(c, scope.conversation, &text))
+            .with_db(|c| crate::history::citations_of_answer(c, scope.conversation, &text))
             .unwrap_or_else(|e| {
                 tracing::warn!("cannot check the answer's citations: {e}");
                 Vec::new()

@@ -630,7 +630,7 @@ impl ArtifactStore {
                 .to_string(),
         );
         let mut order = "a.updated_at DESC, a.pk DESC";
-        if let Some(q) = filter.query.as_deref().and_then(fts_query) {
+        if let Some(q) = filter.query.as_deref().and_then(crate::fts::all_words) {
             args.push(q);
             from.push_str(&format!(
                 " JOIN (SELECT rowid, rank FROM artifacts_fts WHERE artifacts_fts MATCH ?{}) f ON f.rowid = a.pk",
@@ -1148,18 +1148,6 @@ fn require_text(artifact: &Artifact) -> Result<(), StoreError> {
         });
     }
     Ok(())
-}
-
-/// Turn user words into a safe FTS5 query: each word quoted, all required, the last a prefix.
-pub fn fts_query(user: &str) -> Option<String> {
-    let words: Vec<String> = user
-        .split_whitespace()
-        .map(|w| format!("\"{}\"", w.replace('"', "\"\"")))
-        .collect();
-    if words.is_empty() {
-        return None;
-    }
-    Some(format!("{}*", words.join(" ")))
 }
 
 /// The artifact `id` as a reader sees it from `conversation_id`: the conversation's own, else

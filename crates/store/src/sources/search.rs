@@ -5,7 +5,7 @@ use rusqlite::{params, Connection};
 use serde::{Deserialize, Serialize};
 
 use super::{SourceError, SourceStore};
-use crate::artifacts::store::fts_query;
+use crate::fts;
 
 /// One passage found.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -59,15 +59,6 @@ impl SourceStore {
     }
 }
 
-/// The FTS5 query matching any of `user`'s words.
-fn any_query(user: &str) -> Option<String> {
-    let words: Vec<String> = user
-        .split_whitespace()
-        .map(|w| format!("\"{}\"", w.replace('"', "\"\"")))
-        .collect();
-    (!words.is_empty()).then(|| words.join(" OR "))
-}
-
 /// The `k` passages in `scope` that best match `words` as `how` says, best first. Empty when
 /// `words` has none.
 pub fn passages(
@@ -78,8 +69,8 @@ pub fn passages(
     k: usize,
 ) -> rusqlite::Result<Vec<SearchHit>> {
     let query = match how {
-        Match::All => fts_query(words),
-        Match::Any => any_query(words),
+        Match::All => fts::all_words(words),
+        Match::Any => fts::any_word(words),
     };
     let Some(query) = query else {
         return Ok(Vec::new());
@@ -140,14 +131,5 @@ mod tests {
         assert_eq!(folder_prefix("/home/a/papers"), "/home/a/papers/");
         assert_eq!(folder_prefix("/home/a/papers//"), "/home/a/papers/");
         assert_eq!(folder_prefix(r"C:\Users\a\papers\"), r"C:\Users\a\papers\");
-    }
-
-    #[test]
-    fn any_word_queries_quote_each_word() {
-        assert_eq!(
-            any_query(r#"net "revenue 2023"#).as_deref(),
-            Some(r#""net" OR """revenue" OR "2023""#)
-        );
-        assert_eq!(any_query("  "), None);
     }
 }

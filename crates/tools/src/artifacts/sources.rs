@@ -9,7 +9,6 @@ use serde_json::{json, Value};
 
 use super::slice::{render_page, render_source_page, PageAt};
 use super::store::{Artifact, ArtifactSource, ArtifactStore, LinePage};
-use super::tools::READ_ARTIFACT_MAX_CHARS;
 use crate::tools::{Params, ToolResult};
 use artifactflow_store::citations::CitationHandle;
 use artifactflow_store::sources::search::Match;
@@ -149,7 +148,8 @@ fn handle(hit: &SearchHit) -> CitationHandle {
     }
 }
 
-/// `read_artifact` with `page`: that page's lines (at most `limit`), of a paged source.
+/// `read_artifact` with `page`: that page's lines (at most `limit` lines and `max_chars`
+/// characters), of a paged source.
 pub(super) fn read_page(
     store: &ArtifactStore,
     conv: &str,
@@ -157,6 +157,7 @@ pub(super) fn read_page(
     version: Option<i64>,
     page: i64,
     limit: Option<usize>,
+    max_chars: usize,
 ) -> ToolResult {
     let (artifact, pages, span) = match store.source_page(conv, id, version, page) {
         Ok(found) => found,
@@ -192,7 +193,7 @@ pub(super) fn read_page(
         Some(artifact.version),
         span.first_line as usize,
         Some(limit),
-        READ_ARTIFACT_MAX_CHARS,
+        max_chars,
     );
     match read {
         Ok(lines) => {

@@ -401,6 +401,7 @@ fn read(store: &ArtifactStore, conv: &str, p: &Params) -> ToolResult {
             version,
             page,
             limit.map(|l| l as usize),
+            READ_ARTIFACT_MAX_CHARS,
         );
     }
     match store.read_lines(
