@@ -13,6 +13,12 @@ pub fn all_words(user: &str) -> Option<String> {
     (!words.is_empty()).then(|| format!("{}*", words.join(" ")))
 }
 
+/// Every word as written; `None` when there is no word.
+pub fn every_word(user: &str) -> Option<String> {
+    let words = quoted(user);
+    (!words.is_empty()).then(|| words.join(" "))
+}
+
 /// Any of the words; `None` when there is no word.
 pub fn any_word(user: &str) -> Option<String> {
     let words = quoted(user);
@@ -32,6 +38,10 @@ mod tests {
         assert_eq!(
             any_word(r#"net "revenue 2023"#).as_deref(),
             Some(r#""net" OR """revenue" OR "2023""#)
+        );
+        assert_eq!(
+            every_word("net revenue").as_deref(),
+            Some(r#""net" "revenue""#)
         );
         assert_eq!(all_words("  "), None);
         assert_eq!(any_word(""), None);

@@ -411,3 +411,43 @@ fn a_job_whose_process_died_is_rolled_back_at_the_next_open_with_a_notice() {
         .unwrap();
     assert_eq!(integrity, "ok");
 }
+
+#[test]
+fn an_any_word_search_leaves_out_words_in_most_passages_and_an_agents_search_takes_words_whole() {
+    use artifactflow_store::sources::search::{passages, Match};
+    use artifactflow_store::sources::SearchScope;
+    let home = Home::new();
+    let owner = home.owner();
+    let (mut store, _) = home.open(&owner);
+    let job = new_job(&mut store, &owner);
+    // Ten passages: "alpha <word>" and "omega <word>" in each of five sources.
+    for (i, word) in ["zebra", "zebra", "quokka", "numbat", "wombat"]
+        .iter()
+        .enumerate()
+    {
+        add(
+            &mut store,
+            &job,
+            &home.file(&format!("s{i}.md"), word.as_bytes()),
+            word,
+        );
+    }
+    let conn = Connection::open(home.db()).unwrap();
+    let search = |words: &str, how| {
+        passages(&conn, words, how, &SearchScope::Library, 30)
+            .unwrap()
+            .into_iter()
+            .map(|h| h.passage)
+            .collect::<Vec<_>>()
+    };
+    // "alpha" is in half the passages: left out while "zebra" (in 4 of 10) remains.
+    let found = search("alpha zebra", Match::Any);
+    assert_eq!(found.len(), 4, "{found:?}");
+    assert!(found.iter().all(|p| p.contains("zebra")), "{found:?}");
+    // Every word common: the rarest one is kept, not all of them.
+    assert_eq!(search("alpha omega", Match::Any).len(), 5);
+    // The search field's prefix on the last word; an agent's words taken whole.
+    assert_eq!(search("alpha zeb", Match::All).len(), 2);
+    assert!(search("alpha zeb", Match::Words).is_empty());
+    assert_eq!(search("alpha zebra", Match::Words).len(), 2);
+}

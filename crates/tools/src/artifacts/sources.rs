@@ -72,7 +72,7 @@ pub(super) fn search(store: &ArtifactStore, p: &Params) -> ToolResult {
         SearchScope::Folder(f) => format!("the sources from {f}"),
     };
     let found = store
-        .search_sources(query, Match::All, &scope, k as usize)
+        .search_sources(query, Match::Words, &scope, k as usize)
         .and_then(|hits| {
             if hits.is_empty() {
                 Ok((
