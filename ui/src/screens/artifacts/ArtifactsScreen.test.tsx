@@ -127,6 +127,37 @@ describe("ArtifactsScreen", () => {
     expect(empty.parentElement).toBe(screen.getByTestId("artifact-list"));
   });
 
+  it("shows one of the user's sources with its page dividers", async () => {
+    const source = {
+      ...summary("src_0123456789ab", "Field report"),
+      conversation_id: "",
+      source: "user" as const,
+      version: 1,
+    };
+    mockIPC((cmd) => {
+      if (cmd === "list_artifacts") return { items: [source], total: 1 };
+      if (cmd === "artifact_versions") return [];
+      if (cmd === "get_artifact_version")
+        return {
+          id: source.id,
+          title: "Field report",
+          content_type: "text/markdown",
+          version: 1,
+          content: "<!-- page 1 -->\n\nDay one.\n<!-- page 2 (ii) -->\n\nThe quokka.\n",
+        };
+      if (cmd === "list_conversations") return [];
+      return null;
+    });
+    render(<ArtifactsScreen open={source} />);
+    const body = await screen.findByTestId("artifact-content");
+    await waitFor(() =>
+      expect(within(body).getByRole("heading", { name: "Page 2 (ii)" })).toBeInTheDocument(),
+    );
+    expect(within(body).getByRole("heading", { name: "Page 1" })).toBeInTheDocument();
+    expect(body).toHaveTextContent("The quokka.");
+    expect(body).not.toHaveTextContent("<!--");
+  });
+
   it("shows a binary image and audio from their bytes, and other binary types as a line", async () => {
     const calls: { cmd: string; args: Record<string, unknown> }[] = [];
     const items = [

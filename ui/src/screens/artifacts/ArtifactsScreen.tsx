@@ -11,6 +11,7 @@ import {
 } from "../../bindings";
 import { BinaryContent, formatSize } from "../../components/BinaryContent";
 import { ConfirmButton } from "../../components/ConfirmButton";
+import { SourcePassage, WHOLE_SOURCE } from "../../components/SourcePassage";
 import { call, errorMessage } from "../../ipc/call";
 import { AddSources } from "./AddSources";
 import { ArtifactBody } from "./ArtifactBody";
@@ -410,7 +411,11 @@ function Viewer(props: {
       )}
       {!a.binary && tab === "view" && view && (
         <div className="artifact-body" data-testid="artifact-content">
-          <ArtifactBody contentType={view.content_type} content={view.content} />
+          {isSource(a) ? (
+            <SourcePassage content={view.content} at={WHOLE_SOURCE} />
+          ) : (
+            <ArtifactBody contentType={view.content_type} content={view.content} />
+          )}
         </div>
       )}
       {!a.binary && tab === "history" && (
@@ -475,4 +480,9 @@ function History(props: { conversationId: string; id: string; versions: VersionI
       )}
     </div>
   );
+}
+
+/** One of the user's own sources (a file added to the library), shown with its pages. */
+function isSource(a: ArtifactSummary): boolean {
+  return a.conversation_id === "" && a.source === "user" && a.id.startsWith("src_");
 }

@@ -4,7 +4,7 @@ import { Markdown } from "../../components/Markdown";
 import { Modal } from "../../components/Modal";
 import { call, errorMessage } from "../../ipc/call";
 import type { SourceAt } from "./citations";
-import { SourcePassage } from "./SourcePassage";
+import { SourcePassage } from "../../components/SourcePassage";
 
 /** A quick look at an artifact from a chat link: Markdown rendered safely, other types as text.
  * Opened from a citation (`at`), a source shows its pages with the cited passage highlighted. */

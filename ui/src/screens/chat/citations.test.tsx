@@ -1,7 +1,7 @@
 import { fireEvent, render, screen, within } from "@testing-library/react";
 import type { Citation } from "../../bindings";
 import { citationLabel, withCitationLinks } from "./citations";
-import { SourcePassage, segments } from "./SourcePassage";
+import { SourcePassage, segments } from "../../components/SourcePassage";
 import { Timeline } from "./TimelineView";
 import type { TimelineItem } from "./timeline";
 

@@ -1,7 +1,7 @@
 import type { Citation } from "../../bindings";
+import type { SourceAt } from "../../components/SourcePassage";
 
-/** Where a citation points in its source: the page and the passage's lines. */
-export type SourceAt = { page: number | null; lineFirst: number | null; lineLast: number | null };
+export type { SourceAt };
 
 const HREF = /^#cite-[uv]-(\d+)$/;
 

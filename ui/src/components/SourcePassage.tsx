@@ -1,6 +1,12 @@
 import { useEffect, useMemo, useRef } from "react";
-import { Markdown } from "../../components/Markdown";
-import type { SourceAt } from "./citations";
+import { Markdown } from "./Markdown";
+
+/** Where a citation points in its source: the page and the passage's lines (all null: the
+ * whole source, nothing highlighted). */
+export type SourceAt = { page: number | null; lineFirst: number | null; lineLast: number | null };
+
+/** Nothing cited: the whole source with its page dividers. */
+export const WHOLE_SOURCE: SourceAt = { page: null, lineFirst: null, lineLast: null };
 
 /** A page marker line of a source's extracted Markdown: `<!-- page 7 -->`, `<!-- slide 3 -->`,
  * `<!-- page 7 (vii) -->`, `<!-- sheet 2 (Budget) -->` (the library's documented form). */
@@ -66,8 +72,8 @@ export function segments(content: string, at: SourceAt): Segment[] {
   return out;
 }
 
-/** A source as the chat's citation opens it: page dividers, the cited passage highlighted and
- * scrolled into view; of a long source, only the pages around the cited one. */
+/** A source with its page dividers. Opened from a citation: the cited passage highlighted and
+ * scrolled into view, and of a long source only the pages around the cited one. */
 export function SourcePassage({ content, at }: { content: string; at: SourceAt }) {
   const all = useMemo(() => segments(content, at), [content, at]);
   const pages = all.filter((s) => s.divider !== null).length;
