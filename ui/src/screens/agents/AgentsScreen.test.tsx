@@ -30,6 +30,7 @@ const TOOLS: ToolInfo[] = [
   tool("rewrite_artifact", "artifact"),
   tool("read_artifact", "artifact"),
   tool("grep_artifact", "artifact"),
+  tool("search_library", "artifact"),
   tool("probe", "http"),
   tool("everything.echo", "mcp", "everything"),
   tool("everything.add", "mcp", "everything"),
@@ -224,8 +225,8 @@ describe("AgentsScreen", () => {
     ).toEqual(["everything.echo"]);
     await user.click(within(picker).getByRole("checkbox", { name: "everything.echo" }));
     const given = lead.replace(
-      "  grep_artifact: auto\n",
-      "  grep_artifact: auto\n  everything.echo: confirm\n",
+      "  search_library: auto\n",
+      "  search_library: auto\n  everything.echo: confirm\n",
     );
     expect(raw.value).toBe(given);
     await user.selectOptions(
